@@ -1,0 +1,190 @@
+// jitx::Array: the one array type, concrete (a device buffer) or a tracer while tracing.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <ostream>
+#include <source_location>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "jitx/dtype.h"
+#include "jitx/error.h"
+
+namespace jitx {
+
+using Shape = std::vector<int64_t>;
+using Loc = std::source_location;
+
+/// The abstract value of an array: what a tracer knows (JAX's ShapedArray).
+struct ShapedArray {
+  Shape shape;
+  DType dtype = DType::float32;
+  bool weak_type = false;
+
+  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
+  int64_t size() const;
+  /// "f32[8,4]" (weak types print with a trailing "{weak}" only in str_verbose()).
+  std::string str() const;
+  bool operator==(const ShapedArray&) const = default;
+};
+
+namespace detail {
+struct ArrayImpl;
+}
+
+template <class T>
+concept Scalar = std::is_arithmetic_v<T>;
+
+class Array {
+ public:
+  Array() = default;
+  explicit Array(std::shared_ptr<detail::ArrayImpl> impl) : impl_(std::move(impl)) {}
+  /// A C++ number becomes a weak-typed 0-d array (bool stays strongly typed), as in JAX.
+  template <Scalar T>
+  Array(T v) : Array(from_scalar(v)) {}  // NOLINT(google-explicit-constructor)
+
+  const ShapedArray& aval() const;
+  const Shape& shape() const { return aval().shape; }
+  DType dtype() const { return aval().dtype; }
+  bool weak_type() const { return aval().weak_type; }
+  int64_t ndim() const { return aval().ndim(); }
+  int64_t size() const { return aval().size(); }
+  int64_t dim(int64_t axis) const;
+  bool valid() const { return impl_ != nullptr; }
+  bool is_tracer() const;
+
+  /// Copies the values to the host, converting to T; waits for the value. Throws on tracers.
+  template <class T>
+  std::vector<T> to_vector(Loc loc = Loc::current()) const {
+    std::vector<T> out(static_cast<size_t>(size()));
+    copy_to_host(out.data(), dtype_of<T>(), out.size(), loc);
+    return out;
+  }
+  /// The single value of a size-1 array; waits for it. Throws on tracers.
+  template <class T>
+  T item(Loc loc = Loc::current()) const {
+    T v{};
+    check_item(loc);
+    copy_to_host(&v, dtype_of<T>(), 1, loc);
+    return v;
+  }
+  /// Waits until the value is computed; rethrows an error raised while computing it.
+  const Array& block_until_ready() const;
+
+  /// Truth value of a concrete size-1 array; on a tracer throws TracerError (use lax::cond).
+  explicit operator bool() const;
+
+  Array astype(DType dtype, Loc loc = Loc::current()) const;
+  Array reshape(Shape shape, Loc loc = Loc::current()) const;
+  Array transpose(std::vector<int64_t> axes = {}, Loc loc = Loc::current()) const;
+  Array T(Loc loc = Loc::current()) const { return transpose({}, loc); }
+  Array sum(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array mean(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array max(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array min(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  /// x[i] along the first axis (a static index, negative counts from the end).
+  Array operator[](int64_t i) const;
+
+  /// "Array([[1., 2.], [3., 4.]], dtype=float32)" for concrete arrays, "Traced<f32[2,2]>" for tracers.
+  std::string to_string() const;
+
+  const std::shared_ptr<detail::ArrayImpl>& impl() const { return impl_; }
+  /// A strongly-typed 0-d array of dtype d holding v.
+  static Array from_scalar_f64_public(double v, DType d);
+  static Array from_scalar_i64_public(int64_t v, DType d);
+
+ private:
+  static Array from_scalar_f64(double v, DType d, bool weak);
+  static Array from_scalar_i64(int64_t v, DType d, bool weak);
+  static Array from_scalar_u64(uint64_t v, DType d, bool weak);
+  template <class T>
+  static Array from_scalar(T v) {
+    if constexpr (std::is_same_v<T, bool>) return from_scalar_i64(v, DType::bool_, false);
+    else if constexpr (std::is_floating_point_v<T>) return from_scalar_f64(double(v), DType::float32, true);
+    else if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) return from_scalar_u64(v, DType::int32, true);
+    else return from_scalar_i64(int64_t(v), DType::int32, true);
+  }
+  void copy_to_host(void* dst, DType dst_dtype, size_t n, const Loc& loc) const;
+  void check_item(const Loc& loc) const;
+
+  std::shared_ptr<detail::ArrayImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Array& a);
+std::ostream& operator<<(std::ostream& os, const ShapedArray& a);
+
+/// An operand of an overloaded operator: an Array or a C++ number, with the caller's source location.
+struct ArrayLike {
+  Array value;
+  Loc loc;
+  ArrayLike(const Array& a, Loc l = Loc::current()) : value(a), loc(l) {}  // NOLINT
+  template <Scalar T>
+  ArrayLike(T v, Loc l = Loc::current()) : value(v), loc(l) {}  // NOLINT
+};
+
+// --- creation --------------------------------------------------------------------------------------
+/// An array from host data (copied); dtype is T's unless given.
+Array array_from_data(const void* data, DType src_dtype, Shape shape, DType dtype, Loc loc = Loc::current());
+template <class T>
+Array array(const std::vector<T>& data, Shape shape, DType dtype = dtype_of<T>(), Loc loc = Loc::current()) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> b(data.begin(), data.end());
+    return array_from_data(b.data(), DType::bool_, std::move(shape), dtype, loc);
+  } else {
+    return array_from_data(data.data(), dtype_of<T>(), std::move(shape), dtype, loc);
+  }
+}
+template <class T>
+Array array(const std::vector<T>& data, Loc loc = Loc::current()) {
+  return array(data, Shape{static_cast<int64_t>(data.size())}, dtype_of<T>(), loc);
+}
+template <class T>
+Array array(std::initializer_list<T> data, Loc loc = Loc::current()) {
+  return array(std::vector<T>(data), loc);
+}
+template <class T>
+Array array(const T* data, Shape shape, Loc loc = Loc::current()) {
+  return array_from_data(data, dtype_of<T>(), std::move(shape), dtype_of<T>(), loc);
+}
+
+Array zeros(Shape shape, DType dtype = DType::float32, Loc loc = Loc::current());
+Array ones(Shape shape, DType dtype = DType::float32, Loc loc = Loc::current());
+Array full(Shape shape, double value, DType dtype = DType::float32, Loc loc = Loc::current());
+Array zeros_like(const Array& a, Loc loc = Loc::current());
+Array ones_like(const Array& a, Loc loc = Loc::current());
+Array full_like(const Array& a, double value, Loc loc = Loc::current());
+/// [start, stop) by step, as numpy.arange.
+Array arange(double start, double stop, double step = 1.0, DType dtype = DType::int32, Loc loc = Loc::current());
+Array arange(int64_t stop, DType dtype = DType::int32, Loc loc = Loc::current());
+Array linspace(double start, double stop, int64_t num, bool endpoint = true, DType dtype = DType::float32,
+               Loc loc = Loc::current());
+Array eye(int64_t n, int64_t m = -1, int64_t k = 0, DType dtype = DType::float32, Loc loc = Loc::current());
+Array iota(DType dtype, Shape shape, int64_t dimension = 0, Loc loc = Loc::current());
+
+// --- operators (NumPy broadcasting and JAX promotion) -----------------------------------------
+Array operator+(const ArrayLike& a, const ArrayLike& b);
+Array operator-(const ArrayLike& a, const ArrayLike& b);
+Array operator*(const ArrayLike& a, const ArrayLike& b);
+Array operator/(const ArrayLike& a, const ArrayLike& b);
+Array operator%(const ArrayLike& a, const ArrayLike& b);
+Array operator==(const ArrayLike& a, const ArrayLike& b);
+Array operator!=(const ArrayLike& a, const ArrayLike& b);
+Array operator<(const ArrayLike& a, const ArrayLike& b);
+Array operator<=(const ArrayLike& a, const ArrayLike& b);
+Array operator>(const ArrayLike& a, const ArrayLike& b);
+Array operator>=(const ArrayLike& a, const ArrayLike& b);
+Array operator&(const ArrayLike& a, const ArrayLike& b);
+Array operator|(const ArrayLike& a, const ArrayLike& b);
+Array operator^(const ArrayLike& a, const ArrayLike& b);
+Array operator-(const Array& a);
+Array operator~(const Array& a);
+Array operator!(const Array& a);
+Array& operator+=(Array& a, const ArrayLike& b);
+Array& operator-=(Array& a, const ArrayLike& b);
+Array& operator*=(Array& a, const ArrayLike& b);
+Array& operator/=(Array& a, const ArrayLike& b);
+
+}  // namespace jitx

@@ -1,0 +1,88 @@
+// jitx::numpy (alias jnp): NumPy-style functions with broadcasting and JAX's type promotion.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jitx/array.h"
+
+namespace jitx::numpy {
+
+using Axes = std::vector<int64_t>;  // empty: all axes
+
+// elementwise binary (broadcasting, promotion)
+#define JITX_JNP_BINARY(name) Array name(const Array& x, const Array& y, Loc loc = Loc::current());
+JITX_JNP_BINARY(add) JITX_JNP_BINARY(subtract) JITX_JNP_BINARY(multiply) JITX_JNP_BINARY(divide)
+JITX_JNP_BINARY(true_divide) JITX_JNP_BINARY(floor_divide) JITX_JNP_BINARY(remainder) JITX_JNP_BINARY(mod)
+JITX_JNP_BINARY(power) JITX_JNP_BINARY(maximum) JITX_JNP_BINARY(minimum) JITX_JNP_BINARY(arctan2)
+JITX_JNP_BINARY(equal) JITX_JNP_BINARY(not_equal) JITX_JNP_BINARY(less) JITX_JNP_BINARY(less_equal)
+JITX_JNP_BINARY(greater) JITX_JNP_BINARY(greater_equal) JITX_JNP_BINARY(logical_and) JITX_JNP_BINARY(logical_or)
+JITX_JNP_BINARY(logical_xor) JITX_JNP_BINARY(bitwise_and) JITX_JNP_BINARY(bitwise_or) JITX_JNP_BINARY(bitwise_xor)
+JITX_JNP_BINARY(left_shift) JITX_JNP_BINARY(right_shift)
+#undef JITX_JNP_BINARY
+
+// elementwise unary (integers promote to float for the transcendental ones)
+#define JITX_JNP_UNARY(name) Array name(const Array& x, Loc loc = Loc::current());
+JITX_JNP_UNARY(negative) JITX_JNP_UNARY(abs) JITX_JNP_UNARY(sign) JITX_JNP_UNARY(floor) JITX_JNP_UNARY(ceil)
+JITX_JNP_UNARY(exp) JITX_JNP_UNARY(exp2) JITX_JNP_UNARY(expm1) JITX_JNP_UNARY(log) JITX_JNP_UNARY(log1p)
+JITX_JNP_UNARY(log2) JITX_JNP_UNARY(log10) JITX_JNP_UNARY(sqrt) JITX_JNP_UNARY(cbrt) JITX_JNP_UNARY(square)
+JITX_JNP_UNARY(reciprocal) JITX_JNP_UNARY(tanh) JITX_JNP_UNARY(sin) JITX_JNP_UNARY(cos) JITX_JNP_UNARY(tan)
+JITX_JNP_UNARY(arcsin) JITX_JNP_UNARY(arccos) JITX_JNP_UNARY(arctan) JITX_JNP_UNARY(sinh) JITX_JNP_UNARY(cosh)
+JITX_JNP_UNARY(arcsinh) JITX_JNP_UNARY(arccosh) JITX_JNP_UNARY(arctanh) JITX_JNP_UNARY(isfinite)
+JITX_JNP_UNARY(isnan) JITX_JNP_UNARY(isinf) JITX_JNP_UNARY(logical_not) JITX_JNP_UNARY(bitwise_not)
+JITX_JNP_UNARY(invert)
+#undef JITX_JNP_UNARY
+Array round(const Array& x, int decimals = 0, Loc loc = Loc::current());
+
+// reductions
+Array sum(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array prod(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array max(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array min(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array all(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array any(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array mean(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array var(const Array& x, Axes axes = {}, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current());
+Array std(const Array& x, Axes axes = {}, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current());
+/// Index of the max along axis (flattened when axis is nullopt).
+Array argmax(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current());
+Array argmin(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current());
+Array cumsum(const Array& x, std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+Array cumprod(const Array& x, std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+
+// linear algebra
+Array matmul(const Array& a, const Array& b, Loc loc = Loc::current());
+Array dot(const Array& a, const Array& b, Loc loc = Loc::current());
+/// einsum over explicit subscripts ("ij,jk->ik", "bij,bjk->bik", "i,i->", "ij->ji", ...).
+Array einsum(const std::string& subscripts, const std::vector<Array>& operands, Loc loc = Loc::current());
+
+// shapes
+Array reshape(const Array& x, Shape shape, Loc loc = Loc::current());  // one -1 allowed
+Array ravel(const Array& x, Loc loc = Loc::current());
+Array transpose(const Array& x, Axes axes = {}, Loc loc = Loc::current());
+Array swapaxes(const Array& x, int64_t a, int64_t b, Loc loc = Loc::current());
+Array expand_dims(const Array& x, Axes axes, Loc loc = Loc::current());
+Array squeeze(const Array& x, Axes axes = {}, Loc loc = Loc::current());
+Array broadcast_to(const Array& x, Shape shape, Loc loc = Loc::current());
+Array concatenate(const std::vector<Array>& xs, int64_t axis = 0, Loc loc = Loc::current());
+Array stack(const std::vector<Array>& xs, int64_t axis = 0, Loc loc = Loc::current());
+Array flip(const Array& x, Axes axes = {}, Loc loc = Loc::current());
+Array where(const Array& cond, const Array& x, const Array& y, Loc loc = Loc::current());
+Array clip(const Array& x, std::optional<Array> lo, std::optional<Array> hi, Loc loc = Loc::current());
+Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
+/// x[start:stop:step] along axis (negative values count from the end, as in Python).
+Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
+                 int64_t step = 1, Loc loc = Loc::current());
+
+/// Result shape of broadcasting shapes together (NumPy rules); throws ShapeError.
+Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op = "broadcast_shapes");
+/// Promotes two arrays to their common dtype (JAX rules, weak types included) and broadcasts them.
+std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, std::string_view op);
+/// The dtype the JAX rules give to a combination of arrays.
+DType result_type(const std::vector<Array>& xs);
+
+}  // namespace jitx::numpy
+
+namespace jitx {
+namespace jnp = jitx::numpy;
+}

@@ -1,0 +1,214 @@
+// jitx::Array methods, creation functions and operator overloads.
+#include "jitx/array.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/errors.h"
+#include "core/trace.h"
+#include "primitives/primitive.h"
+#include "jitx/lax.h"
+#include "jitx/numpy.h"
+#include "runtime/runtime.h"
+
+namespace jitx {
+using detail::ApiScope;
+using detail::throw_error;
+
+int64_t ShapedArray::size() const { return detail::num_elements(shape); }
+std::string ShapedArray::str() const { return detail::aval_str(*this); }
+std::ostream& operator<<(std::ostream& os, const ShapedArray& a) { return os << a.str(); }
+
+namespace {
+const ShapedArray& empty_aval() {
+  static ShapedArray a;
+  return a;
+}
+runtime::Device* default_device() { return runtime::Client::get().default_device(); }
+
+Array scalar_array(DType d, bool weak, const std::function<void(detail::Literal&)>& fill) {
+  auto lit = detail::Literal::make(d, {});
+  fill(lit);
+  return detail::make_concrete(runtime::Buffer::from_literal(lit, default_device()), weak);
+}
+}  // namespace
+
+const ShapedArray& Array::aval() const {
+  if (!impl_) return empty_aval();
+  return impl_->aval;
+}
+bool Array::is_tracer() const { return impl_ && impl_->is_tracer(); }
+
+int64_t Array::dim(int64_t axis) const { return shape().at(detail::canonical_axis(axis, ndim(), "dim")); }
+
+Array Array::from_scalar_f64(double v, DType d, bool weak) {
+  return scalar_array(d, weak, [&](detail::Literal& l) { l.set_f64(0, v); });
+}
+Array Array::from_scalar_i64(int64_t v, DType d, bool weak) {
+  return scalar_array(d, weak, [&](detail::Literal& l) { l.set_i64(0, v); });
+}
+Array Array::from_scalar_u64(uint64_t v, DType d, bool weak) {
+  return scalar_array(d, weak, [&](detail::Literal& l) { l.set_u64(0, v); });
+}
+
+void Array::copy_to_host(void* dst, DType dst_dtype, size_t n, const Loc& loc) const {
+  ApiScope s(loc);
+  auto& buf = detail::concrete_buffer(*this, "to_vector");
+  auto lit = buf->literal();  // waits for the value (and rethrows a failure)
+  JITX_ASSERT(static_cast<int64_t>(n) <= lit.size(), "copy_to_host size");
+  detail::Literal::convert(lit.data(), lit.dtype, dst, dst_dtype, n);
+}
+
+void Array::check_item(const Loc& loc) const {
+  ApiScope s(loc);
+  detail::concrete_buffer(*this, "item");
+  if (size() != 1)
+    throw_error<ShapeError>("item", "needs an array with exactly one element, got shape {}", detail::shape_str(shape()));
+}
+
+const Array& Array::block_until_ready() const {
+  if (impl_ && !is_tracer()) detail::concrete_buffer(*this, "block_until_ready")->ready->wait();
+  return *this;
+}
+
+Array::operator bool() const {
+  if (is_tracer()) {
+    auto& t = static_cast<const detail::Tracer&>(*impl_);
+    throw_error<TracerError>("bool",
+                             "a traced value {} was used as a C++ bool (in an `if`, `while`, `&&` or `?:`) while "
+                             "tracing '{}'. Its value is only known when the compiled code runs. Use "
+                             "lax::cond / lax::select / jnp::where for data-dependent branches, or pass the value "
+                             "as a static argument",
+                             t.aval.str(), t.trace->fn_name);
+  }
+  return item<bool>();
+}
+
+Array Array::astype(DType d, Loc loc) const { return jnp::astype(*this, d, loc); }
+Array Array::reshape(Shape s, Loc loc) const { return jnp::reshape(*this, std::move(s), loc); }
+Array Array::transpose(std::vector<int64_t> axes, Loc loc) const { return jnp::transpose(*this, std::move(axes), loc); }
+Array Array::sum(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::sum(*this, axes, keepdims, loc); }
+Array Array::mean(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::mean(*this, axes, keepdims, loc); }
+Array Array::max(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::max(*this, axes, keepdims, loc); }
+Array Array::min(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::min(*this, axes, keepdims, loc); }
+
+Array Array::operator[](int64_t i) const {
+  if (ndim() == 0) throw_error<ShapeError>("getitem", "cannot index a 0-d array");
+  int64_t n = shape()[0];
+  if (i < -n || i >= n) throw_error<ShapeError>("getitem", "index {} is out of bounds for axis 0 of size {}", i, n);
+  if (i < 0) i += n;
+  Array s = lax::slice_in_dim(*this, i, i + 1, 1, 0);
+  Shape rest(shape().begin() + 1, shape().end());
+  return lax::reshape(s, rest);
+}
+
+std::string Array::to_string() const {
+  if (!impl_) return "Array(<empty>)";
+  if (is_tracer()) return fmt::format("Traced<{}>", aval().str());
+  auto lit = detail::concrete_buffer(*this, "to_string")->literal();
+  static const char* names[] = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
+  return fmt::format("Array({}, dtype={}{})", lit.values_str(), names[static_cast<int>(dtype())],
+                     weak_type() ? ", weak_type=True" : "");
+}
+
+std::ostream& operator<<(std::ostream& os, const Array& a) { return os << a.to_string(); }
+
+// --- creation ------------------------------------------------------------------------------------------
+Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  for (auto d : shape)
+    if (d < 0) throw_error<ShapeError>("array", "shape {} has a negative dimension", detail::shape_str(shape));
+  auto lit = detail::Literal::make(dtype, shape);
+  if (lit.size() > 0) {
+    if (!data) throw_error<TypeError>("array", "got a null data pointer for shape {}", detail::shape_str(shape));
+    detail::Literal::convert(data, src, lit.data(), dtype, static_cast<size_t>(lit.size()));
+  }
+  return detail::make_concrete(runtime::Buffer::from_literal(lit, default_device()));
+}
+
+namespace {
+Array fill(Shape shape, double v, DType d, Loc loc) {
+  ApiScope s(loc);
+  for (auto x : shape)
+    if (x < 0) throw_error<ShapeError>("full", "shape {} has a negative dimension", detail::shape_str(shape));
+  Array scalar = Array::from_scalar_f64_public(v, d);
+  return lax::full(std::move(shape), scalar, loc);
+}
+}  // namespace
+
+Array Array::from_scalar_f64_public(double v, DType d) { return from_scalar_f64(v, d, false); }
+
+Array zeros(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 0, dtype, loc); }
+Array ones(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 1, dtype, loc); }
+Array full(Shape shape, double value, DType dtype, Loc loc) { return fill(std::move(shape), value, dtype, loc); }
+Array zeros_like(const Array& a, Loc loc) { return fill(a.shape(), 0, a.dtype(), loc); }
+Array ones_like(const Array& a, Loc loc) { return fill(a.shape(), 1, a.dtype(), loc); }
+Array full_like(const Array& a, double v, Loc loc) { return fill(a.shape(), v, a.dtype(), loc); }
+
+Array arange(double start, double stop, double step, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  if (step == 0) throw_error<ShapeError>("arange", "step must not be zero");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
+  // A constant, as jnp.arange is: computed on the host in double, then converted.
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<double>(i) * step;
+  return array_from_data(v.data(), DType::float64, {n}, dtype, loc);
+}
+Array arange(int64_t stop, DType dtype, Loc loc) { return arange(0.0, static_cast<double>(stop), 1.0, dtype, loc); }
+
+Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  if (num < 0) throw_error<ShapeError>("linspace", "num must be non-negative, got {}", num);
+  std::vector<double> v(num);
+  double div = endpoint ? static_cast<double>(num - 1) : static_cast<double>(num);
+  double step = div > 0 ? (stop - start) / div : 0;
+  for (int64_t i = 0; i < num; ++i) v[i] = start + static_cast<double>(i) * step;
+  if (endpoint && num > 1) v[num - 1] = stop;
+  return array_from_data(v.data(), DType::float64, {num}, dtype, loc);
+}
+
+Array eye(int64_t n, int64_t m, int64_t k, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  if (m < 0) m = n;
+  if (n < 0) throw_error<ShapeError>("eye", "N must be non-negative, got {}", n);
+  Array rows = lax::broadcasted_iota(DType::int32, {n, m}, 0);
+  Array cols = lax::broadcasted_iota(DType::int32, {n, m}, 1);
+  Array diag = lax::eq(lax::add(rows, Array::from_scalar_i64_public(k, DType::int32)), cols);
+  return lax::convert_element_type(diag, dtype);
+}
+
+Array Array::from_scalar_i64_public(int64_t v, DType d) { return from_scalar_i64(v, d, false); }
+
+Array iota(DType dtype, Shape shape, int64_t dimension, Loc loc) {
+  return lax::broadcasted_iota(dtype, std::move(shape), dimension, loc);
+}
+
+// --- operators -------------------------------------------------------------------------------------------
+#define JITX_OPERATOR(op, fn) \
+  Array operator op(const ArrayLike& a, const ArrayLike& b) { return jnp::fn(a.value, b.value, a.loc); }
+JITX_OPERATOR(+, add)
+JITX_OPERATOR(-, subtract)
+JITX_OPERATOR(*, multiply)
+JITX_OPERATOR(/, true_divide)
+JITX_OPERATOR(%, remainder)
+JITX_OPERATOR(==, equal)
+JITX_OPERATOR(!=, not_equal)
+JITX_OPERATOR(<, less)
+JITX_OPERATOR(<=, less_equal)
+JITX_OPERATOR(>, greater)
+JITX_OPERATOR(>=, greater_equal)
+JITX_OPERATOR(&, bitwise_and)
+JITX_OPERATOR(|, bitwise_or)
+JITX_OPERATOR(^, bitwise_xor)
+#undef JITX_OPERATOR
+
+Array operator-(const Array& a) { return jnp::negative(a); }
+Array operator~(const Array& a) { return jnp::bitwise_not(a); }
+Array operator!(const Array& a) { return jnp::logical_not(a); }
+Array& operator+=(Array& a, const ArrayLike& b) { return a = jnp::add(a, b.value, b.loc); }
+Array& operator-=(Array& a, const ArrayLike& b) { return a = jnp::subtract(a, b.value, b.loc); }
+Array& operator*=(Array& a, const ArrayLike& b) { return a = jnp::multiply(a, b.value, b.loc); }
+Array& operator/=(Array& a, const ArrayLike& b) { return a = jnp::true_divide(a, b.value, b.loc); }
+
+}  // namespace jitx

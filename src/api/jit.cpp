@@ -1,0 +1,336 @@
+// JitCore: the signature-keyed cache, compile logs, cache-miss explanations, tracing, lowering, dispatch.
+#include "jitx/jit.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/errors.h"
+#include "core/trace.h"
+#include "jitx/config.h"
+#include "lowering/lower.h"
+#include "runtime/runtime.h"
+
+namespace jitx {
+namespace {
+std::mutex g_log_mu;
+std::function<void(const std::string&)> g_log_sink;
+}  // namespace
+
+void set_log_sink(std::function<void(const std::string&)> sink) {
+  std::lock_guard<std::mutex> l(g_log_mu);
+  g_log_sink = std::move(sink);
+}
+
+namespace detail {
+void log_line(const std::string& s) {
+  std::lock_guard<std::mutex> l(g_log_mu);
+  if (g_log_sink) g_log_sink(s);
+  else std::cerr << s << std::endl;
+}
+
+bool tracing_active() { return current_trace() != nullptr; }
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct StaticLeaf {
+  ShapedArray aval;
+  Literal value;
+  bool operator==(const StaticLeaf& o) const {
+    return aval == o.aval && value.nbytes() == o.value.nbytes() &&
+           std::memcmp(value.data(), o.value.data(), value.nbytes()) == 0;
+  }
+};
+
+struct Key {
+  std::string structure;
+  std::vector<ShapedArray> avals;
+  std::vector<std::string> paths;  // not part of equality: for explanations
+  std::vector<std::shared_ptr<StaticValue>> statics;
+  std::vector<std::string> static_paths;
+  std::vector<StaticLeaf> static_leaves;
+  std::vector<std::string> static_leaf_paths;
+  int device = 0;
+  size_t hash = 0;
+
+  bool operator==(const Key& o) const {
+    if (hash != o.hash || structure != o.structure || avals != o.avals || device != o.device ||
+        statics.size() != o.statics.size() || !(static_leaves == o.static_leaves))
+      return false;
+    for (size_t i = 0; i < statics.size(); ++i)
+      if (!statics[i]->equals(*o.statics[i])) return false;
+    return true;
+  }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const { return k.hash; }
+};
+
+Key make_key(const CallSignature& sig) {
+  Key k;
+  k.structure = sig.flat.structure;
+  k.paths = sig.flat.paths;
+  size_t h = std::hash<std::string>{}(k.structure);
+  for (auto& a : sig.flat.leaves) {
+    if (!a.valid()) throw_error<TypeError>("jit", "an argument Array is empty (default-constructed)");
+    k.avals.push_back(a.aval());
+    const auto& av = k.avals.back();
+    h = hash_combine(h, static_cast<size_t>(av.dtype) * 2 + av.weak_type);
+    for (auto d : av.shape) h = hash_combine(h, static_cast<size_t>(d));
+  }
+  k.statics = sig.flat.statics;
+  k.static_paths = sig.flat.static_paths;
+  for (auto& s : k.statics) h = hash_combine(h, s->hash());
+  for (size_t i = 0; i < sig.static_leaves.size(); ++i) {
+    const Array& a = sig.static_leaves[i];
+    auto lit = concrete_buffer(a, "jit static argument")->literal();
+    k.static_leaves.push_back(StaticLeaf{a.aval(), lit});
+    k.static_leaf_paths.push_back(sig.static_leaf_paths[i]);
+    const auto* p = static_cast<const unsigned char*>(lit.data());
+    size_t bh = 1469598103934665603ULL;
+    for (size_t b = 0; b < lit.nbytes(); ++b) bh = (bh ^ p[b]) * 1099511628211ULL;
+    h = hash_combine(h, bh);
+  }
+  k.hash = h;
+  return k;
+}
+
+std::string signature_str(const Key& k) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < k.avals.size(); ++i)
+    parts.push_back(fmt::format("{}: {}{}", k.paths[i], k.avals[i].str(), k.avals[i].weak_type ? "{weak}" : ""));
+  for (size_t i = 0; i < k.statics.size(); ++i) parts.push_back(fmt::format("{}: static {}", k.static_paths[i], k.statics[i]->str()));
+  for (size_t i = 0; i < k.static_leaves.size(); ++i)
+    parts.push_back(fmt::format("{}: static {} = {}", k.static_leaf_paths[i], k.static_leaves[i].aval.str(),
+                                k.static_leaves[i].value.values_str(8)));
+  return fmt::format("({})", fmt::join(parts, ", "));
+}
+
+/// Lines naming what differs between the new key and a cached one (JAX's explain_cache_misses).
+std::vector<std::string> differences(const Key& seen, const Key& now) {
+  std::vector<std::string> out;
+  if (seen.structure != now.structure) {
+    out.push_back(fmt::format("the pytree structure of the arguments changed: seen {}, now {}", seen.structure, now.structure));
+    return out;
+  }
+  for (size_t i = 0; i < now.avals.size() && i < seen.avals.size(); ++i) {
+    const auto &a = seen.avals[i], &b = now.avals[i];
+    if (a == b) continue;
+    std::string what = a.shape != b.shape ? "shape" : a.dtype != b.dtype ? "dtype" : "weak type";
+    out.push_back(fmt::format("{} ({}): seen {}{}, but now given {}{}", now.paths[i], what, a.str(),
+                              a.weak_type ? "{weak_type=True}" : "", b.str(), b.weak_type ? "{weak_type=True}" : ""));
+  }
+  for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i)
+    if (!seen.statics[i]->equals(*now.statics[i]))
+      out.push_back(fmt::format("{} (static value): seen {}, but now given {}", now.static_paths[i],
+                                seen.statics[i]->str(), now.statics[i]->str()));
+  for (size_t i = 0; i < now.static_leaves.size() && i < seen.static_leaves.size(); ++i)
+    if (!(seen.static_leaves[i] == now.static_leaves[i]))
+      out.push_back(fmt::format("{} (static value): seen {}, but now given {}", now.static_leaf_paths[i],
+                                seen.static_leaves[i].value.values_str(8), now.static_leaves[i].value.values_str(8)));
+  if (seen.device != now.device) out.push_back(fmt::format("device: seen {}, now {}", seen.device, now.device));
+  return out;
+}
+
+void write_file_atomically(const std::filesystem::path& p, const std::string& text) {
+  auto tmp = p;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    if (!f) throw RuntimeError(fmt::format("[dump] cannot write {}", tmp.string()));
+    f << text;
+  }
+  std::filesystem::rename(tmp, p);
+}
+
+std::atomic<int64_t> g_module_seq{0};
+}  // namespace
+
+struct CompiledEntry {
+  Key key;
+  std::string name;
+  std::once_flag traced_once;
+  std::mutex compile_mu;
+  ClosedJaxpr jaxpr;
+  std::shared_ptr<hlo::Module> module;
+  std::shared_ptr<runtime::Executable> exe;
+  std::shared_ptr<void> skeleton;
+  std::vector<ShapedArray> out_avals;
+  double trace_ms = 0, lower_ms = 0, compile_ms = 0;
+  int64_t seq = 0;
+};
+
+struct JitCore::Impl {
+  mutable std::mutex mu;
+  std::unordered_map<Key, std::shared_ptr<CompiledEntry>, KeyHash> cache;
+  std::atomic<size_t> compiles{0};
+};
+
+JitCore::JitCore(std::string name, JitOptions options)
+    : impl_(std::make_unique<Impl>()), name_(std::move(name)), options_(std::move(options)) {
+  if (name_.empty()) name_ = "fn";
+}
+JitCore::~JitCore() = default;
+
+bool JitCore::is_static(size_t i) const {
+  for (int s : options_.static_argnums)
+    if (static_cast<size_t>(s) == i) return true;
+  return false;
+}
+bool JitCore::is_donated(size_t i) const {
+  for (int s : options_.donate_argnums)
+    if (static_cast<size_t>(s) == i) return true;
+  return false;
+}
+size_t JitCore::num_compiles() const { return impl_->compiles.load(); }
+size_t JitCore::cache_size() const {
+  std::lock_guard<std::mutex> l(impl_->mu);
+  return impl_->cache.size();
+}
+const std::shared_ptr<void>& JitCore::skeleton(const CompiledEntry& e) { return e.skeleton; }
+
+namespace {
+void trace_and_lower(CompiledEntry& e, const CallSignature& sig, const JitCore::TraceFn& trace) {
+  auto t0 = Clock::now();
+  std::vector<ShapedArray> in_avals = e.key.avals;
+  std::shared_ptr<void> skeleton;
+  e.jaxpr = trace_to_jaxpr(e.name, in_avals, [&](const std::vector<Array>& tracers) { return trace(tracers, skeleton); });
+  e.skeleton = skeleton;
+  e.out_avals = e.jaxpr.out_avals();
+  e.trace_ms = ms_since(t0);
+  auto t1 = Clock::now();
+  e.module = lower_jaxpr(e.jaxpr, "jit_" + e.name);
+  hlo::verify(*e.module);
+  e.lower_ms = ms_since(t1);
+  e.seq = g_module_seq++;
+  (void)sig;
+  const auto& dir = config().dump_to;
+  if (!dir.empty()) {
+    std::filesystem::create_directories(dir);
+    std::string base = fmt::format("{}/{}.{:04d}", dir, e.module->name, e.seq);
+    write_file_atomically(base + ".jaxpr.txt", print_jaxpr(e.jaxpr.jaxpr) + "\n");
+    write_file_atomically(base + ".stablehlo.mlir", print_stablehlo(*e.module));
+    write_file_atomically(base + ".before_optimizations.hlo", hlo::print_hlo(*e.module));
+  }
+}
+}  // namespace
+
+void JitCore::compile(CompiledEntry& e) {
+  std::lock_guard<std::mutex> l(e.compile_mu);
+  if (e.exe) return;
+  auto t0 = Clock::now();
+  e.exe = runtime::Client::get().backend().compile(e.module);
+  e.compile_ms = ms_since(t0);
+  if (config().log_compiles)
+    log_line(fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms)",
+                         e.name, signature_str(e.key), e.trace_ms + e.lower_ms + e.compile_ms, e.trace_ms, e.lower_ms,
+                         e.compile_ms));
+}
+
+std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const TraceFn& trace, const Loc& loc) {
+  ApiScope s(loc);
+  auto e = std::make_shared<CompiledEntry>();
+  e->key = make_key(sig);
+  e->name = name_;
+  trace_and_lower(*e, sig, trace);
+  return e;
+}
+
+std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const TraceFn& trace, const Loc& loc, bool) {
+  ApiScope s(loc);
+  Key key = make_key(sig);
+  std::shared_ptr<CompiledEntry> e;
+  bool miss = false;
+  {
+    std::lock_guard<std::mutex> l(impl_->mu);
+    auto it = impl_->cache.find(key);
+    if (it != impl_->cache.end()) {
+      e = it->second;
+    } else {
+      miss = true;
+      if (config().explain_cache_misses) {
+        std::string msg = fmt::format("[jitx] TRACING CACHE MISS at {} because: ", format_location(loc));
+        if (impl_->cache.empty()) {
+          msg += fmt::format("this is the first call of '{}' (signature {})", name_, signature_str(key));
+        } else {
+          // The closest cached signature: fewest differences.
+          std::vector<std::string> best;
+          for (auto& [k, v] : impl_->cache) {
+            auto d = differences(k, key);
+            if (best.empty() || d.size() < best.size()) best = d;
+          }
+          msg += fmt::format("for '{}', never seen input signature {}; the closest seen signature has {} mismatch{}:",
+                             name_, signature_str(key), best.size(), best.size() == 1 ? "" : "es");
+          for (auto& d : best) msg += "\n  * " + d;
+        }
+        log_line(msg);
+      }
+      e = std::make_shared<CompiledEntry>();
+      e->key = key;
+      e->name = name_;
+      impl_->cache.emplace(key, e);
+    }
+  }
+  try {
+    // One trace and compile per signature, even when several threads miss at once.
+    std::call_once(e->traced_once, [&] {
+      trace_and_lower(*e, sig, trace);
+      compile(*e);
+      impl_->compiles++;
+    });
+  } catch (...) {
+    if (miss) {
+      std::lock_guard<std::mutex> l(impl_->mu);
+      impl_->cache.erase(key);
+    }
+    throw;
+  }
+  return e;
+}
+
+void JitCore::check_signature(const CompiledEntry& e, const CallSignature& sig, const Loc& loc) {
+  ApiScope s(loc);
+  Key k = make_key(sig);
+  if (!(k == e.key)) {
+    auto d = differences(e.key, k);
+    throw_error<TypeError>("Compiled", "was compiled for signature {} but called with {}: {}", signature_str(e.key),
+                           signature_str(k), fmt::join(d, "; "));
+  }
+}
+
+std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature& sig, const Loc& loc) {
+  ApiScope s(loc);
+  if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
+  std::vector<std::shared_ptr<runtime::Buffer>> bufs;
+  bufs.reserve(sig.flat.leaves.size());
+  for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
+  auto* dev = runtime::Client::get().default_device();
+  auto outs = e.exe->execute(bufs, dev);
+  // Donated arguments cannot be used again (their buffers belong to the call now).
+  if (!options_.donate_argnums.empty()) {
+    for (size_t i = 0; i < sig.flat.leaves.size(); ++i) {
+      const std::string& p = sig.flat.paths[i];
+      size_t arg = std::stoul(p.substr(5));  // "args[<i>]..."
+      if (is_donated(arg)) bufs[i]->deleted = true;
+    }
+  }
+  std::vector<Array> result;
+  result.reserve(outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) result.push_back(make_concrete(outs[i], e.out_avals[i].weak_type));
+  return result;
+}
+
+std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
+std::string entry_jaxpr_text(const CompiledEntry& e) { return print_jaxpr(e.jaxpr.jaxpr); }
+std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
+std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(*e.module); }
+
+}  // namespace detail
+}  // namespace jitx

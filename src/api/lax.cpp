@@ -1,0 +1,249 @@
+// jitx::lax: each function binds its primitive (shape and dtype checks live in the primitive).
+#include "jitx/lax.h"
+
+#include "core/errors.h"
+#include "primitives/primitive.h"
+
+namespace jitx::lax {
+using detail::ApiScope;
+using detail::bind1;
+using detail::Params;
+
+namespace {
+const detail::Primitive& prim(std::string_view name) {
+  const auto* p = detail::find_primitive(name);
+  JITX_ASSERT(p, "primitive {} is not registered", name);
+  return *p;
+}
+}  // namespace
+
+#define JITX_LAX_UNARY_IMPL(fn, pname)              \
+  Array fn(const Array& x, Loc loc) {               \
+    ApiScope s(loc);                                \
+    static const auto& p = prim(pname);             \
+    return bind1(p, {x});                           \
+  }
+JITX_LAX_UNARY_IMPL(neg, "neg") JITX_LAX_UNARY_IMPL(abs, "abs") JITX_LAX_UNARY_IMPL(sign, "sign")
+JITX_LAX_UNARY_IMPL(floor, "floor") JITX_LAX_UNARY_IMPL(ceil, "ceil") JITX_LAX_UNARY_IMPL(exp, "exp")
+JITX_LAX_UNARY_IMPL(exp2, "exp2") JITX_LAX_UNARY_IMPL(expm1, "expm1") JITX_LAX_UNARY_IMPL(log, "log")
+JITX_LAX_UNARY_IMPL(log1p, "log1p") JITX_LAX_UNARY_IMPL(sqrt, "sqrt") JITX_LAX_UNARY_IMPL(rsqrt, "rsqrt")
+JITX_LAX_UNARY_IMPL(cbrt, "cbrt") JITX_LAX_UNARY_IMPL(tanh, "tanh") JITX_LAX_UNARY_IMPL(logistic, "logistic")
+JITX_LAX_UNARY_IMPL(sin, "sin") JITX_LAX_UNARY_IMPL(cos, "cos") JITX_LAX_UNARY_IMPL(tan, "tan")
+JITX_LAX_UNARY_IMPL(asin, "asin") JITX_LAX_UNARY_IMPL(acos, "acos") JITX_LAX_UNARY_IMPL(atan, "atan")
+JITX_LAX_UNARY_IMPL(sinh, "sinh") JITX_LAX_UNARY_IMPL(cosh, "cosh") JITX_LAX_UNARY_IMPL(asinh, "asinh")
+JITX_LAX_UNARY_IMPL(acosh, "acosh") JITX_LAX_UNARY_IMPL(atanh, "atanh") JITX_LAX_UNARY_IMPL(erf, "erf")
+JITX_LAX_UNARY_IMPL(erfc, "erfc") JITX_LAX_UNARY_IMPL(erf_inv, "erf_inv") JITX_LAX_UNARY_IMPL(lgamma, "lgamma")
+JITX_LAX_UNARY_IMPL(digamma, "digamma") JITX_LAX_UNARY_IMPL(is_finite, "is_finite")
+JITX_LAX_UNARY_IMPL(bitwise_not, "not") JITX_LAX_UNARY_IMPL(population_count, "population_count")
+#undef JITX_LAX_UNARY_IMPL
+
+Array round(const Array& x, RoundingMethod m, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("round");
+  return bind1(p, {x}, Params{{"rounding_method", static_cast<int64_t>(m)}});
+}
+
+#define JITX_LAX_BINARY_IMPL(fn, pname)                     \
+  Array fn(const Array& x, const Array& y, Loc loc) {       \
+    ApiScope s(loc);                                        \
+    static const auto& p = prim(pname);                     \
+    return bind1(p, {x, y});                                \
+  }
+JITX_LAX_BINARY_IMPL(add, "add") JITX_LAX_BINARY_IMPL(sub, "sub") JITX_LAX_BINARY_IMPL(mul, "mul")
+JITX_LAX_BINARY_IMPL(div, "div") JITX_LAX_BINARY_IMPL(rem, "rem") JITX_LAX_BINARY_IMPL(pow, "pow")
+JITX_LAX_BINARY_IMPL(max, "max") JITX_LAX_BINARY_IMPL(min, "min") JITX_LAX_BINARY_IMPL(atan2, "atan2")
+JITX_LAX_BINARY_IMPL(bitwise_and, "and") JITX_LAX_BINARY_IMPL(bitwise_or, "or") JITX_LAX_BINARY_IMPL(bitwise_xor, "xor")
+JITX_LAX_BINARY_IMPL(shift_left, "shift_left") JITX_LAX_BINARY_IMPL(shift_right_arithmetic, "shift_right_arithmetic")
+JITX_LAX_BINARY_IMPL(shift_right_logical, "shift_right_logical")
+JITX_LAX_BINARY_IMPL(eq, "eq") JITX_LAX_BINARY_IMPL(ne, "ne") JITX_LAX_BINARY_IMPL(lt, "lt")
+JITX_LAX_BINARY_IMPL(le, "le") JITX_LAX_BINARY_IMPL(gt, "gt") JITX_LAX_BINARY_IMPL(ge, "ge")
+#undef JITX_LAX_BINARY_IMPL
+
+Array select_n(const Array& which, const Array& case0, const Array& case1, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("select_n");
+  return bind1(p, {which, case0, case1});
+}
+Array select(const Array& pred, const Array& on_true, const Array& on_false, Loc loc) {
+  return select_n(pred, on_false, on_true, loc);
+}
+Array clamp(const Array& lo, const Array& x, const Array& hi, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("clamp");
+  return bind1(p, {lo, x, hi});
+}
+Array convert_element_type(const Array& x, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("convert_element_type");
+  if (x.dtype() == dtype && !x.weak_type()) return x;
+  return bind1(p, {x}, Params{{"new_dtype", dtype}, {"weak_type", false}});
+}
+Array bitcast_convert_type(const Array& x, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("bitcast_convert_type");
+  return bind1(p, {x}, Params{{"new_dtype", dtype}});
+}
+
+Array broadcast_in_dim(const Array& x, Shape shape, std::vector<int64_t> bd, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("broadcast_in_dim");
+  return bind1(p, {x}, Params{{"shape", std::move(shape)}, {"broadcast_dimensions", std::move(bd)}});
+}
+Array broadcast(const Array& x, Shape leading, Loc loc) {
+  Shape shape = leading;
+  std::vector<int64_t> bd;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    bd.push_back(static_cast<int64_t>(leading.size()) + i);
+    shape.push_back(x.shape()[i]);
+  }
+  return broadcast_in_dim(x, shape, bd, loc);
+}
+Array reshape(const Array& x, Shape new_sizes, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("reshape");
+  if (x.shape() == new_sizes) return x;
+  return bind1(p, {x}, Params{{"new_sizes", std::move(new_sizes)}});
+}
+Array transpose(const Array& x, std::vector<int64_t> perm, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("transpose");
+  return bind1(p, {x}, Params{{"permutation", std::move(perm)}});
+}
+Array rev(const Array& x, std::vector<int64_t> dims, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("rev");
+  return bind1(p, {x}, Params{{"dimensions", std::move(dims)}});
+}
+Array slice(const Array& x, std::vector<int64_t> start, std::vector<int64_t> limit, std::vector<int64_t> strides,
+            Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("slice");
+  if (strides.empty()) strides.assign(start.size(), 1);
+  return bind1(p, {x}, Params{{"start_indices", std::move(start)}, {"limit_indices", std::move(limit)},
+                              {"strides", std::move(strides)}});
+}
+Array slice_in_dim(const Array& x, int64_t start, int64_t limit, int64_t stride, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  axis = detail::canonical_axis(axis, x.ndim(), "slice_in_dim");
+  std::vector<int64_t> st(x.ndim(), 0), li = x.shape(), str(x.ndim(), 1);
+  st[axis] = start;
+  li[axis] = limit;
+  str[axis] = stride;
+  return slice(x, st, li, str, loc);
+}
+Array dynamic_slice(const Array& x, const std::vector<Array>& starts, std::vector<int64_t> sizes, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("dynamic_slice");
+  std::vector<Array> ins{x};
+  ins.insert(ins.end(), starts.begin(), starts.end());
+  return bind1(p, ins, Params{{"slice_sizes", std::move(sizes)}});
+}
+Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("dynamic_update_slice");
+  std::vector<Array> ins{x, update};
+  ins.insert(ins.end(), starts.begin(), starts.end());
+  return bind1(p, ins);
+}
+Array concatenate(const std::vector<Array>& xs, int64_t dimension, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("concatenate");
+  return bind1(p, xs, Params{{"dimension", dimension}});
+}
+Array pad(const Array& x, const Array& v, std::vector<std::array<int64_t, 3>> cfg, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("pad");
+  std::vector<int64_t> flat;
+  for (auto& c : cfg) flat.insert(flat.end(), c.begin(), c.end());
+  return bind1(p, {x, v}, Params{{"padding_config", flat}});
+}
+Array broadcasted_iota(DType dtype, Shape shape, int64_t dimension, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("iota");
+  return bind1(p, {}, Params{{"dtype", dtype}, {"shape", std::move(shape)}, {"dimension", dimension}});
+}
+Array iota(DType dtype, int64_t size, Loc loc) { return broadcasted_iota(dtype, {size}, 0, loc); }
+Array full(Shape shape, const Array& fill, Loc loc) {
+  ApiScope s(loc);
+  if (fill.ndim() != 0)
+    detail::throw_error<ShapeError>("full", "fill_value must be a scalar, got shape {}", detail::shape_str(fill.shape()));
+  return broadcast_in_dim(fill, std::move(shape), {}, loc);
+}
+
+#define JITX_LAX_REDUCE_IMPL(fn)                                   \
+  Array fn(const Array& x, std::vector<int64_t> axes, Loc loc) {   \
+    ApiScope s(loc);                                               \
+    static const auto& p = prim(#fn);                              \
+    return bind1(p, {x}, Params{{"axes", std::move(axes)}});       \
+  }
+JITX_LAX_REDUCE_IMPL(reduce_sum) JITX_LAX_REDUCE_IMPL(reduce_prod) JITX_LAX_REDUCE_IMPL(reduce_max)
+JITX_LAX_REDUCE_IMPL(reduce_min) JITX_LAX_REDUCE_IMPL(reduce_and) JITX_LAX_REDUCE_IMPL(reduce_or)
+#undef JITX_LAX_REDUCE_IMPL
+
+Array argmax(const Array& x, int64_t axis, DType index_dtype, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("argmax");
+  return bind1(p, {x}, Params{{"axes", std::vector<int64_t>{axis}}, {"index_dtype", index_dtype}});
+}
+Array argmin(const Array& x, int64_t axis, DType index_dtype, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("argmin");
+  return bind1(p, {x}, Params{{"axes", std::vector<int64_t>{axis}}, {"index_dtype", index_dtype}});
+}
+
+#define JITX_LAX_CUM_IMPL(fn)                                           \
+  Array fn(const Array& x, int64_t axis, bool reverse, Loc loc) {       \
+    ApiScope s(loc);                                                    \
+    static const auto& p = prim(#fn);                                   \
+    axis = detail::canonical_axis(axis, x.ndim(), #fn);                 \
+    return bind1(p, {x}, Params{{"axis", axis}, {"reverse", reverse}}); \
+  }
+JITX_LAX_CUM_IMPL(cumsum) JITX_LAX_CUM_IMPL(cumprod) JITX_LAX_CUM_IMPL(cummax) JITX_LAX_CUM_IMPL(cummin)
+#undef JITX_LAX_CUM_IMPL
+
+namespace {
+Params window_params(const Array& x, const WindowConfig& w) {
+  int64_t r = x.ndim();
+  Params ps;
+  ps.set("window_dimensions", w.window_dimensions);
+  ps.set("window_strides", w.window_strides.empty() ? std::vector<int64_t>(r, 1) : w.window_strides);
+  std::vector<int64_t> pad;
+  if (w.padding.empty()) pad.assign(2 * r, 0);
+  for (auto& [lo, hi] : w.padding) {
+    pad.push_back(lo);
+    pad.push_back(hi);
+  }
+  ps.set("padding", pad);
+  ps.set("base_dilation", w.base_dilation.empty() ? std::vector<int64_t>(r, 1) : w.base_dilation);
+  ps.set("window_dilation", w.window_dilation.empty() ? std::vector<int64_t>(r, 1) : w.window_dilation);
+  return ps;
+}
+}  // namespace
+
+#define JITX_LAX_WINDOW_IMPL(fn)                                  \
+  Array fn(const Array& x, const WindowConfig& w, Loc loc) {      \
+    ApiScope s(loc);                                              \
+    static const auto& p = prim(#fn);                             \
+    return bind1(p, {x}, window_params(x, w));                    \
+  }
+JITX_LAX_WINDOW_IMPL(reduce_window_sum) JITX_LAX_WINDOW_IMPL(reduce_window_max) JITX_LAX_WINDOW_IMPL(reduce_window_min)
+#undef JITX_LAX_WINDOW_IMPL
+
+Array dot_general(const Array& lhs, const Array& rhs, const DotDimensionNumbers& d, std::optional<DType> pref, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("dot_general");
+  Params ps{{"lhs_contracting_dimensions", d.lhs_contracting},
+            {"rhs_contracting_dimensions", d.rhs_contracting},
+            {"lhs_batch_dimensions", d.lhs_batch},
+            {"rhs_batch_dimensions", d.rhs_batch}};
+  if (pref) ps.set("preferred_element_type", *pref);
+  return bind1(p, {lhs, rhs}, ps);
+}
+Array dot(const Array& lhs, const Array& rhs, Loc loc) {
+  ApiScope s(loc);
+  if (lhs.ndim() < 1 || lhs.ndim() > 2 || rhs.ndim() < 1 || rhs.ndim() > 2)
+    detail::throw_error<ShapeError>("dot", "expects 1-D or 2-D operands, got {} and {}", lhs.aval().str(), rhs.aval().str());
+  return dot_general(lhs, rhs, {{lhs.ndim() - 1}, {0}, {}, {}}, std::nullopt, loc);
+}
+
+}  // namespace jitx::lax

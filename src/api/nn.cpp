@@ -1,0 +1,87 @@
+// jitx::nn: activations and normalisations written with jnp/lax ops.
+#include "jitx/nn.h"
+
+#include <cmath>
+
+#include "core/errors.h"
+#include "jitx/lax.h"
+#include "jitx/numpy.h"
+
+namespace jitx::nn {
+using detail::ApiScope;
+
+Array relu(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return jnp::maximum(x, Array(0));
+}
+
+Array gelu(const Array& x, bool approximate, Loc loc) {
+  ApiScope s(loc);
+  if (approximate) {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    const double k = std::sqrt(2.0 / M_PI);
+    Array inner = (x + 0.044715 * (x * x * x)) * k;
+    return 0.5 * x * (1.0 + jnp::tanh(inner));
+  }
+  return 0.5 * x * (1.0 + lax::erf(x * (1.0 / std::sqrt(2.0))));
+}
+
+Array sigmoid(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return lax::logistic(x);
+}
+
+Array silu(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return x * lax::logistic(x);
+}
+
+Array softplus(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  // log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), stable for large |x|.
+  return jnp::maximum(x, Array(0)) + jnp::log1p(jnp::exp(-jnp::abs(x)));
+}
+
+Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  Array m = jnp::max(x, axes, true);
+  Array r = jnp::log(jnp::sum(jnp::exp(x - m), axes, true)) + m;
+  return keepdims ? r : jnp::squeeze(r, axes);
+}
+
+Array softmax(const Array& x, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  Array m = jnp::max(x, {axis}, true);
+  Array e = jnp::exp(x - m);
+  return e / jnp::sum(e, {axis}, true);
+}
+
+Array log_softmax(const Array& x, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  Array shifted = x - jnp::max(x, {axis}, true);
+  return shifted - jnp::log(jnp::sum(jnp::exp(shifted), {axis}, true));
+}
+
+Array one_hot(const Array& x, int64_t num_classes, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  if (!is_integer(x.dtype()))
+    detail::throw_error<TypeError>("one_hot", "needs integer class indices, got {}", dtype_name(x.dtype()));
+  Shape shape = x.shape();
+  shape.push_back(num_classes);
+  Array classes = lax::broadcasted_iota(x.dtype(), shape, x.ndim());
+  Array idx = jnp::expand_dims(x, {-1});
+  return jnp::astype(jnp::equal(idx, classes), dtype);
+}
+
+Array layer_norm(const Array& x, std::optional<Array> scale, std::optional<Array> offset, double eps, Loc loc) {
+  ApiScope s(loc);
+  Array mu = jnp::mean(x, {-1}, true);
+  Array c = x - mu;
+  Array var = jnp::mean(c * c, {-1}, true);
+  Array y = c * lax::rsqrt(var + eps);
+  if (scale) y = y * *scale;
+  if (offset) y = y + *offset;
+  return y;
+}
+
+}  // namespace jitx::nn

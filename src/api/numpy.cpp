@@ -1,0 +1,673 @@
+// jitx::numpy: broadcasting, promotion and the NumPy-style functions built on lax.
+#include "jitx/numpy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "core/errors.h"
+#include "core/trace.h"
+#include "primitives/primitive.h"
+#include "jitx/lax.h"
+#include "runtime/runtime.h"
+
+namespace jitx::numpy {
+using detail::ApiScope;
+using detail::shape_str;
+using detail::throw_error;
+
+namespace {
+/// Converts x to (dtype, weak); concrete scalars are converted on the host so they stay literals.
+Array convert(const Array& x, DType dtype, bool weak) {
+  if (x.dtype() == dtype && x.weak_type() == weak) return x;
+  if (!x.is_tracer() && x.ndim() == 0) {
+    auto lit = detail::concrete_buffer(x, "convert")->literal();
+    auto out = detail::Literal::make(dtype, {});
+    detail::Literal::convert(lit.data(), lit.dtype, out.data(), dtype, 1);
+    auto* dev = runtime::Client::get().default_device();
+    return detail::make_concrete(runtime::Buffer::from_literal(out, dev), weak);
+  }
+  static const auto& p = *detail::find_primitive("convert_element_type");
+  return detail::bind1(p, {x}, detail::Params{{"new_dtype", dtype}, {"weak_type", weak}});
+}
+
+Array broadcast_to_shape(const Array& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  std::vector<int64_t> bd;
+  int64_t off = static_cast<int64_t>(shape.size()) - x.ndim();
+  for (int64_t i = 0; i < x.ndim(); ++i) bd.push_back(off + i);
+  // Size-1 axes that broadcast stay size 1 in the operand: broadcast_in_dim handles them.
+  return lax::broadcast_in_dim(x, shape, bd);
+}
+
+std::vector<int64_t> canon_axes(const Array& x, const Axes& axes, std::string_view op) {
+  std::vector<int64_t> out;
+  if (axes.empty()) {
+    out.resize(x.ndim());
+    std::iota(out.begin(), out.end(), 0);
+    return out;
+  }
+  for (auto a : axes) {
+    int64_t c = detail::canonical_axis(a, x.ndim(), op);
+    if (std::find(out.begin(), out.end(), c) != out.end())
+      throw_error<ShapeError>(op, "axis {} is repeated in {}", a, shape_str(axes));
+    out.push_back(c);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Array keepdims_reshape(const Array& r, const Array& x, const std::vector<int64_t>& axes, bool keepdims) {
+  if (!keepdims) return r;
+  Shape s = x.shape();
+  for (auto a : axes) s[a] = 1;
+  return lax::reshape(r, s);
+}
+
+DType float_of(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::float32; }
+/// Integer and bool inputs to transcendental functions become float32 (weak inputs stay weak).
+Array to_float(const Array& x) {
+  if (is_floating(x.dtype())) return x;
+  return convert(x, DType::float32, x.weak_type());
+}
+}  // namespace
+
+Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op) {
+  size_t rank = 0;
+  for (auto& s : shapes) rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (auto& s : shapes) {
+    size_t off = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t d = s[i];
+      int64_t& o = out[off + i];
+      if (d == o || d == 1) continue;
+      if (o == 1) o = d;
+      else {
+        std::vector<std::string> all;
+        for (auto& t : shapes) all.push_back(shape_str(t));
+        throw_error<ShapeError>(op, "incompatible shapes for broadcasting: {}", fmt::join(all, " and "));
+      }
+    }
+  }
+  return out;
+}
+
+DType result_type(const std::vector<Array>& xs) {
+  JITX_ASSERT(!xs.empty(), "result_type of nothing");
+  DType d = xs[0].dtype();
+  bool w = xs[0].weak_type();
+  for (size_t i = 1; i < xs.size(); ++i) d = promote_types(d, w, xs[i].dtype(), xs[i].weak_type(), &w);
+  return d;
+}
+
+std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, std::string_view op) {
+  if (!x.valid() || !y.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
+  bool weak = false;
+  DType d = promote_types(x.dtype(), x.weak_type(), y.dtype(), y.weak_type(), &weak);
+  Array a = convert(x, d, weak && x.weak_type()), b = convert(y, d, weak && y.weak_type());
+  if (a.shape() == b.shape()) return {a, b};
+  Shape s = broadcast_shapes({a.shape(), b.shape()}, op);
+  // lax binary ops accept a scalar next to an array, so scalars are left as they are.
+  if (a.ndim() != 0) a = broadcast_to_shape(a, s);
+  if (b.ndim() != 0) b = broadcast_to_shape(b, s);
+  return {a, b};
+}
+
+#define JITX_JNP_BINARY_IMPL(name, laxfn)                 \
+  Array name(const Array& x, const Array& y, Loc loc) {   \
+    ApiScope s(loc);                                      \
+    auto [a, b] = promote_and_broadcast(x, y, #name);     \
+    return lax::laxfn(a, b);                              \
+  }
+JITX_JNP_BINARY_IMPL(add, add) JITX_JNP_BINARY_IMPL(subtract, sub) JITX_JNP_BINARY_IMPL(multiply, mul)
+JITX_JNP_BINARY_IMPL(maximum, max) JITX_JNP_BINARY_IMPL(minimum, min)
+JITX_JNP_BINARY_IMPL(equal, eq) JITX_JNP_BINARY_IMPL(not_equal, ne) JITX_JNP_BINARY_IMPL(less, lt)
+JITX_JNP_BINARY_IMPL(less_equal, le) JITX_JNP_BINARY_IMPL(greater, gt) JITX_JNP_BINARY_IMPL(greater_equal, ge)
+JITX_JNP_BINARY_IMPL(bitwise_and, bitwise_and) JITX_JNP_BINARY_IMPL(bitwise_or, bitwise_or)
+JITX_JNP_BINARY_IMPL(bitwise_xor, bitwise_xor) JITX_JNP_BINARY_IMPL(left_shift, shift_left)
+#undef JITX_JNP_BINARY_IMPL
+
+Array right_shift(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "right_shift");
+  return is_unsigned_integer(a.dtype()) ? lax::shift_right_logical(a, b) : lax::shift_right_arithmetic(a, b);
+}
+
+Array true_divide(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "true_divide");
+  if (!is_floating(a.dtype())) {
+    a = to_float(a);
+    b = to_float(b);
+  }
+  return lax::div(a, b);
+}
+Array divide(const Array& x, const Array& y, Loc loc) { return true_divide(x, y, loc); }
+
+Array floor_divide(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "floor_divide");
+  if (is_floating(a.dtype())) return lax::floor(lax::div(a, b));
+  if (is_unsigned_integer(a.dtype())) return lax::div(a, b);
+  // Round toward negative infinity: subtract one where the signs differ and the division is inexact.
+  Array q = lax::div(a, b);
+  Array r = lax::rem(a, b);
+  Array zero = convert(Array(0), a.dtype(), false);
+  Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
+  return lax::select(fix, lax::sub(q, convert(Array(1), a.dtype(), false)), q);
+}
+
+Array remainder(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "remainder");
+  Array r = lax::rem(a, b);
+  if (is_unsigned_integer(a.dtype())) return r;
+  // Python's sign convention: the result takes the divisor's sign.
+  Array zero = convert(Array(0), a.dtype(), false);
+  Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
+  return lax::select(fix, lax::add(r, b), r);
+}
+Array mod(const Array& x, const Array& y, Loc loc) { return remainder(x, y, loc); }
+
+Array power(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "power");
+  if (is_bool(a.dtype())) throw_error<TypeError>("power", "is not defined for bool operands");
+  return lax::pow(a, b);
+}
+
+Array arctan2(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(to_float(x), to_float(y), "arctan2");
+  return lax::atan2(a, b);
+}
+
+namespace {
+Array as_bool(const Array& x) {
+  if (x.dtype() == DType::bool_) return x;
+  return lax::ne(x, convert(Array(0), x.dtype(), x.weak_type()));
+}
+}  // namespace
+Array logical_and(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(as_bool(x), as_bool(y), "logical_and");
+  return lax::bitwise_and(a, b);
+}
+Array logical_or(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(as_bool(x), as_bool(y), "logical_or");
+  return lax::bitwise_or(a, b);
+}
+Array logical_xor(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(as_bool(x), as_bool(y), "logical_xor");
+  return lax::bitwise_xor(a, b);
+}
+Array logical_not(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return lax::bitwise_not(as_bool(x));
+}
+Array bitwise_not(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  if (is_floating(x.dtype())) throw_error<TypeError>("bitwise_not", "needs an integer or bool operand, got {}", dtype_name(x.dtype()));
+  return lax::bitwise_not(x);
+}
+Array invert(const Array& x, Loc loc) { return bitwise_not(x, loc); }
+
+Array negative(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  if (is_bool(x.dtype())) throw_error<TypeError>("negative", "is not defined for bool; use logical_not");
+  return lax::neg(x);
+}
+Array abs(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  if (is_bool(x.dtype()) || is_unsigned_integer(x.dtype())) return x;
+  return lax::abs(x);
+}
+Array sign(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  if (is_bool(x.dtype())) return x;
+  return lax::sign(x);
+}
+Array floor(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return is_floating(x.dtype()) ? lax::floor(x) : x;
+}
+Array ceil(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return is_floating(x.dtype()) ? lax::ceil(x) : x;
+}
+Array round(const Array& x, int decimals, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return x;
+  if (decimals == 0) return lax::round(x, lax::RoundingMethod::TO_NEAREST_EVEN);
+  Array f = convert(Array(std::pow(10.0, decimals)), x.dtype(), false);
+  return lax::div(lax::round(lax::mul(x, f), lax::RoundingMethod::TO_NEAREST_EVEN), f);
+}
+
+#define JITX_JNP_FLOAT_UNARY(name, laxfn)  \
+  Array name(const Array& x, Loc loc) {    \
+    ApiScope s(loc);                       \
+    return lax::laxfn(to_float(x));        \
+  }
+JITX_JNP_FLOAT_UNARY(exp, exp) JITX_JNP_FLOAT_UNARY(exp2, exp2) JITX_JNP_FLOAT_UNARY(expm1, expm1)
+JITX_JNP_FLOAT_UNARY(log, log) JITX_JNP_FLOAT_UNARY(log1p, log1p) JITX_JNP_FLOAT_UNARY(sqrt, sqrt)
+JITX_JNP_FLOAT_UNARY(cbrt, cbrt) JITX_JNP_FLOAT_UNARY(tanh, tanh) JITX_JNP_FLOAT_UNARY(sin, sin)
+JITX_JNP_FLOAT_UNARY(cos, cos) JITX_JNP_FLOAT_UNARY(tan, tan) JITX_JNP_FLOAT_UNARY(arcsin, asin)
+JITX_JNP_FLOAT_UNARY(arccos, acos) JITX_JNP_FLOAT_UNARY(arctan, atan) JITX_JNP_FLOAT_UNARY(sinh, sinh)
+JITX_JNP_FLOAT_UNARY(cosh, cosh) JITX_JNP_FLOAT_UNARY(arcsinh, asinh) JITX_JNP_FLOAT_UNARY(arccosh, acosh)
+JITX_JNP_FLOAT_UNARY(arctanh, atanh)
+#undef JITX_JNP_FLOAT_UNARY
+
+Array log2(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  Array f = to_float(x);
+  return lax::div(lax::log(f), lax::log(convert(Array(2.0), f.dtype(), false)));
+}
+Array log10(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  Array f = to_float(x);
+  return lax::div(lax::log(f), lax::log(convert(Array(10.0), f.dtype(), false)));
+}
+Array square(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return lax::mul(x, x);
+}
+Array reciprocal(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  Array f = to_float(x);
+  return lax::div(convert(Array(1.0), f.dtype(), f.weak_type()), f);
+}
+Array isfinite(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return lax::full(x.shape(), Array(true));
+  return lax::is_finite(x);
+}
+Array isnan(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return lax::full(x.shape(), Array(false));
+  return lax::ne(x, x);
+}
+Array isinf(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return lax::full(x.shape(), Array(false));
+  return lax::eq(lax::abs(x), convert(Array(INFINITY), x.dtype(), false));
+}
+
+// --- reductions ----------------------------------------------------------------------------------------
+#define JITX_JNP_REDUCE(name, laxfn, pre)                                   \
+  Array name(const Array& x, Axes axes, bool keepdims, Loc loc) {           \
+    ApiScope s(loc);                                                        \
+    auto ax = canon_axes(x, axes, #name);                                   \
+    Array in = pre;                                                         \
+    return keepdims_reshape(lax::laxfn(in, ax), x, ax, keepdims);           \
+  }
+// Sums of bools and small ints accumulate in the default int (as NumPy and JAX do).
+JITX_JNP_REDUCE(sum, reduce_sum,
+                (is_bool(x.dtype()) || (is_integer(x.dtype()) && dtype_bits(x.dtype()) < 32))
+                    ? convert(x, is_unsigned_integer(x.dtype()) ? DType::uint32 : DType::int32, false)
+                    : x)
+JITX_JNP_REDUCE(prod, reduce_prod,
+                (is_bool(x.dtype()) || (is_integer(x.dtype()) && dtype_bits(x.dtype()) < 32))
+                    ? convert(x, is_unsigned_integer(x.dtype()) ? DType::uint32 : DType::int32, false)
+                    : x)
+JITX_JNP_REDUCE(max, reduce_max, x)
+JITX_JNP_REDUCE(min, reduce_min, x)
+JITX_JNP_REDUCE(all, reduce_and, as_bool(x))
+JITX_JNP_REDUCE(any, reduce_or, as_bool(x))
+#undef JITX_JNP_REDUCE
+
+Array mean(const Array& x, Axes axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  auto ax = canon_axes(x, axes, "mean");
+  int64_t n = 1;
+  for (auto a : ax) n *= x.shape()[a];
+  Array f = to_float(x);
+  Array total = lax::reduce_sum(f, ax);
+  Array r = lax::div(total, convert(Array(static_cast<double>(n)), f.dtype(), false));
+  return keepdims_reshape(r, x, ax, keepdims);
+}
+
+Array var(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
+  ApiScope s(loc);
+  auto ax = canon_axes(x, axes, "var");
+  int64_t n = 1;
+  for (auto a : ax) n *= x.shape()[a];
+  Array f = to_float(x);
+  Array mu = mean(f, ax, true);
+  Array c = lax::sub(f, broadcast_to_shape(mu, f.shape()));
+  Array ss = lax::reduce_sum(lax::mul(c, c), ax);
+  Array r = lax::div(ss, convert(Array(static_cast<double>(std::max<int64_t>(n - ddof, 0))), f.dtype(), false));
+  return keepdims_reshape(r, x, ax, keepdims);
+}
+
+Array std(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
+  ApiScope s(loc);
+  return lax::sqrt(var(x, axes, keepdims, ddof));
+}
+
+namespace {
+Array arg_reduce(const Array& x, std::optional<int64_t> axis, bool keepdims, bool is_max, std::string_view op) {
+  Array in = x;
+  int64_t a;
+  if (!axis) {
+    in = lax::reshape(x, {x.size()});
+    a = 0;
+  } else {
+    a = detail::canonical_axis(*axis, x.ndim(), op);
+  }
+  Array r = is_max ? lax::argmax(in, a, DType::int32) : lax::argmin(in, a, DType::int32);
+  if (keepdims) {
+    Shape s = axis ? x.shape() : Shape(x.ndim(), 1);
+    if (axis) s[a] = 1;
+    r = lax::reshape(r, s);
+  }
+  return r;
+}
+}  // namespace
+Array argmax(const Array& x, std::optional<int64_t> axis, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  return arg_reduce(x, axis, keepdims, true, "argmax");
+}
+Array argmin(const Array& x, std::optional<int64_t> axis, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  return arg_reduce(x, axis, keepdims, false, "argmin");
+}
+Array cumsum(const Array& x, std::optional<int64_t> axis, Loc loc) {
+  ApiScope s(loc);
+  if (!axis) return lax::cumsum(lax::reshape(x, {x.size()}), 0);
+  return lax::cumsum(x, *axis);
+}
+Array cumprod(const Array& x, std::optional<int64_t> axis, Loc loc) {
+  ApiScope s(loc);
+  if (!axis) return lax::cumprod(lax::reshape(x, {x.size()}), 0);
+  return lax::cumprod(x, *axis);
+}
+
+// --- linear algebra -----------------------------------------------------------------------------------
+Array matmul(const Array& a, const Array& b, Loc loc) {
+  ApiScope s(loc);
+  if (a.ndim() == 0 || b.ndim() == 0)
+    throw_error<ShapeError>("matmul", "operands must be at least 1-D, got shapes {} and {}", shape_str(a.shape()),
+                            shape_str(b.shape()));
+  DType d = result_type({a, b});
+  bool w = a.weak_type() && b.weak_type();
+  Array x = convert(a, d, w), y = convert(b, d, w);
+  bool a1 = x.ndim() == 1, b1 = y.ndim() == 1;
+  if (a1) x = lax::reshape(x, {1, x.shape()[0]});
+  if (b1) y = lax::reshape(y, {y.shape()[0], 1});
+  int64_t k = x.shape().back();
+  if (y.shape()[y.ndim() - 2] != k)
+    throw_error<ShapeError>("matmul", "contracting dimensions differ: {} @ {} (sizes {} and {})", shape_str(a.shape()),
+                            shape_str(b.shape()), k, y.shape()[y.ndim() - 2]);
+  // Broadcast the batch dimensions, then one dot_general with batch dims.
+  Shape xb(x.shape().begin(), x.shape().end() - 2), yb(y.shape().begin(), y.shape().end() - 2);
+  Shape batch = broadcast_shapes({xb, yb}, "matmul");
+  int64_t nb = static_cast<int64_t>(batch.size());
+  Shape xs = batch, ys = batch;
+  xs.insert(xs.end(), x.shape().end() - 2, x.shape().end());
+  ys.insert(ys.end(), y.shape().end() - 2, y.shape().end());
+  x = broadcast_to_shape(x, xs);
+  y = broadcast_to_shape(y, ys);
+  std::vector<int64_t> bd(nb);
+  std::iota(bd.begin(), bd.end(), 0);
+  Array r = lax::dot_general(x, y, {{nb + 1}, {nb}, bd, bd});
+  if (a1 || b1) {
+    Shape rs = batch;
+    if (!a1) rs.push_back(x.shape()[nb]);
+    if (!b1) rs.push_back(y.shape()[nb + 1]);
+    r = lax::reshape(r, rs);
+  }
+  return r;
+}
+
+Array dot(const Array& a, const Array& b, Loc loc) {
+  ApiScope s(loc);
+  if (a.ndim() == 0 || b.ndim() == 0) return multiply(a, b);
+  if (b.ndim() <= 2) return matmul(a, b);
+  // N-D dot: sum over the last axis of a and the second-to-last of b.
+  DType d = result_type({a, b});
+  return lax::dot_general(convert(a, d, false), convert(b, d, false), {{a.ndim() - 1}, {b.ndim() - 2}, {}, {}});
+}
+
+namespace {
+// Contracts two operands labelled la and lb, keeping the labels in `keep`; returns the result's labels.
+std::pair<Array, std::string> einsum_pair(Array a, std::string la, Array b, std::string lb, const std::string& keep) {
+  auto sum_private = [&](Array& x, std::string& lx, const std::string& other) {
+    std::vector<int64_t> axes;
+    std::string rest;
+    for (size_t i = 0; i < lx.size(); ++i) {
+      if (other.find(lx[i]) == std::string::npos && keep.find(lx[i]) == std::string::npos) axes.push_back(i);
+      else rest += lx[i];
+    }
+    if (!axes.empty()) {
+      x = lax::reduce_sum(x, axes);
+      lx = rest;
+    }
+  };
+  sum_private(a, la, lb);
+  sum_private(b, lb, la);
+  std::vector<int64_t> lbatch, rbatch, lcon, rcon;
+  std::string batch, lfree, rfree;
+  for (size_t i = 0; i < la.size(); ++i) {
+    auto j = lb.find(la[i]);
+    if (j == std::string::npos) {
+      lfree += la[i];
+    } else if (keep.find(la[i]) != std::string::npos) {
+      lbatch.push_back(i);
+      rbatch.push_back(j);
+      batch += la[i];
+    } else {
+      lcon.push_back(i);
+      rcon.push_back(j);
+    }
+  }
+  for (char c : lb)
+    if (la.find(c) == std::string::npos) rfree += c;
+  for (size_t i = 0; i < lcon.size(); ++i)
+    if (a.shape()[lcon[i]] != b.shape()[rcon[i]])
+      throw_error<ShapeError>("einsum", "label '{}' has sizes {} and {}", la[lcon[i]], a.shape()[lcon[i]], b.shape()[rcon[i]]);
+  Array r = lax::dot_general(a, b, {lcon, rcon, lbatch, rbatch});
+  return {r, batch + lfree + rfree};
+}
+}  // namespace
+
+Array einsum(const std::string& subscripts, const std::vector<Array>& operands, Loc loc) {
+  ApiScope s(loc);
+  std::string spec;
+  for (char c : subscripts)
+    if (c != ' ') spec += c;
+  auto arrow = spec.find("->");
+  if (arrow == std::string::npos)
+    throw_error<ShapeError>("einsum", "needs explicit output subscripts (like 'ij,jk->ik'), got '{}'", subscripts);
+  std::string out = spec.substr(arrow + 2);
+  std::vector<std::string> ins;
+  size_t start = 0;
+  std::string lhs = spec.substr(0, arrow);
+  for (size_t i = 0; i <= lhs.size(); ++i)
+    if (i == lhs.size() || lhs[i] == ',') {
+      ins.push_back(lhs.substr(start, i - start));
+      start = i + 1;
+    }
+  if (ins.size() != operands.size() || operands.empty())
+    throw_error<ShapeError>("einsum", "'{}' names {} operands, got {}", subscripts, ins.size(), operands.size());
+  for (size_t k = 0; k < ins.size(); ++k) {
+    if (static_cast<int64_t>(ins[k].size()) != operands[k].ndim())
+      throw_error<ShapeError>("einsum", "operand {} has rank {} but subscripts '{}'", k, operands[k].ndim(), ins[k]);
+    for (size_t i = 0; i < ins[k].size(); ++i)
+      if (ins[k].find(ins[k][i]) != i)
+        throw_error<ShapeError>("einsum", "repeated label '{}' within one operand (diagonals) is not supported yet",
+                                ins[k][i]);
+  }
+  DType d = result_type(operands);
+  Array acc = convert(operands[0], d, false);
+  std::string lacc = ins[0];
+  for (size_t k = 1; k < operands.size(); ++k) {
+    std::string keep = out;
+    for (size_t j = k + 1; j < ins.size(); ++j) keep += ins[j];
+    auto [r, l] = einsum_pair(acc, lacc, convert(operands[k], d, false), ins[k], keep);
+    acc = r;
+    lacc = l;
+  }
+  // Sum labels absent from the output, then permute into the output's order.
+  std::vector<int64_t> sum_axes;
+  std::string rest;
+  for (size_t i = 0; i < lacc.size(); ++i) {
+    if (out.find(lacc[i]) == std::string::npos) sum_axes.push_back(i);
+    else rest += lacc[i];
+  }
+  if (!sum_axes.empty()) acc = lax::reduce_sum(acc, sum_axes);
+  std::vector<int64_t> perm;
+  for (char c : out) {
+    auto p = rest.find(c);
+    if (p == std::string::npos) throw_error<ShapeError>("einsum", "output label '{}' is not in any input", c);
+    perm.push_back(static_cast<int64_t>(p));
+  }
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  return identity ? acc : lax::transpose(acc, perm);
+}
+
+// --- shapes ---------------------------------------------------------------------------------------------
+Array reshape(const Array& x, Shape shape, Loc loc) {
+  ApiScope s(loc);
+  int64_t known = 1, neg = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (neg >= 0) throw_error<ShapeError>("reshape", "can only infer one dimension, got {}", shape_str(shape));
+      neg = static_cast<int64_t>(i);
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (neg >= 0) {
+    if (known == 0 || x.size() % known != 0)
+      throw_error<ShapeError>("reshape", "cannot reshape an array of shape {} into shape {}", shape_str(x.shape()),
+                              shape_str(shape));
+    shape[neg] = x.size() / known;
+  }
+  return lax::reshape(x, shape);
+}
+Array ravel(const Array& x, Loc loc) { return reshape(x, {-1}, loc); }
+Array transpose(const Array& x, Axes axes, Loc loc) {
+  ApiScope s(loc);
+  std::vector<int64_t> perm;
+  if (axes.empty())
+    for (int64_t i = x.ndim() - 1; i >= 0; --i) perm.push_back(i);
+  else
+    for (auto a : axes) perm.push_back(detail::canonical_axis(a, x.ndim(), "transpose"));
+  return lax::transpose(x, perm);
+}
+Array swapaxes(const Array& x, int64_t a, int64_t b, Loc loc) {
+  ApiScope s(loc);
+  std::vector<int64_t> perm(x.ndim());
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[detail::canonical_axis(a, x.ndim(), "swapaxes")], perm[detail::canonical_axis(b, x.ndim(), "swapaxes")]);
+  return lax::transpose(x, perm);
+}
+Array expand_dims(const Array& x, Axes axes, Loc loc) {
+  ApiScope s(loc);
+  int64_t out_rank = x.ndim() + static_cast<int64_t>(axes.size());
+  std::vector<bool> is_new(out_rank, false);
+  for (auto a : axes) {
+    int64_t c = detail::canonical_axis(a, out_rank, "expand_dims");
+    if (is_new[c]) throw_error<ShapeError>("expand_dims", "axis {} is repeated", a);
+    is_new[c] = true;
+  }
+  Shape shape;
+  int64_t k = 0;
+  for (int64_t i = 0; i < out_rank; ++i) shape.push_back(is_new[i] ? 1 : x.shape()[k++]);
+  return lax::reshape(x, shape);
+}
+Array squeeze(const Array& x, Axes axes, Loc loc) {
+  ApiScope s(loc);
+  std::vector<bool> drop(x.ndim(), false);
+  if (axes.empty()) {
+    for (int64_t i = 0; i < x.ndim(); ++i) drop[i] = x.shape()[i] == 1;
+  } else {
+    for (auto a : axes) {
+      int64_t c = detail::canonical_axis(a, x.ndim(), "squeeze");
+      if (x.shape()[c] != 1)
+        throw_error<ShapeError>("squeeze", "cannot squeeze axis {} of size {} (shape {})", a, x.shape()[c], shape_str(x.shape()));
+      drop[c] = true;
+    }
+  }
+  Shape shape;
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    if (!drop[i]) shape.push_back(x.shape()[i]);
+  return lax::reshape(x, shape);
+}
+Array broadcast_to(const Array& x, Shape shape, Loc loc) {
+  ApiScope s(loc);
+  Shape r = broadcast_shapes({x.shape(), shape}, "broadcast_to");
+  if (r != shape)
+    throw_error<ShapeError>("broadcast_to", "cannot broadcast an array of shape {} to {}", shape_str(x.shape()), shape_str(shape));
+  return broadcast_to_shape(x, shape);
+}
+Array concatenate(const std::vector<Array>& xs, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  if (xs.empty()) throw_error<ShapeError>("concatenate", "needs at least one array");
+  DType d = result_type(xs);
+  std::vector<Array> cs;
+  for (auto& x : xs) {
+    if (x.ndim() == 0) throw_error<ShapeError>("concatenate", "zero-dimensional arrays cannot be concatenated");
+    cs.push_back(convert(x, d, false));
+  }
+  return lax::concatenate(cs, detail::canonical_axis(axis, xs[0].ndim(), "concatenate"));
+}
+Array stack(const std::vector<Array>& xs, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  if (xs.empty()) throw_error<ShapeError>("stack", "needs at least one array");
+  int64_t a = detail::canonical_axis(axis, xs[0].ndim() + 1, "stack");
+  std::vector<Array> ex;
+  for (auto& x : xs) {
+    if (x.shape() != xs[0].shape())
+      throw_error<ShapeError>("stack", "all arrays must have the same shape, got {} and {}", shape_str(xs[0].shape()),
+                              shape_str(x.shape()));
+    ex.push_back(expand_dims(x, {a}));
+  }
+  return concatenate(ex, a);
+}
+Array flip(const Array& x, Axes axes, Loc loc) {
+  ApiScope s(loc);
+  return lax::rev(x, canon_axes(x, axes, "flip"));
+}
+Array where(const Array& cond, const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "where");
+  Array c = as_bool(cond);
+  Shape shape = broadcast_shapes({c.shape(), a.shape(), b.shape()}, "where");
+  c = broadcast_to_shape(c, shape);
+  a = broadcast_to_shape(a, shape);
+  b = broadcast_to_shape(b, shape);
+  return lax::select(c, a, b);
+}
+Array clip(const Array& x, std::optional<Array> lo, std::optional<Array> hi, Loc loc) {
+  ApiScope s(loc);
+  Array r = x;
+  if (lo) r = maximum(r, *lo);
+  if (hi) r = minimum(r, *hi);
+  return r;
+}
+Array astype(const Array& x, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  return lax::convert_element_type(x, dtype);
+}
+Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step,
+                 Loc loc) {
+  ApiScope s(loc);
+  int64_t a = detail::canonical_axis(axis, x.ndim(), "slice");
+  int64_t n = x.shape()[a];
+  if (step <= 0) throw_error<ShapeError>("slice", "step must be positive, got {}", step);
+  auto norm = [&](std::optional<int64_t> v, int64_t dflt) {
+    if (!v) return dflt;
+    int64_t i = *v < 0 ? *v + n : *v;
+    return std::clamp<int64_t>(i, 0, n);
+  };
+  int64_t b = norm(start, 0), e = std::max(norm(stop, n), norm(start, 0));
+  return lax::slice_in_dim(x, b, e, step, a);
+}
+
+}  // namespace jitx::numpy

@@ -1,0 +1,36 @@
+// jitx::config, initialised from JITX_* environment variables.
+#include "jitx/config.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace jitx {
+namespace {
+bool env_bool(const char* name, bool dflt) {
+  const char* v = std::getenv(name);
+  if (!v) return dflt;
+  std::string s(v);
+  return !(s.empty() || s == "0" || s == "false" || s == "False" || s == "no");
+}
+std::string env_str(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+}  // namespace
+
+Config& config() {
+  static Config c = [] {
+    Config c;
+    c.log_compiles = env_bool("JITX_LOG_COMPILES", false);
+    c.explain_cache_misses = env_bool("JITX_EXPLAIN_CACHE_MISSES", false);
+    c.dump_to = env_str("JITX_DUMP_TO");
+    c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
+    c.platform = env_str("JITX_PLATFORM");
+    c.verify_passes = env_bool("JITX_VERIFY", false);
+    if (auto n = env_str("JITX_CPU_DEVICE_COUNT"); !n.empty()) c.cpu_device_count = std::max(1, std::atoi(n.c_str()));
+    return c;
+  }();
+  return c;
+}
+
+}  // namespace jitx

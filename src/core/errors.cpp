@@ -1,0 +1,46 @@
+// Call-site tracking and error formatting.
+#include "core/errors.h"
+
+#include <filesystem>
+
+namespace jitx {
+std::string format_location(const std::source_location& loc) {
+  return fmt::format("{}:{}", std::filesystem::path(loc.file_name()).filename().string(), loc.line());
+}
+}  // namespace jitx
+
+namespace jitx::detail {
+namespace {
+thread_local const std::source_location* t_call_site = nullptr;
+thread_local std::source_location t_call_site_storage;
+}  // namespace
+
+const std::source_location* current_call_site() { return t_call_site; }
+
+ApiScope::ApiScope(const std::source_location& loc) : owner_(t_call_site == nullptr) {
+  if (owner_) {
+    t_call_site_storage = loc;
+    t_call_site = &t_call_site_storage;
+  }
+}
+ApiScope::~ApiScope() {
+  if (owner_) t_call_site = nullptr;
+}
+
+std::string error_message(std::string_view op, std::string_view msg) {
+  std::string s = fmt::format("[{}] {}", op, msg);
+  if (const auto* loc = current_call_site()) s += fmt::format(" (at {})", format_location(*loc));
+  return s;
+}
+
+void assert_fail(const char* cond, const char* file, int line, const std::string& msg) {
+  throw Error(fmt::format("jitx internal error: {} failed at {}:{}: {}", cond,
+                          std::filesystem::path(file).filename().string(), line, msg));
+}
+
+std::string shape_str(const std::vector<int64_t>& dims) {
+  if (dims.size() == 1) return fmt::format("({},)", dims[0]);
+  return fmt::format("({})", fmt::join(dims, ", "));
+}
+
+}  // namespace jitx::detail

@@ -1,0 +1,47 @@
+// Internal error helpers: throw with the op name and the user's call site; JITX_ASSERT for invariants.
+#pragma once
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "jitx/error.h"
+
+namespace jitx::detail {
+
+/// The user call site of the outermost jitx API call on this thread (empty if none).
+const std::source_location* current_call_site();
+
+/// Sets the call site for the duration of an API call; nested API calls keep the outer one.
+class ApiScope {
+ public:
+  explicit ApiScope(const std::source_location& loc);
+  ~ApiScope();
+  ApiScope(const ApiScope&) = delete;
+  ApiScope& operator=(const ApiScope&) = delete;
+
+ private:
+  bool owner_;
+};
+
+/// "[op] message (at file.cpp:12)".
+std::string error_message(std::string_view op, std::string_view msg);
+
+template <class E, class... Args>
+[[noreturn]] void throw_error(std::string_view op, fmt::format_string<Args...> f, Args&&... args) {
+  throw E(error_message(op, fmt::format(f, std::forward<Args>(args)...)));
+}
+
+[[noreturn]] void assert_fail(const char* cond, const char* file, int line, const std::string& msg);
+
+/// Formats a shape as JAX does: (8, 4) / (3,) / ().
+std::string shape_str(const std::vector<int64_t>& dims);
+
+}  // namespace jitx::detail
+
+#define JITX_ASSERT(cond, ...)                                                          \
+  do {                                                                                  \
+    if (!(cond)) ::jitx::detail::assert_fail(#cond, __FILE__, __LINE__, fmt::format(__VA_ARGS__)); \
+  } while (0)

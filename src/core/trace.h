@@ -1,0 +1,97 @@
+// The trace stack and Array internals: concrete arrays, tracers and the traces that own them.
+#pragma once
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/jaxpr.h"
+#include "core/params.h"
+#include "jitx/array.h"
+
+namespace jitx::runtime {
+class Buffer;
+}
+
+namespace jitx::detail {
+
+struct Primitive;
+
+struct ArrayImpl {
+  ShapedArray aval;
+  virtual ~ArrayImpl() = default;
+  virtual bool is_tracer() const { return false; }
+};
+
+/// A value on a device: a buffer (whose ready event says when its contents are computed).
+struct ConcreteArray : ArrayImpl {
+  std::shared_ptr<runtime::Buffer> buffer;
+};
+
+class Trace;
+
+struct Tracer : ArrayImpl {
+  std::shared_ptr<Trace> trace;
+  bool is_tracer() const override { return true; }
+};
+
+class Trace : public std::enable_shared_from_this<Trace> {
+ public:
+  virtual ~Trace() = default;
+  int level = 0;
+  std::string fn_name;  // the function being traced, for error messages
+  bool alive = true;
+  virtual std::vector<Array> process_primitive(const Primitive& p, std::span<const Array> inputs,
+                                               const Params& params) = 0;
+};
+
+/// Records equations into a Jaxpr (JAX's DynamicJaxprTrace).
+class JaxprTrace : public Trace {
+ public:
+  std::vector<Array> process_primitive(const Primitive& p, std::span<const Array> inputs,
+                                       const Params& params) override;
+  /// A fresh input variable of this trace.
+  Array new_arg(const ShapedArray& aval);
+  /// The atom standing for a value inside this trace (lifting constants and outer tracers).
+  Atom to_atom(const Array& a);
+  /// Builds the closed jaxpr whose invars are `args` and outvars `outs`.
+  ClosedJaxpr finish(const std::vector<Array>& args, const std::vector<Array>& outs);
+
+ private:
+  std::vector<Eqn> eqns_;
+  std::vector<Var> constvars_;
+  std::vector<Array> consts_;
+  std::vector<const ArrayImpl*> const_keys_;
+};
+
+struct JaxprTracer : Tracer {
+  Var var;
+};
+
+/// The innermost trace that should process a primitive with these inputs (nullptr: evaluate eagerly).
+Trace* find_top_trace(std::span<const Array> inputs);
+/// The innermost dynamic (jaxpr) trace on this thread's stack, if any.
+std::shared_ptr<Trace> current_trace();
+
+/// Pushes a trace for the lifetime of the guard; marks it dead when popped.
+class TraceScope {
+ public:
+  explicit TraceScope(std::shared_ptr<Trace> t);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  std::shared_ptr<Trace> trace_;
+};
+
+/// Traces fn over fresh tracers of in_avals into a closed jaxpr.
+ClosedJaxpr trace_to_jaxpr(const std::string& fn_name, const std::vector<ShapedArray>& in_avals,
+                           const std::function<std::vector<Array>(const std::vector<Array>&)>& fn);
+
+/// A concrete array's buffer; throws TracerError for tracers.
+const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::string_view op);
+Array make_concrete(std::shared_ptr<runtime::Buffer> buf, bool weak_type = false);
+
+}  // namespace jitx::detail

@@ -1,0 +1,224 @@
+// hlo::Module construction helpers, opcode tables, shapes and the HLO text printer.
+#include "hlo/ir/hlo.h"
+
+#include <array>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/errors.h"
+
+namespace jitx::hlo {
+namespace {
+struct OpInfo {
+  std::string_view name, mlir;
+  int arity;
+  char kind;
+};
+constexpr OpInfo kOps[] = {
+#define X(e, text, mlir, arity, kind) {text, mlir, arity, #kind[0]},
+#include "hlo/ir/opcodes.def"
+#undef X
+};
+}  // namespace
+
+std::string_view opcode_name(Opcode op) { return kOps[static_cast<int>(op)].name; }
+std::string_view opcode_mlir_name(Opcode op) { return kOps[static_cast<int>(op)].mlir; }
+int opcode_arity(Opcode op) { return kOps[static_cast<int>(op)].arity; }
+bool is_unary_elementwise(Opcode op) { return kOps[static_cast<int>(op)].kind == 'U'; }
+bool is_binary_elementwise(Opcode op) { return kOps[static_cast<int>(op)].kind == 'B'; }
+bool is_elementwise(Opcode op) {
+  char k = kOps[static_cast<int>(op)].kind;
+  return k == 'U' || k == 'B' || k == 'T';
+}
+Opcode opcode_from_name(std::string_view name) {
+  for (int i = 0; i < static_cast<int>(Opcode::kNumOpcodes); ++i)
+    if (kOps[i].name == name) return static_cast<Opcode>(i);
+  detail::throw_error<CompileError>("hlo", "unknown opcode '{}'", name);
+}
+
+std::string_view hlo_dtype_name(DType d) {
+  switch (d) {
+    case DType::bool_: return "pred";
+    case DType::int8: return "s8";
+    case DType::int16: return "s16";
+    case DType::int32: return "s32";
+    case DType::int64: return "s64";
+    default: return dtype_name(d);
+  }
+}
+
+Shape Shape::tuple(std::vector<Shape> elems) {
+  Shape s;
+  s.is_tuple = true;
+  s.tuple_shapes = std::move(elems);
+  return s;
+}
+
+int64_t Shape::num_elements() const { return detail::num_elements(dims); }
+
+int64_t Shape::byte_size() const {
+  if (is_tuple) {
+    int64_t n = 0;
+    for (auto& t : tuple_shapes) n += t.byte_size();
+    return n;
+  }
+  return num_elements() * static_cast<int64_t>(dtype_size(dtype));
+}
+
+bool Shape::same_type(const Shape& o) const {
+  if (is_tuple != o.is_tuple) return false;
+  if (is_tuple) {
+    if (tuple_shapes.size() != o.tuple_shapes.size()) return false;
+    for (size_t i = 0; i < tuple_shapes.size(); ++i)
+      if (!tuple_shapes[i].same_type(o.tuple_shapes[i])) return false;
+    return true;
+  }
+  return dtype == o.dtype && dims == o.dims;
+}
+
+std::string Shape::str(bool with_layout) const {
+  if (is_tuple) {
+    std::vector<std::string> parts;
+    for (auto& t : tuple_shapes) parts.push_back(t.str(with_layout));
+    return fmt::format("({})", fmt::join(parts, ", "));
+  }
+  std::string s = fmt::format("{}[{}]", hlo_dtype_name(dtype), fmt::join(dims, ","));
+  if (with_layout) {
+    std::vector<int64_t> l = layout;
+    if (l.empty())
+      for (int64_t i = rank() - 1; i >= 0; --i) l.push_back(i);
+    s += fmt::format("{{{}}}", fmt::join(l, ","));
+  }
+  return s;
+}
+
+std::string Shape::mlir() const {
+  JITX_ASSERT(!is_tuple, "tuple shape has no MLIR tensor type");
+  if (dims.empty()) return fmt::format("tensor<{}>", dtype_mlir_name(dtype));
+  return fmt::format("tensor<{}x{}>", fmt::join(dims, "x"), dtype_mlir_name(dtype));
+}
+
+std::vector<Instruction*> Instruction::users() const {
+  std::vector<Instruction*> out;
+  if (!parent) return out;
+  for (auto& i : parent->instructions)
+    for (auto* o : i->operands)
+      if (o == this) {
+        out.push_back(i.get());
+        break;
+      }
+  return out;
+}
+
+Instruction* Computation::add(Opcode op, Shape shape, std::vector<Instruction*> operands, detail::Params attrs,
+                              std::string name) {
+  auto inst = std::make_unique<Instruction>();
+  inst->opcode = op;
+  inst->shape = std::move(shape);
+  inst->operands = std::move(operands);
+  inst->attrs = std::move(attrs);
+  inst->parent = this;
+  inst->name = parent ? parent->unique_name(name.empty() ? opcode_name(op) : name) : std::string(opcode_name(op));
+  instructions.push_back(std::move(inst));
+  root = instructions.back().get();
+  return root;
+}
+
+Instruction* Computation::add_parameter(int64_t number, Shape shape, std::string name) {
+  auto* p = add(Opcode::kParameter, std::move(shape), {}, {}, name.empty() ? fmt::format("Arg_{}", number) : name);
+  p->parameter_number = number;
+  parameters.push_back(p);
+  return p;
+}
+
+Instruction* Computation::add_constant(detail::Literal lit) {
+  Shape s(lit.dtype, lit.dims);
+  auto* c = add(Opcode::kConstant, s, {});
+  c->literal = std::make_shared<detail::Literal>(std::move(lit));
+  return c;
+}
+
+Instruction* Computation::add_scalar_constant(DType d, double v) {
+  auto lit = detail::Literal::make(d, {});
+  lit.set_f64(0, v);
+  return add_constant(std::move(lit));
+}
+
+Computation* Module::add_computation(std::string name) {
+  auto c = std::make_unique<Computation>();
+  c->name = unique_name(name);
+  c->parent = this;
+  computations.push_back(std::move(c));
+  return computations.back().get();
+}
+
+std::string Module::unique_name(std::string_view base) { return fmt::format("{}.{}", base, next_id_++); }
+
+// --- printer -------------------------------------------------------------------------------------
+namespace {
+std::string attr_str(const detail::ParamValue& v) {
+  if (auto* iv = std::get_if<std::vector<int64_t>>(&v)) return fmt::format("{{{}}}", fmt::join(*iv, ","));
+  if (auto* d = std::get_if<DType>(&v)) return std::string(hlo_dtype_name(*d));
+  if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  return detail::param_value_str(v);
+}
+
+std::string literal_str(const detail::Literal& l) {
+  if (l.size() > 16) return "{...}";
+  std::string s = l.values_str();
+  // HLO text uses braces.
+  for (auto& ch : s) {
+    if (ch == '[') ch = '{';
+    if (ch == ']') ch = '}';
+    if (ch == '\n') ch = ' ';
+  }
+  return s;
+}
+
+void print_computation(std::string& out, const Computation& c, bool entry) {
+  std::vector<std::string> params;
+  for (auto* p : c.parameters) params.push_back(fmt::format("{}: {}", p->name, p->shape.str()));
+  out += fmt::format("{}%{} ({}) -> {} {{\n", entry ? "ENTRY " : "", c.name, fmt::join(params, ", "),
+                     c.root ? c.root->shape.str() : "()");
+  for (auto& inst : c.instructions) {
+    std::string line = fmt::format("  {}%{} = {} {}(", inst.get() == c.root ? "ROOT " : "", inst->name,
+                                   inst->shape.str(true), opcode_name(inst->opcode));
+    if (inst->opcode == Opcode::kParameter) {
+      line += std::to_string(inst->parameter_number);
+    } else if (inst->opcode == Opcode::kConstant) {
+      line += literal_str(*inst->literal);
+    } else {
+      std::vector<std::string> ops;
+      for (auto* o : inst->operands) ops.push_back("%" + o->name);
+      line += fmt::format("{}", fmt::join(ops, ", "));
+    }
+    line += ")";
+    for (auto& [k, v] : inst->attrs.items()) line += fmt::format(", {}={}", k, attr_str(v));
+    if (!inst->called.empty()) {
+      std::vector<std::string> names;
+      for (auto* cc : inst->called) names.push_back("%" + cc->name);
+      line += fmt::format(", calls={}", fmt::join(names, ", "));
+    }
+    out += line + "\n";
+  }
+  out += "}\n";
+}
+}  // namespace
+
+std::string print_hlo(const Module& m) {
+  std::string out;
+  std::vector<std::string> ins;
+  if (m.entry)
+    for (auto* p : m.entry->parameters) ins.push_back(p->shape.str(true));
+  out += fmt::format("HloModule {}, entry_computation_layout={{({})->{}}}\n\n", m.name, fmt::join(ins, ", "),
+                     m.entry && m.entry->root ? m.entry->root->shape.str(true) : "()");
+  for (auto& c : m.computations) {
+    if (c.get() == m.entry) continue;
+    print_computation(out, *c, false);
+    out += "\n";
+  }
+  if (m.entry) print_computation(out, *m.entry, true);
+  return out;
+}
+
+}  // namespace jitx::hlo

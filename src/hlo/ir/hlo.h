@@ -1,0 +1,110 @@
+// The compiler IR: hlo::Module of Computations of Instructions, StableHLO's op set, shapes with layouts.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/literal.h"
+#include "core/params.h"
+#include "jitx/dtype.h"
+
+namespace jitx::hlo {
+
+enum class Opcode : uint16_t {
+#define X(e, text, mlir, arity, kind) e,
+#include "hlo/ir/opcodes.def"
+#undef X
+  kNumOpcodes
+};
+
+std::string_view opcode_name(Opcode op);       // "add"
+std::string_view opcode_mlir_name(Opcode op);  // "stablehlo.add"
+int opcode_arity(Opcode op);                   // -1 for variadic
+bool is_elementwise(Opcode op);                // U, B and T kinds
+bool is_unary_elementwise(Opcode op);
+bool is_binary_elementwise(Opcode op);
+Opcode opcode_from_name(std::string_view name);  // throws on unknown
+
+/// An array shape (dtype, dims, layout as minor_to_major) or a tuple of shapes.
+struct Shape {
+  DType dtype = DType::float32;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> layout;  // minor_to_major; empty means row-major (default)
+  std::vector<Shape> tuple_shapes;
+  bool is_tuple = false;
+
+  Shape() = default;
+  Shape(DType d, std::vector<int64_t> ds) : dtype(d), dims(std::move(ds)) {}
+  static Shape tuple(std::vector<Shape> elems);
+  int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  int64_t num_elements() const;
+  int64_t byte_size() const;  // of an array shape (sum of elements for tuples)
+  bool same_type(const Shape& o) const;  // dtype and dims (and tuple structure), ignoring layout
+  /// "f32[8,4]{1,0}" (layout only with with_layout), tuples "(f32[8], s32[])".
+  std::string str(bool with_layout = false) const;
+  /// MLIR type "tensor<8x4xf32>"; tuples are not MLIR types and assert.
+  std::string mlir() const;
+};
+
+/// XLA's element type spelling in HLO text: pred, s32, u8, f32, bf16.
+std::string_view hlo_dtype_name(DType d);
+
+class Computation;
+
+class Instruction {
+ public:
+  Opcode opcode;
+  Shape shape;
+  std::vector<Instruction*> operands;
+  std::vector<Computation*> called;  // fusion, while (cond, body), conditional branches, call
+  detail::Params attrs;
+  std::shared_ptr<detail::Literal> literal;  // constants
+  int64_t parameter_number = -1;
+  std::string name;
+  Computation* parent = nullptr;
+
+  Instruction* operand(size_t i) const { return operands.at(i); }
+  /// The users of this instruction inside its computation (computed on demand).
+  std::vector<Instruction*> users() const;
+};
+
+class Computation {
+ public:
+  std::string name;
+  std::vector<std::unique_ptr<Instruction>> instructions;  // in a valid (topological) order
+  std::vector<Instruction*> parameters;
+  Instruction* root = nullptr;
+  class Module* parent = nullptr;
+
+  /// Appends an instruction and names it "<opcode>.<n>" unless named.
+  Instruction* add(Opcode op, Shape shape, std::vector<Instruction*> operands, detail::Params attrs = {},
+                   std::string name = "");
+  Instruction* add_parameter(int64_t number, Shape shape, std::string name = "");
+  Instruction* add_constant(detail::Literal lit);
+  /// A scalar constant of dtype d holding v (converted).
+  Instruction* add_scalar_constant(DType d, double v);
+};
+
+class Module {
+ public:
+  explicit Module(std::string name) : name(std::move(name)) {}
+  std::string name;
+  std::vector<std::unique_ptr<Computation>> computations;
+  Computation* entry = nullptr;
+
+  Computation* add_computation(std::string name);
+  std::string unique_name(std::string_view base);
+
+ private:
+  int64_t next_id_ = 0;
+};
+
+/// XLA-style HLO text of a module (HloModule ..., ENTRY ..., fusion computations, layouts).
+std::string print_hlo(const Module& m);
+
+/// Checks every instruction's operands, arities and shapes; throws CompileError naming the instruction.
+void verify(const Module& m);
+
+}  // namespace jitx::hlo

@@ -1,0 +1,134 @@
+// The HLO verifier: structural invariants and per-op shape rules, checked after lowering and passes.
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/errors.h"
+#include "hlo/ir/hlo.h"
+
+namespace jitx::hlo {
+namespace {
+
+[[noreturn]] void fail(const Instruction& i, std::string_view msg) {
+  throw CompileError(fmt::format("[hlo verifier] %{} ({} {}): {}", i.name, opcode_name(i.opcode), i.shape.str(), msg));
+}
+
+void check(bool ok, const Instruction& i, std::string_view msg) {
+  if (!ok) fail(i, msg);
+}
+
+void verify_instruction(const Instruction& i) {
+  int arity = opcode_arity(i.opcode);
+  if (arity >= 0)
+    check(static_cast<int>(i.operands.size()) == arity, i,
+          fmt::format("expects {} operands, has {}", arity, i.operands.size()));
+  auto op_shape = [&](size_t k) -> const Shape& { return i.operands[k]->shape; };
+  if (is_elementwise(i.opcode) && i.opcode != Opcode::kSelect && i.opcode != Opcode::kClamp) {
+    for (size_t k = 0; k < i.operands.size(); ++k)
+      check(!op_shape(k).is_tuple && op_shape(k).dims == i.shape.dims, i,
+            fmt::format("operand {} has shape {}, expected dims of {}", k, op_shape(k).str(), i.shape.str()));
+    bool out_bool = i.opcode == Opcode::kCompare || i.opcode == Opcode::kIsFinite;
+    if (i.opcode != Opcode::kConvert) {
+      for (size_t k = 1; k < i.operands.size(); ++k)
+        check(op_shape(k).dtype == op_shape(0).dtype, i, "operands have different dtypes");
+      check(out_bool ? i.shape.dtype == DType::bool_ : i.shape.dtype == op_shape(0).dtype, i, "result dtype is wrong");
+    }
+    return;
+  }
+  switch (i.opcode) {
+    case Opcode::kSelect:
+      check(op_shape(0).dtype == DType::bool_, i, "predicate must be pred");
+      check(op_shape(1).same_type(i.shape) && op_shape(2).same_type(i.shape), i, "cases must match the result");
+      check(op_shape(0).dims.empty() || op_shape(0).dims == i.shape.dims, i, "predicate shape mismatch");
+      break;
+    case Opcode::kClamp:
+      check(op_shape(1).same_type(i.shape), i, "operand must match the result");
+      break;
+    case Opcode::kBroadcastInDim: {
+      const auto& bd = i.attrs.get_ints("broadcast_dimensions");
+      check(static_cast<int64_t>(bd.size()) == op_shape(0).rank(), i, "broadcast_dimensions size != operand rank");
+      for (size_t k = 0; k < bd.size(); ++k)
+        check(bd[k] < i.shape.rank() && (op_shape(0).dims[k] == 1 || op_shape(0).dims[k] == i.shape.dims[bd[k]]), i,
+              "operand dimension does not broadcast");
+      break;
+    }
+    case Opcode::kReshape:
+      check(op_shape(0).num_elements() == i.shape.num_elements(), i, "reshape changes the element count");
+      break;
+    case Opcode::kTranspose: {
+      auto perm = i.attrs.get_ints("permutation");
+      check(static_cast<int64_t>(perm.size()) == op_shape(0).rank(), i, "permutation size != rank");
+      for (size_t k = 0; k < perm.size(); ++k) check(op_shape(0).dims[perm[k]] == i.shape.dims[k], i, "permuted dims mismatch");
+      break;
+    }
+    case Opcode::kSlice: {
+      auto s = i.attrs.get_ints("start_indices"), l = i.attrs.get_ints("limit_indices"), st = i.attrs.get_ints("strides");
+      for (int64_t k = 0; k < op_shape(0).rank(); ++k) {
+        check(s[k] >= 0 && l[k] <= op_shape(0).dims[k] && s[k] <= l[k], i, "slice out of bounds");
+        check(i.shape.dims[k] == (l[k] - s[k] + st[k] - 1) / st[k], i, "slice result size mismatch");
+      }
+      break;
+    }
+    case Opcode::kReduce: {
+      size_t n = i.operands.size() / 2;
+      check(i.operands.size() % 2 == 0, i, "reduce needs operands and inits in pairs");
+      for (size_t k = n; k < i.operands.size(); ++k) check(op_shape(k).dims.empty(), i, "init values must be scalars");
+      auto dims = i.attrs.get_ints("dimensions");
+      std::vector<int64_t> expect;
+      for (int64_t k = 0; k < op_shape(0).rank(); ++k)
+        if (std::find(dims.begin(), dims.end(), k) == dims.end()) expect.push_back(op_shape(0).dims[k]);
+      const Shape& r = n == 1 ? i.shape : i.shape.tuple_shapes.at(0);
+      check(r.dims == expect, i, "reduced shape mismatch");
+      break;
+    }
+    case Opcode::kDot: {
+      auto lc = i.attrs.get_ints("lhs_contracting_dimensions"), rc = i.attrs.get_ints("rhs_contracting_dimensions");
+      check(lc.size() == rc.size(), i, "contracting dimensions must pair up");
+      for (size_t k = 0; k < lc.size(); ++k)
+        check(op_shape(0).dims.at(lc[k]) == op_shape(1).dims.at(rc[k]), i, "contracting sizes differ");
+      break;
+    }
+    case Opcode::kGetTupleElement:
+      check(op_shape(0).is_tuple, i, "operand is not a tuple");
+      check(op_shape(0).tuple_shapes.at(i.attrs.get_int("index")).same_type(i.shape), i, "element shape mismatch");
+      break;
+    case Opcode::kTuple:
+      check(i.shape.is_tuple && i.shape.tuple_shapes.size() == i.operands.size(), i, "tuple arity mismatch");
+      for (size_t k = 0; k < i.operands.size(); ++k) check(op_shape(k).same_type(i.shape.tuple_shapes[k]), i, "tuple element mismatch");
+      break;
+    case Opcode::kConstant:
+      check(i.literal && i.literal->dims == i.shape.dims && i.literal->dtype == i.shape.dtype, i, "literal mismatch");
+      break;
+    case Opcode::kConcatenate: {
+      int64_t d = i.attrs.get_int("dimension"), total = 0;
+      for (size_t k = 0; k < i.operands.size(); ++k) total += op_shape(k).dims.at(d);
+      check(total == i.shape.dims.at(d), i, "concatenated size mismatch");
+      break;
+    }
+    default:
+      break;
+  }
+}
+}  // namespace
+
+void verify(const Module& m) {
+  if (!m.entry) throw CompileError(fmt::format("[hlo verifier] module {} has no entry computation", m.name));
+  for (auto& c : m.computations) {
+    std::unordered_set<const Instruction*> seen;
+    std::unordered_set<std::string> names;
+    for (auto& up : c->instructions) {
+      const Instruction& i = *up;
+      check(i.parent == c.get(), i, "instruction belongs to another computation");
+      check(names.insert(i.name).second, i, "duplicate instruction name");
+      for (auto* o : i.operands) check(o && seen.count(o), i, "operand is not defined before its use in this computation");
+      verify_instruction(i);
+      seen.insert(&i);
+    }
+    if (!c->root) throw CompileError(fmt::format("[hlo verifier] computation {} has no root", c->name));
+    if (!seen.count(c->root)) throw CompileError(fmt::format("[hlo verifier] root of {} is not in it", c->name));
+    for (size_t k = 0; k < c->parameters.size(); ++k)
+      if (c->parameters[k]->parameter_number != static_cast<int64_t>(k))
+        throw CompileError(fmt::format("[hlo verifier] parameters of {} are not numbered 0..n-1", c->name));
+  }
+}
+
+}  // namespace jitx::hlo

@@ -1,0 +1,55 @@
+// Primitive: one object per jaxpr primitive with its shape rule, errors and lowering, side by side.
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/jaxpr.h"
+#include "core/params.h"
+#include "hlo/ir/hlo.h"
+#include "jitx/array.h"
+
+namespace jitx::detail {
+
+/// What a lowering rule gets: the computation to build into, and the types on both sides.
+struct LowerCtx {
+  hlo::Computation* comp;
+  std::span<const ShapedArray> in_avals;
+  std::span<const ShapedArray> out_avals;
+  const Params& params;
+  /// Lowers a closed sub-jaxpr into a fresh computation (control flow, later issues).
+  std::function<hlo::Computation*(const ClosedJaxpr&, const std::string&)> lower_sub;
+};
+
+using AbstractEvalFn = std::function<std::vector<ShapedArray>(std::span<const ShapedArray>, const Params&)>;
+using LowerFn = std::function<std::vector<hlo::Instruction*>(LowerCtx&, std::span<hlo::Instruction* const>)>;
+
+struct Primitive {
+  std::string name;
+  AbstractEvalFn abstract_eval;
+  LowerFn lower;
+  // The JVP, transpose and batching rules join these with the autodiff and vmap issues.
+};
+
+/// Registers a primitive (at static-initialisation time); returns it for use as a handle.
+const Primitive& register_primitive(Primitive p);
+/// Looks a primitive up by name; nullptr if unknown.
+const Primitive* find_primitive(std::string_view name);
+std::vector<const Primitive*> all_primitives();
+
+/// The single dispatch point: runs, records or transforms p on inputs, per the innermost trace.
+std::vector<Array> bind(const Primitive& p, std::vector<Array> inputs, const Params& params = {});
+inline Array bind1(const Primitive& p, std::vector<Array> inputs, const Params& params = {}) {
+  return bind(p, std::move(inputs), params)[0];
+}
+
+/// Runs one primitive eagerly on concrete arrays (through a cached single-op executable).
+std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params);
+
+/// Helpers for shape rules.
+int64_t canonical_axis(int64_t axis, int64_t rank, std::string_view op);
+std::string avals_str(std::span<const ShapedArray> avals);
+hlo::Shape hlo_shape(const ShapedArray& a);
+
+}  // namespace jitx::detail

@@ -1,0 +1,266 @@
+// Shape primitives: broadcast_in_dim, reshape, transpose, rev, slice, dynamic_slice,
+// dynamic_update_slice, concatenate, pad, iota.
+#include <algorithm>
+#include <numeric>
+
+#include "primitives/primitive.h"
+
+namespace jitx::detail {
+namespace {
+using hlo::Opcode;
+using Outs = std::vector<ShapedArray>;
+using Insts = std::vector<hlo::Instruction*>;
+
+void check_permutation(std::string_view op, const std::vector<int64_t>& perm, int64_t rank, std::string_view what) {
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> iota(rank);
+  std::iota(iota.begin(), iota.end(), 0);
+  if (sorted != iota)
+    throw_error<ShapeError>(op, "{} {} is not a permutation of the {} axes", what, shape_str(perm), rank);
+}
+
+Insts single(hlo::Instruction* i) { return Insts{i}; }
+
+const bool registered = [] {
+  {
+    Primitive p;
+    p.name = "broadcast_in_dim";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      const auto& shape = ps.get_ints("shape");
+      const auto& bd = ps.get_ints("broadcast_dimensions");
+      const auto& x = in[0];
+      if (static_cast<int64_t>(bd.size()) != x.ndim())
+        throw_error<ShapeError>("broadcast_in_dim", "broadcast_dimensions {} must have one entry per operand axis ({})",
+                                shape_str(bd), x.ndim());
+      for (size_t i = 0; i < bd.size(); ++i) {
+        if (bd[i] < 0 || bd[i] >= static_cast<int64_t>(shape.size()) || (i > 0 && bd[i] <= bd[i - 1]))
+          throw_error<ShapeError>("broadcast_in_dim", "broadcast_dimensions {} must be increasing axes of the result {}",
+                                  shape_str(bd), shape_str(shape));
+        if (x.shape[i] != 1 && x.shape[i] != shape[bd[i]])
+          throw_error<ShapeError>("broadcast_in_dim", "cannot broadcast operand {} to {}: axis {} has size {}, result axis {} has {}",
+                                  shape_str(x.shape), shape_str(shape), i, x.shape[i], bd[i], shape[bd[i]]);
+      }
+      return Outs{ShapedArray{shape, x.dtype, x.weak_type}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      return single(c.comp->add(Opcode::kBroadcastInDim, hlo_shape(c.out_avals[0]), {a[0]},
+                                Params{{"broadcast_dimensions", c.params.get_ints("broadcast_dimensions")}}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    Primitive p;
+    p.name = "reshape";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      const auto& ns = ps.get_ints("new_sizes");
+      for (auto d : ns)
+        if (d < 0) throw_error<ShapeError>("reshape", "new_sizes {} has a negative size", shape_str(ns));
+      if (num_elements(ns) != in[0].size())
+        throw_error<ShapeError>("reshape", "cannot reshape an array of shape {} ({} elements) into shape {} ({} elements)",
+                                shape_str(in[0].shape), in[0].size(), shape_str(ns), num_elements(ns));
+      return Outs{ShapedArray{ns, in[0].dtype, in[0].weak_type}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      return single(c.comp->add(Opcode::kReshape, hlo_shape(c.out_avals[0]), {a[0]}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    Primitive p;
+    p.name = "transpose";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      const auto& perm = ps.get_ints("permutation");
+      check_permutation("transpose", perm, in[0].ndim(), "permutation");
+      Shape s;
+      for (auto i : perm) s.push_back(in[0].shape[i]);
+      return Outs{ShapedArray{s, in[0].dtype, in[0].weak_type}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      return single(c.comp->add(Opcode::kTranspose, hlo_shape(c.out_avals[0]), {a[0]},
+                                Params{{"permutation", c.params.get_ints("permutation")}}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    Primitive p;
+    p.name = "rev";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      for (auto d : ps.get_ints("dimensions"))
+        if (d < 0 || d >= in[0].ndim())
+          throw_error<ShapeError>("rev", "dimension {} is out of range for rank {}", d, in[0].ndim());
+      return Outs{in[0]};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      return single(c.comp->add(Opcode::kReverse, hlo_shape(c.out_avals[0]), {a[0]},
+                                Params{{"dimensions", c.params.get_ints("dimensions")}}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    Primitive p;
+    p.name = "slice";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      const auto& x = in[0];
+      auto start = ps.get_ints("start_indices");
+      auto limit = ps.get_ints("limit_indices");
+      auto strides = ps.get_ints("strides", std::vector<int64_t>(x.ndim(), 1));
+      if (static_cast<int64_t>(start.size()) != x.ndim() || limit.size() != start.size() || strides.size() != start.size())
+        throw_error<ShapeError>("slice", "start_indices {}, limit_indices {} and strides {} must each have {} entries",
+                                shape_str(start), shape_str(limit), shape_str(strides), x.ndim());
+      Shape s;
+      for (int64_t i = 0; i < x.ndim(); ++i) {
+        if (start[i] < 0 || limit[i] > x.shape[i] || start[i] > limit[i] || strides[i] < 1)
+          throw_error<ShapeError>("slice", "axis {}: [{}:{}:{}] is not a valid slice of size {}", i, start[i], limit[i],
+                                  strides[i], x.shape[i]);
+        s.push_back((limit[i] - start[i] + strides[i] - 1) / strides[i]);
+      }
+      return Outs{ShapedArray{s, x.dtype, x.weak_type}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      auto n = c.in_avals[0].ndim();
+      return single(c.comp->add(Opcode::kSlice, hlo_shape(c.out_avals[0]), {a[0]},
+                                Params{{"start_indices", c.params.get_ints("start_indices")},
+                                       {"limit_indices", c.params.get_ints("limit_indices")},
+                                       {"strides", c.params.get_ints("strides", std::vector<int64_t>(n, 1))}}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    // dynamic_slice(operand, *start_indices)[slice_sizes]; starts are clamped into range.
+    Primitive p;
+    p.name = "dynamic_slice";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      const auto& x = in[0];
+      const auto& sizes = ps.get_ints("slice_sizes");
+      if (static_cast<int64_t>(in.size()) != x.ndim() + 1 || static_cast<int64_t>(sizes.size()) != x.ndim())
+        throw_error<ShapeError>("dynamic_slice", "needs one start index and one slice size per axis of {}, got {} and {}",
+                                x.str(), in.size() - 1, sizes.size());
+      for (size_t i = 1; i < in.size(); ++i)
+        if (!in[i].shape.empty() || !is_integer(in[i].dtype))
+          throw_error<TypeError>("dynamic_slice", "start index {} must be an integer scalar, got {}", i - 1, in[i].str());
+      for (int64_t i = 0; i < x.ndim(); ++i)
+        if (sizes[i] < 0 || sizes[i] > x.shape[i])
+          throw_error<ShapeError>("dynamic_slice", "slice size {} on axis {} exceeds the operand's size {}", sizes[i], i,
+                                  x.shape[i]);
+      return Outs{ShapedArray{sizes, x.dtype, x.weak_type}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      return single(c.comp->add(Opcode::kDynamicSlice, hlo_shape(c.out_avals[0]), {a.begin(), a.end()},
+                                Params{{"slice_sizes", c.params.get_ints("slice_sizes")}}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    Primitive p;
+    p.name = "dynamic_update_slice";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
+      const auto &x = in[0], &u = in[1];
+      if (static_cast<int64_t>(in.size()) != x.ndim() + 2 || u.ndim() != x.ndim())
+        throw_error<ShapeError>("dynamic_update_slice", "operand {} and update {} need equal ranks and one start index per axis",
+                                x.str(), u.str());
+      if (u.dtype != x.dtype)
+        throw_error<TypeError>("dynamic_update_slice", "update dtype {} differs from the operand's {}", dtype_name(u.dtype),
+                               dtype_name(x.dtype));
+      for (int64_t i = 0; i < x.ndim(); ++i)
+        if (u.shape[i] > x.shape[i])
+          throw_error<ShapeError>("dynamic_update_slice", "update {} does not fit in operand {}", shape_str(u.shape),
+                                  shape_str(x.shape));
+      for (size_t i = 2; i < in.size(); ++i)
+        if (!in[i].shape.empty() || !is_integer(in[i].dtype))
+          throw_error<TypeError>("dynamic_update_slice", "start index {} must be an integer scalar, got {}", i - 2, in[i].str());
+      return Outs{x};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      return single(c.comp->add(Opcode::kDynamicUpdateSlice, hlo_shape(c.out_avals[0]), {a.begin(), a.end()}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    Primitive p;
+    p.name = "concatenate";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      if (in.empty()) throw_error<ShapeError>("concatenate", "needs at least one operand");
+      int64_t d = ps.get_int("dimension");
+      const auto& f = in[0];
+      if (d < 0 || d >= f.ndim())
+        throw_error<ShapeError>("concatenate", "dimension {} is out of range for rank {}", d, f.ndim());
+      Shape s = f.shape;
+      s[d] = 0;
+      bool weak = true;
+      for (auto& a : in) {
+        if (a.dtype != f.dtype)
+          throw_error<TypeError>("concatenate", "operands must share a dtype, got {} and {}", dtype_name(f.dtype),
+                                 dtype_name(a.dtype));
+        bool ok = a.ndim() == f.ndim();
+        for (int64_t i = 0; ok && i < f.ndim(); ++i) ok = i == d || a.shape[i] == f.shape[i];
+        if (!ok)
+          throw_error<ShapeError>("concatenate", "shapes {} and {} differ outside dimension {}", shape_str(f.shape),
+                                  shape_str(a.shape), d);
+        s[d] += a.shape[d];
+        weak = weak && a.weak_type;
+      }
+      return Outs{ShapedArray{s, f.dtype, weak}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      return single(c.comp->add(Opcode::kConcatenate, hlo_shape(c.out_avals[0]), {a.begin(), a.end()},
+                                Params{{"dimension", c.params.get_int("dimension")}}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    // pad(operand, padding_value)[padding_config = flattened (lo, hi, interior) per axis]
+    Primitive p;
+    p.name = "pad";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      const auto &x = in[0], &v = in[1];
+      const auto& cfg = ps.get_ints("padding_config");
+      if (!v.shape.empty() || v.dtype != x.dtype)
+        throw_error<TypeError>("pad", "the padding value must be a scalar of dtype {}, got {}", dtype_name(x.dtype), v.str());
+      if (static_cast<int64_t>(cfg.size()) != 3 * x.ndim())
+        throw_error<ShapeError>("pad", "padding_config needs (low, high, interior) for each of {} axes", x.ndim());
+      Shape s;
+      for (int64_t i = 0; i < x.ndim(); ++i) {
+        int64_t lo = cfg[3 * i], hi = cfg[3 * i + 1], in_ = cfg[3 * i + 2];
+        if (in_ < 0) throw_error<ShapeError>("pad", "interior padding {} on axis {} is negative", in_, i);
+        int64_t n = x.shape[i];
+        int64_t size = lo + hi + n + std::max<int64_t>(n - 1, 0) * in_;
+        if (size < 0) throw_error<ShapeError>("pad", "padding makes axis {} negative ({})", i, size);
+        s.push_back(size);
+      }
+      return Outs{ShapedArray{s, x.dtype, x.weak_type}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      const auto& cfg = c.params.get_ints("padding_config");
+      std::vector<int64_t> lo, hi, in;
+      for (size_t i = 0; i < cfg.size(); i += 3) {
+        lo.push_back(cfg[i]);
+        hi.push_back(cfg[i + 1]);
+        in.push_back(cfg[i + 2]);
+      }
+      return single(c.comp->add(Opcode::kPad, hlo_shape(c.out_avals[0]), {a[0], a[1]},
+                                Params{{"edge_padding_low", lo}, {"edge_padding_high", hi}, {"interior_padding", in}}));
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    Primitive p;
+    p.name = "iota";
+    p.abstract_eval = [](std::span<const ShapedArray>, const Params& ps) {
+      const auto& shape = ps.get_ints("shape");
+      int64_t d = ps.get_int("dimension");
+      if (d < 0 || d >= static_cast<int64_t>(shape.size()))
+        throw_error<ShapeError>("iota", "dimension {} is out of range for shape {}", d, shape_str(shape));
+      if (is_bool(ps.get_dtype("dtype"))) throw_error<TypeError>("iota", "dtype must be numeric, got bool");
+      return Outs{ShapedArray{shape, ps.get_dtype("dtype"), false}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const>) {
+      return single(c.comp->add(Opcode::kIota, hlo_shape(c.out_avals[0]), {},
+                                Params{{"iota_dimension", c.params.get_int("dimension")}}));
+    };
+    register_primitive(std::move(p));
+  }
+  return true;
+}();
+}  // namespace
+}  // namespace jitx::detail

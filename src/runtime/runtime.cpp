@@ -1,0 +1,134 @@
+// Events, buffers, streams, devices and the client.
+#include "runtime/runtime.h"
+
+#include "core/errors.h"
+#include "jitx/config.h"
+
+namespace jitx::runtime {
+
+std::shared_ptr<Event> Event::ready_now() {
+  auto e = std::make_shared<Event>();
+  e->done_ = true;
+  return e;
+}
+void Event::set() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+}
+void Event::set_error(std::exception_ptr e) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    error_ = e;
+    done_ = true;
+  }
+  cv_.notify_all();
+}
+void Event::wait() const {
+  std::unique_lock<std::mutex> l(mu_);
+  cv_.wait(l, [&] { return done_; });
+  if (error_) std::rethrow_exception(error_);
+}
+bool Event::is_ready() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return done_;
+}
+
+std::shared_ptr<Buffer> Buffer::pending(DType dtype, std::vector<int64_t> dims, Device* dev) {
+  auto b = std::make_shared<Buffer>();
+  b->dtype = dtype;
+  b->dims = std::move(dims);
+  b->ready = std::make_shared<Event>();
+  b->device = dev;
+  return b;
+}
+
+std::shared_ptr<Buffer> Buffer::from_literal(const detail::Literal& lit, Device* dev) {
+  auto b = std::make_shared<Buffer>();
+  b->dtype = lit.dtype;
+  b->dims = lit.dims;
+  b->storage = lit.storage;
+  b->ready = Event::ready_now();
+  b->device = dev;
+  return b;
+}
+
+detail::Literal Buffer::literal() const {
+  ready->wait();
+  detail::Literal l;
+  l.dtype = dtype;
+  l.dims = dims;
+  l.storage = storage;
+  return l;
+}
+
+Stream::Stream(std::string name) : thread_([this] { loop(); }) { (void)name; }
+Stream::~Stream() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+void Stream::enqueue(std::function<void()> work) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    queue_.push_back(std::move(work));
+    ++enqueued_;
+  }
+  cv_.notify_one();
+}
+void Stream::synchronize() {
+  std::unique_lock<std::mutex> l(mu_);
+  int64_t target = enqueued_;
+  done_cv_.wait(l, [&] { return done_ >= target; });
+}
+void Stream::loop() {
+  for (;;) {
+    std::function<void()> work;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    work();  // work items catch their own errors and deliver them through events
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ++done_;
+    }
+    done_cv_.notify_all();
+  }
+}
+
+Device::Device(int id_, std::string platform_)
+    : id(id_), platform(std::move(platform_)), stream(platform + ":" + std::to_string(id_)) {}
+
+Client& Client::get() {
+  static Client* c = new Client();  // never destroyed: streams may still hold work at exit
+  return *c;
+}
+
+Client::Client() {
+  const auto& cfg = config();
+  std::string platform = cfg.platform.empty() ? "interpreter" : cfg.platform;
+  if (platform != "interpreter" && platform != "cpu")
+    throw RuntimeError(fmt::format("[jitx] unknown platform '{}' (JITX_PLATFORM); expected 'interpreter' or 'cpu'",
+                                   platform));
+  // The LLVM CPU backend arrives with its own issue; until then "cpu" runs on the interpreter.
+  backend_ = make_interpreter_backend();
+  int n = std::max(1, cfg.cpu_device_count);
+  for (int i = 0; i < n; ++i) devices_.push_back(std::make_unique<Device>(i, backend_->name()));
+}
+
+std::vector<Device*> Client::devices() {
+  std::vector<Device*> out;
+  for (auto& d : devices_) out.push_back(d.get());
+  return out;
+}
+
+}  // namespace jitx::runtime

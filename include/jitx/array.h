@@ -93,8 +93,8 @@ class Array {
 
   const std::shared_ptr<detail::ArrayImpl>& impl() const { return impl_; }
   /// A strongly-typed 0-d array of dtype d holding v.
-  static Array from_scalar_f64_public(double v, DType d);
-  static Array from_scalar_i64_public(int64_t v, DType d);
+  static Array scalar(double v, DType d);
+  static Array scalar_int(int64_t v, DType d);
 
  private:
   static Array from_scalar_f64(double v, DType d, bool weak);

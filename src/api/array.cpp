@@ -132,12 +132,12 @@ Array fill(Shape shape, double v, DType d, Loc loc) {
   ApiScope s(loc);
   for (auto x : shape)
     if (x < 0) throw_error<ShapeError>("full", "shape {} has a negative dimension", detail::shape_str(shape));
-  Array scalar = Array::from_scalar_f64_public(v, d);
+  Array scalar = Array::scalar(v, d);
   return lax::full(std::move(shape), scalar, loc);
 }
 }  // namespace
 
-Array Array::from_scalar_f64_public(double v, DType d) { return from_scalar_f64(v, d, false); }
+Array Array::scalar(double v, DType d) { return from_scalar_f64(v, d, false); }
 
 Array zeros(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 0, dtype, loc); }
 Array ones(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 1, dtype, loc); }
@@ -174,11 +174,11 @@ Array eye(int64_t n, int64_t m, int64_t k, DType dtype, Loc loc) {
   if (n < 0) throw_error<ShapeError>("eye", "N must be non-negative, got {}", n);
   Array rows = lax::broadcasted_iota(DType::int32, {n, m}, 0);
   Array cols = lax::broadcasted_iota(DType::int32, {n, m}, 1);
-  Array diag = lax::eq(lax::add(rows, Array::from_scalar_i64_public(k, DType::int32)), cols);
+  Array diag = lax::eq(lax::add(rows, Array::scalar_int(k, DType::int32)), cols);
   return lax::convert_element_type(diag, dtype);
 }
 
-Array Array::from_scalar_i64_public(int64_t v, DType d) { return from_scalar_i64(v, d, false); }
+Array Array::scalar_int(int64_t v, DType d) { return from_scalar_i64(v, d, false); }
 
 Array iota(DType dtype, Shape shape, int64_t dimension, Loc loc) {
   return lax::broadcasted_iota(dtype, std::move(shape), dimension, loc);

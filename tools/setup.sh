@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs jitx's build dependencies from Debian 12's packages (skipped when already present).
+set -euo pipefail
+pkgs=(build-essential cmake ccache lld llvm-19-dev libeigen3-dev libfmt-dev catch2 libxxhash-dev)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi

@@ -139,6 +139,22 @@ std::vector<std::string> differences(const Key& seen, const Key& now) {
   return out;
 }
 
+/// How far a cached key is from a new one: one point per differing property (shape, dtype, weak type,
+/// static value), many for a different tree structure.
+size_t distance(const Key& seen, const Key& now) {
+  if (seen.structure != now.structure) return 1000;
+  size_t d = seen.device != now.device;
+  for (size_t i = 0; i < now.avals.size() && i < seen.avals.size(); ++i) {
+    d += seen.avals[i].shape != now.avals[i].shape;
+    d += seen.avals[i].dtype != now.avals[i].dtype;
+    d += seen.avals[i].weak_type != now.avals[i].weak_type;
+  }
+  for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i) d += !seen.statics[i]->equals(*now.statics[i]);
+  for (size_t i = 0; i < now.static_leaves.size() && i < seen.static_leaves.size(); ++i)
+    d += !(seen.static_leaves[i] == now.static_leaves[i]);
+  return d;
+}
+
 void write_file_atomically(const std::filesystem::path& p, const std::string& text) {
   auto tmp = p;
   tmp += ".tmp";
@@ -261,11 +277,10 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
           msg += fmt::format("this is the first call of '{}' (signature {})", name_, signature_str(key));
         } else {
           // The closest cached signature: fewest differences.
-          std::vector<std::string> best;
-          for (auto& [k, v] : impl_->cache) {
-            auto d = differences(k, key);
-            if (best.empty() || d.size() < best.size()) best = d;
-          }
+          const Key* closest = nullptr;
+          for (auto& [k, v] : impl_->cache)
+            if (!closest || distance(k, key) < distance(*closest, key)) closest = &k;
+          std::vector<std::string> best = differences(*closest, key);
           msg += fmt::format("for '{}', never seen input signature {}; the closest seen signature has {} mismatch{}:",
                              name_, signature_str(key), best.size(), best.size() == 1 ? "" : "es");
           for (auto& d : best) msg += "\n  * " + d;

@@ -61,7 +61,9 @@ std::string print_jaxpr(const Jaxpr& j, int indent) {
     for (auto& v : vs) s.push_back(n.name(v) + ":" + aval_str(v.aval));
     return fmt::format("{}", fmt::join(s, " "));
   };
-  std::string head = fmt::format("{{ lambda {}; {}. let", binders(j.constvars), binders(j.invars));
+  std::string consts = binders(j.constvars);  // named first, as JAX does
+  std::string in_binders = binders(j.invars);
+  std::string head = fmt::format("{{ lambda {}; {}. let", consts, in_binders);
   std::vector<std::string> lines;
   for (auto& e : j.eqns) {
     std::vector<std::string> ins;
@@ -72,8 +74,8 @@ std::string print_jaxpr(const Jaxpr& j, int indent) {
   std::vector<std::string> outs;
   for (auto& o : j.outvars) outs.push_back(n.atom(o));
   std::string tail = fmt::format("in ({}{}) }}", fmt::join(outs, ", "), outs.size() == 1 ? "," : "");
-  std::string one_line = head + " " + fmt::format("{}", fmt::join(lines, " ")) + (lines.empty() ? " " : " ") + tail;
-  bool multiline = one_line.size() + indent > 80 || one_line.find('\n') != std::string::npos;
+  std::string one_line = head + " " + fmt::format("{}", fmt::join(lines, "; ")) + " " + tail;
+  bool multiline = one_line.size() + indent > 100 || one_line.find('\n') != std::string::npos;
   if (!multiline) return one_line;
   std::string pad(indent, ' ');
   std::string s = head + "\n";

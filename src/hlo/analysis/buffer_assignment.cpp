@@ -1,0 +1,360 @@
+// Liveness from the schedule, a list scheduler driven by buffer sizes, and heap-style buffer packing.
+#include "hlo/analysis/buffer_assignment.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <unordered_set>
+
+#include "core/errors.h"
+
+namespace jitx::hlo {
+namespace {
+
+bool aliases_operand(const Instruction& i) {
+  // These produce no new buffer: a reshape of a row-major array is a bitcast.
+  return i.opcode == Opcode::kReshape || i.opcode == Opcode::kGetTupleElement || i.opcode == Opcode::kTuple ||
+         (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
+}
+
+/// The value ids an instruction's result consists of (after following aliases).
+struct ValueMap {
+  std::unordered_map<const Instruction*, std::vector<int64_t>> ids;
+};
+
+void build_values(const Computation& c, BufferAssignment& ba, ValueMap& vm) {
+  std::unordered_map<const Instruction*, int64_t> pos;
+  for (size_t p = 0; p < c.instructions.size(); ++p) pos[c.instructions[p].get()] = static_cast<int64_t>(p);
+  for (auto& up : c.instructions) {
+    const Instruction& i = *up;
+    std::vector<int64_t> ids;
+    if (i.opcode == Opcode::kTuple) {
+      for (auto* o : i.operands) {
+        auto& oi = vm.ids.at(o);
+        ids.insert(ids.end(), oi.begin(), oi.end());
+      }
+    } else if (i.opcode == Opcode::kGetTupleElement) {
+      ids.push_back(vm.ids.at(i.operand(0)).at(i.attrs.get_int("index")));
+    } else if (aliases_operand(i)) {
+      ids = vm.ids.at(i.operand(0));
+    } else if (i.shape.is_tuple) {
+      for (size_t k = 0; k < i.shape.tuple_shapes.size(); ++k) {
+        ids.push_back(static_cast<int64_t>(ba.values.size()));
+        ba.values.push_back(BufferValue{&i, static_cast<int64_t>(k), i.shape.tuple_shapes[k].byte_size(),
+                                        i.opcode == Opcode::kParameter ? -1 : pos[&i], 0, false});
+      }
+    } else {
+      ids.push_back(static_cast<int64_t>(ba.values.size()));
+      ba.values.push_back(BufferValue{&i, -1, i.shape.byte_size(), i.opcode == Opcode::kParameter ? -1 : pos[&i], 0, false});
+    }
+    vm.ids[&i] = ids;
+  }
+  for (auto& v : ba.values) v.end = v.start;
+  // A value lives until the last instruction that reads it (through any alias).
+  for (auto& up : c.instructions) {
+    const Instruction& i = *up;
+    if (aliases_operand(i)) continue;
+    for (auto* o : i.operands)
+      for (auto id : vm.ids.at(o)) ba.values[id].end = std::max(ba.values[id].end, pos[&i]);
+  }
+  for (auto id : vm.ids.at(c.root)) {
+    ba.values[id].live_out = true;
+    ba.values[id].end = INT64_MAX;
+  }
+  for (auto& [inst, ids] : vm.ids)
+    if (ids.size() == 1 && !inst->shape.is_tuple) ba.value_of[inst] = ids[0];
+}
+
+/// First-fit packing of temporaries into one arena, freeing at last use.
+class Arena {
+ public:
+  int64_t allocate(int64_t size) {
+    size = (size + 63) / 64 * 64;  // 64-byte aligned slices
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second >= size) {
+        int64_t off = it->first;
+        int64_t rest = it->second - size;
+        free_.erase(it);
+        if (rest > 0) free_[off + size] = rest;
+        return off;
+      }
+    }
+    // Grow: if the last free chunk touches the end, extend it.
+    if (!free_.empty()) {
+      auto last = std::prev(free_.end());
+      if (last->first + last->second == top_) {
+        int64_t off = last->first;
+        free_.erase(last);
+        top_ = off + size;
+        return off;
+      }
+    }
+    int64_t off = top_;
+    top_ += size;
+    return off;
+  }
+  void release(int64_t off, int64_t size) {
+    size = (size + 63) / 64 * 64;
+    free_[off] = size;
+    // Coalesce neighbours.
+    auto it = free_.find(off);
+    if (it != free_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + prev->second == it->first) {
+        prev->second += it->second;
+        free_.erase(it);
+        it = prev;
+      }
+    }
+    auto next = std::next(it);
+    if (next != free_.end() && it->first + it->second == next->first) {
+      it->second += next->second;
+      free_.erase(next);
+    }
+  }
+  int64_t size() const { return top_; }
+
+ private:
+  std::map<int64_t, int64_t> free_;
+  int64_t top_ = 0;
+};
+}  // namespace
+
+bool can_share_operand_buffer(const Instruction& inst, size_t k) {
+  const Shape& o = inst.operand(k)->shape;
+  if (o.is_tuple || inst.shape.is_tuple || o.byte_size() != inst.shape.byte_size() || o.dims != inst.shape.dims)
+    return false;
+  if (is_elementwise(inst.opcode)) return true;
+  if (inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
+  if (inst.opcode == Opcode::kFusion && inst.attrs.has("kind") && inst.attrs.get_str("kind") == "kLoop") {
+    // Safe when every use of that parameter inside the fusion is elementwise on the output's shape.
+    const Computation* f = inst.called.at(0);
+    const Instruction* param = f->parameters.at(k);
+    for (auto& fi : f->instructions)
+      for (auto* op : fi->operands)
+        if (op == param && !(is_elementwise(fi->opcode) && fi->shape.dims == o.dims)) return false;
+    return true;
+  }
+  return false;
+}
+
+BufferAssignment assign_buffers(const Module& m, const std::vector<int64_t>& donated) {
+  BufferAssignment ba;
+  const Computation& c = *m.entry;
+  ValueMap vm;
+  build_values(c, ba, vm);
+  ba.slice_of.assign(ba.values.size(), {-1, 0});
+  auto new_alloc = [&](Allocation::Kind kind, int64_t size) {
+    Allocation a;
+    a.index = static_cast<int64_t>(ba.allocations.size());
+    a.kind = kind;
+    a.size = size;
+    ba.allocations.push_back(a);
+    return a.index;
+  };
+  auto place = [&](int64_t value, int64_t alloc, int64_t off) {
+    ba.slice_of[value] = {alloc, off};
+    ba.allocations[alloc].values.push_back({value, off});
+  };
+  // Parameters and constants have their own allocations; outputs too, unless they alias a donated parameter.
+  std::unordered_map<int64_t, int64_t> param_alloc;
+  for (size_t v = 0; v < ba.values.size(); ++v) {
+    auto& bv = ba.values[v];
+    if (bv.defining->opcode == Opcode::kParameter) {
+      int64_t a = new_alloc(Allocation::Kind::kParameter, bv.size);
+      ba.allocations[a].parameter_number = bv.defining->parameter_number;
+      param_alloc[bv.defining->parameter_number] = a;
+      place(static_cast<int64_t>(v), a, 0);
+      ba.argument_size += bv.size;
+    } else if (bv.defining->opcode == Opcode::kConstant) {
+      place(static_cast<int64_t>(v), new_alloc(Allocation::Kind::kConstant, bv.size), 0);
+      ba.constant_size += bv.size;
+    }
+  }
+  std::unordered_set<int64_t> donated_used;
+  for (size_t v = 0; v < ba.values.size(); ++v) {
+    auto& bv = ba.values[v];
+    if (!bv.live_out || ba.slice_of[v].first >= 0) continue;
+    ba.output_size += bv.size;
+    // Donation: write this output over a donated parameter of the same shape and dtype.
+    for (int64_t p : donated) {
+      const Instruction* param = c.parameters.at(p);
+      if (donated_used.count(p) || !param->shape.same_type(bv.tuple_index < 0 ? bv.defining->shape
+                                                                            : bv.defining->shape.tuple_shapes[bv.tuple_index]))
+        continue;
+      donated_used.insert(p);
+      place(static_cast<int64_t>(v), param_alloc.at(p), 0);
+      ba.alias_size += bv.size;
+      break;
+    }
+    if (ba.slice_of[v].first < 0) {
+      int64_t a = new_alloc(Allocation::Kind::kOutput, bv.size);
+      place(static_cast<int64_t>(v), a, 0);
+    }
+  }
+  // Temporaries: walk the schedule, allocating at definition and freeing after the last use.
+  Arena arena;
+  int64_t temp_alloc = -1;
+  std::vector<int64_t> temp_off(ba.values.size(), -1);
+  std::map<int64_t, std::vector<int64_t>> dies_at;  // position -> temp values whose last use is there
+  for (size_t v = 0; v < ba.values.size(); ++v)
+    if (ba.slice_of[v].first < 0) {
+      ba.temp_values_total += ba.values[v].size;
+      dies_at[ba.values[v].end].push_back(static_cast<int64_t>(v));
+    }
+  std::vector<std::pair<int64_t, int64_t>> temp_slices;  // value -> offset, resolved later
+  for (size_t p = 0; p < c.instructions.size(); ++p) {
+    const Instruction& i = *c.instructions[p];
+    auto it = vm.ids.find(&i);
+    std::vector<int64_t> dying = dies_at.count(static_cast<int64_t>(p)) ? dies_at[static_cast<int64_t>(p)] : std::vector<int64_t>{};
+    std::unordered_set<int64_t> reused;
+    if (!aliases_operand(i) && i.opcode != Opcode::kParameter && i.opcode != Opcode::kConstant) {
+      for (auto id : it->second) {
+        if (ba.slice_of[id].first >= 0 || ba.values[id].defining != &i) continue;
+        int64_t off = -1;
+        // In place: take the buffer of an operand that dies here.
+        for (size_t k = 0; k < i.operands.size() && off < 0; ++k) {
+          auto& oids = vm.ids.at(i.operand(k));
+          if (oids.size() != 1 || !can_share_operand_buffer(i, k)) continue;
+          int64_t ov = oids[0];
+          if (temp_off[ov] >= 0 && ba.values[ov].end == static_cast<int64_t>(p) && !reused.count(ov) &&
+              ba.values[ov].size == ba.values[id].size) {
+            off = temp_off[ov];
+            reused.insert(ov);
+            ba.reused_in_place++;
+          }
+        }
+        if (off < 0) off = arena.allocate(ba.values[id].size);
+        temp_off[id] = off;
+        temp_slices.push_back({id, off});
+      }
+    }
+    for (auto v : dying)
+      if (temp_off[v] >= 0 && !reused.count(v)) arena.release(temp_off[v], ba.values[v].size);
+  }
+  // A temporary that nobody reads still needs its own space for the instant it is written.
+  ba.temp_size = arena.size();
+  if (!temp_slices.empty()) {
+    temp_alloc = new_alloc(Allocation::Kind::kTemp, ba.temp_size);
+    for (auto [v, off] : temp_slices) place(v, temp_alloc, off);
+  }
+  return ba;
+}
+
+std::string BufferAssignment::str() const {
+  static const char* kinds[] = {"parameter", "constant", "output", "temp"};
+  std::string s = fmt::format(
+      "BufferAssignment: arguments {} B, outputs {} B (aliased {} B), constants {} B, temp {} B (unshared total {} B), "
+      "{} in-place reuses\n",
+      argument_size, output_size, alias_size, constant_size, temp_size, temp_values_total, reused_in_place);
+  for (auto& a : allocations) {
+    s += fmt::format("allocation {}: size {}, {}", a.index, a.size, kinds[static_cast<int>(a.kind)]);
+    if (a.parameter_number >= 0) s += fmt::format(", parameter {}", a.parameter_number);
+    s += "\n";
+    for (auto [v, off] : a.values) {
+      auto& bv = values[v];
+      s += fmt::format("  value {}: %{}{} [{}, {}) live [{}, {}]\n", v, bv.defining->name,
+                       bv.tuple_index >= 0 ? fmt::format("{{{}}}", bv.tuple_index) : "", off, off + bv.size, bv.start,
+                       bv.live_out ? std::string("out") : std::to_string(bv.end));
+    }
+  }
+  return s;
+}
+
+int64_t peak_live_bytes(const Computation& c) {
+  Module tmp("peak");
+  BufferAssignment ba;
+  ValueMap vm;
+  build_values(c, ba, vm);
+  int64_t n = static_cast<int64_t>(c.instructions.size());
+  std::vector<int64_t> delta(n + 2, 0);
+  for (auto& v : ba.values) {
+    if (v.defining->opcode == Opcode::kParameter || v.defining->opcode == Opcode::kConstant) continue;
+    int64_t end = v.live_out ? n : v.end;
+    delta[v.start] += v.size;
+    delta[end + 1] -= v.size;
+  }
+  int64_t live = 0, peak = 0;
+  for (int64_t p = 0; p <= n; ++p) {
+    live += delta[p];
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+std::pair<int64_t, int64_t> schedule_for_memory(Module& m) {
+  Computation& c = *m.entry;
+  int64_t before = peak_live_bytes(c);
+  size_t n = c.instructions.size();
+  std::unordered_map<const Instruction*, size_t> index;
+  for (size_t p = 0; p < n; ++p) index[c.instructions[p].get()] = p;
+  std::vector<std::vector<size_t>> users(n);
+  std::vector<int> pending(n, 0);
+  for (size_t p = 0; p < n; ++p) {
+    std::unordered_set<const Instruction*> seen;
+    for (auto* o : c.instructions[p]->operands)
+      if (seen.insert(o).second) {
+        users[index[o]].push_back(p);
+        pending[p]++;
+      }
+  }
+  std::vector<int> remaining_uses(n);
+  for (size_t p = 0; p < n; ++p) remaining_uses[p] = static_cast<int>(users[p].size());
+  auto defined_bytes = [&](size_t p) {
+    const Instruction& i = *c.instructions[p];
+    if (aliases_operand(i) || i.opcode == Opcode::kParameter || i.opcode == Opcode::kConstant) return int64_t{0};
+    return i.shape.byte_size();
+  };
+  std::vector<size_t> order;
+  std::vector<bool> done(n, false);
+  std::vector<size_t> ready;
+  for (size_t p = 0; p < n; ++p)
+    if (pending[p] == 0) ready.push_back(p);
+  const Instruction* root = c.root;
+  while (!ready.empty()) {
+    // Priority: bytes freed minus bytes defined; the root goes last; ties keep the original order.
+    size_t best = 0;
+    int64_t best_score = INT64_MIN;
+    for (size_t r = 0; r < ready.size(); ++r) {
+      size_t p = ready[r];
+      const Instruction& i = *c.instructions[p];
+      int64_t freed = 0;
+      std::unordered_set<const Instruction*> seen;
+      for (auto* o : i.operands)
+        if (seen.insert(o).second && remaining_uses[index[o]] == 1 && o->opcode != Opcode::kParameter)
+          freed += defined_bytes(index[o]);
+      int64_t score = (&i == root && ready.size() > 1) ? INT64_MIN + 1 : freed - defined_bytes(p);
+      if (i.opcode == Opcode::kParameter) score = INT64_MAX;
+      if (score > best_score || (score == best_score && p < ready[best])) {
+        best_score = score;
+        best = r;
+      }
+    }
+    size_t p = ready[best];
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(best));
+    order.push_back(p);
+    done[p] = true;
+    std::unordered_set<const Instruction*> seen;
+    for (auto* o : c.instructions[p]->operands)
+      if (seen.insert(o).second) remaining_uses[index[o]]--;
+    for (auto u : users[p])
+      if (--pending[u] == 0) ready.push_back(u);
+  }
+  JITX_ASSERT(order.size() == n, "scheduler did not place every instruction");
+  std::vector<std::unique_ptr<Instruction>> old;
+  old.swap(c.instructions);
+  std::vector<std::unique_ptr<Instruction>> fresh;
+  for (auto p : order) fresh.push_back(std::move(old[p]));
+  c.instructions.swap(fresh);
+  int64_t after = peak_live_bytes(c);
+  if (after > before) {
+    // Keep the original order when the list schedule is worse.
+    std::vector<std::unique_ptr<Instruction>> back(n);
+    for (size_t k = 0; k < n; ++k) back[order[k]] = std::move(c.instructions[k]);
+    c.instructions.swap(back);
+    after = before;
+  }
+  return {before, after};
+}
+
+}  // namespace jitx::hlo

@@ -1,0 +1,151 @@
+// HloCostAnalysis-style estimates: per-op flop rules, fusion-aware byte counts.
+#include "hlo/analysis/cost_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.h"
+
+namespace jitx::hlo {
+
+bool is_transcendental(Opcode op) {
+  switch (op) {
+    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kSqrt:
+    case Opcode::kRsqrt: case Opcode::kCbrt: case Opcode::kTanh: case Opcode::kLogistic: case Opcode::kSin:
+    case Opcode::kCos: case Opcode::kTan: case Opcode::kPower: case Opcode::kAtan2: case Opcode::kErf:
+    case Opcode::kErfc: case Opcode::kErfInv: case Opcode::kLgamma: case Opcode::kDigamma: case Opcode::kAsin:
+    case Opcode::kAcos: case Opcode::kAtan: case Opcode::kSinh: case Opcode::kCosh: case Opcode::kAsinh:
+    case Opcode::kAcosh: case Opcode::kAtanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+double elements(const Shape& s) {
+  if (s.is_tuple) {
+    double n = 0;
+    for (auto& t : s.tuple_shapes) n += elements(t);
+    return n;
+  }
+  return static_cast<double>(s.num_elements());
+}
+
+/// Flops and transcendentals of one instruction (not counting called computations other than fusions).
+void op_cost(const Instruction& i, double& flops, double& trans) {
+  Opcode op = i.opcode;
+  if (is_transcendental(op)) {
+    trans += elements(i.shape);
+    return;
+  }
+  if (is_elementwise(op)) {
+    if (op != Opcode::kConvert) flops += elements(i.shape);
+    return;
+  }
+  switch (op) {
+    case Opcode::kDot: {
+      double k = 1;
+      for (auto d : i.attrs.get_ints("lhs_contracting_dimensions")) k *= static_cast<double>(i.operand(0)->shape.dims[d]);
+      flops += 2.0 * elements(i.shape) * k;
+      return;
+    }
+    case Opcode::kReduce:
+      // One reduction step per input element and operand.
+      flops += elements(i.operand(0)->shape) * static_cast<double>(i.operands.size() / 2);
+      return;
+    case Opcode::kReduceWindow: {
+      double w = 1;
+      for (auto d : i.attrs.get_ints("window_dimensions")) w *= static_cast<double>(d);
+      flops += elements(i.shape) * w;
+      return;
+    }
+    case Opcode::kConvolution: {
+      // 2 * output elements * (kernel elements / output features).
+      double kernel = elements(i.operand(1)->shape);
+      double out_features = 1;
+      if (i.attrs.has("output_feature_dimension"))
+        out_features = static_cast<double>(i.shape.dims[i.attrs.get_int("output_feature_dimension")]);
+      else if (i.attrs.has("kernel_output_feature_dimension"))
+        out_features = static_cast<double>(i.operand(1)->shape.dims[i.attrs.get_int("kernel_output_feature_dimension")]);
+      flops += 2.0 * elements(i.shape) * kernel / std::max(1.0, out_features);
+      return;
+    }
+    case Opcode::kSort: {
+      double n = elements(i.operand(0)->shape);
+      flops += n * std::max(1.0, std::log2(std::max(2.0, n)));
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+bool is_free(Opcode op) {
+  return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple ||
+         op == Opcode::kGetTupleElement || op == Opcode::kReshape || op == Opcode::kBitcastConvert;
+}
+
+double bytes(const Shape& s) { return static_cast<double>(s.byte_size()); }
+}  // namespace
+
+CostAnalysis analyze_cost(const Module& m) {
+  CostAnalysis c;
+  const Computation& e = *m.entry;
+  c.bytes_accessed_operand.assign(e.parameters.size(), 0);
+  for (auto& up : e.instructions) {
+    const Instruction& i = *up;
+    if (is_free(i.opcode)) continue;
+    InstructionCost ic;
+    ic.name = i.name;
+    ic.kind = std::string(opcode_name(i.opcode));
+    if (i.opcode == Opcode::kFusion) {
+      ic.kind = "fusion(" + (i.attrs.has("kind") ? i.attrs.get_str("kind") : std::string("kLoop")) + ")";
+      for (auto& f : i.called.at(0)->instructions) op_cost(*f, ic.flops, ic.transcendentals);
+    } else {
+      op_cost(i, ic.flops, ic.transcendentals);
+    }
+    // Memory traffic: each operand read once, each output written once.
+    double read = 0;
+    for (auto* o : i.operands) {
+      double b = bytes(o->shape);
+      read += b;
+      if (o->opcode == Opcode::kParameter) c.bytes_accessed_operand[o->parameter_number] += b;
+    }
+    ic.bytes_accessed = read + bytes(i.shape);
+    c.flops += ic.flops;
+    c.transcendentals += ic.transcendentals;
+    c.bytes_accessed += ic.bytes_accessed;
+    c.per_instruction.push_back(ic);
+  }
+  if (e.root) {
+    const Instruction* r = e.root;
+    if (r->opcode == Opcode::kTuple)
+      for (auto* o : r->operands) c.bytes_accessed_output += bytes(o->shape);
+    else
+      c.bytes_accessed_output = bytes(r->shape);
+  }
+  return c;
+}
+
+std::map<std::string, double> CostAnalysis::as_map() const {
+  std::map<std::string, double> m{{"flops", flops}, {"transcendentals", transcendentals}, {"bytes accessed", bytes_accessed},
+                                  {"bytes accessedout{}", bytes_accessed_output}};
+  for (size_t i = 0; i < bytes_accessed_operand.size(); ++i) m[fmt::format("bytes accessed{}{{}}", i)] = bytes_accessed_operand[i];
+  return m;
+}
+
+std::string CostAnalysis::str() const {
+  std::string s = fmt::format("flops: {:.6g}\ntranscendentals: {:.6g}\nbytes accessed: {:.6g} ({:.2f} MiB)\n", flops,
+                              transcendentals, bytes_accessed, bytes_accessed / (1024.0 * 1024.0));
+  for (size_t i = 0; i < bytes_accessed_operand.size(); ++i)
+    s += fmt::format("bytes accessed{}{{}}: {:.6g}\n", i, bytes_accessed_operand[i]);
+  s += fmt::format("bytes accessedout{{}}: {:.6g}\n", bytes_accessed_output);
+  s += "per kernel:\n";
+  for (auto& ic : per_instruction)
+    s += fmt::format("  {:<28} {:<18} flops {:>12.6g}  transc {:>10.6g}  bytes {:>12.6g}\n", ic.name, ic.kind, ic.flops,
+                     ic.transcendentals, ic.bytes_accessed);
+  return s;
+}
+
+}  // namespace jitx::hlo

@@ -1,6 +1,7 @@
 // jitx::jit, make_jaxpr and the AOT surface (lower -> Lowered -> compile -> Compiled).
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -16,6 +17,17 @@ struct JitOptions {
   std::vector<int> static_argnums;  // these arguments' values are baked in and keyed by value
   std::vector<int> donate_argnums;  // these arguments' buffers may be reused for outputs; unusable after the call
   std::string name;                 // for logs and module names (default: "fn")
+};
+
+/// Sizes of a compiled executable's memory (JAX's CompiledMemoryStats).
+struct CompiledMemoryStats {
+  int64_t argument_size_in_bytes = 0;
+  int64_t output_size_in_bytes = 0;
+  int64_t alias_size_in_bytes = 0;  // outputs written over donated arguments
+  int64_t temp_size_in_bytes = 0;   // the temp arena after buffer assignment
+  int64_t generated_code_size_in_bytes = 0;
+  int64_t temp_unshared_size_in_bytes = 0;  // sum of all temporaries if none shared memory
+  std::string str() const;
 };
 
 namespace detail {
@@ -65,6 +77,9 @@ std::string jaxpr_text(const ClosedJaxpr& j);
 std::string entry_jaxpr_text(const CompiledEntry& e);
 std::string entry_stablehlo_text(const CompiledEntry& e);
 std::string entry_hlo_text(const CompiledEntry& e);
+std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e);
+std::string entry_cost_analysis_text(const CompiledEntry& e);
+CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vector<int>& donate_argnums);
 /// True while some trace is active on this thread (a jitted call then inlines into it).
 bool tracing_active();
 }  // namespace detail
@@ -91,6 +106,13 @@ class Compiled {
       : core_(std::move(core)), e_(std::move(e)), f_(std::move(f)) {}
   /// The optimised HLO module as text.
   std::string as_text() const { return detail::entry_hlo_text(*e_); }
+  /// XLA's estimate of flops, transcendentals and bytes accessed ("bytes accessed0{}" per operand...).
+  std::map<std::string, double> cost_analysis() const { return detail::entry_cost_analysis(*e_); }
+  /// The same, with one line per kernel, as text.
+  std::string cost_analysis_text() const { return detail::entry_cost_analysis_text(*e_); }
+  CompiledMemoryStats memory_analysis() const {
+    return detail::entry_memory_analysis(*e_, core_->options().donate_argnums);
+  }
   template <class... Args>
   auto operator()(Args&&... args) const;
 

@@ -13,6 +13,8 @@
 #include "core/errors.h"
 #include "core/trace.h"
 #include "jitx/config.h"
+#include "hlo/analysis/buffer_assignment.h"
+#include "hlo/analysis/cost_analysis.h"
 #include "lowering/lower.h"
 #include "runtime/runtime.h"
 
@@ -346,6 +348,37 @@ std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
 std::string entry_jaxpr_text(const CompiledEntry& e) { return print_jaxpr(e.jaxpr.jaxpr); }
 std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
 std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(*e.module); }
+
+std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e) { return hlo::analyze_cost(*e.module).as_map(); }
+std::string entry_cost_analysis_text(const CompiledEntry& e) { return hlo::analyze_cost(*e.module).str(); }
+
+CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vector<int>& donate_argnums) {
+  // Donated arguments map to entry parameters through the leaf paths "args[<i>]...".
+  std::vector<int64_t> donated;
+  for (size_t k = 0; k < e.key.paths.size(); ++k) {
+    size_t arg = std::stoul(e.key.paths[k].substr(5));
+    for (int d : donate_argnums)
+      if (static_cast<size_t>(d) == arg) donated.push_back(static_cast<int64_t>(k));
+  }
+  auto ba = hlo::assign_buffers(*e.module, donated);
+  CompiledMemoryStats s;
+  s.argument_size_in_bytes = ba.argument_size;
+  s.output_size_in_bytes = ba.output_size;
+  s.alias_size_in_bytes = ba.alias_size;
+  s.temp_size_in_bytes = ba.temp_size;
+  s.temp_unshared_size_in_bytes = ba.temp_values_total;
+  return s;
+}
+}  // namespace detail
+
+std::string CompiledMemoryStats::str() const {
+  return fmt::format(
+      "CompiledMemoryStats(argument_size_in_bytes={}, output_size_in_bytes={}, alias_size_in_bytes={}, "
+      "temp_size_in_bytes={}, generated_code_size_in_bytes={}) [temporaries unshared: {} bytes]",
+      argument_size_in_bytes, output_size_in_bytes, alias_size_in_bytes, temp_size_in_bytes,
+      generated_code_size_in_bytes, temp_unshared_size_in_bytes);
+}
+namespace detail {
 
 }  // namespace detail
 }  // namespace jitx

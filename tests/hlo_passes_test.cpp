@@ -882,3 +882,29 @@ TEST_CASE("jit: Lowered keeps the lowered module, Compiled prints and runs the o
   CHECK(compiled(x).to_vector<float>() == std::vector<float>{1.5f, -2.0f, 3.25f, 4.0f});
   CHECK(f(x).to_vector<float>() == std::vector<float>{1.5f, -2.0f, 3.25f, 4.0f});
 }
+
+TEST_CASE("jit: the optimised MLP block (gelu, layer norm) computes what the eager ops do", "[hlo]") {
+  auto block = [](Array x, Array w, Array b) {
+    Array h = nn::gelu(numpy::matmul(x, w) + b);
+    Array mu = numpy::mean(h, {-1}, true);
+    Array d = h - mu;
+    Array var = numpy::mean(d * d, {-1}, true);
+    return d * lax::rsqrt(var + 1e-5);
+  };
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& e : v) e = u(rng);
+    return v;
+  };
+  Array x = array<float>(values(8 * 16)).reshape({8, 16});
+  Array w = array<float>(values(16 * 16)).reshape({16, 16});
+  Array b = array<float>(values(16));
+  auto eager = block(x, w, b).to_vector<float>();
+  auto compiled = jit(block).lower(x, w, b).compile();
+  INFO(compiled.as_text());
+  auto got = compiled(x, w, b).to_vector<float>();
+  REQUIRE(got.size() == eager.size());
+  for (size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(eager[k]).epsilon(1e-5).margin(1e-6));
+}

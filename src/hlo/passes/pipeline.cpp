@@ -46,9 +46,14 @@ bool run_passes(Module& m, const std::vector<std::unique_ptr<HloPass>>& passes, 
     if (!options.dump_prefix.empty()) {
       std::filesystem::path path = fmt::format("{}.{:02d}.{}.hlo", options.dump_prefix, index, pass->name());
       if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-      std::ofstream f(path, std::ios::binary);
-      if (!f) throw RuntimeError(fmt::format("[dump] cannot write {}", path.string()));
-      f << print_hlo(m);  // plain HLO text, so a dump can be fed back to parse_hlo
+      auto tmp = path;
+      tmp += ".tmp";
+      {
+        std::ofstream f(tmp, std::ios::binary);
+        if (!f) throw RuntimeError(fmt::format("[dump] cannot write {}", tmp.string()));
+        f << print_hlo(m);  // plain HLO text, so a dump can be fed back to parse_hlo
+      }
+      std::filesystem::rename(tmp, path);  // never a half-written dump
     }
     ++index;
   }

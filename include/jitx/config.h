@@ -12,6 +12,8 @@ struct Config {
   std::string platform;               // JITX_PLATFORM=interpreter|cpu
   int cpu_device_count = 1;           // JITX_CPU_DEVICE_COUNT=n
   bool verify_passes = false;         // JITX_VERIFY=1: run the HLO verifier after every pass
+  bool dump_passes = false;           // JITX_DUMP_PASSES=1: with dump_to, write the HLO after every pass
+  bool trace_passes = false;          // JITX_TRACE_PASSES=1: log one line per rewrite an HLO pass makes
 };
 
 /// The global configuration (initialised from the environment on first use).

@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/trace.h"
+#include "hlo/passes/pipeline.h"
 #include "jitx/config.h"
 #include "hlo/analysis/buffer_assignment.h"
 #include "hlo/analysis/cost_analysis.h"
@@ -177,7 +178,8 @@ struct CompiledEntry {
   std::once_flag traced_once;
   std::mutex compile_mu;
   ClosedJaxpr jaxpr;
-  std::shared_ptr<hlo::Module> module;
+  std::shared_ptr<hlo::Module> module;     // as lowered (Lowered::as_text)
+  std::shared_ptr<hlo::Module> optimized;  // what the backend compiles (Compiled::as_text)
   std::shared_ptr<runtime::Executable> exe;
   std::shared_ptr<void> skeleton;
   std::vector<ShapedArray> out_avals;
@@ -244,7 +246,18 @@ void JitCore::compile(CompiledEntry& e) {
   std::lock_guard<std::mutex> l(e.compile_mu);
   if (e.exe) return;
   auto t0 = Clock::now();
-  e.exe = runtime::Client::get().backend().compile(e.module);
+  // The lowered module stays as it is; the HLO pass pipeline optimises a clone, which the backend compiles.
+  std::shared_ptr<hlo::Module> opt = e.module->clone();
+  hlo::PipelineOptions po;
+  po.verify = config().verify_passes;
+  const auto& dir = config().dump_to;
+  std::string base = dir.empty() ? "" : fmt::format("{}/{}.{:04d}", dir, e.module->name, e.seq);
+  if (!dir.empty() && config().dump_passes) po.dump_prefix = base + ".pass";
+  hlo::optimize(*opt, po);
+  hlo::verify(*opt);
+  if (!dir.empty()) write_file_atomically(base + ".after_optimizations.hlo", hlo::print_hlo(*opt));
+  e.optimized = opt;
+  e.exe = runtime::Client::get().backend().compile(e.optimized);
   e.compile_ms = ms_since(t0);
   if (config().log_compiles)
     log_line(fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms)",
@@ -347,7 +360,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
 std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
 std::string entry_jaxpr_text(const CompiledEntry& e) { return print_jaxpr(e.jaxpr.jaxpr); }
 std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
-std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(*e.module); }
+std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(e.optimized ? *e.optimized : *e.module); }
 
 std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e) { return hlo::analyze_cost(*e.module).as_map(); }
 std::string entry_cost_analysis_text(const CompiledEntry& e) { return hlo::analyze_cost(*e.module).str(); }

@@ -27,6 +27,8 @@ Config& config() {
     c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
     c.platform = env_str("JITX_PLATFORM");
     c.verify_passes = env_bool("JITX_VERIFY", false);
+    c.dump_passes = env_bool("JITX_DUMP_PASSES", false);
+    c.trace_passes = env_bool("JITX_TRACE_PASSES", false);
     if (auto n = env_str("JITX_CPU_DEVICE_COUNT"); !n.empty()) c.cpu_device_count = std::max(1, std::atoi(n.c_str()));
     return c;
   }();

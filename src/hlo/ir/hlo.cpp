@@ -2,6 +2,9 @@
 #include "hlo/ir/hlo.h"
 
 #include <array>
+#include <cctype>
+#include <cmath>
+#include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -156,32 +159,99 @@ std::string Module::unique_name(std::string_view base) { return fmt::format("{}.
 
 // --- printer -------------------------------------------------------------------------------------
 namespace {
+bool is_bare_word(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char ch : s)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-')) return false;
+  if (s == "true" || s == "false" || s == "inf" || s == "nan") return false;
+  for (int d = 0; d < kNumDTypes; ++d)
+    if (hlo_dtype_name(static_cast<DType>(d)) == s) return false;
+  return true;
+}
+
+// Unambiguous attribute values: {1,2} int lists, true/false, dtypes as pred/s32/f32, ints as digits, doubles always
+// with a '.', 'e', inf or nan, strings bare when they cannot be read as anything else and quoted otherwise.
 std::string attr_str(const detail::ParamValue& v) {
   if (auto* iv = std::get_if<std::vector<int64_t>>(&v)) return fmt::format("{{{}}}", fmt::join(*iv, ","));
   if (auto* d = std::get_if<DType>(&v)) return std::string(hlo_dtype_name(*d));
   if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  return detail::param_value_str(v);
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* f = std::get_if<double>(&v)) {
+    std::string s = fmt::format("{}", *f);
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return s;
+  }
+  if (auto* s = std::get_if<std::string>(&v)) {
+    if (is_bare_word(*s)) return *s;
+    std::string q = "\"";
+    for (char ch : *s) {
+      if (ch == '"' || ch == '\\') q += '\\';
+      if (ch == '\n') {
+        q += "\\n";
+        continue;
+      }
+      q += ch;
+    }
+    return q + "\"";
+  }
+  JITX_ASSERT(false, "a closed jaxpr cannot be an HLO attribute");
+  return "";
+}
+
+uint64_t raw_bits(const detail::Literal& l, int64_t i) {
+  uint64_t bits = 0;
+  size_t es = dtype_size(l.dtype);
+  std::memcpy(&bits, static_cast<const char*>(l.data()) + i * es, es);  // little-endian hosts
+  return bits;
+}
+
+// One element, exactly: floats in their shortest round-trip form, NaNs other than the canonical one by bit pattern.
+std::string element_str(const detail::Literal& l, int64_t i) {
+  DType d = l.dtype;
+  if (d == DType::bool_) return l.get_i64(i) ? "true" : "false";
+  if (is_unsigned_integer(d)) return std::to_string(l.get_u64(i));
+  if (is_integer(d)) return std::to_string(l.get_i64(i));
+  double v = l.get_f64(i);
+  if (std::isnan(v)) {
+    uint64_t bits = raw_bits(l, i);
+    return bits == canonical_nan_bits(d) ? "nan" : fmt::format("nan(0x{:x})", bits);
+  }
+  if (d == DType::float64) return fmt::format("{}", v);
+  return fmt::format("{}", static_cast<float>(v));  // f32, f16 and bf16 values are exact floats
 }
 
 std::string literal_str(const detail::Literal& l) {
-  if (l.size() > 16) return "{...}";
-  std::string s = l.values_str();
-  // HLO text uses braces.
-  for (auto& ch : s) {
-    if (ch == '[') ch = '{';
-    if (ch == ']') ch = '}';
-    if (ch == '\n') ch = ' ';
-  }
+  if (l.dims.empty()) return element_str(l, 0);
+  std::string s;
+  auto strides = detail::row_major_strides(l.dims);
+  auto rec = [&](auto& self, size_t axis, int64_t base) -> void {
+    s += "{";
+    for (int64_t i = 0; i < l.dims[axis]; ++i) {
+      if (i) s += ", ";
+      if (axis + 1 == l.dims.size()) s += element_str(l, base + i);
+      else self(self, axis + 1, base + i * strides[axis]);
+    }
+    s += "}";
+  };
+  rec(rec, 0, 0);
   return s;
 }
 
-void print_computation(std::string& out, const Computation& c, bool entry) {
+/// Instruction and computation names as printed: their own, or canonical ones for fingerprints.
+struct Namer {
+  bool canonical = false;
+  std::unordered_map<const void*, std::string> names;
+  std::string operator()(const Instruction* i) const { return canonical ? names.at(i) : i->name; }
+  std::string operator()(const Computation* c) const { return canonical ? names.at(c) : c->name; }
+};
+
+void print_computation(std::string& out, const Computation& c, bool entry, const Namer& nm) {
   std::vector<std::string> params;
-  for (auto* p : c.parameters) params.push_back(fmt::format("{}: {}", p->name, p->shape.str()));
-  out += fmt::format("{}%{} ({}) -> {} {{\n", entry ? "ENTRY " : "", c.name, fmt::join(params, ", "),
+  for (auto* p : c.parameters) params.push_back(fmt::format("{}: {}", nm(p), p->shape.str()));
+  out += fmt::format("{}%{} ({}) -> {} {{\n", entry ? "ENTRY " : "", nm(&c), fmt::join(params, ", "),
                      c.root ? c.root->shape.str() : "()");
   for (auto& inst : c.instructions) {
-    std::string line = fmt::format("  {}%{} = {} {}(", inst.get() == c.root ? "ROOT " : "", inst->name,
+    std::string line = fmt::format("  {}%{} = {} {}(", inst.get() == c.root ? "ROOT " : "", nm(inst.get()),
                                    inst->shape.str(true), opcode_name(inst->opcode));
     if (inst->opcode == Opcode::kParameter) {
       line += std::to_string(inst->parameter_number);
@@ -189,36 +259,62 @@ void print_computation(std::string& out, const Computation& c, bool entry) {
       line += literal_str(*inst->literal);
     } else {
       std::vector<std::string> ops;
-      for (auto* o : inst->operands) ops.push_back("%" + o->name);
+      for (auto* o : inst->operands) ops.push_back("%" + nm(o));
       line += fmt::format("{}", fmt::join(ops, ", "));
     }
     line += ")";
-    for (auto& [k, v] : inst->attrs.items()) line += fmt::format(", {}={}", k, attr_str(v));
+    for (auto& [k, v] : inst->attrs.items()) {
+      JITX_ASSERT(k != "calls", "'calls' is reserved for called computations (%{})", inst->name);
+      line += fmt::format(", {}={}", k, attr_str(v));
+    }
     if (!inst->called.empty()) {
       std::vector<std::string> names;
-      for (auto* cc : inst->called) names.push_back("%" + cc->name);
+      for (auto* cc : inst->called) names.push_back("%" + nm(cc));
       line += fmt::format(", calls={}", fmt::join(names, ", "));
     }
     out += line + "\n";
   }
   out += "}\n";
 }
-}  // namespace
 
-std::string print_hlo(const Module& m) {
+std::string print_module(const Module& m, const Namer& nm) {
   std::string out;
   std::vector<std::string> ins;
   if (m.entry)
     for (auto* p : m.entry->parameters) ins.push_back(p->shape.str(true));
-  out += fmt::format("HloModule {}, entry_computation_layout={{({})->{}}}\n\n", m.name, fmt::join(ins, ", "),
-                     m.entry && m.entry->root ? m.entry->root->shape.str(true) : "()");
+  out += fmt::format("HloModule {}, entry_computation_layout={{({})->{}}}\n\n", nm.canonical ? "m" : m.name,
+                     fmt::join(ins, ", "), m.entry && m.entry->root ? m.entry->root->shape.str(true) : "()");
   for (auto& c : m.computations) {
     if (c.get() == m.entry) continue;
-    print_computation(out, *c, false);
+    print_computation(out, *c, false, nm);
     out += "\n";
   }
-  if (m.entry) print_computation(out, *m.entry, true);
+  if (m.entry) print_computation(out, *m.entry, true, nm);
   return out;
+}
+}  // namespace
+
+uint64_t canonical_nan_bits(DType d) {
+  switch (d) {
+    case DType::float16: return 0x7e00;
+    case DType::bfloat16: return 0x7fc0;
+    case DType::float32: return 0x7fc00000;
+    default: return 0x7ff8000000000000ULL;
+  }
+}
+
+std::string print_hlo(const Module& m) { return print_module(m, Namer{}); }
+
+std::string print_hlo_canonical(const Module& m) {
+  Namer nm;
+  nm.canonical = true;
+  int64_t ci = 0;
+  for (auto& c : m.computations) {
+    nm.names[c.get()] = fmt::format("c{}", ci++);
+    int64_t ii = 0;
+    for (auto& i : c->instructions) nm.names[i.get()] = fmt::format("i{}", ii++);
+  }
+  return print_module(m, nm);
 }
 
 }  // namespace jitx::hlo

@@ -50,6 +50,8 @@ struct Shape {
 
 /// XLA's element type spelling in HLO text: pred, s32, u8, f32, bf16.
 std::string_view hlo_dtype_name(DType d);
+/// The bit pattern HLO text prints as plain `nan` for a floating dtype (others print as nan(0x<bits>)).
+uint64_t canonical_nan_bits(DType d);
 
 class Computation;
 
@@ -85,6 +87,23 @@ class Computation {
   Instruction* add_constant(detail::Literal lit);
   /// A scalar constant of dtype d holding v (converted).
   Instruction* add_scalar_constant(DType d, double v);
+
+  // --- editing (hlo_utils.cpp); these keep `instructions` in a valid topological order ---
+  /// Inserts a new instruction just before `before` (its operands must be defined before `before`); the root
+  /// is left alone, unlike add().
+  Instruction* insert_before(const Instruction* before, Opcode op, Shape shape, std::vector<Instruction*> operands,
+                             detail::Params attrs = {}, std::string name = "");
+  Instruction* insert_constant_before(const Instruction* before, detail::Literal lit);
+  /// Makes every user of old_inst (and the root, if it is old_inst) use new_inst instead; returns whether anything
+  /// changed. new_inst must have old_inst's type and be defined before old_inst's first user.
+  bool replace_all_uses(Instruction* old_inst, Instruction* new_inst);
+  /// Erases an instruction that has no users, is not the root and is not a parameter.
+  void remove_instruction(Instruction* inst);
+  /// Erases every instruction the root does not depend on (parameters stay); returns how many were removed.
+  int64_t remove_dead_instructions();
+  /// Reorders `instructions` so operands come first, keeping the current order where it is already valid.
+  void sort_topologically();
+  Instruction* find(std::string_view name) const;  // nullptr if absent
 };
 
 class Module {
@@ -96,13 +115,26 @@ class Module {
 
   Computation* add_computation(std::string name);
   std::string unique_name(std::string_view base);
+  /// Keeps unique_name() from ever returning `name` (used by the parser for names read from text).
+  void reserve_name(std::string_view name);
+
+  /// A deep copy (computations, instructions, attributes); constant literals are shared, as they are immutable.
+  std::unique_ptr<Module> clone() const;
+  /// XXH3-128 of the canonical text (instruction and computation names renumbered, module name left out), as 32
+  /// hex digits: equal for modules that compute the same thing with the same structure, whatever they are named.
+  std::string fingerprint() const;
+  Computation* find_computation(std::string_view name) const;  // nullptr if absent
 
  private:
   int64_t next_id_ = 0;
 };
 
-/// XLA-style HLO text of a module (HloModule ..., ENTRY ..., fusion computations, layouts).
+/// XLA-style HLO text of a module (HloModule ..., ENTRY ..., fusion computations, layouts). Every constant value
+/// is printed so that parse_hlo (hlo_parser.h) reads back the same module.
 std::string print_hlo(const Module& m);
+/// The text print_hlo writes with names made canonical (%c<k> computations, %i<k> instructions in order, no
+/// module name): what Module::fingerprint hashes.
+std::string print_hlo_canonical(const Module& m);
 
 /// Checks every instruction's operands, arities and shapes; throws CompileError naming the instruction.
 void verify(const Module& m);

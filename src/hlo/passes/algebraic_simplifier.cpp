@@ -1,0 +1,318 @@
+// The algebraic simplifier: each rule is one labelled block in simplify(); the label is also its trace line.
+#include "hlo/passes/algebraic_simplifier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+namespace jitx::hlo {
+namespace {
+using detail::Literal;
+using detail::Params;
+using Ints = std::vector<int64_t>;
+
+// --- constant matching ----------------------------------------------------------------------------------
+/// The constant under a chain of broadcasts, or nullptr.
+const Literal* splat_literal(const Instruction* i) {
+  while (i->opcode == Opcode::kBroadcastInDim) i = i->operand(0);
+  if (i->opcode != Opcode::kConstant || !i->literal || i->literal->size() == 0) return nullptr;
+  const Literal& l = *i->literal;
+  size_t es = dtype_size(l.dtype);
+  const char* p = static_cast<const char*>(l.data());
+  for (int64_t k = 1; k < l.size(); ++k)
+    if (std::memcmp(p, p + k * es, es) != 0) return nullptr;
+  return &l;
+}
+/// Whether every element of i is v (compared as a double, so 0 matches both +0 and -0).
+bool splat_is(const Instruction* i, double v) {
+  const Literal* l = splat_literal(i);
+  return l && l->get_f64(0) == v;
+}
+bool splat_is_positive_zero(const Instruction* i) {
+  const Literal* l = splat_literal(i);
+  return l && l->get_f64(0) == 0 && !std::signbit(l->get_f64(0));
+}
+/// Whether v survives a round trip through dtype d exactly.
+bool exact_in(DType d, double v) {
+  Literal l = Literal::make(d, {});
+  l.set_f64(0, v);
+  return l.get_f64(0) == v;
+}
+bool is_identity(const Ints& p) {
+  for (size_t k = 0; k < p.size(); ++k)
+    if (p[k] != static_cast<int64_t>(k)) return false;
+  return true;
+}
+bool contains(const Ints& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+/// The identity element of a reducer for dtype d, if init holds it.
+bool init_is_identity(const std::string& reducer, const Instruction* init, DType d) {
+  const Literal* l = splat_literal(init);
+  if (!l) return false;
+  if (reducer == "add") return l->get_f64(0) == 0;
+  bool is_max = reducer == "max";
+  if (is_floating(d)) return l->get_f64(0) == (is_max ? -INFINITY : INFINITY);
+  if (is_unsigned_integer(d)) return is_max ? l->get_u64(0) == 0 : l->get_u64(0) == (~0ULL >> (64 - dtype_bits(d)));
+  int bits = dtype_bits(d);
+  int64_t lo = bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
+  int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+  return l->get_i64(0) == (is_max ? lo : hi);
+}
+
+// --- the rewriter -----------------------------------------------------------------------------------------
+class Simplifier {
+ public:
+  Simplifier(Computation* c, std::string_view pass) : comp_(c), pass_(pass) {}
+
+  /// One sweep over the computation; returns whether any rule fired.
+  bool sweep() {
+    uses_.clear();
+    for (auto& u : comp_->instructions)
+      for (auto* o : u->operands) uses_[o]++;
+    std::vector<Instruction*> order;
+    for (auto& u : comp_->instructions) order.push_back(u.get());
+    bool changed = false;
+    for (Instruction* i : order) {
+      if (i != comp_->root && uses_[i] == 0) continue;  // dead: leave it for DCE
+      at_ = i;
+      std::string_view rule;
+      Instruction* with = simplify(i, rule);
+      if (!with || with == i) continue;
+      if (comp_->replace_all_uses(i, with)) {
+        uses_[with] += uses_[i];
+        uses_[i] = 0;
+        trace_rewrite(pass_, *i, fmt::format("{} (now %{})", rule, with->name));
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+ private:
+  Computation* comp_;
+  std::string_view pass_;
+  std::unordered_map<const Instruction*, int64_t> uses_;
+  Instruction* at_ = nullptr;  // the instruction being rewritten: new instructions go just before it
+
+  Instruction* add(Opcode op, Shape s, std::vector<Instruction*> ops, Params attrs = {}) {
+    for (auto* o : ops) uses_[o]++;
+    return comp_->insert_before(at_, op, std::move(s), std::move(ops), std::move(attrs));
+  }
+  /// A dtype d array of dims holding v everywhere: a scalar constant, broadcast unless dims is empty.
+  Instruction* splat(DType d, const Ints& dims, double v) {
+    Literal lit = Literal::make(d, {});
+    lit.set_f64(0, v);
+    Instruction* c = comp_->insert_constant_before(at_, std::move(lit));
+    if (dims.empty()) return c;
+    return add(Opcode::kBroadcastInDim, Shape(d, dims), {c}, Params{{"broadcast_dimensions", Ints{}}});
+  }
+
+  Instruction* simplify(Instruction* i, std::string_view& rule) {
+    const Shape& s = i->shape;
+    DType d = s.dtype;
+    auto op = [&](size_t k) { return i->operand(k); };
+    bool integral = is_integer(d) || is_bool(d);
+    switch (i->opcode) {
+      case Opcode::kAdd:
+        // A + 0 => A
+        if (splat_is(op(1), 0)) return rule = "A + 0 => A", op(0);
+        // 0 + A => A
+        if (splat_is(op(0), 0)) return rule = "0 + A => A", op(1);
+        break;
+      case Opcode::kSubtract:
+        // A - 0 => A (+0 only for floats: A - (-0) turns -0 into +0)
+        if (integral ? splat_is(op(1), 0) : splat_is_positive_zero(op(1))) return rule = "A - 0 => A", op(0);
+        break;
+      case Opcode::kMultiply:
+        // A * 1 => A
+        if (splat_is(op(1), 1)) return rule = "A * 1 => A", op(0);
+        // 1 * A => A
+        if (splat_is(op(0), 1)) return rule = "1 * A => A", op(1);
+        if (integral) {
+          // A * 0 => 0 (integers only)
+          if (splat_is(op(1), 0)) return rule = "A * 0 => 0 (integers)", op(1);
+          // 0 * A => 0 (integers only)
+          if (splat_is(op(0), 0)) return rule = "0 * A => 0 (integers)", op(0);
+        }
+        break;
+      case Opcode::kNegate:
+        // --A => A
+        if (op(0)->opcode == Opcode::kNegate) return rule = "--A => A", op(0)->operand(0);
+        break;
+      case Opcode::kDivide: {
+        // A / c => A * (1/c), c a power of two: both sides are the correctly rounded A * 2^-k, so they are equal.
+        const Literal* c = is_floating(d) ? splat_literal(op(1)) : nullptr;
+        if (!c) break;
+        double v = c->get_f64(0);
+        int e = 0;
+        if (!std::isfinite(v) || v == 0 || std::fabs(std::frexp(v, &e)) != 0.5) break;
+        double r = 1.0 / v;
+        if (!exact_in(d, r)) break;
+        rule = "A / c => A * (1/c) (c a power of two)";
+        return add(Opcode::kMultiply, s, {op(0), splat(d, s.dims, r)});
+      }
+      case Opcode::kPower:
+        // pow(A, 2) => A * A
+        if (splat_is(op(1), 2)) return rule = "pow(A, 2) => A * A", add(Opcode::kMultiply, s, {op(0), op(0)});
+        // pow(A, 1) => A
+        if (splat_is(op(1), 1)) return rule = "pow(A, 1) => A", op(0);
+        break;
+      case Opcode::kConvert:
+        // convert(A) => A when A already has the type
+        if (op(0)->shape.same_type(s)) return rule = "convert(A) => A (same type)", op(0);
+        break;
+      case Opcode::kReshape:
+        // reshape(A) => A when the shape does not change
+        if (op(0)->shape.same_type(s) && op(0)->shape.layout == s.layout) return rule = "reshape(A) => A (same shape)", op(0);
+        // reshape(reshape(A)) => reshape(A)
+        if (op(0)->opcode == Opcode::kReshape)
+          return rule = "reshape(reshape(A)) => reshape(A)", add(Opcode::kReshape, s, {op(0)->operand(0)});
+        break;
+      case Opcode::kTranspose: {
+        const Ints& p2 = i->attrs.get_ints("permutation");
+        // transpose(A) => A for the identity permutation
+        if (is_identity(p2) && s.layout == op(0)->shape.layout) return rule = "transpose(A) => A (identity)", op(0);
+        // transpose(transpose(A)) => transpose(A) with the composed permutation: out dim k is A's dim p1[p2[k]]
+        if (op(0)->opcode == Opcode::kTranspose) {
+          const Ints& p1 = op(0)->attrs.get_ints("permutation");
+          Ints p(p2.size());
+          for (size_t k = 0; k < p2.size(); ++k) p[k] = p1[p2[k]];
+          Instruction* a = op(0)->operand(0);
+          if (is_identity(p) && a->shape.layout == s.layout) return rule = "transpose(transpose(A)) => A", a;
+          rule = "transpose(transpose(A)) => transpose(A) (composed)";
+          return add(Opcode::kTranspose, s, {a}, Params{{"permutation", p}});
+        }
+        break;
+      }
+      case Opcode::kBroadcastInDim: {
+        const Ints& bd2 = i->attrs.get_ints("broadcast_dimensions");
+        // broadcast(A) => A when it neither adds nor expands a dimension
+        if (op(0)->shape.same_type(s) && is_identity(bd2) && op(0)->shape.layout == s.layout)
+          return rule = "broadcast(A) => A (identity)", op(0);
+        // broadcast(broadcast(A)) => broadcast(A): A's dim k lands at bd2[bd1[k]]
+        if (op(0)->opcode == Opcode::kBroadcastInDim) {
+          const Ints& bd1 = op(0)->attrs.get_ints("broadcast_dimensions");
+          Ints bd(bd1.size());
+          for (size_t k = 0; k < bd1.size(); ++k) bd[k] = bd2[bd1[k]];
+          rule = "broadcast(broadcast(A)) => broadcast(A)";
+          return add(Opcode::kBroadcastInDim, s, {op(0)->operand(0)}, Params{{"broadcast_dimensions", bd}});
+        }
+        break;
+      }
+      case Opcode::kSlice: {
+        const Ints& st2 = i->attrs.get_ints("start_indices");
+        // slice(A) => A when it keeps every element (starts at 0, same dims)
+        if (op(0)->shape.same_type(s) && std::all_of(st2.begin(), st2.end(), [](int64_t x) { return x == 0; }) &&
+            op(0)->shape.layout == s.layout)
+          return rule = "slice(A) => A (full range)", op(0);
+        // slice(slice(A)) => slice(A): element k is A[s1 + (s2 + k*t2)*t1]
+        if (op(0)->opcode == Opcode::kSlice && s.num_elements() > 0) {
+          const Ints& st1 = op(0)->attrs.get_ints("start_indices");
+          const Ints& t1 = op(0)->attrs.get_ints("strides");
+          const Ints& t2 = i->attrs.get_ints("strides");
+          Ints start(s.rank()), limit(s.rank()), stride(s.rank());
+          for (int64_t k = 0; k < s.rank(); ++k) {
+            start[k] = st1[k] + st2[k] * t1[k];
+            stride[k] = t1[k] * t2[k];
+            limit[k] = start[k] + (s.dims[k] - 1) * stride[k] + 1;
+          }
+          rule = "slice(slice(A)) => slice(A)";
+          return add(Opcode::kSlice, s, {op(0)->operand(0)},
+                     Params{{"start_indices", start}, {"limit_indices", limit}, {"strides", stride}});
+        }
+        break;
+      }
+      case Opcode::kReduce:
+        return reduce_of_broadcast(i, rule);
+      case Opcode::kDot:
+        return dot_of_transpose(i, rule);
+      case Opcode::kSelect: {
+        // select(true, A, B) => A; select(false, A, B) => B
+        const Literal* p = splat_literal(op(0));
+        if (!p) break;
+        bool t = p->get_i64(0) != 0;
+        rule = t ? "select(true, A, B) => A" : "select(false, A, B) => B";
+        return t ? op(1) : op(2);
+      }
+      default:
+        break;
+    }
+    return nullptr;
+  }
+
+  // reduce(broadcast(A)) along dims the broadcast added => broadcast(A) * count (add) or broadcast(A) (max, min)
+  Instruction* reduce_of_broadcast(Instruction* i, std::string_view& rule) {
+    if (i->operands.size() != 2 || i->operand(0)->opcode != Opcode::kBroadcastInDim) return nullptr;
+    const std::string& reducer = i->attrs.get_str("reducer");
+    Instruction* b = i->operand(0);
+    Instruction* a = b->operand(0);
+    DType d = i->shape.dtype;
+    if ((reducer != "add" && reducer != "max" && reducer != "min") || is_bool(d)) return nullptr;
+    if (!init_is_identity(reducer, i->operand(1), d)) return nullptr;
+    const Ints& dims = i->attrs.get_ints("dimensions");
+    const Ints& bd = b->attrs.get_ints("broadcast_dimensions");
+    for (auto x : bd)
+      if (contains(dims, x)) return nullptr;  // a reduced dim carries A's data: not a plain repeat
+    int64_t count = 1;
+    Ints kept;  // broadcast output dims that survive the reduce, in order
+    for (int64_t k = 0; k < b->shape.rank(); ++k) {
+      if (contains(dims, k)) count *= b->shape.dims[k];
+      else kept.push_back(k);
+    }
+    if (count == 0) return nullptr;
+    Ints new_bd;
+    for (auto x : bd) new_bd.push_back(std::find(kept.begin(), kept.end(), x) - kept.begin());
+    Instruction* r = a;
+    if (!(is_identity(new_bd) && a->shape.dims == i->shape.dims))
+      r = add(Opcode::kBroadcastInDim, Shape(d, i->shape.dims), {a}, Params{{"broadcast_dimensions", new_bd}});
+    if (reducer != "add") return rule = "reduce(broadcast(A), max|min) => broadcast(A)", r;
+    if (is_floating(d) && !exact_in(d, static_cast<double>(count))) return nullptr;
+    rule = "reduce(broadcast(A), add) => broadcast(A) * count";
+    return add(Opcode::kMultiply, i->shape, {r, splat(d, i->shape.dims, static_cast<double>(count))});
+  }
+
+  // dot(transpose(A), B) => dot(A, B) and dot(A, transpose(B)) => dot(A, B), the permutation moved into the
+  // dimension numbers; only when the free dims keep their relative order (the result's dims must not move).
+  Instruction* dot_of_transpose(Instruction* i, std::string_view& rule) {
+    for (int side = 0; side < 2; ++side) {
+      Instruction* t = i->operand(side);
+      if (t->opcode != Opcode::kTranspose) continue;
+      const Ints& p = t->attrs.get_ints("permutation");
+      std::string pre = side == 0 ? "lhs" : "rhs";
+      Ints contracting = i->attrs.get_ints(pre + "_contracting_dimensions");
+      Ints batch = i->attrs.get_ints(pre + "_batch_dimensions", {});
+      Ints free_mapped;
+      for (int64_t k = 0; k < t->shape.rank(); ++k)
+        if (!contains(contracting, k) && !contains(batch, k)) free_mapped.push_back(p[k]);
+      if (!std::is_sorted(free_mapped.begin(), free_mapped.end())) continue;
+      for (auto& x : contracting) x = p[x];
+      for (auto& x : batch) x = p[x];
+      Params attrs = i->attrs;
+      attrs.set(pre + "_contracting_dimensions", contracting);
+      attrs.set(pre + "_batch_dimensions", batch);
+      std::vector<Instruction*> ops = i->operands;
+      ops[side] = t->operand(0);
+      rule = side == 0 ? "dot(transpose(A), B) => dot(A, B) (dimension numbers)"
+                       : "dot(A, transpose(B)) => dot(A, B) (dimension numbers)";
+      return add(Opcode::kDot, i->shape, ops, attrs);
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+bool AlgebraicSimplifier::run(Module& m) {
+  bool changed = false;
+  for (auto& c : m.computations) {
+    Simplifier s(c.get(), name());
+    // Rewrites expose others (a folded transpose makes a new dot); stop at a fixed point, with a bound.
+    for (int round = 0; round < 64 && s.sweep(); ++round) changed = true;
+  }
+  return changed;
+}
+
+}  // namespace jitx::hlo

@@ -1,0 +1,78 @@
+// CSE: a hash map from an instruction's structural key to the first instruction with that key.
+#include "hlo/passes/cse.h"
+
+#include <cstring>
+#include <unordered_map>
+
+namespace jitx::hlo {
+namespace {
+
+size_t shape_hash(const Shape& s) {
+  size_t h = detail::hash_combine(static_cast<size_t>(s.dtype), s.is_tuple);
+  for (auto d : s.dims) h = detail::hash_combine(h, static_cast<size_t>(d));
+  for (auto d : s.layout) h = detail::hash_combine(h, static_cast<size_t>(d) + 977);
+  for (auto& t : s.tuple_shapes) h = detail::hash_combine(h, shape_hash(t));
+  return h;
+}
+
+bool same_shape(const Shape& a, const Shape& b) {
+  if (!a.same_type(b) || a.layout != b.layout || a.tuple_shapes.size() != b.tuple_shapes.size()) return false;
+  for (size_t i = 0; i < a.tuple_shapes.size(); ++i)
+    if (!same_shape(a.tuple_shapes[i], b.tuple_shapes[i])) return false;
+  return true;
+}
+
+bool same_literal(const detail::Literal& a, const detail::Literal& b) {
+  return a.dtype == b.dtype && a.dims == b.dims && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+struct KeyHash {
+  size_t operator()(const Instruction* i) const {
+    size_t h = detail::hash_combine(static_cast<size_t>(i->opcode), shape_hash(i->shape));
+    for (auto* o : i->operands) h = detail::hash_combine(h, std::hash<const void*>{}(o));
+    for (auto* c : i->called) h = detail::hash_combine(h, std::hash<const void*>{}(c));
+    h = detail::hash_combine(h, i->attrs.hash());
+    if (i->literal) {
+      const auto* p = static_cast<const unsigned char*>(i->literal->data());
+      size_t n = std::min<size_t>(i->literal->nbytes(), 256);  // a prefix is enough to spread the buckets
+      for (size_t b = 0; b < n; ++b) h = detail::hash_combine(h, p[b]);
+    }
+    return h;
+  }
+};
+
+struct KeyEq {
+  bool operator()(const Instruction* a, const Instruction* b) const {
+    if (a->opcode != b->opcode || a->operands != b->operands || a->called != b->called || !(a->attrs == b->attrs) ||
+        !same_shape(a->shape, b->shape))
+      return false;
+    if (a->literal || b->literal) return a->literal && b->literal && same_literal(*a->literal, *b->literal);
+    return true;
+  }
+};
+
+bool mergeable(const Instruction& i) { return i.opcode != Opcode::kParameter && i.opcode != Opcode::kCustomCall; }
+
+}  // namespace
+
+bool CommonSubexpressionElimination::run(Module& m) {
+  bool changed = false;
+  for (auto& c : m.computations) {
+    std::unordered_map<Instruction*, Instruction*, KeyHash, KeyEq> first;
+    // Operands are already canonical when an instruction is reached: replacements happen in order.
+    for (auto& up : c->instructions) {
+      Instruction* i = up.get();
+      if (!mergeable(*i)) continue;
+      auto [it, inserted] = first.emplace(i, i);
+      if (inserted) continue;
+      // %i computes what %it->second does: same opcode, operands, attributes, shape.
+      if (c->replace_all_uses(i, it->second)) {
+        trace_rewrite(name(), *i, fmt::format("duplicate => %{}", it->second->name));
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace jitx::hlo

@@ -1,0 +1,83 @@
+// The HLO optimisation pipeline: the pass list, verification after each pass, per-pass dumps and trace lines.
+#include "hlo/passes/pipeline.h"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.h"
+#include "hlo/passes/algebraic_simplifier.h"
+#include "hlo/passes/constant_folding.h"
+#include "hlo/passes/cse.h"
+#include "hlo/passes/dce.h"
+#include "jitx/config.h"
+
+namespace jitx::detail {
+void log_line(const std::string& s);  // api/jit.cpp: the log sink shared with compile logs
+}
+
+namespace jitx::hlo {
+
+std::vector<std::unique_ptr<HloPass>> optimization_passes() {
+  std::vector<std::unique_ptr<HloPass>> p;
+  p.push_back(std::make_unique<AlgebraicSimplifier>());             // identities, chains, dot(transpose)
+  p.push_back(std::make_unique<ConstantFolding>());                 // constants in, constant out (<= 1024 elements)
+  p.push_back(std::make_unique<AlgebraicSimplifier>());             // what folding exposed (x * folded 1)
+  p.push_back(std::make_unique<CommonSubexpressionElimination>());  // one copy of each value
+  p.push_back(std::make_unique<DeadCodeElimination>());             // drop what the rewrites left behind
+  // Next: fusion, layout assignment, scheduling, buffer assignment.
+  return p;
+}
+
+bool run_passes(Module& m, const std::vector<std::unique_ptr<HloPass>>& passes, const PipelineOptions& options) {
+  bool changed = false;
+  int index = 0;
+  for (auto& pass : passes) {
+    bool c = pass->run(m);
+    changed = changed || c;
+    if (options.verify) {
+      try {
+        verify(m);
+      } catch (const CompileError& e) {
+        throw CompileError(fmt::format("[hlo pipeline] the module is invalid after pass {} ({}): {}", index,
+                                       pass->name(), e.what()));
+      }
+    }
+    if (!options.dump_prefix.empty()) {
+      std::filesystem::path path = fmt::format("{}.{:02d}.{}.hlo", options.dump_prefix, index, pass->name());
+      if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+      auto tmp = path;
+      tmp += ".tmp";
+      {
+        std::ofstream f(tmp, std::ios::binary);
+        if (!f) throw RuntimeError(fmt::format("[dump] cannot write {}", tmp.string()));
+        f << print_hlo(m);  // plain HLO text, so a dump can be fed back to parse_hlo
+      }
+      std::filesystem::rename(tmp, path);  // never a half-written dump
+    }
+    ++index;
+  }
+  return changed;
+}
+
+bool optimize(Module& m, const PipelineOptions& options) { return run_passes(m, optimization_passes(), options); }
+
+// --- trace lines ----------------------------------------------------------------------------------------------
+namespace {
+std::atomic<int> g_trace_override{-1};  // -1: follow config().trace_passes
+}
+
+bool pass_trace_enabled() {
+  int o = g_trace_override.load(std::memory_order_relaxed);
+  return o < 0 ? config().trace_passes : o != 0;
+}
+void set_pass_trace(bool on) { g_trace_override.store(on ? 1 : 0); }
+
+void trace_line(std::string_view pass, std::string_view text) {
+  if (pass_trace_enabled()) detail::log_line(fmt::format("[hlo {}] {}", pass, text));
+}
+void trace_rewrite(std::string_view pass, const Instruction& inst, std::string_view rule) {
+  if (pass_trace_enabled()) detail::log_line(fmt::format("[hlo {}] %{}: {}", pass, inst.name, rule));
+}
+
+}  // namespace jitx::hlo

@@ -2,6 +2,7 @@
 #pragma once
 #include <array>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -93,5 +94,52 @@ struct DotDimensionNumbers {
 Array dot_general(const Array& lhs, const Array& rhs, const DotDimensionNumbers& dims,
                   std::optional<DType> preferred_element_type = std::nullopt, Loc loc = Loc::current());
 Array dot(const Array& lhs, const Array& rhs, Loc loc = Loc::current());
+
+// indexing (StableHLO's gather/scatter dimension numbers)
+/// index_vector_dim = -1 means the last axis of the indices (JAX's convention).
+struct GatherDimensionNumbers {
+  std::vector<int64_t> offset_dims, collapsed_slice_dims, operand_batching_dims, start_indices_batching_dims,
+      start_index_map;
+  int64_t index_vector_dim = -1;
+};
+/// Slices of operand at start_indices; out-of-range starts are clamped into the operand, as XLA does.
+Array gather(const Array& operand, const Array& start_indices, const GatherDimensionNumbers& dimension_numbers,
+             std::vector<int64_t> slice_sizes, bool indices_are_sorted = false, Loc loc = Loc::current());
+struct ScatterDimensionNumbers {
+  std::vector<int64_t> update_window_dims, inserted_window_dims, input_batching_dims, scatter_indices_batching_dims,
+      scatter_dims_to_operand_dims;
+  int64_t index_vector_dim = -1;
+};
+/// operand with updates written (or combined) at scatter_indices; update windows out of range are dropped.
+#define JITX_LAX_SCATTER(name)                                                                                \
+  Array name(const Array& operand, const Array& scatter_indices, const Array& updates,                       \
+             const ScatterDimensionNumbers& dimension_numbers, bool indices_are_sorted = false,              \
+             bool unique_indices = false, Loc loc = Loc::current());
+JITX_LAX_SCATTER(scatter) JITX_LAX_SCATTER(scatter_add) JITX_LAX_SCATTER(scatter_mul) JITX_LAX_SCATTER(scatter_min)
+JITX_LAX_SCATTER(scatter_max)
+#undef JITX_LAX_SCATTER
+
+/// Sorts the operands together along dimension, ascending on the first num_keys (lexicographically); floats sort
+/// -0.0 == 0.0 and NaNs last.
+std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension = -1, bool is_stable = true,
+                        int64_t num_keys = 1, Loc loc = Loc::current());
+Array sort(const Array& operand, int64_t dimension = -1, bool is_stable = true, Loc loc = Loc::current());
+/// (values, int32 indices) of the k largest entries along the last axis; ties pick the lower index.
+std::pair<Array, Array> top_k(const Array& operand, int64_t k, Loc loc = Loc::current());
+
+// convolution
+/// JAX's ConvDimensionNumbers: lhs_spec = (batch, feature, spatial...), rhs_spec = (out feature, in feature,
+/// spatial...), out_spec = (batch, feature, spatial...), each a list of axis numbers. Empty: NCHW, OIHW, NCHW.
+struct ConvDimensionNumbers {
+  std::vector<int64_t> lhs_spec, rhs_spec, out_spec;
+};
+/// Dimension numbers from layout strings such as ("NHWC", "HWIO", "NHWC"), as jax.lax.conv_dimension_numbers.
+ConvDimensionNumbers conv_dimension_numbers(const std::string& lhs, const std::string& rhs, const std::string& out,
+                                            Loc loc = Loc::current());
+/// padding: (low, high) per spatial axis; empty dilations mean 1.
+Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides,
+                           std::vector<std::pair<int64_t, int64_t>> padding, std::vector<int64_t> lhs_dilation = {},
+                           std::vector<int64_t> rhs_dilation = {}, const ConvDimensionNumbers& dimension_numbers = {},
+                           int64_t feature_group_count = 1, int64_t batch_group_count = 1, Loc loc = Loc::current());
 
 }  // namespace jitx::lax

@@ -74,6 +74,37 @@ Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
 Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std::optional<int64_t> stop,
                  int64_t step = 1, Loc loc = Loc::current());
 
+// indexing, sorting (built on lax.gather / lax.scatter / lax.sort)
+/// Elements of x at indices along axis (flattened x when axis is nullopt); negative indices count from the end,
+/// out-of-range ones are clamped (XLA's gather rule; JAX's default mode "fill" is not implemented).
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+/// Ascending, stable sort along axis (flattened when nullopt); NaNs last.
+Array sort(const Array& x, std::optional<int64_t> axis = -1, Loc loc = Loc::current());
+/// int32 indices that sort x along axis (stable; NaNs last).
+Array argsort(const Array& x, std::optional<int64_t> axis = -1, Loc loc = Loc::current());
+
+/// JAX's x.at[idx]: functional updates at integer indices of the leading axes (one index array per axis,
+/// broadcast together). Negative indices count from the end; out-of-range updates are dropped, reads clamp.
+class IndexUpdateRef {
+ public:
+  IndexUpdateRef(Array x, std::vector<Array> indices) : x_(std::move(x)), indices_(std::move(indices)) {}
+  Array get(Loc loc = Loc::current()) const;
+  Array set(const Array& values, Loc loc = Loc::current()) const;
+  Array add(const Array& values, Loc loc = Loc::current()) const;
+  Array mul(const Array& values, Loc loc = Loc::current()) const;
+  Array min(const Array& values, Loc loc = Loc::current()) const;
+  Array max(const Array& values, Loc loc = Loc::current()) const;
+
+ private:
+  Array update(std::string_view kind, const Array& values) const;
+  Array x_;
+  std::vector<Array> indices_;
+};
+/// x.at[index] (index: an integer array indexing the first axis).
+IndexUpdateRef at(const Array& x, const Array& index);
+/// x.at[i0, i1, ...] (integer arrays for the leading axes).
+IndexUpdateRef at(const Array& x, std::vector<Array> indices);
+
 /// Result shape of broadcasting shapes together (NumPy rules); throws ShapeError.
 Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op = "broadcast_shapes");
 /// Promotes two arrays to their common dtype (JAX rules, weak types included) and broadcasts them.

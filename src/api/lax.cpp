@@ -1,6 +1,8 @@
 // jitx::lax: each function binds its primitive (shape and dtype checks live in the primitive).
 #include "jitx/lax.h"
 
+#include <algorithm>
+
 #include "core/errors.h"
 #include "primitives/primitive.h"
 
@@ -244,6 +246,137 @@ Array dot(const Array& lhs, const Array& rhs, Loc loc) {
   if (lhs.ndim() < 1 || lhs.ndim() > 2 || rhs.ndim() < 1 || rhs.ndim() > 2)
     detail::throw_error<ShapeError>("dot", "expects 1-D or 2-D operands, got {} and {}", lhs.aval().str(), rhs.aval().str());
   return dot_general(lhs, rhs, {{lhs.ndim() - 1}, {0}, {}, {}}, std::nullopt, loc);
+}
+
+}  // namespace jitx::lax
+
+// --- indexing and convolution --------------------------------------------------------------------------------
+namespace jitx::lax {
+namespace {
+int64_t index_vector_dim(const Array& indices, int64_t ivd) {
+  if (ivd != -1) return ivd;
+  return indices.ndim() == 0 ? 0 : indices.ndim() - 1;
+}
+
+Array scatter_impl(std::string_view name, const Array& operand, const Array& indices, const Array& updates,
+                   const ScatterDimensionNumbers& d, bool sorted, bool unique) {
+  const auto& p = prim(name);
+  Params ps{{"update_window_dims", d.update_window_dims},
+            {"inserted_window_dims", d.inserted_window_dims},
+            {"input_batching_dims", d.input_batching_dims},
+            {"scatter_indices_batching_dims", d.scatter_indices_batching_dims},
+            {"scatter_dims_to_operand_dims", d.scatter_dims_to_operand_dims},
+            {"index_vector_dim", index_vector_dim(indices, d.index_vector_dim)},
+            {"indices_are_sorted", sorted},
+            {"unique_indices", unique}};
+  return bind1(p, {operand, indices, updates}, ps);
+}
+}  // namespace
+
+Array gather(const Array& operand, const Array& start_indices, const GatherDimensionNumbers& d,
+             std::vector<int64_t> slice_sizes, bool indices_are_sorted, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("gather");
+  Params ps{{"offset_dims", d.offset_dims},
+            {"collapsed_slice_dims", d.collapsed_slice_dims},
+            {"operand_batching_dims", d.operand_batching_dims},
+            {"start_indices_batching_dims", d.start_indices_batching_dims},
+            {"start_index_map", d.start_index_map},
+            {"index_vector_dim", index_vector_dim(start_indices, d.index_vector_dim)},
+            {"slice_sizes", std::move(slice_sizes)},
+            {"indices_are_sorted", indices_are_sorted}};
+  return bind1(p, {operand, start_indices}, ps);
+}
+
+#define JITX_LAX_SCATTER_IMPL(fn, pname)                                                                       \
+  Array fn(const Array& operand, const Array& indices, const Array& updates, const ScatterDimensionNumbers& d, \
+           bool indices_are_sorted, bool unique_indices, Loc loc) {                                             \
+    ApiScope s(loc);                                                                                           \
+    return scatter_impl(pname, operand, indices, updates, d, indices_are_sorted, unique_indices);              \
+  }
+JITX_LAX_SCATTER_IMPL(scatter, "scatter") JITX_LAX_SCATTER_IMPL(scatter_add, "scatter-add")
+JITX_LAX_SCATTER_IMPL(scatter_mul, "scatter-mul") JITX_LAX_SCATTER_IMPL(scatter_min, "scatter-min")
+JITX_LAX_SCATTER_IMPL(scatter_max, "scatter-max")
+#undef JITX_LAX_SCATTER_IMPL
+
+std::vector<Array> sort(const std::vector<Array>& operands, int64_t dimension, bool is_stable, int64_t num_keys,
+                        Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("sort");
+  if (operands.empty()) detail::throw_error<ShapeError>("sort", "needs at least one operand, got none");
+  dimension = detail::canonical_axis(dimension, operands[0].ndim(), "sort");
+  return detail::bind(p, operands, Params{{"dimension", dimension}, {"is_stable", is_stable}, {"num_keys", num_keys}});
+}
+Array sort(const Array& operand, int64_t dimension, bool is_stable, Loc loc) {
+  return sort(std::vector<Array>{operand}, dimension, is_stable, 1, loc)[0];
+}
+
+std::pair<Array, Array> top_k(const Array& operand, int64_t k, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("top_k");
+  auto outs = detail::bind(p, {operand}, Params{{"k", k}});
+  return {outs[0], outs[1]};
+}
+
+ConvDimensionNumbers conv_dimension_numbers(const std::string& lhs, const std::string& rhs, const std::string& out,
+                                            Loc loc) {
+  ApiScope s(loc);
+  auto fail = [&] {
+    detail::throw_error<ShapeError>("conv_dimension_numbers",
+                                    "specs '{}', '{}', '{}' need equal lengths (at least 2), 'N' and 'C' once in lhs and "
+                                    "out, 'O' and 'I' once in rhs, and the same spatial letters in all three",
+                                    lhs, rhs, out);
+  };
+  if (lhs.size() != rhs.size() || lhs.size() != out.size() || lhs.size() < 2) fail();
+  auto pos = [&](const std::string& spec, char c) -> int64_t {
+    if (std::count(spec.begin(), spec.end(), c) != 1) fail();
+    return static_cast<int64_t>(spec.find(c));
+  };
+  // Spatial axes are ordered as the rhs spec lists them (jax.lax.conv_general_permutations).
+  std::string spatial;
+  for (char c : rhs)
+    if (c != 'O' && c != 'I') spatial.push_back(c);
+  ConvDimensionNumbers dn;
+  dn.lhs_spec = {pos(lhs, 'N'), pos(lhs, 'C')};
+  dn.rhs_spec = {pos(rhs, 'O'), pos(rhs, 'I')};
+  dn.out_spec = {pos(out, 'N'), pos(out, 'C')};
+  for (char c : spatial) {
+    dn.lhs_spec.push_back(pos(lhs, c));
+    dn.rhs_spec.push_back(pos(rhs, c));
+    dn.out_spec.push_back(pos(out, c));
+  }
+  return dn;
+}
+
+Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides,
+                           std::vector<std::pair<int64_t, int64_t>> padding, std::vector<int64_t> lhs_dilation,
+                           std::vector<int64_t> rhs_dilation, const ConvDimensionNumbers& dn,
+                           int64_t feature_group_count, int64_t batch_group_count, Loc loc) {
+  ApiScope s(loc);
+  static const auto& p = prim("conv_general_dilated");
+  size_t nsp = lhs.ndim() >= 2 ? static_cast<size_t>(lhs.ndim() - 2) : 0;
+  std::vector<int64_t> iota(static_cast<size_t>(lhs.ndim()));
+  for (size_t k = 0; k < iota.size(); ++k) iota[k] = static_cast<int64_t>(k);
+  bool dflt = dn.lhs_spec.empty() && dn.rhs_spec.empty() && dn.out_spec.empty();
+  std::vector<int64_t> pad;
+  for (auto& [lo, hi] : padding) {
+    pad.push_back(lo);
+    pad.push_back(hi);
+  }
+  if (padding.empty()) pad.assign(2 * nsp, 0);
+  if (window_strides.empty()) window_strides.assign(nsp, 1);
+  if (lhs_dilation.empty()) lhs_dilation.assign(nsp, 1);
+  if (rhs_dilation.empty()) rhs_dilation.assign(nsp, 1);
+  Params ps{{"window_strides", std::move(window_strides)},
+            {"padding", pad},
+            {"lhs_dilation", std::move(lhs_dilation)},
+            {"rhs_dilation", std::move(rhs_dilation)},
+            {"lhs_spec", dflt ? iota : dn.lhs_spec},
+            {"rhs_spec", dflt ? iota : dn.rhs_spec},
+            {"out_spec", dflt ? iota : dn.out_spec},
+            {"feature_group_count", feature_group_count},
+            {"batch_group_count", batch_group_count}};
+  return bind1(p, {lhs, rhs}, ps);
 }
 
 }  // namespace jitx::lax

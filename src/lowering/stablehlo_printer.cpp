@@ -125,6 +125,86 @@ std::string reducer_region(const std::string& r, const std::vector<DType>& types
   return s;
 }
 
+/// The update region of a scatter: "replace" returns the update, the other kinds are reducer regions.
+std::string scatter_region(const std::string& r, DType d, const std::string& ind) {
+  if (r != "replace") return reducer_region(r, {d}, ind);
+  std::string t = scalar_type(d);
+  return fmt::format("({{\n{}  ^bb0(%a: {}, %b: {}):\n{}    \"stablehlo.return\"(%b) : ({}) -> ()\n{}}})", ind, t, t, ind, t,
+                     ind);
+}
+
+/// A float NaN as an MLIR dense element (its bit pattern).
+std::string nan_elem(DType d) {
+  switch (d) {
+    case DType::float16: return "0x7E00";
+    case DType::bfloat16: return "0x7FC0";
+    case DType::float32: return "0x7FC00000";
+    default: return "0x7FF8000000000000";
+  }
+}
+
+/// The comparator of an ascending sort on the first num_keys operands, as JAX writes it: lexicographic `lt`,
+/// floats compared in TOTALORDER after mapping -0.0 to 0.0 and every NaN to one positive NaN (so NaNs sort last).
+std::string sort_region(const std::vector<DType>& types, int64_t num_keys, const std::string& ind) {
+  std::string s = "({\n";
+  std::vector<std::string> args;
+  for (size_t k = 0; k < types.size(); ++k) {
+    args.push_back(fmt::format("%lhs{}: {}", k, scalar_type(types[k])));
+    args.push_back(fmt::format("%rhs{}: {}", k, scalar_type(types[k])));
+  }
+  s += fmt::format("{}  ^bb0({}):\n", ind, fmt::join(args, ", "));
+  auto line = [&](const std::string& text) { s += ind + "    " + text + "\n"; };
+  auto cmp = [&](const std::string& name, const std::string& dir, const std::string& x, const std::string& y,
+                 const std::string& ct, const std::string& t) {
+    line(fmt::format("%{} = \"stablehlo.compare\"(%{}, %{}) {{comparison_direction = #stablehlo<comparison_direction "
+                     "{}>, compare_type = #stablehlo<comparison_type {}>}} : ({}, {}) -> tensor<i1>",
+                     name, x, y, dir, ct, t, t));
+  };
+  auto sel = [&](const std::string& name, const std::string& p, const std::string& x, const std::string& y,
+                 const std::string& t) {
+    line(fmt::format("%{} = \"stablehlo.select\"(%{}, %{}, %{}) : (tensor<i1>, {}, {}) -> {}", name, p, x, y, t, t, t));
+  };
+  for (int64_t k = 0; k < num_keys; ++k) {
+    DType d = types[k];
+    std::string t = scalar_type(d), ct = compare_type(d), lk = fmt::format("lhs{}", k), rk = fmt::format("rhs{}", k);
+    if (is_floating(d)) {
+      ct = "TOTALORDER";
+      line(fmt::format("%zero{} = \"stablehlo.constant\"() {{value = dense<0.000000e+00> : {}}} : () -> {}", k, t, t));
+      line(fmt::format("%nan{} = \"stablehlo.constant\"() {{value = dense<{}> : {}}} : () -> {}", k, nan_elem(d), t, t));
+      for (std::string side : {"lhs", "rhs"}) {
+        std::string v = fmt::format("{}{}", side, k);
+        cmp(v + "_z", "EQ", v, fmt::format("zero{}", k), "FLOAT", t);
+        sel(v + "_nz", v + "_z", fmt::format("zero{}", k), v, t);
+        cmp(v + "_n", "NE", v, v, "FLOAT", t);
+        sel(v + "_key", v + "_n", fmt::format("nan{}", k), v + "_nz", t);
+      }
+      lk += "_key";
+      rk += "_key";
+    }
+    cmp(fmt::format("lt{}", k), "LT", lk, rk, ct, t);
+    if (k + 1 < num_keys) cmp(fmt::format("eq{}", k), "EQ", lk, rk, ct, t);
+  }
+  // p = lt[n-1]; p = lt[k] | (eq[k] & p) for k = n-2 .. 0
+  std::string p = fmt::format("lt{}", num_keys - 1);
+  for (int64_t k = num_keys - 2; k >= 0; --k) {
+    line(fmt::format("%tie{} = \"stablehlo.and\"(%eq{}, %{}) : (tensor<i1>, tensor<i1>) -> tensor<i1>", k, k, p));
+    line(fmt::format("%p{} = \"stablehlo.or\"(%lt{}, %tie{}) : (tensor<i1>, tensor<i1>) -> tensor<i1>", k, k, k));
+    p = fmt::format("p{}", k);
+  }
+  line(fmt::format("\"stablehlo.return\"(%{}) : (tensor<i1>) -> ()", p));
+  s += ind + "})";
+  return s;
+}
+
+/// "[b, 0, 1, f]" style labels of a convolution operand: first/second are the labels of spec[0] and spec[1].
+std::string conv_labels(const std::vector<int64_t>& spec, const char* first, const char* second) {
+  std::vector<std::string> l(spec.size());
+  l[spec[0]] = first;
+  l[spec[1]] = second;
+  for (size_t k = 2; k < spec.size(); ++k) l[spec[k]] = std::to_string(k - 2);
+  return fmt::format("[{}]", fmt::join(l, ", "));
+}
+
 class Printer {
  public:
   explicit Printer(const hlo::Module& m) : m_(m) {}
@@ -251,6 +331,62 @@ class Printer {
             i64_array(a.get_ints("base_dilations")), i64_array(a.get_ints("window_dilations")),
             pairs.empty() ? "" : fmt::format("[{}]", fmt::join(pairs, ", ")), pad.size() / 2);
         return generic(out, i, op, attrs, reducer_region(a.get_str("reducer"), {i.operand(0)->shape.dtype}, "    "));
+      }
+      case Opcode::kGather: {
+        std::vector<std::string> dn;
+        auto dims = [&](const char* key) {
+          const auto& v = a.get_ints(key);
+          if (!v.empty()) dn.push_back(fmt::format("{} = [{}]", key, fmt::join(v, ", ")));
+        };
+        for (auto* key : {"offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
+                          "start_index_map"})
+          dims(key);
+        dn.push_back(fmt::format("index_vector_dim = {}", a.get_int("index_vector_dim")));
+        return generic(out, i, op,
+                       fmt::format("dimension_numbers = #stablehlo.gather<{}>, indices_are_sorted = {}, slice_sizes = {}",
+                                   fmt::join(dn, ", "), a.get_bool("indices_are_sorted") ? "true" : "false",
+                                   i64_array(a.get_ints("slice_sizes"))));
+      }
+      case Opcode::kScatter: {
+        std::vector<std::string> dn;
+        for (auto* key : {"update_window_dims", "inserted_window_dims", "input_batching_dims",
+                          "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"}) {
+          const auto& v = a.get_ints(key);
+          if (!v.empty()) dn.push_back(fmt::format("{} = [{}]", key, fmt::join(v, ", ")));
+        }
+        dn.push_back(fmt::format("index_vector_dim = {}", a.get_int("index_vector_dim")));
+        return generic(out, i, op,
+                       fmt::format("indices_are_sorted = {}, scatter_dimension_numbers = #stablehlo.scatter<{}>, "
+                                   "unique_indices = {}",
+                                   a.get_bool("indices_are_sorted") ? "true" : "false", fmt::join(dn, ", "),
+                                   a.get_bool("unique_indices") ? "true" : "false"),
+                       scatter_region(a.get_str("reducer"), i.operand(0)->shape.dtype, "    "));
+      }
+      case Opcode::kSort: {
+        std::vector<DType> types;
+        for (auto* o : i.operands) types.push_back(o->shape.dtype);
+        return generic(out, i, op,
+                       fmt::format("dimension = {} : i64, is_stable = {}", a.get_int("dimension"),
+                                   a.get_bool("is_stable") ? "true" : "false"),
+                       sort_region(types, a.get_int("num_keys"), "    "));
+      }
+      case Opcode::kTopK: return generic(out, i, op, fmt::format("k = {} : i64", a.get_int("k")));
+      case Opcode::kConvolution: {
+        const auto& pad = a.get_ints("padding");
+        std::string attrs = fmt::format(
+            "batch_group_count = {} : i64, dimension_numbers = #stablehlo.conv<{}x{}->{}>, feature_group_count = {} : i64",
+            a.get_int("batch_group_count"), conv_labels(a.get_ints("lhs_spec"), "b", "f"),
+            conv_labels(a.get_ints("rhs_spec"), "o", "i"), conv_labels(a.get_ints("out_spec"), "b", "f"),
+            a.get_int("feature_group_count"));
+        if (!pad.empty()) {  // no spatial axes: the window attributes are left out (their defaults)
+          std::vector<std::string> pairs;
+          for (size_t k = 0; k < pad.size(); k += 2) pairs.push_back(fmt::format("[{}, {}]", pad[k], pad[k + 1]));
+          attrs += fmt::format(", lhs_dilation = {}, padding = dense<[{}]> : tensor<{}x2xi64>, rhs_dilation = {}, "
+                               "window_strides = {}",
+                               i64_array(a.get_ints("lhs_dilation")), fmt::join(pairs, ", "), pad.size() / 2,
+                               i64_array(a.get_ints("rhs_dilation")), i64_array(a.get_ints("window_strides")));
+        }
+        return generic(out, i, op, attrs);
       }
       case Opcode::kTuple:
         throw_error<CompileError>("stablehlo", "tuples are only supported as the entry's result");

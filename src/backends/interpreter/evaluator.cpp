@@ -8,6 +8,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "backends/interpreter/evaluator_indexing.h"
 #include "backends/interpreter/special.h"
 #include "core/errors.h"
 
@@ -637,6 +638,11 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
       case Opcode::kReduce: v = eval_reduce(inst, ops); break;
       case Opcode::kReduceWindow: v.array = eval_reduce_window(inst, ops); break;
       case Opcode::kDot: v.array = eval_dot(inst, *ops[0], *ops[1]); break;
+      case Opcode::kGather: v.array = eval_gather(inst, *ops[0], *ops[1]); break;
+      case Opcode::kScatter: v.array = eval_scatter(inst, *ops[0], *ops[1], *ops[2]); break;
+      case Opcode::kSort: v = eval_sort(inst, ops); break;
+      case Opcode::kTopK: v = eval_top_k(inst, *ops[0]); break;
+      case Opcode::kConvolution: v.array = eval_convolution(inst, *ops[0], *ops[1]); break;
       case Opcode::kCopy: v = *vals[0]; break;
       case Opcode::kTuple:
         v.is_tuple = true;

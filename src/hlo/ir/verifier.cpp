@@ -104,6 +104,33 @@ void verify_instruction(const Instruction& i) {
       check(total == i.shape.dims.at(d), i, "concatenated size mismatch");
       break;
     }
+    case Opcode::kGather:
+      check(i.attrs.get_ints("slice_sizes").size() == static_cast<size_t>(op_shape(0).rank()), i,
+            "slice_sizes needs one entry per operand axis");
+      check(i.shape.dtype == op_shape(0).dtype, i, "result dtype differs from the operand's");
+      break;
+    case Opcode::kScatter:
+      check(op_shape(0).same_type(i.shape), i, "result must match the operand");
+      check(op_shape(2).dtype == op_shape(0).dtype, i, "updates dtype differs from the operand's");
+      break;
+    case Opcode::kSort: {
+      size_t n = i.operands.size();
+      check(n >= 1 && (n == 1 ? !i.shape.is_tuple : i.shape.tuple_shapes.size() == n), i, "one result per operand");
+      for (size_t k = 0; k < n; ++k) {
+        check(op_shape(k).dims == op_shape(0).dims, i, "sort operands must share a shape");
+        check(op_shape(k).same_type(n == 1 ? i.shape : i.shape.tuple_shapes[k]), i, "sort result mismatch");
+      }
+      check(i.attrs.get_int("dimension") < op_shape(0).rank(), i, "sort dimension out of range");
+      break;
+    }
+    case Opcode::kTopK:
+      check(i.shape.is_tuple && i.shape.tuple_shapes.size() == 2 && i.shape.tuple_shapes[1].dtype == DType::int32, i,
+            "top_k returns (values, s32 indices)");
+      break;
+    case Opcode::kConvolution:
+      check(op_shape(0).dtype == op_shape(1).dtype && op_shape(0).rank() == op_shape(1).rank(), i,
+            "convolution operands need equal dtypes and ranks");
+      break;
     default:
       break;
   }

@@ -1,0 +1,109 @@
+// Convolution: conv_general_dilated with JAX's dimension numbers, lowered to HLO convolution.
+#include <algorithm>
+#include <numeric>
+
+#include "primitives/primitive.h"
+
+namespace jitx::detail {
+namespace {
+using hlo::Opcode;
+using Outs = std::vector<ShapedArray>;
+using Ints = std::vector<int64_t>;
+
+void check_spec(std::string_view what, const Ints& spec, int64_t rank) {
+  Ints sorted = spec, iota(rank);
+  std::sort(sorted.begin(), sorted.end());
+  std::iota(iota.begin(), iota.end(), 0);
+  if (sorted != iota)
+    throw_error<ShapeError>("conv_general_dilated", "{} {} must be a permutation of the {} axes (batch/feature first, "
+                            "then spatial)", what, shape_str(spec), rank);
+}
+
+void check_positive(std::string_view what, const Ints& v, size_t n) {
+  if (v.size() != n)
+    throw_error<ShapeError>("conv_general_dilated", "{} {} needs one entry per spatial axis ({})", what, shape_str(v), n);
+  for (auto x : v)
+    if (x < 1) throw_error<ShapeError>("conv_general_dilated", "{} {} must be positive", what, shape_str(v));
+}
+
+// conv_general_dilated[window_strides padding lhs_dilation rhs_dilation lhs_spec rhs_spec out_spec
+//                      feature_group_count batch_group_count]
+// lhs_spec = (batch, feature, spatial...), rhs_spec = (out feature, in feature, spatial...), out_spec as lhs_spec:
+// the axis numbers of JAX's ConvDimensionNumbers. padding is flattened (low, high) pairs, one per spatial axis.
+Outs conv_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
+  const std::string_view op = "conv_general_dilated";
+  if (in.size() != 2) throw_error<ShapeError>(op, "takes (lhs, rhs), got {} operands", in.size());
+  const auto &l = in[0], &r = in[1];
+  if (l.dtype != r.dtype)
+    throw_error<TypeError>(op, "lhs and rhs must have the same dtype, got {} and {}", dtype_name(l.dtype),
+                           dtype_name(r.dtype));
+  if (is_bool(l.dtype)) throw_error<TypeError>(op, "needs numeric operands, got {}", dtype_name(l.dtype));
+  int64_t n = l.ndim();
+  if (n < 2 || r.ndim() != n)
+    throw_error<ShapeError>(op, "lhs {} and rhs {} must have the same rank, at least 2", l.str(), r.str());
+  const auto &ls = ps.get_ints("lhs_spec"), &rs = ps.get_ints("rhs_spec"), &os = ps.get_ints("out_spec");
+  check_spec("lhs_spec", ls, n);
+  check_spec("rhs_spec", rs, n);
+  check_spec("out_spec", os, n);
+  size_t nsp = static_cast<size_t>(n - 2);
+  const auto& strides = ps.get_ints("window_strides");
+  const auto& pad = ps.get_ints("padding");
+  const auto& ld = ps.get_ints("lhs_dilation");
+  const auto& rd = ps.get_ints("rhs_dilation");
+  check_positive("window_strides", strides, nsp);
+  check_positive("lhs_dilation", ld, nsp);
+  check_positive("rhs_dilation", rd, nsp);
+  if (pad.size() != 2 * nsp)
+    throw_error<ShapeError>(op, "padding needs a (low, high) pair per spatial axis ({}), got {} values", nsp, pad.size());
+  int64_t g = ps.get_int("feature_group_count"), bg = ps.get_int("batch_group_count");
+  if (g < 1 || bg < 1)
+    throw_error<ShapeError>(op, "feature_group_count {} and batch_group_count {} must be positive", g, bg);
+  if (g > 1 && bg > 1)
+    throw_error<ShapeError>(op, "feature_group_count {} and batch_group_count {} cannot both exceed 1", g, bg);
+  int64_t b = l.shape[ls[0]], c = l.shape[ls[1]], o = r.shape[rs[0]], i = r.shape[rs[1]];
+  if (c % g != 0 || c / g != i)
+    throw_error<ShapeError>(op, "lhs feature size {} must equal rhs input-feature size {} times feature_group_count {}",
+                            c, i, g);
+  if (o % g != 0)
+    throw_error<ShapeError>(op, "rhs output-feature size {} must be divisible by feature_group_count {}", o, g);
+  if (b % bg != 0 || o % bg != 0)
+    throw_error<ShapeError>(op, "lhs batch size {} and rhs output-feature size {} must be divisible by "
+                            "batch_group_count {}", b, o, bg);
+  Shape s(n);
+  s[os[0]] = b / bg;
+  s[os[1]] = o;
+  for (size_t k = 0; k < nsp; ++k) {
+    int64_t in_size = l.shape[ls[2 + k]], win = r.shape[rs[2 + k]];
+    int64_t padded = (in_size == 0 ? 0 : (in_size - 1) * ld[k] + 1) + pad[2 * k] + pad[2 * k + 1];
+    int64_t w = win == 0 ? 0 : (win - 1) * rd[k] + 1;
+    if (padded < 0)
+      throw_error<ShapeError>(op, "padding ({}, {}) on spatial axis {} leaves a negative size {}", pad[2 * k],
+                              pad[2 * k + 1], k, padded);
+    s[os[2 + k]] = padded < w ? 0 : (padded - w) / strides[k] + 1;
+  }
+  return Outs{ShapedArray{s, l.dtype, l.weak_type && r.weak_type}};
+}
+
+const bool registered = [] {
+  Primitive p;
+  p.name = "conv_general_dilated";
+  p.abstract_eval = conv_abstract_eval;
+  p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+    const auto& ps = c.params;
+    Params attrs{{"window_strides", ps.get_ints("window_strides")},
+                 {"padding", ps.get_ints("padding")},
+                 {"lhs_dilation", ps.get_ints("lhs_dilation")},
+                 {"rhs_dilation", ps.get_ints("rhs_dilation")},
+                 {"lhs_spec", ps.get_ints("lhs_spec")},
+                 {"rhs_spec", ps.get_ints("rhs_spec")},
+                 {"out_spec", ps.get_ints("out_spec")},
+                 {"feature_group_count", ps.get_int("feature_group_count")},
+                 {"batch_group_count", ps.get_int("batch_group_count")}};
+    return std::vector<hlo::Instruction*>{
+        c.comp->add(Opcode::kConvolution, hlo_shape(c.out_avals[0]), {a[0], a[1]}, attrs)};
+  };
+  register_primitive(std::move(p));
+  return true;
+}();
+}  // namespace
+}  // namespace jitx::detail

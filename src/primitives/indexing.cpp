@@ -1,0 +1,272 @@
+// Indexing primitives: gather, scatter (replace/add/mul/min/max), sort and top_k, with StableHLO's dimension numbers.
+#include <algorithm>
+#include <numeric>
+
+#include "primitives/primitive.h"
+
+namespace jitx::detail {
+namespace {
+using hlo::Opcode;
+using Outs = std::vector<ShapedArray>;
+using Insts = std::vector<hlo::Instruction*>;
+using Ints = std::vector<int64_t>;
+
+bool contains(const Ints& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+/// Each entry of v in [0, bound), no repeats (and increasing when sorted is set).
+void check_dims(std::string_view op, std::string_view what, const Ints& v, int64_t bound, bool sorted) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] < 0 || v[i] >= bound)
+      throw_error<ShapeError>(op, "{} {} has entry {} outside [0, {})", what, shape_str(v), v[i], bound);
+    for (size_t j = 0; j < i; ++j)
+      if (v[j] == v[i]) throw_error<ShapeError>(op, "{} {} repeats {}", what, shape_str(v), v[i]);
+    if (sorted && i > 0 && v[i] < v[i - 1])
+      throw_error<ShapeError>(op, "{} {} must be sorted in increasing order", what, shape_str(v));
+  }
+}
+
+void check_disjoint(std::string_view op, std::string_view wa, const Ints& a, std::string_view wb, const Ints& b) {
+  for (auto x : a)
+    if (contains(b, x))
+      throw_error<ShapeError>(op, "{} {} and {} {} must not share an axis (both have {})", wa, shape_str(a), wb,
+                              shape_str(b), x);
+}
+
+/// Checks the index array and the batching-dimension pairs shared by gather and scatter; returns the index
+/// array's batch shape (its dims without index_vector_dim).
+Ints check_indices(std::string_view op, const ShapedArray& operand, const ShapedArray& idx, int64_t ivd,
+                   const Ints& index_map, std::string_view index_map_name, const Ints& op_batching,
+                   std::string_view op_batching_name, const Ints& idx_batching, std::string_view idx_batching_name) {
+  if (!is_integer(idx.dtype))
+    throw_error<TypeError>(op, "indices must have an integer dtype, got {}", idx.str());
+  if (ivd < 0 || ivd > idx.ndim())
+    throw_error<ShapeError>(op, "index_vector_dim {} is outside [0, {}] for indices {}", ivd, idx.ndim(), idx.str());
+  int64_t nvec = ivd < idx.ndim() ? idx.shape[ivd] : 1;
+  if (static_cast<int64_t>(index_map.size()) != nvec)
+    throw_error<ShapeError>(op, "{} {} has {} entries; the index vectors of {} (index_vector_dim {}) have {}",
+                            index_map_name, shape_str(index_map), index_map.size(), idx.str(), ivd, nvec);
+  check_dims(op, index_map_name, index_map, operand.ndim(), false);
+  check_dims(op, op_batching_name, op_batching, operand.ndim(), true);
+  check_disjoint(op, op_batching_name, op_batching, index_map_name, index_map);
+  check_dims(op, idx_batching_name, idx_batching, idx.ndim(), false);
+  if (contains(idx_batching, ivd))
+    throw_error<ShapeError>(op, "{} {} must not contain index_vector_dim {}", idx_batching_name, shape_str(idx_batching),
+                            ivd);
+  if (op_batching.size() != idx_batching.size())
+    throw_error<ShapeError>(op, "{} {} and {} {} must have the same length", op_batching_name, shape_str(op_batching),
+                            idx_batching_name, shape_str(idx_batching));
+  for (size_t i = 0; i < op_batching.size(); ++i)
+    if (operand.shape[op_batching[i]] != idx.shape[idx_batching[i]])
+      throw_error<ShapeError>(op, "batching axes differ in size: operand {} axis {} is {}, indices {} axis {} is {}",
+                              operand.str(), op_batching[i], operand.shape[op_batching[i]], idx.str(), idx_batching[i],
+                              idx.shape[idx_batching[i]]);
+  Ints batch;
+  for (int64_t d = 0; d < idx.ndim(); ++d)
+    if (d != ivd) batch.push_back(idx.shape[d]);
+  return batch;
+}
+
+Outs gather_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
+  const std::string_view op = "gather";
+  if (in.size() != 2) throw_error<ShapeError>(op, "takes (operand, start_indices), got {} operands", in.size());
+  const auto &x = in[0], &idx = in[1];
+  const auto& offset = ps.get_ints("offset_dims");
+  const auto& collapsed = ps.get_ints("collapsed_slice_dims");
+  const auto& obd = ps.get_ints("operand_batching_dims");
+  const auto& sibd = ps.get_ints("start_indices_batching_dims");
+  const auto& sim = ps.get_ints("start_index_map");
+  const auto& sizes = ps.get_ints("slice_sizes");
+  int64_t ivd = ps.get_int("index_vector_dim");
+  if (static_cast<int64_t>(sizes.size()) != x.ndim())
+    throw_error<ShapeError>(op, "slice_sizes {} needs one entry per axis of the operand {}", shape_str(sizes), x.str());
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (sizes[d] < 0 || sizes[d] > x.shape[d])
+      throw_error<ShapeError>(op, "slice_sizes {} axis {}: {} is outside [0, {}] for operand {}", shape_str(sizes), d,
+                              sizes[d], x.shape[d], x.str());
+  Ints batch = check_indices(op, x, idx, ivd, sim, "start_index_map", obd, "operand_batching_dims", sibd,
+                             "start_indices_batching_dims");
+  check_dims(op, "collapsed_slice_dims", collapsed, x.ndim(), true);
+  check_disjoint(op, "collapsed_slice_dims", collapsed, "operand_batching_dims", obd);
+  for (auto d : collapsed)
+    if (sizes[d] > 1)
+      throw_error<ShapeError>(op, "collapsed_slice_dims axis {} has slice size {}, expected at most 1", d, sizes[d]);
+  for (auto d : obd)
+    if (sizes[d] > 1)
+      throw_error<ShapeError>(op, "operand_batching_dims axis {} has slice size {}, expected at most 1", d, sizes[d]);
+  if (static_cast<int64_t>(offset.size() + collapsed.size() + obd.size()) != x.ndim())
+    throw_error<ShapeError>(op,
+                            "offset_dims {}, collapsed_slice_dims {} and operand_batching_dims {} must together have "
+                            "one entry per operand axis ({})",
+                            shape_str(offset), shape_str(collapsed), shape_str(obd), x.ndim());
+  int64_t rank = static_cast<int64_t>(batch.size() + offset.size());
+  check_dims(op, "offset_dims", offset, rank, true);
+  Ints offset_sizes;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (!contains(collapsed, d) && !contains(obd, d)) offset_sizes.push_back(sizes[d]);
+  Shape s;
+  size_t bi = 0, oi = 0;
+  for (int64_t d = 0; d < rank; ++d) s.push_back(contains(offset, d) ? offset_sizes[oi++] : batch[bi++]);
+  return Outs{ShapedArray{s, x.dtype, x.weak_type}};
+}
+
+Outs scatter_abstract_eval(const std::string& op, std::span<const ShapedArray> in, const Params& ps) {
+  if (in.size() != 3)
+    throw_error<ShapeError>(op, "takes (operand, scatter_indices, updates), got {} operands", in.size());
+  const auto &x = in[0], &idx = in[1], &upd = in[2];
+  const auto& uwd = ps.get_ints("update_window_dims");
+  const auto& iwd = ps.get_ints("inserted_window_dims");
+  const auto& ibd = ps.get_ints("input_batching_dims");
+  const auto& sibd = ps.get_ints("scatter_indices_batching_dims");
+  const auto& sdod = ps.get_ints("scatter_dims_to_operand_dims");
+  int64_t ivd = ps.get_int("index_vector_dim");
+  if (upd.dtype != x.dtype)
+    throw_error<TypeError>(op, "updates dtype {} differs from the operand's {}", dtype_name(upd.dtype),
+                           dtype_name(x.dtype));
+  Ints batch = check_indices(op, x, idx, ivd, sdod, "scatter_dims_to_operand_dims", ibd, "input_batching_dims", sibd,
+                             "scatter_indices_batching_dims");
+  check_dims(op, "inserted_window_dims", iwd, x.ndim(), true);
+  check_disjoint(op, "inserted_window_dims", iwd, "input_batching_dims", ibd);
+  if (static_cast<int64_t>(uwd.size() + iwd.size() + ibd.size()) != x.ndim())
+    throw_error<ShapeError>(op,
+                            "update_window_dims {}, inserted_window_dims {} and input_batching_dims {} must together "
+                            "have one entry per operand axis ({})",
+                            shape_str(uwd), shape_str(iwd), shape_str(ibd), x.ndim());
+  if (upd.ndim() != static_cast<int64_t>(batch.size() + uwd.size()))
+    throw_error<ShapeError>(op, "updates {} must have rank {} ({} scatter axes from indices {} plus {} window axes)",
+                            upd.str(), batch.size() + uwd.size(), batch.size(), idx.str(), uwd.size());
+  check_dims(op, "update_window_dims", uwd, upd.ndim(), true);
+  Ints window_bounds;
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    if (!contains(iwd, d) && !contains(ibd, d)) window_bounds.push_back(x.shape[d]);
+  size_t bi = 0, wi = 0;
+  for (int64_t d = 0; d < upd.ndim(); ++d) {
+    if (contains(uwd, d)) {
+      if (upd.shape[d] > window_bounds[wi])
+        throw_error<ShapeError>(op, "updates {} window axis {} has size {}, larger than the operand's {}", upd.str(), d,
+                                upd.shape[d], window_bounds[wi]);
+      ++wi;
+    } else if (upd.shape[d] != batch[bi++]) {
+      throw_error<ShapeError>(op, "updates {} axis {} has size {}; the scatter axes of indices {} are {}", upd.str(), d,
+                              upd.shape[d], idx.str(), shape_str(batch));
+    }
+  }
+  return Outs{ShapedArray{x.shape, x.dtype, x.weak_type}};
+}
+
+void register_scatter(const std::string& name, const std::string& reducer) {
+  Primitive p;
+  p.name = name;
+  p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
+    return scatter_abstract_eval(name, in, ps);
+  };
+  p.lower = [reducer](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+    const auto& ps = c.params;
+    Params attrs{{"update_window_dims", ps.get_ints("update_window_dims")},
+                 {"inserted_window_dims", ps.get_ints("inserted_window_dims")},
+                 {"input_batching_dims", ps.get_ints("input_batching_dims")},
+                 {"scatter_indices_batching_dims", ps.get_ints("scatter_indices_batching_dims")},
+                 {"scatter_dims_to_operand_dims", ps.get_ints("scatter_dims_to_operand_dims")},
+                 {"index_vector_dim", ps.get_int("index_vector_dim")},
+                 {"indices_are_sorted", ps.get_bool("indices_are_sorted", false)},
+                 {"unique_indices", ps.get_bool("unique_indices", false)},
+                 {"reducer", reducer}};
+    return Insts{c.comp->add(Opcode::kScatter, hlo_shape(c.out_avals[0]), {a[0], a[1], a[2]}, attrs)};
+  };
+  register_primitive(std::move(p));
+}
+
+/// A tuple-shaped instruction's elements as separate values (one value stays as it is).
+Insts unpack(LowerCtx& c, hlo::Instruction* inst) {
+  if (!inst->shape.is_tuple) return Insts{inst};
+  Insts out;
+  for (size_t k = 0; k < inst->shape.tuple_shapes.size(); ++k)
+    out.push_back(c.comp->add(Opcode::kGetTupleElement, inst->shape.tuple_shapes[k], {inst},
+                              Params{{"index", static_cast<int64_t>(k)}}));
+  return out;
+}
+
+const bool registered = [] {
+  {
+    // gather[offset_dims collapsed_slice_dims operand_batching_dims start_indices_batching_dims start_index_map
+    //        index_vector_dim slice_sizes indices_are_sorted]; out-of-range starts are clamped, as XLA does.
+    Primitive p;
+    p.name = "gather";
+    p.abstract_eval = gather_abstract_eval;
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      const auto& ps = c.params;
+      Params attrs{{"offset_dims", ps.get_ints("offset_dims")},
+                   {"collapsed_slice_dims", ps.get_ints("collapsed_slice_dims")},
+                   {"operand_batching_dims", ps.get_ints("operand_batching_dims")},
+                   {"start_indices_batching_dims", ps.get_ints("start_indices_batching_dims")},
+                   {"start_index_map", ps.get_ints("start_index_map")},
+                   {"index_vector_dim", ps.get_int("index_vector_dim")},
+                   {"slice_sizes", ps.get_ints("slice_sizes")},
+                   {"indices_are_sorted", ps.get_bool("indices_are_sorted", false)}};
+      return Insts{c.comp->add(Opcode::kGather, hlo_shape(c.out_avals[0]), {a[0], a[1]}, attrs)};
+    };
+    register_primitive(std::move(p));
+  }
+  // scatter*: out-of-range update windows are dropped (JAX's FILL_OR_DROP default for scatters).
+  register_scatter("scatter", "replace");
+  register_scatter("scatter-add", "add");
+  register_scatter("scatter-mul", "mul");
+  register_scatter("scatter-min", "min");
+  register_scatter("scatter-max", "max");
+  {
+    // sort[dimension is_stable num_keys]: ascending, lexicographic over the first num_keys operands; floats in a
+    // total order with -0.0 == 0.0 and every NaN last, as jnp.sort.
+    Primitive p;
+    p.name = "sort";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      if (in.empty()) throw_error<ShapeError>("sort", "needs at least one operand");
+      const auto& f = in[0];
+      for (auto& a : in)
+        if (a.shape != f.shape)
+          throw_error<ShapeError>("sort", "operands must share a shape, got {}", avals_str(in));
+      if (f.ndim() == 0) throw_error<ShapeError>("sort", "needs operands of rank at least 1, got {}", f.str());
+      int64_t d = ps.get_int("dimension");
+      if (d < 0 || d >= f.ndim())
+        throw_error<ShapeError>("sort", "dimension {} is out of range for operands of rank {}", d, f.ndim());
+      int64_t nk = ps.get_int("num_keys", 1);
+      if (nk < 1 || nk > static_cast<int64_t>(in.size()))
+        throw_error<ShapeError>("sort", "num_keys {} must be in [1, {}] (the number of operands)", nk, in.size());
+      return Outs(in.begin(), in.end());
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      std::vector<hlo::Shape> shapes;
+      for (auto& av : c.out_avals) shapes.push_back(hlo_shape(av));
+      hlo::Shape s = shapes.size() == 1 ? shapes[0] : hlo::Shape::tuple(shapes);
+      auto* sort = c.comp->add(Opcode::kSort, s, {a.begin(), a.end()},
+                               Params{{"dimension", c.params.get_int("dimension")},
+                                      {"is_stable", c.params.get_bool("is_stable", true)},
+                                      {"num_keys", c.params.get_int("num_keys", 1)}});
+      return unpack(c, sort);
+    };
+    register_primitive(std::move(p));
+  }
+  {
+    // top_k[k]: the k largest entries along the last axis (NaN counts as largest), ties to the lower index.
+    Primitive p;
+    p.name = "top_k";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
+      const auto& x = in[0];
+      int64_t k = ps.get_int("k");
+      if (x.ndim() == 0) throw_error<ShapeError>("top_k", "needs an operand of rank at least 1, got {}", x.str());
+      if (is_bool(x.dtype)) throw_error<TypeError>("top_k", "needs a numeric operand, got {}", x.str());
+      if (k < 0 || k > x.shape.back())
+        throw_error<ShapeError>("top_k", "k = {} must be in [0, {}] (the last axis of {})", k, x.shape.back(), x.str());
+      Shape s = x.shape;
+      s.back() = k;
+      return Outs{ShapedArray{s, x.dtype, x.weak_type}, ShapedArray{s, DType::int32, false}};
+    };
+    p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      auto* tk = c.comp->add(Opcode::kTopK, hlo::Shape::tuple({hlo_shape(c.out_avals[0]), hlo_shape(c.out_avals[1])}),
+                             {a[0]}, Params{{"k", c.params.get_int("k")}});
+      return unpack(c, tk);
+    };
+    register_primitive(std::move(p));
+  }
+  return true;
+}();
+}  // namespace
+}  // namespace jitx::detail

@@ -65,6 +65,15 @@ Array keepdims_reshape(const Array& r, const Array& x, const std::vector<int64_t
   return lax::reshape(r, s);
 }
 
+/// max/min have no identity: reducing an empty axis is an error, as in NumPy and JAX.
+const Array& nonempty_axes(const Array& x, const std::vector<int64_t>& axes, std::string_view op) {
+  for (auto a : axes)
+    if (x.shape()[a] == 0)
+      throw_error<ShapeError>(op, "cannot reduce the empty axis {} of shape {} ({} has no identity)", a,
+                              shape_str(x.shape()), op);
+  return x;
+}
+
 DType float_of(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::float32; }
 /// Integer and bool inputs to transcendental functions become float32 (weak inputs stay weak).
 Array to_float(const Array& x) {
@@ -313,8 +322,8 @@ JITX_JNP_REDUCE(prod, reduce_prod,
                 (is_bool(x.dtype()) || (is_integer(x.dtype()) && dtype_bits(x.dtype()) < 32))
                     ? convert(x, is_unsigned_integer(x.dtype()) ? DType::uint32 : DType::int32, false)
                     : x)
-JITX_JNP_REDUCE(max, reduce_max, x)
-JITX_JNP_REDUCE(min, reduce_min, x)
+JITX_JNP_REDUCE(max, reduce_max, nonempty_axes(x, ax, "max"))
+JITX_JNP_REDUCE(min, reduce_min, nonempty_axes(x, ax, "min"))
 JITX_JNP_REDUCE(all, reduce_and, as_bool(x))
 JITX_JNP_REDUCE(any, reduce_or, as_bool(x))
 #undef JITX_JNP_REDUCE

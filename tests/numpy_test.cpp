@@ -113,7 +113,7 @@ TEST_CASE("jnp reductions with axes and keepdims", "[numpy]") {
   CHECK(jnp::sum(make_int({1, 1, 0}, bool_)).item<int>() == 2);
   Array bb = make_int({1, 0, 1, 1, 1, 1}, {2, 3}, bool_);
   CHECK(jnp::all(bb, {1}).to_vector<int64_t>() == std::vector<int64_t>{0, 1});
-  CHECK(jnp::any(make({0, 0, 0.5, 0}, {2, 2}, float32), {0}).to_vector<int64_t>() == std::vector<int64_t>{0, 1});
+  CHECK(jnp::any(make({0, 0, 0.5, 0}, {2, 2}, float32), {0}).to_vector<int64_t>() == std::vector<int64_t>{1, 0});
   // argmax/argmin: flattened by default, keepdims.
   Array m = make({1, 7, 3, 7, -2, 0}, {2, 3}, float32);
   CHECK(jnp::argmax(m).item<int>() == 1);
@@ -442,4 +442,14 @@ TEST_CASE("nn functions against double references", "[numpy]") {
   check_type(oh, float32, false, {4, 3});
   CHECK(oh.to_vector<float>() == std::vector<float>{0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0});
   CHECK(nn::one_hot(make_int({1}, uint8), 2, int8).to_vector<int>() == std::vector<int>{0, 1});
+}
+
+// Known bug, not fixed here: a C++ double becomes a weak f32 scalar, so its value is rounded to single
+// precision before it meets an f64 array (x * 0.1 multiplies by 0.100000001490116...). The same holds for
+// 64-bit integer scalars, which are stored as weak i32. Remove [!shouldfail] when weak scalars keep their value.
+TEST_CASE("weak Python-style scalars keep full precision next to f64 and i64 arrays", "[numpy][!shouldfail]") {
+  Array x = make({3.0}, float64);
+  CHECK((x * 0.1).item<double>() == 3.0 * 0.1);
+  Array i = make_int({1}, int64);
+  CHECK((i + (int64_t{1} << 40)).item<int64_t>() == (int64_t{1} << 40) + 1);
 }

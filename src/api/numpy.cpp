@@ -115,7 +115,8 @@ std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, st
   if (!x.valid() || !y.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
   bool weak = false;
   DType d = promote_types(x.dtype(), x.weak_type(), y.dtype(), y.weak_type(), &weak);
-  Array a = convert(x, d, weak && x.weak_type()), b = convert(y, d, weak && y.weak_type());
+  // A weak result (i32 array + 1.5 -> weak f32) converts both operands to it, as jnp's promote_dtypes does.
+  Array a = convert(x, d, weak), b = convert(y, d, weak);
   if (a.shape() == b.shape()) return {a, b};
   Shape s = broadcast_shapes({a.shape(), b.shape()}, op);
   // lax binary ops accept a scalar next to an array, so scalars are left as they are.

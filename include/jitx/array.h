@@ -52,16 +52,22 @@ class Array {
   bool weak_type() const { return aval().weak_type; }
   int64_t ndim() const { return aval().ndim(); }
   int64_t size() const { return aval().size(); }
-  int64_t dim(int64_t axis) const;
+  int64_t dim(int64_t axis, Loc loc = Loc::current()) const;
   bool valid() const { return impl_ != nullptr; }
   bool is_tracer() const;
 
   /// Copies the values to the host, converting to T; waits for the value. Throws on tracers.
   template <class T>
   std::vector<T> to_vector(Loc loc = Loc::current()) const {
-    std::vector<T> out(static_cast<size_t>(size()));
-    copy_to_host(out.data(), dtype_of<T>(), out.size(), loc);
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> is packed: read bytes, then copy
+      std::vector<uint8_t> b(static_cast<size_t>(size()));
+      copy_to_host(b.data(), DType::bool_, b.size(), loc);
+      return std::vector<bool>(b.begin(), b.end());
+    } else {
+      std::vector<T> out(static_cast<size_t>(size()));
+      copy_to_host(out.data(), dtype_of<T>(), out.size(), loc);
+      return out;
+    }
   }
   /// The single value of a size-1 array; waits for it. Throws on tracers.
   template <class T>

@@ -39,7 +39,10 @@ const ShapedArray& Array::aval() const {
 }
 bool Array::is_tracer() const { return impl_ && impl_->is_tracer(); }
 
-int64_t Array::dim(int64_t axis) const { return shape().at(detail::canonical_axis(axis, ndim(), "dim")); }
+int64_t Array::dim(int64_t axis, Loc loc) const {
+  ApiScope s(loc);
+  return shape().at(detail::canonical_axis(axis, ndim(), "dim"));
+}
 
 Array Array::from_scalar_f64(double v, DType d, bool weak) {
   return scalar_array(d, weak, [&](detail::Literal& l) { l.set_f64(0, v); });
@@ -74,6 +77,9 @@ const Array& Array::block_until_ready() const {
 Array::operator bool() const {
   if (is_tracer()) {
     auto& t = static_cast<const detail::Tracer&>(*impl_);
+    // A conversion operator takes no source location: name the last API call (usually `x > 0`).
+    const auto* last = detail::last_call_site();
+    ApiScope s(last ? *last : Loc::current());
     throw_error<TracerError>("bool",
                              "a traced value {} was used as a C++ bool (in an `if`, `while`, `&&` or `?:`) while "
                              "tracing '{}'. Its value is only known when the compiled code runs. Use "

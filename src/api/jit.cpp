@@ -221,7 +221,11 @@ void trace_and_lower(CompiledEntry& e, const CallSignature& sig, const JitCore::
   auto t0 = Clock::now();
   std::vector<ShapedArray> in_avals = e.key.avals;
   std::shared_ptr<void> skeleton;
-  e.jaxpr = trace_to_jaxpr(e.name, in_avals, [&](const std::vector<Array>& tracers) { return trace(tracers, skeleton); });
+  e.jaxpr = trace_to_jaxpr(e.name, in_avals, [&](const std::vector<Array>& tracers) {
+    // The user's function runs without jit's call site, so its ops' errors name their own lines.
+    CallSiteReset reset;
+    return trace(tracers, skeleton);
+  });
   e.skeleton = skeleton;
   e.out_avals = e.jaxpr.out_avals();
   e.trace_ms = ms_since(t0);

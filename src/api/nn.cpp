@@ -10,6 +10,12 @@
 namespace jitx::nn {
 using detail::ApiScope;
 
+namespace {
+/// A constant in x's float dtype: C++ double literals become weak f32 scalars, which would round
+/// constants such as sqrt(2/pi) to single precision in an f64 computation.
+Array constant(double v, const Array& x) { return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : DType::float32); }
+}  // namespace
+
 Array relu(const Array& x, Loc loc) {
   ApiScope s(loc);
   return jnp::maximum(x, Array(0));
@@ -19,11 +25,10 @@ Array gelu(const Array& x, bool approximate, Loc loc) {
   ApiScope s(loc);
   if (approximate) {
     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    const double k = std::sqrt(2.0 / M_PI);
-    Array inner = (x + 0.044715 * (x * x * x)) * k;
+    Array inner = (x + constant(0.044715, x) * (x * x * x)) * constant(std::sqrt(2.0 / M_PI), x);
     return 0.5 * x * (1.0 + jnp::tanh(inner));
   }
-  return 0.5 * x * (1.0 + lax::erf(x * (1.0 / std::sqrt(2.0))));
+  return 0.5 * x * (1.0 + lax::erf(x * constant(1.0 / std::sqrt(2.0), x)));
 }
 
 Array sigmoid(const Array& x, Loc loc) {
@@ -78,7 +83,7 @@ Array layer_norm(const Array& x, std::optional<Array> scale, std::optional<Array
   Array mu = jnp::mean(x, {-1}, true);
   Array c = x - mu;
   Array var = jnp::mean(c * c, {-1}, true);
-  Array y = c * lax::rsqrt(var + eps);
+  Array y = c * lax::rsqrt(var + constant(eps, x));
   if (scale) y = y * *scale;
   if (offset) y = y + *offset;
   return y;

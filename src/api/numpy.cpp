@@ -65,6 +65,15 @@ Array keepdims_reshape(const Array& r, const Array& x, const std::vector<int64_t
   return lax::reshape(r, s);
 }
 
+/// max/min have no identity: reducing an empty axis is an error, as in NumPy and JAX.
+const Array& nonempty_axes(const Array& x, const std::vector<int64_t>& axes, std::string_view op) {
+  for (auto a : axes)
+    if (x.shape()[a] == 0)
+      throw_error<ShapeError>(op, "cannot reduce the empty axis {} of shape {} ({} has no identity)", a,
+                              shape_str(x.shape()), op);
+  return x;
+}
+
 DType float_of(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::float32; }
 /// Integer and bool inputs to transcendental functions become float32 (weak inputs stay weak).
 Array to_float(const Array& x) {
@@ -106,7 +115,8 @@ std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, st
   if (!x.valid() || !y.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
   bool weak = false;
   DType d = promote_types(x.dtype(), x.weak_type(), y.dtype(), y.weak_type(), &weak);
-  Array a = convert(x, d, weak && x.weak_type()), b = convert(y, d, weak && y.weak_type());
+  // A weak result (i32 array + 1.5 -> weak f32) converts both operands to it, as jnp's promote_dtypes does.
+  Array a = convert(x, d, weak), b = convert(y, d, weak);
   if (a.shape() == b.shape()) return {a, b};
   Shape s = broadcast_shapes({a.shape(), b.shape()}, op);
   // lax binary ops accept a scalar next to an array, so scalars are left as they are.
@@ -313,8 +323,8 @@ JITX_JNP_REDUCE(prod, reduce_prod,
                 (is_bool(x.dtype()) || (is_integer(x.dtype()) && dtype_bits(x.dtype()) < 32))
                     ? convert(x, is_unsigned_integer(x.dtype()) ? DType::uint32 : DType::int32, false)
                     : x)
-JITX_JNP_REDUCE(max, reduce_max, x)
-JITX_JNP_REDUCE(min, reduce_min, x)
+JITX_JNP_REDUCE(max, reduce_max, nonempty_axes(x, ax, "max"))
+JITX_JNP_REDUCE(min, reduce_min, nonempty_axes(x, ax, "min"))
 JITX_JNP_REDUCE(all, reduce_and, as_bool(x))
 JITX_JNP_REDUCE(any, reduce_or, as_bool(x))
 #undef JITX_JNP_REDUCE

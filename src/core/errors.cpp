@@ -13,14 +13,32 @@ namespace jitx::detail {
 namespace {
 thread_local const std::source_location* t_call_site = nullptr;
 thread_local std::source_location t_call_site_storage;
+thread_local std::source_location t_last_site_storage;
+thread_local bool t_has_last_site = false;
 }  // namespace
 
 const std::source_location* current_call_site() { return t_call_site; }
+const std::source_location* last_call_site() { return t_has_last_site ? &t_last_site_storage : nullptr; }
 
 ApiScope::ApiScope(const std::source_location& loc) : owner_(t_call_site == nullptr) {
   if (owner_) {
     t_call_site_storage = loc;
     t_call_site = &t_call_site_storage;
+    t_last_site_storage = loc;
+    t_has_last_site = true;
+  }
+}
+
+CallSiteReset::CallSiteReset() : saved_(t_call_site) {
+  if (saved_) saved_storage_ = *saved_;
+  t_call_site = nullptr;
+}
+CallSiteReset::~CallSiteReset() {
+  if (saved_) {
+    t_call_site_storage = saved_storage_;
+    t_call_site = &t_call_site_storage;
+  } else {
+    t_call_site = nullptr;
   }
 }
 ApiScope::~ApiScope() {

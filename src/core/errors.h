@@ -26,6 +26,24 @@ class ApiScope {
   bool owner_;
 };
 
+/// The call site of the most recent outermost API call on this thread (for errors raised outside any
+/// API call, such as a tracer converted to bool right after `x > 0`); null if none yet.
+const std::source_location* last_call_site();
+
+/// Clears the call site for its lifetime, so API calls made inside (a traced user function run from
+/// jit) report their own call sites instead of the enclosing one.
+class CallSiteReset {
+ public:
+  CallSiteReset();
+  ~CallSiteReset();
+  CallSiteReset(const CallSiteReset&) = delete;
+  CallSiteReset& operator=(const CallSiteReset&) = delete;
+
+ private:
+  const std::source_location* saved_;
+  std::source_location saved_storage_;
+};
+
 /// "[op] message (at file.cpp:12)".
 std::string error_message(std::string_view op, std::string_view msg);
 

@@ -1,6 +1,7 @@
 // Literal element access and dtype conversion.
 #include "core/literal.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -33,6 +34,15 @@ Literal Literal::make(DType dtype, std::vector<int64_t> dims) {
 int64_t Literal::size() const { return num_elements(dims); }
 
 namespace {
+/// double -> float rounded to odd: a float that then rounds to f16/bf16 (RNE) gives the same result as
+/// rounding the double directly; a plain (RNE) double -> float step would round twice.
+float to_float_round_odd(double v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(v) || std::isinf(f) || static_cast<double>(f) == v) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);  // truncate toward zero
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
+}
+
 template <class T>
 T load(const void* p, int64_t i) {
   T v;
@@ -101,8 +111,8 @@ uint64_t Literal::get_u64(int64_t i) const {
 void Literal::set_f64(int64_t i, double v) {
   void* p = data();
   switch (dtype) {
-    case DType::float16: store<uint16_t>(p, i, float_to_half(static_cast<float>(v))); return;
-    case DType::bfloat16: store<uint16_t>(p, i, float_to_bfloat16(static_cast<float>(v))); return;
+    case DType::float16: store<uint16_t>(p, i, float_to_half(to_float_round_odd(v))); return;
+    case DType::bfloat16: store<uint16_t>(p, i, float_to_bfloat16(to_float_round_odd(v))); return;
     case DType::float32: store<float>(p, i, static_cast<float>(v)); return;
     case DType::float64: store<double>(p, i, v); return;
     case DType::bool_: store<uint8_t>(p, i, v != 0); return;
@@ -155,8 +165,8 @@ void Literal::convert(const void* src, DType sd, void* dst, DType dd, size_t n) 
     } else if (is_floating(dd)) {
       double v = sd == DType::uint64 ? static_cast<double>(load<uint64_t>(src, ii)) : load_f64(src, sd, ii);
       switch (dd) {
-        case DType::float16: store<uint16_t>(dst, ii, float_to_half(static_cast<float>(v))); break;
-        case DType::bfloat16: store<uint16_t>(dst, ii, float_to_bfloat16(static_cast<float>(v))); break;
+        case DType::float16: store<uint16_t>(dst, ii, float_to_half(to_float_round_odd(v))); break;
+        case DType::bfloat16: store<uint16_t>(dst, ii, float_to_bfloat16(to_float_round_odd(v))); break;
         case DType::float32: store<float>(dst, ii, static_cast<float>(v)); break;
         default: store<double>(dst, ii, v); break;
       }

@@ -35,13 +35,13 @@ static void check_alive(const Tracer& t, std::string_view op) {
                              t.aval.str(), t.trace->fn_name);
 }
 
-Trace* find_top_trace(std::span<const Array> inputs) {
+Trace* find_top_trace(std::span<const Array> inputs, std::string_view op) {
   Trace* best = t_stack.empty() ? nullptr : t_stack.back().get();
   for (auto& a : inputs) {
-    if (!a.valid()) throw_error<TypeError>("bind", "an input Array is empty (default-constructed)");
+    if (!a.valid()) throw_error<TypeError>(op, "an input Array is empty (default-constructed)");
     if (!a.is_tracer()) continue;
     auto& t = static_cast<const Tracer&>(*a.impl());
-    check_alive(t, "bind");
+    check_alive(t, op);
     if (!best || t.trace->level > best->level) best = t.trace.get();
   }
   return best;

@@ -70,7 +70,7 @@ struct JaxprTracer : Tracer {
 };
 
 /// The innermost trace that should process a primitive with these inputs (nullptr: evaluate eagerly).
-Trace* find_top_trace(std::span<const Array> inputs);
+Trace* find_top_trace(std::span<const Array> inputs, std::string_view op = "bind");
 /// The innermost dynamic (jaxpr) trace on this thread's stack, if any.
 std::shared_ptr<Trace> current_trace();
 

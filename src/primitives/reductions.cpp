@@ -56,6 +56,8 @@ hlo::Instruction* identity_constant(hlo::Computation* comp, const std::string& r
   if (d == DType::int64 && reducer == "max") lit.set_i64(0, std::numeric_limits<int64_t>::min());
   else if (d == DType::int64 && reducer == "min") lit.set_i64(0, std::numeric_limits<int64_t>::max());
   else if (d == DType::uint64 && reducer == "min") lit.set_u64(0, std::numeric_limits<uint64_t>::max());
+  // Bitwise and on integers starts from all ones (1 would clear every bit but the lowest).
+  else if (is_integer(d) && reducer == "and") lit.set_i64(0, -1);
   else lit.set_f64(0, reducer_identity(reducer, d));
   return comp->add_constant(std::move(lit));
 }

@@ -37,7 +37,7 @@ std::vector<const Primitive*> all_primitives() {
 }
 
 std::vector<Array> bind(const Primitive& p, std::vector<Array> inputs, const Params& params) {
-  Trace* t = find_top_trace(inputs);
+  Trace* t = find_top_trace(inputs, p.name);
   if (!t) return eval_primitive(p, inputs, params);
   return t->process_primitive(p, inputs, params);
 }

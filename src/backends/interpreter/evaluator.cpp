@@ -340,18 +340,32 @@ Value eval_reduce(const Instruction& inst, const std::vector<const Literal*>& op
     std::vector<double> best(out_n);
     std::vector<int64_t> best_i(out_n, -1);
     bool is_max = r == "argmax";
+    Dom dm = domain(x.dtype);
+    // Integers compare exactly in their own domain (a double cannot tell 2^60 from 2^60 + 1).
+    std::vector<uint64_t> best_u(out_n, 0);
     for (int64_t j = 0; j < n; ++j, c.next()) {
       int64_t o = out_index(c.idx);
-      double v = x.get_f64(j);
       bool take = best_i[o] < 0;
-      if (!take) {
-        double b = best[o];
-        if (std::isnan(b)) take = false;
-        else if (std::isnan(v)) take = true;
-        else take = is_max ? v > b : v < b;
+      if (dm == Dom::kFloat) {
+        double v = x.get_f64(j);
+        if (!take) {
+          double b = best[o];
+          if (std::isnan(b)) take = false;
+          else if (std::isnan(v)) take = true;
+          else take = is_max ? v > b : v < b;
+        }
+        if (take) best[o] = v;
+      } else {
+        uint64_t v = dm == Dom::kSigned ? static_cast<uint64_t>(x.get_i64(j)) : x.get_u64(j);
+        if (!take) {
+          uint64_t b = best_u[o];
+          bool gt = dm == Dom::kSigned ? static_cast<int64_t>(v) > static_cast<int64_t>(b) : v > b;
+          bool lt = dm == Dom::kSigned ? static_cast<int64_t>(v) < static_cast<int64_t>(b) : v < b;
+          take = is_max ? gt : lt;
+        }
+        if (take) best_u[o] = v;
       }
       if (take) {
-        best[o] = v;
         best_i[o] = idx.get_i64(j);
         copy_elem(vals, o, x, j);
       }

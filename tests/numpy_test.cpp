@@ -53,7 +53,10 @@ TEST_CASE("JAX type promotion, weak types included", "[numpy]") {
   // Python scalars are weak: they take the array's type.
   check_type(2.0 * bf, bfloat16, false, {2});
   check_type(bf * 2, bfloat16, false);
-  check_type(i32 + 1.5, float32, true);  // int array + weak float -> weak f32, as in JAX
+  // C++ literals follow JAX's x64 mode: a double is a weak f64, so an int array + 1.5 is a weak f64
+  // (and 1.5f, a weak f32, gives a weak f32).
+  check_type(i32 + 1.5, float64, true);
+  check_type(i32 + 1.5f, float32, true);
   check_type(i8 + 1, int8, false);
   check_type(u8 * 2, uint8, false);
   check_type(h - 1.0, float16, false);
@@ -74,9 +77,10 @@ TEST_CASE("JAX type promotion, weak types included", "[numpy]") {
   CHECK((b + b2).to_vector<int64_t>() == std::vector<int64_t>{1, 1});
   // Two weak scalars stay weak; a weak int and a weak float give a weak float.
   check_type(Array(2) * Array(3), int32, true);
-  check_type(Array(2) * Array(0.5), float32, true);
+  check_type(Array(2) * Array(0.5f), float32, true);
+  check_type(Array(2) * Array(0.5), float64, true);
   check_type(Array(2) * bf, bfloat16, false);
-  CHECK(jnp::result_type({u8, i8, Array(1.0)}) == float32);
+  CHECK(jnp::result_type({u8, i8, Array(1.0f)}) == float32);
   CHECK(jnp::result_type({bf, Array(1)}) == bfloat16);
   // Values are computed in the promoted type: 200 (u8) + -2 (i8) as i16, not wrapped in 8 bits.
   CHECK((u8 + i8).to_vector<int64_t>() == std::vector<int64_t>{201, 1});
@@ -444,12 +448,14 @@ TEST_CASE("nn functions against double references", "[numpy]") {
   CHECK(nn::one_hot(make_int({1}, uint8), 2, int8).to_vector<int>() == std::vector<int>{0, 1});
 }
 
-// Known bug, not fixed here: a C++ double becomes a weak f32 scalar, so its value is rounded to single
-// precision before it meets an f64 array (x * 0.1 multiplies by 0.100000001490116...). The same holds for
-// 64-bit integer scalars, which are stored as weak i32. Remove [!shouldfail] when weak scalars keep their value.
-TEST_CASE("weak Python-style scalars keep full precision next to f64 and i64 arrays", "[numpy][!shouldfail]") {
+// A C++ double is a weak f64 and a 64-bit integer a weak i64, so their values survive next to f64/i64
+// arrays, while next to narrower arrays the weak type still yields to the array's dtype.
+TEST_CASE("weak Python-style scalars keep full precision next to f64 and i64 arrays", "[numpy]") {
   Array x = make({3.0}, float64);
   CHECK((x * 0.1).item<double>() == 3.0 * 0.1);
   Array i = make_int({1}, int64);
   CHECK((i + (int64_t{1} << 40)).item<int64_t>() == (int64_t{1} << 40) + 1);
+  Array f = make({3.0}, float32);
+  CHECK((f * 0.1).dtype() == float32);
+  CHECK((make_int({1}, int32) + int64_t{5}).dtype() == int32);
 }

@@ -28,7 +28,10 @@ const std::set<std::string>& covered() {
       "select_n", "clamp", "convert_element_type", "bitcast_convert_type", "reduce_sum", "reduce_prod", "reduce_max",
       "reduce_min", "reduce_and", "reduce_or", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
       "reduce_window_sum", "reduce_window_max", "reduce_window_min", "dot_general", "broadcast_in_dim", "reshape",
-      "transpose", "rev", "slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "iota"};
+      "transpose", "rev", "slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "iota",
+      // tested against double loops in indexing_test.cpp
+      "gather", "scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "sort", "top_k",
+      "conv_general_dilated"};
   return s;
 }
 

@@ -42,7 +42,8 @@ class Array {
  public:
   Array() = default;
   explicit Array(std::shared_ptr<detail::ArrayImpl> impl) : impl_(std::move(impl)) {}
-  /// A C++ number becomes a weak-typed 0-d array (bool stays strongly typed), as in JAX.
+  /// A C++ number becomes a weak-typed 0-d array (bool stays strongly typed), as in JAX: float -> weak f32,
+  /// double -> weak f64, 32-bit ints -> weak i32, 64-bit ints -> weak i64.
   template <Scalar T>
   Array(T v) : Array(from_scalar(v)) {}  // NOLINT(google-explicit-constructor)
 
@@ -109,8 +110,11 @@ class Array {
   template <class T>
   static Array from_scalar(T v) {
     if constexpr (std::is_same_v<T, bool>) return from_scalar_i64(v, DType::bool_, false);
-    else if constexpr (std::is_floating_point_v<T>) return from_scalar_f64(double(v), DType::float32, true);
-    else if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) return from_scalar_u64(v, DType::int32, true);
+    // Weak types keep the literal's full precision (as JAX with x64): a weak f64 next to an f32 array
+    // still gives f32, and next to an f64 array nothing is lost.
+    else if constexpr (std::is_floating_point_v<T>)
+      return from_scalar_f64(double(v), sizeof(T) <= 4 ? DType::float32 : DType::float64, true);
+    else if constexpr (sizeof(T) == 8) return from_scalar_i64(static_cast<int64_t>(v), DType::int64, true);
     else return from_scalar_i64(int64_t(v), DType::int32, true);
   }
   void copy_to_host(void* dst, DType dst_dtype, size_t n, const Loc& loc) const;

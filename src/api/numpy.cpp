@@ -74,7 +74,6 @@ const Array& nonempty_axes(const Array& x, const std::vector<int64_t>& axes, std
   return x;
 }
 
-DType float_of(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::float32; }
 /// Integer and bool inputs to transcendental functions become float32 (weak inputs stay weak).
 Array to_float(const Array& x) {
   if (is_floating(x.dtype())) return x;

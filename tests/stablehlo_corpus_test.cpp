@@ -368,6 +368,23 @@ TEST_CASE("stablehlo: f16, bf16 and f64 arithmetic", "[stablehlo]") {
                    "chlo.erf %arg0 : tensor<4xf16> -> tensor<4xf16>", "stablehlo.constant dense<0xFF80> : tensor<bf16>"});
 }
 
+TEST_CASE("stablehlo: edge cases (odd module name, empty arrays, no reduced axes, scalars)", "[stablehlo]") {
+  Array empty = zeros({0, 3});
+  auto t = lowered(
+      "edge cases-1",
+      [=](Array x, Array s) {
+        return std::vector<Array>{lax::reduce_sum(x, {}), lax::slice(x, {0, 0}, {0, 3}), lax::add(empty, empty), s,
+                                  lax::reshape(s, {1, 1}), lax::broadcast_in_dim(s, {2}, {}), lax::neg(s)};
+      },
+      f32_23(), Array::scalar(1.0, DType::float32));
+  contains_all(t, {"module @\"jit_edge_cases-1\" attributes",
+                   "applies stablehlo.add across dimensions = [] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>",
+                   "stablehlo.slice %arg0 [0:0, 0:3] : (tensor<2x3xf32>) -> tensor<0x3xf32>",
+                   "stablehlo.constant dense<> : tensor<0x3xf32>", "stablehlo.negate %arg1 : tensor<f32>",
+                   "stablehlo.reshape %arg1 : (tensor<f32>) -> tensor<1x1xf32>"});
+  CHECK_THAT(t, Contains(", %arg1, "));  // an input returned as is
+}
+
 TEST_CASE("stablehlo: the MLP block of examples/mlp_block.cpp", "[stablehlo]") {
   auto block = [](Array x, Array w, Array b) {
     Array h = nn::gelu(jnp::matmul(x, w) + b);

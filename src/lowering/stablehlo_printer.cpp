@@ -207,17 +207,14 @@ std::string compare_type(DType d) {
   return is_floating(d) ? "FLOAT" : is_signed_integer(d) ? "SIGNED" : "UNSIGNED";
 }
 
-/// A symbol name as MLIR prints it: bare when it is an identifier, quoted otherwise.
-std::string symbol_name(const std::string& n) {
+/// A module name as JAX makes it (characters outside [A-Za-z0-9_.-] become '_') and MLIR prints it (bare when
+/// an identifier, quoted otherwise).
+std::string symbol_name(const std::string& name) {
+  std::string n;
+  for (char c : name) n += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ? c : '_';
   bool bare = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_');
   for (char c : n) bare = bare && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.');
-  if (bare) return "@" + n;
-  std::string q;
-  for (char c : n) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return "@\"" + q + "\"";
+  return bare ? "@" + n : "@\"" + n + "\"";
 }
 
 /// The region of a reduce / reduce_window / scatter whose body is one binary op, with its own value names
@@ -334,9 +331,10 @@ class Printer {
     // MLIR numbers the values of nested regions after all of the function body's: a first pass counts those.
     std::string body;
     print_body(c, body);
-    int64_t body_values = next_;
+    region_value_base_ = next_;
+    region_conflict_base_ = next_conflict_;
+    body_names_ = used_;
     reset();
-    region_value_base_ = body_values;
     body.clear();
     print_body(c, body);
 
@@ -425,11 +423,20 @@ class Printer {
 
   // --- regions, numbered as MLIR numbers a nested region: values after the body's, arguments after main's ---
   struct RegionNames {
-    int64_t value, arg;
+    int64_t value, arg, conflict;
+    std::set<std::string> used;  // the names of the enclosing body are visible, so taken
     std::string v() { return fmt::format("%{}", value++); }
     std::string a() { return fmt::format("%arg{}", arg++); }
+    /// A named value such as a constant (`%cst_3`).
+    std::string named(const std::string& base) {
+      std::string n = base;
+      while (used.count(n)) n = fmt::format("{}_{}", base, conflict++);
+      used.insert(n);
+      return "%" + n;
+    }
   };
-  RegionNames region_names() const { return RegionNames{region_value_base_, num_args_}; }
+  /// Each region of each op starts from the same counters: those at the end of the function body.
+  RegionNames region_names() const { return RegionNames{region_value_base_, num_args_, region_conflict_base_, body_names_}; }
 
   /// `({ ^bb0(...): <one binary op> stablehlo.return })` for reduce_window.
   std::string binary_region(const std::string& r, DType d) {
@@ -666,7 +673,8 @@ class Printer {
   std::set<std::string> used_;
   int64_t next_ = 0, next_conflict_ = 0;
   int64_t num_args_ = 0;
-  int64_t region_value_base_ = 0;
+  int64_t region_value_base_ = 0, region_conflict_base_ = 0;
+  std::set<std::string> body_names_;
 };
 }  // namespace
 

@@ -385,6 +385,27 @@ TEST_CASE("stablehlo: edge cases (odd module name, empty arrays, no reduced axes
   CHECK_THAT(t, Contains(", %arg1, "));  // an input returned as is
 }
 
+TEST_CASE("stablehlo: gather, scatter, sort, top_k and convolution", "[stablehlo]") {
+  Array idx = array<int32_t>({1, 0, 1}, {3});
+  auto t = lowered(
+      "indexing_sort_conv",
+      [](Array x, Array i, Array img, Array k) {
+        auto [vals, inds] = lax::top_k(x, 2);
+        auto sorted = lax::sort({x, lax::convert_element_type(x, DType::int32)}, 1, true, 1);
+        return std::vector<Array>{jnp::take(x, i, 0),
+                                  jnp::at(x, i).set(ones({3, 3})),
+                                  jnp::at(x, i).add(ones({3, 3})),
+                                  lax::sort(x, 1),
+                                  sorted[1],
+                                  vals,
+                                  inds,
+                                  lax::conv_general_dilated(img, k, {1, 1}, {{1, 1}, {0, 0}})};
+      },
+      f32_23(), idx, ones({1, 2, 5, 5}), ones({3, 2, 3, 3}));
+  contains_all(t, {"\"stablehlo.gather\"", "\"stablehlo.scatter\"", "\"stablehlo.sort\"", "chlo.top_k",
+                   "\"stablehlo.convolution\""});
+}
+
 TEST_CASE("stablehlo: the MLP block of examples/mlp_block.cpp", "[stablehlo]") {
   auto block = [](Array x, Array w, Array b) {
     Array h = nn::gelu(jnp::matmul(x, w) + b);

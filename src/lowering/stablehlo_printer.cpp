@@ -217,26 +217,6 @@ std::string symbol_name(const std::string& name) {
   return bare ? "@" + n : "@\"" + n + "\"";
 }
 
-/// The region of a reduce / reduce_window / scatter whose body is one binary op, with its own value names
-/// (valid MLIR wherever it is placed; the Printer's own regions use JAX's numbering instead).
-[[maybe_unused]] std::string reducer_region(const std::string& r, const std::vector<DType>& types, const std::string& ind) {
-  JITX_ASSERT(r != "argmax" && r != "argmin", "arg-reductions print through Printer::print_reduce");
-  std::string t = scalar_type(types[0]);
-  std::string s = "({\n";
-  s += fmt::format("{}^bb0(%a: {}, %b: {}):\n", ind, t, t);
-  s += fmt::format("{}  %r = {} %a, %b : {}\n", ind, reducer_op(r), t);
-  s += fmt::format("{}  stablehlo.return %r : {}\n", ind, t);
-  return s + ind + "})";
-}
-
-/// The update region of a scatter: "replace" returns the update, the other kinds are reducer regions.
-std::string scatter_region(const std::string& r, DType d, const std::string& ind) {
-  if (r != "replace") return reducer_region(r, {d}, ind);
-  std::string t = scalar_type(d);
-  return fmt::format("({{\n{}  ^bb0(%a: {}, %b: {}):\n{}    \"stablehlo.return\"(%b) : ({}) -> ()\n{}}})", ind, t, t, ind, t,
-                     ind);
-}
-
 /// A float NaN as an MLIR dense element (its bit pattern).
 std::string nan_elem(DType d) {
   switch (d) {
@@ -449,6 +429,14 @@ class Printer {
     return s + "    })";
   }
 
+  /// The update region of a scatter: "replace" returns the update, the other kinds combine with one binary op.
+  std::string scatter_region(const std::string& r, DType d) {
+    if (r != "replace") return binary_region(r, d);
+    RegionNames n = region_names();
+    std::string t = scalar_type(d), a = n.a(), b = n.a();
+    return fmt::format("({{\n    ^bb0({}: {}, {}: {}):\n      stablehlo.return {} : {}\n    }})", a, t, b, t, b, t);
+  }
+
   void print_reduce(std::string& out, const Instruction& i) {
     const auto& a = i.attrs;
     const std::string& r = a.get_str("reducer");
@@ -622,7 +610,7 @@ class Printer {
                                    "unique_indices = {}",
                                    a.get_bool("indices_are_sorted") ? "true" : "false", fmt::join(dn, ", "),
                                    a.get_bool("unique_indices") ? "true" : "false"),
-                       scatter_region(a.get_str("reducer"), i.operand(0)->shape.dtype, "    "));
+                       scatter_region(a.get_str("reducer"), i.operand(0)->shape.dtype));
       }
       case Opcode::kSort: {
         std::vector<DType> types;

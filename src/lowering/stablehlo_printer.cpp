@@ -1,7 +1,12 @@
-// Printing an hlo::Module as StableHLO MLIR text (pretty forms where JAX uses them, generic forms elsewhere).
+// Printing an hlo::Module as StableHLO MLIR text, in the pretty forms `jax.jit(f).lower(...).as_text()` uses
+// (JAX 0.10), with the generic form only where StableHLO has no pretty form (reduce_window).
 #include <bit>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <set>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -16,8 +21,133 @@ std::string i64_array(const std::vector<int64_t>& v) {
   if (v.empty()) return "array<i64>";
   return fmt::format("array<i64: {}>", fmt::join(v, ", "));
 }
+/// `[1, 2]`, the dims list of the pretty forms.
+std::string dims_list(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
 
 std::string scalar_type(DType d) { return fmt::format("tensor<{}>", dtype_mlir_name(d)); }
+
+/// Rounds v to the dtype's precision (the value a parser of a decimal literal would produce).
+double round_to(double v, DType d) {
+  switch (d) {
+    case DType::float16: return half_to_float(float_to_half(static_cast<float>(v)));
+    case DType::bfloat16: return bfloat16_to_float(float_to_bfloat16(static_cast<float>(v)));
+    case DType::float32: return static_cast<double>(static_cast<float>(v));
+    default: return v;
+  }
+}
+
+int mantissa_bits(DType d) {
+  return d == DType::float16 ? 11 : d == DType::bfloat16 ? 8 : d == DType::float32 ? 24 : 53;
+}
+
+/// llvm::APFloat::toString for a finite value of dtype d, ported faithfully (MLIR prints floats with it):
+/// the exact decimal significand is first cut to about FormatPrecision digits by truncation, then rounded
+/// half-up to FormatPrecision digits, then written in scientific or plain notation.
+std::string apfloat_to_string(double v, DType d, unsigned precision, unsigned max_padding, bool truncate_zero) {
+  std::string str = std::signbit(v) ? "-" : "";
+  v = std::fabs(v);
+  int p = mantissa_bits(d);
+  if (!precision) precision = 2 + p * 59 / 196;
+  if (v == 0) {
+    if (max_padding) return str + "0";
+    if (truncate_zero) return str + "0.0E+0";
+    return str + "0.0" + std::string(precision > 1 ? precision - 1 : 0, '0') + "e+00";
+  }
+  // v = m * 2^e with m odd.
+  int fexp;
+  double frac = std::frexp(v, &fexp);
+  auto m = static_cast<uint64_t>(std::ldexp(frac, 53));
+  int e = fexp - 53;
+  while (!(m & 1)) {
+    m >>= 1;
+    ++e;
+  }
+  // The decimal digits of N, where v = N * 10^exp exactly (N = m * 2^e or m * 5^-e), and N's bit length.
+  std::string digits;
+  int exp = 0;
+  long double bits;
+  if (e >= 0) {
+    digits = fmt::format("{:.0f}", v);
+    bits = std::floor(std::log2(static_cast<long double>(m))) + 1 + e;
+  } else {
+    std::string fixed = fmt::format("{:.{}f}", v, -e);
+    digits = fixed.substr(fixed.find('.') + 1);
+    if (fixed[0] != '0') digits = fixed.substr(0, fixed.find('.')) + digits;
+    digits.erase(0, digits.find_first_not_of('0'));
+    exp = e;
+    bits = std::floor(std::log2(static_cast<long double>(m)) + (-e) * std::log2(5.0L)) + 1;
+  }
+  // AdjustToPrecision(APInt): divide by a power of ten (truncating) when N has more bits than needed.
+  long double bits_required = (precision * 196 + 58) / 59;
+  if (bits > bits_required) {
+    auto tens = static_cast<int>((static_cast<int64_t>(bits - bits_required) * 59) / 196);
+    if (tens > 0) {
+      digits = tens >= static_cast<int>(digits.size()) ? "0" : digits.substr(0, digits.size() - tens);
+      exp += tens;
+    }
+  }
+  // Drop trailing zeros.
+  while (digits.size() > 1 && digits.back() == '0') {
+    digits.pop_back();
+    ++exp;
+  }
+  // AdjustToPrecision(buffer): round half up to `precision` digits.
+  if (digits.size() > precision) {
+    size_t n = digits.size();
+    if (digits[precision] < '5') {
+      digits.resize(precision);
+      exp += static_cast<int>(n - precision);
+      while (digits.size() > 1 && digits.back() == '0') {
+        digits.pop_back();
+        ++exp;
+      }
+    } else {
+      digits.resize(precision);
+      exp += static_cast<int>(n - precision);
+      while (!digits.empty() && digits.back() == '9') {
+        digits.pop_back();
+        ++exp;
+      }
+      if (digits.empty()) digits = "1";
+      else digits.back() = static_cast<char>(digits.back() + 1);
+    }
+  }
+  auto nd = static_cast<int>(digits.size());
+  bool sci;
+  if (!max_padding) sci = true;
+  else if (exp >= 0) sci = exp > static_cast<int>(max_padding) || nd + exp > static_cast<int>(precision);
+  else {
+    int msd = exp + nd - 1;
+    sci = msd < 0 && -msd > static_cast<int>(max_padding);
+  }
+  if (sci) {
+    exp += nd - 1;
+    str += digits.substr(0, 1) + ".";
+    if (nd == 1 && truncate_zero) str += "0";
+    else str += digits.substr(1);
+    if (!truncate_zero && static_cast<int>(precision) > nd - 1) str += std::string(precision - nd + 1, '0');
+    str += truncate_zero ? 'E' : 'e';
+    if (exp < 0) str += '-';
+    else if (!truncate_zero) str += '+';
+    std::string ex = std::to_string(std::abs(exp));
+    if (!truncate_zero && ex.size() < 2) ex = "0" + ex;
+    return str + ex;
+  }
+  if (exp >= 0) return str + digits + std::string(exp, '0');
+  int whole = exp + nd;
+  if (whole > 0) return str + digits.substr(0, whole) + "." + digits.substr(whole);
+  return str + "0." + std::string(-whole, '0') + digits;
+}
+
+/// A finite float as MLIR's printFloatValue writes it: "%e" with 6 digits when that reads back exactly, else
+/// APFloat's default form when it has a '.'; "" when MLIR would write the bit pattern instead.
+std::string mlir_float(double v, DType d) {
+  std::string s = apfloat_to_string(v, d, 6, 0, false);
+  double back = round_to(std::strtod(s.c_str(), nullptr), d);
+  if (back == v && std::signbit(back) == std::signbit(v)) return s;
+  s = apfloat_to_string(v, d, 0, 3, true);
+  return s.find('.') != std::string::npos ? s : "";
+}
 
 /// One element of a dense literal, in a form MLIR's parser reads back exactly.
 std::string dense_elem(const Literal& l, int64_t i) {
@@ -25,16 +155,17 @@ std::string dense_elem(const Literal& l, int64_t i) {
   if (d == DType::bool_) return l.get_i64(i) ? "true" : "false";
   if (is_floating(d)) {
     double v = l.get_f64(i);
-    if (!std::isfinite(v)) {
-      // Non-finite floats are written as their bit patterns.
-      switch (d) {
-        case DType::float16: return fmt::format("0x{:04X}", float_to_half(static_cast<float>(v)));
-        case DType::bfloat16: return fmt::format("0x{:04X}", float_to_bfloat16(static_cast<float>(v)));
-        case DType::float32: return fmt::format("0x{:08X}", std::bit_cast<uint32_t>(static_cast<float>(v)));
-        default: return fmt::format("0x{:016X}", std::bit_cast<uint64_t>(v));
-      }
+    if (std::isfinite(v)) {
+      if (std::string s = mlir_float(v, d); !s.empty()) return s;
     }
-    return d == DType::float64 ? fmt::format("{:.17e}", v) : fmt::format("{:.9e}", v);
+    // Non-finite floats (and integral values too long for "%e") are written as their bit patterns, payload and
+    // sign kept, as MLIR prints them.
+    const char* p = static_cast<const char*>(l.data()) + i * static_cast<int64_t>(dtype_size(d));
+    switch (dtype_size(d)) {
+      case 2: { uint16_t b; std::memcpy(&b, p, 2); return fmt::format("0x{:04X}", b); }
+      case 4: { uint32_t b; std::memcpy(&b, p, 4); return fmt::format("0x{:08X}", b); }
+      default: { uint64_t b; std::memcpy(&b, p, 8); return fmt::format("0x{:016X}", b); }
+    }
   }
   if (d == DType::uint64) return std::to_string(l.get_u64(i));
   return std::to_string(l.get_i64(i));
@@ -42,10 +173,10 @@ std::string dense_elem(const Literal& l, int64_t i) {
 
 std::string dense_literal(const Literal& l) {
   int64_t n = l.size();
-  bool splat = n > 0;
+  if (n == 0) return "dense<>";
+  bool splat = true;
   for (int64_t i = 1; i < n && splat; ++i) splat = dense_elem(l, i) == dense_elem(l, 0);
-  if (splat || l.dims.empty()) return fmt::format("dense<{}>", n == 0 ? "" : dense_elem(l, 0));
-  if (n == 0) return "dense<[]>";
+  if (splat) return fmt::format("dense<{}>", dense_elem(l, 0));
   std::string s;
   auto strides = row_major_strides(l.dims);
   std::function<void(size_t, int64_t)> rec = [&](size_t axis, int64_t base) {
@@ -76,61 +207,14 @@ std::string compare_type(DType d) {
   return is_floating(d) ? "FLOAT" : is_signed_integer(d) ? "SIGNED" : "UNSIGNED";
 }
 
-/// The region of a reduce / reduce_window / scatter whose body is one binary op or an arg-reduction.
-std::string reducer_region(const std::string& r, const std::vector<DType>& types, const std::string& ind) {
-  std::string s = "({\n";
-  if (r == "argmax" || r == "argmin") {
-    DType v = types[0], k = types[1];
-    std::string tv = scalar_type(v), tk = scalar_type(k), ct = compare_type(v);
-    std::string dir = r == "argmax" ? "GT" : "LT";
-    s += fmt::format("{}  ^bb0(%a: {}, %ai: {}, %b: {}, %bi: {}):\n", ind, tv, tk, tv, tk);
-    auto cmp = [&](std::string name, std::string d, std::string x, std::string y, std::string t, std::string ty) {
-      s += fmt::format("{}    %{} = \"stablehlo.compare\"(%{}, %{}) {{comparison_direction = #stablehlo<comparison_direction {}>, "
-                       "compare_type = #stablehlo<comparison_type {}>}} : ({}, {}) -> tensor<i1>\n",
-                       ind, name, x, y, d, t, ty, ty);
-    };
-    auto bin = [&](std::string name, std::string op, std::string x, std::string y) {
-      s += fmt::format("{}    %{} = \"stablehlo.{}\"(%{}, %{}) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n", ind, name, op, x, y);
-    };
-    cmp("better", dir, "a", "b", ct, tv);
-    cmp("eq", "EQ", "a", "b", ct, tv);
-    cmp("first", "LT", "ai", "bi", compare_type(k), tk);
-    bin("tie", "and", "eq", "first");
-    bin("pick0", "or", "better", "tie");
-    if (is_floating(v)) {
-      // NaN wins (and the first NaN among NaNs), as jnp.argmax does.
-      cmp("anan", "NE", "a", "a", ct, tv);
-      cmp("bnan", "NE", "b", "b", ct, tv);
-      s += fmt::format("{}    %nb = \"stablehlo.not\"(%bnan) : (tensor<i1>) -> tensor<i1>\n", ind);
-      bin("a_only_nan", "and", "anan", "nb");
-      bin("both_nan", "and", "anan", "bnan");
-      bin("both_nan_first", "and", "both_nan", "first");
-      s += fmt::format("{}    %nbo = \"stablehlo.not\"(%bnan) : (tensor<i1>) -> tensor<i1>\n", ind);
-      bin("pick1", "and", "pick0", "nbo");
-      bin("pick2", "or", "pick1", "a_only_nan");
-      bin("pick", "or", "pick2", "both_nan_first");
-    } else {
-      s += fmt::format("{}    %pick = \"stablehlo.and\"(%pick0, %pick0) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n", ind);
-    }
-    s += fmt::format("{}    %v = \"stablehlo.select\"(%pick, %a, %b) : (tensor<i1>, {}, {}) -> {}\n", ind, tv, tv, tv);
-    s += fmt::format("{}    %i = \"stablehlo.select\"(%pick, %ai, %bi) : (tensor<i1>, {}, {}) -> {}\n", ind, tk, tk, tk);
-    s += fmt::format("{}    \"stablehlo.return\"(%v, %i) : ({}, {}) -> ()\n", ind, tv, tk);
-  } else {
-    std::string t = scalar_type(types[0]);
-    s += fmt::format("{}  ^bb0(%a: {}, %b: {}):\n", ind, t, t);
-    s += fmt::format("{}    %r = \"{}\"(%a, %b) : ({}, {}) -> {}\n", ind, reducer_op(r), t, t, t);
-    s += fmt::format("{}    \"stablehlo.return\"(%r) : ({}) -> ()\n", ind, t);
-  }
-  s += ind + "})";
-  return s;
-}
-
-/// The update region of a scatter: "replace" returns the update, the other kinds are reducer regions.
-std::string scatter_region(const std::string& r, DType d, const std::string& ind) {
-  if (r != "replace") return reducer_region(r, {d}, ind);
-  std::string t = scalar_type(d);
-  return fmt::format("({{\n{}  ^bb0(%a: {}, %b: {}):\n{}    \"stablehlo.return\"(%b) : ({}) -> ()\n{}}})", ind, t, t, ind, t,
-                     ind);
+/// A module name as JAX makes it (characters outside [A-Za-z0-9_.-] become '_') and MLIR prints it (bare when
+/// an identifier, quoted otherwise).
+std::string symbol_name(const std::string& name) {
+  std::string n;
+  for (char c : name) n += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' ? c : '_';
+  bool bare = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_');
+  for (char c : n) bare = bare && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.');
+  return bare ? "@" + n : "@\"" + n + "\"";
 }
 
 /// A float NaN as an MLIR dense element (its bit pattern).
@@ -210,25 +294,34 @@ class Printer {
   explicit Printer(const hlo::Module& m) : m_(m) {}
 
   std::string print() {
-    std::string out = fmt::format("module @{} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n",
-                                  m_.name);
+    std::string out = fmt::format("module {} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n",
+                                  symbol_name(m_.name));
     const hlo::Computation& c = *m_.entry;
-    std::vector<std::string> params;
-    for (auto* p : c.parameters) {
-      names_[p] = fmt::format("%arg{}", p->parameter_number);
-      params.push_back(fmt::format("{}: {}", names_[p], p->shape.mlir()));
-    }
     const Instruction* root = c.root;
     std::vector<const Instruction*> results;
     if (root->opcode == Opcode::kTuple) results.assign(root->operands.begin(), root->operands.end());
     else results.push_back(root);
-    std::vector<std::string> rtypes;
-    for (auto* r : results) rtypes.push_back(r->shape.mlir());
-    out += fmt::format("  func.func public @main({}) -> ({}) {{\n", fmt::join(params, ", "), fmt::join(rtypes, ", "));
-    for (auto& up : c.instructions) {
-      if (up.get() == root && root->opcode == Opcode::kTuple) continue;
-      print_inst(out, *up);
+    std::vector<std::string> rtypes, rdecls;
+    for (size_t k = 0; k < results.size(); ++k) {
+      rtypes.push_back(results[k]->shape.mlir());
+      // JAX names each result by its pytree path; jitx's entry is a flat list of results.
+      std::string info = results.size() == 1 ? "result" : fmt::format("result[{}]", k);
+      rdecls.push_back(fmt::format("{} {{jax.result_info = \"{}\"}}", rtypes.back(), info));
     }
+    // MLIR numbers the values of nested regions after all of the function body's: a first pass counts those.
+    std::string body;
+    print_body(c, body);
+    region_value_base_ = next_;
+    region_conflict_base_ = next_conflict_;
+    body_names_ = used_;
+    reset();
+    body.clear();
+    print_body(c, body);
+
+    std::vector<std::string> params;
+    for (auto* p : c.parameters) params.push_back(fmt::format("{}: {}", name(p), p->shape.mlir()));
+    out += fmt::format("  func.func public @main({}) -> ({}) {{\n", fmt::join(params, ", "), fmt::join(rdecls, ", "));
+    out += body;
     std::vector<std::string> rnames;
     for (auto* r : results) rnames.push_back(names_.at(r));
     out += fmt::format("    return {} : {}\n", fmt::join(rnames, ", "), fmt::join(rtypes, ", "));
@@ -237,7 +330,31 @@ class Printer {
   }
 
  private:
+  void reset() {
+    names_.clear();
+    used_.clear();
+    next_ = 0;
+    next_conflict_ = 0;
+  }
+  void print_body(const hlo::Computation& c, std::string& out) {
+    num_args_ = 0;
+    for (auto* p : c.parameters) {
+      names_[p] = fmt::format("%arg{}", p->parameter_number);
+      num_args_ = std::max<int64_t>(num_args_, p->parameter_number + 1);
+    }
+    for (auto& up : c.instructions) {
+      if (up.get() == c.root && c.root->opcode == Opcode::kTuple) continue;
+      print_inst(out, *up);
+    }
+  }
   std::string fresh() { return fmt::format("%{}", next_++); }
+  /// A named value (`%cst`, `%c_0`...), uniqued as MLIR's printer does: one conflict counter for all names.
+  std::string fresh_named(const std::string& base) {
+    std::string n = base;
+    while (used_.count(n)) n = fmt::format("{}_{}", base, next_conflict_++);
+    used_.insert(n);
+    return "%" + n;
+  }
   const std::string& name(const Instruction* i) { return names_.at(i); }
   std::string operand_list(const Instruction& i) {
     std::vector<std::string> v;
@@ -255,15 +372,121 @@ class Printer {
     for (auto& t : i.shape.tuple_shapes) v.push_back(t.mlir());
     return fmt::format("({})", fmt::join(v, ", "));
   }
-  /// `%n = "op"(operands) {attrs} : (types) -> result` (the generic form, always valid MLIR).
+  /// `(operand types) -> result type`.
+  std::string functional_type(const Instruction& i) {
+    return fmt::format("({}) -> {}", operand_types(i), result_types(i));
+  }
+  /// The type of an op printed with custom<SameOperandsAndResultType>: one type when all agree.
+  std::string same_or_functional_type(const Instruction& i) {
+    bool same = !i.shape.is_tuple;
+    for (auto* o : i.operands) same = same && o->shape.mlir() == i.shape.mlir();
+    return same ? i.shape.mlir() : functional_type(i);
+  }
+  /// Names the result(s) of i: `%n`, or `%n:k` for a k-result op (used as `%n#j`).
+  std::string define(const Instruction& i) {
+    std::string n = fresh();
+    names_[&i] = n;
+    return i.shape.is_tuple ? fmt::format("{}:{}", n, i.shape.tuple_shapes.size()) : n;
+  }
+  /// `%n = op <rest>` in the pretty form.
+  void pretty(std::string& out, const Instruction& i, std::string_view op, const std::string& rest) {
+    std::string lhs = define(i);
+    out += fmt::format("    {} = {}{}{}\n", lhs, op, rest.starts_with("(") ? "" : " ", rest);
+  }
+  /// `%n = "op"(operands) <{properties}> (region) : (types) -> result` (the generic form, always valid MLIR).
   void generic(std::string& out, const Instruction& i, std::string_view op, const std::string& attrs,
                const std::string& region = "") {
-    std::string n = fresh();
-    std::string lhs = n;
-    if (i.shape.is_tuple) lhs += fmt::format(":{}", i.shape.tuple_shapes.size());
-    names_[&i] = n;
-    out += fmt::format("    {} = \"{}\"({}){}{} : ({}) -> {}\n", lhs, op, operand_list(i), region.empty() ? "" : " " + region,
-                       attrs.empty() ? "" : " {" + attrs + "}", operand_types(i), result_types(i));
+    std::string lhs = define(i);
+    out += fmt::format("    {} = \"{}\"({}){}{} : {}\n", lhs, op, operand_list(i), attrs.empty() ? "" : " <{" + attrs + "}>",
+                       region.empty() ? "" : " " + region, functional_type(i));
+  }
+
+  // --- regions, numbered as MLIR numbers a nested region: values after the body's, arguments after main's ---
+  struct RegionNames {
+    int64_t value, arg, conflict;
+    std::set<std::string> used;  // the names of the enclosing body are visible, so taken
+    std::string v() { return fmt::format("%{}", value++); }
+    std::string a() { return fmt::format("%arg{}", arg++); }
+    /// A named value such as a constant (`%cst_3`).
+    std::string named(const std::string& base) {
+      std::string n = base;
+      while (used.count(n)) n = fmt::format("{}_{}", base, conflict++);
+      used.insert(n);
+      return "%" + n;
+    }
+  };
+  /// Each region of each op starts from the same counters: those at the end of the function body.
+  RegionNames region_names() const { return RegionNames{region_value_base_, num_args_, region_conflict_base_, body_names_}; }
+
+  /// `({ ^bb0(...): <one binary op> stablehlo.return })` for reduce_window.
+  std::string binary_region(const std::string& r, DType d) {
+    RegionNames n = region_names();
+    std::string t = scalar_type(d), a = n.a(), b = n.a(), v = n.v();
+    std::string s = "({\n";
+    s += fmt::format("    ^bb0({}: {}, {}: {}):\n", a, t, b, t);
+    s += fmt::format("      {} = {} {}, {} : {}\n", v, reducer_op(r), a, b, t);
+    s += fmt::format("      stablehlo.return {} : {}\n", v, t);
+    return s + "    })";
+  }
+
+  /// The update region of a scatter: "replace" returns the update, the other kinds combine with one binary op.
+  std::string scatter_region(const std::string& r, DType d) {
+    if (r != "replace") return binary_region(r, d);
+    RegionNames n = region_names();
+    std::string t = scalar_type(d), a = n.a(), b = n.a();
+    return fmt::format("({{\n    ^bb0({}: {}, {}: {}):\n      stablehlo.return {} : {}\n    }})", a, t, b, t, b, t);
+  }
+
+  void print_reduce(std::string& out, const Instruction& i) {
+    const auto& a = i.attrs;
+    const std::string& r = a.get_str("reducer");
+    std::string dims = dims_list(a.get_ints("dimensions"));
+    size_t n = i.operands.size() / 2;
+    if (r != "argmax" && r != "argmin") {
+      JITX_ASSERT(n == 1, "a {} reduce has one operand", r);
+      return pretty(out, i, "stablehlo.reduce",
+                    fmt::format("({} init: {}) applies {} across dimensions = {} : {}", name(i.operand(0)),
+                                name(i.operand(1)), reducer_op(r), dims, functional_type(i)));
+    }
+    // (values, indices): the body picks the larger (smaller) value, NaN above all, ties to the lower index.
+    JITX_ASSERT(n == 2, "an arg-reduction reduces (values, indices)");
+    DType vd = i.operand(0)->shape.dtype, kd = i.operand(1)->shape.dtype;
+    std::string tv = scalar_type(vd), tk = scalar_type(kd), pred = "tensor<i1>";
+    std::string lhs = define(i);
+    out += fmt::format("    {} = stablehlo.reduce({} init: {}), ({} init: {}) across dimensions = {} : {}\n", lhs,
+                       name(i.operand(0)), name(i.operand(2)), name(i.operand(1)), name(i.operand(3)), dims,
+                       functional_type(i));
+    RegionNames rn = region_names();
+    std::string av = rn.a(), ai = rn.a(), bv = rn.a(), bi = rn.a();
+    out += fmt::format("     reducer({}: {}, {}: {}) ({}: {}, {}: {})  {{\n", av, tv, bv, tv, ai, tk, bi, tk);
+    auto cmp = [&](std::string dir, const std::string& x, const std::string& y, DType d) {
+      std::string v = rn.v(), t = scalar_type(d);
+      out += fmt::format("      {} = stablehlo.compare {}, {}, {}, {} : ({}, {}) -> {}\n", v, dir, x, y, compare_type(d), t,
+                         t, pred);
+      return v;
+    };
+    auto logic = [&](std::string_view op, const std::string& x, const std::string& y) {
+      std::string v = rn.v();
+      out += fmt::format("      {} = stablehlo.{} {}, {} : {}\n", v, op, x, y, pred);
+      return v;
+    };
+    std::string better = cmp(r == "argmax" ? "GT" : "LT", av, bv, vd);
+    std::string eq = cmp("EQ", av, bv, vd);
+    if (is_floating(vd)) {
+      // better' = (better or a is NaN) and b is not NaN; eq' = eq or both are NaN.
+      std::string anan = cmp("NE", av, av, vd), bnan = cmp("NE", bv, bv, vd);
+      std::string nb = rn.v();
+      out += fmt::format("      {} = stablehlo.not {} : {}\n", nb, bnan, pred);
+      better = logic("and", logic("or", better, anan), nb);
+      eq = logic("or", eq, logic("and", anan, bnan));
+    }
+    std::string first = cmp("LT", ai, bi, kd);
+    std::string pick = logic("or", better, logic("and", eq, first));
+    std::string sv = rn.v(), si = rn.v();
+    out += fmt::format("      {} = stablehlo.select {}, {}, {} : {}, {}\n", sv, pick, av, bv, pred, tv);
+    out += fmt::format("      {} = stablehlo.select {}, {}, {} : {}, {}\n", si, pick, ai, bi, pred, tk);
+    out += fmt::format("      stablehlo.return {}, {} : {}, {}\n", sv, si, tv, tk);
+    out += "    }\n";
   }
 
   void print_inst(std::string& out, const Instruction& i) {
@@ -272,7 +495,7 @@ class Printer {
     switch (i.opcode) {
       case Opcode::kParameter: return;
       case Opcode::kConstant: {
-        std::string n = fresh();
+        std::string n = fresh_named(is_floating(i.shape.dtype) ? "cst" : "c");
         names_[&i] = n;
         out += fmt::format("    {} = stablehlo.constant {} : {}\n", n, dense_literal(*i.literal), i.shape.mlir());
         return;
@@ -285,52 +508,79 @@ class Printer {
         names_[&i] = name(i.operand(0)->operand(a.get_int("index")));
         return;
       case Opcode::kCompare:
-        return generic(out, i, op,
-                       fmt::format("comparison_direction = #stablehlo<comparison_direction {}>, compare_type = "
-                                   "#stablehlo<comparison_type {}>",
-                                   a.get_str("direction"), a.get_str("compare_type")));
-      case Opcode::kBroadcastInDim:
-        return generic(out, i, op, "broadcast_dimensions = " + i64_array(a.get_ints("broadcast_dimensions")));
-      case Opcode::kTranspose: return generic(out, i, op, "permutation = " + i64_array(a.get_ints("permutation")));
-      case Opcode::kReverse: return generic(out, i, op, "dimensions = " + i64_array(a.get_ints("dimensions")));
-      case Opcode::kIota: return generic(out, i, op, fmt::format("iota_dimension = {} : i64", a.get_int("iota_dimension")));
-      case Opcode::kConcatenate: return generic(out, i, op, fmt::format("dimension = {} : i64", a.get_int("dimension")));
-      case Opcode::kSlice:
-        return generic(out, i, op,
-                       fmt::format("start_indices = {}, limit_indices = {}, strides = {}", i64_array(a.get_ints("start_indices")),
-                                   i64_array(a.get_ints("limit_indices")), i64_array(a.get_ints("strides"))));
-      case Opcode::kDynamicSlice: return generic(out, i, op, "slice_sizes = " + i64_array(a.get_ints("slice_sizes")));
-      case Opcode::kPad:
-        return generic(out, i, op,
-                       fmt::format("edge_padding_low = {}, edge_padding_high = {}, interior_padding = {}",
-                                   i64_array(a.get_ints("edge_padding_low")), i64_array(a.get_ints("edge_padding_high")),
-                                   i64_array(a.get_ints("interior_padding"))));
-      case Opcode::kDot:
-        return generic(out, i, op,
-                       fmt::format("dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [{}], "
-                                   "rhs_batching_dimensions = [{}], lhs_contracting_dimensions = [{}], "
-                                   "rhs_contracting_dimensions = [{}]>",
-                                   fmt::join(a.get_ints("lhs_batch_dimensions"), ", "),
-                                   fmt::join(a.get_ints("rhs_batch_dimensions"), ", "),
-                                   fmt::join(a.get_ints("lhs_contracting_dimensions"), ", "),
-                                   fmt::join(a.get_ints("rhs_contracting_dimensions"), ", ")));
-      case Opcode::kReduce: {
-        std::vector<DType> types;
-        for (size_t k = 0; k < i.operands.size() / 2; ++k) types.push_back(i.operand(k)->shape.dtype);
-        return generic(out, i, op, "dimensions = " + i64_array(a.get_ints("dimensions")),
-                       reducer_region(a.get_str("reducer"), types, "    "));
+        return pretty(out, i, op,
+                      fmt::format("{}, {}, {}, {} : {}", a.get_str("direction"), name(i.operand(0)), name(i.operand(1)),
+                                  a.get_str("compare_type"), functional_type(i)));
+      case Opcode::kSelect: {
+        // custom<SelectOpType>: `pred type, result type` when both cases have the result's type.
+        bool same = i.operand(1)->shape.mlir() == i.shape.mlir() && i.operand(2)->shape.mlir() == i.shape.mlir();
+        return pretty(out, i, op,
+                      fmt::format("{} : {}", operand_list(i),
+                                  same ? fmt::format("{}, {}", i.operand(0)->shape.mlir(), i.shape.mlir())
+                                       : functional_type(i)));
       }
+      case Opcode::kBroadcastInDim:
+        return pretty(out, i, op,
+                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(a.get_ints("broadcast_dimensions")),
+                                  functional_type(i)));
+      case Opcode::kReshape:
+      case Opcode::kConvert:
+      case Opcode::kBitcastConvert:
+        return pretty(out, i, op, fmt::format("{} : {}", operand_list(i), functional_type(i)));
+      case Opcode::kTranspose:
+        return pretty(out, i, op,
+                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(a.get_ints("permutation")),
+                                  functional_type(i)));
+      case Opcode::kReverse:
+        return pretty(out, i, op,
+                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(a.get_ints("dimensions")),
+                                  same_or_functional_type(i)));
+      case Opcode::kIota:
+        return pretty(out, i, op, fmt::format("dim = {} : {}", a.get_int("iota_dimension"), i.shape.mlir()));
+      case Opcode::kConcatenate:
+        return pretty(out, i, op,
+                      fmt::format("{}, dim = {} : {}", operand_list(i), a.get_int("dimension"), functional_type(i)));
+      case Opcode::kSlice: {
+        auto start = a.get_ints("start_indices"), limit = a.get_ints("limit_indices"), strides = a.get_ints("strides");
+        std::vector<std::string> ranges;
+        for (size_t k = 0; k < start.size(); ++k)
+          ranges.push_back(strides[k] == 1 ? fmt::format("{}:{}", start[k], limit[k])
+                                           : fmt::format("{}:{}:{}", start[k], limit[k], strides[k]));
+        return pretty(out, i, op,
+                      fmt::format("{} [{}] : {}", operand_list(i), fmt::join(ranges, ", "), functional_type(i)));
+      }
+      case Opcode::kDynamicSlice:
+        return pretty(out, i, op,
+                      fmt::format("{}, sizes = {} : {}", operand_list(i), dims_list(a.get_ints("slice_sizes")),
+                                  functional_type(i)));
+      case Opcode::kDynamicUpdateSlice:
+        return pretty(out, i, op, fmt::format("{} : {}", operand_list(i), functional_type(i)));
+      case Opcode::kPad:
+        return pretty(out, i, op,
+                      fmt::format("{}, low = {}, high = {}, interior = {} : {}", operand_list(i),
+                                  dims_list(a.get_ints("edge_padding_low")), dims_list(a.get_ints("edge_padding_high")),
+                                  dims_list(a.get_ints("interior_padding")), functional_type(i)));
+      case Opcode::kDot: {
+        auto lb = a.get_ints("lhs_batch_dimensions"), rb = a.get_ints("rhs_batch_dimensions");
+        std::string batch = lb.empty() ? "" : fmt::format("batching_dims = {} x {}, ", dims_list(lb), dims_list(rb));
+        return pretty(out, i, op,
+                      fmt::format("{}, {}contracting_dims = {} x {}, precision = [DEFAULT, DEFAULT] : {}", operand_list(i),
+                                  batch, dims_list(a.get_ints("lhs_contracting_dimensions")),
+                                  dims_list(a.get_ints("rhs_contracting_dimensions")), functional_type(i)));
+      }
+      case Opcode::kReduce: return print_reduce(out, i);
       case Opcode::kReduceWindow: {
         auto pad = a.get_ints("padding");
         std::vector<std::string> pairs;
         for (size_t k = 0; k < pad.size(); k += 2) pairs.push_back(fmt::format("[{}, {}]", pad[k], pad[k + 1]));
+        // Properties in MLIR's (alphabetical) order, as JAX prints them.
         std::string attrs = fmt::format(
-            "window_dimensions = {}, window_strides = {}, base_dilations = {}, window_dilations = {}, padding = "
-            "dense<{}> : tensor<{}x2xi64>",
-            i64_array(a.get_ints("window_dimensions")), i64_array(a.get_ints("window_strides")),
-            i64_array(a.get_ints("base_dilations")), i64_array(a.get_ints("window_dilations")),
-            pairs.empty() ? "" : fmt::format("[{}]", fmt::join(pairs, ", ")), pad.size() / 2);
-        return generic(out, i, op, attrs, reducer_region(a.get_str("reducer"), {i.operand(0)->shape.dtype}, "    "));
+            "base_dilations = {}, padding = dense<{}> : tensor<{}x2xi64>, window_dilations = {}, window_dimensions = {}, "
+            "window_strides = {}",
+            i64_array(a.get_ints("base_dilations")), pairs.empty() ? "" : fmt::format("[{}]", fmt::join(pairs, ", ")),
+            pad.size() / 2, i64_array(a.get_ints("window_dilations")), i64_array(a.get_ints("window_dimensions")),
+            i64_array(a.get_ints("window_strides")));
+        return generic(out, i, op, attrs, binary_region(a.get_str("reducer"), i.operand(0)->shape.dtype));
       }
       case Opcode::kGather: {
         std::vector<std::string> dn;
@@ -360,7 +610,7 @@ class Printer {
                                    "unique_indices = {}",
                                    a.get_bool("indices_are_sorted") ? "true" : "false", fmt::join(dn, ", "),
                                    a.get_bool("unique_indices") ? "true" : "false"),
-                       scatter_region(a.get_str("reducer"), i.operand(0)->shape.dtype, "    "));
+                       scatter_region(a.get_str("reducer"), i.operand(0)->shape.dtype));
       }
       case Opcode::kSort: {
         std::vector<DType> types;
@@ -396,13 +646,23 @@ class Printer {
     if (op.empty() || op == "stablehlo.custom_call" || op == "func.call" || op == "stablehlo.while" ||
         op == "stablehlo.case")
       throw_error<CompileError>("stablehlo", "printing {} as StableHLO is not supported yet", hlo::opcode_name(i.opcode));
-    // Elementwise ops and the attribute-free rest (reshape, convert, select, clamp, dynamic_update_slice...).
+    if (hlo::is_elementwise(i.opcode)) {
+      // chlo ops print `%x : T -> R`; stablehlo ones one type when operands and result agree, else (..) -> R.
+      if (op.starts_with("chlo."))
+        return pretty(out, i, op, fmt::format("{} : {} -> {}", operand_list(i), operand_types(i), result_types(i)));
+      return pretty(out, i, op, fmt::format("{} : {}", operand_list(i), same_or_functional_type(i)));
+    }
+    // Anything else without a pretty form here.
     generic(out, i, op, "");
   }
 
   const hlo::Module& m_;
   std::unordered_map<const Instruction*, std::string> names_;
-  int64_t next_ = 0;
+  std::set<std::string> used_;
+  int64_t next_ = 0, next_conflict_ = 0;
+  int64_t num_args_ = 0;
+  int64_t region_value_base_ = 0, region_conflict_base_ = 0;
+  std::set<std::string> body_names_;
 };
 }  // namespace
 

@@ -362,7 +362,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
 }
 
 std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
-std::string entry_jaxpr_text(const CompiledEntry& e) { return print_jaxpr(e.jaxpr.jaxpr); }
+std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) { return print_jaxpr(e.jaxpr.jaxpr, 0, source_info); }
 std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
 std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(e.optimized ? *e.optimized : *e.module); }
 

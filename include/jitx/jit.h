@@ -223,6 +223,7 @@ class Jitted {
   template <class T>
   void flatten_arg(const T& a, size_t i, detail::CallSignature& sig) const {
     std::string path = fmt::format("args[{}]", i);
+    sig.flat.current_arg = static_cast<int>(i);
     if (core_->is_static(i)) {
       detail::Flattener sub;
       sub.trace_scalars = true;  // static numbers become concrete arrays, keyed by value

@@ -1,7 +1,10 @@
 // Layout assignment, the scheduling pass, the whole pipeline, and the XLA article's MLP block at full size.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <unistd.h>
 #include <unordered_set>
 
 #include "core/trace.h"
@@ -276,6 +279,7 @@ TEST_CASE("pipeline: the article's MLP block at bf16[8192,4096] (module only, no
                    "temp {:.1f} MiB fused vs {:.1f} MiB of unfused intermediates ({:.1f} MiB packed unfused)",
                    before.count(), before.bytes / kMiB, after.count(), after.bytes / kMiB,
                    ba_after.temp_size / kMiB, ba_before.temp_values_total / kMiB, ba_before.temp_size / kMiB));
+  WARN(analyze_cost(*opt).str());
   // Fusion: bias + GELU in the dot's epilogue, layer norm in one row kernel.
   CHECK(count_of(text, "kind=kOutput") == 1);
   CHECK(count_of(text, "kind=kRow") == 1);
@@ -314,4 +318,27 @@ TEST_CASE("jit: Compiled analyses describe the optimised module; the fused block
   auto want = f(x, w, b).to_vector<float>();
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-4));
+}
+
+TEST_CASE("dumps: JITX_DUMP_TO writes the optimised HLO and its buffer assignment", "[fusion]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / fmt::format("jitx_fusion_dump_{}", ::getpid());
+  fs::remove_all(dir);
+  std::string saved = config().dump_to;
+  config().dump_to = dir.string();
+  Array x = array(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  auto f = [](Array x) { return jnp::exp(x) * 2.0 - jnp::sum(x, {1}, true); };
+  auto out = jit(f, {.name = "dumped"})(x);
+  out.block_until_ready();
+  config().dump_to = saved;
+  std::string ba_text, hlo_text;
+  for (auto& e : fs::directory_iterator(dir)) {
+    std::ifstream in(e.path());
+    std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (e.path().string().ends_with(".buffer_assignment.txt")) ba_text = s;
+    if (e.path().string().ends_with(".after_optimizations.hlo")) hlo_text = s;
+  }
+  fs::remove_all(dir);
+  CHECK_THAT(ba_text, Catch::Matchers::StartsWith("BufferAssignment: arguments 24 B, outputs 24 B"));
+  CHECK_THAT(hlo_text, Catch::Matchers::Contains("fusion("));
 }

@@ -20,8 +20,8 @@ namespace jitx::hlo {
 ///           output. A kernel computes each output element from its index alone (one loop over the output).
 ///  kInput   loop ops feeding one reduce, or several reduces over operands of the same dims with the same
 ///           `dimensions` (sibling reductions, multi-output: the root is a tuple of the reduces, in order). Every
-///           reduce has one operand and a scalar init that is a fused constant; nothing in the fusion uses a
-///           reduce's result. A kernel walks the reduce input once and updates every accumulator.
+///           reduce has one operand and a scalar init (a fused constant, or a fusion parameter); nothing in the
+///           fusion uses a reduce's result. A kernel walks the reduce input once and updates every accumulator.
 ///  kOutput  exactly one dot; its two operands are fusion parameters (a GEMM reads them from memory). Every
 ///           instruction that uses the dot's value, directly or not, is elementwise on the dot's dims (the
 ///           epilogue); the root is the last of them. Other instructions are loop ops producing the epilogue's

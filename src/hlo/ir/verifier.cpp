@@ -131,9 +131,38 @@ void verify_instruction(const Instruction& i) {
       check(op_shape(0).dtype == op_shape(1).dtype && op_shape(0).rank() == op_shape(1).rank(), i,
             "convolution operands need equal dtypes and ranks");
       break;
+    case Opcode::kCopy:
+      check(op_shape(0).same_type(i.shape), i, "copy changes the type");
+      break;
+    case Opcode::kFusion: {
+      check(i.called.size() == 1, i, "a fusion calls exactly one computation");
+      const Computation* f = i.called[0];
+      check(f->parameters.size() == i.operands.size(), i, "fused computation parameters != operands");
+      for (size_t k = 0; k < i.operands.size(); ++k)
+        check(f->parameters[k]->shape.same_type(op_shape(k)), i, fmt::format("fused parameter {} type mismatch", k));
+      check(f->root && f->root->shape.same_type(i.shape), i, "fused root type != fusion type");
+      std::string kind = i.attrs.has("kind") ? i.attrs.get_str("kind") : "kLoop";
+      check(kind == "kLoop" || kind == "kInput" || kind == "kOutput" || kind == "kRow", i,
+            fmt::format("unknown fusion kind '{}'", kind));
+      for (auto& fi : f->instructions) check(fi->called.empty(), i, "a fused computation calls another computation");
+      break;
+    }
     default:
       break;
   }
+}
+
+void verify_layout(const Instruction& i, const Shape& s) {
+  if (s.is_tuple) {
+    for (auto& t : s.tuple_shapes) verify_layout(i, t);
+    return;
+  }
+  if (s.layout.empty()) return;
+  std::vector<int64_t> sorted = s.layout;
+  std::sort(sorted.begin(), sorted.end());
+  bool ok = static_cast<int64_t>(sorted.size()) == s.rank();
+  for (size_t k = 0; ok && k < sorted.size(); ++k) ok = sorted[k] == static_cast<int64_t>(k);
+  check(ok, i, fmt::format("layout {{{}}} is not a permutation of the dimensions", fmt::join(s.layout, ",")));
 }
 }  // namespace
 
@@ -148,6 +177,7 @@ void verify(const Module& m) {
       check(names.insert(i.name).second, i, "duplicate instruction name");
       for (auto* o : i.operands) check(o && seen.count(o), i, "operand is not defined before its use in this computation");
       verify_instruction(i);
+      verify_layout(i, i.shape);
       seen.insert(&i);
     }
     if (!c->root) throw CompileError(fmt::format("[hlo verifier] computation {} has no root", c->name));

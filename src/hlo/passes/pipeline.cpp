@@ -10,6 +10,7 @@
 #include "hlo/passes/constant_folding.h"
 #include "hlo/passes/cse.h"
 #include "hlo/passes/dce.h"
+#include "hlo/passes/licm.h"
 #include "jitx/config.h"
 
 namespace jitx::detail {
@@ -24,6 +25,7 @@ std::vector<std::unique_ptr<HloPass>> optimization_passes() {
   p.push_back(std::make_unique<ConstantFolding>());                 // constants in, constant out (<= 1024 elements)
   p.push_back(std::make_unique<AlgebraicSimplifier>());             // what folding exposed (x * folded 1)
   p.push_back(std::make_unique<CommonSubexpressionElimination>());  // one copy of each value
+  p.push_back(std::make_unique<LoopInvariantCodeMotion>());         // loop-invariant values out of while bodies
   p.push_back(std::make_unique<DeadCodeElimination>());             // drop what the rewrites left behind
   // Next: fusion, layout assignment, scheduling, buffer assignment.
   return p;

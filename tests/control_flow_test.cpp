@@ -10,10 +10,12 @@
 #include "hlo/ir/hlo_parser.h"
 #include "hlo/passes/licm.h"
 #include "hlo/passes/pipeline.h"
+#include "lowering/lower.h"
 #include "jitx/jitx.h"
 #include "test_util.h"
 
 using namespace jitx;
+using namespace jitx::testing;
 using Catch::Matchers::Contains;
 
 struct Carry {

@@ -147,7 +147,7 @@ std::vector<Array> cond_impl(std::string_view op, const Array& index, const std:
   std::vector<Array> inputs{index};
   inputs.insert(inputs.end(), consts.begin(), consts.end());
   inputs.insert(inputs.end(), operands.begin(), operands.end());
-  return bind(prim("cond"), inputs, Params{{"branches", jaxprs}});
+  return detail::bind(prim("cond"), inputs, Params{{"branches", jaxprs}});
 }
 
 std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, const std::vector<Array>& init,
@@ -172,7 +172,7 @@ std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, cons
             {"body_jaxpr", std::shared_ptr<const ClosedJaxpr>(b.jaxpr)},
             {"cond_nconsts", static_cast<int64_t>(c.consts.size())},
             {"body_nconsts", static_cast<int64_t>(b.consts.size())}};
-  return bind(prim("while"), inputs, ps);
+  return detail::bind(prim("while"), inputs, ps);
 }
 
 std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, const TreeInfo& init_tree,
@@ -193,7 +193,7 @@ std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, co
       throw_error<ShapeError>("scan", "length={} but xs has a leading axis of size {}", *options.length, length);
     length = *options.length;
   }
-  if (length < 0) throw_error<TypeError>("scan", "xs has no leaves: pass ScanOptions{.length = n}");
+  if (length < 0) throw_error<TypeError>("scan", "xs has no leaves: pass ScanOptions{{.length = n}}");
   if (options.unroll < 1) throw_error<TypeError>("scan", "unroll must be at least 1, got {}", options.unroll);
   std::vector<ShapedArray> carry = avals_of(init);
   std::vector<ShapedArray> x_avals;
@@ -221,7 +221,7 @@ std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, co
             {"unroll", options.unroll},
             {"num_consts", static_cast<int64_t>(s.consts.size())},
             {"num_carry", static_cast<int64_t>(init.size())}};
-  return bind(prim("scan"), inputs, ps);
+  return detail::bind(prim("scan"), inputs, ps);
 }
 
 }  // namespace jitx::detail

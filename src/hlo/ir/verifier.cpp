@@ -134,6 +134,7 @@ void verify_instruction(const Instruction& i) {
       for (size_t k = 0; k < i.operands.size(); ++k)
         check(op_shape(k).same_type(i.shape.tuple_shapes[k]), i, fmt::format("carry {} changes type", k));
       for (const Computation* c : i.called) {
+        check(c->root != nullptr, i, fmt::format("%{} has no root", c->name));
         check(c->parameters.size() == i.operands.size(), i,
               fmt::format("%{} takes {} parameters, the loop carries {}", c->name, c->parameters.size(), i.operands.size()));
         for (size_t k = 0; k < c->parameters.size(); ++k)
@@ -150,6 +151,7 @@ void verify_instruction(const Instruction& i) {
       check(idx.dims.empty() && (idx.dtype == DType::int32 || (idx.dtype == DType::bool_ && i.called.size() == 2)), i,
             "the index must be s32[] (or pred[] with two branches)");
       for (const Computation* c : i.called) {
+        check(c->root != nullptr, i, fmt::format("%{} has no root", c->name));
         check(c->parameters.size() + 1 == i.operands.size(), i,
               fmt::format("branch %{} takes {} parameters for {} operands", c->name, c->parameters.size(),
                           i.operands.size() - 1));

@@ -233,7 +233,7 @@ TEST_CASE("closures: outer tracers and constants become explicit operands", "[co
   auto jaxpr = make_jaxpr(f)(f32({0, 0, 0}, {3}), Array::scalar(2, DType::float32)).str();
   INFO(jaxpr);
   CHECK_THAT(jaxpr, Contains("num_consts=2"));
-  CHECK(jaxpr.starts_with("{ lambda a:f32[3] b:f32[2,3]; "));  // the table (and xs) are consts of the outer jaxpr
+  CHECK(jaxpr.starts_with("{ lambda a:f32[3]; "));  // the table is a const of the outer jaxpr
   auto [c, ys] = jit(f)(f32({0, 0, 0}, {3}), Array::scalar(2, DType::float32));
   CHECK(vals(c) == std::vector<double>{2, 4, 6});
 }
@@ -242,7 +242,9 @@ TEST_CASE("jaxpr: control flow prints as JAX prints it", "[control]") {
   auto w = [](Array x, Array y) {
     return lax::while_loop([](const std::tuple<Array, Array>& c) { return std::get<0>(c) < 10; },
                            [&](const std::tuple<Array, Array>& c) {
-                             return std::make_tuple(std::get<0>(c) + 1, std::get<1>(c) * y);
+                             Array i = std::get<0>(c) + 1;  // named: C++ evaluates call arguments in any order
+                             Array v = std::get<1>(c) * y;
+                             return std::make_tuple(i, v);
                            },
                            std::make_tuple(0, x));
   };
@@ -290,7 +292,9 @@ TEST_CASE("stablehlo: while, case and if with regions", "[control]") {
   auto w = [](Array x, Array y) {
     return lax::while_loop([](const std::tuple<Array, Array>& c) { return std::get<0>(c) < 10; },
                            [&](const std::tuple<Array, Array>& c) {
-                             return std::make_tuple(std::get<0>(c) + 1, std::get<1>(c) * y);
+                             Array i = std::get<0>(c) + 1;  // named: C++ evaluates call arguments in any order
+                             Array v = std::get<1>(c) * y;
+                             return std::make_tuple(i, v);
                            },
                            std::make_tuple(0, x));
   };

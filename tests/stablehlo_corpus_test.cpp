@@ -449,7 +449,10 @@ TEST_CASE("stablehlo: control flow as stablehlo.while and stablehlo.case regions
       "while_loop",
       [](Array x, Array y) {
         return lax::while_loop([](const std::pair<Array, Array>& c) { return c.first < 10; },
-                               [&](const std::pair<Array, Array>& c) { return std::make_pair(c.first + 1, c.second * y); },
+                               [&](const std::pair<Array, Array>& c) {
+                                 Array i = c.first + 1;
+                                 return std::make_pair(i, c.second * y);
+                               },
                                std::make_pair(0, x));
       },
       s, s);

@@ -66,24 +66,23 @@ bool hoist_from(Computation* outer, Instruction* w, std::string_view pass) {
     if (needed) carried.push_back(h);
   }
   if (carried.empty()) return false;
-  // Clone the hoisted instructions before the while, in body order (operands first).
-  for (auto* h : hoist) {
+  // Clone the hoisted instructions before the while, operands first; invariant values they read that depend only
+  // on constants (a broadcast constant) are cloned along with them.
+  auto copy_out = [&](auto& self, Instruction* h) -> Instruction* {
+    if (auto it = outside.find(h); it != outside.end()) return it->second;
+    JITX_ASSERT(invariant.count(h), "LICM: %{} is not loop-invariant", h->name);
     std::vector<Instruction*> ops;
-    for (auto* o : h->operands) {
-      auto it = outside.find(o);
-      if (it == outside.end()) {  // a constant of the body
-        JITX_ASSERT(o->opcode == Opcode::kConstant, "LICM: operand %{} of %{} was not hoisted", o->name, h->name);
-        Instruction* c = outer->insert_constant_before(w, *o->literal);
-        c->shape.layout = o->shape.layout;
-        it = outside.emplace(o, c).first;
-      }
-      ops.push_back(it->second);
-    }
-    Instruction* c = outer->insert_before(w, h->opcode, h->shape, ops, h->attrs);
+    for (auto* o : h->operands) ops.push_back(self(self, o));
+    Instruction* c = h->opcode == Opcode::kConstant ? outer->insert_constant_before(w, *h->literal)
+                                                    : outer->insert_before(w, h->opcode, h->shape, ops, h->attrs);
+    c->shape.layout = h->shape.layout;
     c->literal = h->literal;
     outside[h] = c;
-    trace_rewrite(pass, *h, fmt::format("loop-invariant in %{} => hoisted as %{}", body->name, c->name));
-  }
+    if (hoisted.count(h))
+      trace_rewrite(pass, *h, fmt::format("loop-invariant in %{} => hoisted as %{}", body->name, c->name));
+    return c;
+  };
+  for (auto* h : carried) copy_out(copy_out, h);
   // Carry each needed value in: a new operand, a new parameter of body and condition, passed through by the body.
   for (auto* h : carried) {
     int64_t k = static_cast<int64_t>(w->operands.size());

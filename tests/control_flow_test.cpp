@@ -390,6 +390,10 @@ TEST_CASE("hlo: while and conditional survive the optimiser, print and parse bac
   hlo::verify(*m);
   CHECK(hlo::print_hlo(*m) == text);
   CHECK_THAT(text, Contains("while(") && Contains("conditional("));
+  // The simplifier ran inside the branch (x * 1, x + 0 are gone) and LICM moved exp(w) out of the loop body.
+  CHECK(text.find("f32[] constant(1)") == std::string::npos);
+  CHECK(text.find("f32[] constant(0)") == std::string::npos);
+  CHECK(text.find("exponential(") > text.find("ENTRY"));
   auto got = vals(compiled(Array(true), x, w));
   for (int k = 0; k < 2; ++k) {
     float wk = k ? -0.5f : 0.5f, v = (k ? 2.0f : 1.0f) * wk;

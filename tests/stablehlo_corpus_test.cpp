@@ -445,3 +445,62 @@ TEST_CASE("stablehlo: golden text of a small function", "[stablehlo]") {
   ss << in.rdbuf();
   CHECK(text == ss.str());
 }
+
+TEST_CASE("stablehlo: control flow as stablehlo.while and stablehlo.case regions", "[stablehlo][control]") {
+  Array s = Array::scalar(1.5, DType::float32);
+  auto w = lowered(
+      "while_loop",
+      [](Array x, Array y) {
+        return lax::while_loop([](const std::pair<Array, Array>& c) { return c.first < 10; },
+                               [&](const std::pair<Array, Array>& c) {
+                                 Array i = c.first + 1;
+                                 return std::make_pair(i, c.second * y);
+                               },
+                               std::make_pair(0, x));
+      },
+      s, s);
+  contains_all(w, {"%0:3 = stablehlo.while(%iterArg = %arg1, %iterArg_0 = %c, %iterArg_1 = %arg0) : tensor<f32>, "
+                   "tensor<i32>, tensor<f32>",
+                   "    cond {", "    } do {", "stablehlo.return %1 : tensor<i1>", "return %0#1, %0#2"});
+  auto sw = lowered(
+      "switch",
+      [](Array i, Array x, Array y) {
+        return lax::switch_(i, std::tuple{[&](Array v) { return v + y; }, [&](Array v) { return v * y; },
+                                          [](Array v) { return v - 1.0f; }},
+                            x);
+      },
+      Array(1), s, s);
+  contains_all(sw, {"stablehlo.clamp %c, ", "= \"stablehlo.case\"(", "}, {",
+                    "}) : (tensor<i32>) -> tensor<f32>"});
+  CHECK(count(sw, "stablehlo.return") == 3);
+  auto sc = lowered(
+      "scan",
+      [](Array c0, Array xs, Array w) {
+        return lax::scan([&](Array c, Array x) { return std::make_pair(c + x * w, c * 2.0f); }, c0, xs,
+                         {.reverse = true, .unroll = 2});
+      },
+      zeros({3}), ones({5, 3}), s);
+  contains_all(sc, {"stablehlo.while(", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice",
+                    "stablehlo.compare LT"});
+  // Nested regions: a scan inside a while inside a cond; names restart per region as MLIR numbers them.
+  auto nested = lowered(
+      "nested_control_flow",
+      [](Array p, Array xs) {
+        return lax::cond(
+            p,
+            [&](Array v) {
+              return lax::while_loop([](const std::pair<Array, Array>& c) { return c.first < 2; },
+                                     [&](const std::pair<Array, Array>& c) {
+                                       auto [t, ys] = lax::scan(
+                                           [](Array a, Array x) { return std::make_pair(a + x, a); }, c.second, xs);
+                                       return std::make_pair(c.first + 1, t);
+                                     },
+                                     std::make_pair(0, v))
+                  .second;
+            },
+            [](Array v) { return -v; }, jnp::sum(xs));
+      },
+      Array(true), ones({4}));
+  CHECK(count(nested, "stablehlo.while(") == 2);
+  CHECK(count(nested, "\"stablehlo.case\"") == 1);
+}

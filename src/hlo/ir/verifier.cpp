@@ -127,6 +127,41 @@ void verify_instruction(const Instruction& i) {
       check(i.shape.is_tuple && i.shape.tuple_shapes.size() == 2 && i.shape.tuple_shapes[1].dtype == DType::int32, i,
             "top_k returns (values, s32 indices)");
       break;
+    case Opcode::kWhile: {
+      check(i.called.size() == 2, i, "while calls (condition, body)");
+      check(i.shape.is_tuple && i.shape.tuple_shapes.size() == i.operands.size(), i,
+            "while's shape is the tuple of its operands' shapes");
+      for (size_t k = 0; k < i.operands.size(); ++k)
+        check(op_shape(k).same_type(i.shape.tuple_shapes[k]), i, fmt::format("carry {} changes type", k));
+      for (const Computation* c : i.called) {
+        check(c->root != nullptr, i, fmt::format("%{} has no root", c->name));
+        check(c->parameters.size() == i.operands.size(), i,
+              fmt::format("%{} takes {} parameters, the loop carries {}", c->name, c->parameters.size(), i.operands.size()));
+        for (size_t k = 0; k < c->parameters.size(); ++k)
+          check(c->parameters[k]->shape.same_type(op_shape(k)), i, fmt::format("%{} parameter {} type mismatch", c->name, k));
+      }
+      const Shape& pred = i.called[0]->root->shape;
+      check(!pred.is_tuple && pred.dims.empty() && pred.dtype == DType::bool_, i, "the condition must return pred[]");
+      check(i.called[1]->root->shape.same_type(i.shape), i, "the body must return the carry's tuple type");
+      break;
+    }
+    case Opcode::kConditional: {
+      check(!i.operands.empty() && !i.called.empty(), i, "conditional needs an index and branches");
+      const Shape& idx = op_shape(0);
+      check(idx.dims.empty() && (idx.dtype == DType::int32 || (idx.dtype == DType::bool_ && i.called.size() == 2)), i,
+            "the index must be s32[] (or pred[] with two branches)");
+      for (const Computation* c : i.called) {
+        check(c->root != nullptr, i, fmt::format("%{} has no root", c->name));
+        check(c->parameters.size() + 1 == i.operands.size(), i,
+              fmt::format("branch %{} takes {} parameters for {} operands", c->name, c->parameters.size(),
+                          i.operands.size() - 1));
+        for (size_t k = 0; k < c->parameters.size(); ++k)
+          check(c->parameters[k]->shape.same_type(op_shape(k + 1)), i,
+                fmt::format("branch %{} parameter {} type mismatch", c->name, k));
+        check(c->root->shape.same_type(i.shape), i, fmt::format("branch %{} returns {}", c->name, c->root->shape.str()));
+      }
+      break;
+    }
     case Opcode::kConvolution:
       check(op_shape(0).dtype == op_shape(1).dtype && op_shape(0).rank() == op_shape(1).rank(), i,
             "convolution operands need equal dtypes and ranks");

@@ -9,3 +9,4 @@
 #include "jitx/nn.h"
 #include "jitx/numpy.h"
 #include "jitx/pytree.h"
+#include "jitx/random.h"

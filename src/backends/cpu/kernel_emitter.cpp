@@ -5,9 +5,11 @@
 // movement as index math, a reduce as a loop over its reduced dimensions. So a loop fusion, an input (reduction)
 // fusion and a row fusion are all "evaluate the fused computation per output element". f16/bf16 values are
 // computed in f32 and rounded to their type after every op, as the interpreter rounds after every op.
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
@@ -27,11 +29,6 @@ using llvm::Value;
 bool is_float(DType d) { return is_floating(d); }
 bool is_signed(DType d) { return is_signed_integer(d); }
 bool is_half(DType d) { return d == DType::float16 || d == DType::bfloat16; }
-
-const std::string& kind_of(const Instruction& i) {
-  static const std::string loop = "kLoop";
-  return i.attrs.has("kind") ? i.attrs.get_str("kind") : loop;
-}
 
 bool is_supported_reducer(const std::string& r) {
   return r == "add" || r == "mul" || r == "max" || r == "min" || r == "and" || r == "or";
@@ -125,6 +122,12 @@ class Emitter {
     std::vector<int64_t> row_dims(dims.begin(), dims.end() - (rank ? 1 : 0));
     loop(r0, r1, nullptr, [&](Value* r, Value*) {
       std::vector<Value*> row_multi = delinearize(r, row_dims);
+      // Reductions whose index does not change along the row are emitted here, once per row (see hoist()).
+      hoist_bb_ = llvm::BasicBlock::Create(ctx_, "row", f_);
+      b_.CreateBr(hoist_bb_);
+      b_.SetInsertPoint(hoist_bb_);
+      row_memo_ = memo_;
+      collect_ = true;
       loop(c0, c1, nullptr, [&](Value* c, Value*) {
         Index idx;
         idx.dims = dims;
@@ -137,6 +140,8 @@ class Emitter {
         for (size_t k = 0; k < roots.size(); ++k) store(ptrs[k], idx.linear, outs[k]->dtype, gen(roots[k], idx));
         return nullptr;
       });
+      collect_ = false;
+      hoist_bb_ = nullptr;
       return nullptr;
     });
     b_.CreateRetVoid();
@@ -151,6 +156,42 @@ class Emitter {
   llvm::Function* f_;
   std::unordered_map<const Instruction*, Value*> buffers_;
   std::map<std::pair<const Instruction*, std::vector<Value*>>, Value*> memo_;
+  // Row-level hoisting: the block before the loop along a row, the blocks inside that loop, and what is known there.
+  llvm::BasicBlock* hoist_bb_ = nullptr;
+  std::unordered_set<llvm::BasicBlock*> inner_blocks_;
+  bool collect_ = false;
+  std::map<std::pair<const Instruction*, std::vector<Value*>>, Value*> row_memo_;
+
+  bool row_level(const Index& idx) {
+    std::vector<Value*> vs = idx.has_multi ? idx.multi : std::vector<Value*>{idx.linear};
+    for (Value* v : vs) {
+      auto* i = llvm::dyn_cast_or_null<llvm::Instruction>(v);
+      if (!v || (i && inner_blocks_.count(i->getParent()))) return false;
+    }
+    return true;
+  }
+
+  // Emits a reduction whose index is the same along the whole row before the row's loop (a row fusion's mean and
+  // variance are computed once per row, not once per element).
+  Value* hoist(const Instruction* inst, Index& idx) {
+    auto ip = b_.saveIP();
+    llvm::Instruction* term = hoist_bb_->getTerminator();
+    llvm::BasicBlock* succ = term->getSuccessor(0);
+    term->eraseFromParent();
+    b_.SetInsertPoint(hoist_bb_);
+    std::swap(memo_, row_memo_);
+    collect_ = false;
+    Value* v = gen(inst, idx);
+    collect_ = true;
+    std::swap(memo_, row_memo_);
+    llvm::BasicBlock* end = b_.GetInsertBlock();
+    b_.CreateBr(succ);
+    if (end != hoist_bb_)
+      for (auto& phi : succ->phis()) phi.replaceIncomingBlockWith(hoist_bb_, end);
+    hoist_bb_ = end;
+    b_.restoreIP(ip);
+    return v;
+  }
 
   Value* i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
 
@@ -162,6 +203,7 @@ class Emitter {
     auto* header = llvm::BasicBlock::Create(ctx_, "loop", f_);
     auto* bodyb = llvm::BasicBlock::Create(ctx_, "body", f_);
     auto* exit = llvm::BasicBlock::Create(ctx_, "exit", f_);
+    if (collect_) inner_blocks_.insert({header, bodyb, exit});
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
     llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
@@ -293,7 +335,8 @@ class Emitter {
     auto mk = std::make_pair(inst, key);
     auto it = memo_.find(mk);
     if (it != memo_.end()) return it->second;
-    Value* v = gen_uncached(*inst, idx);
+    Value* v = inst->opcode == Opcode::kReduce && collect_ && hoist_bb_ && row_level(idx) ? hoist(inst, idx)
+                                                                                        : gen_uncached(*inst, idx);
     memo_[mk] = v;
     return v;
   }
@@ -321,7 +364,9 @@ class Emitter {
         if (inst.literal->size() == 1) {
           detail::Literal l = *inst.literal;
           if (is_float(d)) return fconst(ctype(d), l.get_f64(0));
-          return llvm::ConstantInt::get(ctype(d), l.get_u64(0));
+          unsigned bits = ctype(d)->getIntegerBitWidth();
+          uint64_t u = l.get_u64(0) & (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1);
+          return llvm::ConstantInt::get(ctx_, llvm::APInt(bits, u));
         }
         Value* g = constant_global(inst);
         buffers_[&inst] = g;

@@ -161,7 +161,9 @@ CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& inst
   auto& es = j.lljit->getExecutionSession();
   auto dylib = std::make_shared<Dylib>();
   std::string name = fmt::format("jitx_exe_{}", j.seq++);
-  dylib->jd = &unwrap(es.createJITDylib(name), "creating a JITDylib");
+  auto jd = es.createJITDylib(name);
+  if (!jd) throw CompileError(fmt::format("[cpu backend] creating a JITDylib: {}", message(jd.takeError())));
+  dylib->jd = &*jd;
   // C library functions (exp, lgamma, ...) and compiler runtime helpers come from the process.
   auto gen = unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                         j.lljit->getDataLayout().getGlobalPrefix()),

@@ -163,10 +163,12 @@ class Emitter {
   std::map<std::pair<const Instruction*, std::vector<Value*>>, Value*> row_memo_;
 
   bool row_level(const Index& idx) {
-    std::vector<Value*> vs = idx.has_multi ? idx.multi : std::vector<Value*>{idx.linear};
+    if (!idx.has_multi && !idx.linear) return false;
+    std::vector<Value*> vs = idx.multi;
+    if (idx.linear) vs.push_back(idx.linear);
     for (Value* v : vs) {
-      auto* i = llvm::dyn_cast_or_null<llvm::Instruction>(v);
-      if (!v || (i && inner_blocks_.count(i->getParent()))) return false;
+      auto* i = llvm::dyn_cast<llvm::Instruction>(v);
+      if (i && inner_blocks_.count(i->getParent())) return false;
     }
     return true;
   }
@@ -375,6 +377,7 @@ class Emitter {
       case Opcode::kIota: {
         Value* m = multi_of(idx).at(a.get_int("iota_dimension"));
         if (is_float(d)) return round(d, b_.CreateUIToFP(m, ctype(d)));
+        if (d == DType::bool_) return b_.CreateICmpNE(m, i64(0));
         return b_.CreateIntCast(m, ctype(d), false);
       }
       case Opcode::kBroadcastInDim: {

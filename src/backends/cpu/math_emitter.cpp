@@ -133,7 +133,8 @@ Value* erf_f32(B& b, Value* x) {
   Value* ax = unary_intr(b, llvm::Intrinsic::fabs, x);
   Value* z = b.CreateFMul(x, x);
   Value* small = b.CreateFMul(x, horner(b, z, {7.853861353153693E-5, -8.010193625184903E-4, 5.188327685732524E-3,
-                                               -2.685381193529856E-2, 1.128358514861418E0}));
+                                               -2.685381193529856E-2, 1.128358514861418E-1,
+                                               -3.761262582423300E-1, 1.128379165726710E0}));
   Value* q = b.CreateFDiv(c(b, x, 1.0), ax);
   Value* y = b.CreateFMul(q, q);
   Value* p1 = horner(b, y, {2.326819970068386E-2, -1.387039388740657E-1, 3.687424674597105E-1, -5.824733027278666E-1,

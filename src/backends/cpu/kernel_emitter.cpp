@@ -522,8 +522,8 @@ class Emitter {
   }
 
   // One output element of a reduce: a loop over the reduced elements. Float sums (f32 accumulators for
-  // bf16/f16) run in blocks of 256 whose partial sums may be reassociated (vectorised lanes), then added in order:
-  // error ~ (256 / lanes + n / 256) ulp instead of n ulp.
+  // bf16/f16) run in blocks of 256 whose partial sums may be reassociated (vectorised lanes); block sums are added
+  // in double: error ~ 256 / lanes ulp instead of n ulp.
   Value* gen_reduce(const Instruction& inst, Index& idx) {
     const std::string& r = inst.attrs.get_str("reducer");
     const Instruction* x = inst.operand(0);
@@ -559,12 +559,14 @@ class Emitter {
     constexpr int64_t kBlock = 256;
     if (is_float(d) && (r == "add") && n > kBlock) {
       int64_t nb = (n + kBlock - 1) / kBlock;
-      acc = loop(i64(0), i64(nb), identity(r, d), [&](Value* blk, Value* total) {
+      // Block sums are added in double, so the error is that of one block.
+      acc = loop(i64(0), i64(nb), fconst(b_.getDoubleTy(), 0.0), [&](Value* blk, Value* total) {
         Value* lo = b_.CreateMul(blk, i64(kBlock));
         Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kBlock)), i64(n));
         Value* part = loop(lo, hi, identity(r, d), [&](Value* k, Value* p) { return combine(r, d, p, element(k), true); });
-        return combine(r, d, total, part, false);
+        return b_.CreateFAdd(total, b_.CreateFPExt(part, b_.getDoubleTy()));
       });
+      acc = b_.CreateFPTrunc(acc, ctype(d));
     } else {
       acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
         return combine(r, d, p, element(k), is_float(d) && r == "add");

@@ -54,7 +54,7 @@ struct Namer {
 };
 }  // namespace
 
-std::string print_jaxpr(const Jaxpr& j, int indent) {
+std::string print_jaxpr(const Jaxpr& j, int indent, bool source_info) {
   Namer n;
   auto binders = [&](const std::vector<Var>& vs) {
     std::vector<std::string> s;
@@ -69,13 +69,15 @@ std::string print_jaxpr(const Jaxpr& j, int indent) {
     std::vector<std::string> ins;
     for (auto& a : e.inputs) ins.push_back(n.atom(a));
     std::string params = e.params.str();
-    lines.push_back(fmt::format("{} = {}{} {}", binders(e.outputs), e.prim->name, params, fmt::join(ins, " ")));
+    std::string line = fmt::format("{} = {}{} {}", binders(e.outputs), e.prim->name, params, fmt::join(ins, " "));
+    if (source_info && e.loc.line() > 0) line += fmt::format("  # {}", format_location(e.loc));
+    lines.push_back(line);
   }
   std::vector<std::string> outs;
   for (auto& o : j.outvars) outs.push_back(n.atom(o));
   std::string tail = fmt::format("in ({}{}) }}", fmt::join(outs, ", "), outs.size() == 1 ? "," : "");
   std::string one_line = head + " " + fmt::format("{}", fmt::join(lines, "; ")) + " " + tail;
-  bool multiline = one_line.size() + indent > 100 || one_line.find('\n') != std::string::npos;
+  bool multiline = source_info || one_line.size() + indent > 100 || one_line.find('\n') != std::string::npos;
   if (!multiline) return one_line;
   std::string pad(indent, ' ');
   std::string s = head + "\n";

@@ -56,7 +56,7 @@ Jit& jit() {
     llvm::InitializeNativeTargetAsmParser();
     auto* jj = new Jit();  // never destroyed: executables may outlive static destruction order
     auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
-    jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);  // -O3 codegen costs compile time, gains little here
     jj->tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
     jj->lljit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "creating LLJIT");
     return jj;

@@ -526,6 +526,11 @@ class FusionBuilder {
       changed = true;
     }
     c_.sort_topologically();
+    // Only originals still in the computation: a producer copied into one fusion may have been owned (and
+    // removed) by another.
+    std::unordered_set<Instruction*> live;
+    for (auto& i : c_.instructions) live.insert(i.get());
+    for (auto it = duplicated.begin(); it != duplicated.end();) it = live.count(*it) ? std::next(it) : duplicated.erase(it);
     // Originals of duplicated producers that every user now reads from a copy.
     for (bool again = true; again;) {
       again = false;

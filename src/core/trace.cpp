@@ -36,7 +36,9 @@ static void check_alive(const Tracer& t, std::string_view op) {
 }
 
 Trace* find_top_trace(std::span<const Array> inputs, std::string_view op) {
-  Trace* best = t_stack.empty() ? nullptr : t_stack.back().get();
+  Trace* best = nullptr;
+  for (auto it = t_stack.rbegin(); it != t_stack.rend() && !best; ++it)
+    if ((*it)->ambient) best = it->get();
   for (auto& a : inputs) {
     if (!a.valid()) throw_error<TypeError>(op, "an input Array is empty (default-constructed)");
     if (!a.is_tracer()) continue;

@@ -42,6 +42,9 @@ class Trace : public std::enable_shared_from_this<Trace> {
   int level = 0;
   std::string fn_name;  // the function being traced, for error messages
   bool alive = true;
+  /// An ambient trace receives operations whose inputs hold no tracer of a deeper trace (constants,
+  /// iota): jit's trace does. JVP traces and linearize's tangent trace only see their own tracers.
+  bool ambient = false;
   virtual std::vector<Array> process_primitive(const Primitive& p, std::span<const Array> inputs,
                                                const Params& params) = 0;
 };
@@ -49,6 +52,7 @@ class Trace : public std::enable_shared_from_this<Trace> {
 /// Records equations into a Jaxpr (JAX's DynamicJaxprTrace).
 class JaxprTrace : public Trace {
  public:
+  JaxprTrace() { ambient = true; }
   std::vector<Array> process_primitive(const Primitive& p, std::span<const Array> inputs,
                                        const Params& params) override;
   /// A fresh input variable of this trace.
@@ -71,7 +75,7 @@ struct JaxprTracer : Tracer {
 
 /// The innermost trace that should process a primitive with these inputs (nullptr: evaluate eagerly).
 Trace* find_top_trace(std::span<const Array> inputs, std::string_view op = "bind");
-/// The innermost dynamic (jaxpr) trace on this thread's stack, if any.
+/// The innermost trace of any kind on this thread's stack, if any.
 std::shared_ptr<Trace> current_trace();
 
 /// Pushes a trace for the lifetime of the guard; marks it dead when popped.

@@ -178,6 +178,8 @@ TEST_CASE("integer inputs get zero tangents and zero cotangents", "[autodiff]") 
 TEST_CASE("stop_gradient blocks derivatives (also under jit)", "[autodiff]") {
   auto f = [](const Array& a) { return jnp::sum(a * stop_gradient(a)); };
   Array x = f64({1, -2}, {2});
+  CHECK(stop_gradient(x).to_vector<double>() == x.to_vector<double>());
+  CHECK(jit([](const Array& a) { return stop_gradient(a) * 1.0; })(x).to_vector<double>() == x.to_vector<double>());
   CHECK(grad(f)(x).to_vector<double>() == std::vector<double>{1, -2});
   CHECK(jit(grad(f))(x).to_vector<double>() == std::vector<double>{1, -2});
 }

@@ -135,7 +135,8 @@ const std::set<std::string> kNoTangent = {
     "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge", "bitcast_convert_type", "iota", "reduce_and",
     "reduce_or", "argmax", "argmin", "stop_gradient"};
 /// Primitives whose differentiation throws a clear error for now.
-const std::set<std::string> kThrows = {"digamma", "scatter-mul", "scatter-min", "scatter-max"};
+const std::set<std::string> kThrows = {"digamma", "scatter-mul", "scatter-min", "scatter-max",
+                                       "custom_lin" /* custom_vjp's linear part: reverse mode only */};
 /// Higher-order primitives added in parallel by the control-flow work; their rules come with it.
 const std::set<std::string> kControlFlow = {"cond", "while", "scan", "pjit", "closed_call", "custom_jvp_call",
                                              "custom_vjp_call", "checkpoint", "remat"};

@@ -99,6 +99,15 @@ struct FlatCall {
   }
 };
 
+/// custom_jvp/custom_vjp cores over flat leaves: the user's rules apply when a JVP trace sees the call.
+using CustomJvpRule = std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>& primals,
+                                                                                      const std::vector<Array>& tangents)>;
+std::vector<Array> custom_jvp_call(const FlatFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args);
+using CustomFwd = std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>& primals)>;
+using CustomBwd = std::function<std::vector<Array>(const std::vector<Array>& residuals, const std::vector<Array>& cts)>;
+std::vector<Array> custom_vjp_call(const FlatFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
+                                   const std::vector<Array>& args);
+
 template <class T>
 struct is_tuple : std::false_type {};
 template <class... T>
@@ -333,6 +342,90 @@ auto value_and_grad(F f, HasAux) {
 template <class F, int... I>
 auto value_and_grad(F f, ArgNums<I...>, HasAux) {
   return detail::GradFn<F, true, true, I...>{std::move(f)};
+}
+
+/// A function with a user JVP rule (JAX's custom_jvp): rule(primals, tangents) -> (output, output tangent),
+/// primals and tangents being tuples of the arguments. Reverse mode transposes the rule's (linear) tangent.
+template <class F, class Rule>
+class CustomJvp {
+ public:
+  CustomJvp(F f, Rule rule) : f_(std::move(f)), rule_(std::move(rule)) {}
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    using C = detail::FlatCall<F, Args...>;
+    using R = typename C::Result;
+    std::optional<R> skeleton;
+    detail::FlatFn fn = [&](const std::vector<Array>& l) {
+      R r = C::call(f_, l, args...);
+      auto outs = detail::output_leaves(r);
+      if (!skeleton) skeleton.emplace(std::move(r));
+      return outs;
+    };
+    detail::CustomJvpRule rule = [&](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
+      auto [out, tout] = rule_(C::rebuild(primals, args...), C::rebuild(tangents, args...));
+      auto outs = detail::output_leaves(out), touts = detail::output_leaves(tout);
+      if (!skeleton) skeleton.emplace(std::move(out));
+      return std::make_pair(outs, touts);
+    };
+    auto outs = detail::custom_jvp_call(fn, rule, C::leaves(args...));
+    return detail::replace_leaves(*skeleton, outs);
+  }
+
+ private:
+  F f_;
+  Rule rule_;
+};
+template <class F, class Rule>
+auto custom_jvp(F f, Rule rule) {
+  return CustomJvp<F, Rule>(std::move(f), std::move(rule));
+}
+
+/// A function with a user VJP (JAX's custom_vjp): fwd(args...) -> (output, residuals), bwd(residuals,
+/// output cotangent) -> a tuple with one cotangent per argument. Forward mode (jvp) of it throws, as in JAX.
+template <class F, class Fwd, class Bwd>
+class CustomVjp {
+ public:
+  CustomVjp(F f, Fwd fwd, Bwd bwd) : f_(std::move(f)), fwd_(std::move(fwd)), bwd_(std::move(bwd)) {}
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    using C = detail::FlatCall<F, Args...>;
+    using R = typename C::Result;
+    using FwdOut = decltype(std::apply(fwd_, C::rebuild(std::declval<const std::vector<Array>&>(), args...)));
+    using Res = std::decay_t<std::tuple_element_t<1, FwdOut>>;
+    std::optional<R> skeleton;
+    std::optional<Res> res_skeleton;
+    detail::FlatFn fn = [&](const std::vector<Array>& l) {
+      R r = C::call(f_, l, args...);
+      auto outs = detail::output_leaves(r);
+      if (!skeleton) skeleton.emplace(std::move(r));
+      return outs;
+    };
+    detail::CustomFwd fwd = [&](const std::vector<Array>& primals) {
+      auto [out, res] = std::apply(fwd_, C::rebuild(primals, args...));
+      auto outs = detail::output_leaves(out), rs = detail::output_leaves(res);
+      if (!skeleton) skeleton.emplace(std::move(out));
+      res_skeleton.emplace(std::move(res));
+      return std::make_pair(outs, rs);
+    };
+    detail::CustomBwd bwd = [&](const std::vector<Array>& res, const std::vector<Array>& cts) {
+      auto ct_in = bwd_(detail::replace_leaves(*res_skeleton, res), detail::replace_leaves(*skeleton, cts));
+      detail::Flattener fl;
+      fl.trace_scalars = C::S;
+      PyTree<decltype(ct_in)>::flatten(ct_in, fl, "bwd");
+      return fl.leaves;
+    };
+    auto outs = detail::custom_vjp_call(fn, fwd, bwd, C::leaves(args...));
+    return detail::replace_leaves(*skeleton, outs);
+  }
+
+ private:
+  F f_;
+  Fwd fwd_;
+  Bwd bwd_;
+};
+template <class F, class Fwd, class Bwd>
+auto custom_vjp(F f, Fwd fwd, Bwd bwd) {
+  return CustomVjp<F, Fwd, Bwd>(std::move(f), std::move(fwd), std::move(bwd));
 }
 
 /// stop_gradient over a pytree of Arrays.

@@ -60,6 +60,25 @@ std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array
 std::vector<Array> eval_jaxpr(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args);
 /// Transposes a linear jaxpr: cotangents for its invars (empty: zero) from cotangents of its outvars.
 std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> cts_out);
+/// The same where some invars are known (args[i] valid: residuals); every equation must have a linear input.
+std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args,
+                                 std::span<const Array> cts_out);
+
+// --- jaxpr-level transformations (for higher-order primitives: cond, scan, custom rules) ----------------
+/// The JVP of a closed jaxpr: invars (primals..., tangents of the inputs with nonzero[i]), outvars
+/// (primal outputs..., tangents of every output, zeros instantiated).
+ClosedJaxpr jvp_jaxpr(const ClosedJaxpr& cj, const std::vector<bool>& nonzero);
+
+/// Partial evaluation of a jaxpr (JAX's partial_eval_jaxpr_nounits): equations with an unknown input are
+/// unknown. `known` maps the known invars to the known outputs followed by the residuals; `unknown` maps
+/// (residuals..., unknown invars...) to the unknown outputs.
+struct PartialEval {
+  ClosedJaxpr known;
+  Jaxpr unknown;
+  std::vector<bool> out_unknown;
+  size_t num_residuals = 0;
+};
+PartialEval partial_eval_jaxpr(const ClosedJaxpr& cj, const std::vector<bool>& unknown_inputs);
 
 // --- helpers for rules ---------------------------------------------------------------------------------
 /// Zeros of a type (concrete, or recorded by the ambient trace).

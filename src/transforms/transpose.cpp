@@ -36,8 +36,15 @@ std::vector<Array> eval_jaxpr(const Jaxpr& j, std::span<const Array> consts, std
 }
 
 std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> cts_out) {
+  return backward_pass(j, consts, std::vector<Array>(j.invars.size()), cts_out);
+}
+
+std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args,
+                                 std::span<const Array> cts_out) {
   std::unordered_map<int64_t, Array> known, ct_env;
   for (size_t i = 0; i < consts.size(); ++i) known[j.constvars[i].id] = consts[i];
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].valid()) known[j.invars[i].id] = args[i];
   auto accumulate = [&](const Var& v, const Array& ct) {
     if (!ct.valid() || known.count(v.id)) return;
     JITX_ASSERT(ct.shape() == v.aval.shape, "backward pass: cotangent {} for a value {}", ct.aval().str(), v.aval.str());

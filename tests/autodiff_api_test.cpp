@@ -175,6 +175,14 @@ TEST_CASE("integer inputs get zero tangents and zero cotangents", "[autodiff]") 
   CHECK(ti.to_vector<int64_t>() == std::vector<int64_t>{0, 0});
 }
 
+TEST_CASE("C++ control flow on values works under grad (not under jit)", "[autodiff]") {
+  auto f = [](const Array& x) { return (x > 0) ? x * x : -x; };
+  CHECK(grad(f)(2.0).item<double>() == 4.0);
+  CHECK(grad(f)(-1.0).item<double>() == -1.0);
+  CHECK(grad(grad(f))(3.0).item<double>() == 2.0);
+  CHECK_THROWS_AS(jit(grad(f))(2.0), TracerError);
+}
+
 TEST_CASE("stop_gradient blocks derivatives (also under jit)", "[autodiff]") {
   auto f = [](const Array& a) { return jnp::sum(a * stop_gradient(a)); };
   Array x = f64({1, -2}, {2});

@@ -34,6 +34,8 @@ class Trace;
 struct Tracer : ArrayImpl {
   std::shared_ptr<Trace> trace;
   bool is_tracer() const override { return true; }
+  /// The value this tracer stands for when a transformation knows it (a JVP tracer's primal), else null.
+  virtual const Array* primal_value() const { return nullptr; }
 };
 
 class Trace : public std::enable_shared_from_this<Trace> {
@@ -94,7 +96,10 @@ class TraceScope {
 ClosedJaxpr trace_to_jaxpr(const std::string& fn_name, const std::vector<ShapedArray>& in_avals,
                            const std::function<std::vector<Array>(const std::vector<Array>&)>& fn);
 
-/// A concrete array's buffer; throws TracerError for tracers.
+/// The concrete array a value stands for: itself, or the concrete primal under JVP tracers (so C++ control
+/// flow on values works under grad, as Python control flow does under jax.grad); null if none.
+const Array* concrete_primal(const Array& a);
+/// A concrete array's buffer (looking through JVP tracers to a concrete primal); throws TracerError for tracers.
 const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::string_view op);
 Array make_concrete(std::shared_ptr<runtime::Buffer> buf, bool weak_type = false);
 

@@ -18,6 +18,7 @@ namespace jitx::detail {
 struct JVPTracer : Tracer {
   Array primal;
   Array tangent;
+  const Array* primal_value() const override { return &primal; }
 };
 
 /// Applies each primitive's JVP rule to (primal, tangent) pairs (JAX's JVPTrace).

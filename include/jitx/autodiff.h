@@ -41,7 +41,7 @@ std::shared_ptr<Linearized> linearize_flat(const std::string& name, const FlatFn
                                            const std::vector<Array>& primals, std::vector<bool> diff);
 std::vector<Array> linearized_primals_out(const Linearized& lin);
 std::vector<Array> linearized_jvp(const Linearized& lin, const std::vector<Array>& tangents);
-std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array>& cts);
+std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array>& cts, bool zeros_for_all = true);
 /// Throws the TypeError of autodiff's argument checks: "[op] msg".
 [[noreturn]] void grad_error(const std::string& op, const std::string& msg);
 Array zeros_like_aval(const ShapedArray& aval);
@@ -277,7 +277,7 @@ auto value_and_grad_impl(const F& f, const std::string& name, const Args&... arg
     grad_error(name, "requires a real-valued (floating) output, got " + value.aval().str());
   std::vector<Array> cts(outs.size());
   cts[0] = Array::scalar(1.0, value.dtype());
-  auto all = linearized_vjp(*lin, cts);
+  auto all = linearized_vjp(*lin, cts, /*zeros_for_all=*/false);
   auto rebuilt = C::rebuild(all, args...);
   auto grads = [&] {
     if constexpr (sizeof...(I) == 1) return std::get<I...>(rebuilt);

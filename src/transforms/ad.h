@@ -54,8 +54,9 @@ std::shared_ptr<Linearized> linearize_flat(const std::string& name, const FlatFn
                                            const std::vector<Array>& primals, std::vector<bool> diff);
 /// Evaluates the linear jaxpr on tangents of the differentiated inputs (the jvp of a linearize).
 std::vector<Array> linearized_jvp(const Linearized& lin, const std::vector<Array>& tangents);
-/// The backward pass: cotangents of every input (empty for non-differentiated ones) from those of the outputs.
-std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array>& cts);
+/// The backward pass: cotangents of every input from those of the outputs; zeros for inputs without a tangent
+/// (integer ones too), or empty Arrays for them when zeros_for_all is false (grad drops them anyway).
+std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array>& cts, bool zeros_for_all);
 
 /// Evaluates a jaxpr by binding its equations (so an enclosing trace records or transforms them).
 std::vector<Array> eval_jaxpr(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args);

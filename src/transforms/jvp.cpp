@@ -143,7 +143,7 @@ std::vector<Array> linearized_jvp(const Linearized& lin, const std::vector<Array
   return result;
 }
 
-std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array>& cts) {
+std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array>& cts, bool zeros_for_all) {
   std::vector<Array> cts_out;
   for (size_t i = 0; i < lin.out_zero.size(); ++i) {
     if (lin.out_zero[i]) continue;
@@ -158,7 +158,7 @@ std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array
   size_t k = 0;
   for (size_t i = 0; i < lin.diff.size(); ++i) {
     Array ct = lin.diff[i] ? cts_in[k++] : Array();
-    result.push_back(instantiate(ct, lin.in_avals[i]));
+    result.push_back(lin.diff[i] || zeros_for_all ? instantiate(ct, lin.in_avals[i]) : ct);
   }
   return result;
 }

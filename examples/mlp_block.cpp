@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <random>
+#include <string>
 
 #include "jitx/jitx.h"
 
@@ -40,7 +41,16 @@ int main() {
   std::cout << "== StableHLO (jit(block).lower(x, w, b).as_text()) ==\n" << lowered.as_text() << "\n";
   auto compiled = lowered.compile();
   auto t2 = clock::now();
-  std::cout << "== optimised HLO (compiled.as_text()) ==\n" << compiled.as_text() << "\n";
+  std::string hlo = compiled.as_text();
+  std::cout << "== optimised HLO (compiled.as_text()) ==\n" << hlo << "\n";
+  // The kernels XLA-style fusion made: bias + GELU in the dot's epilogue (kOutput), layer norm row by row (kRow).
+  for (const char* kind : {"kLoop", "kInput", "kOutput", "kRow"}) {
+    std::string needle = std::string("kind=") + kind;
+    size_t n = 0;
+    for (size_t p = hlo.find(needle); p != std::string::npos; p = hlo.find(needle, p + 1)) ++n;
+    std::cout << "fusions of kind " << kind << ": " << n << "\n";
+  }
+  std::cout << "\n";
   std::cout << "== cost_analysis() ==\n" << compiled.cost_analysis_text() << "\n";
   std::cout << "== memory_analysis() ==\n" << compiled.memory_analysis().str() << "\n\n";
 

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
@@ -243,4 +244,49 @@ TEST_CASE("jit of jit inlines, and calls return before their results are read", 
   auto pair = jit([](Array x) { return std::make_pair(x, x * x); })(array<float>({3.0f}));
   block_until_ready(pair);
   CHECK(pair.second.item<float>() == 9.0f);
+}
+
+TEST_CASE("the jaxpr remembers each equation's source line", "[jit]") {
+  int line = __LINE__ + 1;
+  auto f = [](Array x) { return jnp::exp(x) + 1.0; };
+  auto text = make_jaxpr(f)(zeros({2})).str_with_source_info();
+  INFO(text);
+  CHECK(text.find(fmt::format("exp a  # jit_test.cpp:{}", line)) != std::string::npos);
+  CHECK(text.find(fmt::format("add b 1.0:f32[]  # jit_test.cpp:{}", line)) != std::string::npos);
+}
+
+TEST_CASE("dynamic_slice wraps negative start indices as JAX does", "[jit]") {
+  Array x = array<int32_t>({0, 1, 2, 3, 4, 5});
+  CHECK(lax::dynamic_slice(x, {Array(-2)}, {2}).to_vector<int32_t>() == std::vector<int32_t>{4, 5});
+  auto f = jit([](Array v, Array i) { return lax::dynamic_slice(v, {i}, {2}); });
+  CHECK(f(x, -3).to_vector<int32_t>() == std::vector<int32_t>{3, 4});
+  CHECK(f(x, 1).to_vector<int32_t>() == std::vector<int32_t>{1, 2});
+  CHECK(f(x, 9).to_vector<int32_t>() == std::vector<int32_t>{4, 5});  // clamped into range
+  auto u = lax::dynamic_update_slice(x, array<int32_t>({9}), {Array(-1)});
+  CHECK(u.to_vector<int32_t>() == std::vector<int32_t>{0, 1, 2, 3, 4, 9});
+  CHECK(x[-1].item<int32_t>() == 5);
+}
+
+TEST_CASE("JITX_DUMP_TO writes each stage of a compiled module", "[jit]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "jitx_dump_test";
+  fs::remove_all(dir);
+  config().dump_to = dir.string();
+  auto f = jit([](Array x) { return jnp::sum(jnp::exp(x)); }, {.name = "dumped"});
+  f(array<float>({1.0f, 2.0f})).block_until_ready();
+  config().dump_to.clear();
+  std::vector<std::string> names;
+  for (auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  auto has = [&](const std::string& suffix) {
+    for (auto& n : names)
+      if (n.find("jit_dumped") == 0 && n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return true;
+    return false;
+  };
+  CHECK(has(".jaxpr.txt"));
+  CHECK(has(".stablehlo.mlir"));
+  CHECK(has(".before_optimizations.hlo"));
+  CHECK(has(".after_optimizations.hlo"));
+  for (auto& n : names) CHECK(n.find(".tmp") == std::string::npos);  // nothing half-written
+  fs::remove_all(dir);
 }

@@ -7,20 +7,7 @@ using namespace jitx;
 using namespace jitx::testing;
 
 namespace {
-using Fn = std::function<Array(const std::vector<Array>&)>;
 
-void both_close(const Fn& f, const std::vector<Array>& xs, const std::vector<double>& ref, DType d,
-                const std::string& what, const std::vector<double>& scale = {}) {
-  auto r = eager_and_jit(f, xs);
-  check_close(r[0], ref, d, what + " (eager)", scale);
-  check_close(r[1], ref, d, what + " (jit)", scale);
-}
-void both_exact(const Fn& f, const std::vector<Array>& xs, const std::vector<int64_t>& ref, DType d,
-                const std::string& what) {
-  auto r = eager_and_jit(f, xs);
-  check_exact(r[0], ref, d, what + " (eager)");
-  check_exact(r[1], ref, d, what + " (jit)");
-}
 void check_type(const Array& a, DType d, bool weak, const Shape& shape = {}) {
   CHECK(dtype_name(a.dtype()) == dtype_name(d));
   CHECK(a.weak_type() == weak);

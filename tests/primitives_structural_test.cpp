@@ -7,20 +7,7 @@ using namespace jitx;
 using namespace jitx::testing;
 
 namespace {
-using Fn = std::function<Array(const std::vector<Array>&)>;
 
-void both_close(const Fn& f, const std::vector<Array>& xs, const std::vector<double>& ref, DType d,
-                const std::string& what, const std::vector<double>& scale = {}) {
-  auto r = eager_and_jit(f, xs);
-  check_close(r[0], ref, d, what + " (eager)", scale);
-  check_close(r[1], ref, d, what + " (jit)", scale);
-}
-void both_exact(const Fn& f, const std::vector<Array>& xs, const std::vector<int64_t>& ref, DType d,
-                const std::string& what) {
-  auto r = eager_and_jit(f, xs);
-  check_exact(r[0], ref, d, what + " (eager)");
-  check_exact(r[1], ref, d, what + " (jit)");
-}
 
 // Reduces x (shape s) over `axes` with `op`, starting from `init`; also returns sum |x| per output (for tolerances).
 std::pair<std::vector<double>, std::vector<double>> ref_reduce(const std::vector<double>& x, const Shape& s,
@@ -413,9 +400,11 @@ TEST_CASE("slice with strides, dynamic_slice clamping, dynamic_update_slice", "[
   for (int j = 2; j < 7; j += 2) ref.push_back(x[3 * 7 + j]);
   both_exact([](auto& v) { return lax::slice_in_dim(lax::slice_in_dim(v[0], 3, 4, 1, 0), 2, 7, 2, -1); }, {a}, ref, int32,
              "slice_in_dim");
-  // dynamic_slice: starts are clamped so the window stays inside (start 4 of size 3 in 5 -> 2; -3 -> 0).
+  // dynamic_slice: a negative start counts from the end once (as JAX's lax.dynamic_slice), then starts
+  // are clamped so the window stays inside (start 4 of size 3 in 5 -> 2; -3 -> 2; 9 -> 5).
+  auto wrap = [](int64_t v, int64_t n) { return v < 0 ? v + n : v; };
   auto ds = [&](int64_t r0, int64_t c0) {
-    int64_t r = std::clamp<int64_t>(r0, 0, 2), c = std::clamp<int64_t>(c0, 0, 5);
+    int64_t r = std::clamp<int64_t>(wrap(r0, 5), 0, 2), c = std::clamp<int64_t>(wrap(c0, 7), 0, 5);
     std::vector<int64_t> out;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 2; ++j) out.push_back(x[(r + i) * 7 + c + j]);
@@ -428,10 +417,10 @@ TEST_CASE("slice with strides, dynamic_slice clamping, dynamic_update_slice", "[
       Fn f = [](auto& v) { return lax::dynamic_slice(v[0], {v[1], v[2]}, {3, 2}); };
       both_exact(f, {a, make_int({r0}, {}, idt), make_int({c0}, {}, idt)}, ds(r0, c0), int32, "dynamic_slice");
     }
-    // dynamic_update_slice clamps the same way.
+    // dynamic_update_slice wraps and clamps the same way.
     std::vector<int64_t> upd{1000, 1001, 1002, 1003, 1004, 1005};
     auto out = x;
-    int64_t r = std::clamp<int64_t>(r0, 0, 2), c = std::clamp<int64_t>(c0, 0, 5);
+    int64_t r = std::clamp<int64_t>(wrap(r0, 5), 0, 2), c = std::clamp<int64_t>(wrap(c0, 7), 0, 5);
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 2; ++j) out[(r + i) * 7 + c + j] = upd[i * 2 + j];
     Fn f = [](auto& v) { return lax::dynamic_update_slice(v[0], v[1], {v[2], v[3]}); };

@@ -12,7 +12,6 @@ using namespace jitx::testing;
 
 namespace {
 
-using Fn = std::function<Array(const std::vector<Array>&)>;
 
 // --- the coverage table: every primitive a test below exercises ------------------------------------------
 const std::set<std::string>& covered() {
@@ -35,23 +34,12 @@ const std::set<std::string>& covered() {
       // the identity with a zero derivative: values (eager and jit) and gradients in autodiff_api_test.cpp
       "stop_gradient",
       // custom_vjp's linear part: never evaluated, only transposed (autodiff_custom_test.cpp)
-      "custom_lin"};
+      "custom_lin",
+      // tested against C++ loops in control_flow_test.cpp
+      "cond", "while", "scan"};
   return s;
 }
 
-// Runs f eagerly and under jit and checks both against ref.
-void both_close(const Fn& f, const std::vector<Array>& xs, const std::vector<double>& ref, DType d,
-                const std::string& what, const std::vector<double>& scale = {}) {
-  auto r = eager_and_jit(f, xs);
-  check_close(r[0], ref, d, what + " (eager)", scale);
-  check_close(r[1], ref, d, what + " (jit)", scale);
-}
-void both_exact(const Fn& f, const std::vector<Array>& xs, const std::vector<int64_t>& ref, DType d,
-                const std::string& what) {
-  auto r = eager_and_jit(f, xs);
-  check_exact(r[0], ref, d, what + " (eager)");
-  check_exact(r[1], ref, d, what + " (jit)");
-}
 
 // digamma reference: recurrence up to x >= 20, then the asymptotic series (error < 1e-16 there).
 double ref_digamma(double x) {

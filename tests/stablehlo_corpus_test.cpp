@@ -208,10 +208,13 @@ TEST_CASE("stablehlo: shape ops", "[stablehlo]") {
                    "stablehlo.reverse %arg0, dims = [0, 1] : tensor<2x3xf32>",
                    "stablehlo.slice %arg0 [0:2, 1:3:2] : (tensor<2x3xf32>) -> tensor<2x1xf32>",
                    "stablehlo.slice %arg0 [1:2, 0:3] : (tensor<2x3xf32>) -> tensor<1x3xf32>",
-                   "stablehlo.dynamic_slice %arg0, %arg1, %arg2, sizes = [1, 2] : (tensor<2x3xf32>, tensor<i32>, "
+                   // Traced start indices wrap when negative (select(i < 0, i + n, i)), as JAX's do.
+                   "stablehlo.compare LT, %arg1, %c_0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                   "stablehlo.select %7, %6, %arg1 : tensor<i1>, tensor<i32>",
+                   "stablehlo.dynamic_slice %arg0, %8, %11, sizes = [1, 2] : (tensor<2x3xf32>, tensor<i32>, "
                    "tensor<i32>) -> tensor<1x2xf32>",
                    "stablehlo.dynamic_update_slice %arg0, %",
-                   ", %arg1, %arg2 : (tensor<2x3xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>",
+                   ", %16, %19 : (tensor<2x3xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>",
                    "stablehlo.concatenate %arg0, %arg0, %arg0, dim = 1 : (tensor<2x3xf32>, tensor<2x3xf32>, "
                    "tensor<2x3xf32>) -> tensor<2x9xf32>",
                    "stablehlo.pad %arg0, %cst, low = [1, -1], high = [2, 0], interior = [0, 1] : (tensor<2x3xf32>, "
@@ -441,4 +444,63 @@ TEST_CASE("stablehlo: golden text of a small function", "[stablehlo]") {
   std::stringstream ss;
   ss << in.rdbuf();
   CHECK(text == ss.str());
+}
+
+TEST_CASE("stablehlo: control flow as stablehlo.while and stablehlo.case regions", "[stablehlo][control]") {
+  Array s = Array::scalar(1.5, DType::float32);
+  auto w = lowered(
+      "while_loop",
+      [](Array x, Array y) {
+        return lax::while_loop([](const std::pair<Array, Array>& c) { return c.first < 10; },
+                               [&](const std::pair<Array, Array>& c) {
+                                 Array i = c.first + 1;
+                                 return std::make_pair(i, c.second * y);
+                               },
+                               std::make_pair(0, x));
+      },
+      s, s);
+  contains_all(w, {"%0:3 = stablehlo.while(%iterArg = %arg1, %iterArg_0 = %c, %iterArg_1 = %arg0) : tensor<f32>, "
+                   "tensor<i32>, tensor<f32>",
+                   "    cond {", "    } do {", "stablehlo.return %1 : tensor<i1>", "return %0#1, %0#2"});
+  auto sw = lowered(
+      "switch",
+      [](Array i, Array x, Array y) {
+        return lax::switch_(i, std::tuple{[&](Array v) { return v + y; }, [&](Array v) { return v * y; },
+                                          [](Array v) { return v - 1.0f; }},
+                            x);
+      },
+      Array(1), s, s);
+  contains_all(sw, {"stablehlo.clamp %c, ", "= \"stablehlo.case\"(", "}, {",
+                    "}) : (tensor<i32>) -> tensor<f32>"});
+  CHECK(count(sw, "stablehlo.return") == 3);
+  auto sc = lowered(
+      "scan",
+      [](Array c0, Array xs, Array w) {
+        return lax::scan([&](Array c, Array x) { return std::make_pair(c + x * w, c * 2.0f); }, c0, xs,
+                         {.reverse = true, .unroll = 2});
+      },
+      zeros({3}), ones({5, 3}), s);
+  contains_all(sc, {"stablehlo.while(", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice",
+                    "stablehlo.compare LT"});
+  // Nested regions: a scan inside a while inside a cond; names restart per region as MLIR numbers them.
+  auto nested = lowered(
+      "nested_control_flow",
+      [](Array p, Array xs) {
+        return lax::cond(
+            p,
+            [&](Array v) {
+              return lax::while_loop([](const std::pair<Array, Array>& c) { return c.first < 2; },
+                                     [&](const std::pair<Array, Array>& c) {
+                                       auto [t, ys] = lax::scan(
+                                           [](Array a, Array x) { return std::make_pair(a + x, a); }, c.second, xs);
+                                       return std::make_pair(c.first + 1, t);
+                                     },
+                                     std::make_pair(0, v))
+                  .second;
+            },
+            [](Array v) { return -v; }, jnp::sum(xs));
+      },
+      Array(true), ones({4}));
+  CHECK(count(nested, "stablehlo.while(") == 2);
+  CHECK(count(nested, "\"stablehlo.case\"") == 1);
 }

@@ -172,4 +172,20 @@ inline std::vector<int64_t> unravel(int64_t i, const Shape& s) {
   return idx;
 }
 
+using Fn = std::function<Array(const std::vector<Array>&)>;
+
+/// Runs f eagerly and under jit and checks both results against the reference.
+inline void both_close(const Fn& f, const std::vector<Array>& xs, const std::vector<double>& ref, DType d,
+                       const std::string& what, const std::vector<double>& scale = {}) {
+  auto r = eager_and_jit(f, xs);
+  check_close(r[0], ref, d, what + " (eager)", scale);
+  check_close(r[1], ref, d, what + " (jit)", scale);
+}
+inline void both_exact(const Fn& f, const std::vector<Array>& xs, const std::vector<int64_t>& ref, DType d,
+                       const std::string& what) {
+  auto r = eager_and_jit(f, xs);
+  check_exact(r[0], ref, d, what + " (eager)");
+  check_exact(r[1], ref, d, what + " (jit)");
+}
+
 }  // namespace jitx::testing

@@ -74,7 +74,7 @@ class JitCore {
 };
 
 std::string jaxpr_text(const ClosedJaxpr& j);
-std::string entry_jaxpr_text(const CompiledEntry& e);
+std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info = false);
 std::string entry_stablehlo_text(const CompiledEntry& e);
 std::string entry_hlo_text(const CompiledEntry& e);
 std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e);
@@ -89,6 +89,8 @@ class ClosedJaxpr {
  public:
   explicit ClosedJaxpr(std::shared_ptr<detail::CompiledEntry> e) : e_(std::move(e)) {}
   std::string str() const { return detail::entry_jaxpr_text(*e_); }
+  /// The jaxpr with each equation's user source line ("  # file.cpp:12").
+  std::string str_with_source_info() const { return detail::entry_jaxpr_text(*e_, true); }
   friend std::ostream& operator<<(std::ostream& os, const ClosedJaxpr& j) { return os << j.str(); }
 
  private:
@@ -221,6 +223,7 @@ class Jitted {
   template <class T>
   void flatten_arg(const T& a, size_t i, detail::CallSignature& sig) const {
     std::string path = fmt::format("args[{}]", i);
+    sig.flat.current_arg = static_cast<int>(i);
     if (core_->is_static(i)) {
       detail::Flattener sub;
       sub.trace_scalars = true;  // static numbers become concrete arrays, keyed by value

@@ -10,3 +10,4 @@
 #include "jitx/nn.h"
 #include "jitx/numpy.h"
 #include "jitx/pytree.h"
+#include "jitx/random.h"

@@ -143,3 +143,4 @@ Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64
                            int64_t feature_group_count = 1, int64_t batch_group_count = 1, Loc loc = Loc::current());
 
 }  // namespace jitx::lax
+#include "jitx/lax_control.h"

@@ -69,11 +69,14 @@ struct Flattener {
   std::string structure;
   std::vector<std::shared_ptr<StaticValue>> statics;
   std::vector<std::string> static_paths;
+  std::vector<int> leaf_args;  // which top-level argument each leaf came from (-1 outside a call)
+  int current_arg = -1;
   bool trace_scalars = true;
 
   void leaf(Array a, const std::string& path) {
     leaves.push_back(std::move(a));
     paths.push_back(path);
+    leaf_args.push_back(current_arg);
     structure += "*";
   }
   template <class T>

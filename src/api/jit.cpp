@@ -56,6 +56,7 @@ struct Key {
   std::string structure;
   std::vector<ShapedArray> avals;
   std::vector<std::string> paths;  // not part of equality: for explanations
+  std::vector<int> leaf_args;      // the top-level argument of each leaf (donation)
   std::vector<std::shared_ptr<StaticValue>> statics;
   std::vector<std::string> static_paths;
   std::vector<StaticLeaf> static_leaves;
@@ -80,6 +81,7 @@ Key make_key(const CallSignature& sig) {
   Key k;
   k.structure = sig.flat.structure;
   k.paths = sig.flat.paths;
+  k.leaf_args = sig.flat.leaf_args;
   size_t h = std::hash<std::string>{}(k.structure);
   for (auto& a : sig.flat.leaves) {
     if (!a.valid()) throw_error<TypeError>("jit", "an argument Array is empty (default-constructed)");
@@ -183,6 +185,7 @@ struct CompiledEntry {
   std::shared_ptr<runtime::Executable> exe;
   std::shared_ptr<void> skeleton;
   std::vector<ShapedArray> out_avals;
+  std::vector<int> donate_argnums;  // the jit option, for the buffer assignment dump
   double trace_ms = 0, lower_ms = 0, compile_ms = 0;
   int64_t seq = 0;
 };
@@ -259,7 +262,14 @@ void JitCore::compile(CompiledEntry& e) {
   if (!dir.empty() && config().dump_passes) po.dump_prefix = base + ".pass";
   hlo::optimize(*opt, po);
   hlo::verify(*opt);
-  if (!dir.empty()) write_file_atomically(base + ".after_optimizations.hlo", hlo::print_hlo(*opt));
+  if (!dir.empty()) {
+    write_file_atomically(base + ".after_optimizations.hlo", hlo::print_hlo(*opt));
+    std::vector<int64_t> donated;
+    for (size_t k = 0; k < e.key.leaf_args.size(); ++k)
+      for (int d : e.donate_argnums)
+        if (d == e.key.leaf_args[k]) donated.push_back(static_cast<int64_t>(k));
+    write_file_atomically(base + ".buffer_assignment.txt", hlo::assign_buffers(*opt, donated).str());
+  }
   e.optimized = opt;
   e.exe = runtime::Client::get().backend().compile(e.optimized);
   e.compile_ms = ms_since(t0);
@@ -274,6 +284,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
   auto e = std::make_shared<CompiledEntry>();
   e->key = make_key(sig);
   e->name = name_;
+  e->donate_argnums = options_.donate_argnums;
   trace_and_lower(*e, sig, trace);
   return e;
 }
@@ -309,6 +320,7 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
       e = std::make_shared<CompiledEntry>();
       e->key = key;
       e->name = name_;
+      e->donate_argnums = options_.donate_argnums;
       impl_->cache.emplace(key, e);
     }
   }
@@ -349,11 +361,8 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   auto outs = e.exe->execute(bufs, dev);
   // Donated arguments cannot be used again (their buffers belong to the call now).
   if (!options_.donate_argnums.empty()) {
-    for (size_t i = 0; i < sig.flat.leaves.size(); ++i) {
-      const std::string& p = sig.flat.paths[i];
-      size_t arg = std::stoul(p.substr(5));  // "args[<i>]..."
-      if (is_donated(arg)) bufs[i]->deleted = true;
-    }
+    for (size_t i = 0; i < sig.flat.leaves.size(); ++i)
+      if (sig.flat.leaf_args[i] >= 0 && is_donated(static_cast<size_t>(sig.flat.leaf_args[i]))) bufs[i]->deleted = true;
   }
   std::vector<Array> result;
   result.reserve(outs.size());
@@ -362,22 +371,27 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
 }
 
 std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
-std::string entry_jaxpr_text(const CompiledEntry& e) { return print_jaxpr(e.jaxpr.jaxpr); }
+std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) { return print_jaxpr(e.jaxpr.jaxpr, 0, source_info); }
 std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
 std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(e.optimized ? *e.optimized : *e.module); }
 
-std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e) { return hlo::analyze_cost(*e.module).as_map(); }
-std::string entry_cost_analysis_text(const CompiledEntry& e) { return hlo::analyze_cost(*e.module).str(); }
+namespace {
+/// What the analyses describe: the optimised module the backend runs (the lowered one before compile()).
+const hlo::Module& analysed_module(const CompiledEntry& e) { return e.optimized ? *e.optimized : *e.module; }
+}  // namespace
+
+std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e) {
+  return hlo::analyze_cost(analysed_module(e)).as_map();
+}
+std::string entry_cost_analysis_text(const CompiledEntry& e) { return hlo::analyze_cost(analysed_module(e)).str(); }
 
 CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vector<int>& donate_argnums) {
-  // Donated arguments map to entry parameters through the leaf paths "args[<i>]...".
+  // Donated arguments map to the entry parameters of their leaves.
   std::vector<int64_t> donated;
-  for (size_t k = 0; k < e.key.paths.size(); ++k) {
-    size_t arg = std::stoul(e.key.paths[k].substr(5));
+  for (size_t k = 0; k < e.key.leaf_args.size(); ++k)
     for (int d : donate_argnums)
-      if (static_cast<size_t>(d) == arg) donated.push_back(static_cast<int64_t>(k));
-  }
-  auto ba = hlo::assign_buffers(*e.module, donated);
+      if (d == e.key.leaf_args[k]) donated.push_back(static_cast<int64_t>(k));
+  auto ba = hlo::assign_buffers(analysed_module(e), donated);
   CompiledMemoryStats s;
   s.argument_size_in_bytes = ba.argument_size;
   s.output_size_in_bytes = ba.output_size;

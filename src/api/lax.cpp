@@ -133,18 +133,42 @@ Array slice_in_dim(const Array& x, int64_t start, int64_t limit, int64_t stride,
   str[axis] = stride;
   return slice(x, st, li, str, loc);
 }
+namespace {
+/// Negative start indices count from the end of their axis, as JAX's dynamic_slice does (then the
+/// primitive clamps into range). Concrete indices are fixed on the host; traced ones get a select.
+std::vector<Array> wrap_negative_starts(const Array& x, const std::vector<Array>& starts) {
+  std::vector<Array> out;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const Array& s = starts[i];
+    if (!s.valid() || i >= static_cast<size_t>(x.ndim()) || !is_signed_integer(s.dtype()) || s.ndim() != 0) {
+      out.push_back(s);  // the primitive reports what is wrong
+      continue;
+    }
+    Array d = Array::scalar_int(x.shape()[i], s.dtype());
+    if (!s.is_tracer()) {
+      out.push_back(s.item<int64_t>() < 0 ? add(s, d) : s);
+      continue;
+    }
+    out.push_back(select(lt(s, Array::scalar_int(0, s.dtype())), add(s, d), s));
+  }
+  return out;
+}
+}  // namespace
+
 Array dynamic_slice(const Array& x, const std::vector<Array>& starts, std::vector<int64_t> sizes, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("dynamic_slice");
   std::vector<Array> ins{x};
-  ins.insert(ins.end(), starts.begin(), starts.end());
+  auto wrapped = wrap_negative_starts(x, starts);
+  ins.insert(ins.end(), wrapped.begin(), wrapped.end());
   return bind1(p, ins, Params{{"slice_sizes", std::move(sizes)}});
 }
 Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("dynamic_update_slice");
   std::vector<Array> ins{x, update};
-  ins.insert(ins.end(), starts.begin(), starts.end());
+  auto wrapped = wrap_negative_starts(x, starts);
+  ins.insert(ins.end(), wrapped.begin(), wrapped.end());
   return bind1(p, ins);
 }
 Array concatenate(const std::vector<Array>& xs, int64_t dimension, Loc loc) {

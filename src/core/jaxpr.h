@@ -62,7 +62,8 @@ int64_t new_var_id();
 Var new_var(ShapedArray aval);
 
 /// JAX's syntax: `{ lambda a:f32[3]; b:f32[8,4]. let c:f32[8,4] = exp b in (c,) }`.
-std::string print_jaxpr(const Jaxpr& j, int indent = 0);
+/// With source_info, each equation ends with "  # file.cpp:12", the user's line that created it.
+std::string print_jaxpr(const Jaxpr& j, int indent = 0, bool source_info = false);
 std::string aval_str(const ShapedArray& a);
 
 }  // namespace jitx::detail

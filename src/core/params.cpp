@@ -45,6 +45,10 @@ static size_t hash_value(const ParamValue& v) {
           return h;
         } else if constexpr (std::is_same_v<T, std::shared_ptr<const ClosedJaxpr>>) {
           return std::hash<const void*>{}(x.get());
+        } else if constexpr (std::is_same_v<T, JaxprList>) {
+          size_t h = 0x7a3b;
+          for (auto& j : x) h = hash_combine(h, std::hash<const void*>{}(j.get()));
+          return h;
         } else if constexpr (std::is_same_v<T, DType>) {
           return std::hash<int>{}(static_cast<int>(x));
         } else {
@@ -81,7 +85,11 @@ std::string param_value_str(const ParamValue& v) {
               default: return "bool";
             } }());
         else if constexpr (std::is_same_v<T, std::vector<int64_t>>) return shape_str(x);
-        else return x ? print_jaxpr(x->jaxpr, 2) : "None";
+        else if constexpr (std::is_same_v<T, JaxprList>) {
+          std::vector<std::string> parts;
+          for (auto& j : x) parts.push_back(j ? print_jaxpr(j->jaxpr, 2) : "None");
+          return fmt::format("({})", fmt::join(parts, " "));
+        } else return x ? print_jaxpr(x->jaxpr, 2) : "None";
       },
       v);
 }

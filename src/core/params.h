@@ -14,8 +14,11 @@ namespace jitx::detail {
 
 struct ClosedJaxpr;
 
+/// A list of closed jaxprs (cond's `branches`).
+using JaxprList = std::vector<std::shared_ptr<const ClosedJaxpr>>;
+
 using ParamValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>,
-                                std::shared_ptr<const ClosedJaxpr>>;
+                                std::shared_ptr<const ClosedJaxpr>, JaxprList>;
 
 class Params {
  public:
@@ -33,6 +36,10 @@ class Params {
   double get_double(std::string_view name) const { return std::get<double>(at(name)); }
   const std::string& get_str(std::string_view name) const { return std::get<std::string>(at(name)); }
   DType get_dtype(std::string_view name) const { return std::get<DType>(at(name)); }
+  const std::shared_ptr<const ClosedJaxpr>& get_jaxpr(std::string_view name) const {
+    return std::get<std::shared_ptr<const ClosedJaxpr>>(at(name));
+  }
+  const JaxprList& get_jaxprs(std::string_view name) const { return std::get<JaxprList>(at(name)); }
   const std::vector<int64_t>& get_ints(std::string_view name) const {
     return std::get<std::vector<int64_t>>(at(name));
   }

@@ -46,7 +46,10 @@ std::vector<hlo::Instruction*> lower_body(hlo::Module& m, hlo::Computation* comp
       in_avals.push_back(a.aval());
     }
     for (auto& v : e.outputs) out_avals.push_back(v.aval);
-    LowerCtx ctx{comp, in_avals, out_avals, e.params, nullptr};
+    LowerCtx ctx{comp, in_avals, out_avals, e.params, nullptr, nullptr, &m};
+    ctx.lower_into = [&m](hlo::Computation* into, const ClosedJaxpr& sub, const std::vector<hlo::Instruction*>& args) {
+      return lower_body(m, into, sub, args);
+    };
     ctx.lower_sub = [&m](const ClosedJaxpr& sub, const std::string& name) {
       auto* c = m.add_computation(name);
       std::vector<hlo::Instruction*> ps;

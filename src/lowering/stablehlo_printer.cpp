@@ -382,11 +382,20 @@ class Printer {
     for (auto* o : i.operands) same = same && o->shape.mlir() == i.shape.mlir();
     return same ? i.shape.mlir() : functional_type(i);
   }
+  /// Whether i is an op with several results (a one-element tuple is a single result in MLIR).
+  static bool multi_result(const Instruction& i) { return i.shape.is_tuple && i.shape.tuple_shapes.size() != 1; }
+  /// The result type list: `T`, or `(T1, T2)` for several results.
+  static std::string results_type(const Instruction& i) {
+    if (!i.shape.is_tuple) return i.shape.mlir();
+    std::vector<std::string> v;
+    for (auto& t : i.shape.tuple_shapes) v.push_back(t.mlir());
+    return v.size() == 1 ? v[0] : fmt::format("({})", fmt::join(v, ", "));
+  }
   /// Names the result(s) of i: `%n`, or `%n:k` for a k-result op (used as `%n#j`).
   std::string define(const Instruction& i) {
     std::string n = fresh();
     names_[&i] = n;
-    return i.shape.is_tuple ? fmt::format("{}:{}", n, i.shape.tuple_shapes.size()) : n;
+    return multi_result(i) ? fmt::format("{}:{}", n, i.shape.tuple_shapes.size()) : n;
   }
   /// `%n = op <rest>` in the pretty form.
   void pretty(std::string& out, const Instruction& i, std::string_view op, const std::string& rest) {
@@ -435,6 +444,111 @@ class Printer {
     RegionNames n = region_names();
     std::string t = scalar_type(d), a = n.a(), b = n.a();
     return fmt::format("({{\n    ^bb0({}: {}, {}: {}):\n      stablehlo.return {} : {}\n    }})", a, t, b, t, b, t);
+  }
+
+  // --- control-flow regions (while, case, if): MLIR numbers a region's own values first, from the counters
+  // at the end of its parent's, and its nested regions after them; sibling regions restart from the same counters.
+  struct Counters {
+    std::set<std::string> used;
+    int64_t next, next_conflict, num_args;
+  };
+  struct Bases {
+    int64_t value, conflict;
+    std::set<std::string> names;
+  };
+  Counters counters() const { return Counters{used_, next_, next_conflict_, num_args_}; }
+  void set_counters(const Counters& c) {
+    used_ = c.used;
+    next_ = c.next;
+    next_conflict_ = c.next_conflict;
+    num_args_ = c.num_args;
+  }
+  Bases bases() const { return Bases{region_value_base_, region_conflict_base_, body_names_}; }
+  void set_bases(const Bases& b) {
+    region_value_base_ = b.value;
+    region_conflict_base_ = b.conflict;
+    body_names_ = b.names;
+  }
+
+  static std::string indent(const std::string& text) {
+    std::string out;
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t nl = text.find('\n', at);
+      if (nl == std::string::npos) nl = text.size() - 1;
+      out += "  " + text.substr(at, nl - at + 1);
+      at = nl + 1;
+    }
+    return out;
+  }
+
+  /// The body of region `rc` (its instructions and `stablehlo.return`), indented one level deeper than the op.
+  /// Parameters are named from `param_names`, or `%iterArg...` when it is empty; *arg_names gets the names used.
+  std::string print_region(const hlo::Computation& rc, const std::vector<std::string>& param_names,
+                           std::vector<std::string>* arg_names = nullptr) {
+    Counters saved = counters();
+    Bases saved_bases = bases();
+    Counters start{saved_bases.names, saved_bases.value, saved_bases.conflict, saved.num_args};
+    auto run = [&] {
+      set_counters(start);
+      std::vector<std::string> args;
+      for (size_t k = 0; k < rc.parameters.size(); ++k) {
+        std::string n = param_names.empty() ? fresh_named("iterArg") : param_names.at(k);
+        names_[rc.parameters[k]] = n;
+        args.push_back(n);
+      }
+      if (arg_names) *arg_names = args;
+      std::string body;
+      for (auto& up : rc.instructions) {
+        if (up.get() == rc.root && rc.root->opcode == Opcode::kTuple) continue;
+        print_inst(body, *up);
+      }
+      std::vector<const Instruction*> rets;
+      if (rc.root->opcode == Opcode::kTuple) rets.assign(rc.root->operands.begin(), rc.root->operands.end());
+      else rets.push_back(rc.root);
+      std::vector<std::string> rn, rt;
+      for (auto* r : rets) {
+        rn.push_back(name(r));
+        rt.push_back(r->shape.mlir());
+      }
+      body += rets.empty() ? "    stablehlo.return\n"
+                           : fmt::format("    stablehlo.return {} : {}\n", fmt::join(rn, ", "), fmt::join(rt, ", "));
+      return body;
+    };
+    run();  // numbers this region's own values; its nested regions start after them
+    Counters end = counters();
+    set_bases(Bases{end.next, end.next_conflict, end.used});
+    std::string text = run();
+    set_counters(saved);
+    set_bases(saved_bases);
+    return indent(text);
+  }
+
+  void print_while(std::string& out, const Instruction& i) {
+    std::string lhs = define(i);
+    std::vector<std::string> args;
+    std::string cond = print_region(*i.called.at(0), {}, &args);
+    std::string body = print_region(*i.called.at(1), {});
+    std::vector<std::string> inits, types;
+    for (size_t k = 0; k < i.operands.size(); ++k) {
+      inits.push_back(fmt::format("{} = {}", args.at(k), name(i.operand(k))));
+      types.push_back(i.operand(k)->shape.mlir());
+    }
+    out += fmt::format("    {} = stablehlo.while({}) : {}\n", lhs, fmt::join(inits, ", "), fmt::join(types, ", "));
+    out += "    cond {\n" + cond + "    } do {\n" + body + "    }\n";
+  }
+
+  /// `stablehlo.case` on an s32 index; `stablehlo.if` on a pred (true branch first, as XLA orders them). The
+  /// branch computations' parameters are the conditional's operands, which regions read from the enclosing scope.
+  void print_conditional(std::string& out, const Instruction& i) {
+    std::vector<std::string> operands;
+    for (size_t k = 1; k < i.operands.size(); ++k) operands.push_back(name(i.operand(k)));
+    std::string lhs = define(i);
+    bool is_if = i.operand(0)->shape.dtype == DType::bool_;
+    std::vector<std::string> regions;
+    for (auto* c : i.called) regions.push_back("{\n" + print_region(*c, operands) + "    }");
+    out += fmt::format("    {} = \"stablehlo.{}\"({}) ({}) : ({}) -> {}\n", lhs, is_if ? "if" : "case",
+                       name(i.operand(0)), fmt::join(regions, ", "), i.operand(0)->shape.mlir(), results_type(i));
   }
 
   void print_reduce(std::string& out, const Instruction& i) {
@@ -501,6 +615,10 @@ class Printer {
         return;
       }
       case Opcode::kGetTupleElement:
+        if (i.operand(0)->opcode != Opcode::kTuple && !multi_result(*i.operand(0))) {
+          names_[&i] = name(i.operand(0));  // the single result of a one-element tuple op
+          return;
+        }
         if (i.operand(0)->opcode != Opcode::kTuple) {
           names_[&i] = fmt::format("{}#{}", name(i.operand(0)), a.get_int("index"));
           return;
@@ -638,6 +756,8 @@ class Printer {
         }
         return generic(out, i, op, attrs);
       }
+      case Opcode::kWhile: return print_while(out, i);
+      case Opcode::kConditional: return print_conditional(out, i);
       case Opcode::kTuple:
         throw_error<CompileError>("stablehlo", "tuples are only supported as the entry's result");
       default:

@@ -18,8 +18,14 @@ struct LowerCtx {
   std::span<const ShapedArray> in_avals;
   std::span<const ShapedArray> out_avals;
   const Params& params;
-  /// Lowers a closed sub-jaxpr into a fresh computation (control flow, later issues).
+  /// Lowers a closed sub-jaxpr into a fresh computation (one parameter per invar; a tuple root for several outputs).
   std::function<hlo::Computation*(const ClosedJaxpr&, const std::string&)> lower_sub;
+  /// Lowers a closed sub-jaxpr's equations into `into`, given the instructions for its invars; returns its outputs.
+  std::function<std::vector<hlo::Instruction*>(hlo::Computation* into, const ClosedJaxpr&,
+                                               const std::vector<hlo::Instruction*>&)>
+      lower_into;
+  /// The module being built (control flow adds computations to it).
+  hlo::Module* module = nullptr;
 };
 
 using AbstractEvalFn = std::function<std::vector<ShapedArray>(std::span<const ShapedArray>, const Params&)>;

@@ -77,7 +77,12 @@ std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inp
   for (auto& a : inputs) args.push_back(concrete_buffer(a, p.name));
 
   EagerEntry entry;
-  {
+  // Params holding jaxprs are keyed by pointer: caching them would only grow the cache, never hit.
+  bool cacheable = true;
+  for (auto& [k, v] : params.items())
+    if (std::holds_alternative<std::shared_ptr<const ClosedJaxpr>>(v) || std::holds_alternative<JaxprList>(v))
+      cacheable = false;
+  if (cacheable) {
     std::lock_guard<std::mutex> l(mu);
     auto it = cache.find(key);
     if (it != cache.end()) entry = it->second;
@@ -102,7 +107,7 @@ std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inp
     entry.exe = runtime::Client::get().backend().compile(module);
     entry.out_avals = out_avals;
     std::lock_guard<std::mutex> l(mu);
-    cache.emplace(key, entry);
+    if (cacheable) cache.emplace(key, entry);
   }
   auto* dev = args.empty() ? runtime::Client::get().default_device() : args[0]->device;
   auto outs = entry.exe->execute(args, dev);

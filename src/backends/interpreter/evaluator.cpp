@@ -663,6 +663,28 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
         for (auto* x : vals) v.tuple.push_back(*x);
         break;
       case Opcode::kGetTupleElement: v = vals[0]->tuple.at(inst.attrs.get_int("index")); break;
+      case Opcode::kWhile: {
+        // The loop runs natively: cond and body are evaluated once per iteration on the carried values.
+        std::vector<Value> state;
+        for (auto* x : vals) state.push_back(*x);
+        const hlo::Computation& cond = *inst.called.at(0);
+        const hlo::Computation& body = *inst.called.at(1);
+        while (evaluate(cond, state).array.get_i64(0) != 0) state = evaluate(body, state).tuple;
+        v.is_tuple = true;
+        v.tuple = std::move(state);
+        break;
+      }
+      case Opcode::kConditional: {
+        // A pred index picks branch 0 when true (XLA's true_computation); an s32 index out of range picks the last.
+        int64_t n = static_cast<int64_t>(inst.called.size());
+        int64_t b = ops[0]->get_i64(0);
+        if (ops[0]->dtype == DType::bool_) b = b ? 0 : 1;
+        else if (b < 0 || b >= n) b = n - 1;
+        std::vector<Value> sub;
+        for (size_t k = 1; k < vals.size(); ++k) sub.push_back(*vals[k]);
+        v = evaluate(*inst.called.at(b), sub);
+        break;
+      }
       case Opcode::kCall:
       case Opcode::kFusion: {
         std::vector<Value> sub;

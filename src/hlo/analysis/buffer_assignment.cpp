@@ -12,8 +12,9 @@ namespace jitx::hlo {
 namespace {
 
 bool aliases_operand(const Instruction& i) {
-  // These produce no new buffer: a reshape of a row-major array is a bitcast.
-  return i.opcode == Opcode::kReshape || i.opcode == Opcode::kGetTupleElement || i.opcode == Opcode::kTuple ||
+  // These produce no new buffer: a reshape of a row-major array is a bitcast, and so is a transpose or copy
+  // whose layout orders memory as its operand's does (layout assignment makes them).
+  return i.opcode == Opcode::kReshape || is_layout_bitcast(i) || i.opcode == Opcode::kGetTupleElement || i.opcode == Opcode::kTuple ||
          (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
 }
 

@@ -81,7 +81,9 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
   }
 }
 
-bool is_free(Opcode op) {
+bool is_free(const Instruction& i) {
+  if (is_layout_bitcast(i)) return true;
+  Opcode op = i.opcode;
   return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple ||
          op == Opcode::kGetTupleElement || op == Opcode::kReshape || op == Opcode::kBitcastConvert;
 }
@@ -95,7 +97,7 @@ CostAnalysis analyze_cost(const Module& m) {
   c.bytes_accessed_operand.assign(e.parameters.size(), 0);
   for (auto& up : e.instructions) {
     const Instruction& i = *up;
-    if (is_free(i.opcode)) continue;
+    if (is_free(i)) continue;
     InstructionCost ic;
     ic.name = i.name;
     ic.kind = std::string(opcode_name(i.opcode));

@@ -136,6 +136,12 @@ std::string print_hlo(const Module& m);
 /// module name): what Module::fingerprint hashes.
 std::string print_hlo_canonical(const Module& m);
 
+/// The layout of an array shape as minor_to_major, with the default (empty) spelled out as row-major.
+std::vector<int64_t> minor_to_major(const Shape& s);
+/// Whether a kTranspose or kCopy moves no data: its result's layout orders memory exactly as its operand's does
+/// (layout assignment makes transposes so; backends and buffer assignment treat them as bitcasts).
+bool is_layout_bitcast(const Instruction& i);
+
 /// Checks every instruction's operands, arities and shapes; throws CompileError naming the instruction.
 void verify(const Module& m);
 

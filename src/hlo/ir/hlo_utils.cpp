@@ -144,6 +144,31 @@ std::unique_ptr<Module> Module::clone() const {
   return m;
 }
 
+std::vector<int64_t> minor_to_major(const Shape& s) {
+  if (!s.layout.empty()) return s.layout;
+  std::vector<int64_t> l;
+  for (int64_t d = s.rank() - 1; d >= 0; --d) l.push_back(d);
+  return l;
+}
+
+bool is_layout_bitcast(const Instruction& i) {
+  if (i.shape.is_tuple || i.operands.size() != 1 || i.operand(0)->shape.is_tuple) return false;
+  const Shape& in = i.operand(0)->shape;
+  std::vector<int64_t> perm;  // result dim k is operand dim perm[k]
+  if (i.opcode == Opcode::kTranspose) perm = i.attrs.get_ints("permutation");
+  else if (i.opcode == Opcode::kCopy)
+    for (int64_t k = 0; k < in.rank(); ++k) perm.push_back(k);
+  else return false;
+  // Walking the result's dims from minor to major must walk the operand's dims in its own minor-to-major order,
+  // ignoring dims of size 1 (they do not move data).
+  std::vector<int64_t> out_order, in_order;
+  for (auto d : minor_to_major(i.shape))
+    if (i.shape.dims[d] != 1) out_order.push_back(perm[d]);
+  for (auto d : minor_to_major(in))
+    if (in.dims[d] != 1) in_order.push_back(d);
+  return out_order == in_order;
+}
+
 std::string Module::fingerprint() const {
   std::string text = print_hlo_canonical(*this);
   XXH128_hash_t h = XXH3_128bits(text.data(), text.size());

@@ -127,13 +127,77 @@ void verify_instruction(const Instruction& i) {
       check(i.shape.is_tuple && i.shape.tuple_shapes.size() == 2 && i.shape.tuple_shapes[1].dtype == DType::int32, i,
             "top_k returns (values, s32 indices)");
       break;
+    case Opcode::kWhile: {
+      check(i.called.size() == 2, i, "while calls (condition, body)");
+      check(i.shape.is_tuple && i.shape.tuple_shapes.size() == i.operands.size(), i,
+            "while's shape is the tuple of its operands' shapes");
+      for (size_t k = 0; k < i.operands.size(); ++k)
+        check(op_shape(k).same_type(i.shape.tuple_shapes[k]), i, fmt::format("carry {} changes type", k));
+      for (const Computation* c : i.called) {
+        check(c->root != nullptr, i, fmt::format("%{} has no root", c->name));
+        check(c->parameters.size() == i.operands.size(), i,
+              fmt::format("%{} takes {} parameters, the loop carries {}", c->name, c->parameters.size(), i.operands.size()));
+        for (size_t k = 0; k < c->parameters.size(); ++k)
+          check(c->parameters[k]->shape.same_type(op_shape(k)), i, fmt::format("%{} parameter {} type mismatch", c->name, k));
+      }
+      const Shape& pred = i.called[0]->root->shape;
+      check(!pred.is_tuple && pred.dims.empty() && pred.dtype == DType::bool_, i, "the condition must return pred[]");
+      check(i.called[1]->root->shape.same_type(i.shape), i, "the body must return the carry's tuple type");
+      break;
+    }
+    case Opcode::kConditional: {
+      check(!i.operands.empty() && !i.called.empty(), i, "conditional needs an index and branches");
+      const Shape& idx = op_shape(0);
+      check(idx.dims.empty() && (idx.dtype == DType::int32 || (idx.dtype == DType::bool_ && i.called.size() == 2)), i,
+            "the index must be s32[] (or pred[] with two branches)");
+      for (const Computation* c : i.called) {
+        check(c->root != nullptr, i, fmt::format("%{} has no root", c->name));
+        check(c->parameters.size() + 1 == i.operands.size(), i,
+              fmt::format("branch %{} takes {} parameters for {} operands", c->name, c->parameters.size(),
+                          i.operands.size() - 1));
+        for (size_t k = 0; k < c->parameters.size(); ++k)
+          check(c->parameters[k]->shape.same_type(op_shape(k + 1)), i,
+                fmt::format("branch %{} parameter {} type mismatch", c->name, k));
+        check(c->root->shape.same_type(i.shape), i, fmt::format("branch %{} returns {}", c->name, c->root->shape.str()));
+      }
+      break;
+    }
     case Opcode::kConvolution:
       check(op_shape(0).dtype == op_shape(1).dtype && op_shape(0).rank() == op_shape(1).rank(), i,
             "convolution operands need equal dtypes and ranks");
       break;
+    case Opcode::kCopy:
+      check(op_shape(0).same_type(i.shape), i, "copy changes the type");
+      break;
+    case Opcode::kFusion: {
+      check(i.called.size() == 1, i, "a fusion calls exactly one computation");
+      const Computation* f = i.called[0];
+      check(f->parameters.size() == i.operands.size(), i, "fused computation parameters != operands");
+      for (size_t k = 0; k < i.operands.size(); ++k)
+        check(f->parameters[k]->shape.same_type(op_shape(k)), i, fmt::format("fused parameter {} type mismatch", k));
+      check(f->root && f->root->shape.same_type(i.shape), i, "fused root type != fusion type");
+      std::string kind = i.attrs.has("kind") ? i.attrs.get_str("kind") : "kLoop";
+      check(kind == "kLoop" || kind == "kInput" || kind == "kOutput" || kind == "kRow", i,
+            fmt::format("unknown fusion kind '{}'", kind));
+      for (auto& fi : f->instructions) check(fi->called.empty(), i, "a fused computation calls another computation");
+      break;
+    }
     default:
       break;
   }
+}
+
+void verify_layout(const Instruction& i, const Shape& s) {
+  if (s.is_tuple) {
+    for (auto& t : s.tuple_shapes) verify_layout(i, t);
+    return;
+  }
+  if (s.layout.empty()) return;
+  std::vector<int64_t> sorted = s.layout;
+  std::sort(sorted.begin(), sorted.end());
+  bool ok = static_cast<int64_t>(sorted.size()) == s.rank();
+  for (size_t k = 0; ok && k < sorted.size(); ++k) ok = sorted[k] == static_cast<int64_t>(k);
+  check(ok, i, fmt::format("layout {{{}}} is not a permutation of the dimensions", fmt::join(s.layout, ",")));
 }
 }  // namespace
 
@@ -148,6 +212,7 @@ void verify(const Module& m) {
       check(names.insert(i.name).second, i, "duplicate instruction name");
       for (auto* o : i.operands) check(o && seen.count(o), i, "operand is not defined before its use in this computation");
       verify_instruction(i);
+      verify_layout(i, i.shape);
       seen.insert(&i);
     }
     if (!c->root) throw CompileError(fmt::format("[hlo verifier] computation {} has no root", c->name));

@@ -10,6 +10,10 @@
 #include "hlo/passes/constant_folding.h"
 #include "hlo/passes/cse.h"
 #include "hlo/passes/dce.h"
+#include "hlo/passes/fusion.h"
+#include "hlo/passes/layout_assignment.h"
+#include "hlo/passes/licm.h"
+#include "hlo/passes/scheduling.h"
 #include "jitx/config.h"
 
 namespace jitx::detail {
@@ -24,8 +28,12 @@ std::vector<std::unique_ptr<HloPass>> optimization_passes() {
   p.push_back(std::make_unique<ConstantFolding>());                 // constants in, constant out (<= 1024 elements)
   p.push_back(std::make_unique<AlgebraicSimplifier>());             // what folding exposed (x * folded 1)
   p.push_back(std::make_unique<CommonSubexpressionElimination>());  // one copy of each value
+  p.push_back(std::make_unique<LoopInvariantCodeMotion>());         // loop-invariant values out of while bodies
   p.push_back(std::make_unique<DeadCodeElimination>());             // drop what the rewrites left behind
-  // Next: fusion, layout assignment, scheduling, buffer assignment.
+  p.push_back(std::make_unique<Fusion>());                          // kernels: kLoop, kInput, kOutput, kRow
+  p.push_back(std::make_unique<LayoutAssignment>());                // minor_to_major per array, copies where needed
+  p.push_back(std::make_unique<Scheduling>());                      // an order with a low peak of live bytes
+  // Buffer assignment (hlo/analysis/buffer_assignment.h) runs on the result, in this order.
   return p;
 }
 

@@ -1,0 +1,71 @@
+// jitx::random: splittable Threefry-2x32 keys and samplers, bit-for-bit as jax.random, written with
+// jitx ops.
+//
+// Keys are raw uint32[2] arrays (JAX's legacy `PRNGKey` layout of the threefry2x32 implementation).
+// Every function is ordinary traced code, so it runs eagerly, under jit, and inside other
+// transformations. Bits follow JAX's default `jax_threefry_partitionable=True` (JAX >= 0.5; checked
+// against JAX 0.10.2). Default dtypes are those of JAX's default configuration
+// (jax_enable_x64=False): float32, uint32, int32.
+#pragma once
+#include <optional>
+
+#include "jitx/array.h"
+
+namespace jitx::random {
+
+/// A key from a 64-bit seed: {seed >> 32, seed & 0xFFFFFFFF} as uint32[2] (JAX's threefry_seed on
+/// an int64, i.e. jax.random.PRNGKey under jax_enable_x64; seeds in [0, 2^31) give the same key in
+/// either JAX mode).
+Array PRNGKey(int64_t seed, Loc loc = Loc::current());
+/// A key from an integer scalar array (traced or not): 64-bit seeds split into hi/lo words,
+/// narrower ones give {0, uint32(seed)}, as JAX's threefry_seed.
+Array PRNGKey(const Array& seed, Loc loc = Loc::current());
+/// jax.random.key: the same raw uint32[2] key as PRNGKey (jitx has no typed key arrays).
+Array key(int64_t seed, Loc loc = Loc::current());
+
+/// `num` new keys, shape (num, 2).
+Array split(const Array& key, int64_t num = 2, Loc loc = Loc::current());
+/// A shape of new keys, shape (*shape, 2).
+Array split(const Array& key, const Shape& shape, Loc loc = Loc::current());
+/// A new key from key and an integer scalar (converted to uint32, wrapping negatives).
+Array fold_in(const Array& key, const Array& data, Loc loc = Loc::current());
+
+/// Uniform random bits of an unsigned dtype (uint8, uint16, uint32, uint64), as jax.random.bits.
+Array bits(const Array& key, const Shape& shape = {}, DType dtype = DType::uint32,
+           Loc loc = Loc::current());
+
+/// Uniform floats in [minval, maxval); minval/maxval broadcast to shape.
+Array uniform(const Array& key, const Shape& shape = {}, DType dtype = DType::float32,
+              const Array& minval = 0.0, const Array& maxval = 1.0, Loc loc = Loc::current());
+/// Standard normal floats (sqrt(2) * erf_inv of a uniform in (-1, 1)).
+Array normal(const Array& key, const Shape& shape = {}, DType dtype = DType::float32,
+             Loc loc = Loc::current());
+/// Normal floats truncated to the open interval (lower, upper); shape defaults to lower's and
+/// upper's broadcast.
+Array truncated_normal(const Array& key, const Array& lower, const Array& upper,
+                       std::optional<Shape> shape = std::nullopt, DType dtype = DType::float32,
+                       Loc loc = Loc::current());
+/// Booleans, true with probability p (JAX's mode "low"); p's float dtype is used (float32 for a C++
+/// number), shape defaults to p's shape.
+Array bernoulli(const Array& key, const Array& p = 0.5, std::optional<Shape> shape = std::nullopt,
+                Loc loc = Loc::current());
+/// Standard Gumbel floats, -log(-log(u)) (JAX's mode "low").
+Array gumbel(const Array& key, const Shape& shape = {}, DType dtype = DType::float32,
+             Loc loc = Loc::current());
+/// int32 samples of categorical distributions given by unnormalised log-probabilities along axis
+/// (Gumbel-max, with replacement). shape defaults to logits' shape without axis; a longer shape
+/// adds leading sample axes.
+Array categorical(const Array& key, const Array& logits, int64_t axis = -1,
+                  std::optional<Shape> shape = std::nullopt, Loc loc = Loc::current());
+/// A random permutation of arange(n) (int32).
+Array permutation(const Array& key, int64_t n, Loc loc = Loc::current());
+/// x shuffled along axis: whole slices move together unless independent, when each 1-D line is
+/// shuffled on its own. An integer 0-d concrete x means arange(x).
+Array permutation(const Array& key, const Array& x, int64_t axis = 0, bool independent = false,
+                  Loc loc = Loc::current());
+/// Integers in [minval, maxval) of an integer dtype (modulus-based, as JAX: slightly biased unless
+/// the range is a power of two). maxval <= minval gives minval.
+Array randint(const Array& key, const Shape& shape, const Array& minval, const Array& maxval,
+              DType dtype = DType::int32, Loc loc = Loc::current());
+
+}  // namespace jitx::random

@@ -1,0 +1,227 @@
+// The non-template half of lax control flow: tracing bodies into sub-jaxprs, closure conversion, type checks, bind.
+#include <algorithm>
+
+#include "core/errors.h"
+#include "core/trace.h"
+#include "jitx/lax.h"
+#include "primitives/primitive.h"
+
+namespace jitx::detail {
+namespace {
+
+const Primitive& prim(std::string_view name) {
+  const auto* p = find_primitive(name);
+  JITX_ASSERT(p, "primitive {} is not registered", name);
+  return *p;
+}
+
+/// A user function traced over in_avals: its jaxpr with the captured values (consts) turned into leading invars.
+struct Sub {
+  std::shared_ptr<ClosedJaxpr> jaxpr;
+  std::vector<Array> consts;  // concrete arrays (hoisted into the enclosing trace) or tracers of an enclosing trace
+  FlatResult result;
+  std::vector<ShapedArray> out_avals() const { return jaxpr->out_avals(); }
+};
+
+Sub trace_sub(const std::string& name, const std::vector<ShapedArray>& in_avals, const FlatFn& fn) {
+  Sub s;
+  ClosedJaxpr cj = trace_to_jaxpr(name, in_avals, [&](const std::vector<Array>& args) {
+    CallSiteReset reset;  // API calls inside the body report their own call sites
+    s.result = fn(args);
+    return s.result.leaves;
+  });
+  // Closure conversion: each constvar (a captured outer tracer or a constant) becomes a leading invar, and its value
+  // an explicit operand of the equation; constants thereby become consts of the enclosing jaxpr.
+  s.consts = cj.consts;
+  cj.jaxpr.invars.insert(cj.jaxpr.invars.begin(), cj.jaxpr.constvars.begin(), cj.jaxpr.constvars.end());
+  cj.jaxpr.constvars.clear();
+  cj.consts.clear();
+  s.jaxpr = std::make_shared<ClosedJaxpr>(std::move(cj));
+  return s;
+}
+
+std::vector<ShapedArray> avals_of(const std::vector<Array>& xs) {
+  std::vector<ShapedArray> v;
+  for (auto& x : xs) v.push_back(x.aval());
+  return v;
+}
+
+bool same_type(const ShapedArray& a, const ShapedArray& b) { return a.shape == b.shape && a.dtype == b.dtype; }
+
+/// Checks that `got` (tree and leaf types) matches `want`; the message names op, the leaf's path and both types.
+void check_tree(std::string_view op, std::string_view what, const TreeInfo& want_tree,
+                const std::vector<ShapedArray>& want, std::string_view want_name, const TreeInfo& got_tree,
+                const std::vector<ShapedArray>& got, std::string_view got_name) {
+  if (want_tree.structure != got_tree.structure || want.size() != got.size())
+    throw_error<TypeError>(op,
+                           "{}: the tree structure differs: {} has {} leaves ({}) but {} has {} leaves ({}); they must "
+                           "have the same pytree structure",
+                           what, want_name, want.size(), fmt::join(want_tree.paths, ", "), got_name, got.size(),
+                           fmt::join(got_tree.paths, ", "));
+  for (size_t k = 0; k < want.size(); ++k)
+    if (!same_type(want[k], got[k]))
+      throw_error<TypeError>(op, "{}: {} is {} in {} but {} in {}; the types (shape and dtype) must be identical", what,
+                             want_tree.paths[k], want[k].str(), want_name, got[k].str(), got_name);
+}
+
+/// Leaves whose weak type differs between the carry and the body's output become strongly typed (as JAX retraces).
+bool strengthen(std::vector<ShapedArray>& carry, const std::vector<ShapedArray>& out) {
+  bool changed = false;
+  for (size_t k = 0; k < carry.size() && k < out.size(); ++k)
+    if (carry[k].weak_type && !out[k].weak_type) {
+      carry[k].weak_type = false;
+      changed = true;
+    }
+  return changed;
+}
+
+std::vector<ShapedArray> slice_avals(const std::vector<ShapedArray>& v, size_t begin, size_t n) {
+  return std::vector<ShapedArray>(v.begin() + begin, v.begin() + begin + n);
+}
+
+}  // namespace
+
+bool is_concrete(const Array& a) { return a.valid() && !a.is_tracer(); }
+
+int64_t concrete_int(const Array& a, const Loc& loc) {
+  ApiScope s(loc);
+  if (a.ndim() != 0 || !is_integer(a.dtype()))
+    throw_error<TypeError>("fori_loop", "the loop bounds must be integer scalars, got {}", a.aval().str());
+  return a.item<int64_t>();
+}
+
+Array cond_index(const Array& pred, const Loc& loc) {
+  ApiScope s(loc);
+  if (!pred.valid()) throw_error<TypeError>("cond", "the predicate is an empty Array");
+  if (pred.ndim() != 0 || pred.dtype() != DType::bool_)
+    throw_error<TypeError>("cond", "the predicate must be a scalar bool, got {}{}", pred.aval().str(),
+                           pred.ndim() != 0 ? " (use jnp::any/all to reduce it, or lax::select for elementwise choice)"
+                                            : " (compare it, e.g. x != 0)");
+  return lax::convert_element_type(pred, DType::int32, loc);
+}
+
+Array switch_index(const Array& index, int64_t num_branches, const Loc& loc) {
+  ApiScope s(loc);
+  if (!index.valid()) throw_error<TypeError>("switch", "the index is an empty Array");
+  if (index.ndim() != 0 || !is_integer(index.dtype()))
+    throw_error<TypeError>("switch", "the index must be an integer scalar, got {}", index.aval().str());
+  Array i = lax::convert_element_type(index, DType::int32, loc);
+  // Out-of-range indices are clamped, as JAX does.
+  return lax::clamp(Array::scalar_int(0, DType::int32), i, Array::scalar_int(num_branches - 1, DType::int32), loc);
+}
+
+std::vector<Array> cond_impl(std::string_view op, const Array& index, const std::vector<FlatFn>& branches,
+                             const std::vector<std::string>& branch_names, const std::vector<Array>& operands,
+                             const Loc& loc) {
+  ApiScope scope(loc);
+  std::vector<ShapedArray> in_avals = avals_of(operands);
+  std::vector<Sub> subs;
+  for (size_t b = 0; b < branches.size(); ++b)
+    subs.push_back(trace_sub(fmt::format("{} {}", op, branch_names[b]), in_avals, branches[b]));
+  // Every branch must return what the first one does (JAX's `_check_tree_and_avals`).
+  size_t ref = branches.size() - 1;  // cond: compare against true_fn; switch: the last branch is as good as any
+  if (op == "switch") ref = 0;
+  for (size_t b = 0; b < subs.size(); ++b) {
+    if (b == ref) continue;
+    check_tree(op, "branches must return the same types", subs[ref].result.parts[0], subs[ref].out_avals(),
+               branch_names[ref] + "'s output", subs[b].result.parts[0], subs[b].out_avals(),
+               branch_names[b] + "'s output");
+  }
+  // Common consts: branch b takes every branch's consts (its own bound, the others' unused), then the operands.
+  std::vector<Array> consts;
+  for (auto& s : subs) consts.insert(consts.end(), s.consts.begin(), s.consts.end());
+  JaxprList jaxprs;
+  size_t offset = 0;
+  for (auto& s : subs) {
+    std::vector<Var> lead;
+    for (size_t k = 0; k < consts.size(); ++k) {
+      if (k >= offset && k < offset + s.consts.size()) lead.push_back(s.jaxpr->jaxpr.invars[k - offset]);
+      else lead.push_back(new_var(consts[k].aval()));
+    }
+    auto& iv = s.jaxpr->jaxpr.invars;
+    iv.erase(iv.begin(), iv.begin() + s.consts.size());
+    iv.insert(iv.begin(), lead.begin(), lead.end());
+    offset += s.consts.size();
+    jaxprs.push_back(s.jaxpr);
+  }
+  std::vector<Array> inputs{index};
+  inputs.insert(inputs.end(), consts.begin(), consts.end());
+  inputs.insert(inputs.end(), operands.begin(), operands.end());
+  return detail::bind(prim("cond"), inputs, Params{{"branches", jaxprs}});
+}
+
+std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, const std::vector<Array>& init,
+                              const TreeInfo& init_tree, const Loc& loc) {
+  ApiScope scope(loc);
+  std::vector<ShapedArray> carry = avals_of(init);
+  Sub c, b;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    c = trace_sub("while_loop cond_fn", carry, cond_fn);
+    b = trace_sub("while_loop body_fn", carry, body_fn);
+    auto co = c.out_avals();
+    if (co.size() != 1 || co[0].ndim() != 0 || co[0].dtype != DType::bool_)
+      throw_error<TypeError>("while_loop", "cond_fn must return a scalar bool, got ({})", avals_str(co));
+    check_tree("while_loop", "body_fn output and input must have identical types", init_tree, carry, "the init carry",
+               b.result.parts[0], b.out_avals(), "body_fn's output");
+    if (!strengthen(carry, b.out_avals())) break;
+  }
+  std::vector<Array> inputs = c.consts;
+  inputs.insert(inputs.end(), b.consts.begin(), b.consts.end());
+  inputs.insert(inputs.end(), init.begin(), init.end());
+  Params ps{{"cond_jaxpr", std::shared_ptr<const ClosedJaxpr>(c.jaxpr)},
+            {"body_jaxpr", std::shared_ptr<const ClosedJaxpr>(b.jaxpr)},
+            {"cond_nconsts", static_cast<int64_t>(c.consts.size())},
+            {"body_nconsts", static_cast<int64_t>(b.consts.size())}};
+  return detail::bind(prim("while"), inputs, ps);
+}
+
+std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, const TreeInfo& init_tree,
+                             const std::vector<Array>& xs, const lax::ScanOptions& options, const Loc& loc) {
+  ApiScope scope(loc);
+  int64_t length = -1;
+  for (auto& x : xs) {
+    if (x.ndim() == 0)
+      throw_error<TypeError>("scan", "every leaf of xs needs a leading axis to scan over, got a scalar {}", x.aval().str());
+    if (length >= 0 && x.shape()[0] != length)
+      throw_error<ShapeError>("scan", "the leaves of xs have different leading axis sizes ({} and {})", length,
+                              x.shape()[0]);
+    length = x.shape()[0];
+  }
+  if (options.length) {
+    if (*options.length < 0) throw_error<ShapeError>("scan", "length must be non-negative, got {}", *options.length);
+    if (length >= 0 && length != *options.length)
+      throw_error<ShapeError>("scan", "length={} but xs has a leading axis of size {}", *options.length, length);
+    length = *options.length;
+  }
+  if (length < 0) throw_error<TypeError>("scan", "xs has no leaves: pass ScanOptions{{.length = n}}");
+  if (options.unroll < 1) throw_error<TypeError>("scan", "unroll must be at least 1, got {}", options.unroll);
+  std::vector<ShapedArray> carry = avals_of(init);
+  std::vector<ShapedArray> x_avals;
+  for (auto& x : xs) {
+    ShapedArray a = x.aval();
+    a.shape.erase(a.shape.begin());
+    x_avals.push_back(a);
+  }
+  Sub s;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::vector<ShapedArray> in = carry;
+    in.insert(in.end(), x_avals.begin(), x_avals.end());
+    s = trace_sub("scan f", in, f);
+    auto out = s.out_avals();
+    check_tree("scan", "the carry output of f must have the carry input's types", init_tree, carry, "the init carry",
+               s.result.parts[0], slice_avals(out, 0, s.result.part_sizes[0]), "f's carry output");
+    if (!strengthen(carry, out)) break;
+  }
+  std::vector<Array> inputs = s.consts;
+  inputs.insert(inputs.end(), init.begin(), init.end());
+  inputs.insert(inputs.end(), xs.begin(), xs.end());
+  Params ps{{"jaxpr", std::shared_ptr<const ClosedJaxpr>(s.jaxpr)},
+            {"length", length},
+            {"reverse", options.reverse},
+            {"unroll", options.unroll},
+            {"num_consts", static_cast<int64_t>(s.consts.size())},
+            {"num_carry", static_cast<int64_t>(init.size())}};
+  return detail::bind(prim("scan"), inputs, ps);
+}
+
+}  // namespace jitx::detail

@@ -1,0 +1,194 @@
+// Layout assignment: bitcast transposes where consumers accept them, copies where they disagree, GEMM operands.
+#include "hlo/passes/layout_assignment.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "hlo/passes/fusion.h"
+
+namespace jitx::hlo {
+namespace {
+using Ints = std::vector<int64_t>;
+
+Ints row_major(int64_t rank) {
+  Ints l;
+  for (int64_t d = rank - 1; d >= 0; --d) l.push_back(d);
+  return l;
+}
+/// The canonical spelling: empty for row-major.
+Ints canonical(Ints l) { return l == row_major(static_cast<int64_t>(l.size())) ? Ints{} : l; }
+
+/// The layout that makes transpose(x, perm) copy-free: result dim k is operand dim perm[k].
+Ints bitcast_layout(const Instruction& t) {
+  const Ints& perm = t.attrs.get_ints("permutation");
+  Ints out;
+  for (auto d : minor_to_major(t.operand(0)->shape))
+    out.push_back(std::find(perm.begin(), perm.end(), d) - perm.begin());
+  return out;
+}
+
+bool dims_minor(const Ints& layout, const Ints& dims) {
+  if (dims.size() > layout.size()) return false;
+  for (size_t k = 0; k < dims.size(); ++k)
+    if (std::find(dims.begin(), dims.end(), layout[k]) == dims.end()) return false;
+  return true;
+}
+
+bool plain_rank2_dot(const Instruction& d) {
+  return d.opcode == Opcode::kDot && d.operand(0)->shape.rank() == 2 && d.operand(1)->shape.rank() == 2 &&
+         d.attrs.get_ints("lhs_batch_dimensions", {}).empty();
+}
+
+enum class Take { kNo, kAccepts, kPrefers };
+
+/// How consumer `c` takes value `v` (its operand) in layout L.
+Take takes(const Instruction& c, const Instruction& v, const Ints& L) {
+  switch (c.opcode) {
+    case Opcode::kDot:
+      return plain_rank2_dot(c) ? Take::kPrefers : Take::kNo;
+    case Opcode::kReduce:
+      return c.operand(0) == &v && c.operands.size() == 2 && dims_minor(L, c.attrs.get_ints("dimensions"))
+                 ? Take::kPrefers
+                 : Take::kNo;
+    case Opcode::kFusion: {
+      const Computation* f = c.called.at(0);
+      std::string kind = fusion_kind(c);
+      Take best = Take::kAccepts;
+      for (size_t k = 0; k < c.operands.size(); ++k) {
+        if (c.operand(k) != &v) continue;
+        const Instruction* p = f->parameters.at(k);
+        for (auto& fi : f->instructions) {
+          if (std::find(fi->operands.begin(), fi->operands.end(), p) == fi->operands.end()) continue;
+          if (kind == "kRow") return Take::kNo;  // rows must stay contiguous
+          if (fi->opcode == Opcode::kDot) {
+            if (!plain_rank2_dot(*fi)) return Take::kNo;
+            best = Take::kPrefers;
+          } else if (fi->opcode == Opcode::kReduce && kind == "kInput") {
+            if (!dims_minor(L, fi->attrs.get_ints("dimensions"))) return Take::kNo;
+            best = Take::kPrefers;
+          }
+          // Loop ops index through any layout.
+        }
+      }
+      return best;
+    }
+    default:
+      return Take::kNo;
+  }
+}
+
+class Assigner {
+ public:
+  Assigner(Module& m, std::string_view pass) : m_(m), pass_(pass) {}
+
+  bool run() {
+    std::unordered_set<const Computation*> fused;
+    for (auto& c : m_.computations)
+      for (auto& i : c->instructions)
+        if (i->opcode == Opcode::kFusion) fused.insert(i->called.at(0));
+    for (auto& c : m_.computations)
+      if (!fused.count(c.get())) {
+        transposes(*c);
+        dot_operands(*c);
+      }
+    for (auto& c : m_.computations)
+      for (auto& i : c->instructions)
+        if (i->opcode == Opcode::kFusion) mirror(*i);
+    for (auto& c : m_.computations)
+      for (auto& i : c->instructions) normalise(i->shape);
+    return changed_;
+  }
+
+ private:
+  Module& m_;
+  std::string_view pass_;
+  bool changed_ = false;
+
+  static void normalise(Shape& s) {
+    if (s.is_tuple) {
+      for (auto& t : s.tuple_shapes) normalise(t);
+      return;
+    }
+    s.layout = canonical(minor_to_major(s));
+  }
+
+  // Rule 2: transposes become layout changes where a consumer prefers it.
+  void transposes(Computation& c) {
+    std::vector<Instruction*> ts;
+    for (auto& i : c.instructions)
+      if (i->opcode == Opcode::kTranspose && !is_layout_bitcast(*i)) ts.push_back(i.get());
+    for (Instruction* t : ts) {
+      Ints L = bitcast_layout(*t);
+      bool prefer = false;
+      std::vector<Instruction*> refuse;
+      for (auto* u : t->users()) {
+        Take k = takes(*u, *t, L);
+        if (k == Take::kPrefers) prefer = true;
+        if (k == Take::kNo) refuse.push_back(u);
+      }
+      bool is_result = t == c.root;
+      if (!prefer) continue;
+      t->shape.layout = canonical(L);
+      changed_ = true;
+      std::string copy_note;
+      if (!refuse.empty() || is_result) {
+        // The consumers that want row-major read one physical transpose.
+        auto at = std::find_if(c.instructions.begin(), c.instructions.end(), [&](auto& x) { return x.get() == t; });
+        Shape rm = t->shape;
+        rm.layout.clear();
+        Instruction* copy = std::next(at) == c.instructions.end() ? c.add(Opcode::kCopy, rm, {t})
+                                                                   : c.insert_before(std::next(at)->get(), Opcode::kCopy, rm, {t});
+        for (auto* u : refuse)
+          for (auto*& o : u->operands)
+            if (o == t) o = copy;
+        if (is_result) c.root = copy;
+        copy_note = fmt::format(", %{} copies it back to row-major for {} consumer(s)", copy->name,
+                                refuse.size() + (is_result ? 1 : 0));
+      }
+      trace_rewrite(pass_, *t,
+                    fmt::format("transpose => layout change {}{} (rule: consumer prefers the layout)",
+                                t->shape.str(true), copy_note));
+    }
+  }
+
+  // Rule 3: a kLoop fusion feeding only a GEMM writes the layout the GEMM reads fastest.
+  void dot_operands(Computation& c) {
+    for (auto& up : c.instructions) {
+      Instruction* d = up.get();
+      if (!plain_rank2_dot(*d)) continue;
+      for (int side = 0; side < 2; ++side) {
+        Instruction* p = d->operand(side);
+        if (p->opcode != Opcode::kFusion || fusion_kind(*p) != "kLoop" || p == c.root || p->shape.is_tuple) continue;
+        auto us = p->users();
+        if (us.size() != 1 || d->operand(0) == d->operand(1)) continue;
+        int64_t contracting =
+            d->attrs.get_ints(side == 0 ? "lhs_contracting_dimensions" : "rhs_contracting_dimensions").at(0);
+        int64_t other = 1 - contracting;
+        Ints want = side == 0 ? Ints{contracting, other} : Ints{other, contracting};
+        if (minor_to_major(p->shape) == want) continue;
+        p->shape.layout = canonical(want);
+        changed_ = true;
+        trace_rewrite(pass_, *p, fmt::format("GEMM {} operand written as {} (rule: dot operand layout)",
+                                             side == 0 ? "lhs" : "rhs", p->shape.str(true)));
+      }
+    }
+  }
+
+  // Rule 4: fused parameters and roots mirror the fusion instruction.
+  void mirror(Instruction& f) {
+    Computation* fc = f.called.at(0);
+    for (size_t k = 0; k < f.operands.size(); ++k) fc->parameters.at(k)->shape.layout = f.operand(k)->shape.layout;
+    if (f.shape.is_tuple) {
+      for (size_t k = 0; k < f.shape.tuple_shapes.size(); ++k)
+        fc->root->operand(k)->shape.layout = f.shape.tuple_shapes[k].layout;
+      fc->root->shape = f.shape;
+    } else {
+      fc->root->shape.layout = f.shape.layout;
+    }
+  }
+};
+}  // namespace
+
+bool LayoutAssignment::run(Module& m) { return Assigner(m, name()).run(); }
+
+}  // namespace jitx::hlo

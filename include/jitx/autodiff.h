@@ -33,11 +33,11 @@ inline constexpr HasAux has_aux{};
 
 namespace detail {
 struct Linearized;
-using FlatFn = std::function<std::vector<Array>(const std::vector<Array>&)>;
-std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const std::string& name, const FlatFn& fn,
+using LeafFn = std::function<std::vector<Array>(const std::vector<Array>&)>;
+std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const std::string& name, const LeafFn& fn,
                                                            const std::vector<Array>& primals,
                                                            const std::vector<Array>& tangents);
-std::shared_ptr<Linearized> linearize_flat(const std::string& name, const FlatFn& fn,
+std::shared_ptr<Linearized> linearize_flat(const std::string& name, const LeafFn& fn,
                                            const std::vector<Array>& primals, std::vector<bool> diff);
 std::vector<Array> linearized_primals_out(const Linearized& lin);
 std::vector<Array> linearized_jvp(const Linearized& lin, const std::vector<Array>& tangents);
@@ -102,10 +102,10 @@ struct FlatCall {
 /// custom_jvp/custom_vjp cores over flat leaves: the user's rules apply when a JVP trace sees the call.
 using CustomJvpRule = std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>& primals,
                                                                                       const std::vector<Array>& tangents)>;
-std::vector<Array> custom_jvp_call(const FlatFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args);
+std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args);
 using CustomFwd = std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>& primals)>;
 using CustomBwd = std::function<std::vector<Array>(const std::vector<Array>& residuals, const std::vector<Array>& cts)>;
-std::vector<Array> custom_vjp_call(const FlatFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
+std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
                                    const std::vector<Array>& args);
 
 template <class T>
@@ -131,7 +131,7 @@ auto jvp(const F& f, const std::tuple<Args...>& primals, const std::tuple<Args..
       detail::grad_error("jvp", "primal and tangent leaf " + std::to_string(i) + " must have the same type, got " +
                          px[i].aval().str() + " and " + tx[i].aval().str());
   std::optional<R> skeleton;
-  detail::FlatFn fn = [&](const std::vector<Array>& leaves) {
+  detail::LeafFn fn = [&](const std::vector<Array>& leaves) {
     R r = std::apply([&](const auto&... a) { return C::call(f, leaves, a...); }, primals);
     auto outs = detail::output_leaves(r);
     skeleton.emplace(std::move(r));
@@ -189,7 +189,7 @@ auto linearize(const F& f, const Args&... args) {
   using R = typename C::Result;
   auto leaves = C::leaves(args...);
   std::optional<R> skeleton;
-  detail::FlatFn fn = [&](const std::vector<Array>& l) {
+  detail::LeafFn fn = [&](const std::vector<Array>& l) {
     R r = C::call(f, l, args...);
     auto outs = detail::output_leaves(r);
     skeleton.emplace(std::move(r));
@@ -208,7 +208,7 @@ auto vjp(const F& f, const Args&... args) {
   using R = typename C::Result;
   auto leaves = C::leaves(args...);
   std::optional<R> skeleton;
-  detail::FlatFn fn = [&](const std::vector<Array>& l) {
+  detail::LeafFn fn = [&](const std::vector<Array>& l) {
     R r = C::call(f, l, args...);
     auto outs = detail::output_leaves(r);
     skeleton.emplace(std::move(r));
@@ -252,7 +252,7 @@ auto value_and_grad_impl(const F& f, const std::string& name, const Args&... arg
     start += counts[a];
   }
   std::optional<R> skeleton;
-  FlatFn fn = [&](const std::vector<Array>& l) {
+  LeafFn fn = [&](const std::vector<Array>& l) {
     R r = C::call(f, l, args...);
     std::vector<Array> outs;
     if constexpr (Aux) {
@@ -355,7 +355,7 @@ class CustomJvp {
     using C = detail::FlatCall<F, Args...>;
     using R = typename C::Result;
     std::optional<R> skeleton;
-    detail::FlatFn fn = [&](const std::vector<Array>& l) {
+    detail::LeafFn fn = [&](const std::vector<Array>& l) {
       R r = C::call(f_, l, args...);
       auto outs = detail::output_leaves(r);
       if (!skeleton) skeleton.emplace(std::move(r));
@@ -394,7 +394,7 @@ class CustomVjp {
     using Res = std::decay_t<std::tuple_element_t<1, FwdOut>>;
     std::optional<R> skeleton;
     std::optional<Res> res_skeleton;
-    detail::FlatFn fn = [&](const std::vector<Array>& l) {
+    detail::LeafFn fn = [&](const std::vector<Array>& l) {
       R r = C::call(f_, l, args...);
       auto outs = detail::output_leaves(r);
       if (!skeleton) skeleton.emplace(std::move(r));

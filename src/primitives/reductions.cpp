@@ -105,7 +105,7 @@ JvpFn cumulative_jvp(std::string name, std::string reducer, std::function<Array(
     Array out = bind1(*find_primitive(name), {x[0]}, ps);
     int64_t axis = ps.get_int("axis");
     bool reverse = ps.get_bool("reverse", false);
-    FlatFn scan = [=](const std::vector<Array>& v) {
+    LeafFn scan = [=](const std::vector<Array>& v) {
       Array a = reverse ? lax::rev(v[0], {axis}) : v[0];
       Array y = prefix_scan(a, axis, combine, reducer_identity(reducer, a.dtype()));
       return Arrays{reverse ? lax::rev(y, {axis}) : y};

@@ -33,7 +33,7 @@ class JVPTrace : public Trace {
 
 /// jvp of a flat function: tangents[i] empty means a zero tangent. Returns (outputs, output tangents) with
 /// empty tangents where they are zero.
-std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const std::string& name, const FlatFn& fn,
+std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const std::string& name, const LeafFn& fn,
                                                            const std::vector<Array>& primals,
                                                            const std::vector<Array>& tangents);
 
@@ -50,7 +50,7 @@ struct Linearized {
 
 /// JVP + partial evaluation: the primal part runs now (in the enclosing trace), the tangent part is recorded
 /// into a linear jaxpr by a non-ambient jaxpr trace. Inputs with diff[i] false (and non-float ones) get zero tangents.
-std::shared_ptr<Linearized> linearize_flat(const std::string& name, const FlatFn& fn,
+std::shared_ptr<Linearized> linearize_flat(const std::string& name, const LeafFn& fn,
                                            const std::vector<Array>& primals, std::vector<bool> diff);
 /// Evaluates the linear jaxpr on tangents of the differentiated inputs (the jvp of a linearize).
 std::vector<Array> linearized_jvp(const Linearized& lin, const std::vector<Array>& tangents);

@@ -70,7 +70,7 @@ const Primitive& custom_lin = [] () -> const Primitive& {
 }();
 }  // namespace
 
-std::vector<Array> custom_jvp_call(const FlatFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
+std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
   JVPTrace* jt = jvp_trace_of(args, "custom_jvp");
   if (!jt) return fn(args);
   std::vector<Array> primals, tangents;
@@ -86,7 +86,7 @@ std::vector<Array> custom_jvp_call(const FlatFn& fn, const CustomJvpRule& rule, 
   return wrap_outputs(*jt, "custom_jvp", outs, touts);
 }
 
-std::vector<Array> custom_vjp_call(const FlatFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
+std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
                                    const std::vector<Array>& args) {
   JVPTrace* jt = jvp_trace_of(args, "custom_vjp");
   if (!jt) return fn(args);

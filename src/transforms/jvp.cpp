@@ -67,7 +67,7 @@ void not_differentiable(std::string_view prim, std::string_view why) {
   throw_error<TypeError>("jvp", "cannot differentiate primitive '{}': {}", prim, why);
 }
 
-std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const std::string& name, const FlatFn& fn,
+std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const std::string& name, const LeafFn& fn,
                                                            const std::vector<Array>& primals,
                                                            const std::vector<Array>& tangents) {
   JITX_ASSERT(primals.size() == tangents.size(), "jvp_flat: {} primals, {} tangents", primals.size(), tangents.size());
@@ -90,7 +90,7 @@ std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const std::string& na
   return {outs, touts};
 }
 
-std::shared_ptr<Linearized> linearize_flat(const std::string& name, const FlatFn& fn,
+std::shared_ptr<Linearized> linearize_flat(const std::string& name, const LeafFn& fn,
                                            const std::vector<Array>& primals, std::vector<bool> diff) {
   auto lin = std::make_shared<Linearized>();
   auto jvp_trace = std::make_shared<JVPTrace>();

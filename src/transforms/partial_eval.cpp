@@ -17,7 +17,7 @@ ClosedJaxpr jvp_jaxpr(const ClosedJaxpr& cj, const std::vector<bool>& nonzero) {
     std::vector<Array> primals(args.begin(), args.begin() + n), tangents(n);
     for (size_t i = 0, k = n; i < n; ++i)
       if (nonzero[i]) tangents[i] = args[k++];
-    FlatFn fn = [&](const std::vector<Array>& xs) { return eval_jaxpr(cj.jaxpr, cj.consts, xs); };
+    LeafFn fn = [&](const std::vector<Array>& xs) { return eval_jaxpr(cj.jaxpr, cj.consts, xs); };
     auto [outs, touts] = jvp_flat("jvp_jaxpr", fn, primals, tangents);
     for (size_t i = 0; i < touts.size(); ++i) outs.push_back(instantiate(touts[i], outs[i].aval()));
     return outs;

@@ -49,7 +49,7 @@ std::vector<Array> JVPTrace::process_primitive(const Primitive& p, std::span<con
     tangents.push_back(std::move(t));
   }
   if (!any) return bind(p, primals, params);
-  if (!p.jvp) not_differentiable(p.name, "it has no JVP rule");
+  if (!p.jvp) not_differentiable(p.name, "it has no JVP rule yet");
   JvpResult r = p.jvp(primals, tangents, params);
   JITX_ASSERT(r.primals_out.size() == r.tangents_out.size(), "JVP rule of {} returned mismatched outputs", p.name);
   std::vector<Array> outs;

@@ -1,6 +1,9 @@
 // The fusion pass: HLO text in, run, verify, check structure and numbers, limits and must-not-change cases.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+
 #include "hlo/passes/fusion.h"
 #include "hlo_test_util.h"
 
@@ -276,4 +279,16 @@ ENTRY %main (x: f32[6]) -> f32[6] {
   CHECK(count_of(r.text, " sort(") == 1);
   CHECK(fusions(*r.module).size() == 1);
   CHECK(count_of(r.text, "exponential(") == 1);
+}
+
+// Regression: the Threefry rounds of jitx::random. A cheap producer (a reshape of a slice) was duplicated
+// into several fusions, which then read the slice from outside; a later fusion grown from the reshape took
+// the slice inside itself and removed it while those fusions still read it.
+TEST_CASE("fusion: a value read by an earlier fusion is not taken inside a later one", "[fusion]") {
+  std::ifstream f(std::string(JITX_TEST_DATA_DIR) + "/fusion_regression_threefry.hlo");
+  REQUIRE(f.good());
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto r = run_pass<Fusion>(text);
+  CHECK(r.changed);
+  CHECK(fusions(*r.module).size() > 5);
 }

@@ -97,6 +97,8 @@ class Backend {
 };
 
 std::unique_ptr<Backend> make_interpreter_backend();
+/// The LLVM CPU backend (backends/cpu): native kernels, Eigen dots, interpreter fallbacks for the rest.
+std::unique_ptr<Backend> make_cpu_backend();
 
 /// The process-wide client: devices and the backend chosen by config.platform.
 class Client {

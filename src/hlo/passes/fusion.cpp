@@ -104,6 +104,9 @@ class FusionBuilder {
   std::vector<Group> groups_;
   std::unordered_map<const Instruction*, int> owner_;      // owned members -> group
   std::unordered_map<const Instruction*, int> dup_count_;  // how many groups hold a copy
+  // Values a finished group reads from outside (its fusion's operands). A later group may not take such a
+  // value inside itself: the earlier fusion still reads it (e.g. the operand of a producer it duplicated).
+  std::unordered_map<const Instruction*, std::unordered_set<int>> read_by_group_;
   std::unordered_set<const Instruction*> grown_;
   std::unordered_map<const Instruction*, int64_t> replaced_;  // fusion/GTE -> position of the output it replaced
 
@@ -369,6 +372,8 @@ class FusionBuilder {
       if (owner_.count(p) || !(is_loop_op(*p) || is_simple_reduce(*p)) || is_output_of_computation(p)) continue;
       bool all_in = !users(p).empty();
       for (auto* u : users(p)) all_in = all_in && g.in.count(u) && !g.dup.count(u);
+      if (auto r = read_by_group_.find(p); r != read_by_group_.end())
+        for (int reader : r->second) all_in = all_in && reader == id;
       bool duplicate = !all_in || dup_count_[p] > 0;
       if (duplicate && !is_cheap(*p)) continue;  // never recompute a costly producer in several kernels
       add_member(g, p, duplicate);
@@ -415,7 +420,13 @@ class FusionBuilder {
     }
     int64_t real = 0;
     for (auto* i : g.members) real += i->opcode != Opcode::kConstant;
-    if (real < 2) dissolve(id);
+    if (real < 2) {
+      dissolve(id);
+      return;
+    }
+    for (auto* i : g.members)
+      for (auto* o : i->operands)
+        if (!g.in.count(o)) read_by_group_[o].insert(id);
   }
 
   void dissolve(int id) {

@@ -1,0 +1,181 @@
+// dot_general through Eigen's tensor contraction on the process-wide thread pool (as XLA:CPU does).
+//
+// Operands are brought to [batch, free, contracting] (lhs) and [batch, contracting, free] (rhs) form; the
+// transposed 2-D forms [b, K, M] and [b, N, K] are passed to Eigen as they are, anything else is permuted once.
+#define EIGEN_USE_THREADS
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <unsupported/Eigen/CXX11/Tensor>
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
+#include "backends/cpu/parallel.h"
+#include "core/errors.h"
+#include "core/literal.h"
+
+namespace jitx::cpu {
+namespace {
+
+struct Pool {
+  int threads;
+  Eigen::ThreadPool pool;
+  Eigen::ThreadPoolDevice device;
+  explicit Pool(int n) : threads(n), pool(n), device(&pool, n) {}
+};
+Pool& pool() {
+  static Pool* p = new Pool(std::max(1u, std::thread::hardware_concurrency()));  // lives until exit
+  return *p;
+}
+
+std::vector<int64_t> concat(std::initializer_list<const std::vector<int64_t>*> parts) {
+  std::vector<int64_t> v;
+  for (auto* p : parts) v.insert(v.end(), p->begin(), p->end());
+  return v;
+}
+bool is_identity(const std::vector<int64_t>& p) {
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+// Copies src (dims, row-major) into dst in the order perm, converting to T.
+template <class T>
+void permute_to(const void* src, DType d, const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, T* dst) {
+  auto strides = detail::row_major_strides(dims);
+  std::vector<int64_t> pd, ps;
+  for (auto p : perm) {
+    pd.push_back(dims[p]);
+    ps.push_back(strides[p]);
+  }
+  int64_t n = detail::num_elements(dims);
+  std::vector<int64_t> idx(pd.size(), 0);
+  for (int64_t o = 0; o < n; ++o) {
+    int64_t s = 0;
+    for (size_t k = 0; k < idx.size(); ++k) s += idx[k] * ps[k];
+    T v;
+    switch (d) {
+      case DType::float32: v = static_cast<T>(static_cast<const float*>(src)[s]); break;
+      case DType::float64: v = static_cast<T>(static_cast<const double*>(src)[s]); break;
+      case DType::float16: v = static_cast<T>(half_to_float(static_cast<const uint16_t*>(src)[s])); break;
+      default: v = static_cast<T>(bfloat16_to_float(static_cast<const uint16_t*>(src)[s])); break;
+    }
+    dst[o] = v;
+    for (int64_t k = static_cast<int64_t>(idx.size()) - 1; k >= 0; --k) {
+      if (++idx[k] < pd[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
+template <class T>
+void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, void* out) {
+  const auto& a = inst.attrs;
+  auto lc = a.get_ints("lhs_contracting_dimensions"), rc = a.get_ints("rhs_contracting_dimensions");
+  auto lb = a.get_ints("lhs_batch_dimensions"), rb = a.get_ints("rhs_batch_dimensions");
+  const auto& ld = inst.operand(0)->shape.dims;
+  const auto& rd = inst.operand(1)->shape.dims;
+  DType dt = inst.operand(0)->shape.dtype;
+  auto free_dims = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& c, const std::vector<int64_t>& b) {
+    std::vector<int64_t> f;
+    for (int64_t i = 0; i < static_cast<int64_t>(dims.size()); ++i)
+      if (std::find(c.begin(), c.end(), i) == c.end() && std::find(b.begin(), b.end(), i) == b.end()) f.push_back(i);
+    return f;
+  };
+  auto lf = free_dims(ld, lc, lb), rf = free_dims(rd, rc, rb);
+  auto prod = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& which) {
+    int64_t p = 1;
+    for (auto w : which) p *= dims[w];
+    return p;
+  };
+  int64_t B = prod(ld, lb), M = prod(ld, lf), N = prod(rd, rf), K = prod(ld, lc);
+  bool same_type = (std::is_same_v<T, float> && dt == DType::float32) || (std::is_same_v<T, double> && dt == DType::float64);
+  // lhs as [B, M, K] (contract its dim 1) or [B, K, M] (dim 0); rhs as [B, K, N] (dim 0) or [B, N, K] (dim 1).
+  std::vector<T> lbuf, rbuf;
+  const T* lp = static_cast<const T*>(lhs);
+  const T* rp = static_cast<const T*>(rhs);
+  int lcd = 1, rcd = 0;
+  auto pl = concat({&lb, &lf, &lc}), pl_t = concat({&lb, &lc, &lf});
+  auto pr = concat({&rb, &rc, &rf}), pr_t = concat({&rb, &rf, &rc});
+  if (same_type && is_identity(pl)) lcd = 1;
+  else if (same_type && is_identity(pl_t)) lcd = 0;
+  else {
+    lbuf.resize(static_cast<size_t>(B * M * K));
+    permute_to(lhs, dt, ld, pl, lbuf.data());
+    lp = lbuf.data();
+  }
+  if (same_type && is_identity(pr)) rcd = 0;
+  else if (same_type && is_identity(pr_t)) rcd = 1;
+  else {
+    rbuf.resize(static_cast<size_t>(B * K * N));
+    permute_to(rhs, dt, rd, pr, rbuf.data());
+    rp = rbuf.data();
+  }
+  DType od = inst.shape.dtype;
+  bool direct_out = (std::is_same_v<T, float> && od == DType::float32) || (std::is_same_v<T, double> && od == DType::float64);
+  std::vector<T> obuf;
+  T* op = static_cast<T*>(out);
+  if (!direct_out) {
+    obuf.resize(static_cast<size_t>(B * M * N));
+    op = obuf.data();
+  }
+  using In = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>>;
+  using Out = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor>>;
+  Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> cd = {Eigen::IndexPair<Eigen::Index>(lcd, rcd)};
+  for (int64_t b = 0; b < B; ++b) {
+    In l(lp + b * M * K, lcd == 1 ? M : K, lcd == 1 ? K : M);
+    In r(rp + b * K * N, rcd == 0 ? K : N, rcd == 0 ? N : K);
+    Out o(op + b * M * N, M, N);
+    if (K == 0) o.setZero();
+    else o.device(pool().device) = l.contract(r, cd);
+  }
+  if (!direct_out) {
+    auto* o16 = static_cast<uint16_t*>(out);
+    for (size_t i = 0; i < obuf.size(); ++i)
+      o16[i] = od == DType::float16 ? float_to_half(static_cast<float>(obuf[i])) : float_to_bfloat16(static_cast<float>(obuf[i]));
+  }
+}
+}  // namespace
+
+int pool_threads() { return pool().threads; }
+
+void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
+  if (n <= 1) {
+    if (n == 1) fn(0);
+    return;
+  }
+  Eigen::Barrier barrier(static_cast<unsigned>(n - 1));
+  std::mutex mu;
+  std::exception_ptr error;
+  auto run = [&](int64_t i) {
+    try {
+      fn(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> l(mu);
+      if (!error) error = std::current_exception();
+    }
+  };
+  for (int64_t i = 1; i < n; ++i)
+    pool().pool.Schedule([&, i] {
+      run(i);
+      barrier.Notify();
+    });
+  run(0);
+  barrier.Wait();
+  if (error) std::rethrow_exception(error);
+}
+
+bool dot_supported(const hlo::Instruction& dot) {
+  DType d = dot.shape.dtype;
+  return is_floating(d) && dot.operand(0)->shape.dtype == d && dot.operand(1)->shape.dtype == d;
+}
+
+void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
+  if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out);
+  else dot_typed<float>(dot, lhs, rhs, out);
+}
+
+}  // namespace jitx::cpu

@@ -1,0 +1,827 @@
+// The CPU backend's IR emitter: one LLVM function per instruction (or fusion), a loop nest over the output with
+// each element computed by inlining the (fused) computation, XLA's elemental-emitter style.
+//
+// Every element is generated on demand by gen(instruction, index): elementwise ops at the same index, data
+// movement as index math, a reduce as a loop over its reduced dimensions. So a loop fusion, an input (reduction)
+// fusion and a row fusion are all "evaluate the fused computation per output element". f16/bf16 values are
+// computed in f32 and rounded to their type after every op, as the interpreter rounds after every op.
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/llvm_emit.h"
+#include "core/errors.h"
+
+namespace jitx::cpu {
+namespace {
+using hlo::Instruction;
+using hlo::Opcode;
+using llvm::Value;
+
+bool is_float(DType d) { return is_floating(d); }
+bool is_signed(DType d) { return is_signed_integer(d); }
+bool is_half(DType d) { return d == DType::float16 || d == DType::bfloat16; }
+
+bool is_supported_reducer(const std::string& r) {
+  return r == "add" || r == "mul" || r == "max" || r == "min" || r == "and" || r == "or";
+}
+
+// What gen() can compute inside a kernel (top-level or fused).
+std::string inner_reason(const Instruction& i) {
+  DType d = i.shape.dtype;
+  if (i.shape.is_tuple) return "tuple-shaped result";
+  switch (i.opcode) {
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kIota: case Opcode::kBroadcastInDim:
+    case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice: case Opcode::kCopy:
+    case Opcode::kPad: case Opcode::kConcatenate: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
+    case Opcode::kSelect: case Opcode::kClamp: case Opcode::kCompare: case Opcode::kConvert:
+      return "";
+    case Opcode::kReduce:
+      if (i.operands.size() != 2) return "variadic reduce";
+      if (!is_supported_reducer(i.attrs.get_str("reducer"))) return "reducer " + i.attrs.get_str("reducer");
+      return "";
+    case Opcode::kErfInv: case Opcode::kDigamma: return "no native erf_inv/digamma";
+    case Opcode::kPower: return is_float(d) ? "" : "integer power";
+    default: break;
+  }
+  if (hlo::is_elementwise(i.opcode)) {
+    DType in = i.operands.empty() ? d : i.operand(0)->shape.dtype;
+    if (is_float(in)) {
+      switch (i.opcode) {
+        case Opcode::kNot: case Opcode::kPopcnt: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
+        case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
+          return "bitwise op on floats";
+        default: return "";
+      }
+    }
+    switch (i.opcode) {
+      case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign: case Opcode::kNot: case Opcode::kPopcnt:
+      case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
+      case Opcode::kRemainder: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kAnd: case Opcode::kOr:
+      case Opcode::kXor: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
+      case Opcode::kShiftRightLogical:
+        return "";
+      default: return fmt::format("{} on integers", hlo::opcode_name(i.opcode));
+    }
+  }
+  return "not implemented natively";
+}
+
+// The fused computation's output shapes, and whether they all share one loop space.
+std::vector<const hlo::Shape*> output_shapes(const Instruction& inst) {
+  std::vector<const hlo::Shape*> out;
+  if (inst.shape.is_tuple)
+    for (auto& s : inst.shape.tuple_shapes) out.push_back(&s);
+  else
+    out.push_back(&inst.shape);
+  return out;
+}
+
+// --- the emitter ---------------------------------------------------------------------------------------------
+struct Index {
+  std::vector<int64_t> dims;
+  Value* linear = nullptr;
+  std::vector<Value*> multi;
+  bool has_multi = false;
+};
+
+class Emitter {
+ public:
+  Emitter(llvm::Module& m, llvm::Function* f) : m_(m), ctx_(m.getContext()), b_(ctx_), f_(f) {}
+
+  void emit(const Instruction& inst) {
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f_);
+    b_.SetInsertPoint(entry);
+    auto args = f_->arg_begin();
+    std::vector<Value*> ptrs;
+    for (size_t k = 0; k < num_ptrs_; ++k) ptrs.push_back(&*(args + k));
+    Value *r0 = &*(args + num_ptrs_), *r1 = &*(args + num_ptrs_ + 1), *c0 = &*(args + num_ptrs_ + 2),
+          *c1 = &*(args + num_ptrs_ + 3);
+    auto outs = output_shapes(inst);
+    std::vector<const Instruction*> roots;
+    if (inst.opcode == Opcode::kFusion) {
+      const hlo::Computation& fc = *inst.called.at(0);
+      for (auto* p : fc.parameters) buffers_[p] = ptrs.at(outs.size() + p->parameter_number);
+      if (fc.root->opcode == Opcode::kTuple) roots.assign(fc.root->operands.begin(), fc.root->operands.end());
+      else roots.push_back(fc.root);
+    } else {
+      for (size_t k = 0; k < inst.operands.size(); ++k) buffers_[inst.operand(k)] = ptrs.at(outs.size() + k);
+      roots.push_back(&inst);
+    }
+    const auto& dims = outs[0]->dims;
+    int64_t rank = static_cast<int64_t>(dims.size());
+    int64_t cols = rank == 0 ? 1 : dims.back();
+    std::vector<int64_t> row_dims(dims.begin(), dims.end() - (rank ? 1 : 0));
+    loop(r0, r1, nullptr, [&](Value* r, Value*) {
+      std::vector<Value*> row_multi = delinearize(r, row_dims);
+      // Reductions whose index does not change along the row are emitted here, once per row (see hoist()).
+      hoist_bb_ = llvm::BasicBlock::Create(ctx_, "row", f_);
+      b_.CreateBr(hoist_bb_);
+      b_.SetInsertPoint(hoist_bb_);
+      row_memo_ = memo_;
+      collect_ = true;
+      loop(c0, c1, nullptr, [&](Value* c, Value*) {
+        Index idx;
+        idx.dims = dims;
+        idx.linear = b_.CreateAdd(b_.CreateMul(r, i64(cols)), c, "", true, true);
+        if (rank) {
+          idx.multi = row_multi;
+          idx.multi.push_back(c);
+        }
+        idx.has_multi = true;
+        for (size_t k = 0; k < roots.size(); ++k) store(ptrs[k], idx.linear, outs[k]->dtype, gen(roots[k], idx));
+        return nullptr;
+      });
+      collect_ = false;
+      hoist_bb_ = nullptr;
+      return nullptr;
+    });
+    b_.CreateRetVoid();
+  }
+
+  size_t num_ptrs_ = 0;
+
+ private:
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* f_;
+  std::unordered_map<const Instruction*, Value*> buffers_;
+  std::map<std::pair<const Instruction*, std::vector<Value*>>, Value*> memo_;
+  // Row-level hoisting: the block before the loop along a row, the blocks inside that loop, and what is known there.
+  llvm::BasicBlock* hoist_bb_ = nullptr;
+  std::unordered_set<llvm::BasicBlock*> inner_blocks_;
+  bool collect_ = false;
+  std::map<std::pair<const Instruction*, std::vector<Value*>>, Value*> row_memo_;
+
+  bool row_level(const Index& idx) {
+    if (!idx.has_multi && !idx.linear) return false;
+    std::vector<Value*> vs = idx.multi;
+    if (idx.linear) vs.push_back(idx.linear);
+    for (Value* v : vs) {
+      auto* i = llvm::dyn_cast<llvm::Instruction>(v);
+      if (i && inner_blocks_.count(i->getParent())) return false;
+    }
+    return true;
+  }
+
+  // Emits a reduction whose index is the same along the whole row before the row's loop (a row fusion's mean and
+  // variance are computed once per row, not once per element).
+  Value* hoist(const Instruction* inst, Index& idx) {
+    auto ip = b_.saveIP();
+    llvm::Instruction* term = hoist_bb_->getTerminator();
+    llvm::BasicBlock* succ = term->getSuccessor(0);
+    term->eraseFromParent();
+    b_.SetInsertPoint(hoist_bb_);
+    std::swap(memo_, row_memo_);
+    collect_ = false;
+    Value* v = gen(inst, idx);
+    collect_ = true;
+    std::swap(memo_, row_memo_);
+    llvm::BasicBlock* end = b_.GetInsertBlock();
+    b_.CreateBr(succ);
+    if (end != hoist_bb_)
+      for (auto& phi : succ->phis()) phi.replaceIncomingBlockWith(hoist_bb_, end);
+    hoist_bb_ = end;
+    b_.restoreIP(ip);
+    return v;
+  }
+
+  Value* i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
+
+  // A counted loop [lo, hi) with one optional loop-carried value; returns its final value.
+  template <class F>
+  Value* loop(Value* lo, Value* hi, Value* acc0, F body) {
+    auto saved = memo_;  // values made inside the loop do not dominate what follows it
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx_, "loop", f_);
+    auto* bodyb = llvm::BasicBlock::Create(ctx_, "body", f_);
+    auto* exit = llvm::BasicBlock::Create(ctx_, "exit", f_);
+    if (collect_) inner_blocks_.insert({header, bodyb, exit});
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
+    llvm::PHINode* acc = acc0 ? b_.CreatePHI(acc0->getType(), 2) : nullptr;
+    i->addIncoming(lo, pre);
+    if (acc) acc->addIncoming(acc0, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, hi), bodyb, exit);
+    b_.SetInsertPoint(bodyb);
+    Value* next = body(i, acc);
+    Value* inext = b_.CreateAdd(i, i64(1), "", true, true);
+    i->addIncoming(inext, b_.GetInsertBlock());
+    if (acc) acc->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    memo_ = std::move(saved);
+    return acc;
+  }
+
+  std::vector<Value*> delinearize(Value* lin, const std::vector<int64_t>& dims) {
+    std::vector<Value*> m(dims.size());
+    for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
+      if (k == 0) m[k] = lin;
+      else {
+        m[k] = b_.CreateURem(lin, i64(dims[k]));
+        lin = b_.CreateUDiv(lin, i64(dims[k]));
+      }
+      if (dims[k] == 1) m[k] = i64(0);
+    }
+    return m;
+  }
+  Value* linear_of(Index& idx) {
+    if (!idx.linear) {
+      Value* l = i64(0);
+      int64_t stride = 1;
+      for (int64_t k = static_cast<int64_t>(idx.dims.size()) - 1; k >= 0; --k) {
+        l = b_.CreateAdd(l, b_.CreateMul(idx.multi[k], i64(stride)));
+        stride *= idx.dims[k];
+      }
+      idx.linear = l;
+    }
+    return idx.linear;
+  }
+  const std::vector<Value*>& multi_of(Index& idx) {
+    if (!idx.has_multi) {
+      idx.multi = delinearize(idx.linear, idx.dims);
+      idx.has_multi = true;
+    }
+    return idx.multi;
+  }
+  Index multi_index(std::vector<int64_t> dims, std::vector<Value*> multi) {
+    Index i;
+    i.dims = std::move(dims);
+    i.multi = std::move(multi);
+    i.has_multi = true;
+    return i;
+  }
+  Index scalar_index() {
+    Index i;
+    i.linear = i64(0);
+    i.has_multi = true;
+    return i;
+  }
+
+  // --- types and memory ---
+  llvm::Type* ctype(DType d) {
+    if (d == DType::bool_) return b_.getInt1Ty();
+    if (d == DType::float64) return b_.getDoubleTy();
+    if (is_float(d)) return b_.getFloatTy();
+    return b_.getIntNTy(static_cast<unsigned>(dtype_size(d) * 8));
+  }
+  llvm::Type* stype(DType d) {
+    switch (d) {
+      case DType::bool_: return b_.getInt8Ty();
+      case DType::float16: return b_.getHalfTy();
+      case DType::bfloat16: return b_.getInt16Ty();
+      case DType::float32: return b_.getFloatTy();
+      case DType::float64: return b_.getDoubleTy();
+      default: return b_.getIntNTy(static_cast<unsigned>(dtype_size(d) * 8));
+    }
+  }
+  Value* from_storage(DType d, Value* v) {
+    switch (d) {
+      case DType::bool_: return b_.CreateICmpNE(v, b_.getInt8(0));
+      case DType::float16: return b_.CreateFPExt(v, b_.getFloatTy());
+      case DType::bfloat16:
+        return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+      default: return v;
+    }
+  }
+  Value* to_storage(DType d, Value* v) {
+    switch (d) {
+      case DType::bool_: return b_.CreateZExt(v, b_.getInt8Ty());
+      case DType::float16: return b_.CreateFPTrunc(v, b_.getHalfTy());
+      case DType::bfloat16: {  // round to nearest even; NaNs stay quiet NaNs
+        Value* u = b_.CreateBitCast(v, b_.getInt32Ty());
+        Value* lsb = b_.CreateAnd(b_.CreateLShr(u, 16), 1);
+        Value* r = b_.CreateLShr(b_.CreateAdd(u, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 16);
+        Value* nan = b_.CreateOr(b_.CreateLShr(u, 16), 0x40);
+        return b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(v, v), nan, r), b_.getInt16Ty());
+      }
+      default: return v;
+    }
+  }
+  Value* round(DType d, Value* v) { return is_half(d) ? from_storage(d, to_storage(d, v)) : v; }
+  Value* load(Value* ptr, Value* linear, DType d) {
+    Value* p = b_.CreateInBoundsGEP(stype(d), ptr, linear);
+    return from_storage(d, b_.CreateLoad(stype(d), p));
+  }
+  void store(Value* ptr, Value* linear, DType d, Value* v) {
+    Value* p = b_.CreateInBoundsGEP(stype(d), ptr, linear);
+    b_.CreateStore(to_storage(d, v), p);
+  }
+  Value* constant_global(const Instruction& c) {
+    const detail::Literal& lit = *c.literal;
+    llvm::StringRef raw(static_cast<const char*>(lit.data()), lit.nbytes());
+    llvm::Constant* data = llvm::ConstantDataArray::getRaw(raw, static_cast<uint64_t>(lit.size()), stype(lit.dtype));
+    auto* g = new llvm::GlobalVariable(m_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data, "const");
+    g->setAlignment(llvm::Align(64));
+    return g;
+  }
+  Value* fconst(llvm::Type* t, double v) { return llvm::ConstantFP::get(t, v); }
+
+  // --- element generation ---
+  Value* gen(const Instruction* inst, Index idx) {
+    auto bit = buffers_.find(inst);
+    if (bit != buffers_.end()) return load(bit->second, linear_of(idx), inst->shape.dtype);
+    std::vector<Value*> key{idx.linear};
+    if (idx.has_multi) key.insert(key.end(), idx.multi.begin(), idx.multi.end());
+    auto mk = std::make_pair(inst, key);
+    auto it = memo_.find(mk);
+    if (it != memo_.end()) return it->second;
+    Value* v = inst->opcode == Opcode::kReduce && collect_ && hoist_bb_ && row_level(idx) ? hoist(inst, idx)
+                                                                                        : gen_uncached(*inst, idx);
+    memo_[mk] = v;
+    return v;
+  }
+
+  Value* operand_at(const Instruction& inst, size_t k, Index& idx) {
+    const Instruction* o = inst.operand(k);
+    if (o->shape.dims.empty() && !idx.dims.empty()) return gen(o, scalar_index());
+    return gen(o, idx);
+  }
+
+  Value* scalar_i64(const Instruction* o) {
+    Value* v = gen(o, scalar_index());
+    return b_.CreateIntCast(v, b_.getInt64Ty(), is_signed(o->shape.dtype));
+  }
+  Value* clamp_i64(Value* v, int64_t lo, int64_t hi) {
+    v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(lo)), i64(lo), v);
+    return b_.CreateSelect(b_.CreateICmpSGT(v, i64(hi)), i64(hi), v);
+  }
+
+  Value* gen_uncached(const Instruction& inst, Index& idx) {
+    const auto& a = inst.attrs;
+    DType d = inst.shape.dtype;
+    switch (inst.opcode) {
+      case Opcode::kConstant: {
+        if (inst.literal->size() == 1) {
+          detail::Literal l = *inst.literal;
+          if (is_float(d)) return fconst(ctype(d), l.get_f64(0));
+          unsigned bits = ctype(d)->getIntegerBitWidth();
+          uint64_t u = l.get_u64(0) & (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1);
+          return llvm::ConstantInt::get(ctx_, llvm::APInt(bits, u));
+        }
+        Value* g = constant_global(inst);
+        buffers_[&inst] = g;
+        return load(g, linear_of(idx), d);
+      }
+      case Opcode::kIota: {
+        Value* m = multi_of(idx).at(a.get_int("iota_dimension"));
+        if (is_float(d)) return round(d, b_.CreateUIToFP(m, ctype(d)));
+        if (d == DType::bool_) return b_.CreateICmpNE(m, i64(0));
+        return b_.CreateIntCast(m, ctype(d), false);
+      }
+      case Opcode::kBroadcastInDim: {
+        const auto& bd = a.get_ints("broadcast_dimensions");
+        const auto& od = inst.operand(0)->shape.dims;
+        std::vector<Value*> m;
+        for (size_t j = 0; j < bd.size(); ++j) m.push_back(od[j] == 1 ? i64(0) : multi_of(idx)[bd[j]]);
+        return gen(inst.operand(0), multi_index(od, m));
+      }
+      case Opcode::kReshape: {
+        Index o;
+        o.dims = inst.operand(0)->shape.dims;
+        o.linear = linear_of(idx);
+        return gen(inst.operand(0), o);
+      }
+      case Opcode::kCopy: return gen(inst.operand(0), idx);
+      case Opcode::kTranspose: {
+        const auto& perm = a.get_ints("permutation");
+        std::vector<Value*> m(perm.size());
+        for (size_t i = 0; i < perm.size(); ++i) m[perm[i]] = multi_of(idx)[i];
+        return gen(inst.operand(0), multi_index(inst.operand(0)->shape.dims, m));
+      }
+      case Opcode::kSlice: {
+        const auto& st = a.get_ints("start_indices");
+        const auto& sd = a.get_ints("strides");
+        std::vector<Value*> m;
+        for (size_t i = 0; i < st.size(); ++i)
+          m.push_back(b_.CreateAdd(b_.CreateMul(multi_of(idx)[i], i64(sd[i])), i64(st[i])));
+        return gen(inst.operand(0), multi_index(inst.operand(0)->shape.dims, m));
+      }
+      case Opcode::kReverse: {
+        std::vector<Value*> m = multi_of(idx);
+        for (auto k : a.get_ints("dimensions")) m[k] = b_.CreateSub(i64(idx.dims[k] - 1), m[k]);
+        return gen(inst.operand(0), multi_index(idx.dims, m));
+      }
+      case Opcode::kPad: {
+        const auto& lo = a.get_ints("edge_padding_low");
+        const auto& in = a.get_ints("interior_padding");
+        const auto& od = inst.operand(0)->shape.dims;
+        Value* inside = b_.getTrue();
+        std::vector<Value*> m;
+        for (size_t i = 0; i < od.size(); ++i) {
+          Value* p = b_.CreateSub(multi_of(idx)[i], i64(lo[i]));
+          Value* q = b_.CreateSDiv(p, i64(in[i] + 1));
+          Value* ok = b_.CreateAnd(b_.CreateICmpSGE(p, i64(0)), b_.CreateICmpSLT(q, i64(od[i])));
+          if (in[i]) ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateSRem(p, i64(in[i] + 1)), i64(0)));
+          inside = b_.CreateAnd(inside, ok);
+          m.push_back(clamp_i64(q, 0, od[i] - 1));
+        }
+        Value* v = gen(inst.operand(0), multi_index(od, m));
+        Value* pad = gen(inst.operand(1), scalar_index());
+        return b_.CreateSelect(inside, v, pad);
+      }
+      case Opcode::kConcatenate: {
+        int64_t dim = a.get_int("dimension");
+        Value* result = nullptr;
+        int64_t off = 0;
+        for (auto* o : inst.operands) {
+          std::vector<Value*> m = multi_of(idx);
+          Value* p = b_.CreateSub(m[dim], i64(off));
+          m[dim] = clamp_i64(p, 0, o->shape.dims[dim] - 1);
+          Value* v = gen(o, multi_index(o->shape.dims, m));
+          result = result ? b_.CreateSelect(b_.CreateICmpSGE(p, i64(0)), v, result) : v;
+          off += o->shape.dims[dim];
+        }
+        return result;
+      }
+      case Opcode::kDynamicSlice: {
+        const auto& od = inst.operand(0)->shape.dims;
+        std::vector<Value*> m;
+        for (size_t i = 0; i < od.size(); ++i) {
+          Value* s = clamp_start(inst.operand(1 + i), od[i] - idx.dims[i]);
+          m.push_back(b_.CreateAdd(s, multi_of(idx)[i]));
+        }
+        return gen(inst.operand(0), multi_index(od, m));
+      }
+      case Opcode::kDynamicUpdateSlice: {
+        const auto& ud = inst.operand(1)->shape.dims;
+        Value* inside = b_.getTrue();
+        std::vector<Value*> m;
+        for (size_t i = 0; i < ud.size(); ++i) {
+          Value* s = clamp_start(inst.operand(2 + i), idx.dims[i] - ud[i]);
+          Value* p = b_.CreateSub(multi_of(idx)[i], s);
+          inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(p, i64(0)), b_.CreateICmpSLT(p, i64(ud[i]))));
+          m.push_back(clamp_i64(p, 0, ud[i] - 1));
+        }
+        Value* u = gen(inst.operand(1), multi_index(ud, m));
+        return b_.CreateSelect(inside, u, gen(inst.operand(0), idx));
+      }
+      case Opcode::kReduce: return gen_reduce(inst, idx);
+      default: break;
+    }
+    JITX_ASSERT(hlo::is_elementwise(inst.opcode), "cpu emitter: unexpected {}", hlo::opcode_name(inst.opcode));
+    std::vector<Value*> ops;
+    for (size_t k = 0; k < inst.operands.size(); ++k) ops.push_back(operand_at(inst, k, idx));
+    return elementwise(inst, ops);
+  }
+
+  Value* clamp_start(const Instruction* o, int64_t hi) {
+    Value* v = gen(o, scalar_index());
+    if (is_signed(o->shape.dtype)) v = b_.CreateSExt(v, b_.getInt64Ty());
+    else {  // unsigned: values above INT64_MAX clamp to the top
+      v = b_.CreateZExt(v, b_.getInt64Ty());
+      if (dtype_size(o->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);
+    }
+    return clamp_i64(v, 0, hi);
+  }
+
+  // --- reductions ---
+  Value* identity(const std::string& r, DType d) {
+    llvm::Type* t = ctype(d);
+    if (is_float(d)) {
+      if (r == "add") return fconst(t, 0.0);
+      if (r == "mul") return fconst(t, 1.0);
+      return fconst(t, r == "max" ? -INFINITY : INFINITY);
+    }
+    unsigned bits = t->getIntegerBitWidth();
+    if (r == "add" || r == "or") return llvm::ConstantInt::get(t, 0);
+    if (r == "mul") return llvm::ConstantInt::get(t, 1);
+    if (r == "and") return llvm::ConstantInt::getAllOnesValue(t);
+    bool sg = is_signed(d);
+    if (r == "max") return llvm::ConstantInt::get(t->getContext(), sg ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt(bits, 0));
+    return llvm::ConstantInt::get(t->getContext(), sg ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
+  }
+  Value* combine(const std::string& r, DType d, Value* acc, Value* x, bool reassoc) {
+    if (is_float(d)) {
+      Value* v;
+      if (r == "add") v = b_.CreateFAdd(acc, x);
+      else if (r == "mul") v = b_.CreateFMul(acc, x);
+      else if (r == "max") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, acc, x);
+      else return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, acc, x);
+      if (reassoc) llvm::cast<llvm::Instruction>(v)->setHasAllowReassoc(true);
+      return v;
+    }
+    bool sg = is_signed(d);
+    if (r == "add") return d == DType::bool_ ? b_.CreateOr(acc, x) : b_.CreateAdd(acc, x);
+    if (r == "mul") return d == DType::bool_ ? b_.CreateAnd(acc, x) : b_.CreateMul(acc, x);
+    if (r == "and") return b_.CreateAnd(acc, x);
+    if (r == "or") return b_.CreateOr(acc, x);
+    if (r == "max") return b_.CreateBinaryIntrinsic(sg ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, acc, x);
+    return b_.CreateBinaryIntrinsic(sg ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, acc, x);
+  }
+
+  // One output element of a reduce: a loop over the reduced elements. Float sums (f32 accumulators for
+  // bf16/f16) run in blocks of 256 whose partial sums may be reassociated (vectorised lanes); block sums are added
+  // in double: error ~ 256 / lanes ulp instead of n ulp.
+  Value* gen_reduce(const Instruction& inst, Index& idx) {
+    const std::string& r = inst.attrs.get_str("reducer");
+    const Instruction* x = inst.operand(0);
+    DType d = x->shape.dtype;
+    std::vector<int64_t> rdims = inst.attrs.get_ints("dimensions");
+    std::sort(rdims.begin(), rdims.end());
+    const auto& xd = x->shape.dims;
+    int64_t rank = static_cast<int64_t>(xd.size());
+    std::vector<int64_t> rext;
+    for (auto k : rdims) rext.push_back(xd[k]);
+    int64_t n = detail::num_elements(rext);
+    bool trailing = true;
+    for (size_t k = 0; k < rdims.size(); ++k) trailing = trailing && rdims[k] == rank - static_cast<int64_t>(rdims.size()) + static_cast<int64_t>(k);
+    Value* init = gen(inst.operand(1), scalar_index());
+    Value* base = trailing ? b_.CreateMul(linear_of(idx), i64(n)) : nullptr;
+    const std::vector<Value*>* outm = trailing ? nullptr : &multi_of(idx);
+    auto element = [&](Value* k) {
+      if (trailing) {
+        Index xi;
+        xi.dims = xd;
+        xi.linear = b_.CreateAdd(base, k);
+        return gen(x, xi);
+      }
+      std::vector<Value*> rm = delinearize(k, rext), m;
+      size_t ri = 0, oi = 0;
+      for (int64_t a = 0; a < rank; ++a) {
+        if (ri < rdims.size() && rdims[ri] == a) m.push_back(rm[ri++]);
+        else m.push_back((*outm)[oi++]);
+      }
+      return gen(x, multi_index(xd, m));
+    };
+    Value* acc;
+    constexpr int64_t kBlock = 256;
+    if (is_float(d) && (r == "add") && n > kBlock) {
+      int64_t nb = (n + kBlock - 1) / kBlock;
+      // Block sums are added in double, so the error is that of one block.
+      acc = loop(i64(0), i64(nb), fconst(b_.getDoubleTy(), 0.0), [&](Value* blk, Value* total) {
+        Value* lo = b_.CreateMul(blk, i64(kBlock));
+        Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kBlock)), i64(n));
+        Value* part = loop(lo, hi, identity(r, d), [&](Value* k, Value* p) { return combine(r, d, p, element(k), true); });
+        return b_.CreateFAdd(total, b_.CreateFPExt(part, b_.getDoubleTy()));
+      });
+      acc = b_.CreateFPTrunc(acc, ctype(d));
+    } else {
+      acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
+        return combine(r, d, p, element(k), is_float(d) && r == "add");
+      });
+    }
+    return round(d, combine(r, d, init, acc, false));
+  }
+
+  // --- elementwise ---
+  Value* convert(Value* v, DType from, DType to) {
+    if (from == to) return v;
+    llvm::Type* t = ctype(to);
+    if (to == DType::bool_) return is_float(from) ? b_.CreateFCmpUNE(v, fconst(v->getType(), 0.0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    if (is_float(to)) {
+      Value* r;
+      if (is_half(to) && (from == DType::float64 || (!is_float(from) && dtype_size(from) >= 4))) {
+        // As the interpreter does: to f32 with round-to-odd, then to the half type, so it rounds once.
+        Value* vd = from == DType::float64 ? v : is_signed(from) ? b_.CreateSIToFP(v, b_.getDoubleTy())
+                                                                 : b_.CreateUIToFP(v, b_.getDoubleTy());
+        return round(to, round_odd_f32(vd));
+      }
+      if (is_float(from)) r = b_.CreateFPCast(v, t);
+      else if (is_signed(from)) r = b_.CreateSIToFP(v, t);
+      else r = b_.CreateUIToFP(v, t);
+      return round(to, r);
+    }
+    if (is_float(from)) {
+      auto id = is_signed(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+      return b_.CreateIntrinsic(id, {t, v->getType()}, {v});
+    }
+    return b_.CreateIntCast(v, t, is_signed(from));
+  }
+
+  // double -> float truncating toward zero and setting the last bit when inexact (infinities and NaN as they are).
+  Value* round_odd_f32(Value* x) {
+    auto* i32 = b_.getInt32Ty();
+    Value* t = b_.CreateFPTrunc(x, b_.getFloatTy());
+    Value* back = b_.CreateFPExt(t, b_.getDoubleTy());
+    Value* fin = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, t), fconst(b_.getFloatTy(), INFINITY));
+    Value* inexact = b_.CreateAnd(fin, b_.CreateFCmpONE(back, x));
+    Value* away = b_.CreateFCmpOGT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                   b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+    Value* bits = b_.CreateBitCast(t, i32);
+    bits = b_.CreateSelect(b_.CreateAnd(inexact, away), b_.CreateSub(bits, b_.getInt32(1)), bits);
+    bits = b_.CreateSelect(inexact, b_.CreateOr(bits, b_.getInt32(1)), bits);
+    return b_.CreateBitCast(bits, b_.getFloatTy());
+  }
+
+  Value* elementwise(const Instruction& inst, std::vector<Value*>& ops) {
+    Opcode op = inst.opcode;
+    DType d = inst.shape.dtype;
+    DType in = inst.operand(0)->shape.dtype;
+    if (op == Opcode::kConvert) return convert(ops[0], in, d);
+    if (op == Opcode::kSelect) return b_.CreateSelect(ops[0], ops[1], ops[2]);
+    if (op == Opcode::kCompare) return compare(inst.attrs.get_str("direction"), in, ops[0], ops[1]);
+    if (op == Opcode::kClamp) {
+      DType cd = inst.operand(1)->shape.dtype;
+      Value *lo = ops[0], *x = ops[1], *hi = ops[2];
+      Value* m = b_.CreateSelect(lt(cd, x, lo), lo, x);  // std::max(x, lo)
+      m = b_.CreateSelect(lt(cd, hi, m), hi, m);          // std::min(m, hi)
+      if (is_float(cd)) m = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, m);
+      return m;
+    }
+    if (is_float(in)) return round(d, float_op(op, ops));
+    return int_op(op, in, ops);
+  }
+
+  Value* lt(DType d, Value* x, Value* y) {
+    if (is_float(d)) return b_.CreateFCmpOLT(x, y);
+    return is_signed(d) ? b_.CreateICmpSLT(x, y) : b_.CreateICmpULT(x, y);
+  }
+
+  Value* compare(const std::string& dir, DType d, Value* x, Value* y) {
+    using P = llvm::CmpInst::Predicate;
+    P p;
+    if (is_float(d)) {
+      p = dir == "EQ" ? P::FCMP_OEQ : dir == "NE" ? P::FCMP_UNE : dir == "LT" ? P::FCMP_OLT : dir == "LE" ? P::FCMP_OLE
+        : dir == "GT" ? P::FCMP_OGT : P::FCMP_OGE;
+      return b_.CreateFCmp(p, x, y);
+    }
+    bool sg = is_signed(d);
+    p = dir == "EQ" ? P::ICMP_EQ : dir == "NE" ? P::ICMP_NE : dir == "LT" ? (sg ? P::ICMP_SLT : P::ICMP_ULT)
+      : dir == "LE" ? (sg ? P::ICMP_SLE : P::ICMP_ULE) : dir == "GT" ? (sg ? P::ICMP_SGT : P::ICMP_UGT)
+      : (sg ? P::ICMP_SGE : P::ICMP_UGE);
+    return b_.CreateICmp(p, x, y);
+  }
+
+  Value* float_op(Opcode op, std::vector<Value*>& o) {
+    Value* x = o[0];
+    llvm::Type* t = x->getType();
+    auto intr = [&](llvm::Intrinsic::ID id) { return b_.CreateUnaryIntrinsic(id, x); };
+    switch (op) {
+      case Opcode::kAbs: return intr(llvm::Intrinsic::fabs);
+      case Opcode::kNegate: return b_.CreateFNeg(x);
+      case Opcode::kSign: {
+        Value* s = b_.CreateSelect(b_.CreateFCmpOGT(x, fconst(t, 0)), fconst(t, 1),
+                                   b_.CreateSelect(b_.CreateFCmpOLT(x, fconst(t, 0)), fconst(t, -1), x));
+        return s;  // NaN and +-0 map to themselves
+      }
+      case Opcode::kFloor: return intr(llvm::Intrinsic::floor);
+      case Opcode::kCeil: return intr(llvm::Intrinsic::ceil);
+      case Opcode::kRoundNearestAfz: return intr(llvm::Intrinsic::round);
+      case Opcode::kRoundNearestEven: return intr(llvm::Intrinsic::roundeven);
+      case Opcode::kSqrt: return intr(llvm::Intrinsic::sqrt);
+      case Opcode::kRsqrt: return b_.CreateFDiv(fconst(t, 1.0), intr(llvm::Intrinsic::sqrt));
+      case Opcode::kIsFinite: return b_.CreateFCmpOLT(intr(llvm::Intrinsic::fabs), fconst(t, INFINITY));
+      case Opcode::kAdd: return b_.CreateFAdd(x, o[1]);
+      case Opcode::kSubtract: return b_.CreateFSub(x, o[1]);
+      case Opcode::kMultiply: return b_.CreateFMul(x, o[1]);
+      case Opcode::kDivide: return b_.CreateFDiv(x, o[1]);
+      case Opcode::kMaximum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, o[1]);
+      case Opcode::kMinimum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, o[1]);
+      default: break;
+    }
+    Value* r = emit_float_math(b_, op, x, o.size() > 1 ? o[1] : nullptr);
+    JITX_ASSERT(r, "cpu emitter: no float lowering for {}", hlo::opcode_name(op));
+    return r;
+  }
+
+  // Integer ops with XLA's semantics (interpreter/evaluator.cpp binary_int): division by zero, overflow, wide shifts.
+  Value* int_op(Opcode op, DType d, std::vector<Value*>& o) {
+    Value* x = o[0];
+    llvm::Type* t = x->getType();
+    unsigned bits = t->getIntegerBitWidth();
+    bool sg = is_signed(d), is_b = d == DType::bool_;
+    auto C = [&](int64_t v) { return llvm::ConstantInt::get(t, static_cast<uint64_t>(v), true); };
+    switch (op) {
+      case Opcode::kNegate: return b_.CreateNeg(x);
+      case Opcode::kAbs: return sg ? b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse()) : x;
+      case Opcode::kSign:
+        if (!sg) return b_.CreateZExt(b_.CreateICmpNE(x, C(0)), t);
+        return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, C(0)), t), b_.CreateZExt(b_.CreateICmpSLT(x, C(0)), t));
+      case Opcode::kNot: return b_.CreateNot(x);
+      case Opcode::kPopcnt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+      default: break;
+    }
+    Value* y = o[1];
+    Value* zero = C(0);
+    switch (op) {
+      case Opcode::kAdd: return is_b ? b_.CreateOr(x, y) : b_.CreateAdd(x, y);
+      case Opcode::kSubtract: return b_.CreateSub(x, y);
+      case Opcode::kMultiply: return is_b ? b_.CreateAnd(x, y) : b_.CreateMul(x, y);
+      case Opcode::kAnd: return b_.CreateAnd(x, y);
+      case Opcode::kOr: return b_.CreateOr(x, y);
+      case Opcode::kXor: return b_.CreateXor(x, y);
+      case Opcode::kMaximum:
+        return b_.CreateBinaryIntrinsic(sg ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y);
+      case Opcode::kMinimum:
+        return b_.CreateBinaryIntrinsic(sg ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x, y);
+      case Opcode::kDivide:
+      case Opcode::kRemainder: {
+        bool div = op == Opcode::kDivide;
+        Value* yz = b_.CreateICmpEQ(y, zero);
+        if (is_b) return div ? b_.CreateOr(b_.CreateNot(y), x) : b_.CreateAnd(x, b_.CreateNot(y));
+        if (sg) {
+          Value* ovf = b_.CreateAnd(b_.CreateICmpEQ(x, llvm::ConstantInt::get(t->getContext(), llvm::APInt::getSignedMinValue(bits))),
+                                    b_.CreateICmpEQ(y, C(-1)));
+          Value* safe = b_.CreateSelect(b_.CreateOr(yz, ovf), C(1), y);
+          Value* q = div ? b_.CreateSDiv(x, safe) : b_.CreateSRem(x, safe);
+          q = b_.CreateSelect(ovf, div ? x : zero, q);
+          return b_.CreateSelect(yz, div ? C(-1) : x, q);
+        }
+        Value* safe = b_.CreateSelect(yz, C(1), y);
+        Value* q = div ? b_.CreateUDiv(x, safe) : b_.CreateURem(x, safe);
+        return b_.CreateSelect(yz, div ? C(-1) : x, q);
+      }
+      case Opcode::kShiftLeft:
+      case Opcode::kShiftRightLogical: {
+        Value* big = b_.CreateICmpUGE(y, C(bits));
+        Value* safe = b_.CreateSelect(big, zero, y);
+        Value* s = op == Opcode::kShiftLeft ? b_.CreateShl(x, safe) : b_.CreateLShr(x, safe);
+        return b_.CreateSelect(big, zero, s);
+      }
+      case Opcode::kShiftRightArithmetic:
+        return b_.CreateAShr(x, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, y, C(bits - 1)));
+      default: break;
+    }
+    JITX_ASSERT(false, "cpu emitter: integer {}", hlo::opcode_name(op));
+    return nullptr;
+  }
+};
+
+std::string computation_reason(const hlo::Computation& c) {
+  for (auto& i : c.instructions) {
+    if (i.get() == c.root && i->opcode == Opcode::kTuple) continue;
+    std::string r = inner_reason(*i);
+    if (!r.empty()) return fmt::format("%{} ({}): {}", i->name, hlo::opcode_name(i->opcode), r);
+  }
+  return "";
+}
+}  // namespace
+
+std::string unsupported_reason(const Instruction& inst) {
+  if (inst.opcode == Opcode::kFusion) {
+    const hlo::Computation& fc = *inst.called.at(0);
+    auto outs = output_shapes(inst);
+    for (auto* s : outs) {
+      if (s->is_tuple) return "nested tuple output";
+      if (s->dims != outs[0]->dims) return "multi-output fusion with different output shapes";
+    }
+    if (fc.root->opcode == Opcode::kTuple && !inst.shape.is_tuple) return "tuple root";
+    return computation_reason(fc);
+  }
+  for (auto* o : inst.operands)
+    if (o->shape.is_tuple) return "tuple operand";
+  return inner_reason(inst);
+}
+
+LoopSpace loop_space(const Instruction& inst) {
+  const auto& dims = output_shapes(inst)[0]->dims;
+  LoopSpace s;
+  s.cols = dims.empty() ? 1 : dims.back();
+  s.rows = dims.empty() ? 1 : detail::num_elements(std::vector<int64_t>(dims.begin(), dims.end() - 1));
+  int64_t out_n = std::max<int64_t>(1, s.rows * s.cols);
+  int64_t in_n = 0;
+  for (auto* o : inst.operands) in_n = std::max(in_n, o->shape.is_tuple ? 0 : o->shape.num_elements());
+  s.work_per_point = std::max<int64_t>(1, in_n / out_n);
+  return s;
+}
+
+std::string kernel_symbol(size_t i) { return fmt::format("jitx_kernel_{}", i); }
+
+void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  auto* i64 = llvm::Type::getInt64Ty(ctx);
+  for (size_t k = 0; k < insts.size(); ++k) {
+    const Instruction& inst = *insts[k];
+    size_t nptr = output_shapes(inst).size() + inst.operands.size();
+    // The body takes noalias pointers (so the vectoriser needs no runtime checks); a wrapper unpacks bufs.
+    std::vector<llvm::Type*> params(nptr, ptr);
+    params.insert(params.end(), 4, i64);
+    auto* body_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
+    auto* body = llvm::Function::Create(body_ty, llvm::GlobalValue::InternalLinkage,
+                                        kernel_symbol(k) + "." + inst.name, m);
+    for (size_t p = 0; p < nptr; ++p) {
+      body->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::NoAlias);
+      body->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
+    }
+    body->addFnAttr(llvm::Attribute::NoUnwind);
+    Emitter e(m, body);
+    e.num_ptrs_ = nptr;
+    e.emit(inst);
+
+    auto* wrap_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64, i64, i64}, false);
+    auto* wrap = llvm::Function::Create(wrap_ty, llvm::GlobalValue::ExternalLinkage, kernel_symbol(k), m);
+    wrap->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrap));
+    std::vector<Value*> args;
+    for (size_t p = 0; p < nptr; ++p)
+      args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, wrap->getArg(0), p)));
+    for (unsigned a = 1; a <= 4; ++a) args.push_back(wrap->getArg(a));
+    b.CreateCall(body, args);
+    b.CreateRetVoid();
+  }
+}
+
+}  // namespace jitx::cpu

@@ -1,0 +1,50 @@
+// The CPU backend's kernel interface: which instructions compile to native code, and the JIT that builds them.
+// No LLVM types here: only the emitter and ORC translation units include LLVM headers.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hlo/ir/hlo.h"
+
+namespace jitx::cpu {
+
+/// A native kernel: bufs holds the output pointers, then one pointer per operand of the instruction.
+/// It computes the part [r0, r1) x [c0, c1) of its loop space (see loop_space()).
+using KernelFn = void (*)(void* const* bufs, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+
+/// Why `inst` (a top-level instruction of an entry computation) cannot be compiled natively; "" when it can.
+std::string unsupported_reason(const hlo::Instruction& inst);
+
+/// The loop space of inst's kernel: {rows, cols}; the runtime partitions rows (or cols when rows are few).
+struct LoopSpace {
+  int64_t rows = 1, cols = 1;
+  int64_t work_per_point = 1;  // elements read per point, for deciding whether to split across threads
+};
+LoopSpace loop_space(const hlo::Instruction& inst);
+
+struct CompileTimes {
+  double emit_ms = 0, optimize_ms = 0, codegen_ms = 0;
+};
+
+/// Compiled kernels of one executable; dropping it releases their code (the executable's JITDylib).
+struct CompiledKernels {
+  std::vector<KernelFn> fns;  // one per requested instruction, in order
+  std::shared_ptr<void> owner;
+  CompileTimes times;
+};
+
+struct JitOptions {
+  std::string module_name;
+  std::string dump_prefix;  // when set: <prefix>.ll (before), <prefix>.opt.ll (after), <prefix>.s
+  int opt_level = 2;
+};
+
+/// Emits one function per instruction, optimises the module and JIT-compiles it; throws CompileError.
+CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& insts, const JitOptions& options);
+
+/// The optimised LLVM IR of kernels for insts (for tests that look for vector instructions).
+std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level = 2);
+
+}  // namespace jitx::cpu

@@ -1,0 +1,27 @@
+// Internal to the CPU backend's LLVM translation units: the IR emitter's and the math library's entry points.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "hlo/ir/hlo.h"
+
+namespace llvm {
+class Module;
+class Value;
+class IRBuilderBase;
+}  // namespace llvm
+
+namespace jitx::cpu {
+
+/// Adds `void kernel_<i>(ptr bufs, i64 r0, i64 r1, i64 c0, i64 c1)` for each instruction to m.
+void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& insts);
+std::string kernel_symbol(size_t i);
+
+/// Vectorisable float math on a float or double scalar (the loop vectoriser widens it). Returns nullptr for
+/// ops it does not implement. f32 exp/expm1/log/log1p/tanh/logistic/erf/sin/cos are polynomial approximations;
+/// the rest (and every f64 function) call the C library.
+llvm::Value* emit_float_math(llvm::IRBuilderBase& b, hlo::Opcode op, llvm::Value* x, llvm::Value* y = nullptr);
+/// Whether emit_float_math handles op.
+bool has_float_math(hlo::Opcode op);
+
+}  // namespace jitx::cpu

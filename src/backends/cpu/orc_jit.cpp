@@ -1,0 +1,191 @@
+// LLVM ORC for the CPU backend: one process-wide LLJIT for the host CPU, one JITDylib per executable, O2 with the
+// new pass manager, IR/assembly dumps. llvm::Error never crosses out of this file: it becomes jitx::CompileError.
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/llvm_emit.h"
+#include "core/errors.h"
+
+namespace jitx::cpu {
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string message(llvm::Error e) {
+  std::string s;
+  llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase& info) { s += info.message(); });
+  return s;
+}
+template <class T>
+T unwrap(llvm::Expected<T> v, const char* what) {
+  if (!v) throw CompileError(fmt::format("[cpu backend] {}: {}", what, message(v.takeError())));
+  return std::move(*v);
+}
+void check(llvm::Error e, const char* what) {
+  if (e) throw CompileError(fmt::format("[cpu backend] {}: {}", what, message(std::move(e))));
+}
+
+struct Jit {
+  std::unique_ptr<llvm::orc::LLJIT> lljit;
+  std::unique_ptr<llvm::TargetMachine> tm;  // for the optimiser and assembly dumps
+  std::mutex tm_mu;                          // TargetMachine is not thread-safe
+  std::atomic<int64_t> seq{0};
+};
+
+Jit& jit() {
+  static Jit* j = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    auto* jj = new Jit();  // never destroyed: executables may outlive static destruction order
+    auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
+    jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);  // -O3 codegen costs compile time, gains little here
+    jj->tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
+    jj->lljit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "creating LLJIT");
+    return jj;
+  }();
+  return *j;
+}
+
+void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  llvm::PassBuilder pb(tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  auto ol = level >= 3 ? llvm::OptimizationLevel::O3 : level == 1 ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O2;
+  pb.buildPerModuleDefaultPipeline(ol).run(m, mam);
+}
+
+std::string to_text(const llvm::Module& m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return s;
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw RuntimeError(fmt::format("[dump] cannot write {}", path));
+  f << text;
+}
+
+struct Built {
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> mod;
+  CompileTimes times;
+};
+
+Built build(const std::vector<const hlo::Instruction*>& insts, const JitOptions& o) {
+  Jit& j = jit();
+  Built r;
+  auto t0 = Clock::now();
+  r.ctx = std::make_unique<llvm::LLVMContext>();
+  r.mod = std::make_unique<llvm::Module>(o.module_name.empty() ? "jitx" : o.module_name, *r.ctx);
+  {
+    std::lock_guard<std::mutex> l(j.tm_mu);
+    r.mod->setDataLayout(j.tm->createDataLayout());
+    r.mod->setTargetTriple(j.tm->getTargetTriple().str());
+  }
+  emit_kernels(*r.mod, insts);
+  std::string err;
+  llvm::raw_string_ostream es(err);
+  if (llvm::verifyModule(*r.mod, &es))
+    throw CompileError(fmt::format("[cpu backend] emitted invalid LLVM IR for '{}': {}", o.module_name, err));
+  if (!o.dump_prefix.empty()) write(o.dump_prefix + ".ll", to_text(*r.mod));
+  r.times.emit_ms = ms_since(t0);
+  auto t1 = Clock::now();
+  {
+    // The pass pipeline reads the target machine; concurrent compiles take turns (LLVM's TargetMachine is shared).
+    std::lock_guard<std::mutex> l(j.tm_mu);
+    optimize(*r.mod, j.tm.get(), o.opt_level);
+  }
+  r.times.optimize_ms = ms_since(t1);
+  if (!o.dump_prefix.empty()) {
+    write(o.dump_prefix + ".opt.ll", to_text(*r.mod));
+    // Assembly from a clone, so the module handed to the JIT stays untouched.
+    auto clone = llvm::CloneModule(*r.mod);
+    llvm::SmallString<0> asm_text;
+    llvm::raw_svector_ostream os(asm_text);
+    llvm::legacy::PassManager pm;
+    std::lock_guard<std::mutex> l(j.tm_mu);
+    if (!j.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+      pm.run(*clone);
+      write(o.dump_prefix + ".s", std::string(asm_text.str()));
+    }
+  }
+  return r;
+}
+
+struct Dylib {
+  llvm::orc::JITDylib* jd = nullptr;
+  ~Dylib() {
+    if (!jd) return;
+    if (auto e = jit().lljit->getExecutionSession().removeJITDylib(*jd)) llvm::consumeError(std::move(e));
+  }
+};
+}  // namespace
+
+CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& insts, const JitOptions& o) {
+  CompiledKernels out;
+  if (insts.empty()) return out;
+  Built b = build(insts, o);
+  out.times = b.times;
+  auto t0 = Clock::now();
+  Jit& j = jit();
+  auto& es = j.lljit->getExecutionSession();
+  auto dylib = std::make_shared<Dylib>();
+  std::string name = fmt::format("jitx_exe_{}", j.seq++);
+  auto jd = es.createJITDylib(name);
+  if (!jd) throw CompileError(fmt::format("[cpu backend] creating a JITDylib: {}", message(jd.takeError())));
+  dylib->jd = &*jd;
+  // C library functions (exp, lgamma, ...) and compiler runtime helpers come from the process.
+  auto gen = unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                        j.lljit->getDataLayout().getGlobalPrefix()),
+                    "opening the process for symbol lookup");
+  dylib->jd->addGenerator(std::move(gen));
+  check(j.lljit->addIRModule(*dylib->jd, llvm::orc::ThreadSafeModule(std::move(b.mod), std::move(b.ctx))),
+        "adding the module to the JIT");
+  for (size_t k = 0; k < insts.size(); ++k) {
+    auto addr = unwrap(j.lljit->lookup(*dylib->jd, kernel_symbol(k)), "looking up a kernel");
+    out.fns.push_back(addr.toPtr<KernelFn>());
+  }
+  out.times.codegen_ms = ms_since(t0);
+  out.owner = dylib;
+  return out;
+}
+
+std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level) {
+  JitOptions o;
+  o.module_name = "ir";
+  o.opt_level = opt_level;
+  Built b = build(insts, o);
+  return to_text(*b.mod);
+}
+
+}  // namespace jitx::cpu

@@ -1,0 +1,520 @@
+// The LLVM CPU backend against the interpreter (the oracle): every primitive it compiles, every fusion kind,
+// Eigen dots, the math library's ULP error, vector code in the optimised IR, and asynchronous execution.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "backends/cpu/kernels.h"
+#include "core/literal.h"
+#include "hlo/ir/hlo.h"
+#include "hlo/ir/hlo_parser.h"
+#include "runtime/runtime.h"
+
+using namespace jitx;
+using detail::Literal;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// The CPU backend's allowance against the interpreter, per dtype: |got - want| <= atol + rtol |want|.
+/// f32: the polynomial math is within 4 ULP (see the ULP test), sums reassociate in blocks: rtol 1e-5 (~80 ULP,
+///      room for a reassociated sum of a few thousand terms), atol 1e-6.
+/// f64: C library math and blocked sums: rtol 1e-12.
+/// f16/bf16: computed in f32 and rounded after every op like the interpreter; a double rounding may cost
+///      1 ULP, a reassociated sum a little more: rtol 2 ULP (f16 2e-3, bf16 1.6e-2), atol 1e-3 (1e-2 bf16).
+/// Integers and bool: exact.
+/// Dots sum K products in a different order than the interpreter's double loop: atol grows with K (kDotAtolScale).
+constexpr double kDotAtolScale = 100;
+struct Tol {
+  double rtol, atol;
+};
+Tol cpu_tol(DType d) {
+  switch (d) {
+    case DType::float64: return {1e-12, 1e-12};
+    case DType::float32: return {1e-5, 1e-6};
+    case DType::float16: return {2e-3, 1e-3};
+    case DType::bfloat16: return {1.6e-2, 1e-2};
+    default: return {0, 0};
+  }
+}
+
+runtime::Device& device() {
+  static runtime::Device* d = new runtime::Device(0, "cpu-test");
+  return *d;
+}
+runtime::Backend& native() {
+  static auto b = runtime::make_cpu_backend();
+  return *b;
+}
+runtime::Backend& interp() {
+  static auto b = runtime::make_interpreter_backend();
+  return *b;
+}
+
+std::mt19937& rng() {
+  static std::mt19937 g(20240611u);
+  return g;
+}
+
+std::string hlo_name(DType d) { return std::string(hlo::hlo_dtype_name(d)); }
+std::string shape_text(DType d, const std::vector<int64_t>& dims) {
+  std::string s = hlo_name(d) + "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+Literal random_literal(const hlo::Shape& s, double lo, double hi) {
+  Literal l = Literal::make(s.dtype, s.dims);
+  std::uniform_real_distribution<double> u(lo, hi);
+  for (int64_t i = 0; i < l.size(); ++i) {
+    if (is_floating(s.dtype)) l.set_f64(i, u(rng()));
+    else if (s.dtype == DType::bool_) l.set_i64(i, rng()() & 1);
+    else if (is_unsigned_integer(s.dtype)) l.set_i64(i, static_cast<int64_t>(std::fabs(std::floor(u(rng())))));
+    else l.set_i64(i, static_cast<int64_t>(std::floor(u(rng()))));
+  }
+  return l;
+}
+
+std::vector<Literal> run(runtime::Backend& b, std::shared_ptr<const hlo::Module> m, const std::vector<Literal>& args) {
+  auto exe = b.compile(m);
+  std::vector<std::shared_ptr<runtime::Buffer>> bufs;
+  for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &device()));
+  auto outs = exe->execute(bufs, &device());
+  std::vector<Literal> r;
+  for (auto& o : outs) r.push_back(o->literal());
+  return r;
+}
+
+void compare(const Literal& got, const Literal& want, const std::string& what, double atol_scale = 1) {
+  INFO(what);
+  REQUIRE(got.dtype == want.dtype);
+  REQUIRE(got.dims == want.dims);
+  Tol t = cpu_tol(want.dtype);
+  t.atol *= atol_scale;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < want.size() && bad < 5; ++i) {
+    bool ok;
+    if (is_floating(want.dtype)) {
+      double g = got.get_f64(i), w = want.get_f64(i);
+      ok = (std::isnan(g) && std::isnan(w)) || g == w || std::fabs(g - w) <= t.atol + t.rtol * std::fabs(w);
+      if (!ok) UNSCOPED_INFO("element " << i << ": got " << g << " want " << w);
+    } else {
+      ok = got.get_i64(i) == want.get_i64(i);
+      if (!ok) UNSCOPED_INFO("element " << i << ": got " << got.get_i64(i) << " want " << want.get_i64(i));
+    }
+    bad += !ok;
+  }
+  CHECK(bad == 0);
+}
+
+/// Parses text, runs it on both backends with random inputs in [lo, hi), compares every output.
+void check_module(const std::string& text, double lo = -3, double hi = 3, double atol_scale = 1) {
+  INFO(text);
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+  hlo::verify(*m);
+  std::vector<Literal> args;
+  for (auto* p : m->entry->parameters) args.push_back(random_literal(p->shape, lo, hi));
+  auto want = run(interp(), m, args);
+  auto got = run(native(), m, args);
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) compare(got[i], want[i], text, atol_scale);
+}
+
+/// A module of one instruction `<out> op(params...)<attrs>` over parameters of the given shapes.
+std::string one_op(const std::string& out, const std::string& op, const std::vector<std::string>& params,
+                   const std::string& attrs = "") {
+  std::string sig, body, ops;
+  for (size_t i = 0; i < params.size(); ++i) {
+    sig += fmt::format("{}p{}: {}", i ? ", " : "", i, params[i]);
+    body += fmt::format("  %p{} = {} parameter({})\n", i, params[i], i);
+    ops += fmt::format("{}%p{}", i ? ", " : "", i);
+  }
+  return fmt::format("HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}  %r = {} {}({}){}\n  ROOT %t = ({}) tuple(%r)\n}}\n",
+                     sig, out, body, out, op, ops, attrs, out);
+}
+
+const std::vector<DType> kFloats{DType::float32, DType::float64, DType::bfloat16, DType::float16};
+const std::vector<DType> kInts{DType::int8, DType::int16, DType::int32, DType::int64,
+                               DType::uint8, DType::uint16, DType::uint32, DType::uint64};
+
+}  // namespace
+
+TEST_CASE("cpu: unary float ops match the interpreter for every float dtype", "[cpu]") {
+  struct U {
+    const char* op;
+    double lo, hi;
+  };
+  const std::vector<U> ops{
+      {"abs", -3, 3}, {"negate", -3, 3}, {"sign", -3, 3}, {"floor", -3, 3}, {"ceil", -3, 3},
+      {"round-nearest-afz", -3, 3}, {"round-nearest-even", -3, 3}, {"exponential", -10, 10},
+      {"exponential-minus-one", -3, 3}, {"log", 0.01, 100}, {"log-plus-one", -0.9, 10}, {"sqrt", 0, 9},
+      {"rsqrt", 0.1, 9}, {"cbrt", -8, 8}, {"tanh", -5, 5}, {"logistic", -10, 10}, {"sine", -20, 20},
+      {"cosine", -20, 20}, {"tan", -1.5, 1.5}, {"erf", -4, 4}, {"erfc", -3, 3}, {"lgamma", 0.1, 8},
+      {"asin", -0.99, 0.99}, {"acos", -0.99, 0.99}, {"atan", -5, 5}, {"sinh", -4, 4}, {"cosh", -4, 4},
+      {"asinh", -5, 5}, {"acosh", 1.01, 5}, {"atanh", -0.99, 0.99}};
+  for (DType d : kFloats)
+    for (auto& u : ops) {
+      auto s = shape_text(d, {17, 33});
+      check_module(one_op(s, u.op, {s}), u.lo, u.hi);
+    }
+  for (DType d : kFloats) check_module(one_op(shape_text(DType::bool_, {40}), "is-finite", {shape_text(d, {40})}));
+}
+
+TEST_CASE("cpu: binary float ops match the interpreter for every float dtype", "[cpu]") {
+  for (DType d : kFloats) {
+    auto s = shape_text(d, {9, 70});
+    for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "atan2"})
+      check_module(one_op(s, op, {s, s}));
+    check_module(one_op(s, "power", {s, s}), 0.1, 3);
+  }
+}
+
+TEST_CASE("cpu: integer and bool ops match the interpreter (division by zero, wide shifts)", "[cpu]") {
+  for (DType d : kInts) {
+    auto s = shape_text(d, {5, 41});
+    double lo = is_unsigned_integer(d) ? 0 : -70, hi = 70;
+    for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or",
+                           "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical"})
+      check_module(one_op(s, op, {s, s}), lo, hi);
+    for (const char* op : {"abs", "negate", "sign", "not", "popcnt"}) check_module(one_op(s, op, {s}), lo, hi);
+    check_module(one_op(s, "power", {s, s}), 0, 5);  // integer power falls back to the interpreter
+  }
+  auto b = shape_text(DType::bool_, {64});
+  for (const char* op : {"and", "or", "xor", "add", "multiply", "maximum", "minimum"}) check_module(one_op(b, op, {b, b}));
+  check_module(one_op(b, "not", {b}));
+}
+
+TEST_CASE("cpu: compare, select, clamp and convert between every pair of dtypes", "[cpu]") {
+  std::vector<DType> all = kFloats;
+  all.insert(all.end(), kInts.begin(), kInts.end());
+  all.push_back(DType::bool_);
+  for (DType d : all) {
+    auto s = shape_text(d, {3, 50});
+    auto p = shape_text(DType::bool_, {3, 50});
+    for (const char* dir : {"EQ", "NE", "LT", "LE", "GT", "GE"})
+      check_module(one_op(p, "compare", {s, s}, fmt::format(", direction={}", dir)), -4, 4);
+    check_module(one_op(s, "select", {p, s, s}));
+    if (d != DType::bool_) check_module(one_op(s, "clamp", {shape_text(d, {}), s, shape_text(d, {})}), -2, 2);
+    for (DType to : all) check_module(one_op(shape_text(to, {3, 50}), "convert", {s}), -300, 300);
+  }
+}
+
+TEST_CASE("cpu: data movement is index math", "[cpu]") {
+  for (DType d : {DType::float32, DType::bfloat16, DType::int64, DType::bool_}) {
+    auto t = [&](std::vector<int64_t> dims) { return shape_text(d, dims); };
+    check_module(one_op(t({4, 5, 6}), "broadcast", {t({5})}, ", broadcast_dimensions={1}"));
+    check_module(one_op(t({4, 5, 6}), "broadcast", {t({4, 1})}, ", broadcast_dimensions={0,1}"));
+    check_module(one_op(t({6, 4, 5}), "transpose", {t({4, 5, 6})}, ", permutation={2,0,1}"));
+    check_module(one_op(t({2, 3}), "slice", {t({7, 9})},
+                        ", start_indices={1,2}, limit_indices={5,9}, strides={2,3}"));
+    check_module(one_op(t({7, 9}), "reverse", {t({7, 9})}, ", dimensions={0,1}"));
+    check_module(one_op(t({10, 13}), "pad", {t({4, 5}), t({})},
+                        ", edge_padding_low={1,-1}, edge_padding_high={2,1}, interior_padding={1,2}"));
+    check_module(one_op(t({4, 11}), "concatenate", {t({4, 3}), t({4, 8})}, ", dimension=1"));
+    check_module(one_op(t({30}), "reshape", {t({5, 6})}));
+    check_module(one_op(t({5, 6}), "copy", {t({5, 6})}));
+    check_module(one_op(t({3, 4}), "iota", {}, ", iota_dimension=1"));
+    auto i32 = shape_text(DType::int32, {});
+    check_module(one_op(t({2, 3}), "dynamic-slice", {t({5, 7}), i32, i32}, ", dynamic_slice_sizes={2,3}"), -3, 9);
+    check_module(one_op(t({5, 7}), "dynamic-update-slice", {t({5, 7}), t({2, 3}), i32, i32}), -3, 9);
+  }
+}
+
+TEST_CASE("cpu: reductions (row, column, middle, all) for every reducer and dtype", "[cpu]") {
+  auto module = [](DType d, const std::vector<int64_t>& in, const std::vector<int64_t>& out, const std::string& dims,
+                   const std::string& reducer) {
+    return fmt::format(
+        "HloModule m\n\nENTRY %main (p: {0}) -> ({1}) {{\n  %p = {0} parameter(0)\n  %z = {2} constant({4})\n"
+        "  %r = {1} reduce(%p, %z), dimensions={{{3}}}, reducer={5}\n  ROOT %t = ({1}) tuple(%r)\n}}\n",
+        shape_text(d, in), shape_text(d, out), shape_text(d, {}), dims,
+        d == DType::bool_ ? (reducer == "mul" || reducer == "and" ? "true" : "false")
+                          : (reducer == "mul" || reducer == "and" ? "1" : "0"),
+        reducer);
+  };
+  for (DType d : {DType::float32, DType::float64, DType::bfloat16, DType::float16, DType::int32, DType::uint8,
+                  DType::int64, DType::bool_}) {
+    std::vector<std::string> reducers{"add", "max", "min"};
+    if (!is_floating(d)) reducers.insert(reducers.end(), {"mul", "and", "or"});
+    for (auto& r : reducers) {
+      check_module(module(d, {6, 700}, {6}, "1", r));
+      check_module(module(d, {700, 6}, {6}, "0", r));
+      check_module(module(d, {5, 40, 7}, {5, 7}, "1", r));
+      check_module(module(d, {5, 40, 7}, {}, "0,1,2", r));
+    }
+  }
+  // A long f32 sum stays close to the double-precision sum (blocked accumulation).
+  std::string text = module(DType::float32, {1 << 20}, {}, "0", "add");
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+  Literal x = random_literal(hlo::Shape(DType::float32, {1 << 20}), 0, 1);
+  double ref = 0;
+  for (int64_t i = 0; i < x.size(); ++i) ref += x.get_f64(i);
+  double got = run(native(), m, {x})[0].get_f64(0);
+  CHECK(std::fabs(got - ref) <= 8e-7 * ref);  // naive sequential f32 summation is off by ~1e-4 here
+}
+
+TEST_CASE("cpu: loop, multi-output, input (reduction) and row fusions", "[cpu]") {
+  for (DType d : kFloats) {
+    std::string s = hlo_name(d);
+    // kLoop: gelu-ish chain with a broadcast bias and a transposed operand.
+    check_module(fmt::format(R"(HloModule m
+
+%fused (a: {0}[64,48], b: {0}[48], c: {0}[48,64]) -> {0}[64,48] {{
+  %a = {0}[64,48] parameter(0)
+  %b = {0}[48] parameter(1)
+  %c = {0}[48,64] parameter(2)
+  %bb = {0}[64,48] broadcast(%b), broadcast_dimensions={{1}}
+  %ct = {0}[64,48] transpose(%c), permutation={{1,0}}
+  %x = {0}[64,48] add(%a, %bb)
+  %hs = {0}[] constant(0.5)
+  %h = {0}[64,48] broadcast(%hs), broadcast_dimensions={{}}
+  %t = {0}[64,48] tanh(%x)
+  %m = {0}[64,48] multiply(%t, %ct)
+  ROOT %e = {0}[64,48] add(%m, %h)
+}}
+
+ENTRY %main (a: {0}[64,48], b: {0}[48], c: {0}[48,64]) -> ({0}[64,48], {0}[64,48]) {{
+  %a = {0}[64,48] parameter(0)
+  %b = {0}[48] parameter(1)
+  %c = {0}[48,64] parameter(2)
+  %f = {0}[64,48] fusion(%a, %b, %c), kind=kLoop, calls=%fused
+  %g = {0}[64,48] exponential(%f)
+  ROOT %t = ({0}[64,48], {0}[64,48]) tuple(%f, %g)
+}}
+)", s));
+    // Multi-output kLoop fusion.
+    check_module(fmt::format(R"(HloModule m
+
+%fused (a: {0}[33,65]) -> ({0}[33,65], {0}[33,65]) {{
+  %a = {0}[33,65] parameter(0)
+  %e = {0}[33,65] exponential(%a)
+  %l = {0}[33,65] logistic(%a)
+  ROOT %t = ({0}[33,65], {0}[33,65]) tuple(%e, %l)
+}}
+
+ENTRY %main (a: {0}[33,65]) -> ({0}[33,65], {0}[33,65]) {{
+  %a = {0}[33,65] parameter(0)
+  %f = ({0}[33,65], {0}[33,65]) fusion(%a), kind=kLoop, calls=%fused
+  %x = {0}[33,65] get-tuple-element(%f), index=0
+  %y = {0}[33,65] get-tuple-element(%f), index=1
+  ROOT %t = ({0}[33,65], {0}[33,65]) tuple(%x, %y)
+}}
+)", s));
+    // kInput: reduce(exp(x) * 2) over rows and columns; kRow: a layer norm per row.
+    for (const char* dims : {"1", "0"}) {
+      std::string out = std::string(dims) == "1" ? "[40]" : "[300]";
+      check_module(fmt::format(R"(HloModule m
+
+%fused (a: {0}[40,300]) -> {0}{1} {{
+  %a = {0}[40,300] parameter(0)
+  %e = {0}[40,300] exponential(%a)
+  %two = {0}[] constant(2)
+  %tb = {0}[40,300] broadcast(%two), broadcast_dimensions={{}}
+  %m = {0}[40,300] multiply(%e, %tb)
+  %z = {0}[] constant(0)
+  ROOT %r = {0}{1} reduce(%m, %z), dimensions={{{2}}}, reducer=add
+}}
+
+ENTRY %main (a: {0}[40,300]) -> ({0}{1}) {{
+  %a = {0}[40,300] parameter(0)
+  %f = {0}{1} fusion(%a), kind=kInput, calls=%fused
+  ROOT %t = ({0}{1}) tuple(%f)
+}}
+)", s, out, dims));
+    }
+    check_module(fmt::format(R"(HloModule m
+
+%fused (a: {0}[24,512]) -> {0}[24,512] {{
+  %a = {0}[24,512] parameter(0)
+  %z = {0}[] constant(0)
+  %n = {0}[] constant(512)
+  %eps = {0}[] constant(1e-05)
+  %s = {0}[24] reduce(%a, %z), dimensions={{1}}, reducer=add
+  %nb = {0}[24] broadcast(%n), broadcast_dimensions={{}}
+  %mean = {0}[24] divide(%s, %nb)
+  %mb = {0}[24,512] broadcast(%mean), broadcast_dimensions={{0}}
+  %c = {0}[24,512] subtract(%a, %mb)
+  %sq = {0}[24,512] multiply(%c, %c)
+  %v = {0}[24] reduce(%sq, %z), dimensions={{1}}, reducer=add
+  %var = {0}[24] divide(%v, %nb)
+  %eb = {0}[24] broadcast(%eps), broadcast_dimensions={{}}
+  %ve = {0}[24] add(%var, %eb)
+  %rs = {0}[24] rsqrt(%ve)
+  %rb = {0}[24,512] broadcast(%rs), broadcast_dimensions={{0}}
+  ROOT %y = {0}[24,512] multiply(%c, %rb)
+}}
+
+ENTRY %main (a: {0}[24,512]) -> ({0}[24,512]) {{
+  %a = {0}[24,512] parameter(0)
+  %f = {0}[24,512] fusion(%a), kind=kRow, calls=%fused
+  ROOT %t = ({0}[24,512]) tuple(%f)
+}}
+)", s));
+  }
+}
+
+TEST_CASE("cpu: dot_general through Eigen (plain, transposed, batched) and integer dots", "[cpu]") {
+  auto check_dot = [](const std::string& text) { check_module(text, -3, 3, kDotAtolScale); };
+  auto dot = [](DType d, std::vector<int64_t> l, std::vector<int64_t> r, std::vector<int64_t> o, const char* attrs) {
+    return one_op(shape_text(d, o), "dot", {shape_text(d, l), shape_text(d, r)}, attrs);
+  };
+  for (DType d : {DType::float32, DType::float64, DType::bfloat16, DType::float16, DType::int32}) {
+    check_dot(dot(d, {37, 64}, {64, 29}, {37, 29}, ", lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}"));
+    check_dot(dot(d, {64, 37}, {29, 64}, {37, 29}, ", lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={1}"));
+    check_dot(dot(d, {3, 8, 5}, {5, 3, 7}, {3, 8, 7}, ", lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={1}, rhs_contracting_dimensions={0}"));
+    check_dot(dot(d, {16}, {16}, {}, ", lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}"));
+  }
+}
+
+TEST_CASE("cpu: ops without a native kernel run on the interpreter, with the right values", "[cpu]") {
+  check_module(one_op("f32[6,9]", "sort", {"f32[6,9]"}, ", dimension=1, num_keys=1, is_stable=true"));
+  check_module(one_op("f32[40]", "erf-inv", {"f32[40]"}), -0.9, 0.9);
+  check_module(one_op("f32[40]", "digamma", {"f32[40]"}), 0.5, 5);
+}
+
+TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[cpu]") {
+  // Bound checked below for every function: max error <= 4 ULP over dense samples of each range.
+  struct F {
+    const char* op;
+    double lo, hi;
+    double (*ref)(double);
+  };
+  const std::vector<F> fs{{"exponential", -87, 88, [](double x) { return std::exp(x); }},
+                          {"exponential-minus-one", -10, 10, [](double x) { return std::expm1(x); }},
+                          {"log", 1e-30, 1e30, [](double x) { return std::log(x); }},
+                          {"log-plus-one", -0.99, 100, [](double x) { return std::log1p(x); }},
+                          {"tanh", -10, 10, [](double x) { return std::tanh(x); }},
+                          {"logistic", -30, 30, [](double x) { return 1 / (1 + std::exp(-x)); }},
+                          {"erf", -5, 5, [](double x) { return std::erf(x); }},
+                          {"sine", -1e4, 1e4, [](double x) { return std::sin(x); }},
+                          {"cosine", -1e4, 1e4, [](double x) { return std::cos(x); }}};
+  const int64_t n = 1 << 16;
+  for (auto& f : fs) {
+    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op(fmt::format("f32[{}]", n), f.op, {fmt::format("f32[{}]", n)}));
+    Literal x = Literal::make(DType::float32, {n});
+    bool log_scale = std::string(f.op) == "log";
+    for (int64_t i = 0; i < n; ++i) {
+      double t = (i + 0.5) / n;
+      x.set_f64(i, log_scale ? std::exp(std::log(f.lo) + t * (std::log(f.hi) - std::log(f.lo))) : f.lo + t * (f.hi - f.lo));
+    }
+    Literal y = run(native(), m, {x})[0];
+    double max_ulp = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double ref = f.ref(static_cast<float>(x.get_f64(i)));
+      double ulp = std::ldexp(1.0, std::max(std::ilogb(static_cast<float>(ref)), -126) - 23);
+      max_ulp = std::max(max_ulp, std::fabs(y.get_f64(i) - ref) / ulp);
+    }
+    INFO(f.op << ": max error " << max_ulp << " ULP");
+    CHECK(max_ulp <= 4.0);
+    if (std::getenv("JITX_PRINT_ULP")) WARN(f.op << ": max error " << max_ulp << " ULP");
+  }
+}
+
+TEST_CASE("cpu: the optimised IR of an elementwise fusion uses vector instructions", "[cpu]") {
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(R"(HloModule m
+
+%fused (a: f32[1024,1024], b: f32[1024,1024]) -> f32[1024,1024] {
+  %a = f32[1024,1024] parameter(0)
+  %b = f32[1024,1024] parameter(1)
+  %x = f32[1024,1024] multiply(%a, %b)
+  ROOT %e = f32[1024,1024] tanh(%x)
+}
+
+ENTRY %main (a: f32[1024,1024], b: f32[1024,1024]) -> (f32[1024,1024]) {
+  %a = f32[1024,1024] parameter(0)
+  %b = f32[1024,1024] parameter(1)
+  %f = f32[1024,1024] fusion(%a, %b), kind=kLoop, calls=%fused
+  ROOT %t = (f32[1024,1024]) tuple(%f)
+}
+)");
+  std::string ir = cpu::optimized_ir({m->entry->instructions[2].get()});
+  CHECK_THAT(ir, Contains("x float>"));
+  CHECK_THAT(ir, !Contains("@tanh"));
+}
+
+TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent callers", "[cpu]") {
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op("f32[1000]", "exponential", {"f32[1000]"}));
+  auto exe = native().compile(m);
+  Literal x = random_literal(hlo::Shape(DType::float32, {1000}), -1, 1);
+  auto arg = runtime::Buffer::from_literal(x, &device());
+  SECTION("a call returns before its work has run") {
+    std::promise<void> gate;
+    auto opened = gate.get_future().share();
+    device().stream.enqueue([opened] { opened.wait(); });  // holds the stream
+    auto outs = exe->execute(std::vector{arg}, &device());
+    CHECK(!outs[0]->ready->is_ready());
+    gate.set_value();
+    Literal y = outs[0]->literal();
+    CHECK(outs[0]->ready->is_ready());
+    CHECK(y.get_f64(7) == Approx(std::exp(static_cast<float>(x.get_f64(7)))).epsilon(1e-6));
+  }
+  SECTION("an input that failed passes its error on, and a failing op is named") {
+    auto bad = runtime::Buffer::pending(DType::float32, {1000}, &device());
+    bad->ready->set_error(std::make_exception_ptr(RuntimeError("upstream failure")));
+    auto outs = exe->execute(std::vector{bad}, &device());
+    CHECK_THROWS_WITH(outs[0]->literal(), Contains("upstream failure"));
+    std::shared_ptr<const hlo::Module> cc = hlo::parse_hlo(one_op("f32[4]", "custom-call", {"f32[4]"}, ", custom_call_target=\"nope\""));
+    auto outs2 = native().compile(cc)->execute(std::vector{runtime::Buffer::from_literal(random_literal(hlo::Shape(DType::float32, {4}), 0, 1), &device())}, &device());
+    CHECK_THROWS_WITH(outs2[0]->literal(), Contains("%r"));
+  }
+  SECTION("many threads share one executable") {
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 8; ++t)
+      ts.emplace_back([&, t] {
+        for (int k = 0; k < 50; ++k) {
+          Literal in = Literal::make(DType::float32, {1000});
+          for (int64_t i = 0; i < 1000; ++i) in.set_f64(i, 0.001 * ((t * 50 + k + i) % 100));
+          auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(in, &device())}, &device());
+          Literal y = outs[0]->literal();
+          for (int64_t i = 0; i < 1000; i += 97)
+            if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > 1e-5) wrong++;
+        }
+      });
+    for (auto& t : ts) t.join();
+    CHECK(wrong == 0);
+  }
+}
+
+// Hidden (run with `jitx_tests "[.cpu-bench]"`): GB/s of a fused elementwise chain on 16M floats, cpu vs interpreter.
+TEST_CASE("cpu: elementwise chain bandwidth, cpu vs interpreter", "[.cpu-bench]") {
+  const int64_t n = 1 << 24;
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(fmt::format(R"(HloModule bench
+
+%fused (a: f32[{0}], b: f32[{0}]) -> f32[{0}] {{
+  %a = f32[{0}] parameter(0)
+  %b = f32[{0}] parameter(1)
+  %h = f32[] constant(0.5)
+  %hb = f32[{0}] broadcast(%h), broadcast_dimensions={{}}
+  %x = f32[{0}] multiply(%a, %hb)
+  %y = f32[{0}] add(%x, %b)
+  ROOT %z = f32[{0}] maximum(%y, %a)
+}}
+
+ENTRY %main (a: f32[{0}], b: f32[{0}]) -> (f32[{0}]) {{
+  %a = f32[{0}] parameter(0)
+  %b = f32[{0}] parameter(1)
+  %f = f32[{0}] fusion(%a, %b), kind=kLoop, calls=%fused
+  ROOT %t = (f32[{0}]) tuple(%f)
+}}
+)", n));
+  std::vector<Literal> args{random_literal(hlo::Shape(DType::float32, {n}), -1, 1),
+                            random_literal(hlo::Shape(DType::float32, {n}), -1, 1)};
+  for (auto* b : {&native(), &interp()}) {
+    auto exe = b->compile(m);
+    std::vector<std::shared_ptr<runtime::Buffer>> bufs;
+    for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &device()));
+    int reps = b == &native() ? 20 : 1;
+    exe->execute(bufs, &device())[0]->ready->wait();  // warm up (page faults, caches)
+    auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) exe->execute(bufs, &device())[0]->ready->wait();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+    double gb = 3.0 * 4 * n / 1e9;  // two reads and one write
+    WARN(b->name() << ": " << s * 1e3 << " ms per call, " << gb / s << " GB/s");
+  }
+}

@@ -31,6 +31,10 @@ const std::set<std::string>& covered() {
       // tested against double loops in indexing_test.cpp
       "gather", "scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max", "sort", "top_k",
       "conv_general_dilated",
+      // the identity with a zero derivative: values (eager and jit) and gradients in autodiff_api_test.cpp
+      "stop_gradient",
+      // custom_vjp's linear part: never evaluated, only transposed (autodiff_custom_test.cpp)
+      "custom_lin",
       // tested against C++ loops in control_flow_test.cpp
       "cond", "while", "scan"};
   return s;

@@ -1,6 +1,7 @@
 // jitx: JAX for C++. Include this one header.
 #pragma once
 #include "jitx/array.h"
+#include "jitx/autodiff.h"
 #include "jitx/config.h"
 #include "jitx/dtype.h"
 #include "jitx/error.h"

@@ -75,7 +75,7 @@ const Array& Array::block_until_ready() const {
 }
 
 Array::operator bool() const {
-  if (is_tracer()) {
+  if (is_tracer() && !detail::concrete_primal(*this)) {
     auto& t = static_cast<const detail::Tracer&>(*impl_);
     // A conversion operator takes no source location: name the last API call (usually `x > 0`).
     const auto* last = detail::last_call_site();

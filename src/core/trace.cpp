@@ -36,7 +36,9 @@ static void check_alive(const Tracer& t, std::string_view op) {
 }
 
 Trace* find_top_trace(std::span<const Array> inputs, std::string_view op) {
-  Trace* best = t_stack.empty() ? nullptr : t_stack.back().get();
+  Trace* best = nullptr;
+  for (auto it = t_stack.rbegin(); it != t_stack.rend() && !best; ++it)
+    if ((*it)->ambient) best = it->get();
   for (auto& a : inputs) {
     if (!a.valid()) throw_error<TypeError>(op, "an input Array is empty (default-constructed)");
     if (!a.is_tracer()) continue;
@@ -128,9 +130,16 @@ ClosedJaxpr trace_to_jaxpr(const std::string& fn_name, const std::vector<ShapedA
   return trace->finish(args, outs);
 }
 
+const Array* concrete_primal(const Array& a) {
+  const Array* p = &a;
+  while (p && p->valid() && p->is_tracer()) p = static_cast<const Tracer&>(*p->impl()).primal_value();
+  return p;
+}
+
 const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::string_view op) {
   if (!a.valid()) throw_error<TypeError>(op, "the Array is empty (default-constructed)");
   if (a.is_tracer()) {
+    if (const Array* p = concrete_primal(a)) return concrete_buffer(*p, op);
     auto& t = static_cast<const Tracer&>(*a.impl());
     throw_error<TracerError>(op,
                              "needs a concrete value, but got a tracer {} while tracing '{}'. The value is not known "

@@ -34,6 +34,8 @@ class Trace;
 struct Tracer : ArrayImpl {
   std::shared_ptr<Trace> trace;
   bool is_tracer() const override { return true; }
+  /// The value this tracer stands for when a transformation knows it (a JVP tracer's primal), else null.
+  virtual const Array* primal_value() const { return nullptr; }
 };
 
 class Trace : public std::enable_shared_from_this<Trace> {
@@ -42,6 +44,9 @@ class Trace : public std::enable_shared_from_this<Trace> {
   int level = 0;
   std::string fn_name;  // the function being traced, for error messages
   bool alive = true;
+  /// An ambient trace receives operations whose inputs hold no tracer of a deeper trace (constants,
+  /// iota): jit's trace does. JVP traces and linearize's tangent trace only see their own tracers.
+  bool ambient = false;
   virtual std::vector<Array> process_primitive(const Primitive& p, std::span<const Array> inputs,
                                                const Params& params) = 0;
 };
@@ -49,6 +54,7 @@ class Trace : public std::enable_shared_from_this<Trace> {
 /// Records equations into a Jaxpr (JAX's DynamicJaxprTrace).
 class JaxprTrace : public Trace {
  public:
+  JaxprTrace() { ambient = true; }
   std::vector<Array> process_primitive(const Primitive& p, std::span<const Array> inputs,
                                        const Params& params) override;
   /// A fresh input variable of this trace.
@@ -71,7 +77,7 @@ struct JaxprTracer : Tracer {
 
 /// The innermost trace that should process a primitive with these inputs (nullptr: evaluate eagerly).
 Trace* find_top_trace(std::span<const Array> inputs, std::string_view op = "bind");
-/// The innermost dynamic (jaxpr) trace on this thread's stack, if any.
+/// The innermost trace of any kind on this thread's stack, if any.
 std::shared_ptr<Trace> current_trace();
 
 /// Pushes a trace for the lifetime of the guard; marks it dead when popped.
@@ -90,7 +96,10 @@ class TraceScope {
 ClosedJaxpr trace_to_jaxpr(const std::string& fn_name, const std::vector<ShapedArray>& in_avals,
                            const std::function<std::vector<Array>(const std::vector<Array>&)>& fn);
 
-/// A concrete array's buffer; throws TracerError for tracers.
+/// The concrete array a value stands for: itself, or the concrete primal under JVP tracers (so C++ control
+/// flow on values works under grad, as Python control flow does under jax.grad); null if none.
+const Array* concrete_primal(const Array& a);
+/// A concrete array's buffer (looking through JVP tracers to a concrete primal); throws TracerError for tracers.
 const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::string_view op);
 Array make_concrete(std::shared_ptr<runtime::Buffer> buf, bool weak_type = false);
 

@@ -3,12 +3,102 @@
 #include <numeric>
 
 #include "primitives/primitive.h"
+#include "transforms/ad.h"
 
 namespace jitx::detail {
 namespace {
 using hlo::Opcode;
 using Outs = std::vector<ShapedArray>;
 using Ints = std::vector<int64_t>;
+using A = const Array&;
+
+// --- JVP and transpose rules (JAX's _conv_general_dilated_transpose_{lhs,rhs}) ---------------------
+const Primitive& conv() { return *find_primitive("conv_general_dilated"); }
+int64_t dilate(int64_t n, int64_t d) { return n == 0 ? 0 : 1 + d * (n - 1); }
+Ints spatial(const Ints& spec) { return Ints(spec.begin() + 2, spec.end()); }
+Ints spec_transpose(const Ints& spec) {
+  Ints t = spec;
+  std::swap(t[0], t[1]);
+  return t;
+}
+Ints take(const Shape& s, const Ints& axes) {
+  Ints out;
+  for (auto a : axes) out.push_back(s[a]);
+  return out;
+}
+/// Splits axis src into (size1, rest).
+Array reshape_axis_out_of(int64_t src, int64_t size1, A x) {
+  Shape s = x.shape();
+  int64_t n = s[src];
+  s[src] = n / size1;
+  s.insert(s.begin() + src, size1);
+  return lax::reshape(x, s);
+}
+/// Merges axis src into axis dst (dst counted after removing src), src major.
+Array reshape_axis_into(int64_t src, int64_t dst, A x) {
+  Ints perm;
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    if (i != src) perm.push_back(i);
+  perm.insert(perm.begin() + dst, src);
+  Shape s;
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    if (i != src) s.push_back(x.shape()[i]);
+  s[dst] *= x.shape()[src];
+  return lax::reshape(lax::transpose(x, perm), s);
+}
+Ints flat_pads(const std::vector<std::pair<int64_t, int64_t>>& p) {
+  Ints out;
+  for (auto& [lo, hi] : p) {
+    out.push_back(lo);
+    out.push_back(hi);
+  }
+  return out;
+}
+
+Array conv_transpose_lhs(A g, A rhs_in, const ShapedArray& lhs, const Params& ps) {
+  Ints ls = ps.get_ints("lhs_spec"), rs = ps.get_ints("rhs_spec"), os = ps.get_ints("out_spec");
+  Ints strides = ps.get_ints("window_strides"), pad = ps.get_ints("padding"), ld = ps.get_ints("lhs_dilation"),
+       rd = ps.get_ints("rhs_dilation");
+  int64_t G = ps.get_int("feature_group_count"), B = ps.get_int("batch_group_count");
+  Array rhs = rhs_in;
+  if (G > 1 || B > 1) {
+    rhs = reshape_axis_into(rs[0], rs[1], reshape_axis_out_of(rs[0], std::max(G, B), rhs));
+    G = std::max(G, B);
+  }
+  Ints lsp = take(lhs.shape, spatial(ls)), rsp = take(rhs.shape(), spatial(rs)), osp = take(g.shape(), spatial(os));
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  for (size_t k = 0; k < lsp.size(); ++k) {
+    int64_t l = dilate(lsp[k], ld[k]), r = dilate(rsp[k], rd[k]), o = dilate(osp[k], strides[k]);
+    int64_t before = r - pad[2 * k] - 1;
+    pads.push_back({before, l + r - 1 - o - before});
+  }
+  Array out = bind1(conv(), {g, lax::rev(rhs, spatial(rs))},
+                    Params{{"window_strides", ld}, {"padding", flat_pads(pads)}, {"lhs_dilation", strides},
+                           {"rhs_dilation", rd}, {"lhs_spec", os}, {"rhs_spec", spec_transpose(rs)}, {"out_spec", ls},
+                           {"feature_group_count", G}, {"batch_group_count", int64_t{1}}});
+  if (B > 1) out = reshape_axis_into(ls[1], ls[0], reshape_axis_out_of(ls[1], B, out));
+  return out;
+}
+
+Array conv_transpose_rhs(A g, A lhs, const ShapedArray& rhs, const Params& ps) {
+  Ints ls = ps.get_ints("lhs_spec"), rs = ps.get_ints("rhs_spec"), os = ps.get_ints("out_spec");
+  Ints strides = ps.get_ints("window_strides"), pad = ps.get_ints("padding"), ld = ps.get_ints("lhs_dilation"),
+       rd = ps.get_ints("rhs_dilation");
+  int64_t G = ps.get_int("feature_group_count"), B = ps.get_int("batch_group_count");
+  if (B > 1) std::swap(G, B);
+  else if (G > 1) std::swap(G, B);
+  Ints lsp = take(lhs.shape(), spatial(ls)), rsp = take(rhs.shape, spatial(rs)), osp = take(g.shape(), spatial(os));
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  for (size_t k = 0; k < lsp.size(); ++k) {
+    int64_t l = dilate(lsp[k], ld[k]), r = dilate(rsp[k], rd[k]), o = dilate(osp[k], strides[k]);
+    int64_t lo = pad[2 * k];
+    pads.push_back({lo, (o - l) + (r - lo - 1)});
+  }
+  return bind1(conv(), {lhs, g},
+               Params{{"window_strides", rd}, {"padding", flat_pads(pads)}, {"lhs_dilation", ld},
+                      {"rhs_dilation", strides}, {"lhs_spec", spec_transpose(ls)}, {"rhs_spec", spec_transpose(os)},
+                      {"out_spec", spec_transpose(rs)}, {"feature_group_count", G}, {"batch_group_count", B}});
+}
 
 void check_spec(std::string_view what, const Ints& spec, int64_t rank) {
   Ints sorted = spec, iota(rank);
@@ -87,6 +177,17 @@ Outs conv_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
 const bool registered = [] {
   Primitive p;
   p.name = "conv_general_dilated";
+  p.jvp = defjvp("conv_general_dilated",
+                 {[](A t, A, std::span<const Array> x, const Params& ps) { return bind1(conv(), {t, x[1]}, ps); },
+                  [](A t, A, std::span<const Array> x, const Params& ps) { return bind1(conv(), {x[0], t}, ps); }});
+  p.transpose = [](std::span<const Array> ct, std::span<const LinearArg> args, const Params& ps) {
+    if (args[0].is_linear() && args[1].is_linear())
+      not_differentiable("conv_general_dilated", "transposing it needs one known operand");
+    std::vector<Array> out(2);
+    if (args[0].is_linear()) out[0] = conv_transpose_lhs(ct[0], args[1].value, args[0].aval, ps);
+    else if (ct[0].size() != 0) out[1] = conv_transpose_rhs(ct[0], args[0].value, args[1].aval, ps);
+    return out;
+  };
   p.abstract_eval = conv_abstract_eval;
   p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
     const auto& ps = c.params;

@@ -1,10 +1,47 @@
 // Elementwise primitives: unary math, binary arithmetic/logic/comparison, select_n, clamp, conversions.
+#include <cmath>
+
 #include "core/trace.h"
 #include "primitives/primitive.h"
+#include "transforms/ad.h"
 
 namespace jitx::detail {
 namespace {
 using hlo::Opcode;
+using A = const Array&;
+/// The tangent of a unary primitive's output from the input tangent t, the output and the input.
+using UnaryJvp = std::function<Array(A t, A ans, A x)>;
+/// The tangent term of one input of a binary primitive: from its tangent, the output and both inputs.
+using BinaryJvp = std::function<Array(A t, A ans, A x, A y)>;
+
+/// JAX's _balanced_eq: 1 where x is the result alone, 1/2 where y ties with it, 0 elsewhere (max/min).
+Array balanced_eq(A x, A z, A y) {
+  return jnp::where(x == z, jnp::where(y == z, Array(0.5), Array(1.0)), Array(0.0));
+}
+/// add/sub: each linear operand gets the cotangent (times the sign), summed back to a scalar operand.
+TransposeFn transpose_add(double sign) {
+  return [sign](std::span<const Array> ct, std::span<const LinearArg> args, const Params&) {
+    std::vector<Array> out(2);
+    for (int i = 0; i < 2; ++i)
+      if (args[i].is_linear()) out[i] = unbroadcast(i == 1 && sign < 0 ? -ct[0] : ct[0], args[i].aval);
+    return out;
+  };
+}
+/// mul: linear in one operand; its cotangent is ct times the other (known) operand.
+std::vector<Array> transpose_mul(std::span<const Array> ct, std::span<const LinearArg> args, const Params&) {
+  if (args[0].is_linear() && args[1].is_linear()) not_differentiable("mul", "transposing it needs one known operand");
+  std::vector<Array> out(2);
+  int lin = args[0].is_linear() ? 0 : 1;
+  out[lin] = unbroadcast(lax::mul(ct[0], args[1 - lin].value), args[lin].aval);
+  return out;
+}
+/// div: linear in the numerator only.
+std::vector<Array> transpose_div(std::span<const Array> ct, std::span<const LinearArg> args, const Params&) {
+  if (args[1].is_linear()) not_differentiable("div", "it is not linear in its divisor, so it cannot be transposed");
+  return {unbroadcast(lax::div(ct[0], args[1].value), args[0].aval), Array()};
+}
+/// x with zeros replaced by ones (keeps pow's derivatives finite where they are multiplied by zero).
+Array replace_zero(A x) { return jnp::where(x == 0, Array(1.0), x); }
 
 enum class Kinds { kFloat, kNumeric, kIntOrBool, kInt, kAny, kSigned };
 
@@ -36,9 +73,14 @@ void check_dtype(std::string_view op, const ShapedArray& a, Kinds k) {
     throw_error<TypeError>(op, "got an operand of dtype {}, expected {}", dtype_name(a.dtype), kinds_str(k));
 }
 
-void register_unary(std::string name, Opcode op, Kinds k, bool to_bool = false) {
+/// A null rule means the output has no tangent (integer/bool results, piecewise-constant functions).
+void register_unary(std::string name, Opcode op, Kinds k, UnaryJvp jvp, bool to_bool = false,
+                    TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.transpose = std::move(transpose);
+  if (!jvp) p.jvp = zero_jvp(name);
+  else p.jvp = defjvp(name, {[jvp](A t, A ans, std::span<const Array> xs, const Params&) { return jvp(t, ans, xs[0]); }});
   p.abstract_eval = [name, k, to_bool](std::span<const ShapedArray> in, const Params&) {
     JITX_ASSERT(in.size() == 1, "{} takes one operand", name);
     check_dtype(name, in[0], k);
@@ -74,9 +116,16 @@ ShapedArray binary_shape(std::string_view op, std::span<const ShapedArray> in) {
   return ShapedArray{s, a.dtype, a.weak_type && b.weak_type};
 }
 
-void register_binary(std::string name, Opcode op, Kinds k, std::string direction = "") {
+/// Null rules: the output has no tangent (integer, bool and comparison results).
+void register_binary(std::string name, Opcode op, Kinds k, BinaryJvp jx, BinaryJvp jy, TransposeFn transpose = nullptr,
+                     std::string direction = "") {
   Primitive p;
   p.name = name;
+  auto wrap = [](BinaryJvp j) -> TangentFn {
+    return [j](A t, A ans, std::span<const Array> xs, const Params&) { return j(t, ans, xs[0], xs[1]); };
+  };
+  p.jvp = jx ? defjvp(name, {wrap(jx), wrap(jy)}) : zero_jvp(name);
+  p.transpose = std::move(transpose);
   p.abstract_eval = [name, k, direction](std::span<const ShapedArray> in, const Params&) {
     ShapedArray out = binary_shape(name, in);
     check_dtype(name, in[0], k);
@@ -102,44 +151,50 @@ void register_binary(std::string name, Opcode op, Kinds k, std::string direction
 
 const bool registered = [] {
   // unary
-  register_unary("neg", Opcode::kNegate, Kinds::kNumeric);
-  register_unary("abs", Opcode::kAbs, Kinds::kNumeric);
-  register_unary("sign", Opcode::kSign, Kinds::kNumeric);
-  register_unary("floor", Opcode::kFloor, Kinds::kFloat);
-  register_unary("ceil", Opcode::kCeil, Kinds::kFloat);
-  register_unary("exp", Opcode::kExp, Kinds::kFloat);
-  register_unary("expm1", Opcode::kExpm1, Kinds::kFloat);
-  register_unary("log", Opcode::kLog, Kinds::kFloat);
-  register_unary("log1p", Opcode::kLog1p, Kinds::kFloat);
-  register_unary("sqrt", Opcode::kSqrt, Kinds::kFloat);
-  register_unary("rsqrt", Opcode::kRsqrt, Kinds::kFloat);
-  register_unary("cbrt", Opcode::kCbrt, Kinds::kFloat);
-  register_unary("tanh", Opcode::kTanh, Kinds::kFloat);
-  register_unary("logistic", Opcode::kLogistic, Kinds::kFloat);
-  register_unary("sin", Opcode::kSin, Kinds::kFloat);
-  register_unary("cos", Opcode::kCos, Kinds::kFloat);
-  register_unary("tan", Opcode::kTan, Kinds::kFloat);
-  register_unary("asin", Opcode::kAsin, Kinds::kFloat);
-  register_unary("acos", Opcode::kAcos, Kinds::kFloat);
-  register_unary("atan", Opcode::kAtan, Kinds::kFloat);
-  register_unary("sinh", Opcode::kSinh, Kinds::kFloat);
-  register_unary("cosh", Opcode::kCosh, Kinds::kFloat);
-  register_unary("asinh", Opcode::kAsinh, Kinds::kFloat);
-  register_unary("acosh", Opcode::kAcosh, Kinds::kFloat);
-  register_unary("atanh", Opcode::kAtanh, Kinds::kFloat);
-  register_unary("erf", Opcode::kErf, Kinds::kFloat);
-  register_unary("erfc", Opcode::kErfc, Kinds::kFloat);
-  register_unary("erf_inv", Opcode::kErfInv, Kinds::kFloat);
-  register_unary("lgamma", Opcode::kLgamma, Kinds::kFloat);
-  register_unary("digamma", Opcode::kDigamma, Kinds::kFloat);
-  register_unary("is_finite", Opcode::kIsFinite, Kinds::kFloat, /*to_bool=*/true);
-  register_unary("not", Opcode::kNot, Kinds::kIntOrBool);
-  register_unary("population_count", Opcode::kPopcnt, Kinds::kInt);
+  register_unary("neg", Opcode::kNegate, Kinds::kNumeric, [](A t, A, A) { return -t; }, false,
+                 [](std::span<const Array> ct, std::span<const LinearArg>, const Params&) {
+                   return std::vector<Array>{-ct[0]};
+                 });
+  register_unary("abs", Opcode::kAbs, Kinds::kNumeric, [](A t, A, A x) { return lax::select(x >= 0, t, -t); });
+  register_unary("sign", Opcode::kSign, Kinds::kNumeric, nullptr);
+  register_unary("floor", Opcode::kFloor, Kinds::kFloat, nullptr);
+  register_unary("ceil", Opcode::kCeil, Kinds::kFloat, nullptr);
+  register_unary("exp", Opcode::kExp, Kinds::kFloat, [](A t, A ans, A) { return t * ans; });
+  register_unary("expm1", Opcode::kExpm1, Kinds::kFloat, [](A t, A ans, A) { return t * (ans + 1.0); });
+  register_unary("log", Opcode::kLog, Kinds::kFloat, [](A t, A, A x) { return t / x; });
+  register_unary("log1p", Opcode::kLog1p, Kinds::kFloat, [](A t, A, A x) { return t / (x + 1.0); });
+  register_unary("sqrt", Opcode::kSqrt, Kinds::kFloat, [](A t, A ans, A) { return t * (0.5 / ans); });
+  register_unary("rsqrt", Opcode::kRsqrt, Kinds::kFloat, [](A t, A ans, A x) { return t * (ans / x * -0.5); });
+  register_unary("cbrt", Opcode::kCbrt, Kinds::kFloat, [](A t, A ans, A) { return t / (ans * ans * 3.0); });
+  register_unary("tanh", Opcode::kTanh, Kinds::kFloat, [](A t, A ans, A) { return t * ((ans + 1.0) * (1.0 - ans)); });
+  register_unary("logistic", Opcode::kLogistic, Kinds::kFloat, [](A t, A ans, A) { return t * (ans * (1.0 - ans)); });
+  register_unary("sin", Opcode::kSin, Kinds::kFloat, [](A t, A, A x) { return t * lax::cos(x); });
+  register_unary("cos", Opcode::kCos, Kinds::kFloat, [](A t, A, A x) { return t * -lax::sin(x); });
+  register_unary("tan", Opcode::kTan, Kinds::kFloat, [](A t, A ans, A) { return t * (ans * ans + 1.0); });
+  register_unary("asin", Opcode::kAsin, Kinds::kFloat, [](A t, A, A x) { return t * lax::rsqrt(1.0 - x * x); });
+  register_unary("acos", Opcode::kAcos, Kinds::kFloat, [](A t, A, A x) { return t * -lax::rsqrt(1.0 - x * x); });
+  register_unary("atan", Opcode::kAtan, Kinds::kFloat, [](A t, A, A x) { return t / (x * x + 1.0); });
+  register_unary("sinh", Opcode::kSinh, Kinds::kFloat, [](A t, A, A x) { return t * lax::cosh(x); });
+  register_unary("cosh", Opcode::kCosh, Kinds::kFloat, [](A t, A, A x) { return t * lax::sinh(x); });
+  register_unary("asinh", Opcode::kAsinh, Kinds::kFloat, [](A t, A, A x) { return t * lax::rsqrt(x * x + 1.0); });
+  register_unary("acosh", Opcode::kAcosh, Kinds::kFloat, [](A t, A, A x) { return t * lax::rsqrt((x - 1.0) * (x + 1.0)); });
+  register_unary("atanh", Opcode::kAtanh, Kinds::kFloat, [](A t, A, A x) { return t / ((x + 1.0) * (1.0 - x)); });
+  register_unary("erf", Opcode::kErf, Kinds::kFloat, [](A t, A, A x) { return t * (lax::exp(-(x * x)) * M_2_SQRTPI); });
+  register_unary("erfc", Opcode::kErfc, Kinds::kFloat, [](A t, A, A x) { return t * (lax::exp(-(x * x)) * -M_2_SQRTPI); });
+  register_unary("erf_inv", Opcode::kErfInv, Kinds::kFloat, [](A t, A ans, A) { return t * (lax::exp(ans * ans) * (1.0 / M_2_SQRTPI))  /* sqrt(pi)/2 e^(y^2) */; });
+  register_unary("lgamma", Opcode::kLgamma, Kinds::kFloat, [](A t, A, A x) { return t * lax::digamma(x); });
+  register_unary("digamma", Opcode::kDigamma, Kinds::kFloat, [](A, A, A) -> Array {
+    not_differentiable("digamma", "its derivative polygamma(1, x) is not implemented yet");
+  });
+  register_unary("is_finite", Opcode::kIsFinite, Kinds::kFloat, nullptr, /*to_bool=*/true);
+  register_unary("not", Opcode::kNot, Kinds::kIntOrBool, nullptr);
+  register_unary("population_count", Opcode::kPopcnt, Kinds::kInt, nullptr);
 
   // exp2 x = exp(x * ln 2), as JAX lowers it.
   {
     Primitive p;
     p.name = "exp2";
+    p.jvp = defjvp("exp2", {[](A t, A ans, std::span<const Array>, const Params&) { return t * (ans * M_LN2); }});
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       check_dtype("exp2", in[0], Kinds::kFloat);
       return std::vector<ShapedArray>{in[0]};
@@ -156,6 +211,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "round";
+    p.jvp = zero_jvp("round");
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       check_dtype("round", in[0], Kinds::kFloat);
       return std::vector<ShapedArray>{in[0]};
@@ -168,32 +224,64 @@ const bool registered = [] {
   }
 
   // binary
-  register_binary("add", Opcode::kAdd, Kinds::kAny);
-  register_binary("sub", Opcode::kSubtract, Kinds::kNumeric);
-  register_binary("mul", Opcode::kMultiply, Kinds::kAny);
-  register_binary("div", Opcode::kDivide, Kinds::kNumeric);
-  register_binary("rem", Opcode::kRemainder, Kinds::kNumeric);
-  register_binary("pow", Opcode::kPower, Kinds::kNumeric);
-  register_binary("max", Opcode::kMaximum, Kinds::kAny);
-  register_binary("min", Opcode::kMinimum, Kinds::kAny);
-  register_binary("atan2", Opcode::kAtan2, Kinds::kFloat);
-  register_binary("and", Opcode::kAnd, Kinds::kIntOrBool);
-  register_binary("or", Opcode::kOr, Kinds::kIntOrBool);
-  register_binary("xor", Opcode::kXor, Kinds::kIntOrBool);
-  register_binary("shift_left", Opcode::kShiftLeft, Kinds::kInt);
-  register_binary("shift_right_arithmetic", Opcode::kShiftRightArithmetic, Kinds::kInt);
-  register_binary("shift_right_logical", Opcode::kShiftRightLogical, Kinds::kInt);
-  register_binary("eq", Opcode::kCompare, Kinds::kAny, "EQ");
-  register_binary("ne", Opcode::kCompare, Kinds::kAny, "NE");
-  register_binary("lt", Opcode::kCompare, Kinds::kAny, "LT");
-  register_binary("le", Opcode::kCompare, Kinds::kAny, "LE");
-  register_binary("gt", Opcode::kCompare, Kinds::kAny, "GT");
-  register_binary("ge", Opcode::kCompare, Kinds::kAny, "GE");
+  register_binary("add", Opcode::kAdd, Kinds::kAny,
+                  [](A t, A, A, A) { return t; },
+                  [](A t, A, A, A) { return t; }, transpose_add(1.0));
+  register_binary("sub", Opcode::kSubtract, Kinds::kNumeric,
+                  [](A t, A, A, A) { return t; },
+                  [](A t, A, A, A) { return -t; }, transpose_add(-1.0));
+  register_binary("mul", Opcode::kMultiply, Kinds::kAny,
+                  [](A t, A, A, A y) { return t * y; },
+                  [](A t, A, A x, A) { return x * t; }, transpose_mul);
+  register_binary("div", Opcode::kDivide, Kinds::kNumeric,
+                  [](A t, A, A, A y) { return t / y; },
+                  [](A t, A, A x, A y) { return -t * x / (y * y); }, transpose_div);
+  register_binary("rem", Opcode::kRemainder, Kinds::kNumeric,
+                  [](A t, A, A, A) { return t; },
+                  [](A t, A, A x, A y) { return -t * (lax::sign(x / y) * lax::floor(lax::abs(x / y))); });
+  register_binary("pow", Opcode::kPower, Kinds::kNumeric,
+                  [](A t, A, A x, A y) {
+                    return t * jnp::where(y == 0, Array(0.0), replace_zero(y) * lax::pow(x, y - 1.0));
+                  },
+                  [](A t, A ans, A x, A) { return t * (lax::log(replace_zero(x)) * ans); });
+  register_binary("max", Opcode::kMaximum, Kinds::kAny,
+                  [](A t, A ans, A x, A y) { return t * balanced_eq(x, ans, y); },
+                  [](A t, A ans, A x, A y) { return t * balanced_eq(y, ans, x); });
+  register_binary("min", Opcode::kMinimum, Kinds::kAny,
+                  [](A t, A ans, A x, A y) { return t * balanced_eq(x, ans, y); },
+                  [](A t, A ans, A x, A y) { return t * balanced_eq(y, ans, x); });
+  register_binary("atan2", Opcode::kAtan2, Kinds::kFloat,
+                  [](A t, A, A x, A y) { return t * (y / (x * x + y * y)); },
+                  [](A t, A, A x, A y) { return t * (-x / (x * x + y * y)); });
+  register_binary("and", Opcode::kAnd, Kinds::kIntOrBool, nullptr, nullptr);
+  register_binary("or", Opcode::kOr, Kinds::kIntOrBool, nullptr, nullptr);
+  register_binary("xor", Opcode::kXor, Kinds::kIntOrBool, nullptr, nullptr);
+  register_binary("shift_left", Opcode::kShiftLeft, Kinds::kInt, nullptr, nullptr);
+  register_binary("shift_right_arithmetic", Opcode::kShiftRightArithmetic, Kinds::kInt, nullptr, nullptr);
+  register_binary("shift_right_logical", Opcode::kShiftRightLogical, Kinds::kInt, nullptr, nullptr);
+  register_binary("eq", Opcode::kCompare, Kinds::kAny, nullptr, nullptr, nullptr, "EQ");
+  register_binary("ne", Opcode::kCompare, Kinds::kAny, nullptr, nullptr, nullptr, "NE");
+  register_binary("lt", Opcode::kCompare, Kinds::kAny, nullptr, nullptr, nullptr, "LT");
+  register_binary("le", Opcode::kCompare, Kinds::kAny, nullptr, nullptr, nullptr, "LE");
+  register_binary("gt", Opcode::kCompare, Kinds::kAny, nullptr, nullptr, nullptr, "GT");
+  register_binary("ge", Opcode::kCompare, Kinds::kAny, nullptr, nullptr, nullptr, "GE");
 
   // select_n(which, case0, case1): case1 where `which` is true.
   {
     Primitive p;
     p.name = "select_n";
+    // JVP: the same selection of the cases' tangents. Transpose (predicate known): each case gets ct where chosen.
+    p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params&) {
+      Array out = lax::select_n(x[0], x[1], x[2]);
+      if (!t[1].valid() && !t[2].valid()) return JvpResult{{out}, {Array()}};
+      return JvpResult{{out}, {lax::select_n(x[0], instantiate(t[1], x[1].aval()), instantiate(t[2], x[2].aval()))}};
+    };
+    p.transpose = [](std::span<const Array> ct, std::span<const LinearArg> args, const Params&) {
+      if (args[0].is_linear()) not_differentiable("select_n", "its predicate must be known to transpose it");
+      Array z = zeros_like_aval(ct[0].aval());
+      return std::vector<Array>{Array(), args[1].is_linear() ? lax::select_n(args[0].value, ct[0], z) : Array(),
+                                args[2].is_linear() ? lax::select_n(args[0].value, z, ct[0]) : Array()};
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       if (in.size() != 3)
         throw_error<TypeError>("select_n", "takes a predicate and two cases, got {} operands", in.size());
@@ -219,6 +307,15 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "clamp";
+    // JAX's rules: each bound's tangent flows where that bound is active, x's where it lies strictly inside.
+    p.jvp = defjvp("clamp", {
+        [](A t, A, std::span<const Array> v, const Params&) {
+          return jnp::where(jnp::logical_and(v[0] > v[1], v[0] < v[2]), t, Array(0.0));
+        },
+        [](A t, A, std::span<const Array> v, const Params&) {
+          return jnp::where(jnp::logical_and(v[1] > v[0], v[1] < v[2]), t, Array(0.0));
+        },
+        [](A t, A, std::span<const Array> v, const Params&) { return jnp::where(v[2] < v[1], t, Array(0.0)); }});
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       const auto &lo = in[0], &x = in[1], &hi = in[2];
       if (lo.dtype != x.dtype || hi.dtype != x.dtype)
@@ -241,6 +338,18 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "convert_element_type";
+    // Float -> float carries the tangent across (integer sides have none); the transpose converts back.
+    p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+      static const auto& self = *find_primitive("convert_element_type");
+      Array out = bind1(self, {x[0]}, ps);
+      if (!is_floating(out.dtype()) || !t[0].valid()) return JvpResult{{out}, {Array()}};
+      return JvpResult{{out}, {bind1(self, {t[0]}, Params{{"new_dtype", out.dtype()}, {"weak_type", false}})}};
+    };
+    p.transpose = [](std::span<const Array> ct, std::span<const LinearArg> args, const Params&) {
+      static const auto& self = *find_primitive("convert_element_type");
+      const auto& av = args[0].aval;
+      return std::vector<Array>{bind1(self, {ct[0]}, Params{{"new_dtype", av.dtype}, {"weak_type", av.weak_type}})};
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       return std::vector<ShapedArray>{ShapedArray{in[0].shape, ps.get_dtype("new_dtype"), ps.get_bool("weak_type")}};
     };
@@ -254,6 +363,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "bitcast_convert_type";
+    p.jvp = zero_jvp("bitcast_convert_type");
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       DType nd = ps.get_dtype("new_dtype");
       if (dtype_size(nd) != dtype_size(in[0].dtype) || is_bool(nd) || is_bool(in[0].dtype))
@@ -265,6 +375,15 @@ const bool registered = [] {
     p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> args) {
       return std::vector<hlo::Instruction*>{c.comp->add(Opcode::kBitcastConvert, hlo_shape(c.out_avals[0]), {args[0]})};
     };
+    register_primitive(std::move(p));
+  }
+  // stop_gradient: the identity, with a zero tangent (a primitive, so jaxprs that are differentiated later keep it).
+  {
+    Primitive p;
+    p.name = "stop_gradient";
+    p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) { return std::vector<ShapedArray>{in[0]}; };
+    p.lower = [](LowerCtx&, std::span<hlo::Instruction* const> args) { return std::vector<hlo::Instruction*>{args[0]}; };
+    p.jvp = zero_jvp("stop_gradient");
     register_primitive(std::move(p));
   }
   return true;

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "primitives/primitive.h"
+#include "transforms/ad.h"
 
 namespace jitx::detail {
 namespace {
@@ -10,8 +11,151 @@ using hlo::Opcode;
 using Outs = std::vector<ShapedArray>;
 using Insts = std::vector<hlo::Instruction*>;
 using Ints = std::vector<int64_t>;
+using Arrays = std::vector<Array>;
+using A = const Array&;
 
 bool contains(const Ints& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// --- JVP and transpose rules -------------------------------------------------------------------------
+const Primitive& prim(const char* name) { return *find_primitive(name); }
+
+/// The largest valid start of each index-vector entry (operand size minus window size), shaped to
+/// broadcast against the indices along index_vector_dim; starts are clamped (gather) or windows dropped
+/// (scatter) beyond it.
+Array start_bounds(A idx, int64_t ivd, const Ints& index_map, const Shape& operand, const Ints& window) {
+  std::vector<int64_t> b;
+  for (auto d : index_map) b.push_back(operand[d] - window[d]);
+  Array v = array(b, Shape{static_cast<int64_t>(b.size())}, idx.dtype());
+  if (ivd == idx.ndim()) return lax::reshape(v, {});
+  return lax::broadcast_in_dim(v, idx.shape(), {ivd});
+}
+
+Params scatter_params_of_gather(const Params& g) {
+  return Params{{"update_window_dims", g.get_ints("offset_dims")},
+                {"inserted_window_dims", g.get_ints("collapsed_slice_dims")},
+                {"input_batching_dims", g.get_ints("operand_batching_dims")},
+                {"scatter_indices_batching_dims", g.get_ints("start_indices_batching_dims")},
+                {"scatter_dims_to_operand_dims", g.get_ints("start_index_map")},
+                {"index_vector_dim", g.get_int("index_vector_dim")},
+                {"indices_are_sorted", g.get_bool("indices_are_sorted", false)},
+                {"unique_indices", false}};
+}
+
+/// The gather that reads back each update window of a scatter, and its slice sizes.
+Params gather_params_of_scatter(const Params& s, const Shape& operand, const Shape& updates) {
+  const auto& uwd = s.get_ints("update_window_dims");
+  const auto& iwd = s.get_ints("inserted_window_dims");
+  const auto& ibd = s.get_ints("input_batching_dims");
+  Ints sizes;
+  size_t pos = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(operand.size()); ++i)
+    sizes.push_back(contains(iwd, i) || contains(ibd, i) ? 1 : updates[uwd[pos++]]);
+  return Params{{"offset_dims", uwd},
+                {"collapsed_slice_dims", iwd},
+                {"operand_batching_dims", ibd},
+                {"start_indices_batching_dims", s.get_ints("scatter_indices_batching_dims")},
+                {"start_index_map", s.get_ints("scatter_dims_to_operand_dims")},
+                {"index_vector_dim", s.get_int("index_vector_dim")},
+                {"slice_sizes", sizes},
+                {"indices_are_sorted", s.get_bool("indices_are_sorted", false)}};
+}
+
+/// gather's transpose: a scatter-add of the cotangent into zeros, at the starts gather clamped to.
+std::vector<Array> gather_transpose(std::span<const Array> ct, std::span<const LinearArg> args, const Params& ps) {
+  const auto& op = args[0].aval;
+  const Array& idx = args[1].value;
+  int64_t ivd = ps.get_int("index_vector_dim");
+  Array hi = start_bounds(idx, ivd, ps.get_ints("start_index_map"), op.shape, ps.get_ints("slice_sizes"));
+  Array clamped = lax::clamp(Array::scalar_int(0, idx.dtype()), idx, hi);
+  return {bind1(prim("scatter-add"), {zeros_like_aval(op), clamped, ct[0]}, scatter_params_of_gather(ps)), Array()};
+}
+
+/// Whether each update window of a scatter lies inside the operand (others are dropped), shaped as updates.
+Array windows_in_bounds(A idx, const Params& ps, const Shape& operand, const Shape& updates) {
+  Params g = gather_params_of_scatter(ps, operand, updates);
+  int64_t ivd = ps.get_int("index_vector_dim");
+  Array hi = start_bounds(idx, ivd, ps.get_ints("scatter_dims_to_operand_dims"), operand, g.get_ints("slice_sizes"));
+  Array ok = lax::bitwise_and(lax::ge(idx, Array::scalar_int(0, idx.dtype())), lax::le(idx, hi));
+  if (ivd < idx.ndim()) ok = lax::reduce_and(ok, {ivd});
+  Ints batch_pos;
+  const auto& uwd = ps.get_ints("update_window_dims");
+  for (int64_t d = 0; d < static_cast<int64_t>(updates.size()); ++d)
+    if (!contains(uwd, d)) batch_pos.push_back(d);
+  return lax::broadcast_in_dim(ok, updates, batch_pos);
+}
+
+/// scatter-add's transpose: the operand's cotangent passes through; each update gets the cotangent of
+/// its window (zero for windows the scatter dropped).
+std::vector<Array> scatter_add_transpose(std::span<const Array> ct, std::span<const LinearArg> args,
+                                         const Params& ps) {
+  if (args[1].is_linear()) not_differentiable("scatter-add", "its indices must be known");
+  Arrays out(3);
+  if (args[0].is_linear()) out[0] = ct[0];
+  if (args[2].is_linear()) {
+    const auto& upd = args[2].aval.shape;
+    Array g = bind1(prim("gather"), {ct[0], args[1].value}, gather_params_of_scatter(ps, args[0].aval.shape, upd));
+    out[2] = lax::select(windows_in_bounds(args[1].value, ps, args[0].aval.shape, upd), g, zeros_like_aval(g.aval()));
+  }
+  return out;
+}
+
+/// scatter (replace), JAX's scheme: scatter ids of the updates, gather them back to see which update won
+/// each position, then a scatter-add of the masked operand and winning updates (and of their tangents).
+JvpResult scatter_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  const Array &operand = x[0], &idx = x[1], &updates = x[2];
+  Array out = bind1(prim("scatter"), {operand, idx, updates}, ps);
+  const auto& uwd = ps.get_ints("update_window_dims");
+  Shape ids_shape = updates.shape();
+  for (auto d : uwd) ids_shape[d] = 1;
+  int64_t n = 1;
+  for (auto d : ids_shape) n *= d;
+  Ints keep(updates.ndim());
+  std::iota(keep.begin(), keep.end(), 0);
+  Array ids = lax::broadcast_in_dim(
+      lax::add(lax::reshape(lax::iota(DType::int64, n), ids_shape), Array::scalar_int(1, DType::int64)),
+      updates.shape(), keep);
+  Array scattered = bind1(prim("scatter"), {zeros_like_aval({operand.shape(), DType::int64}), idx, ids}, ps);
+  Array gathered = bind1(prim("gather"), {scattered, idx}, gather_params_of_scatter(ps, operand.shape(), updates.shape()));
+  Array keep_op = lax::eq(scattered, Array::scalar_int(0, DType::int64));
+  Array won = lax::eq(ids, gathered);
+  auto masked = [](A pred, A v) { return lax::select(pred, v, zeros_like_aval(v.aval())); };
+  Array t_op = instantiate(t[0], operand.aval()), t_upd = instantiate(t[2], updates.aval());
+  Array t_out = bind1(prim("scatter-add"), {masked(keep_op, t_op), idx, masked(won, t_upd)}, ps);
+  return JvpResult{{out}, {t_out}};
+}
+
+/// t gathered at idx along axis, with every other axis indexed by its own position (take_along_axis);
+/// idx has t's shape except along axis.
+Array take_along_axis(A t, A idx, int64_t axis) {
+  int64_t r = t.ndim();
+  Shape s = idx.shape(), s1 = s;
+  s1.push_back(1);
+  Arrays cols;
+  for (int64_t d = 0; d < r; ++d) {
+    Array c = d == axis ? idx : lax::broadcasted_iota(idx.dtype(), s, d);
+    cols.push_back(lax::reshape(c, s1));
+  }
+  Ints all(r);
+  std::iota(all.begin(), all.end(), 0);
+  lax::GatherDimensionNumbers dn;
+  dn.collapsed_slice_dims = all;
+  dn.start_index_map = all;
+  dn.index_vector_dim = r;
+  return lax::gather(t, lax::concatenate(cols, r), dn, Ints(r, 1));
+}
+
+/// sort (JAX's rule): sort an iota along with the operands, then take every tangent along that permutation.
+JvpResult sort_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  int64_t d = ps.get_int("dimension");
+  Arrays ins(x.begin(), x.end());
+  ins.push_back(lax::broadcasted_iota(DType::int32, x[0].shape(), d));
+  Arrays outs = bind(prim("sort"), ins, ps);
+  Array perm = outs.back();
+  outs.pop_back();
+  Arrays touts;
+  for (auto& ti : t) touts.push_back(ti.valid() ? take_along_axis(ti, perm, d) : Array());
+  return JvpResult{outs, touts};
+}
 
 /// Each entry of v in [0, bound), no repeats (and increasing when sorted is set).
 void check_dims(std::string_view op, std::string_view what, const Ints& v, int64_t bound, bool sorted) {
@@ -153,9 +297,11 @@ Outs scatter_abstract_eval(const std::string& op, std::span<const ShapedArray> i
   return Outs{ShapedArray{x.shape, x.dtype, x.weak_type}};
 }
 
-void register_scatter(const std::string& name, const std::string& reducer) {
+void register_scatter(const std::string& name, const std::string& reducer, JvpFn jvp, TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.jvp = std::move(jvp);
+  p.transpose = std::move(transpose);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
     return scatter_abstract_eval(name, in, ps);
   };
@@ -191,6 +337,11 @@ const bool registered = [] {
     //        index_vector_dim slice_sizes indices_are_sorted]; out-of-range starts are clamped, as XLA does.
     Primitive p;
     p.name = "gather";
+    p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+      Array out = bind1(prim("gather"), {x[0], x[1]}, ps);
+      return JvpResult{{out}, {t[0].valid() ? bind1(prim("gather"), {t[0], x[1]}, ps) : Array()}};
+    };
+    p.transpose = gather_transpose;
     p.abstract_eval = gather_abstract_eval;
     p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
       const auto& ps = c.params;
@@ -207,16 +358,25 @@ const bool registered = [] {
     register_primitive(std::move(p));
   }
   // scatter*: out-of-range update windows are dropped (JAX's FILL_OR_DROP default for scatters).
-  register_scatter("scatter", "replace");
-  register_scatter("scatter-add", "add");
-  register_scatter("scatter-mul", "mul");
-  register_scatter("scatter-min", "min");
-  register_scatter("scatter-max", "max");
+  register_scatter("scatter", "replace", scatter_jvp);
+  register_scatter("scatter-add", "add",
+                   [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+                     Array out = bind1(prim("scatter-add"), {x[0], x[1], x[2]}, ps);
+                     if (!t[0].valid() && !t[2].valid()) return JvpResult{{out}, {Array()}};
+                     return JvpResult{{out}, {bind1(prim("scatter-add"), {instantiate(t[0], x[0].aval()), x[1],
+                                                                         instantiate(t[2], x[2].aval())}, ps)}};
+                   },
+                   scatter_add_transpose);
+  for (const char* name : {"scatter-mul", "scatter-min", "scatter-max"})
+    register_scatter(name, name + 8, [name](std::span<const Array>, std::span<const Array>, const Params&) -> JvpResult {
+      not_differentiable(name, "its JVP rule is not implemented yet (scatter-add and scatter are differentiable)");
+    });
   {
     // sort[dimension is_stable num_keys]: ascending, lexicographic over the first num_keys operands; floats in a
     // total order with -0.0 == 0.0 and every NaN last, as jnp.sort.
     Primitive p;
     p.name = "sort";
+    p.jvp = sort_jvp;
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       if (in.empty()) throw_error<ShapeError>("sort", "needs at least one operand");
       const auto& f = in[0];
@@ -248,6 +408,11 @@ const bool registered = [] {
     // top_k[k]: the k largest entries along the last axis (NaN counts as largest), ties to the lower index.
     Primitive p;
     p.name = "top_k";
+    // The tangent taken at the chosen indices (JAX's rule).
+    p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+      Arrays outs = bind(prim("top_k"), {x[0]}, ps);
+      return JvpResult{outs, {take_along_axis(t[0], outs[1], x[0].ndim() - 1), Array()}};
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& x = in[0];
       int64_t k = ps.get_int("k");

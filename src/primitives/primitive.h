@@ -31,11 +31,36 @@ struct LowerCtx {
 using AbstractEvalFn = std::function<std::vector<ShapedArray>(std::span<const ShapedArray>, const Params&)>;
 using LowerFn = std::function<std::vector<hlo::Instruction*>(LowerCtx&, std::span<hlo::Instruction* const>)>;
 
+/// An input of a linear equation as a transpose rule sees it: a known value, or the linear input itself
+/// (JAX's UndefinedPrimal), of which only the type is known.
+struct LinearArg {
+  Array value;  // empty for the linear input
+  ShapedArray aval;
+  bool is_linear() const { return !value.valid(); }
+};
+
+/// Primal outputs and their tangents. An empty Array is a symbolic zero tangent.
+struct JvpResult {
+  std::vector<Array> primals_out;
+  std::vector<Array> tangents_out;
+};
+/// JVP rule: (primals, tangents) -> (primal outputs, tangent outputs); empty tangents are symbolic zeros.
+using JvpFn = std::function<JvpResult(std::span<const Array> primals, std::span<const Array> tangents, const Params&)>;
+/// Transpose rule of a primitive linear in some inputs: the cotangents of the linear inputs (empty: zero)
+/// from the cotangents of the outputs (empty: zero; not all of them are).
+using TransposeFn =
+    std::function<std::vector<Array>(std::span<const Array> cts, std::span<const LinearArg> args, const Params&)>;
+/// Batching rule (vmap): outputs and their batch axes (-1: unbatched) from inputs and their batch axes.
+using BatchFn = std::function<std::pair<std::vector<Array>, std::vector<int64_t>>(
+    std::span<const Array> args, std::span<const int64_t> batch_dims, const Params&)>;
+
 struct Primitive {
   std::string name;
   AbstractEvalFn abstract_eval;
   LowerFn lower;
-  // The JVP, transpose and batching rules join these with the autodiff and vmap issues.
+  JvpFn jvp;              // null: not differentiable (the JVP trace throws a clear error)
+  TransposeFn transpose;  // set for primitives that are linear in some of their inputs
+  BatchFn batch;          // joins with the vmap issue
 };
 
 /// Registers a primitive (at static-initialisation time); returns it for use as a handle.

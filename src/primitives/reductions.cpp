@@ -1,8 +1,11 @@
 // Reductions: reduce_{sum,max,min,prod,and,or}, argmax/argmin, reduce_window_*, cumulative ops, dot_general.
 #include <algorithm>
+#include <functional>
 #include <limits>
+#include <numeric>
 
 #include "primitives/primitive.h"
+#include "transforms/ad.h"
 
 namespace jitx::detail {
 
@@ -30,6 +33,180 @@ namespace {
 using hlo::Opcode;
 using Outs = std::vector<ShapedArray>;
 using Insts = std::vector<hlo::Instruction*>;
+using Arrays = std::vector<Array>;
+using Ints = std::vector<int64_t>;
+using A = const Array&;
+
+Ints kept_axes(int64_t rank, const Ints& axes) {
+  Ints kept;
+  for (int64_t i = 0; i < rank; ++i)
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) kept.push_back(i);
+  return kept;
+}
+
+// --- JVP and transpose rules -------------------------------------------------------------------------
+/// reduce_sum's transpose: the cotangent broadcast back over the reduced axes.
+std::vector<Array> reduce_sum_transpose(std::span<const Array> ct, std::span<const LinearArg> args, const Params& ps) {
+  const auto& av = args[0].aval;
+  return {lax::broadcast_in_dim(ct[0], av.shape, kept_axes(av.ndim(), ps.get_ints("axes")))};
+}
+
+/// reduce_max/min (JAX's chooser rule): the tangent averaged over the positions that attain the result.
+JvpFn chooser_jvp(std::string name) {
+  return [name](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+    const auto& axes = ps.get_ints("axes");
+    Array ans = bind1(*find_primitive(name), {x[0]}, ps);
+    Array loc = lax::convert_element_type(
+        lax::eq(x[0], lax::broadcast_in_dim(ans, x[0].shape(), kept_axes(x[0].ndim(), axes))), x[0].dtype());
+    Array counts = lax::reduce_sum(loc, axes);
+    return JvpResult{{ans}, {lax::div(lax::reduce_sum(lax::mul(t[0], loc), axes), counts)}};
+  };
+}
+
+/// reduce_prod: d(prod) = sum_j t_j * prod_{k != j} x_k, with the products of the others taken from
+/// exclusive cumulative products from both sides (exact where some x_k are zero, as JAX's rule).
+JvpResult reduce_prod_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  const auto& axes = ps.get_ints("axes");
+  Array ans = lax::reduce_prod(x[0], axes);
+  Ints kept = kept_axes(x[0].ndim(), axes), perm = kept;
+  perm.insert(perm.end(), axes.begin(), axes.end());
+  Shape s;
+  int64_t n = 1;
+  for (auto k : kept) s.push_back(x[0].shape()[k]);
+  for (auto a : axes) n *= x[0].shape()[a];
+  s.push_back(n);
+  int64_t last = static_cast<int64_t>(s.size()) - 1;
+  auto flat = [&](A v) { return lax::reshape(lax::transpose(v, perm), s); };
+  Array x2 = flat(x[0]);
+  std::vector<std::array<int64_t, 3>> lo(s.size(), {0, 0, 0}), hi = lo;
+  lo[last] = {1, 0, 0};
+  hi[last] = {0, 1, 0};
+  Array one = scalar_like(x2, 1);
+  Array left = lax::slice_in_dim(lax::pad(lax::cumprod(x2, last), one, lo), 0, n, 1, last);
+  Array right = lax::slice_in_dim(lax::pad(lax::cumprod(x2, last, true), one, hi), 1, n + 1, 1, last);
+  return JvpResult{{ans}, {lax::reduce_sum(lax::mul(flat(t[0]), lax::mul(left, right)), {last})}};
+}
+
+/// An inclusive prefix scan along axis from pads, slices and `combine` (Hillis-Steele); its JVP is the
+/// JVP of cumprod/cummax/cummin, as JAX differentiates its associative_scan.
+Array prefix_scan(const Array& x, int64_t axis, const std::function<Array(A, A)>& combine, double identity) {
+  int64_t n = x.shape()[axis];
+  Array y = x;
+  std::vector<std::array<int64_t, 3>> cfg(x.ndim(), {0, 0, 0});
+  for (int64_t d = 1; d < n; d *= 2) {
+    cfg[axis] = {d, 0, 0};
+    y = combine(y, lax::slice_in_dim(lax::pad(y, Array::scalar(identity, x.dtype()), cfg), 0, n, 1, axis));
+  }
+  return y;
+}
+
+JvpFn cumulative_jvp(std::string name, std::string reducer, std::function<Array(A, A)> combine) {
+  return [=](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+    Array out = bind1(*find_primitive(name), {x[0]}, ps);
+    int64_t axis = ps.get_int("axis");
+    bool reverse = ps.get_bool("reverse", false);
+    LeafFn scan = [=](const std::vector<Array>& v) {
+      Array a = reverse ? lax::rev(v[0], {axis}) : v[0];
+      Array y = prefix_scan(a, axis, combine, reducer_identity(reducer, a.dtype()));
+      return Arrays{reverse ? lax::rev(y, {axis}) : y};
+    };
+    return JvpResult{{out}, {jvp_flat(name, scan, {x[0]}, {t[0]}).second[0]}};
+  };
+}
+
+struct Window {
+  Ints dims, strides, pad, base, dil;
+  explicit Window(const Params& ps, int64_t r)
+      : dims(ps.get_ints("window_dimensions")),
+        strides(ps.get_ints("window_strides", Ints(r, 1))),
+        pad(ps.get_ints("padding", Ints(2 * r, 0))),
+        base(ps.get_ints("base_dilation", Ints(r, 1))),
+        dil(ps.get_ints("window_dilation", Ints(r, 1))) {}
+};
+
+/// reduce_window_max/min: the tangent at the first position of each window that attains the result,
+/// read from strided slices of the padded (and base-dilated) operand, one per window offset.
+JvpFn window_chooser_jvp(std::string name, std::string reducer) {
+  return [=](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+    Array out = bind1(*find_primitive(name), {x[0]}, ps);
+    int64_t r = x[0].ndim();
+    Window w(ps, r);
+    std::vector<std::array<int64_t, 3>> cfg;
+    for (int64_t i = 0; i < r; ++i) cfg.push_back({w.pad[2 * i], w.pad[2 * i + 1], w.base[i] - 1});
+    Array px = lax::pad(x[0], Array::scalar(reducer_identity(reducer, x[0].dtype()), x[0].dtype()), cfg);
+    Array pt = lax::pad(t[0], scalar_like(t[0], 0), cfg);
+    Array t_out = zeros_like_aval(out.aval());
+    if (out.size() == 0) return JvpResult{{out}, {t_out}};
+    Array found = lax::full(out.shape(), Array(false));
+    Ints offset(r, 0);
+    while (true) {
+      Ints start, limit;
+      for (int64_t i = 0; i < r; ++i) {
+        start.push_back(offset[i] * w.dil[i]);
+        limit.push_back(start.back() + (out.shape()[i] - 1) * w.strides[i] + 1);
+      }
+      Array hit = lax::bitwise_and(lax::eq(lax::slice(px, start, limit, w.strides), out), lax::bitwise_not(found));
+      t_out = lax::select(hit, lax::slice(pt, start, limit, w.strides), t_out);
+      found = lax::bitwise_or(found, hit);
+      int64_t i = r - 1;
+      while (i >= 0 && ++offset[i] == w.dims[i]) offset[i--] = 0;
+      if (i < 0) break;
+    }
+    return JvpResult{{out}, {t_out}};
+  };
+}
+
+/// reduce_window_sum's transpose (JAX's): the cotangent dilated by the strides and padded as in a
+/// convolution's input gradient, then summed over windows again with the base dilation as stride.
+std::vector<Array> reduce_window_sum_transpose(std::span<const Array> ct, std::span<const LinearArg> args,
+                                               const Params& ps) {
+  const auto& in = args[0].aval.shape;
+  int64_t r = static_cast<int64_t>(in.size());
+  Window w(ps, r);
+  auto dilate = [](int64_t n, int64_t d) { return n == 0 ? int64_t{0} : 1 + d * (n - 1); };
+  std::vector<std::array<int64_t, 3>> cfg;
+  lax::WindowConfig wc;
+  for (int64_t i = 0; i < r; ++i) {
+    int64_t lhs = dilate(in[i], w.base[i]), rhs = dilate(w.dims[i], w.dil[i]), out = dilate(ct[0].shape()[i], w.strides[i]);
+    int64_t before = rhs - w.pad[2 * i] - 1, after = lhs + rhs - 1 - out - before;
+    cfg.push_back({before, after, w.strides[i] - 1});
+  }
+  wc.window_dimensions = w.dims;
+  wc.window_strides = w.base;
+  wc.window_dilation = w.dil;
+  return {lax::reduce_window_sum(lax::pad(ct[0], scalar_like(ct[0], 0), cfg), wc)};
+}
+
+/// dot_general's transpose with respect to its lhs (JAX's); the rhs case swaps the operands.
+Array dot_transpose_lhs(A g, A y, const ShapedArray& x_aval, Ints xc, Ints yc, Ints xb, Ints yb, bool swap_ans) {
+  int64_t xn = x_aval.ndim(), yn = y.ndim();
+  auto remaining = [](int64_t n, const Ints& a, const Ints& b) {
+    Ints out;
+    for (int64_t i = 0; i < n; ++i)
+      if (std::find(a.begin(), a.end(), i) == a.end() && std::find(b.begin(), b.end(), i) == b.end()) out.push_back(i);
+    return out;
+  };
+  Ints x_kept = remaining(xn, xc, xb), y_kept = remaining(yn, yc, yb);
+  int64_t nb = static_cast<int64_t>(xb.size());
+  Ints ans_batch, ans_y;
+  for (int64_t i = 0; i < nb; ++i) ans_batch.push_back(i);
+  int64_t y_start = swap_ans ? nb : nb + static_cast<int64_t>(x_kept.size());
+  for (size_t i = 0; i < y_kept.size(); ++i) ans_y.push_back(y_start + static_cast<int64_t>(i));
+  Array gg = g.dtype() == y.dtype() ? g : lax::convert_element_type(g, y.dtype());
+  Array d = lax::dot_general(gg, y, {ans_y, y_kept, ans_batch, yb});
+  // x's contracting axes, ordered as y's contracting axes sort.
+  Ints order(yc.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return yc[a] < yc[b]; });
+  Ints pos = xb;
+  pos.insert(pos.end(), x_kept.begin(), x_kept.end());
+  for (auto o : order) pos.push_back(xc[o]);
+  Ints out_axes(pos.size());
+  std::iota(out_axes.begin(), out_axes.end(), 0);
+  std::sort(out_axes.begin(), out_axes.end(), [&](int64_t a, int64_t b) { return pos[a] < pos[b]; });
+  Array r = lax::transpose(d, out_axes);
+  return r.dtype() == x_aval.dtype ? r : lax::convert_element_type(r, x_aval.dtype);
+}
 
 std::vector<int64_t> checked_axes(std::string_view op, const ShapedArray& x, const std::vector<int64_t>& axes) {
   std::vector<int64_t> out;
@@ -62,9 +239,12 @@ hlo::Instruction* identity_constant(hlo::Computation* comp, const std::string& r
   return comp->add_constant(std::move(lit));
 }
 
-void register_reduce(const std::string& name, const std::string& reducer, bool bool_only) {
+void register_reduce(const std::string& name, const std::string& reducer, bool bool_only, JvpFn jvp,
+                     TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.jvp = std::move(jvp);
+  p.transpose = std::move(transpose);
   p.abstract_eval = [name, bool_only](std::span<const ShapedArray> in, const Params& ps) {
     const auto& x = in[0];
     if (bool_only && !is_bool(x.dtype) && !is_integer(x.dtype))
@@ -84,6 +264,7 @@ void register_reduce(const std::string& name, const std::string& reducer, bool b
 void register_arg_reduce(const std::string& name) {
   Primitive p;
   p.name = name;
+  p.jvp = zero_jvp(name);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
     const auto& x = in[0];
     auto axes = checked_axes(name, x, ps.get_ints("axes"));
@@ -118,9 +299,12 @@ int64_t window_out(int64_t n, int64_t lo, int64_t hi, int64_t win, int64_t strid
   return (padded - w) / stride + 1;
 }
 
-void register_reduce_window(const std::string& name, const std::string& reducer) {
+void register_reduce_window(const std::string& name, const std::string& reducer, JvpFn jvp,
+                            TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.jvp = std::move(jvp);
+  p.transpose = std::move(transpose);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
     const auto& x = in[0];
     int64_t r = x.ndim();
@@ -157,9 +341,12 @@ void register_reduce_window(const std::string& name, const std::string& reducer)
 }
 
 // cumsum[axis reverse]: lowered, as JAX does on CPU, to a reduce_window over a padded prefix window.
-void register_cumulative(const std::string& name, const std::string& reducer) {
+void register_cumulative(const std::string& name, const std::string& reducer, JvpFn jvp,
+                         TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.jvp = std::move(jvp);
+  p.transpose = std::move(transpose);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
     int64_t axis = ps.get_int("axis");
     if (axis < 0 || axis >= in[0].ndim())
@@ -187,26 +374,47 @@ void register_cumulative(const std::string& name, const std::string& reducer) {
 }
 
 const bool registered = [] {
-  register_reduce("reduce_sum", "add", false);
-  register_reduce("reduce_prod", "mul", false);
-  register_reduce("reduce_max", "max", false);
-  register_reduce("reduce_min", "min", false);
-  register_reduce("reduce_and", "and", true);
-  register_reduce("reduce_or", "or", true);
+  register_reduce("reduce_sum", "add", false, linear_jvp("reduce_sum"), reduce_sum_transpose);
+  register_reduce("reduce_prod", "mul", false, reduce_prod_jvp);
+  register_reduce("reduce_max", "max", false, chooser_jvp("reduce_max"));
+  register_reduce("reduce_min", "min", false, chooser_jvp("reduce_min"));
+  register_reduce("reduce_and", "and", true, zero_jvp("reduce_and"));
+  register_reduce("reduce_or", "or", true, zero_jvp("reduce_or"));
   register_arg_reduce("argmax");
   register_arg_reduce("argmin");
-  register_reduce_window("reduce_window_sum", "add");
-  register_reduce_window("reduce_window_max", "max");
-  register_reduce_window("reduce_window_min", "min");
-  register_cumulative("cumsum", "add");
-  register_cumulative("cumprod", "mul");
-  register_cumulative("cummax", "max");
-  register_cumulative("cummin", "min");
+  register_reduce_window("reduce_window_sum", "add", linear_jvp("reduce_window_sum"), reduce_window_sum_transpose);
+  register_reduce_window("reduce_window_max", "max", window_chooser_jvp("reduce_window_max", "max"));
+  register_reduce_window("reduce_window_min", "min", window_chooser_jvp("reduce_window_min", "min"));
+  register_cumulative("cumsum", "add", linear_jvp("cumsum"),
+                      [](std::span<const Array> ct, std::span<const LinearArg>, const Params& ps) {
+                        return Arrays{lax::cumsum(ct[0], ps.get_int("axis"), !ps.get_bool("reverse", false))};
+                      });
+  register_cumulative("cumprod", "mul", cumulative_jvp("cumprod", "mul", [](A a, A b) { return lax::mul(a, b); }));
+  register_cumulative("cummax", "max", cumulative_jvp("cummax", "max", [](A a, A b) { return lax::max(a, b); }));
+  register_cumulative("cummin", "min", cumulative_jvp("cummin", "min", [](A a, A b) { return lax::min(a, b); }));
 
   // dot_general[lhs_contracting_dimensions rhs_contracting_dimensions lhs_batch_dimensions
   //             rhs_batch_dimensions preferred_element_type]
   Primitive p;
   p.name = "dot_general";
+  // Bilinear: each operand's tangent contracted with the other operand; transposes as JAX's.
+  p.jvp = defjvp("dot_general",
+                 {[](A t, A, std::span<const Array> x, const Params& ps) {
+                    return bind1(*find_primitive("dot_general"), {t, x[1]}, ps);
+                  },
+                  [](A t, A, std::span<const Array> x, const Params& ps) {
+                    return bind1(*find_primitive("dot_general"), {x[0], t}, ps);
+                  }});
+  p.transpose = [](std::span<const Array> ct, std::span<const LinearArg> args, const Params& ps) {
+    Ints lc = ps.get_ints("lhs_contracting_dimensions"), rc = ps.get_ints("rhs_contracting_dimensions");
+    Ints lb = ps.get_ints("lhs_batch_dimensions"), rb = ps.get_ints("rhs_batch_dimensions");
+    if (args[0].is_linear() && args[1].is_linear())
+      not_differentiable("dot_general", "transposing it needs one known operand");
+    Arrays out(2);
+    if (args[0].is_linear()) out[0] = dot_transpose_lhs(ct[0], args[1].value, args[0].aval, lc, rc, lb, rb, false);
+    else out[1] = dot_transpose_lhs(ct[0], args[0].value, args[1].aval, rc, lc, rb, lb, true);
+    return out;
+  };
   p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
     const auto &l = in[0], &r = in[1];
     auto lc = ps.get_ints("lhs_contracting_dimensions"), rc = ps.get_ints("rhs_contracting_dimensions");

@@ -4,12 +4,23 @@
 #include <numeric>
 
 #include "primitives/primitive.h"
+#include "transforms/ad.h"
 
 namespace jitx::detail {
 namespace {
 using hlo::Opcode;
 using Outs = std::vector<ShapedArray>;
 using Insts = std::vector<hlo::Instruction*>;
+using Cts = std::span<const Array>;
+using Args = std::span<const LinearArg>;
+using Arrays = std::vector<Array>;
+
+/// The start-index operands of dynamic_slice / dynamic_update_slice (known values).
+Arrays start_indices(Args args, size_t first) {
+  Arrays out;
+  for (size_t i = first; i < args.size(); ++i) out.push_back(args[i].value);
+  return out;
+}
 
 void check_permutation(std::string_view op, const std::vector<int64_t>& perm, int64_t rank, std::string_view what) {
   std::vector<int64_t> sorted = perm;
@@ -26,6 +37,20 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "broadcast_in_dim";
+    // Transpose: sum over the broadcast axes (new ones and expanded size-1 ones), then restore the operand's shape.
+    p.jvp = linear_jvp("broadcast_in_dim");
+    p.transpose = [](Cts ct, Args args, const Params& ps) {
+      const auto& shape = ps.get_ints("shape");
+      const auto& bd = ps.get_ints("broadcast_dimensions");
+      const auto& av = args[0].aval;
+      std::vector<int64_t> axes;
+      for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
+        auto it = std::find(bd.begin(), bd.end(), i);
+        if (it == bd.end() || av.shape[it - bd.begin()] != shape[i]) axes.push_back(i);
+      }
+      Array r = axes.empty() ? ct[0] : lax::reduce_sum(ct[0], axes);
+      return Arrays{lax::reshape(r, av.shape)};
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& shape = ps.get_ints("shape");
       const auto& bd = ps.get_ints("broadcast_dimensions");
@@ -52,6 +77,8 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "reshape";
+    p.jvp = linear_jvp("reshape");
+    p.transpose = [](Cts ct, Args args, const Params&) { return Arrays{lax::reshape(ct[0], args[0].aval.shape)}; };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& ns = ps.get_ints("new_sizes");
       for (auto d : ns)
@@ -69,6 +96,13 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "transpose";
+    p.jvp = linear_jvp("transpose");
+    p.transpose = [](Cts ct, Args, const Params& ps) {
+      const auto& perm = ps.get_ints("permutation");
+      std::vector<int64_t> inv(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = static_cast<int64_t>(i);
+      return Arrays{lax::transpose(ct[0], inv)};
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& perm = ps.get_ints("permutation");
       check_permutation("transpose", perm, in[0].ndim(), "permutation");
@@ -85,6 +119,8 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "rev";
+    p.jvp = linear_jvp("rev");
+    p.transpose = [](Cts ct, Args, const Params& ps) { return Arrays{lax::rev(ct[0], ps.get_ints("dimensions"))}; };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       for (auto d : ps.get_ints("dimensions"))
         if (d < 0 || d >= in[0].ndim())
@@ -100,6 +136,20 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "slice";
+    // Transpose: the cotangent padded back into the operand's shape (strides become interior padding).
+    p.jvp = linear_jvp("slice");
+    p.transpose = [](Cts ct, Args args, const Params& ps) {
+      const auto& shape = args[0].aval.shape;
+      auto start = ps.get_ints("start_indices");
+      auto strides = ps.get_ints("strides", std::vector<int64_t>(shape.size(), 1));
+      std::vector<std::array<int64_t, 3>> cfg;
+      for (size_t i = 0; i < shape.size(); ++i) {
+        int64_t n = ct[0].shape()[i];
+        int64_t real_limit = start[i] + (n == 0 ? 0 : 1 + (n - 1) * strides[i]);
+        cfg.push_back({start[i], shape[i] - real_limit, strides[i] - 1});
+      }
+      return Arrays{lax::pad(ct[0], scalar_like(ct[0], 0), cfg)};
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& x = in[0];
       auto start = ps.get_ints("start_indices");
@@ -130,6 +180,18 @@ const bool registered = [] {
     // dynamic_slice(operand, *start_indices)[slice_sizes]; starts are clamped into range.
     Primitive p;
     p.name = "dynamic_slice";
+    // Tangent: the same slice of the tangent. Transpose: the cotangent written into zeros at the same start.
+    p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+      Arrays idx(x.begin() + 1, x.end());
+      const auto& sizes = ps.get_ints("slice_sizes");
+      Array out = lax::dynamic_slice(x[0], idx, sizes);
+      return JvpResult{{out}, {t[0].valid() ? lax::dynamic_slice(t[0], idx, sizes) : Array()}};
+    };
+    p.transpose = [](Cts ct, Args args, const Params&) {
+      Arrays out(args.size());
+      out[0] = lax::dynamic_update_slice(zeros_like_aval(args[0].aval), ct[0], start_indices(args, 1));
+      return out;
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& x = in[0];
       const auto& sizes = ps.get_ints("slice_sizes");
@@ -154,6 +216,19 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "dynamic_update_slice";
+    p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params&) {
+      Arrays idx(x.begin() + 2, x.end());
+      Array out = lax::dynamic_update_slice(x[0], x[1], idx);
+      if (!t[0].valid() && !t[1].valid()) return JvpResult{{out}, {Array()}};
+      return JvpResult{
+          {out}, {lax::dynamic_update_slice(instantiate(t[0], x[0].aval()), instantiate(t[1], x[1].aval()), idx)}};
+    };
+    p.transpose = [](Cts ct, Args args, const Params&) {
+      Arrays out(args.size()), idx = start_indices(args, 2);
+      if (args[0].is_linear()) out[0] = lax::dynamic_update_slice(ct[0], zeros_like_aval(args[1].aval), idx);
+      if (args[1].is_linear()) out[1] = lax::dynamic_slice(ct[0], idx, args[1].aval.shape);
+      return out;
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       const auto &x = in[0], &u = in[1];
       if (static_cast<int64_t>(in.size()) != x.ndim() + 2 || u.ndim() != x.ndim())
@@ -179,6 +254,17 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "concatenate";
+    p.jvp = linear_jvp("concatenate");
+    p.transpose = [](Cts ct, Args args, const Params& ps) {
+      int64_t d = ps.get_int("dimension"), off = 0;
+      Arrays out(args.size());
+      for (size_t i = 0; i < args.size(); ++i) {
+        int64_t n = args[i].aval.shape[d];
+        if (args[i].is_linear()) out[i] = lax::slice_in_dim(ct[0], off, off + n, 1, d);
+        off += n;
+      }
+      return out;
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       if (in.empty()) throw_error<ShapeError>("concatenate", "needs at least one operand");
       int64_t d = ps.get_int("dimension");
@@ -212,6 +298,33 @@ const bool registered = [] {
     // pad(operand, padding_value)[padding_config = flattened (lo, hi, interior) per axis]
     Primitive p;
     p.name = "pad";
+    // Transpose (JAX's): the operand's cotangent is the cotangent with the padding cut away (negative padding
+    // becomes zero padding); the padding value's is everything else.
+    p.jvp = linear_jvp("pad");
+    p.transpose = [](Cts ct, Args args, const Params& ps) {
+      const auto& cfg = ps.get_ints("padding_config");
+      const Array& t = ct[0];
+      std::vector<std::array<int64_t, 3>> grow;
+      std::vector<int64_t> start, limit, strides;
+      for (int64_t i = 0; i < t.ndim(); ++i) {
+        int64_t lo = cfg[3 * i], hi = cfg[3 * i + 1], in = cfg[3 * i + 2];
+        grow.push_back({std::max<int64_t>(-lo, 0), std::max<int64_t>(-hi, 0), 0});
+        int64_t n = t.shape()[i] + grow.back()[0] + grow.back()[1];
+        start.push_back(std::max<int64_t>(lo, 0));
+        limit.push_back(n - std::max<int64_t>(hi, 0));
+        strides.push_back(in + 1);
+      }
+      Array op = lax::slice(lax::pad(t, scalar_like(t, 0), grow), start, limit, strides);
+      Arrays out(2);
+      if (args[0].is_linear()) out[0] = op;
+      if (args[1].is_linear()) {
+        std::vector<int64_t> all(t.ndim()), all_op(op.ndim());
+        std::iota(all.begin(), all.end(), 0);
+        std::iota(all_op.begin(), all_op.end(), 0);
+        out[1] = lax::sub(lax::reduce_sum(t, all), lax::reduce_sum(op, all_op));
+      }
+      return out;
+    };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto &x = in[0], &v = in[1];
       const auto& cfg = ps.get_ints("padding_config");
@@ -246,6 +359,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "iota";
+    p.jvp = zero_jvp("iota");
     p.abstract_eval = [](std::span<const ShapedArray>, const Params& ps) {
       const auto& shape = ps.get_ints("shape");
       int64_t d = ps.get_int("dimension");

@@ -1,0 +1,81 @@
+// jitx::optim: SGD with momentum and Adam/AdamW as pure functions over pytrees of parameters (optax-style
+// init/update). Learning rates and step counts are Arrays, so under jit changing them never recompiles.
+#pragma once
+#include <cmath>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "jitx/array.h"
+#include "jitx/autodiff.h"
+#include "jitx/lax.h"
+#include "jitx/numpy.h"
+#include "jitx/pytree.h"
+
+namespace jitx::optim {
+
+namespace detail {
+/// f applied leaf by leaf across trees of the same structure; the result has the first tree's structure.
+template <class T, class F, class... Ts>
+T tree_map(F f, const T& first, const Ts&... rest) {
+  std::vector<Array> a = tree_leaves(first);
+  std::vector<std::vector<Array>> others{tree_leaves(rest)...};
+  std::vector<Array> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if constexpr (sizeof...(Ts) == 0) out.push_back(f(a[i]));
+    else if constexpr (sizeof...(Ts) == 1) out.push_back(f(a[i], others[0].at(i)));
+    else out.push_back(f(a[i], others[0].at(i), others[1].at(i)));
+  }
+  return jitx::detail::replace_leaves(first, out);
+}
+/// A scalar in x's dtype (so f32 parameters stay f32 whatever the hyperparameter's type).
+inline Array like(const Array& x, const Array& v) { return lax::convert_element_type(v, x.dtype()); }
+}  // namespace detail
+
+// --- SGD with (optionally Nesterov) momentum ----------------------------------------------------------
+/// The momentum buffers: zeros shaped like the parameters.
+template <class P>
+P sgd_init(const P& params) {
+  return detail::tree_map([](const Array& p) { return zeros_like(p); }, params);
+}
+/// One step: v = momentum * v + g; p -= lr * v (or lr * (g + momentum * v) with nesterov). Returns (params, state).
+template <class P>
+std::pair<P, P> sgd_update(const P& params, const P& grads, const P& state, const Array& lr, double momentum = 0.0,
+                           bool nesterov = false) {
+  P v = detail::tree_map([&](const Array& m, const Array& g) { return m * momentum + g; }, state, grads);
+  P step = nesterov ? detail::tree_map([&](const Array& g, const Array& m) { return g + m * momentum; }, grads, v) : v;
+  P out = detail::tree_map([&](const Array& p, const Array& s) { return p - detail::like(p, lr) * s; }, params, step);
+  return {out, v};
+}
+
+// --- Adam / AdamW -------------------------------------------------------------------------------------
+/// (step count, first moments, second moments).
+template <class P>
+using AdamState = std::tuple<Array, P, P>;
+
+template <class P>
+AdamState<P> adam_init(const P& params) {
+  return {Array::scalar(0.0, DType::float32), sgd_init(params), sgd_init(params)};
+}
+/// One Adam step with bias correction; weight_decay > 0 gives AdamW (decoupled decay, scaled by lr).
+template <class P>
+std::pair<P, AdamState<P>> adam_update(const P& params, const P& grads, const AdamState<P>& state, const Array& lr,
+                                       double b1 = 0.9, double b2 = 0.999, double eps = 1e-8,
+                                       double weight_decay = 0.0) {
+  const auto& [count, mu, nu] = state;
+  Array t = count + 1.0;
+  P m = detail::tree_map([&](const Array& m0, const Array& g) { return m0 * b1 + g * (1 - b1); }, mu, grads);
+  P v = detail::tree_map([&](const Array& v0, const Array& g) { return v0 * b2 + g * g * (1 - b2); }, nu, grads);
+  Array c1 = 1.0 - jnp::power(Array(b1), t), c2 = 1.0 - jnp::power(Array(b2), t);
+  P out = detail::tree_map(
+      [&](const Array& p, const Array& mi, const Array& vi) {
+        Array mhat = mi / detail::like(mi, c1), vhat = vi / detail::like(vi, c2);
+        Array upd = mhat / (jnp::sqrt(vhat) + eps);
+        if (weight_decay != 0.0) upd = upd + p * weight_decay;
+        return p - detail::like(p, lr) * upd;
+      },
+      params, m, v);
+  return {out, AdamState<P>{t, m, v}};
+}
+
+}  // namespace jitx::optim

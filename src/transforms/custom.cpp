@@ -1,0 +1,129 @@
+// custom_jvp and custom_vjp: user differentiation rules, applied when a JVP trace sees the call. A custom_vjp's
+// tangent is a custom_lin equation (linear in the tangents) whose transpose runs the user's bwd, traced to a jaxpr.
+#include "core/errors.h"
+#include "transforms/ad.h"
+
+namespace jitx::detail {
+namespace {
+JVPTrace* jvp_trace_of(const std::vector<Array>& args, std::string_view op) {
+  return dynamic_cast<JVPTrace*>(find_top_trace(args, op));
+}
+
+/// Tangents of the inputs with zeros instantiated (also for integer inputs, in their own dtype).
+std::vector<Array> all_tangents(const std::vector<Array>& primals, const std::vector<Array>& tangents) {
+  std::vector<Array> out;
+  for (size_t i = 0; i < primals.size(); ++i) out.push_back(instantiate(tangents[i], primals[i].aval()));
+  return out;
+}
+
+std::vector<Array> wrap_outputs(JVPTrace& jt, std::string_view op, const std::vector<Array>& outs,
+                                const std::vector<Array>& touts) {
+  if (touts.size() != outs.size())
+    throw_error<TypeError>(op, "the rule returned {} output tangents for {} outputs", touts.size(), outs.size());
+  std::vector<Array> r;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!is_floating(outs[i].dtype()) || !touts[i].valid()) {
+      r.push_back(outs[i]);
+      continue;
+    }
+    if (touts[i].shape() != outs[i].shape() || touts[i].dtype() != outs[i].dtype())
+      throw_error<TypeError>(op, "the tangent of output {} must have the output's type {}, got {}", i,
+                             outs[i].aval().str(), touts[i].aval().str());
+    r.push_back(jt.make_tracer(outs[i], touts[i]));
+  }
+  return r;
+}
+
+// custom_lin[bwd num_res](residuals..., tangents...): the tangent of a custom_vjp function's outputs.
+const Primitive& custom_lin = [] () -> const Primitive& {
+  Primitive p;
+  p.name = "custom_lin";
+  p.abstract_eval = [](std::span<const ShapedArray>, const Params& ps) {
+    const auto& bwd = *std::get<std::shared_ptr<const ClosedJaxpr>>(ps.at("bwd"));
+    auto in = bwd.in_avals();
+    return std::vector<ShapedArray>(in.begin() + ps.get_int("num_res"), in.end());
+  };
+  p.lower = [](LowerCtx&, std::span<hlo::Instruction* const>) -> std::vector<hlo::Instruction*> {
+    throw_error<TypeError>("custom_vjp", "forward-mode differentiation (jvp, linearize's jvp) of a custom_vjp function "
+                                         "is not supported; use vjp or grad, or define the function with custom_jvp");
+  };
+  p.jvp = [](std::span<const Array>, std::span<const Array>, const Params&) -> JvpResult {
+    throw_error<TypeError>("custom_vjp", "cannot differentiate the linear part of a custom_vjp function in forward "
+                                         "mode; higher derivatives go through reverse mode (grad of grad)");
+  };
+  p.transpose = [](std::span<const Array> cts, std::span<const LinearArg> args, const Params& ps) {
+    const auto& bwd = *std::get<std::shared_ptr<const ClosedJaxpr>>(ps.at("bwd"));
+    size_t nres = static_cast<size_t>(ps.get_int("num_res"));
+    auto in = bwd.in_avals();
+    std::vector<Array> bargs;
+    for (size_t i = 0; i < nres; ++i) {
+      if (args[i].is_linear()) not_differentiable("custom_lin", "its residuals must be known");
+      bargs.push_back(args[i].value);
+    }
+    for (size_t i = 0; i < cts.size(); ++i) bargs.push_back(instantiate(cts[i], in[nres + i]));
+    std::vector<Array> ct_in = eval_jaxpr(bwd.jaxpr, bwd.consts, bargs);
+    std::vector<Array> out(nres);
+    out.insert(out.end(), ct_in.begin(), ct_in.end());
+    return out;
+  };
+  return register_primitive(std::move(p));
+}();
+}  // namespace
+
+std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
+  JVPTrace* jt = jvp_trace_of(args, "custom_jvp");
+  if (!jt) return fn(args);
+  std::vector<Array> primals, tangents;
+  bool any = false;
+  for (auto& a : args) {
+    auto [x, t] = jt->unpack(a);
+    any = any || t.valid();
+    primals.push_back(x);
+    tangents.push_back(t);
+  }
+  if (!any) return custom_jvp_call(fn, rule, primals);
+  auto [outs, touts] = rule(primals, all_tangents(primals, tangents));
+  return wrap_outputs(*jt, "custom_jvp", outs, touts);
+}
+
+std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
+                                   const std::vector<Array>& args) {
+  JVPTrace* jt = jvp_trace_of(args, "custom_vjp");
+  if (!jt) return fn(args);
+  std::vector<Array> primals, tangents;
+  bool any = false;
+  for (auto& a : args) {
+    auto [x, t] = jt->unpack(a);
+    any = any || t.valid();
+    primals.push_back(x);
+    tangents.push_back(t);
+  }
+  if (!any) return custom_vjp_call(fn, fwd, bwd, primals);
+  auto [outs, res] = fwd(primals);
+  std::vector<ShapedArray> avals;
+  for (auto& r : res) avals.push_back(r.aval());
+  for (auto& o : outs) avals.push_back(o.aval());
+  size_t nres = res.size();
+  auto bwd_jaxpr = std::make_shared<ClosedJaxpr>(trace_to_jaxpr("custom_vjp_bwd", avals, [&](const std::vector<Array>& a) {
+    std::vector<Array> r(a.begin(), a.begin() + nres), cts(a.begin() + nres, a.end());
+    std::vector<Array> ct_in = bwd(r, cts);
+    if (ct_in.size() != primals.size())
+      throw_error<TypeError>("custom_vjp", "bwd returned {} cotangent leaves for {} input leaves", ct_in.size(),
+                             primals.size());
+    for (size_t i = 0; i < ct_in.size(); ++i) {
+      ct_in[i] = instantiate(ct_in[i], primals[i].aval());
+      if (ct_in[i].shape() != primals[i].shape())
+        throw_error<TypeError>("custom_vjp", "bwd's cotangent {} has type {}, the input has {}", i,
+                               ct_in[i].aval().str(), primals[i].aval().str());
+      if (ct_in[i].dtype() != primals[i].dtype()) ct_in[i] = lax::convert_element_type(ct_in[i], primals[i].dtype());
+    }
+    return ct_in;
+  }));
+  std::vector<Array> lin_in = res, ts = all_tangents(primals, tangents);
+  lin_in.insert(lin_in.end(), ts.begin(), ts.end());
+  std::vector<Array> touts = detail::bind(custom_lin, lin_in, Params{{"bwd", std::shared_ptr<const ClosedJaxpr>(bwd_jaxpr)},
+                                                            {"num_res", static_cast<int64_t>(nres)}});
+  return wrap_outputs(*jt, "custom_vjp", outs, touts);
+}
+
+}  // namespace jitx::detail

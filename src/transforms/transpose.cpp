@@ -1,0 +1,93 @@
+// Evaluating jaxprs by binding their equations, and the backward pass that transposes a linear jaxpr.
+#include <unordered_map>
+
+#include "core/errors.h"
+#include "core/literal.h"
+#include "runtime/runtime.h"
+#include "jitx/lax.h"
+#include "transforms/ad.h"
+
+namespace jitx::detail {
+namespace {
+Array literal_array(const LiteralValue& v) {
+  auto lit = Literal::make(v.aval.dtype, {});
+  if (is_floating(v.aval.dtype)) lit.set_f64(0, v.f);
+  else if (v.aval.dtype == DType::uint64) lit.set_u64(0, v.u);
+  else lit.set_i64(0, v.i);
+  return make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()), v.aval.weak_type);
+}
+}  // namespace
+
+std::vector<Array> eval_jaxpr(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args) {
+  JITX_ASSERT(consts.size() == j.constvars.size() && args.size() == j.invars.size(), "eval_jaxpr: wrong arity");
+  std::unordered_map<int64_t, Array> env;
+  for (size_t i = 0; i < consts.size(); ++i) env[j.constvars[i].id] = consts[i];
+  for (size_t i = 0; i < args.size(); ++i) env[j.invars[i].id] = args[i];
+  auto read = [&](const Atom& a) { return a.is_literal ? literal_array(a.lit) : env.at(a.var.id); };
+  for (auto& e : j.eqns) {
+    std::vector<Array> ins;
+    for (auto& a : e.inputs) ins.push_back(read(a));
+    std::vector<Array> outs = bind(*e.prim, std::move(ins), e.params);
+    for (size_t i = 0; i < outs.size(); ++i) env[e.outputs[i].id] = outs[i];
+  }
+  std::vector<Array> result;
+  for (auto& a : j.outvars) result.push_back(read(a));
+  return result;
+}
+
+std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> cts_out) {
+  return backward_pass(j, consts, std::vector<Array>(j.invars.size()), cts_out);
+}
+
+std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args,
+                                 std::span<const Array> cts_out) {
+  std::unordered_map<int64_t, Array> known, ct_env;
+  for (size_t i = 0; i < consts.size(); ++i) known[j.constvars[i].id] = consts[i];
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].valid()) known[j.invars[i].id] = args[i];
+  auto accumulate = [&](const Var& v, const Array& ct) {
+    if (!ct.valid() || known.count(v.id)) return;
+    JITX_ASSERT(ct.shape() == v.aval.shape, "backward pass: cotangent {} for a value {}", ct.aval().str(), v.aval.str());
+    Array c = ct.dtype() == v.aval.dtype ? ct : lax::convert_element_type(ct, v.aval.dtype);
+    auto it = ct_env.find(v.id);
+    if (it == ct_env.end()) ct_env.emplace(v.id, c);
+    else it->second = add_tangents(it->second, c);
+  };
+  for (size_t i = 0; i < j.outvars.size(); ++i)
+    if (!j.outvars[i].is_literal) accumulate(j.outvars[i].var, cts_out[i]);
+  // Every equation of a linear jaxpr has a linear input (linearize records nothing else), so one
+  // reverse sweep suffices: no forward pass over non-linear equations is needed.
+  for (auto e = j.eqns.rbegin(); e != j.eqns.rend(); ++e) {
+    std::vector<Array> cts;
+    bool any = false;
+    for (auto& o : e->outputs) {
+      auto it = ct_env.find(o.id);
+      cts.push_back(it == ct_env.end() ? Array() : it->second);
+      any = any || cts.back().valid();
+      if (it != ct_env.end()) ct_env.erase(it);
+    }
+    if (!any) continue;
+    std::vector<LinearArg> args;
+    for (auto& a : e->inputs) {
+      if (a.is_literal) args.push_back(LinearArg{literal_array(a.lit), a.lit.aval});
+      else if (auto it = known.find(a.var.id); it != known.end()) args.push_back(LinearArg{it->second, a.var.aval});
+      else args.push_back(LinearArg{Array(), a.var.aval});
+    }
+    if (!e->prim->transpose)
+      throw_error<TypeError>("vjp", "cannot transpose primitive '{}': it has no transpose rule (it is not linear in "
+                                    "its tangent inputs)", e->prim->name);
+    std::vector<Array> cts_in = e->prim->transpose(cts, args, e->params);
+    JITX_ASSERT(cts_in.size() == args.size(), "transpose rule of {} returned {} cotangents for {} inputs",
+                e->prim->name, cts_in.size(), args.size());
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].is_linear()) accumulate(e->inputs[i].var, cts_in[i]);
+  }
+  std::vector<Array> result;
+  for (auto& v : j.invars) {
+    auto it = ct_env.find(v.id);
+    result.push_back(it == ct_env.end() ? Array() : it->second);
+  }
+  return result;
+}
+
+}  // namespace jitx::detail

@@ -73,7 +73,7 @@ int main() {
   }
   std::sort(times.begin(), times.end());
   std::printf("== timing (platform: %s) ==\ntrace+lower %.2f ms, compile %.2f ms (reported apart)\n",
-              config().platform.empty() ? "interpreter" : config().platform.c_str(), ms(t1 - t0), ms(t2 - t1));
+              default_platform().c_str(), ms(t1 - t0), ms(t2 - t1));
   std::printf("run: median %.3f ms, min %.3f ms over %zu calls (block_until_ready)\n", times[times.size() / 2],
               times.front(), times.size());
   return 0;

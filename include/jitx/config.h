@@ -19,4 +19,7 @@ struct Config {
 /// The global configuration (initialised from the environment on first use).
 Config& config();
 
+/// The platform executables run on ("cpu" or "interpreter"), after JITX_PLATFORM and defaults.
+std::string default_platform();
+
 }  // namespace jitx

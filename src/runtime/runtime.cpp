@@ -125,6 +125,14 @@ Client::Client() {
   for (int i = 0; i < n; ++i) devices_.push_back(std::make_unique<Device>(i, backend_->name()));
 }
 
+}  // namespace jitx::runtime
+
+namespace jitx {
+std::string default_platform() { return runtime::Client::get().backend().name(); }
+}  // namespace jitx
+
+namespace jitx::runtime {
+
 std::vector<Device*> Client::devices() {
   std::vector<Device*> out;
   for (auto& d : devices_) out.push_back(d.get());

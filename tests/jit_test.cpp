@@ -56,6 +56,13 @@ struct MlpParams {
 };
 JITX_PYTREE(MlpParams, w, b)
 
+struct ScaledLayer {
+  Array w;
+  float scale = 1.0f;  // a number field: static, part of the cache key
+  Array b;
+};
+JITX_PYTREE(ScaledLayer, w, scale, b)
+
 TEST_CASE("jit compiles once per signature and explains misses", "[jit]") {
   LogCapture log;
   auto f = jit([](Array x, Array y) { return x * 2.0 + y; }, {.name = "affine"});
@@ -289,4 +296,21 @@ TEST_CASE("JITX_DUMP_TO writes each stage of a compiled module", "[jit]") {
   CHECK(has(".after_optimizations.hlo"));
   for (auto& n : names) CHECK(n.find(".tmp") == std::string::npos);  // nothing half-written
   fs::remove_all(dir);
+}
+
+TEST_CASE("number fields of a JITX_PYTREE struct are static, not leaves", "[jit]") {
+  auto f = jit([](const ScaledLayer& l, Array x) {
+    ScaledLayer out = l;
+    out.w = l.w * x * static_cast<double>(l.scale);
+    out.b = l.b + x;
+    return out;
+  });
+  ScaledLayer l{array<float>({1.0f, 2.0f}), 3.0f, array<float>({10.0f, 20.0f})};
+  ScaledLayer r = f(l, array<float>({2.0f, 2.0f}));
+  CHECK(r.w.to_vector<float>() == std::vector<float>{6.0f, 12.0f});
+  CHECK(r.b.to_vector<float>() == std::vector<float>{12.0f, 22.0f});
+  CHECK(r.scale == 3.0f);
+  l.scale = 0.5f;
+  CHECK(f(l, array<float>({2.0f, 2.0f})).w.to_vector<float>() == std::vector<float>{1.0f, 2.0f});
+  CHECK(f.num_compiles() == 2);
 }

@@ -331,7 +331,10 @@ const T& block_until_ready(const T& v) {
 namespace jitx::detail {
 template <class T>
 void flatten_field(const T& m, Flattener& f, const std::string& path) {
-  PyTree<T>::flatten(m, f, path);
+  // A struct keeps its own field types, so a number field cannot hold a tracer: it is static (keyed by
+  // value), never a leaf.
+  if constexpr (std::is_arithmetic_v<T>) f.static_value(m, path);
+  else PyTree<T>::flatten(m, f, path);
 }
 inline std::vector<std::string> split_field_names(const char* s) {
   std::vector<std::string> out(1);

@@ -314,3 +314,18 @@ TEST_CASE("number fields of a JITX_PYTREE struct are static, not leaves", "[jit]
   CHECK(f(l, array<float>({2.0f, 2.0f})).w.to_vector<float>() == std::vector<float>{1.0f, 2.0f});
   CHECK(f.num_compiles() == 2);
 }
+
+TEST_CASE("devices, default_device and device_put", "[jit]") {
+  auto ds = devices();
+  REQUIRE(!ds.empty());
+  CHECK(ds[0] == default_device());
+  CHECK(default_device().platform() == default_platform());
+  CHECK(default_device().str() == default_platform() + ":0");
+  Array x = array<float>({1.5f, -2.0f, 3.0f});
+  CHECK(device_of(x) == default_device());
+  Array y = device_put(x, ds.back());
+  CHECK(device_of(y) == ds.back());
+  CHECK(y.to_vector<float>() == std::vector<float>{1.5f, -2.0f, 3.0f});
+  CHECK((y * 2.0).to_vector<float>() == std::vector<float>{3.0f, -4.0f, 6.0f});
+  CHECK_THROWS_AS(make_jaxpr([](Array v) { return device_put(v, default_device()); })(x), TracerError);
+}

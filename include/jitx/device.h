@@ -1,0 +1,36 @@
+// Devices: jitx::devices(), default_device(), device_put — a thin public view of the runtime's devices.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "jitx/array.h"
+
+namespace jitx {
+
+namespace runtime {
+class Device;
+}
+
+/// A handle to one device of the process-wide client (cheap to copy, compares by identity).
+class Device {
+ public:
+  explicit Device(runtime::Device* d) : d_(d) {}
+  int id() const;
+  std::string platform() const;  // "cpu" or "interpreter"
+  std::string str() const;       // "cpu:0"
+  bool operator==(const Device& o) const { return d_ == o.d_; }
+  runtime::Device* get() const { return d_; }
+
+ private:
+  runtime::Device* d_;
+};
+
+/// All devices of the platform (JITX_CPU_DEVICE_COUNT of them, default 1).
+std::vector<Device> devices();
+Device default_device();
+/// The device a concrete array lives on; throws TracerError for tracers.
+Device device_of(const Array& a, Loc loc = Loc::current());
+/// A copy of a concrete array on `device` (waits for the value first).
+Array device_put(const Array& a, Device device, Loc loc = Loc::current());
+
+}  // namespace jitx

@@ -65,6 +65,12 @@ inline void check_same(const interpreter::Value& a, const interpreter::Value& b)
   REQUIRE(a.array.dtype == b.array.dtype);
   REQUIRE(a.array.dims == b.array.dims);
   for (int64_t k = 0; k < a.array.size(); ++k) {
+    if (!is_floating(a.array.dtype)) {
+      // Integers and bools exactly (a double cannot hold every 64-bit value).
+      INFO("element " << k);
+      REQUIRE(a.array.get_u64(k) == b.array.get_u64(k));
+      continue;
+    }
     double p = a.array.get_f64(k), q = b.array.get_f64(k);
     if (std::isnan(p) && std::isnan(q)) continue;
     INFO("element " << k << ": " << p << " vs " << q);

@@ -377,32 +377,48 @@ TEST_CASE("jnp.take, x.at[...] and jnp.argsort agree with direct loops", "[index
   Ints shape{4, 5, 3};
   Array x = make(random_values(g, numel(shape), DType::float32), shape, DType::float32);
   Vec xv = held(x);
-  Ints idx{4, -1, 0, 2, 9, -7};  // -1 -> 4; 9 and -7 -> clamped
+  Ints idx{4, -1, 0, 2, 9, -7};  // -1 -> the last; 9 and -7 are out of range on every axis
   Array i = make_idx(idx, {2, 3});
-  for (int64_t axis : {0, 1, 2}) {
-    INFO("axis " << axis);
-    int64_t n = shape[axis];
-    auto take = [&](Array a, Array b) { return jnp::take(a, b, axis); };
-    Ints out_shape;
-    for (int64_t d = 0; d < axis; ++d) out_shape.push_back(shape[d]);
-    out_shape.push_back(2);
-    out_shape.push_back(3);
-    for (int64_t d = axis + 1; d < 3; ++d) out_shape.push_back(shape[d]);
-    Vec want(static_cast<size_t>(numel(out_shape)));
-    for (int64_t l = 0; l < numel(out_shape); ++l) {
-      Ints o = unflatten(l, out_shape);
-      int64_t k = idx[o[axis] * 3 + o[axis + 1]];
-      if (k < 0) k += n;
-      k = std::clamp<int64_t>(k, 0, n - 1);
-      Ints xi;
-      for (int64_t d = 0; d < axis; ++d) xi.push_back(o[d]);
-      xi.push_back(k);
-      for (int64_t d = axis + 1; d < 3; ++d) xi.push_back(o[d + 1]);
-      want[l] = xv[flatten(xi, shape)];
+  for (std::string mode : {"fill", "clip", "wrap"})
+    for (int64_t axis : {0, 1, 2}) {
+      INFO("axis " << axis << " mode " << mode);
+      int64_t n = shape[axis];
+      auto take = [&](Array a, Array b) { return jnp::take(a, b, axis, mode); };
+      Ints out_shape;
+      for (int64_t d = 0; d < axis; ++d) out_shape.push_back(shape[d]);
+      out_shape.push_back(2);
+      out_shape.push_back(3);
+      for (int64_t d = axis + 1; d < 3; ++d) out_shape.push_back(shape[d]);
+      Vec want(static_cast<size_t>(numel(out_shape)));
+      for (int64_t l = 0; l < numel(out_shape); ++l) {
+        Ints o = unflatten(l, out_shape);
+        int64_t k = idx[o[axis] * 3 + o[axis + 1]];
+        if (mode == "wrap") {
+          k = ((k % n) + n) % n;
+        } else {
+          if (k < 0) k += n;
+          if (mode == "fill" && (k < 0 || k >= n)) {
+            want[l] = std::nan("");
+            continue;
+          }
+          k = std::clamp<int64_t>(k, 0, n - 1);
+        }
+        Ints xi;
+        for (int64_t d = 0; d < axis; ++d) xi.push_back(o[d]);
+        xi.push_back(k);
+        for (int64_t d = axis + 1; d < 3; ++d) xi.push_back(o[d + 1]);
+        want[l] = xv[flatten(xi, shape)];
+      }
+      require_close(take(x, i), want, out_shape, DType::float32);
+      require_close(jit(take)(x, i), want, out_shape, DType::float32);
     }
-    require_close(take(x, i), want, out_shape, DType::float32);
-    require_close(jit(take)(x, i), want, out_shape, DType::float32);
-  }
+  // The default mode is "fill", with JAX's fill values for integer and bool arrays.
+  Array xi32 = make({5, -6, 7}, {3}, DType::int32), xu8 = make({1, 2, 3}, {3}, DType::uint8);
+  REQUIRE(jnp::take(xi32, make_idx({0, 3, -4}, {3})).to_vector<int64_t>() ==
+          std::vector<int64_t>{5, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::min()});
+  REQUIRE(jnp::take(xu8, make_idx({2, 5}, {2})).to_vector<int64_t>() == std::vector<int64_t>{3, 255});
+  REQUIRE(std::isnan(jnp::take(x, make_idx({60}, {1})).to_vector<double>()[0]));
+  REQUIRE_THROWS_WITH(jnp::take(x, i, 0, "raise"), Catch::Contains("take") && Catch::Contains("\"raise\""));
   // take without an axis flattens.
   auto flat = jnp::take(x, make_idx({0, 59, 17}, {3})).to_vector<double>();
   REQUIRE(flat == Vec{xv[0], xv[59], xv[17]});

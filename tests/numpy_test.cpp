@@ -142,6 +142,46 @@ TEST_CASE("mean, var and std against double loops", "[numpy]") {
   CHECK(jnp::var(i).item<double>() == Approx(1.25));
 }
 
+TEST_CASE("mean and var of 16-bit floats accumulate in float32 and round once", "[numpy]") {
+  // 4096 values near 1: a bfloat16 running sum would stall at 256 (its 8-bit mantissa) and give a mean near 1/16;
+  // JAX sums in float32, so the mean is the true mean rounded once to the input dtype.
+  for (DType d : {bfloat16, float16}) {
+    INFO(dtype_name(d));
+    auto x = rounded(uniform(4096, 0.75, 1.25), d);
+    double mean = 0, var = 0;
+    for (double v : x) mean += v / 4096;
+    for (double v : x) var += (v - mean) * (v - mean) / 4096;
+    Array a = make(x, {4096}, d);
+    for (bool jitted : {false, true}) {
+      Array m = jitted ? jit([](Array v) { return jnp::mean(v); })(a) : jnp::mean(a);
+      Array s2 = jitted ? jit([](Array v) { return jnp::var(v); })(a) : jnp::var(a);
+      check_type(m, d, false);
+      check_type(s2, d, false);
+      double ulp = d == bfloat16 ? 1.0 / 128 : 1.0 / 1024;  // one unit in the last place near 1
+      CHECK(std::fabs(m.item<double>() - mean) <= ulp * std::fabs(mean));
+      CHECK(std::fabs(s2.item<double>() - var) <= 2 * ulp * var);
+    }
+  }
+}
+
+TEST_CASE("logsumexp of rows that are all -inf or hold +inf", "[numpy]") {
+  const double inf = INFINITY;
+  Array a = make({-inf, -inf, -inf, 1.5, -inf, 0.25, inf, 2.0, -inf}, {3, 3}, float32);
+  for (bool jitted : {false, true}) {
+    auto r = (jitted ? jit([](Array v) { return nn::logsumexp(v, {1}); })(a) : nn::logsumexp(a, {1}))
+                 .to_vector<double>();
+    CHECK(r[0] == -inf);
+    CHECK(r[1] == Approx(std::log(std::exp(1.5) + std::exp(0.25))).epsilon(1e-6));
+    CHECK(r[2] == inf);
+  }
+  // The shift is held constant for differentiation: the gradient is softmax, finite on finite rows.
+  Array b = make({0.5, -1.0, 2.0}, {3}, float32);
+  auto g = grad([](Array v) { return nn::logsumexp(v, {0}); })(b).to_vector<double>();
+  double z = std::exp(0.5) + std::exp(-1.0) + std::exp(2.0);
+  CHECK(g[0] == Approx(std::exp(0.5) / z).epsilon(1e-5));
+  CHECK(g[2] == Approx(std::exp(2.0) / z).epsilon(1e-5));
+}
+
 TEST_CASE("matmul, dot and einsum", "[numpy]") {
   auto ref_mm = [](const std::vector<double>& a, const std::vector<double>& b, int n, int k, int m) {
     std::vector<double> c(n * m, 0);

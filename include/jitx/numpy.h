@@ -2,6 +2,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "jitx/array.h"
@@ -75,9 +76,12 @@ Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std
                  int64_t step = 1, Loc loc = Loc::current());
 
 // indexing, sorting (built on lax.gather / lax.scatter / lax.sort)
-/// Elements of x at indices along axis (flattened x when axis is nullopt); negative indices count from the end,
-/// out-of-range ones are clamped (XLA's gather rule; JAX's default mode "fill" is not implemented).
-Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
+/// Elements of x at indices along axis (flattened x when axis is nullopt); negative indices count from the end.
+/// Out-of-range indices follow mode, as in JAX: "fill" (the default) gives NaN for floats, the minimum of signed
+/// integers, the maximum of unsigned ones and true for bool; "clip" clamps to the axis; "wrap" takes them modulo
+/// the axis length.
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = std::nullopt,
+           std::string_view mode = "fill", Loc loc = Loc::current());
 /// Ascending, stable sort along axis (flattened when nullopt); NaNs last.
 Array sort(const Array& x, std::optional<int64_t> axis = -1, Loc loc = Loc::current());
 /// int32 indices that sort x along axis (stable; NaNs last).

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "jitx/autodiff.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
 
@@ -49,7 +50,11 @@ Array softplus(const Array& x, Loc loc) {
 
 Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
-  Array m = jnp::max(x, axes, true);
+  // Shift by the maximum (held constant for differentiation, as JAX does); rows whose maximum is not finite
+  // (all -inf, or containing +inf/NaN) shift by 0 so that log(sum(exp(x))) gives -inf, +inf or NaN, not NaN
+  // from inf - inf.
+  Array m = stop_gradient(jnp::max(x, axes, true));
+  m = jnp::where(jnp::isfinite(m), m, Array(0));
   Array r = jnp::log(jnp::sum(jnp::exp(x - m), axes, true)) + m;
   return keepdims ? r : jnp::squeeze(r, axes);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -78,6 +79,18 @@ const Array& nonempty_axes(const Array& x, const std::vector<int64_t>& axes, std
 Array to_float(const Array& x) {
   if (is_floating(x.dtype())) return x;
   return convert(x, DType::float32, x.weak_type());
+}
+
+/// float16/bfloat16 become float32 for accumulation (JAX's _upcast_f16); other dtypes are returned as they are.
+Array upcast_f16(const Array& x) {
+  if (x.dtype() != DType::float16 && x.dtype() != DType::bfloat16) return x;
+  return convert(x, DType::float32, x.weak_type());
+}
+
+/// r rounded back to the 16-bit float dtype of x when upcast_f16 widened it.
+Array downcast_to(const Array& r, const Array& x) {
+  if (x.dtype() != DType::float16 && x.dtype() != DType::bfloat16) return r;
+  return convert(r, x.dtype(), x.weak_type());
 }
 }  // namespace
 
@@ -333,10 +346,11 @@ Array mean(const Array& x, Axes axes, bool keepdims, Loc loc) {
   auto ax = canon_axes(x, axes, "mean");
   int64_t n = 1;
   for (auto a : ax) n *= x.shape()[a];
-  Array f = to_float(x);
+  // As JAX does, 16-bit floats are summed and divided in float32 and the result rounded once at the end.
+  Array f = upcast_f16(to_float(x));
   Array total = lax::reduce_sum(f, ax);
   Array r = lax::div(total, convert(Array(static_cast<double>(n)), f.dtype(), false));
-  return keepdims_reshape(r, x, ax, keepdims);
+  return keepdims_reshape(downcast_to(r, x), x, ax, keepdims);
 }
 
 Array var(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
@@ -344,12 +358,12 @@ Array var(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
   auto ax = canon_axes(x, axes, "var");
   int64_t n = 1;
   for (auto a : ax) n *= x.shape()[a];
-  Array f = to_float(x);
+  Array f = upcast_f16(to_float(x));
   Array mu = mean(f, ax, true);
   Array c = lax::sub(f, broadcast_to_shape(mu, f.shape()));
   Array ss = lax::reduce_sum(lax::mul(c, c), ax);
   Array r = lax::div(ss, convert(Array(static_cast<double>(std::max<int64_t>(n - ddof, 0))), f.dtype(), false));
-  return keepdims_reshape(r, x, ax, keepdims);
+  return keepdims_reshape(downcast_to(r, x), x, ax, keepdims);
 }
 
 Array std(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
@@ -726,11 +740,28 @@ std::vector<int64_t> range(int64_t lo, int64_t hi) {
 }
 }  // namespace
 
-Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, Loc loc) {
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, std::string_view mode, Loc loc) {
   ApiScope s(loc);
+  if (mode != "fill" && mode != "clip" && mode != "wrap")
+    throw_error<TypeError>("take", "mode must be \"fill\", \"clip\" or \"wrap\", got \"{}\"", mode);
   Array a = axis ? x : ravel(x);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "take");
-  Array idx = normalize_index(indices, a.dim(ax), "take");
+  int64_t n = a.dim(ax);
+  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" and "fill" count negative indices from
+  // the end and let gather clamp the rest; "fill" then replaces what indices outside [-n, n) read.
+  Array idx;
+  std::optional<Array> valid;
+  if (mode == "wrap") {
+    if (n == 0) throw_error<ShapeError>("take", "cannot take from the empty axis {} with mode \"wrap\"", ax);
+    idx = normalize_index(indices, n, "take");
+    Array nn = Array::scalar_int(n, idx.dtype());
+    idx = lax::rem(lax::add(lax::rem(idx, nn), nn), nn);
+  } else {
+    idx = normalize_index(indices, n, "take");
+    if (mode == "fill")
+      valid = lax::bitwise_and(lax::ge(idx, Array::scalar_int(0, idx.dtype())),
+                               lax::lt(idx, Array::scalar_int(n, idx.dtype())));
+  }
   int64_t r = idx.ndim();
   Shape is = idx.shape();
   is.push_back(1);
@@ -743,7 +774,18 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, Lo
   dn.index_vector_dim = r;
   Shape sizes = a.shape();
   sizes[ax] = 1;
-  return lax::gather(a, idx, dn, sizes);
+  Array out = lax::gather(a, idx, dn, sizes);
+  if (!valid) return out;
+  // JAX's fill values: NaN for inexact dtypes, the minimum of signed integers, the maximum of unsigned ones, true.
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < r; ++d) dims.push_back(ax + d);
+  Array mask = lax::broadcast_in_dim(*valid, out.shape(), dims);
+  DType dt = a.dtype();
+  Array fill = is_floating(dt)           ? Array::scalar(std::numeric_limits<double>::quiet_NaN(), dt)
+               : is_bool(dt)             ? Array::scalar_int(1, dt)
+               : is_unsigned_integer(dt) ? lax::bitwise_not(Array::scalar_int(0, dt))
+                                         : Array::scalar_int(std::numeric_limits<int64_t>::min() >> (64 - dtype_bits(dt)), dt);
+  return lax::select(mask, out, lax::broadcast_in_dim(fill, out.shape(), {}));
 }
 
 Array sort(const Array& x, std::optional<int64_t> axis, Loc loc) {

@@ -14,6 +14,8 @@
 #include "core/literal.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
+#include "jitx/config.h"
+#include "jitx/jit.h"
 #include "runtime/runtime.h"
 
 using namespace jitx;
@@ -137,6 +139,32 @@ std::string one_op(const std::string& out, const std::string& op, const std::vec
   }
   return fmt::format("HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}  %r = {} {}({}){}\n  ROOT %t = ({}) tuple(%r)\n}}\n",
                      sig, out, body, out, op, ops, attrs, out);
+}
+
+/// The CPU backend's compile log for text (what runs natively, what falls back to the interpreter).
+std::string cpu_compile_log(const std::string& text) {
+  std::string log;
+  bool was = config().log_compiles;
+  config().log_compiles = true;
+  set_log_sink([&](const std::string& s) { log += s + "\n"; });
+  try {
+    native().compile(hlo::parse_hlo(text));
+  } catch (...) {
+    set_log_sink(nullptr);
+    config().log_compiles = was;
+    throw;
+  }
+  set_log_sink(nullptr);
+  config().log_compiles = was;
+  return log;
+}
+
+/// Checks text against the interpreter and that the CPU backend runs all of it natively.
+void check_native(const std::string& text, double lo = -3, double hi = 3, double atol_scale = 1) {
+  check_module(text, lo, hi, atol_scale);
+  std::string log = cpu_compile_log(text);
+  INFO(log);
+  CHECK_THAT(log, Contains(" 0 interpreter fallbacks"));
 }
 
 const std::vector<DType> kFloats{DType::float32, DType::float64, DType::bfloat16, DType::float16};
@@ -372,7 +400,9 @@ TEST_CASE("cpu: dot_general through Eigen (plain, transposed, batched) and integ
 }
 
 TEST_CASE("cpu: ops without a native kernel run on the interpreter, with the right values", "[cpu]") {
-  check_module(one_op("f32[6,9]", "sort", {"f32[6,9]"}, ", dimension=1, num_keys=1, is_stable=true"));
+  check_module(one_op("s32[2,4,6,9]", "convolution", {"s32[2,3,8,11]", "s32[4,3,3,3]"},
+                      ", window_strides={1,1}, padding={0,0,0,0}, lhs_dilation={1,1}, rhs_dilation={1,1}, "
+                      "lhs_spec={0,1,2,3}, rhs_spec={0,1,2,3}, out_spec={0,1,2,3}, feature_group_count=1, batch_group_count=1"));
   check_module(one_op("f32[40]", "erf-inv", {"f32[40]"}), -0.9, 0.9);
   check_module(one_op("f32[40]", "digamma", {"f32[40]"}), 0.5, 5);
 }
@@ -516,5 +546,217 @@ ENTRY %main (a: f32[{0}], b: f32[{0}]) -> (f32[{0}]) {{
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
     double gb = 3.0 * 4 * n / 1e9;  // two reads and one write
     WARN(b->name() << ": " << s * 1e3 << " ms per call, " << gb / s << " GB/s");
+  }
+}
+
+TEST_CASE("cpu: output fusions (dot + epilogue) run natively and match the interpreter", "[cpu]") {
+  // The dot sums K products in another order than the interpreter: atol scales as for plain dots. bf16/f16 dots
+  // accumulate in f32 and round the product to their type before the epilogue, as the unfused dot does.
+  auto gelu_bias = [](DType d, DType out, const std::string& ldims, const std::string& rdims, const std::string& cd) {
+    std::string s = hlo_name(d), o = hlo_name(out);
+    std::string tail = d == out ? "ROOT %g = {0}[24,40] multiply(%hx, %p1)"
+                                : "%g0 = {0}[24,40] multiply(%hx, %p1)\n  ROOT %g = {3}[24,40] convert(%g0)";
+    return fmt::format(R"(HloModule m
+
+%fused (x: {0}{1}, w: {0}{2}, b: {0}[40]) -> {3}[24,40] {{
+  %x = {0}{1} parameter(0)
+  %w = {0}{2} parameter(1)
+  %b = {0}[40] parameter(2)
+  %d = {0}[24,40] dot(%x, %w), {4}
+  %bb = {0}[24,40] broadcast(%b), broadcast_dimensions={{1}}
+  %h = {0}[24,40] add(%d, %bb)
+  %c = {0}[] constant(0.7978845608)
+  %cb = {0}[24,40] broadcast(%c), broadcast_dimensions={{}}
+  %k = {0}[] constant(0.044715)
+  %kb = {0}[24,40] broadcast(%k), broadcast_dimensions={{}}
+  %h2 = {0}[24,40] multiply(%h, %h)
+  %h3 = {0}[24,40] multiply(%h2, %h)
+  %kh3 = {0}[24,40] multiply(%kb, %h3)
+  %in = {0}[24,40] add(%h, %kh3)
+  %ic = {0}[24,40] multiply(%in, %cb)
+  %t = {0}[24,40] tanh(%ic)
+  %one = {0}[] constant(1)
+  %ob = {0}[24,40] broadcast(%one), broadcast_dimensions={{}}
+  %p1 = {0}[24,40] add(%t, %ob)
+  %half = {0}[] constant(0.5)
+  %hb = {0}[24,40] broadcast(%half), broadcast_dimensions={{}}
+  %hx = {0}[24,40] multiply(%h, %hb)
+  {5}
+}}
+
+ENTRY %main (x: {0}{1}, w: {0}{2}, b: {0}[40]) -> ({3}[24,40]) {{
+  %x = {0}{1} parameter(0)
+  %w = {0}{2} parameter(1)
+  %b = {0}[40] parameter(2)
+  %f = {3}[24,40] fusion(%x, %w, %b), kind=kOutput, calls=%fused
+  ROOT %t = ({3}[24,40]) tuple(%f)
+}}
+)", s, ldims, rdims, o, cd, fmt::format(fmt::runtime(tail), s, "", "", o));
+  };
+  const std::string plain = "lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}";
+  const std::string trans = "lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={1}";
+  for (DType d : kFloats) {
+    INFO(hlo_name(d));
+    check_native(gelu_bias(d, d, "[24,96]", "[96,40]", plain), -1, 1, kDotAtolScale);
+    check_native(gelu_bias(d, d, "[96,24]", "[40,96]", trans), -1, 1, kDotAtolScale);
+    // An epilogue whose result type is not the product's (no in-place rewrite: a temporary holds the product).
+    check_native(gelu_bias(d, d == DType::float32 ? DType::bfloat16 : DType::float32, "[24,96]", "[96,40]", plain),
+                 -1, 1, kDotAtolScale);
+  }
+  // Batched dot with a per-batch bias and a transcendental epilogue, large enough to split across threads.
+  for (DType d : {DType::float32, DType::bfloat16}) {
+    check_native(fmt::format(R"(HloModule m
+
+%fused (x: {0}[4,64,80], w: {0}[4,80,300], b: {0}[4,300]) -> {0}[4,64,300] {{
+  %x = {0}[4,64,80] parameter(0)
+  %w = {0}[4,80,300] parameter(1)
+  %b = {0}[4,300] parameter(2)
+  %d = {0}[4,64,300] dot(%x, %w), lhs_batch_dimensions={{0}}, lhs_contracting_dimensions={{2}}, rhs_batch_dimensions={{0}}, rhs_contracting_dimensions={{1}}
+  %bb = {0}[4,64,300] broadcast(%b), broadcast_dimensions={{0,2}}
+  %h = {0}[4,64,300] add(%d, %bb)
+  ROOT %e = {0}[4,64,300] logistic(%h)
+}}
+
+ENTRY %main (x: {0}[4,64,80], w: {0}[4,80,300], b: {0}[4,300]) -> ({0}[4,64,300]) {{
+  %x = {0}[4,64,80] parameter(0)
+  %w = {0}[4,80,300] parameter(1)
+  %b = {0}[4,300] parameter(2)
+  %f = {0}[4,64,300] fusion(%x, %w, %b), kind=kOutput, calls=%fused
+  ROOT %t = ({0}[4,64,300]) tuple(%f)
+}}
+)", hlo_name(d)), -1, 1, kDotAtolScale);
+  }
+}
+
+namespace {
+/// An entry computation `<body>` whose root returns the named results as a flat tuple.
+std::string module_with(const std::vector<std::string>& params, const std::string& body,
+                        const std::vector<std::pair<std::string, std::string>>& results) {
+  std::string sig, ps, rs, rn;
+  for (size_t i = 0; i < params.size(); ++i) {
+    sig += fmt::format("{}p{}: {}", i ? ", " : "", i, params[i]);
+    ps += fmt::format("  %p{} = {} parameter({})\n", i, params[i], i);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    rs += (i ? ", " : "") + results[i].second;
+    rn += std::string(i ? ", " : "") + "%" + results[i].first;
+  }
+  return fmt::format("HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}{}  ROOT %t = ({}) tuple({})\n}}\n", sig, rs, ps,
+                     body, rs, rn);
+}
+}  // namespace
+
+TEST_CASE("cpu: sort (stable, multi-operand, several keys) and top-k run natively", "[cpu]") {
+  for (DType d : {DType::float32, DType::bfloat16, DType::float64, DType::int32, DType::uint8, DType::int64}) {
+    std::string s = shape_text(d, {6, 33}), t = shape_text(d, {5, 7, 4});
+    INFO(hlo_name(d));
+    // Values in [-4, 4): many ties (stability is visible through the payload), -0.0 and 0.0 for floats.
+    check_native(one_op(s, "sort", {s}, ", dimension=1, num_keys=1, is_stable=true"), -4, 4);
+    check_native(one_op(t, "sort", {t}, ", dimension=1, num_keys=1, is_stable=true"), -4, 4);
+    check_native(one_op(t, "sort", {t}, ", dimension=0, num_keys=1, is_stable=true"), -4, 4);
+    // Keys with a payload; two keys with a payload.
+    std::string u = shape_text(DType::int32, {6, 33});
+    check_native(module_with({s, u}, "  %r = (" + s + ", " + u + ") sort(%p0, %p1), dimension=1, num_keys=1, is_stable=true\n"
+                             "  %a = " + s + " get-tuple-element(%r), index=0\n  %b = " + u + " get-tuple-element(%r), index=1\n",
+                             {{"a", s}, {"b", u}}), -4, 4);
+    check_native(module_with({s, s, u}, "  %r = (" + s + ", " + s + ", " + u + ") sort(%p0, %p1, %p2), dimension=1, num_keys=2, is_stable=true\n"
+                             "  %a = " + s + " get-tuple-element(%r), index=0\n  %c = " + u + " get-tuple-element(%r), index=2\n",
+                             {{"a", s}, {"c", u}}), -2, 2);
+    std::string k = shape_text(d, {6, 5}), ki = shape_text(DType::int32, {6, 5});
+    check_native(module_with({s}, "  %r = (" + k + ", " + ki + ") topk(%p0), k=5\n  %a = " + k +
+                                       " get-tuple-element(%r), index=0\n  %b = " + ki + " get-tuple-element(%r), index=1\n",
+                             {{"a", k}, {"b", ki}}), -4, 4);
+  }
+  // NaNs sort last (the interpreter's order); check through a float key computed as log of negative numbers.
+  check_native(module_with({"f32[4,20]"}, "  %l = f32[4,20] log(%p0)\n  %r = f32[4,20] sort(%l), dimension=1, num_keys=1, is_stable=true\n",
+                           {{"r", "f32[4,20]"}}), -1, 3);
+}
+
+TEST_CASE("cpu: gather and scatter (every reducer, clamped and dropped indices) run natively", "[cpu]") {
+  const std::string gdn = ", offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+                          "slice_sizes={1,7}, operand_batching_dims={}, start_indices_batching_dims={}";
+  const std::string gdn2 = ", offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1,0}, index_vector_dim=1, "
+                           "slice_sizes={3,2}, operand_batching_dims={}, start_indices_batching_dims={}";
+  for (DType d : {DType::float32, DType::bfloat16, DType::float64, DType::int32, DType::uint8}) {
+    INFO(hlo_name(d));
+    // Indices in [-3, 14) over 10 rows: some clamp at either end.
+    check_native(one_op(shape_text(d, {9, 7}), "gather", {shape_text(d, {10, 7}), "s32[9,1]"}, gdn), -3, 14);
+    check_native(one_op(shape_text(d, {5, 3, 2}), "gather", {shape_text(d, {10, 6}), "s64[5,2]"}, gdn2), -3, 14);
+    for (const char* r : {"add", "mul", "max", "min", "replace"}) {
+      INFO(r);
+      // 12 updates into 10 rows: duplicates combine in update order; windows out of range are dropped.
+      check_native(one_op(shape_text(d, {10, 7}), "scatter", {shape_text(d, {10, 7}), "s32[12,1]", shape_text(d, {12, 7})},
+                          fmt::format(", update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, "
+                                      "index_vector_dim=1, input_batching_dims={{}}, scatter_indices_batching_dims={{}}, reducer={}", r)),
+                   -2, 12);
+    }
+  }
+}
+
+TEST_CASE("cpu: reduce-window and argmax/argmin reduces run natively", "[cpu]") {
+  for (DType d : {DType::float32, DType::bfloat16, DType::float16, DType::int32}) {
+    INFO(hlo_name(d));
+    std::string in = shape_text(d, {8, 9}), init = shape_text(d, {});
+    for (const char* r : {"add", "max", "min"}) {
+      INFO(r);
+      // 3x3 windows, stride 2, padding 1: [8,9] -> [4,5].
+      check_native(one_op(shape_text(d, {4, 5}), "reduce-window", {in, init},
+                          fmt::format(", window_dimensions={{3,3}}, window_strides={{2,2}}, padding={{1,1,1,1}}, "
+                                      "base_dilations={{1,1}}, window_dilations={{1,1}}, reducer={}", r)));
+      // Base dilation 2 on dim 0 (15 rows), window dilation 2 on dim 1 (effective width 5): [8,9] -> [8,3].
+      check_native(one_op(shape_text(d, {8, 3}), "reduce-window", {in, init},
+                          fmt::format(", window_dimensions={{3,3}}, window_strides={{2,2}}, padding={{1,1,1,1}}, "
+                                      "base_dilations={{2,1}}, window_dilations={{1,2}}, reducer={}", r)));
+    }
+    for (const char* r : {"argmax", "argmin"})
+      for (int dim : {0, 1}) {
+        INFO(r << " over " << dim);
+        std::string od = shape_text(d, {dim == 0 ? 9 : 8}), oi = shape_text(DType::int32, {dim == 0 ? 9 : 8});
+        // Values in [-3, 3) rounded to integers for int32: ties pick the first index.
+        check_native(module_with({in}, fmt::format("  %i = s32[8,9] iota(), iota_dimension={0}\n"
+                                                   "  %c0 = {1} constant(0)\n  %c1 = s32[] constant(0)\n"
+                                                   "  %r = ({2}, {3}) reduce(%p0, %i, %c0, %c1), dimensions={{{0}}}, reducer={4}\n"
+                                                   "  %v = {2} get-tuple-element(%r), index=0\n  %x = {3} get-tuple-element(%r), index=1\n",
+                                                   dim, init, od, oi, r),
+                                 {{"v", od}, {"x", oi}}));
+      }
+  }
+}
+
+TEST_CASE("cpu: convolution (layouts, strides, padding, dilations, groups) runs natively", "[cpu]") {
+  struct Conv {
+    int64_t n, c, h, w, o, kh, kw, sh, sw, plo, phi, ldil, rdil, fg, bg;
+    bool nhwc;
+  };
+  // Output spatial size of one dimension.
+  auto out_size = [](int64_t in, int64_t k, int64_t s, int64_t plo, int64_t phi, int64_t ld, int64_t rd) {
+    int64_t din = (in - 1) * ld + 1, dk = (k - 1) * rd + 1;
+    return (din + plo + phi - dk) / s + 1;
+  };
+  std::vector<Conv> grid{
+      {2, 3, 7, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false},  // same padding
+      {2, 3, 7, 6, 4, 3, 2, 2, 1, 0, 1, 1, 1, 1, 1, true},   // strided, asymmetric, NHWC/HWIO
+      {1, 4, 6, 6, 6, 3, 3, 1, 2, 2, 0, 2, 1, 2, 1, false},  // lhs dilation (transposed conv), 2 feature groups
+      {2, 2, 9, 8, 4, 2, 3, 1, 1, 1, 2, 1, 2, 1, 1, true},   // rhs (atrous) dilation
+      {1, 6, 5, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6, 1, true},   // depthwise
+      {4, 3, 5, 6, 6, 2, 2, 1, 1, 0, 0, 1, 1, 1, 2, false},  // batch groups (a weight gradient)
+  };
+  for (DType d : {DType::float32, DType::bfloat16, DType::float64}) {
+    for (auto& g : grid) {
+      int64_t oh = out_size(g.h, g.kh, g.sh, g.plo, g.phi, g.ldil, g.rdil);
+      int64_t ow = out_size(g.w, g.kw, g.sw, g.phi, g.plo, g.ldil, g.rdil);
+      int64_t ob = g.n / g.bg, ci = g.c / g.fg;
+      std::string lhs = g.nhwc ? shape_text(d, {g.n, g.h, g.w, g.c}) : shape_text(d, {g.n, g.c, g.h, g.w});
+      std::string rhs = g.nhwc ? shape_text(d, {g.kh, g.kw, ci, g.o}) : shape_text(d, {g.o, ci, g.kh, g.kw});
+      std::string out = g.nhwc ? shape_text(d, {ob, oh, ow, g.o}) : shape_text(d, {ob, g.o, oh, ow});
+      std::string spec = g.nhwc ? "lhs_spec={0,3,1,2}, rhs_spec={3,2,0,1}, out_spec={0,3,1,2}"
+                                : "lhs_spec={0,1,2,3}, rhs_spec={0,1,2,3}, out_spec={0,1,2,3}";
+      std::string attrs = fmt::format(
+          ", window_strides={{{},{}}}, padding={{{},{},{},{}}}, lhs_dilation={{{},{}}}, rhs_dilation={{{},{}}}, {}, "
+          "feature_group_count={}, batch_group_count={}",
+          g.sh, g.sw, g.plo, g.phi, g.phi, g.plo, g.ldil, g.ldil, g.rdil, g.rdil, spec, g.fg, g.bg);
+      // Sums of up to c*kh*kw products in another order than the interpreter's: atol as for dots.
+      check_native(one_op(out, "convolution", {lhs, rhs}, attrs), -1, 1, kDotAtolScale);
+    }
   }
 }

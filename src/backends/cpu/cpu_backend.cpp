@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
 #include "backends/interpreter/evaluator.h"
 #include "core/errors.h"
@@ -30,13 +31,14 @@ struct Slice {
 };
 
 struct Step {
-  enum class Kind { kKernel, kDot, kFallback } kind = Kind::kKernel;
+  enum class Kind { kKernel, kDot, kLibrary, kFallback } kind = Kind::kKernel;
   const Instruction* inst = nullptr;
   std::vector<Slice> outs;                 // the result's leaves
   std::vector<std::vector<Slice>> ins;     // each operand's leaves
   size_t kernel = 0;
   cpu::LoopSpace space;
   const hlo::Computation* fallback = nullptr;
+  std::shared_ptr<cpu::LibraryOp> library;  // kLibrary; its kernels are kernels.fns[kernel, kernel + n)
 };
 
 // Rethrows e with "[cpu] <op> %<name>: " in front, keeping jitx's exception type.
@@ -134,29 +136,20 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
         std::vector<void*> bufs;
         for (auto& s : st.outs) bufs.push_back(ptr(s));
         for (auto& op : st.ins) bufs.push_back(ptr(op.at(0)));
-        cpu::KernelFn fn = kernels.fns[st.kernel];
-        const auto& sp = st.space;
-        int64_t work = sp.rows * sp.cols * sp.work_per_point;
-        int threads = cpu::pool_threads();
-        constexpr int64_t kMinWorkPerThread = 1 << 16;
-        int64_t parts = std::min<int64_t>(threads, work / kMinWorkPerThread);
-        if (parts <= 1) {
-          fn(bufs.data(), 0, sp.rows, 0, sp.cols);
-        } else if (sp.rows >= parts) {
-          cpu::parallel_for(parts, [&](int64_t p) {
-            fn(bufs.data(), sp.rows * p / parts, sp.rows * (p + 1) / parts, 0, sp.cols);
-          });
-        } else {
-          cpu::parallel_for(parts, [&](int64_t p) {
-            int64_t lo = sp.cols * p / parts / 16 * 16, hi = p + 1 == parts ? sp.cols : sp.cols * (p + 1) / parts / 16 * 16;
-            fn(bufs.data(), 0, sp.rows, lo, hi);
-          });
-        }
+        cpu::run_kernel(kernels.fns[st.kernel], bufs.data(), st.space);
         return;
       }
       case Step::Kind::kDot:
         cpu::run_dot(*st.inst, ptr(st.ins[0][0]), ptr(st.ins[1][0]), ptr(st.outs[0]));
         return;
+      case Step::Kind::kLibrary: {
+        std::vector<const void*> in;
+        std::vector<void*> out;
+        for (auto& op : st.ins) in.push_back(ptr(op.at(0)));
+        for (auto& s : st.outs) out.push_back(ptr(s));
+        st.library->run(in, out);
+        return;
+      }
       case Step::Kind::kFallback: {
         std::vector<interpreter::Value> args;
         for (size_t k = 0; k < st.ins.size(); ++k) {
@@ -223,7 +216,7 @@ class CpuBackend : public Backend {
     std::vector<const Instruction*> kernel_insts;
     std::vector<std::string> fallback_notes;
     exe->fallbacks = std::make_unique<hlo::Module>(module->name + ".fallbacks");
-    int n_dots = 0;
+    int n_dots = 0, n_library = 0;
     for (auto& up : entry.instructions) {
       const Instruction& i = *up;
       std::vector<Slice> mine;
@@ -252,6 +245,11 @@ class CpuBackend : public Backend {
       if (i.opcode == Opcode::kDot && cpu::dot_supported(i)) {
         st.kind = Step::Kind::kDot;
         ++n_dots;
+      } else if ((st.library = cpu::make_library_op(i))) {
+        st.kind = Step::Kind::kLibrary;
+        st.kernel = kernel_insts.size();
+        for (auto* k : st.library->kernels()) kernel_insts.push_back(k);
+        ++n_library;
       } else if ((why = cpu::unsupported_reason(i)).empty()) {
         st.kind = Step::Kind::kKernel;
         st.kernel = kernel_insts.size();
@@ -275,12 +273,17 @@ class CpuBackend : public Backend {
       jo.dump_prefix = fmt::format("{}/{}.cpu.{:04d}", cfg.dump_to, module->name, seq++);
     }
     exe->kernels = cpu::compile_kernels(kernel_insts, jo);
+    for (auto& st : exe->steps)
+      if (st.library) {
+        size_t n = st.library->kernels().size();
+        st.library->bind({exe->kernels.fns.begin() + st.kernel, exe->kernels.fns.begin() + st.kernel + n});
+      }
     if (cfg.log_compiles) {
       const auto& t = exe->kernels.times;
       detail::log_line(fmt::format(
-          "[jitx] cpu backend: '{}': {} native kernels, {} Eigen dots, {} interpreter fallbacks; plan {:.2f} ms, "
-          "emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms",
-          module->name, kernel_insts.size(), n_dots, fallback_notes.size(), plan_ms, t.emit_ms, t.optimize_ms,
+          "[jitx] cpu backend: '{}': {} native kernels, {} Eigen dots, {} library ops, {} interpreter fallbacks; "
+          "plan {:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms",
+          module->name, kernel_insts.size(), n_dots, n_library, fallback_notes.size(), plan_ms, t.emit_ms, t.optimize_ms,
           t.codegen_ms));
       if (!fallback_notes.empty())
         detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs on the interpreter: {}", module->name,

@@ -71,8 +71,9 @@ void permute_to(const void* src, DType d, const std::vector<int64_t>& dims, cons
   }
 }
 
+// out is of the dot's dtype, or of T when unrounded (an output fusion's epilogue rounds it).
 template <class T>
-void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, void* out) {
+void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, void* out, bool unrounded) {
   const auto& a = inst.attrs;
   auto lc = a.get_ints("lhs_contracting_dimensions"), rc = a.get_ints("rhs_contracting_dimensions");
   auto lb = a.get_ints("lhs_batch_dimensions"), rb = a.get_ints("rhs_batch_dimensions");
@@ -115,7 +116,8 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
     rp = rbuf.data();
   }
   DType od = inst.shape.dtype;
-  bool direct_out = (std::is_same_v<T, float> && od == DType::float32) || (std::is_same_v<T, double> && od == DType::float64);
+  bool direct_out = unrounded || (std::is_same_v<T, float> && od == DType::float32) ||
+                    (std::is_same_v<T, double> && od == DType::float64);
   std::vector<T> obuf;
   T* op = static_cast<T*>(out);
   if (!direct_out) {
@@ -174,8 +176,28 @@ bool dot_supported(const hlo::Instruction& dot) {
 }
 
 void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
-  if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out);
-  else dot_typed<float>(dot, lhs, rhs, out);
+  if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out, false);
+  else dot_typed<float>(dot, lhs, rhs, out, false);
+}
+
+template <class T>
+void gemm_typed(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
+  using In = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>>;
+  Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor>> o(c, m, n);
+  if (k == 0) {
+    o.setZero();
+    return;
+  }
+  Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> cd = {Eigen::IndexPair<Eigen::Index>(1, 0)};
+  o.device(pool().device) = In(a, m, k).contract(In(b, k, n), cd);
+}
+
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) { gemm_typed(a, b, c, m, k, n); }
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n) { gemm_typed(a, b, c, m, k, n); }
+
+void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
+  if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out, true);
+  else dot_typed<float>(dot, lhs, rhs, out, true);
 }
 
 }  // namespace jitx::cpu

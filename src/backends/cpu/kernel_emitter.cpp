@@ -109,7 +109,11 @@ class Emitter {
     std::vector<const Instruction*> roots;
     if (inst.opcode == Opcode::kFusion) {
       const hlo::Computation& fc = *inst.called.at(0);
-      for (auto* p : fc.parameters) buffers_[p] = ptrs.at(outs.size() + p->parameter_number);
+      // in_place_parameter (set by output fusions): that parameter is read through the output pointer, since
+      // it is the same buffer (one pointer, so noalias holds and the read-then-write per element is plain).
+      int64_t in_place = inst.attrs.get_int("in_place_parameter", -1);
+      for (auto* p : fc.parameters)
+        buffers_[p] = p->parameter_number == in_place ? ptrs.at(0) : ptrs.at(outs.size() + p->parameter_number);
       if (fc.root->opcode == Opcode::kTuple) roots.assign(fc.root->operands.begin(), fc.root->operands.end());
       else roots.push_back(fc.root);
     } else {

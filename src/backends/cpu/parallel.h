@@ -1,5 +1,6 @@
 // The CPU backend's intra-op parallelism (one Eigen thread pool per process) and its Eigen dot.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -14,10 +15,31 @@ int pool_threads();
 /// rethrows the first exception.
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
 
+/// Runs f(lo, hi) over [0, n) in at most pool_threads() contiguous chunks, or inline when n * work_per_item (a
+/// rough count of element operations) is below min_work, where threads would cost more than they save.
+template <class F>
+void parallel_chunks(int64_t n, int64_t work_per_item, F&& f, int64_t min_work = 1 << 15) {
+  int64_t parts = std::min<int64_t>(pool_threads(), n);
+  parts = std::min<int64_t>(parts, n * work_per_item / min_work);
+  if (parts <= 1) {
+    f(int64_t{0}, n);
+    return;
+  }
+  parallel_for(parts, [&](int64_t p) { f(n * p / parts, n * (p + 1) / parts); });
+}
+
 /// Whether run_dot handles this dot (float operands of the output's dtype).
 bool dot_supported(const hlo::Instruction& dot);
 
 /// out = dot_general(lhs, rhs) through Eigen's tensor contraction on the shared pool; bf16/f16 via f32.
 void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out);
+
+/// dot_general into a buffer of the accumulation type (f64 for f64 dots, else f32), not rounded to the dot's
+/// dtype: for an output fusion, whose epilogue rounds it as the dot would have.
+void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out);
+
+/// c[m, n] = a[m, k] b[k, n], all row-major, through Eigen's contraction on the shared pool.
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n);
 
 }  // namespace jitx::cpu

@@ -1,0 +1,171 @@
+// Convolution (HLO convolution: any dimension numbers, strides, padding, lhs/rhs dilation, feature_group_count
+// or batch_group_count) as im2col + an Eigen GEMM, for float dtypes.
+//
+// For each group q (feature groups or batch groups; XLA never sets both), the output is
+//   out[(b, spatial), f] = sum over (c, window) of patch[(b, spatial), (c, window)] * w[(c, window), f]
+// where patch holds the lhs values under each window position (zero where the window reads padding or a hole of
+// the lhs dilation). Output rows are processed in blocks whose patch matrix stays a few MiB (built in parallel,
+// then one multi-threaded GEMM per block), and each block's product is scattered into the output's layout.
+// bf16/f16 compute in f32 (rounded once on store); f64 in f64. Integer convolutions stay on the interpreter.
+#include <algorithm>
+#include <cstring>
+
+#include "backends/cpu/library.h"
+#include "backends/cpu/parallel.h"
+#include "core/errors.h"
+#include "core/literal.h"
+
+namespace jitx::cpu {
+namespace {
+using hlo::Instruction;
+using Ints = std::vector<int64_t>;
+
+template <class T>
+std::vector<T> to_compute(const void* p, DType d, int64_t n) {
+  std::vector<T> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    switch (d) {
+      case DType::float32: v[i] = static_cast<T>(static_cast<const float*>(p)[i]); break;
+      case DType::float64: v[i] = static_cast<T>(static_cast<const double*>(p)[i]); break;
+      case DType::float16: v[i] = static_cast<T>(half_to_float(static_cast<const uint16_t*>(p)[i])); break;
+      default: v[i] = static_cast<T>(bfloat16_to_float(static_cast<const uint16_t*>(p)[i])); break;
+    }
+  }
+  return v;
+}
+
+template <class T>
+void store(void* p, DType d, int64_t i, T v) {
+  switch (d) {
+    case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
+    case DType::float64: static_cast<double*>(p)[i] = static_cast<double>(v); break;
+    case DType::float16: static_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v)); break;
+    default: static_cast<uint16_t*>(p)[i] = float_to_bfloat16(static_cast<float>(v)); break;
+  }
+}
+
+class Convolution : public LibraryOp {
+ public:
+  explicit Convolution(const Instruction& i) : inst_(i) {}
+
+  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+    if (inst_.shape.dtype == DType::float64) run_typed<double>(ins, outs);
+    else run_typed<float>(ins, outs);
+  }
+
+ private:
+  template <class T>
+  void run_typed(const std::vector<const void*>& ins, const std::vector<void*>& outs) const {
+    const auto& a = inst_.attrs;
+    const auto &ls = a.get_ints("lhs_spec"), &rs = a.get_ints("rhs_spec"), &os = a.get_ints("out_spec");
+    const auto &strides = a.get_ints("window_strides"), &pad = a.get_ints("padding");
+    const auto &ld = a.get_ints("lhs_dilation"), &rd = a.get_ints("rhs_dilation");
+    int64_t g = a.get_int("feature_group_count"), bg = a.get_int("batch_group_count");
+    const hlo::Shape &lsh = inst_.operand(0)->shape, &rsh = inst_.operand(1)->shape;
+    const Ints& od = inst_.shape.dims;
+    size_t nsp = ls.size() - 2;
+    auto lst = detail::row_major_strides(lsh.dims), rst = detail::row_major_strides(rsh.dims),
+         ost = detail::row_major_strides(od);
+    int64_t o_feat = rsh.dims[rs[0]], i_feat = rsh.dims[rs[1]], out_batch = od[os[0]];
+    int64_t groups = std::max(g, bg), fo = o_feat / groups;
+    Ints window(nsp), out_sp(nsp), lhs_sp(nsp);
+    for (size_t k = 0; k < nsp; ++k) {
+      window[k] = rsh.dims[rs[2 + k]];
+      out_sp[k] = od[os[2 + k]];
+      lhs_sp[k] = lsh.dims[ls[2 + k]];
+    }
+    int64_t wn = detail::num_elements(window), spn = detail::num_elements(out_sp);
+    int64_t rows = out_batch * spn, kk = i_feat * wn;
+    if (detail::num_elements(od) == 0) return;
+
+    // Operands in the compute type (a copy only for f16/bf16, or f32 data of an f64 convolution).
+    std::vector<T> lbuf, rbuf;
+    const T* lhs = static_cast<const T*>(ins[0]);
+    const T* rhs = static_cast<const T*>(ins[1]);
+    bool native = (std::is_same_v<T, float> && lsh.dtype == DType::float32) ||
+                  (std::is_same_v<T, double> && lsh.dtype == DType::float64);
+    if (!native) {
+      lbuf = to_compute<T>(ins[0], lsh.dtype, lsh.num_elements());
+      rbuf = to_compute<T>(ins[1], rsh.dtype, rsh.num_elements());
+      lhs = lbuf.data();
+      rhs = rbuf.data();
+    }
+    // Window position -> its offset in each spatial dimension, and its offset in the kernel (relative to f, c).
+    std::vector<Ints> wpos(static_cast<size_t>(wn), Ints(nsp));
+    Ints woff(static_cast<size_t>(wn));
+    for (int64_t w = 0; w < wn; ++w) {
+      int64_t rem = w, off = 0;
+      for (int64_t k = static_cast<int64_t>(nsp) - 1; k >= 0; --k) {
+        wpos[w][k] = rem % window[k];
+        rem /= window[k];
+        off += wpos[w][k] * rst[rs[2 + k]];
+      }
+      woff[w] = off;
+    }
+    // Rows per block: the patch matrix at most ~4 MiB (and at least 16 rows).
+    int64_t block = std::max<int64_t>(16, (4 << 20) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, kk));
+    block = std::min(block, rows);
+    std::vector<T> patch(static_cast<size_t>(block * kk)), wmat(static_cast<size_t>(kk * fo)),
+        prod(static_cast<size_t>(block * fo));
+    for (int64_t q = 0; q < groups; ++q) {
+      // w[(c, window), f] for this group's output features.
+      for (int64_t c = 0; c < i_feat; ++c)
+        for (int64_t w = 0; w < wn; ++w)
+          for (int64_t f = 0; f < fo; ++f)
+            wmat[(c * wn + w) * fo + f] = rhs[(q * fo + f) * rst[rs[0]] + c * rst[rs[1]] + woff[w]];
+      int64_t lfeat0 = g > 1 ? q * i_feat : 0, lbatch0 = bg > 1 ? q * out_batch : 0;
+      for (int64_t r0 = 0; r0 < rows; r0 += block) {
+        int64_t nr = std::min(block, rows - r0);
+        parallel_chunks(nr, kk, [&](int64_t lo, int64_t hi) {
+          Ints opos(nsp);
+          std::vector<int64_t> src(static_cast<size_t>(wn));
+          for (int64_t r = lo; r < hi; ++r) {
+            int64_t row = r0 + r, b = row / spn, rem = row % spn;
+            for (int64_t k = static_cast<int64_t>(nsp) - 1; k >= 0; --k) {
+              opos[k] = rem % out_sp[k];
+              rem /= out_sp[k];
+            }
+            // Where each window position reads in the lhs (-1: padding or a dilation hole).
+            for (int64_t w = 0; w < wn; ++w) {
+              int64_t off = 0;
+              for (size_t k = 0; k < nsp && off >= 0; ++k) {
+                int64_t p = opos[k] * strides[k] + wpos[w][k] * rd[k] - pad[2 * k];
+                if (p < 0 || p % ld[k] != 0 || p / ld[k] >= lhs_sp[k]) off = -1;
+                else off += p / ld[k] * lst[ls[2 + k]];
+              }
+              src[w] = off;
+            }
+            const T* base = lhs + (lbatch0 + b) * lst[ls[0]] + lfeat0 * lst[ls[1]];
+            T* out = patch.data() + r * kk;
+            for (int64_t c = 0; c < i_feat; ++c, base += lst[ls[1]], out += wn)
+              for (int64_t w = 0; w < wn; ++w) out[w] = src[w] < 0 ? T(0) : base[src[w]];
+          }
+        });
+        gemm(patch.data(), wmat.data(), prod.data(), nr, kk, fo);
+        parallel_chunks(nr, fo, [&](int64_t lo, int64_t hi) {
+          for (int64_t r = lo; r < hi; ++r) {
+            int64_t row = r0 + r, b = row / spn, rem = row % spn, o = b * ost[os[0]] + q * fo * ost[os[1]];
+            for (int64_t k = static_cast<int64_t>(nsp) - 1; k >= 0; --k) {
+              o += rem % out_sp[k] * ost[os[2 + k]];
+              rem /= out_sp[k];
+            }
+            for (int64_t f = 0; f < fo; ++f) store<T>(outs[0], inst_.shape.dtype, o + f * ost[os[1]], prod[r * fo + f]);
+          }
+        });
+      }
+    }
+  }
+
+  const Instruction& inst_;
+};
+}  // namespace
+
+std::unique_ptr<LibraryOp> make_convolution(const Instruction& conv) {
+  DType d = conv.shape.dtype;
+  if (!is_floating(d) || conv.operand(0)->shape.dtype != d || conv.operand(1)->shape.dtype != d) return nullptr;
+  const auto& a = conv.attrs;
+  if (a.get_int("feature_group_count") > 1 && a.get_int("batch_group_count") > 1) return nullptr;
+  return std::make_unique<Convolution>(conv);
+}
+
+}  // namespace jitx::cpu

@@ -1,0 +1,39 @@
+// The CPU backend's library ops: instructions that run as typed C++ routines called by the runtime (as XLA:CPU
+// calls its runtime library for sort, convolution and GEMM) rather than as one emitted loop nest: output fusions
+// (an Eigen GEMM, then an emitted epilogue kernel over the product), convolution, sort, gather, scatter,
+// reduce-window and the variadic argmax/argmin reduce.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "backends/cpu/kernels.h"
+#include "hlo/ir/hlo.h"
+
+namespace jitx::cpu {
+
+/// One instruction of an entry computation, prepared at compile time and run once per execution.
+class LibraryOp {
+ public:
+  virtual ~LibraryOp() = default;
+  /// Instructions this op needs compiled as native kernels with the rest of the executable (an output fusion's
+  /// epilogue); the backend compiles them and hands their functions to bind(), in the same order.
+  virtual std::vector<const hlo::Instruction*> kernels() const { return {}; }
+  virtual void bind(const std::vector<KernelFn>& /*fns*/) {}
+  /// ins: one pointer per operand (arrays only), outs: one per leaf of the result, all row-major.
+  virtual void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const = 0;
+};
+
+/// The library op for inst, or nullptr when there is none (the backend then tries an emitted kernel, and falls
+/// back to the interpreter with a logged reason).
+std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst);
+
+/// Runs a compiled kernel over its whole loop space, split across the pool by rows (or columns when rows are
+/// few) when the work is large enough to pay for it.
+void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& space);
+
+// --- the ops (one translation unit each); each returns nullptr for instructions it does not handle ---
+std::unique_ptr<LibraryOp> make_output_fusion(const hlo::Instruction& fusion);
+std::unique_ptr<LibraryOp> make_convolution(const hlo::Instruction& conv);
+std::unique_ptr<LibraryOp> make_data_op(const hlo::Instruction& inst);  // sort, gather, scatter, reduce-window, argmax
+
+}  // namespace jitx::cpu

@@ -1,0 +1,129 @@
+// Output fusions (kOutput: a dot with an elementwise epilogue, e.g. gelu(x @ w + b)) as an Eigen GEMM followed by
+// an emitted epilogue kernel that reads the product once.
+//
+// The epilogue kernel is an ordinary kLoop fusion built from the fused computation with the dot replaced by a new
+// last parameter, the product, in the accumulation type (f32 for f32/bf16/f16 dots, f64 for f64). For a bf16/f16
+// dot the epilogue first converts the product to the dot's dtype, so it is rounded exactly where the unfused dot
+// would round it. When the product's type is also the fusion's result type (f32, f64), Eigen writes the product
+// straight into the result buffer and the epilogue rewrites it in place (the kernel reads its product parameter
+// through the output pointer): the result is touched by one extra read and write, no temporary. Otherwise the
+// product goes to a temporary of the accumulation type.
+#include <unordered_map>
+
+#include "backends/cpu/library.h"
+#include "backends/cpu/parallel.h"
+#include "core/errors.h"
+#include "core/storage.h"
+#include "hlo/passes/fusion.h"
+
+namespace jitx::cpu {
+namespace {
+using hlo::Instruction;
+using hlo::Opcode;
+
+const Instruction* find_dot(const hlo::Computation& c) {
+  const Instruction* dot = nullptr;
+  for (auto& i : c.instructions)
+    if (i->opcode == Opcode::kDot) {
+      if (dot) return nullptr;  // exactly one dot per output fusion
+      dot = i.get();
+    }
+  return dot;
+}
+
+class OutputFusion : public LibraryOp {
+ public:
+  OutputFusion(const Instruction& fusion, const Instruction& dot) : fusion_(fusion), dot_(dot) {
+    acc_ = dot.shape.dtype == DType::float64 ? DType::float64 : DType::float32;
+    in_place_ = fusion.shape.dtype == acc_ && dot.shape.dtype == acc_;
+    build_epilogue();
+    space_ = loop_space(*epilogue_);
+  }
+
+  std::vector<const Instruction*> kernels() const override { return {epilogue_}; }
+  void bind(const std::vector<KernelFn>& fns) override { fn_ = fns.at(0); }
+
+  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+    JITX_ASSERT(fn_, "output fusion %{}: epilogue kernel not bound", fusion_.name);
+    const void* lhs = ins.at(dot_.operand(0)->parameter_number);
+    const void* rhs = ins.at(dot_.operand(1)->parameter_number);
+    std::shared_ptr<detail::Storage> tmp;
+    void* product = outs.at(0);
+    if (!in_place_) {
+      tmp = detail::Storage::allocate(static_cast<size_t>(dot_.shape.num_elements()) * dtype_size(acc_));
+      product = tmp->data();
+    }
+    run_dot_unrounded(dot_, lhs, rhs, product);
+    std::vector<void*> bufs{outs[0]};
+    for (auto* p : ins) bufs.push_back(const_cast<void*>(p));
+    bufs.push_back(product);  // unused by the kernel when in place (it reads the output pointer)
+    run_kernel(fn_, bufs.data(), space_);
+  }
+
+ private:
+  // epilogue_ = fusion(fusion's operands..., product), kind=kLoop, calling a copy of the fused computation whose
+  // dot is the new last parameter.
+  void build_epilogue() {
+    const hlo::Computation& fc = *fusion_.called.at(0);
+    holder_ = std::make_unique<hlo::Module>(fusion_.name + ".epilogue");
+    hlo::Computation* body = holder_->add_computation(fusion_.name + ".epilogue_body");
+    hlo::Shape pshape(acc_, dot_.shape.dims);
+    int64_t product_param = static_cast<int64_t>(fusion_.operands.size());
+    std::unordered_map<const Instruction*, Instruction*> map;
+    for (auto* p : fc.parameters) map[p] = body->add_parameter(p->parameter_number, p->shape, p->name);
+    for (auto& up : fc.instructions) {
+      const Instruction& i = *up;
+      if (i.opcode == Opcode::kParameter) continue;
+      if (&i == &dot_) {
+        Instruction* p = body->add_parameter(product_param, pshape, "product");
+        map[&i] = dot_.shape.dtype == acc_ ? p : body->add(Opcode::kConvert, dot_.shape, {p}, {}, "product_rounded");
+        continue;
+      }
+      std::vector<Instruction*> ops;
+      for (auto* o : i.operands) ops.push_back(map.at(o));
+      Instruction* c = body->add(i.opcode, i.shape, ops, i.attrs, i.name);
+      c->literal = i.literal;
+      c->called = i.called;
+      map[&i] = c;
+    }
+    body->root = map.at(fc.root);
+    hlo::Computation* outer = holder_->add_computation(fusion_.name + ".epilogue_outer");
+    std::vector<Instruction*> operands;
+    for (size_t k = 0; k < fusion_.operands.size(); ++k)
+      operands.push_back(outer->add_parameter(static_cast<int64_t>(k), fusion_.operand(k)->shape));
+    operands.push_back(outer->add_parameter(product_param, pshape));
+    detail::Params attrs;
+    attrs.set("kind", std::string("kLoop"));
+    if (in_place_) attrs.set("in_place_parameter", product_param);
+    epilogue_ = outer->add(Opcode::kFusion, fusion_.shape, operands, attrs, fusion_.name + ".epilogue");
+    epilogue_->called = {body};
+    outer->root = epilogue_;
+    holder_->entry = outer;
+  }
+
+  const Instruction& fusion_;
+  const Instruction& dot_;
+  DType acc_;
+  bool in_place_ = false;
+  std::unique_ptr<hlo::Module> holder_;
+  Instruction* epilogue_ = nullptr;
+  LoopSpace space_;
+  KernelFn fn_ = nullptr;
+};
+}  // namespace
+
+std::unique_ptr<LibraryOp> make_output_fusion(const Instruction& fusion) {
+  if (fusion.opcode != Opcode::kFusion || hlo::fusion_kind(fusion) != "kOutput" || fusion.shape.is_tuple)
+    return nullptr;
+  const hlo::Computation& fc = *fusion.called.at(0);
+  const Instruction* dot = find_dot(fc);
+  if (!dot || !dot_supported(*dot) || dot->operand(0)->opcode != Opcode::kParameter ||
+      dot->operand(1)->opcode != Opcode::kParameter || fusion.shape.dims != dot->shape.dims)
+    return nullptr;
+  auto op = std::make_unique<OutputFusion>(fusion, *dot);
+  // The epilogue must be something the emitter compiles; otherwise the whole fusion falls back.
+  if (!unsupported_reason(*op->kernels().at(0)).empty()) return nullptr;
+  return op;
+}
+
+}  // namespace jitx::cpu

@@ -408,17 +408,20 @@ TEST_CASE("cpu: ops without a native kernel run on the interpreter, with the rig
 }
 
 TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[cpu]") {
-  // Bound checked below for every function: max error <= 4 ULP over dense samples of each range.
+  // Bound checked below for every function over dense samples of each range: max error <= 4 ULP, except tanh
+  // (a rational approximation with one division, for speed): <= 5 ULP.
   struct F {
     const char* op;
     double lo, hi;
     double (*ref)(double);
+    double max_ulp = 4.0;
   };
   const std::vector<F> fs{{"exponential", -87, 88, [](double x) { return std::exp(x); }},
                           {"exponential-minus-one", -10, 10, [](double x) { return std::expm1(x); }},
                           {"log", 1e-30, 1e30, [](double x) { return std::log(x); }},
                           {"log-plus-one", -0.99, 100, [](double x) { return std::log1p(x); }},
-                          {"tanh", -10, 10, [](double x) { return std::tanh(x); }},
+                          {"tanh", -10, 10, [](double x) { return std::tanh(x); }, 5.0},
+                          {"tanh", -1e-3, 1e-3, [](double x) { return std::tanh(x); }, 5.0},
                           {"logistic", -30, 30, [](double x) { return 1 / (1 + std::exp(-x)); }},
                           {"erf", -5, 5, [](double x) { return std::erf(x); }},
                           {"sine", -1e4, 1e4, [](double x) { return std::sin(x); }},
@@ -440,7 +443,7 @@ TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[
       max_ulp = std::max(max_ulp, std::fabs(y.get_f64(i) - ref) / ulp);
     }
     INFO(f.op << ": max error " << max_ulp << " ULP");
-    CHECK(max_ulp <= 4.0);
+    CHECK(max_ulp <= f.max_ulp);
     if (std::getenv("JITX_PRINT_ULP")) WARN(f.op << ": max error " << max_ulp << " ULP");
   }
 }

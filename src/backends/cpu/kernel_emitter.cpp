@@ -240,15 +240,23 @@ class Emitter {
     }
     return m;
   }
+  // Emits no arithmetic for size-1 dimensions, zero indices or unit strides: besides saving instructions, an
+  // index such as (row, 0) of a [R, 1] value then stays the row's own Value, so row_level() sees that a
+  // reduction reached through it is per row and hoist() computes it once per row, not once per element.
   Value* linear_of(Index& idx) {
     if (!idx.linear) {
-      Value* l = i64(0);
+      Value* l = nullptr;
       int64_t stride = 1;
       for (int64_t k = static_cast<int64_t>(idx.dims.size()) - 1; k >= 0; --k) {
-        l = b_.CreateAdd(l, b_.CreateMul(idx.multi[k], i64(stride)));
+        Value* m = idx.multi[k];
+        auto* c = llvm::dyn_cast<llvm::ConstantInt>(m);
+        if (idx.dims[k] != 1 && !(c && c->isZero())) {
+          Value* term = stride == 1 ? m : b_.CreateMul(m, i64(stride));
+          l = l ? b_.CreateAdd(l, term) : term;
+        }
         stride *= idx.dims[k];
       }
-      idx.linear = l;
+      idx.linear = l ? l : i64(0);
     }
     return idx.linear;
   }
@@ -543,12 +551,18 @@ class Emitter {
     for (size_t k = 0; k < rdims.size(); ++k) trailing = trailing && rdims[k] == rank - static_cast<int64_t>(rdims.size()) + static_cast<int64_t>(k);
     Value* init = gen(inst.operand(1), scalar_index());
     Value* base = trailing ? b_.CreateMul(linear_of(idx), i64(n)) : nullptr;
-    const std::vector<Value*>* outm = trailing ? nullptr : &multi_of(idx);
+    const std::vector<Value*>* outm = &multi_of(idx);  // before the loops, so that it dominates them
     auto element = [&](Value* k) {
       if (trailing) {
+        // The multi-index too, so that per-row values reached from the element (the mean inside a variance)
+        // see the output's own index Values and are found in the memo, not recomputed per element.
         Index xi;
         xi.dims = xd;
         xi.linear = b_.CreateAdd(base, k);
+        xi.multi = *outm;
+        std::vector<Value*> rm = delinearize(k, rext);
+        xi.multi.insert(xi.multi.end(), rm.begin(), rm.end());
+        xi.has_multi = true;
         return gen(x, xi);
       }
       std::vector<Value*> rm = delinearize(k, rext), m;

@@ -204,6 +204,18 @@ class Emitter {
   // A counted loop [lo, hi) with one optional loop-carried value; returns its final value.
   template <class F>
   Value* loop(Value* lo, Value* hi, Value* acc0, F body) {
+    std::vector<Value*> accs0;
+    if (acc0) accs0.push_back(acc0);
+    auto r = loop_n(lo, hi, accs0, [&](Value* i, const std::vector<Value*>& acc) {
+      Value* next = body(i, acc.empty() ? nullptr : acc[0]);
+      return acc.empty() ? std::vector<Value*>{} : std::vector<Value*>{next};
+    });
+    return r.empty() ? nullptr : r[0];
+  }
+
+  // A counted loop [lo, hi) carrying several values: body(i, current) returns the next ones; returns the last.
+  template <class F>
+  std::vector<Value*> loop_n(Value* lo, Value* hi, const std::vector<Value*>& accs0, F body) {
     auto saved = memo_;  // values made inside the loop do not dominate what follows it
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "loop", f_);
@@ -213,15 +225,19 @@ class Emitter {
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
     llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
-    llvm::PHINode* acc = acc0 ? b_.CreatePHI(acc0->getType(), 2) : nullptr;
+    std::vector<Value*> acc;
+    for (Value* a0 : accs0) {
+      llvm::PHINode* phi = b_.CreatePHI(a0->getType(), 2);
+      phi->addIncoming(a0, pre);
+      acc.push_back(phi);
+    }
     i->addIncoming(lo, pre);
-    if (acc) acc->addIncoming(acc0, pre);
     b_.CreateCondBr(b_.CreateICmpSLT(i, hi), bodyb, exit);
     b_.SetInsertPoint(bodyb);
-    Value* next = body(i, acc);
+    std::vector<Value*> next = body(i, acc);
     Value* inext = b_.CreateAdd(i, i64(1), "", true, true);
     i->addIncoming(inext, b_.GetInsertBlock());
-    if (acc) acc->addIncoming(next, b_.GetInsertBlock());
+    for (size_t k = 0; k < acc.size(); ++k) llvm::cast<llvm::PHINode>(acc[k])->addIncoming(next[k], b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
     memo_ = std::move(saved);
@@ -585,6 +601,22 @@ class Emitter {
         return b_.CreateFAdd(total, b_.CreateFPExt(part, b_.getDoubleTy()));
       });
       acc = b_.CreateFPTrunc(acc, ctype(d));
+    } else if (is_float(d) && (r == "max" || r == "min")) {
+      // maxnum/minnum (which the vectoriser reduces in vector lanes, unlike NaN-propagating maximum/minimum)
+      // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give. The sign of a zero
+      // result may differ from the interpreter's (max(-0, +0)); values compare equal.
+      bool mx = r == "max";
+      auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse()}, [&](Value* k, const std::vector<Value*>& p) {
+        Value* x = element(k);
+        Value* m = mx ? b_.CreateMaxNum(p[0], x) : b_.CreateMinNum(p[0], x);
+        // nnan/nsz let the vectoriser reduce it; a NaN makes the lanes poison, which the select below discards.
+        llvm::FastMathFlags fmf;
+        fmf.setNoNaNs();
+        fmf.setNoSignedZeros();
+        llvm::cast<llvm::Instruction>(m)->setFastMathFlags(fmf);
+        return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x))};
+      });
+      acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(ctype(d)), accs[0]);
     } else {
       acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
         return combine(r, d, p, element(k), is_float(d) && r == "add");

@@ -763,3 +763,55 @@ TEST_CASE("cpu: convolution (layouts, strides, padding, dilations, groups) runs 
     }
   }
 }
+
+TEST_CASE("cpu: float max/min reductions propagate NaN (vectorised with an any-NaN flag)", "[cpu]") {
+  // log of inputs in [-0.001, 3): 1 in 3000 elements is NaN, so about 18% of the rows (600 elements) and 2% of
+  // the columns (64 elements) hold a NaN: both NaN and ordinary results are checked.
+  for (const char* r : {"max", "min"})
+    for (const char* dims : {"1", "0"}) {
+      std::string out = std::string(dims) == "1" ? "f32[64]" : "f32[600]";
+      check_native(fmt::format(R"(HloModule m
+
+%fused (a: f32[64,600]) -> {0} {{
+  %a = f32[64,600] parameter(0)
+  %l = f32[64,600] log(%a)
+  %z = f32[] constant({1})
+  ROOT %r = {0} reduce(%l, %z), dimensions={{{2}}}, reducer={3}
+}}
+
+ENTRY %main (a: f32[64,600]) -> ({0}) {{
+  %a = f32[64,600] parameter(0)
+  %f = {0} fusion(%a), kind=kInput, calls=%fused
+  ROOT %t = ({0}) tuple(%f)
+}}
+)", out, std::string(r) == "max" ? "-inf" : "inf", dims, r), -0.001, 3);
+    }
+}
+
+TEST_CASE("cpu: a transpose that layout assignment made a bitcast is computed, not aliased", "[cpu]") {
+  // Layout assignment gives %t the layout {0,1} (memory ordered as %a), which buffer assignment treats as an
+  // alias of %a's buffer. The CPU backend reads and writes row-major, so it must compute the transpose into a
+  // buffer of its own (it used to transpose in place, over the caller's argument, giving wrong results).
+  std::string text = R"(HloModule m
+
+%fused (p: f32[8,6]) -> f32[8,6] {
+  %p = f32[8,6]{0,1} parameter(0)
+  %two = f32[] constant(2)
+  %b = f32[8,6] broadcast(%two), broadcast_dimensions={}
+  ROOT %m = f32[8,6] multiply(%p, %b)
+}
+
+ENTRY %main (a: f32[6,8]) -> (f32[6], f32[8,6], f32[6,8]) {
+  %a = f32[6,8] parameter(0)
+  %t = f32[8,6]{0,1} transpose(%a), permutation={1,0}
+  %z = f32[] constant(0)
+  %r = f32[6] reduce(%t, %z), dimensions={0}, reducer=add
+  %f = f32[8,6] fusion(%t), kind=kLoop, calls=%fused
+  %n = f32[6,8] negate(%a)
+  ROOT %out = (f32[6], f32[8,6], f32[6,8]) tuple(%r, %f, %n)
+}
+)";
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+  REQUIRE(hlo::is_layout_bitcast(*m->entry->find("t")));
+  check_native(text);
+}

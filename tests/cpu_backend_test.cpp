@@ -815,3 +815,35 @@ ENTRY %main (a: f32[6,8]) -> (f32[6], f32[8,6], f32[6,8]) {
   REQUIRE(hlo::is_layout_bitcast(*m->entry->find("t")));
   check_native(text);
 }
+
+TEST_CASE("cpu: column reductions (leading dimensions) in tiles, split across threads, sibling outputs", "[cpu]") {
+  for (DType d : {DType::float32, DType::bfloat16, DType::int32, DType::float64}) {
+    std::string s = hlo_name(d);
+    INFO(s);
+    // [50, 5000] over rows: 5000 outputs in 2048-wide tiles, enough work to split the columns across threads.
+    check_native(one_op(shape_text(d, {5000}), "reduce", {shape_text(d, {50, 5000}), shape_text(d, {})},
+                        ", dimensions={0}, reducer=add"));
+    // Sibling reductions (sum and max) over the two leading dims of exp-ish values, one multi-output kernel.
+    check_native(fmt::format(R"(HloModule m
+
+%fused (a: {0}[6,7,2100]) -> ({0}[2100], {0}[2100]) {{
+  %a = {0}[6,7,2100] parameter(0)
+  %two = {0}[] constant(2)
+  %tb = {0}[6,7,2100] broadcast(%two), broadcast_dimensions={{}}
+  %m = {0}[6,7,2100] multiply(%a, %tb)
+  %z = {0}[] constant(0)
+  %s = {0}[2100] reduce(%m, %z), dimensions={{0,1}}, reducer=add
+  %x = {0}[2100] reduce(%m, %z), dimensions={{0,1}}, reducer=max
+  ROOT %t = ({0}[2100], {0}[2100]) tuple(%s, %x)
+}}
+
+ENTRY %main (a: {0}[6,7,2100]) -> ({0}[2100], {0}[2100]) {{
+  %a = {0}[6,7,2100] parameter(0)
+  %f = ({0}[2100], {0}[2100]) fusion(%a), kind=kInput, calls=%fused
+  %s = {0}[2100] get-tuple-element(%f), index=0
+  %x = {0}[2100] get-tuple-element(%f), index=1
+  ROOT %t = ({0}[2100], {0}[2100]) tuple(%s, %x)
+}}
+)", s));
+  }
+}

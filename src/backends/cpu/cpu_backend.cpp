@@ -66,6 +66,7 @@ bool has_nested_tuple(const hlo::Shape& s) {
 class CpuExecutable : public Executable, public std::enable_shared_from_this<CpuExecutable> {
  public:
   std::shared_ptr<Executable> whole_module_fallback;  // modules the runtime cannot lay out (nested tuples)
+  std::shared_ptr<const hlo::Module> planned;         // module without layouts, which the steps point into
   hlo::BufferAssignment ba;
   std::vector<Step> steps;
   std::vector<Slice> results;
@@ -191,7 +192,8 @@ class CpuBackend : public Backend {
     auto t0 = Clock::now();
     auto exe = std::make_shared<CpuExecutable>();
     exe->module = module;
-    const hlo::Computation& entry = *module->entry;
+    exe->planned = cpu::without_layouts(*module);  // see without_layouts(): buffers are row-major here
+    const hlo::Computation& entry = *exe->planned->entry;
     const auto& cfg = config();
     bool nested = has_nested_tuple(entry.root->shape);
     for (auto& i : entry.instructions) nested = nested || has_nested_tuple(i->shape) || (i->opcode == Opcode::kParameter && i->shape.is_tuple);
@@ -201,7 +203,7 @@ class CpuBackend : public Backend {
         detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs entirely on the interpreter (nested tuples)", module->name));
       return exe;
     }
-    exe->ba = hlo::assign_buffers(*module);
+    exe->ba = hlo::assign_buffers(*exe->planned);
     const auto& ba = exe->ba;
     exe->constant_data.assign(ba.allocations.size(), nullptr);
     for (auto& a : ba.allocations)

@@ -120,6 +120,11 @@ class Emitter {
       for (size_t k = 0; k < inst.operands.size(); ++k) buffers_[inst.operand(k)] = ptrs.at(outs.size() + k);
       roots.push_back(&inst);
     }
+    if (column_reduction(roots)) {
+      emit_column_reduction(roots, outs, ptrs, r0, r1, c0, c1);
+      b_.CreateRetVoid();
+      return;
+    }
     const auto& dims = outs[0]->dims;
     int64_t rank = static_cast<int64_t>(dims.size());
     int64_t cols = rank == 0 ? 1 : dims.back();
@@ -154,6 +159,104 @@ class Emitter {
   size_t num_ptrs_ = 0;
 
  private:
+  // Reductions over leading dimensions only (a column sum), every root alike: walking each output's reduced
+  // elements would stride through memory once per output. Instead each output tile of kColumnTile consecutive
+  // elements keeps its accumulators in an array (16 KiB of doubles: L1), and the reduced rows are walked in memory
+  // order, each updating the whole tile (long contiguous runs of vectorised loads; 256-wide tiles, 1 KiB runs 16
+  // KiB apart, prefetched badly). Float sums accumulate in double, in the interpreter's order.
+  static constexpr int64_t kColumnTile = 2048;
+
+  static bool column_reduction(const std::vector<const Instruction*>& roots) {
+    for (auto* r : roots) {
+      if (r->opcode != Opcode::kReduce || r->operands.size() != 2) return false;
+      const auto& xd = r->operand(0)->shape.dims;
+      const auto& rd = r->attrs.get_ints("dimensions");
+      if (xd != roots[0]->operand(0)->shape.dims || rd != roots[0]->attrs.get_ints("dimensions")) return false;
+      if (rd.empty() || rd.size() >= xd.size()) return false;
+      for (size_t k = 0; k < rd.size(); ++k)
+        if (rd[k] != static_cast<int64_t>(k)) return false;
+    }
+    return !roots.empty();
+  }
+
+  void emit_column_reduction(const std::vector<const Instruction*>& roots, const std::vector<const hlo::Shape*>& outs,
+                             const std::vector<Value*>& ptrs, Value* r0, Value* r1, Value* c0, Value* c1) {
+    const auto& dims = outs[0]->dims;
+    int64_t cols = dims.back(), out_n = detail::num_elements(dims);
+    const auto& xd = roots[0]->operand(0)->shape.dims;
+    int64_t n = out_n == 0 ? 0 : detail::num_elements(xd) / out_n;
+    struct Acc {
+      const Instruction* root;
+      std::string r;
+      DType d;
+      bool wide;  // a float sum, accumulated in double
+      llvm::Type* type;
+      Value* array;
+      Value* init;
+    };
+    std::vector<Acc> accs;
+    auto ip = b_.saveIP();
+    b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+    for (auto* root : roots) {
+      Acc a{root, root->attrs.get_str("reducer"), root->operand(0)->shape.dtype, false, nullptr, nullptr, nullptr};
+      a.wide = is_float(a.d) && a.r == "add";
+      a.type = a.wide ? b_.getDoubleTy() : ctype(a.d);
+      if (a.type->isIntegerTy(1)) a.type = b_.getInt8Ty();  // bool accumulators live in memory as bytes
+      a.array = b_.CreateAlloca(llvm::ArrayType::get(a.type, kColumnTile));
+      accs.push_back(a);
+    }
+    b_.restoreIP(ip);
+    for (auto& a : accs) a.init = gen(a.root->operand(1), scalar_index());
+    auto slot = [&](Acc& a, Value* j) { return b_.CreateInBoundsGEP(a.type, a.array, j); };
+    auto get = [&](Acc& a, Value* j) {
+      Value* v = b_.CreateLoad(a.type, slot(a, j));
+      return a.type == b_.getInt8Ty() && a.d == DType::bool_ ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+    };
+    auto put = [&](Acc& a, Value* j, Value* v) {
+      if (v->getType()->isIntegerTy(1)) v = b_.CreateZExt(v, b_.getInt8Ty());
+      b_.CreateStore(v, slot(a, j));
+    };
+    loop(r0, r1, nullptr, [&](Value* r, Value*) {
+      Value* width = b_.CreateSub(c1, c0);
+      Value* tiles = b_.CreateUDiv(b_.CreateAdd(width, i64(kColumnTile - 1)), i64(kColumnTile));
+      loop(i64(0), tiles, nullptr, [&](Value* t, Value*) {
+        Value* lo = b_.CreateAdd(c0, b_.CreateMul(t, i64(kColumnTile)));
+        Value* len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(kColumnTile), b_.CreateSub(c1, lo));
+        Value* base = b_.CreateAdd(b_.CreateMul(r, i64(cols)), lo);  // the tile's first output element
+        loop(i64(0), len, nullptr, [&](Value* j, Value*) {
+          for (auto& a : accs) put(a, j, a.wide ? fconst(b_.getDoubleTy(), 0.0) : identity(a.r, a.d));
+          return nullptr;
+        });
+        loop(i64(0), i64(n), nullptr, [&](Value* k, Value*) {
+          Value* xbase = b_.CreateAdd(b_.CreateMul(k, i64(out_n)), base);
+          loop(i64(0), len, nullptr, [&](Value* j, Value*) {
+            Index xi;
+            xi.dims = xd;
+            xi.linear = b_.CreateAdd(xbase, j);
+            for (auto& a : accs) {
+              Value* x = gen(a.root->operand(0), xi);
+              Value* cur = get(a, j);
+              put(a, j, a.wide ? b_.CreateFAdd(cur, b_.CreateFPExt(x, b_.getDoubleTy())) : combine(a.r, a.d, cur, x, false));
+            }
+            return nullptr;
+          });
+          return nullptr;
+        });
+        loop(i64(0), len, nullptr, [&](Value* j, Value*) {
+          for (size_t k = 0; k < accs.size(); ++k) {
+            Acc& a = accs[k];
+            Value* v = get(a, j);
+            if (a.wide) v = b_.CreateFPTrunc(v, ctype(a.d));
+            store(ptrs[k], b_.CreateAdd(base, j), outs[k]->dtype, round(a.d, combine(a.r, a.d, a.init, v, false)));
+          }
+          return nullptr;
+        });
+        return nullptr;
+      });
+      return nullptr;
+    });
+  }
+
   llvm::Module& m_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
@@ -204,6 +307,18 @@ class Emitter {
   // A counted loop [lo, hi) with one optional loop-carried value; returns its final value.
   template <class F>
   Value* loop(Value* lo, Value* hi, Value* acc0, F body) {
+    std::vector<Value*> accs0;
+    if (acc0) accs0.push_back(acc0);
+    auto r = loop_n(lo, hi, accs0, [&](Value* i, const std::vector<Value*>& acc) {
+      Value* next = body(i, acc.empty() ? nullptr : acc[0]);
+      return acc.empty() ? std::vector<Value*>{} : std::vector<Value*>{next};
+    });
+    return r.empty() ? nullptr : r[0];
+  }
+
+  // A counted loop [lo, hi) carrying several values: body(i, current) returns the next ones; returns the last.
+  template <class F>
+  std::vector<Value*> loop_n(Value* lo, Value* hi, const std::vector<Value*>& accs0, F body) {
     auto saved = memo_;  // values made inside the loop do not dominate what follows it
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "loop", f_);
@@ -213,15 +328,19 @@ class Emitter {
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
     llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2);
-    llvm::PHINode* acc = acc0 ? b_.CreatePHI(acc0->getType(), 2) : nullptr;
+    std::vector<Value*> acc;
+    for (Value* a0 : accs0) {
+      llvm::PHINode* phi = b_.CreatePHI(a0->getType(), 2);
+      phi->addIncoming(a0, pre);
+      acc.push_back(phi);
+    }
     i->addIncoming(lo, pre);
-    if (acc) acc->addIncoming(acc0, pre);
     b_.CreateCondBr(b_.CreateICmpSLT(i, hi), bodyb, exit);
     b_.SetInsertPoint(bodyb);
-    Value* next = body(i, acc);
+    std::vector<Value*> next = body(i, acc);
     Value* inext = b_.CreateAdd(i, i64(1), "", true, true);
     i->addIncoming(inext, b_.GetInsertBlock());
-    if (acc) acc->addIncoming(next, b_.GetInsertBlock());
+    for (size_t k = 0; k < acc.size(); ++k) llvm::cast<llvm::PHINode>(acc[k])->addIncoming(next[k], b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
     memo_ = std::move(saved);
@@ -240,15 +359,23 @@ class Emitter {
     }
     return m;
   }
+  // Emits no arithmetic for size-1 dimensions, zero indices or unit strides: besides saving instructions, an
+  // index such as (row, 0) of a [R, 1] value then stays the row's own Value, so row_level() sees that a
+  // reduction reached through it is per row and hoist() computes it once per row, not once per element.
   Value* linear_of(Index& idx) {
     if (!idx.linear) {
-      Value* l = i64(0);
+      Value* l = nullptr;
       int64_t stride = 1;
       for (int64_t k = static_cast<int64_t>(idx.dims.size()) - 1; k >= 0; --k) {
-        l = b_.CreateAdd(l, b_.CreateMul(idx.multi[k], i64(stride)));
+        Value* m = idx.multi[k];
+        auto* c = llvm::dyn_cast<llvm::ConstantInt>(m);
+        if (idx.dims[k] != 1 && !(c && c->isZero())) {
+          Value* term = stride == 1 ? m : b_.CreateMul(m, i64(stride));
+          l = l ? b_.CreateAdd(l, term) : term;
+        }
         stride *= idx.dims[k];
       }
-      idx.linear = l;
+      idx.linear = l ? l : i64(0);
     }
     return idx.linear;
   }
@@ -543,12 +670,18 @@ class Emitter {
     for (size_t k = 0; k < rdims.size(); ++k) trailing = trailing && rdims[k] == rank - static_cast<int64_t>(rdims.size()) + static_cast<int64_t>(k);
     Value* init = gen(inst.operand(1), scalar_index());
     Value* base = trailing ? b_.CreateMul(linear_of(idx), i64(n)) : nullptr;
-    const std::vector<Value*>* outm = trailing ? nullptr : &multi_of(idx);
+    const std::vector<Value*>* outm = &multi_of(idx);  // before the loops, so that it dominates them
     auto element = [&](Value* k) {
       if (trailing) {
+        // The multi-index too, so that per-row values reached from the element (the mean inside a variance)
+        // see the output's own index Values and are found in the memo, not recomputed per element.
         Index xi;
         xi.dims = xd;
         xi.linear = b_.CreateAdd(base, k);
+        xi.multi = *outm;
+        std::vector<Value*> rm = delinearize(k, rext);
+        xi.multi.insert(xi.multi.end(), rm.begin(), rm.end());
+        xi.has_multi = true;
         return gen(x, xi);
       }
       std::vector<Value*> rm = delinearize(k, rext), m;
@@ -571,6 +704,22 @@ class Emitter {
         return b_.CreateFAdd(total, b_.CreateFPExt(part, b_.getDoubleTy()));
       });
       acc = b_.CreateFPTrunc(acc, ctype(d));
+    } else if (is_float(d) && (r == "max" || r == "min")) {
+      // maxnum/minnum (which the vectoriser reduces in vector lanes, unlike NaN-propagating maximum/minimum)
+      // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give. The sign of a zero
+      // result may differ from the interpreter's (max(-0, +0)); values compare equal.
+      bool mx = r == "max";
+      auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse()}, [&](Value* k, const std::vector<Value*>& p) {
+        Value* x = element(k);
+        Value* m = mx ? b_.CreateMaxNum(p[0], x) : b_.CreateMinNum(p[0], x);
+        // nnan/nsz let the vectoriser reduce it; a NaN makes the lanes poison, which the select below discards.
+        llvm::FastMathFlags fmf;
+        fmf.setNoNaNs();
+        fmf.setNoSignedZeros();
+        llvm::cast<llvm::Instruction>(m)->setFastMathFlags(fmf);
+        return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x))};
+      });
+      acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(ctype(d)), accs[0]);
     } else {
       acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
         return combine(r, d, p, element(k), is_float(d) && r == "add");

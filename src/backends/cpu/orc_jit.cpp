@@ -8,6 +8,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -57,8 +58,24 @@ Jit& jit() {
     auto* jj = new Jit();  // never destroyed: executables may outlive static destruction order
     auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
     jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);  // -O3 codegen costs compile time, gains little here
+    // JITLink (ObjectLinkingLayer) links the code, for the small code model, position-independent: constants
+    // are one RIP-relative load. The same settings go to the target machine used for optimisation and assembly
+    // dumps, so dumps show the code that runs (unset, a JIT target machine defaults to the large code model:
+    // movabs + load for every constant).
+    jtmb.setCodeModel(llvm::CodeModel::Small);
+    jtmb.setRelocationModel(llvm::Reloc::PIC_);
     jj->tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
-    jj->lljit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "creating LLJIT");
+    jj->lljit = unwrap(llvm::orc::LLJITBuilder()
+                           .setJITTargetMachineBuilder(jtmb)
+                           .setObjectLinkingLayerCreator(
+                               [](llvm::orc::ExecutionSession& es,
+                                  const llvm::Triple&) -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                                 std::unique_ptr<llvm::orc::ObjectLayer> l =
+                                     std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
+                                 return l;
+                               })
+                           .create(),
+                       "creating LLJIT");
     return jj;
   }();
   return *j;

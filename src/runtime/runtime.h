@@ -4,6 +4,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -86,14 +87,27 @@ class Executable {
   virtual ~Executable() = default;
   virtual std::vector<std::shared_ptr<Buffer>> execute(std::span<const std::shared_ptr<Buffer>> args,
                                                        Device* device) = 0;
+  /// What the executable is made of, for tests and logs: e.g. {"native_kernels": 3, "interpreter_fallbacks": 0,
+  /// "while_loops": 1}. Keys are backend-specific; empty when a backend reports nothing.
+  virtual std::map<std::string, int64_t> stats() const { return {}; }
   std::shared_ptr<const hlo::Module> module;
+};
+
+struct CompileOptions {
+  /// Entry parameters whose buffers the caller gives up (jit's donate_argnums): an output of the same type may be
+  /// written into one in place. A backend may ignore this.
+  std::vector<int64_t> donated_parameters;
 };
 
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
-  virtual std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module) = 0;
+  virtual std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module,
+                                              const CompileOptions& options) = 0;
+  std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module) {
+    return compile(std::move(module), CompileOptions{});
+  }
 };
 
 std::unique_ptr<Backend> make_interpreter_backend();

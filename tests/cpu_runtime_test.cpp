@@ -1,0 +1,285 @@
+// The CPU runtime: loops and branches as compiled programs (no interpreter), buffer assignment of loop carries and
+// scan outputs in place, donation writing into the donated buffer, several devices.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "backends/interpreter/evaluator.h"
+#include "core/trace.h"
+#include "hlo/analysis/buffer_assignment.h"
+#include "hlo/ir/hlo.h"
+#include "hlo/ir/hlo_parser.h"
+#include "jitx/jitx.h"
+#include "runtime/runtime.h"
+#include "test_util.h"
+
+using namespace jitx;
+using namespace jitx::testing;
+
+namespace {
+
+Array f32(const std::vector<double>& v, Shape s) { return make(v, std::move(s), DType::float32); }
+
+detail::Literal literal_of(const Array& a) { return detail::concrete_buffer(a, "test")->literal(); }
+
+/// The allowance of the CPU backend against the interpreter for f32 results after a few dozen dependent ops: the
+/// interpreter rounds each op from double, the CPU computes in f32 with polynomial math (a few ULP per op).
+constexpr double kRtol = 1e-4, kAtol = 1e-5;
+
+/// Runs the compiled program's optimised HLO on the interpreter (the oracle) and compares every output with what
+/// the compiled executable returned; on cpu, also requires that nothing ran on the interpreter.
+template <class C>
+void check_native(const C& compiled, const std::vector<Array>& args, const std::vector<Array>& got, int min_loops,
+                  int min_branches) {
+  if (default_platform() == "cpu") {
+    auto st = compiled.executable_stats();
+    INFO(compiled.as_text());
+    CHECK(st.at("whole_module_fallback") == 0);
+    CHECK(st.at("interpreter_fallbacks") == 0);
+    CHECK(st.at("while_loops") >= min_loops);
+    CHECK(st.at("conditionals") >= min_branches);
+  }
+  auto m = hlo::parse_hlo(compiled.as_text());
+  std::vector<detail::Literal> lits;
+  for (auto& a : args) lits.push_back(literal_of(a));
+  interpreter::Value want = interpreter::evaluate(*m, lits);
+  REQUIRE(want.tuple.size() == got.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    const auto& w = want.tuple[k].array;
+    auto g = literal_of(got[k]);
+    INFO("output " << k);
+    REQUIRE(g.dims == w.dims);
+    REQUIRE(g.dtype == w.dtype);
+    for (int64_t i = 0; i < w.size(); ++i) {
+      if (is_floating(w.dtype)) {
+        double gv = g.get_f64(i), wv = w.get_f64(i);
+        CHECK(std::fabs(gv - wv) <= kAtol + kRtol * std::fabs(wv));
+      } else {
+        CHECK(g.get_i64(i) == w.get_i64(i));
+      }
+    }
+  }
+}
+
+const hlo::Instruction* find_op(const hlo::Computation& c, hlo::Opcode op) {
+  for (auto& i : c.instructions)
+    if (i->opcode == op) return i.get();
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("cpu control flow: while, scan, cond and switch run as compiled programs and match the interpreter",
+          "[control][cpu]") {
+  SECTION("while_loop with a pytree carry and a data-dependent trip count") {
+    auto f = jit([](Array x, Array limit) {
+      auto [n, y] = lax::while_loop([&](const std::pair<Array, Array>& c) { return jnp::sum(c.second) < limit; },
+                                    [](const std::pair<Array, Array>& c) {
+                                      return std::make_pair(c.first + 1, c.second * 1.5f + 0.25f);
+                                    },
+                                    std::make_pair(Array(0), x));
+      return std::vector<Array>{n, y};
+    });
+    std::vector<Array> args{f32(uniform(5, 0.1, 1), {5}), Array::scalar(200.0, DType::float32)};
+    auto c = f.lower(args[0], args[1]).compile();
+    auto got = c(args[0], args[1]);
+    CHECK(got[0].item<int>() > 3);
+    check_native(c, args, got, 1, 0);
+  }
+  SECTION("scan: carry and stacked ys, forward and reverse, unrolled with a remainder") {
+    for (bool reverse : {false, true}) {
+      for (int64_t unroll : {1, 3}) {
+        auto f = jit([=](Array c0, Array xs) {
+          auto [c, ys] = lax::scan(
+              [](Array c, Array x) { return std::make_pair(jnp::tanh(c * 0.5f + x), jnp::sum(c * x)); }, c0, xs,
+              {.reverse = reverse, .unroll = unroll});
+          return std::vector<Array>{c, ys};
+        });
+        std::vector<Array> args{f32(uniform(4, -1, 1), {4}), f32(uniform(7 * 4, -1, 1), {7, 4})};
+        auto c = f.lower(args[0], args[1]).compile();
+        INFO("reverse=" << reverse << " unroll=" << unroll);
+        check_native(c, args, c(args[0], args[1]), 1, 0);
+      }
+    }
+  }
+  SECTION("cond on a predicate and switch_ on a clamped index") {
+    auto f = jit([](Array p, Array i, Array x) {
+      Array a = lax::cond(p, [](Array v) { return jnp::exp(v); }, [](Array v) { return v * v - 1.0f; }, x);
+      Array b = lax::switch_(i, std::tuple{[](Array v) { return v + 1.0f; }, [](Array v) { return jnp::sin(v); },
+                                           [](Array v) { return -v; }},
+                             a);
+      return std::vector<Array>{a, b};
+    });
+    Array x = f32(uniform(6, -1, 1), {2, 3});
+    for (bool p : {true, false}) {
+      for (int i : {-1, 0, 1, 2, 5}) {
+        std::vector<Array> args{Array(p), Array(i), x};
+        auto c = f.lower(args[0], args[1], args[2]).compile();
+        INFO("p=" << p << " i=" << i);
+        check_native(c, args, c(args[0], args[1], args[2]), 0, 2);
+      }
+    }
+  }
+  SECTION("nested: scan inside while inside cond, closing over outer values") {
+    auto f = jit([](Array p, Array w, Array xs) {
+      Array r = lax::cond(
+          p,
+          [&](Array x0) {
+            return lax::while_loop([](const std::pair<Array, Array>& c) { return c.first < 3; },
+                                   [&](const std::pair<Array, Array>& c) {
+                                     auto [s, ys] = lax::scan(
+                                         [&](Array a, Array x) { return std::make_pair(a * 0.9f + x * w, a); },
+                                         c.second, xs);
+                                     return std::make_pair(c.first + 1, s + jnp::sum(ys) * 0.01f);
+                                   },
+                                   std::make_pair(Array(0), x0))
+                .second;
+          },
+          [](Array x0) { return x0 * 2.0f; }, jnp::sum(xs, {0}));
+      return std::vector<Array>{r};
+    });
+    for (bool p : {true, false}) {
+      std::vector<Array> args{Array(p), Array::scalar(0.75, DType::float32), f32(uniform(5 * 3, -1, 1), {5, 3})};
+      auto c = f.lower(args[0], args[1], args[2]).compile();
+      check_native(c, args, c(args[0], args[1], args[2]), 2, 1);
+    }
+  }
+  SECTION("fori_loop with traced bounds, an empty range, a zero-length scan") {
+    auto f = jit([](Array x, Array n) {
+      Array y = lax::fori_loop(Array(1), n, [](Array i, Array v) { return v + i.astype(DType::float32) * v; }, x);
+      auto [c, ys] = lax::scan([](Array c, Array x) { return std::make_pair(c + x, c); }, y, zeros({0, 2}));
+      return std::vector<Array>{y, c, ys};
+    });
+    for (int n : {5, -3}) {
+      std::vector<Array> args{f32(uniform(2, -1, 1), {2}), Array(n)};
+      auto c = f.lower(args[0], args[1]).compile();
+      check_native(c, args, c(args[0], args[1]), 1, 0);
+    }
+  }
+  SECTION("carries that swap places are double-buffered, not updated in place") {
+    auto f = jit([](Array a, Array b) {
+      auto [x, y] = lax::fori_loop(0, 5, [](Array, const std::pair<Array, Array>& c) {
+        return std::make_pair(c.second * 2.0f, c.first + 1.0f);
+      }, std::make_pair(a, b));
+      return std::vector<Array>{x, y};
+    });
+    std::vector<double> av = uniform(3, -1, 1), bv = uniform(3, -1, 1);
+    std::vector<Array> args{f32(av, {3}), f32(bv, {3})};
+    auto c = f.lower(args[0], args[1]).compile();
+    auto got = c(args[0], args[1]);
+    check_native(c, args, got, 1, 0);
+    // A C++ reference in f32: (a, b) -> (2b, a + 1), five times.
+    std::vector<float> a(av.begin(), av.end()), b(bv.begin(), bv.end());
+    for (auto& v : a) v = float(v);
+    for (int it = 0; it < 5; ++it)
+      for (int k = 0; k < 3; ++k) {
+        float na = b[k] * 2.0f, nb = a[k] + 1.0f;
+        a[k] = na;
+        b[k] = nb;
+      }
+    auto x = got[0].to_vector<float>(), y = got[1].to_vector<float>();
+    for (int k = 0; k < 3; ++k) {
+      CHECK(x[k] == a[k]);
+      CHECK(y[k] == b[k]);
+    }
+  }
+}
+
+TEST_CASE("buffer assignment: a loop body updates its carry in place; a scan writes ys into the output",
+          "[control][analysis]") {
+  SECTION("while_loop: every carry of an elementwise update stays in its buffer") {
+    auto f = jit([](Array x) {
+      return lax::while_loop([](const std::pair<Array, Array>& c) { return c.first < 10; },
+                             [](const std::pair<Array, Array>& c) {
+                               return std::make_pair(c.first + 1, c.second * 1.5f + 0.25f);
+                             },
+                             std::make_pair(Array(0), x));
+    });
+    Array x = f32(uniform(64, -1, 1), {64});
+    auto m = hlo::parse_hlo(f.lower(x).compile().as_text());
+    const hlo::Instruction* w = find_op(*m->entry, hlo::Opcode::kWhile);
+    REQUIRE(w);
+    hlo::BufferOptions o;
+    o.carry_in_place = true;
+    auto ba = hlo::assign_buffers(*w->called[1], o);
+    INFO(ba.str());
+    REQUIRE(ba.output_aliases.size() == 2);
+    CHECK(ba.output_aliases[0] == 0);
+    CHECK(ba.output_aliases[1] == 1);
+    CHECK(ba.str().find("output 1 is written over parameter 1") != std::string::npos);
+    // Without the option nothing aliases: the body would need a second buffer for each carry.
+    auto plain = hlo::assign_buffers(*w->called[1]);
+    CHECK(plain.output_aliases[1] == -1);
+  }
+  SECTION("scan: the body's dynamic-update-slice writes ys in place, and ys starts in the entry's output buffer") {
+    auto f = jit([](Array c0, Array xs) {
+      return lax::scan([](Array c, Array x) { return std::make_pair(c + x, jnp::sum(c * x)); }, c0, xs);
+    });
+    Array c0 = f32(uniform(4, -1, 1), {4}), xs = f32(uniform(9 * 4, -1, 1), {9, 4});
+    auto m = hlo::parse_hlo(f.lower(c0, xs).compile().as_text());
+    const hlo::Instruction* w = find_op(*m->entry, hlo::Opcode::kWhile);
+    REQUIRE(w);
+    const hlo::Computation& body = *w->called[1];
+    const hlo::Instruction* dus = find_op(body, hlo::Opcode::kDynamicUpdateSlice);
+    REQUIRE(dus);
+    int64_t ys_slot = -1;
+    for (size_t k = 0; k < body.root->operands.size(); ++k)
+      if (body.root->operand(k) == dus) ys_slot = static_cast<int64_t>(k);
+    REQUIRE(ys_slot >= 0);
+    hlo::BufferOptions o;
+    o.carry_in_place = true;
+    auto ba = hlo::assign_buffers(body, o);
+    INFO(ba.str());
+    CHECK(ba.output_aliases[ys_slot] == ys_slot);
+    // In the entry, the while's ys is an output, and its zero initial value is computed straight into it.
+    auto eba = hlo::assign_buffers(*m);
+    INFO(eba.str());
+    int64_t ys_value = -1;
+    for (size_t v = 0; v < eba.values.size(); ++v)
+      if (eba.values[v].defining == w && eba.values[v].tuple_index == ys_slot) ys_value = static_cast<int64_t>(v);
+    REQUIRE(ys_value >= 0);
+    auto [alloc, off] = eba.slice_of[ys_value];
+    CHECK(eba.allocations[alloc].kind == hlo::Allocation::Kind::kOutput);
+    const auto* init = w->operand(ys_slot);
+    CHECK(eba.slice_of[eba.value_of.at(init)] == eba.slice_of[ys_value]);
+  }
+}
+
+TEST_CASE("donation: the output is written into the donated argument's buffer", "[cpu][jit]") {
+  if (default_platform() != "cpu") return;  // the interpreter allocates every result
+  auto step = jit([](Array w, Array g) { return w - 0.1f * g; }, {.donate_argnums = {0}});
+  auto wv = uniform(1000, -1, 1), gv = uniform(1000, -1, 1);
+  Array w = f32(wv, {1000}), g = f32(gv, {1000});
+  const void* w_data = detail::concrete_buffer(w, "test")->storage->data();
+  Array w2 = step(w, g);
+  w2.block_until_ready();
+  CHECK(detail::concrete_buffer(w2, "test")->storage->data() == w_data);
+  auto got = w2.to_vector<float>();
+  for (size_t i = 0; i < wv.size(); ++i) CHECK(got[i] == float(wv[i]) - 0.1f * float(gv[i]));
+  CHECK(step.lower(w2, g).compile().memory_analysis().alias_size_in_bytes == 4000);
+
+  SECTION("memory someone else still holds is copied first, never overwritten") {
+    auto lit = detail::Literal::make(DType::float32, {1000});
+    for (int64_t i = 0; i < 1000; ++i) lit.set_f64(i, wv[i]);
+    Array shared = detail::make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()));
+    Array out = step(shared, g);
+    out.block_until_ready();
+    CHECK(detail::concrete_buffer(out, "test")->storage->data() != lit.data());
+    for (int64_t i = 0; i < 1000; ++i) CHECK(lit.get_f64(i) == float(wv[i]));  // untouched
+    auto o = out.to_vector<float>();
+    for (size_t i = 0; i < wv.size(); ++i) CHECK(o[i] == float(wv[i]) - 0.1f * float(gv[i]));
+  }
+  SECTION("a donated argument read after the output is written does not alias it") {
+    // out0 = x * 2 could take x's buffer only if nothing read x later; out1 = x[::-1] + 1 reads it afterwards.
+    auto f = jit([](Array x) { return std::make_pair(x * 2.0f, jnp::flip(x) + 1.0f); }, {.donate_argnums = {0}});
+    Array x = f32(wv, {1000});
+    auto [a, b] = f(x);
+    auto av = a.to_vector<float>(), bv = b.to_vector<float>();
+    for (size_t i = 0; i < wv.size(); ++i) {
+      CHECK(av[i] == float(wv[i]) * 2.0f);
+      CHECK(bv[i] == float(wv[999 - i]) + 1.0f);
+    }
+  }
+}

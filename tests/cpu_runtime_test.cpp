@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <random>
 
 #include "backends/interpreter/evaluator.h"
@@ -282,4 +285,51 @@ TEST_CASE("donation: the output is written into the donated argument's buffer", 
       CHECK(bv[i] == float(wv[999 - i]) + 1.0f);
     }
   }
+}
+
+TEST_CASE("devices: calls run on the device of their committed arguments, each device on its own stream", "[jit]") {
+  auto ds = devices();
+  if (ds.size() < 2) {
+    WARN("needs two devices (the test main sets two unless JITX_CPU_DEVICE_COUNT says otherwise)");
+    return;
+  }
+  auto xv = uniform(8, -1, 1), yv = uniform(8, -1, 1);
+  Array x = f32(xv, {8}), y = f32(yv, {8});
+  auto f = jit([](Array a, Array b) { return a * b + 1.0f; });
+  auto check_values = [&](const Array& r) {
+    auto got = r.to_vector<float>();
+    for (size_t i = 0; i < 8; ++i) CHECK(got[i] == float(xv[i]) * float(yv[i]) + 1.0f);
+  };
+  // Uncommitted arguments: the default device.
+  Array r0 = f(x, y);
+  CHECK(device_of(r0) == default_device());
+  check_values(r0);
+  // Committed to device 1 (one argument is enough): the call runs there, and its result stays there.
+  Array x1 = device_put(x, ds[1]);
+  Array r1 = f(x1, y);
+  CHECK(device_of(r1) == ds[1]);
+  check_values(r1);
+  CHECK(device_of(f(r1, r1)) == ds[1]);
+  CHECK(device_of(x1 + 1.0f) == ds[1]);  // eager ops follow too
+  // Committed to two different devices: an error naming both arguments and devices.
+  Array y0 = device_put(y, ds[0]);
+  CHECK_THROWS_AS(f(x1, y0), RuntimeError);
+  CHECK_THROWS_WITH(f(x1, y0), Catch::Contains("args[0] is on " + ds[1].str()) &&
+                                   Catch::Contains("args[1] is on " + ds[0].str()));
+  CHECK_THROWS_WITH(x1 + y0, Catch::Contains("committed to different devices"));
+
+  // Each device has its own stream: device 1 computes while device 0's stream is blocked.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> timed_out{false};
+  ds[0].get()->stream.enqueue([released, &timed_out] {
+    if (released.wait_for(std::chrono::seconds(20)) != std::future_status::ready) timed_out = true;
+  });
+  Array r2 = f(x1, y);
+  r2.block_until_ready();
+  CHECK_FALSE(timed_out.load());
+  release.set_value();
+  ds[0].get()->stream.synchronize();
+  CHECK_FALSE(timed_out.load());
+  check_values(r2);
 }

@@ -364,8 +364,14 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
   for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
-  auto* dev = runtime::Client::get().default_device();
-  auto outs = e.exe->execute(bufs, dev);
+  runtime::Placement at = runtime::place(bufs);
+  if (at.second >= 0)
+    throw_error<RuntimeError>(e.name, "got arguments committed to different devices: {} is on {}, {} is on {} "
+                              "(device_put them onto one device)", sig.flat.paths[at.first],
+                              bufs[at.first]->device->str(), sig.flat.paths[at.second], bufs[at.second]->device->str());
+  auto outs = e.exe->execute(bufs, at.device);
+  if (at.committed)
+    for (auto& o : outs) o->committed = true;
   // Donated arguments cannot be used again (their buffers belong to the call now).
   if (!options_.donate_argnums.empty()) {
     for (size_t i = 0; i < sig.flat.leaves.size(); ++i)

@@ -133,6 +133,24 @@ std::string default_platform() { return runtime::Client::get().backend().name();
 
 namespace jitx::runtime {
 
+Placement place(std::span<const std::shared_ptr<Buffer>> args) {
+  Placement p;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const Buffer& b = *args[k];
+    if (!b.committed) continue;
+    if (!p.committed) {
+      p.committed = true;
+      p.device = b.device;
+      p.first = static_cast<int64_t>(k);
+    } else if (b.device != p.device) {
+      p.second = static_cast<int64_t>(k);
+      return p;
+    }
+  }
+  if (!p.committed) p.device = Client::get().default_device();
+  return p;
+}
+
 std::vector<Device*> Client::devices() {
   std::vector<Device*> out;
   for (auto& d : devices_) out.push_back(d.get());

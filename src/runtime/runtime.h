@@ -44,6 +44,9 @@ class Buffer {
   std::shared_ptr<Event> ready;
   Device* device = nullptr;
   bool deleted = false;  // donated to an executable: using it again is an error
+  /// Placed on its device explicitly (device_put, or computed from committed inputs): computations follow it there.
+  /// Uncommitted buffers live on the default device and go wherever the computation runs (JAX's rule).
+  bool committed = false;
 
   static std::shared_ptr<Buffer> pending(DType dtype, std::vector<int64_t> dims, Device* dev);
   static std::shared_ptr<Buffer> from_literal(const detail::Literal& lit, Device* dev);
@@ -51,6 +54,14 @@ class Buffer {
   detail::Literal literal() const;
   int64_t num_elements() const { return detail::num_elements(dims); }
 };
+
+/// Where a computation on `args` runs: the device of the committed ones (which must agree), else the default device.
+struct Placement {
+  Device* device = nullptr;
+  bool committed = false;  // some argument was committed: the outputs are committed too
+  int64_t first = -1, second = -1;  // when two committed arguments are on different devices: their indices
+};
+Placement place(std::span<const std::shared_ptr<Buffer>> args);
 
 /// An in-order work queue served by one thread.
 class Stream {

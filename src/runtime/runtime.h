@@ -1,5 +1,6 @@
 // The PJRT-shaped runtime: Client, Device (with an in-order stream), Buffer, Event, Executable, Backend.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -24,12 +25,13 @@ class Event {
   void set();
   void set_error(std::exception_ptr e);
   void wait() const;
-  bool is_ready() const;
+  /// Lock-free: dispatch checks its inputs with it.
+  bool is_ready() const { return done_.load(std::memory_order_acquire); }
 
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  bool done_ = false;
+  std::atomic<bool> done_{false};  // stored (release) after error_, under mu_
   std::exception_ptr error_;
 };
 
@@ -63,22 +65,40 @@ struct Placement {
 };
 Placement place(std::span<const std::shared_ptr<Buffer>> args);
 
-/// An in-order work queue served by one thread.
+/// An in-order work queue served by one thread. Work items never run concurrently with each other.
 class Stream {
  public:
   explicit Stream(std::string name);
   ~Stream();
   void enqueue(std::function<void()> work);
+  /// Runs work on the calling thread, now, if the stream is idle (nothing queued or running), and returns true;
+  /// returns false without running it otherwise. A small executable whose inputs are ready takes this path: it
+  /// saves the two thread wake-ups (the stream's, then the waiter's) that dominate a tiny call. Work must not throw.
+  template <class F>
+  bool try_run_inline(F&& work) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (running_ || !queue_.empty() || stop_) return false;
+      running_ = true;
+      ++enqueued_;
+    }
+    work();
+    finish_one();
+    return true;
+  }
   /// Waits until everything enqueued so far has run.
   void synchronize();
 
  private:
   void loop();
+  void finish_one();  // after a work item: counts it, wakes synchronize() and, if work is queued, the thread
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stop_ = false;
+  bool running_ = false;  // a work item runs (on the stream's thread or inline)
   int64_t enqueued_ = 0, done_ = 0;
+  int synchronizing_ = 0;  // threads in synchronize(): only then is done_cv_ notified
   std::condition_variable done_cv_;
   std::thread thread_;
 };

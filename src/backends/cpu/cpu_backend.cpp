@@ -178,6 +178,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   cpu::CompiledKernels kernels;
   std::unique_ptr<hlo::Module> fallbacks;  // one-instruction computations run by the interpreter
   Counts counts;
+  bool runs_inline = false;  // small and loop-free: may run on the caller's thread when its stream is idle
 
   std::map<std::string, int64_t> stats() const override {
     if (whole_module_fallback) return {{"whole_module_fallback", 1}};
@@ -197,6 +198,18 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
     std::vector<std::shared_ptr<Buffer>> outs;
     outs.reserve(result.tuple_shapes.size());
     for (auto& s : result.tuple_shapes) outs.push_back(Buffer::pending(s.dtype, s.dims, device));
+    if (runs_inline) {
+      bool ready = true;
+      for (auto& a : args) ready = ready && a->ready->is_ready();
+      auto work = [&] {
+        try {
+          run_entry(args, outs);
+        } catch (...) {
+          for (auto& o : outs) o->ready->set_error(std::current_exception());
+        }
+      };
+      if (ready && device->stream.try_run_inline(work)) return outs;
+    }
     std::vector<std::shared_ptr<Buffer>> ins(args.begin(), args.end());
     // The closure keeps this executable (its code and plan) alive until the work has run.
     auto self = shared_from_this();
@@ -211,7 +224,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   }
 
  private:
-  void run_entry(const std::vector<std::shared_ptr<Buffer>>& ins, const std::vector<std::shared_ptr<Buffer>>& outs) {
+  void run_entry(std::span<const std::shared_ptr<Buffer>> ins, const std::vector<std::shared_ptr<Buffer>>& outs) {
     for (auto& b : ins) b->ready->wait();
     const Program& entry = *programs[0];
     std::vector<void*> params(ins.size()), results(outs.size());
@@ -580,6 +593,28 @@ class ProgramBuilder {
   std::map<std::pair<const hlo::Computation*, bool>, size_t> built_;
 };
 
+/// A few microseconds of work at most: one program without loops, branches or interpreter fallbacks, touching
+/// few elements. Such an executable may run inline on the calling thread (Stream::try_run_inline).
+bool is_small(const CpuExecutable& exe) {
+  constexpr int64_t kMaxWork = 1 << 14;  // element operations
+  if (exe.programs.size() != 1) return false;
+  int64_t work = 0;
+  for (auto& st : exe.programs[0]->steps) {
+    switch (st.kind) {
+      case Step::Kind::kKernel: work += st.space.rows * st.space.cols * st.space.work_per_point; break;
+      case Step::Kind::kDot: {
+        int64_t k = 1;
+        for (auto d : st.inst->attrs.get_ints("lhs_contracting_dimensions")) k *= st.inst->operand(0)->shape.dims.at(d);
+        work += st.inst->shape.num_elements() * k;
+        break;
+      }
+      case Step::Kind::kUpdateSlice: work += st.inst->operand(1)->shape.num_elements(); break;
+      default: return false;
+    }
+  }
+  return work <= kMaxWork;
+}
+
 class CpuBackend : public Backend {
  public:
   std::string name() const override { return "cpu"; }
@@ -604,6 +639,7 @@ class CpuBackend : public Backend {
     hlo::BufferOptions entry_options;
     entry_options.donated_parameters = options.donated_parameters;
     builder.build(entry, entry_options);
+    exe->runs_inline = is_small(*exe);
     double plan_ms = ms_since(t0);
 
     cpu::JitOptions jo;

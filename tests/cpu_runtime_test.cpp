@@ -333,3 +333,147 @@ TEST_CASE("devices: calls run on the device of their committed arguments, each d
   CHECK_FALSE(timed_out.load());
   check_values(r2);
 }
+
+namespace {
+/// Runs an HLO module on a backend with the given arguments on the default device.
+std::vector<detail::Literal> run_hlo(runtime::Backend& b, std::shared_ptr<const hlo::Module> m,
+                                     const std::vector<detail::Literal>& args) {
+  auto exe = b.compile(m);
+  std::vector<std::shared_ptr<runtime::Buffer>> bufs;
+  for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, runtime::Client::get().default_device()));
+  auto outs = exe->execute(bufs, runtime::Client::get().default_device());
+  std::vector<detail::Literal> r;
+  for (auto& o : outs) r.push_back(o->literal());
+  return r;
+}
+
+detail::Literal random_f32(std::vector<int64_t> dims) {
+  auto l = detail::Literal::make(DType::float32, dims);
+  auto v = uniform(static_cast<size_t>(l.size()), -1, 1);
+  for (int64_t i = 0; i < l.size(); ++i) l.set_f64(i, v[i]);
+  return l;
+}
+detail::Literal s32_scalar(int64_t v) {
+  auto l = detail::Literal::make(DType::int32, {});
+  l.set_i64(0, v);
+  return l;
+}
+}  // namespace
+
+TEST_CASE("cpu control flow in HLO: carries copied, swapped, constant and passed twice; a bool carry as the "
+          "condition; branch indices out of range", "[control][cpu]") {
+  // The body returns: a counter (in place), x1 = x * 0.5 + y (x is also returned as y1, so x1 needs a second
+  // buffer), y1 = x (a parameter, copied), a constant, and the condition's flag (the condition returns its
+  // parameter as it is). The loop is entered with x passed twice.
+  const char* text = R"(HloModule m
+
+%cond (c0: s32[], c1: f32[4], c2: f32[4], c3: f32[4], c4: pred[]) -> pred[] {
+  %c0 = s32[] parameter(0)
+  %c1 = f32[4] parameter(1)
+  %c2 = f32[4] parameter(2)
+  %c3 = f32[4] parameter(3)
+  ROOT %c4 = pred[] parameter(4)
+}
+
+%body (b0: s32[], b1: f32[4], b2: f32[4], b3: f32[4], b4: pred[]) -> (s32[], f32[4], f32[4], f32[4], pred[]) {
+  %b0 = s32[] parameter(0)
+  %b1 = f32[4] parameter(1)
+  %b2 = f32[4] parameter(2)
+  %b3 = f32[4] parameter(3)
+  %b4 = pred[] parameter(4)
+  %one = s32[] constant(1)
+  %i1 = s32[] add(%b0, %one)
+  %half = f32[] constant(0.5)
+  %hb = f32[4] broadcast(%half), broadcast_dimensions={}
+  %xm = f32[4] multiply(%b1, %hb)
+  %x1 = f32[4] add(%xm, %b2)
+  %k = f32[4] constant({1, 2, 3, 4})
+  %five = s32[] constant(5)
+  %flag = pred[] compare(%i1, %five), compare_type=SIGNED, direction=LT
+  ROOT %t = (s32[], f32[4], f32[4], f32[4], pred[]) tuple(%i1, %x1, %b1, %k, %flag)
+}
+
+%br0 (a0: f32[4], a1: s32[]) -> (f32[4]) {
+  %a0 = f32[4] parameter(0)
+  %a1 = s32[] parameter(1)
+  %e = f32[4] exponential(%a0)
+  ROOT %r0 = (f32[4]) tuple(%e)
+}
+
+%br1 (d0: f32[4], d1: s32[]) -> (f32[4]) {
+  %d0 = f32[4] parameter(0)
+  %d1 = s32[] parameter(1)
+  ROOT %r1 = (f32[4]) tuple(%d0)
+}
+
+ENTRY %main (x: f32[4], idx: s32[]) -> (s32[], f32[4], f32[4], f32[4], f32[4]) {
+  %x = f32[4] parameter(0)
+  %idx = s32[] parameter(1)
+  %zero = s32[] constant(0)
+  %true = pred[] constant(true)
+  %w = (s32[], f32[4], f32[4], f32[4], pred[]) while(%zero, %x, %x, %x, %true), calls=%cond, %body
+  %g0 = s32[] get-tuple-element(%w), index=0
+  %g1 = f32[4] get-tuple-element(%w), index=1
+  %g2 = f32[4] get-tuple-element(%w), index=2
+  %g3 = f32[4] get-tuple-element(%w), index=3
+  %c = (f32[4]) conditional(%idx, %g1, %g0), calls=%br0, %br1
+  %r = f32[4] get-tuple-element(%c), index=0
+  ROOT %out = (s32[], f32[4], f32[4], f32[4], f32[4]) tuple(%g0, %g1, %g2, %g3, %r)
+}
+)";
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+  hlo::verify(*m);
+  auto cpu = runtime::make_cpu_backend();
+  auto interp = runtime::make_interpreter_backend();
+  auto stats = cpu->compile(m)->stats();
+  CHECK(stats.at("interpreter_fallbacks") == 0);
+  CHECK(stats.at("while_loops") == 1);
+  CHECK(stats.at("conditionals") == 1);
+  for (int64_t idx : {-4, 0, 1, 9}) {
+    std::vector<detail::Literal> args{random_f32({4}), s32_scalar(idx)};
+    auto want = run_hlo(*interp, m, args);
+    auto got = run_hlo(*cpu, m, args);
+    REQUIRE(got.size() == want.size());
+    INFO("index " << idx);
+    CHECK(got[0].get_i64(0) == 5);
+    for (size_t k = 0; k < got.size(); ++k)
+      for (int64_t i = 0; i < want[k].size(); ++i)
+        CHECK(std::fabs(got[k].get_f64(i) - want[k].get_f64(i)) <= kAtol + kRtol * std::fabs(want[k].get_f64(i)));
+  }
+}
+
+TEST_CASE("cpu control flow: an error inside a loop body reaches the waiter, naming the op", "[control][cpu]") {
+  const char* text = R"(HloModule m
+
+%cond (c0: s32[], c1: f32[4]) -> pred[] {
+  %c0 = s32[] parameter(0)
+  %c1 = f32[4] parameter(1)
+  %three = s32[] constant(3)
+  ROOT %lt = pred[] compare(%c0, %three), compare_type=SIGNED, direction=LT
+}
+
+%body (b0: s32[], b1: f32[4]) -> (s32[], f32[4]) {
+  %b0 = s32[] parameter(0)
+  %b1 = f32[4] parameter(1)
+  %one = s32[] constant(1)
+  %i1 = s32[] add(%b0, %one)
+  %bad = f32[4] custom-call(%b1), custom_call_target="nope"
+  ROOT %t = (s32[], f32[4]) tuple(%i1, %bad)
+}
+
+ENTRY %main (x: f32[4]) -> (f32[4]) {
+  %x = f32[4] parameter(0)
+  %zero = s32[] constant(0)
+  %w = (s32[], f32[4]) while(%zero, %x), calls=%cond, %body
+  %g = f32[4] get-tuple-element(%w), index=1
+  ROOT %out = (f32[4]) tuple(%g)
+}
+)";
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+  auto cpu = runtime::make_cpu_backend();
+  auto exe = cpu->compile(m);
+  CHECK(exe->stats().at("while_loops") == 1);
+  auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(random_f32({4}), runtime::Client::get().default_device())},
+                           runtime::Client::get().default_device());
+  CHECK_THROWS_WITH(outs[0]->literal(), Catch::Contains("%bad"));
+}

@@ -29,6 +29,27 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 int64_t align64(int64_t n) { return (n + 63) / 64 * 64; }
 
+/// n pointers, on the stack when there are few: steps run per loop iteration and should not allocate.
+template <class T, size_t N = 16>
+class SmallArray {
+ public:
+  explicit SmallArray(size_t n) {
+    if (n > N) {
+      heap_.resize(n);
+      data_ = heap_.data();
+    }
+  }
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  T inline_[N];
+  std::vector<T> heap_;
+  T* data_ = inline_;
+};
+
+constexpr size_t kMaxNativeRank = 16;
+
 /// Where a value lives: an allocation of its program's buffer assignment and an offset in it.
 struct Slice {
   int64_t alloc = -1, offset = 0, size = 0;
@@ -106,7 +127,7 @@ bool row_major(const hlo::Shape& s) {
 
 /// A dynamic-update-slice the runtime does itself: only the update is written when the result is in place.
 bool is_native_update_slice(const Instruction& i) {
-  if (i.opcode != Opcode::kDynamicUpdateSlice || i.shape.is_tuple) return false;
+  if (i.opcode != Opcode::kDynamicUpdateSlice || i.shape.is_tuple || i.shape.dims.size() > kMaxNativeRank) return false;
   for (size_t k = 0; k < 2; ++k)
     if (i.operand(k)->shape.is_tuple || !row_major(i.operand(k)->shape)) return false;
   return row_major(i.shape) && i.operand(0)->shape.byte_size() == i.shape.byte_size();
@@ -132,8 +153,7 @@ int64_t read_index(const void* p, DType d) {
 
 /// out = operand with update written at the clamped start indices (row-major). When out is operand's buffer
 /// (the update in place), only the update's bytes move.
-void update_slice(const Instruction& i, char* out, const char* operand, const char* update,
-                  const std::vector<const char*>& starts) {
+void update_slice(const Instruction& i, char* out, const char* operand, const char* update, const char* const* starts) {
   const auto& dims = i.shape.dims;
   const auto& udims = i.operand(1)->shape.dims;
   size_t esize = dtype_size(i.shape.dtype);
@@ -141,7 +161,8 @@ void update_slice(const Instruction& i, char* out, const char* operand, const ch
   int64_t rank = static_cast<int64_t>(dims.size());
   int64_t n_upd = i.operand(1)->shape.num_elements();
   if (n_upd == 0) return;
-  std::vector<int64_t> start(rank), stride(rank, 1);
+  int64_t start[kMaxNativeRank], stride[kMaxNativeRank], idx[kMaxNativeRank];
+  for (int64_t d = 0; d < rank; ++d) stride[d] = 1;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t s = read_index(starts[d], i.operand(2 + d)->shape.dtype);
     start[d] = std::clamp<int64_t>(s, 0, dims[d] - udims[d]);
@@ -154,7 +175,7 @@ void update_slice(const Instruction& i, char* out, const char* operand, const ch
   // Rows of the update (its minor dimension) are contiguous in both arrays.
   int64_t row = udims[rank - 1];
   int64_t rows = n_upd / row;
-  std::vector<int64_t> idx(rank, 0);
+  for (int64_t d = 0; d < rank; ++d) idx[d] = 0;
   for (int64_t r = 0; r < rows; ++r) {
     int64_t off = start[rank - 1];
     for (int64_t d = 0; d < rank - 1; ++d) off += (start[d] + idx[d]) * stride[d];
@@ -259,15 +280,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   }
 
   void run_program(const Program& p, void* const* params, void* const* outputs, char* frame) const {
-    constexpr size_t kInline = 32;
-    char* inline_base[kInline];
-    std::vector<char*> heap_base;
-    char** base = inline_base;
-    size_t n = p.ba.allocations.size();
-    if (n > kInline) {
-      heap_base.resize(n);
-      base = heap_base.data();
-    }
+    SmallArray<char*, 32> base(p.ba.allocations.size());
     for (auto& a : p.ba.allocations) {
       switch (a.kind) {
         case hlo::Allocation::Kind::kParameter: base[a.index] = static_cast<char*>(params[a.parameter_number]); break;
@@ -298,15 +311,8 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   void run_step(const Program& p, const Step& st, Ptr ptr, char* frame) const {
     switch (st.kind) {
       case Step::Kind::kKernel: {
-        constexpr size_t kInline = 16;
-        void* inline_bufs[kInline];
-        std::vector<void*> heap_bufs;
-        void** bufs = inline_bufs;
-        size_t n = st.outs.size() + st.ins.size();
-        if (n > kInline) {
-          heap_bufs.resize(n);
-          bufs = heap_bufs.data();
-        }
+        SmallArray<void*> buf_array(st.outs.size() + st.ins.size());
+        void** bufs = buf_array.data();
         size_t b = 0;
         for (auto& s : st.outs) bufs[b++] = ptr(s);
         for (auto& op : st.ins) bufs[b++] = ptr(op.at(0));
@@ -334,8 +340,8 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
         cpu::run_dot(*st.inst, ptr(st.ins[0][0]), ptr(st.ins[1][0]), ptr(st.outs[0]));
         return;
       case Step::Kind::kUpdateSlice: {
-        std::vector<const char*> starts;
-        for (size_t k = 2; k < st.ins.size(); ++k) starts.push_back(ptr(st.ins[k][0]));
+        const char* starts[kMaxNativeRank];
+        for (size_t k = 2; k < st.ins.size(); ++k) starts[k - 2] = ptr(st.ins[k][0]);
         update_slice(*st.inst, ptr(st.outs[0]), ptr(st.ins[0][0]), ptr(st.ins[1][0]), starts);
         return;
       }
@@ -351,9 +357,9 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
           b = read_index(idx, st.inst->operand(0)->shape.dtype);
           if (b < 0 || b >= n) b = n - 1;
         }
-        std::vector<void*> params, outputs;
-        for (size_t k = 1; k < st.ins.size(); ++k) params.push_back(ptr(st.ins[k][0]));
-        for (auto& s : st.outs) outputs.push_back(ptr(s));
+        SmallArray<void*> params(st.ins.size()), outputs(st.outs.size());
+        for (size_t k = 1; k < st.ins.size(); ++k) params[k - 1] = ptr(st.ins[k][0]);
+        for (size_t k = 0; k < st.outs.size(); ++k) outputs[k] = ptr(st.outs[k]);
         run_program(*programs[st.programs[b]], params.data(), outputs.data(), frame + p.scratch_offset);
         return;
       }

@@ -30,7 +30,9 @@ std::vector<Device> devices();
 Device default_device();
 /// The device a concrete array lives on; throws TracerError for tracers.
 Device device_of(const Array& a, Loc loc = Loc::current());
-/// A copy of a concrete array on `device` (waits for the value first).
+/// A copy of a concrete array on `device` (waits for the value first), committed to it: jitted calls and eager ops
+/// on it run on that device (on its stream), and their results are committed there too. Arguments committed to
+/// different devices are an error; uncommitted arrays (created without device_put) go wherever the call runs.
 Array device_put(const Array& a, Device device, Loc loc = Loc::current());
 
 }  // namespace jitx

@@ -80,6 +80,7 @@ std::string entry_hlo_text(const CompiledEntry& e);
 std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e);
 std::string entry_cost_analysis_text(const CompiledEntry& e);
 CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vector<int>& donate_argnums);
+std::map<std::string, int64_t> entry_executable_stats(const CompiledEntry& e);
 /// True while some trace is active on this thread (a jitted call then inlines into it).
 bool tracing_active();
 }  // namespace detail
@@ -115,6 +116,9 @@ class Compiled {
   CompiledMemoryStats memory_analysis() const {
     return detail::entry_memory_analysis(*e_, core_->options().donate_argnums);
   }
+  /// What the backend made of the program, e.g. on cpu {"native_kernels": 4, "while_loops": 1,
+  /// "interpreter_fallbacks": 0, ...}; empty for backends that report nothing (the interpreter).
+  std::map<std::string, int64_t> executable_stats() const { return detail::entry_executable_stats(*e_); }
   template <class... Args>
   auto operator()(Args&&... args) const;
 

@@ -34,7 +34,9 @@ Array device_put(const Array& a, Device device, Loc loc) {
   // A fresh copy: buffers may later be donated and written in place, so two devices never share memory.
   auto copy = detail::Literal::make(lit.dtype, lit.dims);
   if (lit.nbytes() > 0) std::memcpy(copy.data(), lit.data(), lit.nbytes());
-  return detail::make_concrete(runtime::Buffer::from_literal(copy, device.get()), a.weak_type());
+  auto out = runtime::Buffer::from_literal(copy, device.get());
+  out->committed = true;
+  return detail::make_concrete(out, a.weak_type());
 }
 
 }  // namespace jitx

@@ -172,6 +172,15 @@ void write_file_atomically(const std::filesystem::path& p, const std::string& te
 }
 
 std::atomic<int64_t> g_module_seq{0};
+
+/// The entry parameters (flattened leaves) of the donated top-level arguments.
+std::vector<int64_t> donated_parameters(const Key& key, const std::vector<int>& donate_argnums) {
+  std::vector<int64_t> donated;
+  for (size_t k = 0; k < key.leaf_args.size(); ++k)
+    for (int d : donate_argnums)
+      if (d == key.leaf_args[k]) donated.push_back(static_cast<int64_t>(k));
+  return donated;
+}
 }  // namespace
 
 struct CompiledEntry {
@@ -262,16 +271,14 @@ void JitCore::compile(CompiledEntry& e) {
   if (!dir.empty() && config().dump_passes) po.dump_prefix = base + ".pass";
   hlo::optimize(*opt, po);
   hlo::verify(*opt);
+  runtime::CompileOptions co;
+  co.donated_parameters = donated_parameters(e.key, e.donate_argnums);
   if (!dir.empty()) {
     write_file_atomically(base + ".after_optimizations.hlo", hlo::print_hlo(*opt));
-    std::vector<int64_t> donated;
-    for (size_t k = 0; k < e.key.leaf_args.size(); ++k)
-      for (int d : e.donate_argnums)
-        if (d == e.key.leaf_args[k]) donated.push_back(static_cast<int64_t>(k));
-    write_file_atomically(base + ".buffer_assignment.txt", hlo::assign_buffers(*opt, donated).str());
+    write_file_atomically(base + ".buffer_assignment.txt", hlo::assign_buffers(*opt, co.donated_parameters).str());
   }
   e.optimized = opt;
-  e.exe = runtime::Client::get().backend().compile(e.optimized);
+  e.exe = runtime::Client::get().backend().compile(e.optimized, co);
   e.compile_ms = ms_since(t0);
   if (config().log_compiles)
     log_line(fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms)",
@@ -357,8 +364,14 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
   for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
-  auto* dev = runtime::Client::get().default_device();
-  auto outs = e.exe->execute(bufs, dev);
+  runtime::Placement at = runtime::place(bufs);
+  if (at.second >= 0)
+    throw_error<RuntimeError>(e.name, "got arguments committed to different devices: {} is on {}, {} is on {} "
+                              "(device_put them onto one device)", sig.flat.paths[at.first],
+                              bufs[at.first]->device->str(), sig.flat.paths[at.second], bufs[at.second]->device->str());
+  auto outs = e.exe->execute(bufs, at.device);
+  if (at.committed)
+    for (auto& o : outs) o->committed = true;
   // Donated arguments cannot be used again (their buffers belong to the call now).
   if (!options_.donate_argnums.empty()) {
     for (size_t i = 0; i < sig.flat.leaves.size(); ++i)
@@ -386,12 +399,7 @@ std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e) {
 std::string entry_cost_analysis_text(const CompiledEntry& e) { return hlo::analyze_cost(analysed_module(e)).str(); }
 
 CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vector<int>& donate_argnums) {
-  // Donated arguments map to the entry parameters of their leaves.
-  std::vector<int64_t> donated;
-  for (size_t k = 0; k < e.key.leaf_args.size(); ++k)
-    for (int d : donate_argnums)
-      if (d == e.key.leaf_args[k]) donated.push_back(static_cast<int64_t>(k));
-  auto ba = hlo::assign_buffers(analysed_module(e), donated);
+  auto ba = hlo::assign_buffers(analysed_module(e), donated_parameters(e.key, donate_argnums));
   CompiledMemoryStats s;
   s.argument_size_in_bytes = ba.argument_size;
   s.output_size_in_bytes = ba.output_size;
@@ -399,6 +407,11 @@ CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vec
   s.temp_size_in_bytes = ba.temp_size;
   s.temp_unshared_size_in_bytes = ba.temp_values_total;
   return s;
+}
+
+std::map<std::string, int64_t> entry_executable_stats(const CompiledEntry& e) {
+  if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
+  return e.exe->stats();
 }
 }  // namespace detail
 

@@ -109,8 +109,14 @@ std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inp
     std::lock_guard<std::mutex> l(mu);
     if (cacheable) cache.emplace(key, entry);
   }
-  auto* dev = args.empty() ? runtime::Client::get().default_device() : args[0]->device;
-  auto outs = entry.exe->execute(args, dev);
+  runtime::Placement at = runtime::place(args);
+  if (at.second >= 0)
+    throw_error<RuntimeError>(p.name, "got operands committed to different devices: operand {} is on {}, operand {} "
+                              "is on {} (device_put them onto one device)", at.first, args[at.first]->device->str(),
+                              at.second, args[at.second]->device->str());
+  auto outs = entry.exe->execute(args, at.device);
+  if (at.committed)
+    for (auto& o : outs) o->committed = true;
   std::vector<Array> result;
   for (size_t i = 0; i < outs.size(); ++i) result.push_back(make_concrete(outs[i], out_avals[i].weak_type));
   return result;

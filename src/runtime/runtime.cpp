@@ -8,13 +8,13 @@ namespace jitx::runtime {
 
 std::shared_ptr<Event> Event::ready_now() {
   auto e = std::make_shared<Event>();
-  e->done_ = true;
+  e->done_.store(true, std::memory_order_relaxed);
   return e;
 }
 void Event::set() {
   {
     std::lock_guard<std::mutex> l(mu_);
-    done_ = true;
+    done_.store(true, std::memory_order_release);
   }
   cv_.notify_all();
 }
@@ -22,18 +22,16 @@ void Event::set_error(std::exception_ptr e) {
   {
     std::lock_guard<std::mutex> l(mu_);
     error_ = e;
-    done_ = true;
+    done_.store(true, std::memory_order_release);
   }
   cv_.notify_all();
 }
 void Event::wait() const {
-  std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [&] { return done_; });
+  if (!done_.load(std::memory_order_acquire)) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return done_.load(std::memory_order_relaxed); });
+  }
   if (error_) std::rethrow_exception(error_);
-}
-bool Event::is_ready() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return done_;
 }
 
 std::shared_ptr<Buffer> Buffer::pending(DType dtype, std::vector<int64_t> dims, Device* dev) {
@@ -74,34 +72,52 @@ Stream::~Stream() {
   thread_.join();
 }
 void Stream::enqueue(std::function<void()> work) {
+  bool wake;
   {
     std::lock_guard<std::mutex> l(mu_);
     queue_.push_back(std::move(work));
     ++enqueued_;
+    wake = !running_;  // a running item's finish_one() wakes the thread for what follows
   }
-  cv_.notify_one();
+  if (wake) cv_.notify_one();
 }
 void Stream::synchronize() {
   std::unique_lock<std::mutex> l(mu_);
   int64_t target = enqueued_;
+  ++synchronizing_;
   done_cv_.wait(l, [&] { return done_ >= target; });
+  --synchronizing_;
+}
+void Stream::finish_one() {
+  bool wake_thread, wake_sync;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    running_ = false;
+    ++done_;
+    wake_thread = !queue_.empty();
+    wake_sync = synchronizing_ > 0;
+  }
+  if (wake_sync) done_cv_.notify_all();
+  if (wake_thread) cv_.notify_one();
 }
 void Stream::loop() {
   for (;;) {
     std::function<void()> work;
     {
       std::unique_lock<std::mutex> l(mu_);
-      cv_.wait(l, [&] { return stop_ || !queue_.empty(); });
+      cv_.wait(l, [&] { return (stop_ && !running_) || (!queue_.empty() && !running_); });
       if (queue_.empty()) return;
       work = std::move(queue_.front());
       queue_.pop_front();
+      running_ = true;
     }
     work();  // work items catch their own errors and deliver them through events
     {
       std::lock_guard<std::mutex> l(mu_);
+      running_ = false;
       ++done_;
+      if (synchronizing_ > 0) done_cv_.notify_all();
     }
-    done_cv_.notify_all();
   }
 }
 
@@ -132,6 +148,24 @@ std::string default_platform() { return runtime::Client::get().backend().name();
 }  // namespace jitx
 
 namespace jitx::runtime {
+
+Placement place(std::span<const std::shared_ptr<Buffer>> args) {
+  Placement p;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const Buffer& b = *args[k];
+    if (!b.committed) continue;
+    if (!p.committed) {
+      p.committed = true;
+      p.device = b.device;
+      p.first = static_cast<int64_t>(k);
+    } else if (b.device != p.device) {
+      p.second = static_cast<int64_t>(k);
+      return p;
+    }
+  }
+  if (!p.committed) p.device = Client::get().default_device();
+  return p;
+}
 
 std::vector<Device*> Client::devices() {
   std::vector<Device*> out;

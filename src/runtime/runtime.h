@@ -1,9 +1,11 @@
 // The PJRT-shaped runtime: Client, Device (with an in-order stream), Buffer, Event, Executable, Backend.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -23,12 +25,13 @@ class Event {
   void set();
   void set_error(std::exception_ptr e);
   void wait() const;
-  bool is_ready() const;
+  /// Lock-free: dispatch checks its inputs with it.
+  bool is_ready() const { return done_.load(std::memory_order_acquire); }
 
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  bool done_ = false;
+  std::atomic<bool> done_{false};  // stored (release) after error_, under mu_
   std::exception_ptr error_;
 };
 
@@ -43,6 +46,9 @@ class Buffer {
   std::shared_ptr<Event> ready;
   Device* device = nullptr;
   bool deleted = false;  // donated to an executable: using it again is an error
+  /// Placed on its device explicitly (device_put, or computed from committed inputs): computations follow it there.
+  /// Uncommitted buffers live on the default device and go wherever the computation runs (JAX's rule).
+  bool committed = false;
 
   static std::shared_ptr<Buffer> pending(DType dtype, std::vector<int64_t> dims, Device* dev);
   static std::shared_ptr<Buffer> from_literal(const detail::Literal& lit, Device* dev);
@@ -51,22 +57,48 @@ class Buffer {
   int64_t num_elements() const { return detail::num_elements(dims); }
 };
 
-/// An in-order work queue served by one thread.
+/// Where a computation on `args` runs: the device of the committed ones (which must agree), else the default device.
+struct Placement {
+  Device* device = nullptr;
+  bool committed = false;  // some argument was committed: the outputs are committed too
+  int64_t first = -1, second = -1;  // when two committed arguments are on different devices: their indices
+};
+Placement place(std::span<const std::shared_ptr<Buffer>> args);
+
+/// An in-order work queue served by one thread. Work items never run concurrently with each other.
 class Stream {
  public:
   explicit Stream(std::string name);
   ~Stream();
   void enqueue(std::function<void()> work);
+  /// Runs work on the calling thread, now, if the stream is idle (nothing queued or running), and returns true;
+  /// returns false without running it otherwise. A small executable whose inputs are ready takes this path: it
+  /// saves the two thread wake-ups (the stream's, then the waiter's) that dominate a tiny call. Work must not throw.
+  template <class F>
+  bool try_run_inline(F&& work) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (running_ || !queue_.empty() || stop_) return false;
+      running_ = true;
+      ++enqueued_;
+    }
+    work();
+    finish_one();
+    return true;
+  }
   /// Waits until everything enqueued so far has run.
   void synchronize();
 
  private:
   void loop();
+  void finish_one();  // after a work item: counts it, wakes synchronize() and, if work is queued, the thread
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stop_ = false;
+  bool running_ = false;  // a work item runs (on the stream's thread or inline)
   int64_t enqueued_ = 0, done_ = 0;
+  int synchronizing_ = 0;  // threads in synchronize(): only then is done_cv_ notified
   std::condition_variable done_cv_;
   std::thread thread_;
 };
@@ -86,14 +118,27 @@ class Executable {
   virtual ~Executable() = default;
   virtual std::vector<std::shared_ptr<Buffer>> execute(std::span<const std::shared_ptr<Buffer>> args,
                                                        Device* device) = 0;
+  /// What the executable is made of, for tests and logs: e.g. {"native_kernels": 3, "interpreter_fallbacks": 0,
+  /// "while_loops": 1}. Keys are backend-specific; empty when a backend reports nothing.
+  virtual std::map<std::string, int64_t> stats() const { return {}; }
   std::shared_ptr<const hlo::Module> module;
+};
+
+struct CompileOptions {
+  /// Entry parameters whose buffers the caller gives up (jit's donate_argnums): an output of the same type may be
+  /// written into one in place. A backend may ignore this.
+  std::vector<int64_t> donated_parameters;
 };
 
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
-  virtual std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module) = 0;
+  virtual std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module,
+                                              const CompileOptions& options) = 0;
+  std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module) {
+    return compile(std::move(module), CompileOptions{});
+  }
 };
 
 std::unique_ptr<Backend> make_interpreter_backend();

@@ -935,7 +935,9 @@ LoopSpace loop_space(const Instruction& inst) {
   s.rows = dims.empty() ? 1 : detail::num_elements(std::vector<int64_t>(dims.begin(), dims.end() - 1));
   int64_t out_n = std::max<int64_t>(1, s.rows * s.cols);
   int64_t in_n = 0;
-  for (auto* o : inst.operands) in_n = std::max(in_n, o->shape.is_tuple ? 0 : o->shape.num_elements());
+  // A slice reads only what it writes, however large its operand (a scan's xs sliced per step stays one thread).
+  bool slicing = inst.opcode == Opcode::kSlice || inst.opcode == Opcode::kDynamicSlice;
+  for (auto* o : inst.operands) in_n = std::max(in_n, o->shape.is_tuple || slicing ? 0 : o->shape.num_elements());
   s.work_per_point = std::max<int64_t>(1, in_n / out_n);
   return s;
 }

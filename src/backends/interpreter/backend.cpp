@@ -46,7 +46,9 @@ class InterpreterExecutable : public Executable {
 class InterpreterBackend : public Backend {
  public:
   std::string name() const override { return "interpreter"; }
-  std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module) override {
+  using Backend::compile;
+  // Donation is ignored: the reference evaluator allocates every result.
+  std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module, const CompileOptions&) override {
     hlo::verify(*module);
     auto e = std::make_shared<InterpreterExecutable>();
     e->module = std::move(module);

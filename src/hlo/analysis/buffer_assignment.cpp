@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <map>
 #include <unordered_set>
 
@@ -139,9 +140,87 @@ bool can_share_operand_buffer(const Instruction& inst, size_t k) {
   return false;
 }
 
+namespace {
+/// Whether result leaf `t` of inst (-1: an array result) may be written over operand k's buffer when that
+/// operand dies at inst: elementwise and in-place updates for arrays; a while's carry k over its operand k.
+bool shares_operand(const Instruction& inst, int64_t t, size_t k) {
+  if (inst.opcode == Opcode::kWhile)
+    return t == static_cast<int64_t>(k) && !inst.operand(k)->shape.is_tuple;
+  return t < 0 && can_share_operand_buffer(inst, k);
+}
+
+/// Places root leaves in parameters' buffers (donation, loop carries) and pulls the temporaries that feed them
+/// (or a while's live-out results) in place into the same buffer.
+class InPlacePlanner {
+ public:
+  InPlacePlanner(const Computation& c, BufferAssignment& ba, const ValueMap& vm) : ba_(ba), vm_(vm) {
+    for (size_t p = 0; p < c.instructions.size(); ++p) pos_[c.instructions[p].get()] = static_cast<int64_t>(p);
+  }
+
+  /// Whether value v may be written while `holder` (a value already in v's buffer; -1 for none) is still there:
+  /// holder is read for the last time before v's definition, or by v's defining instruction in place.
+  bool may_overwrite(int64_t v, int64_t holder) const {
+    if (holder < 0) return true;
+    const BufferValue& h = ba_.values[holder];
+    const BufferValue& bv = ba_.values[v];
+    if (h.live_out) return false;
+    int64_t p = pos_.at(bv.defining);
+    if (h.end < p) return true;
+    if (h.end > p) return false;
+    for (size_t k = 0; k < bv.defining->operands.size(); ++k) {
+      const auto& ids = vm_.ids.at(bv.defining->operand(k));
+      if (std::find(ids.begin(), ids.end(), holder) == ids.end()) continue;
+      if (ids.size() != 1 || !shares_operand(*bv.defining, bv.tuple_index, k)) return false;
+    }
+    return true;
+  }
+
+  /// Whether v is computed by an instruction of the computation (not a parameter, constant or alias) and unplaced.
+  bool placeable(int64_t v) const {
+    const Instruction* d = ba_.values[v].defining;
+    return ba_.slice_of[v].first < 0 && d->opcode != Opcode::kParameter && d->opcode != Opcode::kConstant;
+  }
+
+  /// After v went into an allocation whose previous occupant is `holder`: the operand v's instruction updates in
+  /// place, if it dies there and is a temporary, goes into the same buffer (and so on up the chain), so the update
+  /// writes no copy.
+  void pull_in_place(int64_t v, int64_t holder, const std::function<void(int64_t)>& place) {
+    const BufferValue& bv = ba_.values[v];
+    const Instruction& d = *bv.defining;
+    int64_t p = pos_.at(&d);
+    for (size_t k = 0; k < d.operands.size(); ++k) {
+      if (!shares_operand(d, bv.tuple_index, k)) continue;
+      const auto& ids = vm_.ids.at(d.operand(k));
+      if (ids.size() != 1) continue;
+      int64_t u = ids[0];
+      const BufferValue& ub = ba_.values[u];
+      if (!placeable(u) || ub.live_out || ub.end != p || ub.size != bv.size || !may_overwrite(v, u)) continue;
+      // Used by no other operand of d (a while reading it twice copies it into two carries).
+      int uses = 0;
+      for (auto* o : d.operands) uses += vm_.ids.at(o) == ids;
+      if (uses != 1 || !may_overwrite(u, holder)) continue;
+      place(u);
+      pull_in_place(u, holder, place);
+      return;
+    }
+  }
+
+ private:
+  BufferAssignment& ba_;
+  const ValueMap& vm_;
+  std::unordered_map<const Instruction*, int64_t> pos_;
+};
+}  // namespace
+
 BufferAssignment assign_buffers(const Module& m, const std::vector<int64_t>& donated) {
+  BufferOptions o;
+  o.donated_parameters = donated;
+  return assign_buffers(*m.entry, o);
+}
+
+BufferAssignment assign_buffers(const Computation& c, const BufferOptions& options) {
   BufferAssignment ba;
-  const Computation& c = *m.entry;
+  ba.computation = &c;
   ValueMap vm;
   build_values(c, ba, vm);
   ba.slice_of.assign(ba.values.size(), {-1, 0});
@@ -157,7 +236,7 @@ BufferAssignment assign_buffers(const Module& m, const std::vector<int64_t>& don
     ba.slice_of[value] = {alloc, off};
     ba.allocations[alloc].values.push_back({value, off});
   };
-  // Parameters and constants have their own allocations; outputs too, unless they alias a donated parameter.
+  // Parameters and constants have their own allocations.
   std::unordered_map<int64_t, int64_t> param_alloc;
   for (size_t v = 0; v < ba.values.size(); ++v) {
     auto& bv = ba.values[v];
@@ -172,26 +251,47 @@ BufferAssignment assign_buffers(const Module& m, const std::vector<int64_t>& don
       ba.constant_size += bv.size;
     }
   }
-  std::unordered_set<int64_t> donated_used;
+  ba.root_values = vm.ids.at(c.root);
+  ba.output_aliases.assign(ba.root_values.size(), -1);
+  for (size_t v = 0; v < ba.values.size(); ++v)
+    if (ba.values[v].live_out && ba.slice_of[v].first < 0) ba.output_size += ba.values[v].size;
+  InPlacePlanner planner(c, ba, vm);
+  // Root leaves written over a parameter's buffer: a donated one of the same type, or a loop body's carry k.
+  std::unordered_set<int64_t> params_used;
+  auto try_alias = [&](size_t leaf, int64_t p) {
+    const Instruction* param = c.parameters.at(p);
+    int64_t pv = vm.ids.at(param).size() == 1 ? vm.ids.at(param)[0] : -1;
+    int64_t v = ba.root_values[leaf];
+    if (pv < 0 || params_used.count(p) || param->shape.is_tuple) return false;
+    const BufferValue& bv = ba.values[v];
+    const Shape& s = bv.tuple_index < 0 ? bv.defining->shape : bv.defining->shape.tuple_shapes[bv.tuple_index];
+    if (!param->shape.same_type(s) || param->shape.byte_size() != bv.size) return false;
+    if (v != pv) {
+      if (!planner.placeable(v) || !planner.may_overwrite(v, pv)) return false;
+      place(v, param_alloc.at(p), 0);
+      planner.pull_in_place(v, pv, [&](int64_t u) { place(u, param_alloc.at(p), 0); });
+      ba.alias_size += bv.size;
+    }
+    params_used.insert(p);
+    ba.output_aliases[leaf] = p;
+    return true;
+  };
+  for (size_t leaf = 0; leaf < ba.root_values.size(); ++leaf) {
+    if (options.carry_in_place) {
+      if (leaf < c.parameters.size()) try_alias(leaf, static_cast<int64_t>(leaf));
+      continue;
+    }
+    for (int64_t p : options.donated_parameters)
+      if (try_alias(leaf, p)) break;
+  }
+  // The other outputs have their own allocations; a while's result pulls its initial value in place.
   for (size_t v = 0; v < ba.values.size(); ++v) {
     auto& bv = ba.values[v];
     if (!bv.live_out || ba.slice_of[v].first >= 0) continue;
-    ba.output_size += bv.size;
-    // Donation: write this output over a donated parameter of the same shape and dtype.
-    for (int64_t p : donated) {
-      const Instruction* param = c.parameters.at(p);
-      if (donated_used.count(p) || !param->shape.same_type(bv.tuple_index < 0 ? bv.defining->shape
-                                                                            : bv.defining->shape.tuple_shapes[bv.tuple_index]))
-        continue;
-      donated_used.insert(p);
-      place(static_cast<int64_t>(v), param_alloc.at(p), 0);
-      ba.alias_size += bv.size;
-      break;
-    }
-    if (ba.slice_of[v].first < 0) {
-      int64_t a = new_alloc(Allocation::Kind::kOutput, bv.size);
-      place(static_cast<int64_t>(v), a, 0);
-    }
+    int64_t a = new_alloc(Allocation::Kind::kOutput, bv.size);
+    place(static_cast<int64_t>(v), a, 0);
+    if (bv.defining->opcode == Opcode::kWhile)
+      planner.pull_in_place(static_cast<int64_t>(v), -1, [&](int64_t u) { place(u, a, 0); });
   }
   // Temporaries: walk the schedule, allocating at definition and freeing after the last use.
   Arena arena;
@@ -216,7 +316,7 @@ BufferAssignment assign_buffers(const Module& m, const std::vector<int64_t>& don
         // In place: take the buffer of an operand that dies here.
         for (size_t k = 0; k < i.operands.size() && off < 0; ++k) {
           auto& oids = vm.ids.at(i.operand(k));
-          if (oids.size() != 1 || !can_share_operand_buffer(i, k)) continue;
+          if (oids.size() != 1 || !shares_operand(i, ba.values[id].tuple_index, k)) continue;
           int64_t ov = oids[0];
           if (temp_off[ov] >= 0 && ba.values[ov].end == static_cast<int64_t>(p) && !reused.count(ov) &&
               ba.values[ov].size == ba.values[id].size) {
@@ -248,6 +348,8 @@ std::string BufferAssignment::str() const {
       "BufferAssignment: arguments {} B, outputs {} B (aliased {} B), constants {} B, temp {} B (unshared total {} B), "
       "{} in-place reuses\n",
       argument_size, output_size, alias_size, constant_size, temp_size, temp_values_total, reused_in_place);
+  for (size_t k = 0; k < output_aliases.size(); ++k)
+    if (output_aliases[k] >= 0) s += fmt::format("output {} is written over parameter {}\n", k, output_aliases[k]);
   for (auto& a : allocations) {
     s += fmt::format("allocation {}: size {}, {}", a.index, a.size, kinds[static_cast<int>(a.kind)]);
     if (a.parameter_number >= 0) s += fmt::format(", parameter {}", a.parameter_number);

@@ -1,4 +1,5 @@
-// Liveness, scheduling and buffer assignment for an HLO module's entry computation.
+// Liveness, scheduling and buffer assignment for the computations of an HLO module (the entry, loop bodies,
+// conditions and branches).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -29,6 +30,7 @@ struct Allocation {
 };
 
 struct BufferAssignment {
+  const Computation* computation = nullptr;
   std::vector<BufferValue> values;
   std::vector<Allocation> allocations;
   /// (allocation index, offset) of each value.
@@ -38,13 +40,29 @@ struct BufferAssignment {
   int64_t temp_size = 0;             // the temp arena after sharing
   int64_t temp_values_total = 0;     // the sum of all temporaries, as if none shared memory
   int64_t reused_in_place = 0;       // elementwise results written over a dying operand
+  /// The value of each leaf of the root (one leaf for an array-shaped root), in order.
+  std::vector<int64_t> root_values;
+  /// Per root leaf: the parameter whose buffer holds it (donation, a loop carry updated in place, or the
+  /// parameter returned as it is), or -1.
+  std::vector<int64_t> output_aliases;
   std::string str() const;
+};
+
+struct BufferOptions {
+  /// Parameters whose buffers a root leaf of the same type may be written over (donation).
+  std::vector<int64_t> donated_parameters;
+  /// For while bodies: root leaf k may be written over parameter k's buffer (the loop carry updated in place).
+  bool carry_in_place = false;
 };
 
 /// Assigns buffers to the values of m's entry computation in its current instruction order
 /// (the schedule). Temporaries whose lifetimes do not overlap share memory; an elementwise result may
 /// take a dying operand's buffer; an output may alias a donated parameter of the same type.
 BufferAssignment assign_buffers(const Module& m, const std::vector<int64_t>& donated_parameters = {});
+/// The same for any computation of a module. A root leaf takes a parameter's buffer (donation, carry_in_place) only
+/// when nothing reads the parameter after the leaf is written, or the instruction writing it reads the
+/// parameter in place (elementwise, dynamic-update-slice); the dying temporaries feeding it in place follow it there.
+BufferAssignment assign_buffers(const Computation& c, const BufferOptions& options = {});
 
 /// Peak bytes of live temporaries over the schedule (no packing), for comparing schedules.
 int64_t peak_live_bytes(const Computation& c);

@@ -280,7 +280,7 @@ void JitCore::compile(CompiledEntry& e) {
   co.donated_parameters = donated_parameters(e.key, e.donate_argnums);
   if (!dir.empty()) {
     write_file_atomically(base + ".after_optimizations.hlo", hlo::print_hlo(*opt));
-    write_file_atomically(base + ".buffer_assignment.txt", hlo::assign_buffers(*opt, co.donated_parameters).str());
+    write_file_atomically(base + ".buffer_assignment.txt", hlo::buffer_assignment_report(*opt, co.donated_parameters));
   }
   e.optimized = opt;
   e.exe = runtime::Client::get().backend().compile(e.optimized, co);

@@ -77,10 +77,17 @@ struct KeyHash {
   size_t operator()(const Key& k) const { return k.hash; }
 };
 
-Key make_key(const CallSignature& sig) {
+/// Fills the parts of a key that only explanations and messages read (a cache hit never needs them).
+void add_paths(Key& k, const CallSignature& sig) {
+  k.paths = sig.flat.paths;
+  k.static_paths = sig.flat.static_paths;
+  k.static_leaf_paths = sig.static_leaf_paths;
+}
+
+Key make_key(const CallSignature& sig, bool with_paths = true) {
   Key k;
   k.structure = sig.flat.structure;
-  k.paths = sig.flat.paths;
+  if (with_paths) add_paths(k, sig);
   k.leaf_args = sig.flat.leaf_args;
   size_t h = std::hash<std::string>{}(k.structure);
   for (auto& a : sig.flat.leaves) {
@@ -91,13 +98,11 @@ Key make_key(const CallSignature& sig) {
     for (auto d : av.shape) h = hash_combine(h, static_cast<size_t>(d));
   }
   k.statics = sig.flat.statics;
-  k.static_paths = sig.flat.static_paths;
   for (auto& s : k.statics) h = hash_combine(h, s->hash());
   for (size_t i = 0; i < sig.static_leaves.size(); ++i) {
     const Array& a = sig.static_leaves[i];
     auto lit = concrete_buffer(a, "jit static argument")->literal();
     k.static_leaves.push_back(StaticLeaf{a.aval(), lit});
-    k.static_leaf_paths.push_back(sig.static_leaf_paths[i]);
     const auto* p = static_cast<const unsigned char*>(lit.data());
     size_t bh = 1469598103934665603ULL;
     for (size_t b = 0; b < lit.nbytes(); ++b) bh = (bh ^ p[b]) * 1099511628211ULL;
@@ -275,7 +280,7 @@ void JitCore::compile(CompiledEntry& e) {
   co.donated_parameters = donated_parameters(e.key, e.donate_argnums);
   if (!dir.empty()) {
     write_file_atomically(base + ".after_optimizations.hlo", hlo::print_hlo(*opt));
-    write_file_atomically(base + ".buffer_assignment.txt", hlo::assign_buffers(*opt, co.donated_parameters).str());
+    write_file_atomically(base + ".buffer_assignment.txt", hlo::buffer_assignment_report(*opt, co.donated_parameters));
   }
   e.optimized = opt;
   e.exe = runtime::Client::get().backend().compile(e.optimized, co);
@@ -298,7 +303,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
 
 std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const TraceFn& trace, const Loc& loc, bool) {
   ApiScope s(loc);
-  Key key = make_key(sig);
+  Key key = make_key(sig, /*with_paths=*/false);
   std::shared_ptr<CompiledEntry> e;
   bool miss = false;
   {
@@ -308,6 +313,7 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
       e = it->second;
     } else {
       miss = true;
+      add_paths(key, sig);
       if (config().explain_cache_misses) {
         std::string msg = fmt::format("[jitx] TRACING CACHE MISS at {} because: ", format_location(loc));
         if (impl_->cache.empty()) {

@@ -426,8 +426,6 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
       if (st.used[k] && cur[k] != out) std::memcpy(out, cur[k], static_cast<size_t>(st.outs[k].size));
     }
   }
-
-  friend class ProgramBuilder;
 };
 
 /// Builds the executable's programs, one per computation (a loop body is built once), collecting every native

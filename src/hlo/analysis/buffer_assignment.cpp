@@ -364,6 +364,34 @@ std::string BufferAssignment::str() const {
   return s;
 }
 
+std::string buffer_assignment_report(const Module& m, const std::vector<int64_t>& donated) {
+  std::string s = assign_buffers(m, donated).str();
+  std::unordered_set<const Computation*> seen;
+  std::vector<std::pair<const Computation*, bool>> todo;  // (computation, carry_in_place)
+  auto visit = [&](const Computation& c) {
+    for (auto& i : c.instructions) {
+      if (i->opcode == Opcode::kWhile) {
+        todo.push_back({i->called.at(0), false});
+        todo.push_back({i->called.at(1), true});
+      } else if (i->opcode == Opcode::kConditional) {
+        for (auto* b : i->called) todo.push_back({b, false});
+      }
+    }
+  };
+  visit(*m.entry);
+  while (!todo.empty()) {
+    auto [c, in_place] = todo.front();
+    todo.erase(todo.begin());
+    if (!seen.insert(c).second) continue;
+    BufferOptions o;
+    o.carry_in_place = in_place;
+    s += fmt::format("\n%{}{}:\n{}", c->name, in_place ? " (loop body: carries in place where safe)" : "",
+                     assign_buffers(*c, o).str());
+    visit(*c);
+  }
+  return s;
+}
+
 int64_t peak_live_bytes(const Computation& c) {
   Module tmp("peak");
   BufferAssignment ba;

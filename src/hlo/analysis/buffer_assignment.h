@@ -64,6 +64,10 @@ BufferAssignment assign_buffers(const Module& m, const std::vector<int64_t>& don
 /// parameter in place (elementwise, dynamic-update-slice); the dying temporaries feeding it in place follow it there.
 BufferAssignment assign_buffers(const Computation& c, const BufferOptions& options = {});
 
+/// The entry's assignment (with donation) followed by those of the computations loops and branches run, as the
+/// CPU backend makes them (a while body with carry_in_place): the JITX_DUMP_TO buffer assignment file.
+std::string buffer_assignment_report(const Module& m, const std::vector<int64_t>& donated_parameters = {});
+
 /// Peak bytes of live temporaries over the schedule (no packing), for comparing schedules.
 int64_t peak_live_bytes(const Computation& c);
 

@@ -12,3 +12,4 @@
 #include "jitx/numpy.h"
 #include "jitx/pytree.h"
 #include "jitx/random.h"
+#include "jitx/vmap.h"

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "primitives/primitive.h"
+#include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 namespace {
@@ -268,10 +270,169 @@ Insts scan_lower(LowerCtx& c, std::span<hlo::Instruction* const> a) {
   return result;
 }
 
+// --- batching rules ----------------------------------------------------------------------------------------
+using Arrays = std::vector<Array>;
+using Dims = std::span<const int64_t>;
+using Ins = std::span<const Array>;
+using Flags = std::vector<bool>;
+
+Flags batched_flags(Dims dims, size_t first, size_t count) {
+  Flags f;
+  for (size_t k = first; k < first + count; ++k) f.push_back(dims[k] != not_mapped);
+  return f;
+}
+Flags concat(Flags a, const Flags& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+/// The values batched where `batched` says so, with the batch axis in front (broadcast if they were not).
+Arrays front(Ins args, Dims dims, size_t first, const Flags& batched, int64_t n) {
+  Arrays out;
+  for (size_t k = 0; k < batched.size(); ++k)
+    out.push_back(batched[k] ? batch_at(args[first + k], dims[first + k], n) : args[first + k]);
+  return out;
+}
+BatchResult outputs(Arrays outs, const Flags& batched, int64_t at) {
+  std::vector<int64_t> d;
+  for (bool b : batched) d.push_back(b ? at : not_mapped);
+  return {std::move(outs), std::move(d)};
+}
+std::shared_ptr<const ClosedJaxpr> shared(ClosedJaxpr j) { return std::make_shared<const ClosedJaxpr>(std::move(j)); }
+const Primitive& self(const char* name) { return *find_primitive(name); }
+
+/// Grows the batched carries until the body keeps them (a carry the body makes batched must start batched).
+Flags carry_fixed_point(const ClosedJaxpr& body, int64_t n, const Flags& consts_b, Flags carry_b, const Flags& xs_b) {
+  while (true) {
+    Flags out_b = batch_jaxpr(body, n, concat(concat(consts_b, carry_b), xs_b), {}).second;
+    bool changed = false;
+    for (size_t k = 0; k < carry_b.size(); ++k)
+      if (out_b[k] && !carry_b[k]) carry_b[k] = changed = true;
+    if (!changed) return carry_b;
+  }
+}
+
+/// cond. A batched branch index runs every branch on the whole batch and selects each example's outputs (as JAX
+/// does: the branches are pure, so this is exact). An unbatched index picks one batched branch for all examples;
+/// an output is batched if it is in any branch.
+BatchResult cond_batch(Ins args, Dims dims, const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  const auto& branches = ps.get_jaxprs("branches");
+  Arrays ops(args.begin() + 1, args.end());
+  std::vector<int64_t> op_dims(dims.begin() + 1, dims.end());
+  if (dims[0] != not_mapped) {
+    std::vector<BatchResult> rs;
+    for (auto& b : branches) {
+      LeafFn fn = [&](const Arrays& xs) { return eval_jaxpr(b->jaxpr, b->consts, xs); };
+      rs.push_back(batch_call(n, fn, ops, op_dims));
+    }
+    Array index = move_axis(args[0], dims[0], 0);
+    Arrays outs;
+    size_t last = rs.size() - 1;  // an index out of range takes the last branch, as HLO's conditional does
+    for (size_t k = 0; k < rs[last].first.size(); ++k) {
+      Array acc = batch_at(rs[last].first[k], rs[last].second[k], n);
+      for (size_t b = 0; b < last; ++b) {
+        Array v = batch_at(rs[b].first[k], rs[b].second[k], n);
+        Array pick = lax::eq(index, Array::scalar_int(static_cast<int64_t>(b), index.dtype()));
+        acc = lax::select(lax::broadcast_in_dim(pick, v.shape(), {0}), v, acc);
+      }
+      outs.push_back(acc);
+    }
+    return outputs(outs, Flags(outs.size(), true), 0);
+  }
+  Flags in_b = batched_flags(dims, 1, ops.size());
+  Flags out_b(branches[0]->jaxpr.outvars.size(), false);
+  for (auto& b : branches) {
+    Flags ob = batch_jaxpr(*b, n, in_b, {}).second;
+    for (size_t k = 0; k < out_b.size(); ++k) out_b[k] = out_b[k] || ob[k];
+  }
+  JaxprList batched;
+  for (auto& b : branches) batched.push_back(shared(batch_jaxpr(*b, n, in_b, out_b).first));
+  Arrays inputs{args[0]};
+  Arrays rest = front(args, dims, 1, in_b, n);
+  inputs.insert(inputs.end(), rest.begin(), rest.end());
+  Params q = ps;
+  q.set("branches", batched);
+  return outputs(detail::bind(self("cond"), inputs, q), out_b, 0);
+}
+
+/// while. With an unbatched predicate the loop runs as it is over batched carries. With a batched one (JAX's
+/// rule) it runs while any example's predicate holds, and each step keeps the carry of the examples that are done
+/// (a select); every carry is then batched.
+BatchResult while_batch(Ins args, Dims dims, const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  const auto& cj = *ps.get_jaxpr("cond_jaxpr");
+  const auto& bj = *ps.get_jaxpr("body_jaxpr");
+  size_t cn = ps.get_int("cond_nconsts"), bn = ps.get_int("body_nconsts"), nc = args.size() - cn - bn;
+  Flags cc_b = batched_flags(dims, 0, cn), bc_b = batched_flags(dims, cn, bn);
+  Flags carry_b = carry_fixed_point(bj, n, bc_b, batched_flags(dims, cn + bn, nc), {});
+  bool pred_b = batch_jaxpr(cj, n, concat(cc_b, carry_b), {false}).second[0];
+  if (pred_b) carry_b = Flags(nc, true);
+  ClosedJaxpr cond_b = batch_jaxpr(cj, n, concat(cc_b, carry_b), {false}).first;
+  ClosedJaxpr body_b = batch_jaxpr(bj, n, concat(bc_b, carry_b), carry_b).first;
+  Arrays cconsts = front(args, dims, 0, cc_b, n), bconsts = front(args, dims, cn, bc_b, n);
+  Arrays carry = front(args, dims, cn + bn, carry_b, n);
+  Params q = ps;
+  Arrays inputs = cconsts;
+  if (!pred_b) {
+    q.set("cond_jaxpr", shared(std::move(cond_b)));
+    q.set("body_jaxpr", shared(std::move(body_b)));
+    inputs.insert(inputs.end(), bconsts.begin(), bconsts.end());
+  } else {
+    std::vector<ShapedArray> c_avals = cond_b.in_avals(), b_avals = body_b.in_avals();
+    q.set("cond_jaxpr", shared(trace_to_jaxpr("vmap while cond", c_avals, [&](const Arrays& a) {
+            Array p = eval_jaxpr(cond_b.jaxpr, cond_b.consts, a)[0];
+            return Arrays{lax::reduce_or(p, {0})};
+          })));
+    // The body takes the cond's consts too (to know which examples are still running).
+    std::vector<ShapedArray> avals(c_avals.begin(), c_avals.begin() + cn);
+    avals.insert(avals.end(), b_avals.begin(), b_avals.end());
+    q.set("body_jaxpr", shared(trace_to_jaxpr("vmap while body", avals, [&](const Arrays& a) {
+            Arrays cargs(a.begin(), a.begin() + cn), bargs(a.begin() + cn, a.end());
+            Arrays c(a.begin() + cn + bn, a.end());
+            cargs.insert(cargs.end(), c.begin(), c.end());
+            Array p = eval_jaxpr(cond_b.jaxpr, cond_b.consts, cargs)[0];
+            Arrays next = eval_jaxpr(body_b.jaxpr, body_b.consts, bargs);
+            for (size_t k = 0; k < next.size(); ++k)
+              next[k] = lax::select(lax::broadcast_in_dim(p, next[k].shape(), {0}), next[k], c[k]);
+            return next;
+          })));
+    q.set("body_nconsts", static_cast<int64_t>(cn + bn));
+    inputs.insert(inputs.end(), cconsts.begin(), cconsts.end());
+    inputs.insert(inputs.end(), bconsts.begin(), bconsts.end());
+  }
+  inputs.insert(inputs.end(), carry.begin(), carry.end());
+  return outputs(detail::bind(self("while"), inputs, q), carry_b, 0);
+}
+
+/// scan: batched xs get the batch axis second (after the scanned axis), so each step's slice has it in front;
+/// stacked ys have it second too. Carries are batched at their fixed point.
+BatchResult scan_batch(Ins args, Dims dims, const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  const auto& j = *ps.get_jaxpr("jaxpr");
+  size_t nconsts = ps.get_int("num_consts"), ncarry = ps.get_int("num_carry"), nxs = args.size() - nconsts - ncarry;
+  Flags consts_b = batched_flags(dims, 0, nconsts), xs_b = batched_flags(dims, nconsts + ncarry, nxs);
+  Flags carry_b = carry_fixed_point(j, n, consts_b, batched_flags(dims, nconsts, ncarry), xs_b);
+  Flags inst = carry_b;
+  inst.resize(j.jaxpr.outvars.size(), false);
+  auto [body, out_b] = batch_jaxpr(j, n, concat(concat(consts_b, carry_b), xs_b), inst);
+  Arrays inputs = front(args, dims, 0, consts_b, n), carry = front(args, dims, nconsts, carry_b, n);
+  inputs.insert(inputs.end(), carry.begin(), carry.end());
+  for (size_t k = 0; k < nxs; ++k) {
+    size_t i = nconsts + ncarry + k;
+    inputs.push_back(xs_b[k] ? batch_at(args[i], dims[i], n, 1) : args[i]);
+  }
+  Params q = ps;
+  q.set("jaxpr", shared(std::move(body)));
+  Arrays outs = detail::bind(self("scan"), inputs, q);
+  std::vector<int64_t> out_dims;
+  for (size_t k = 0; k < outs.size(); ++k) out_dims.push_back(!out_b[k] ? not_mapped : k < ncarry ? 0 : 1);
+  return {outs, out_dims};
+}
+
 const bool registered = [] {
-  register_primitive(Primitive{"cond", cond_abstract_eval, cond_lower});
-  register_primitive(Primitive{"while", while_abstract_eval, while_lower});
-  register_primitive(Primitive{"scan", scan_abstract_eval, scan_lower});
+  register_primitive(Primitive{"cond", cond_abstract_eval, cond_lower, {}, {}, cond_batch});
+  register_primitive(Primitive{"while", while_abstract_eval, while_lower, {}, {}, while_batch});
+  register_primitive(Primitive{"scan", scan_abstract_eval, scan_lower, {}, {}, scan_batch});
   return true;
 }();
 

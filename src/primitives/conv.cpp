@@ -4,6 +4,7 @@
 
 #include "primitives/primitive.h"
 #include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 namespace {
@@ -100,6 +101,28 @@ Array conv_transpose_rhs(A g, A lhs, const ShapedArray& rhs, const Params& ps) {
                       {"out_spec", spec_transpose(rs)}, {"feature_group_count", G}, {"batch_group_count", B}});
 }
 
+/// vmap (JAX's rule, for ungrouped convolutions): a batched lhs joins the convolution's own batch axis; a batched
+/// rhs joins its output features; both batched become feature groups, one per example.
+std::pair<std::vector<Array>, std::vector<int64_t>> conv_batch(std::span<const Array> args,
+                                                               std::span<const int64_t> dims, const Params& ps) {
+  if (ps.get_int("feature_group_count") != 1 || ps.get_int("batch_group_count") != 1)
+    not_batchable("conv_general_dilated", "feature_group_count or batch_group_count above 1 is not supported yet");
+  Ints ls = ps.get_ints("lhs_spec"), rs = ps.get_ints("rhs_spec"), os = ps.get_ints("out_spec");
+  int64_t n = batch_size(args, dims);
+  if (dims[1] == not_mapped) {
+    Array out = bind1(conv(), {reshape_axis_into(dims[0], ls[0], args[0]), args[1]}, ps);
+    return {{reshape_axis_out_of(os[0], n, out)}, {os[0]}};
+  }
+  if (dims[0] == not_mapped) {
+    Array out = bind1(conv(), {args[0], reshape_axis_into(dims[1], rs[0], args[1])}, ps);
+    return {{reshape_axis_out_of(os[1], n, out)}, {os[1]}};
+  }
+  Params q = ps;
+  q.set("feature_group_count", n);
+  Array out = bind1(conv(), {reshape_axis_into(dims[0], ls[1], args[0]), reshape_axis_into(dims[1], rs[0], args[1])}, q);
+  return {{reshape_axis_out_of(os[1], n, out)}, {os[1]}};
+}
+
 void check_spec(std::string_view what, const Ints& spec, int64_t rank) {
   Ints sorted = spec, iota(rank);
   std::sort(sorted.begin(), sorted.end());
@@ -188,6 +211,7 @@ const bool registered = [] {
     else if (ct[0].size() != 0) out[1] = conv_transpose_rhs(ct[0], args[0].value, args[1].aval, ps);
     return out;
   };
+  p.batch = conv_batch;
   p.abstract_eval = conv_abstract_eval;
   p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
     const auto& ps = c.params;

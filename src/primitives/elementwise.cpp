@@ -1,9 +1,11 @@
-// Elementwise primitives: unary math, binary arithmetic/logic/comparison, select_n, clamp, conversions.
+// Elementwise primitives: unary math, binary arithmetic/logic/comparison, select_n, clamp, conversions. All batch
+// with the one elementwise rule (elementwise_batch).
 #include <cmath>
 
 #include "core/trace.h"
 #include "primitives/primitive.h"
 #include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 namespace {
@@ -91,6 +93,7 @@ void register_unary(std::string name, Opcode op, Kinds k, UnaryJvp jvp, bool to_
   p.lower = [op](LowerCtx& c, std::span<hlo::Instruction* const> args) {
     return std::vector<hlo::Instruction*>{c.comp->add(op, hlo_shape(c.out_avals[0]), {args[0]})};
   };
+  p.batch = elementwise_batch(p.name);
   register_primitive(std::move(p));
 }
 
@@ -146,6 +149,7 @@ void register_binary(std::string name, Opcode op, Kinds k, BinaryJvp jx, BinaryJ
     }
     return std::vector<hlo::Instruction*>{c.comp->add(op, hlo_shape(c.out_avals[0]), {x, y}, attrs)};
   };
+  p.batch = elementwise_batch(p.name);
   register_primitive(std::move(p));
 }
 
@@ -205,6 +209,7 @@ const bool registered = [] {
       auto* m = c.comp->add(Opcode::kMultiply, s, {args[0], ln2});
       return std::vector<hlo::Instruction*>{c.comp->add(Opcode::kExp, s, {m})};
     };
+    p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
   // round[rounding_method=0 (away from zero) | 1 (to nearest even)]
@@ -220,6 +225,7 @@ const bool registered = [] {
       Opcode op = c.params.get_int("rounding_method", 0) == 1 ? Opcode::kRoundNearestEven : Opcode::kRoundNearestAfz;
       return std::vector<hlo::Instruction*>{c.comp->add(op, hlo_shape(c.out_avals[0]), {args[0]})};
     };
+    p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
 
@@ -301,6 +307,7 @@ const bool registered = [] {
       auto* pred = broadcast_scalar(c.comp, args[0], s.dims);
       return std::vector<hlo::Instruction*>{c.comp->add(Opcode::kSelect, s, {pred, args[2], args[1]})};
     };
+    p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
   // clamp(lo, x, hi)
@@ -332,6 +339,7 @@ const bool registered = [] {
       return std::vector<hlo::Instruction*>{
           c.comp->add(Opcode::kClamp, hlo_shape(c.out_avals[0]), {args[0], args[1], args[2]})};
     };
+    p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
   // convert_element_type[new_dtype weak_type]
@@ -357,6 +365,7 @@ const bool registered = [] {
       if (c.in_avals[0].dtype == c.out_avals[0].dtype) return std::vector<hlo::Instruction*>{args[0]};
       return std::vector<hlo::Instruction*>{c.comp->add(Opcode::kConvert, hlo_shape(c.out_avals[0]), {args[0]})};
     };
+    p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
   // bitcast_convert_type[new_dtype]: same bit width only.
@@ -375,6 +384,7 @@ const bool registered = [] {
     p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> args) {
       return std::vector<hlo::Instruction*>{c.comp->add(Opcode::kBitcastConvert, hlo_shape(c.out_avals[0]), {args[0]})};
     };
+    p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
   // stop_gradient: the identity, with a zero tangent (a primitive, so jaxprs that are differentiated later keep it).
@@ -384,6 +394,7 @@ const bool registered = [] {
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) { return std::vector<ShapedArray>{in[0]}; };
     p.lower = [](LowerCtx&, std::span<hlo::Instruction* const> args) { return std::vector<hlo::Instruction*>{args[0]}; };
     p.jvp = zero_jvp("stop_gradient");
+    p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
   return true;

@@ -4,6 +4,7 @@
 
 #include "primitives/primitive.h"
 #include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 namespace {
@@ -157,6 +158,82 @@ JvpResult sort_jvp(std::span<const Array> x, std::span<const Array> t, const Par
   return JvpResult{outs, touts};
 }
 
+// --- batching rules ------------------------------------------------------------------------------------
+using Dims = std::span<const int64_t>;
+using Ins = std::span<const Array>;
+
+/// gather. Operand batched only: its batch axis (in front) is one more window axis, of the whole batch, placed
+/// first in the result. Indices batched: their batch axis (in front) is one more batch axis of the result, first
+/// too; when the operand is batched as well, the two pair up as StableHLO batching dimensions (each example reads
+/// its own operand).
+BatchResult gather_batch(Ins args, Dims dims, const Params& ps) {
+  Params q = ps;
+  const auto& offset = ps.get_ints("offset_dims");
+  const auto& collapsed = ps.get_ints("collapsed_slice_dims");
+  const auto& obd = ps.get_ints("operand_batching_dims");
+  const auto& sibd = ps.get_ints("start_indices_batching_dims");
+  const auto& sim = ps.get_ints("start_index_map");
+  const auto& sizes = ps.get_ints("slice_sizes");
+  if (dims[1] == not_mapped) {
+    Array x = move_axis(args[0], dims[0], 0);
+    q.set("offset_dims", prepended(0, shifted(offset)));
+    q.set("collapsed_slice_dims", shifted(collapsed));
+    q.set("operand_batching_dims", shifted(obd));
+    q.set("start_index_map", shifted(sim));
+    q.set("slice_sizes", prepended(x.shape()[0], sizes));
+    return {{bind1(prim("gather"), {x, args[1]}, q)}, {0}};
+  }
+  Array idx = move_axis(args[1], dims[1], 0);
+  q.set("index_vector_dim", ps.get_int("index_vector_dim") + 1);
+  q.set("offset_dims", shifted(offset));
+  q.set("start_indices_batching_dims", shifted(sibd));
+  if (dims[0] == not_mapped) return {{bind1(prim("gather"), {args[0], idx}, q)}, {0}};
+  Array x = move_axis(args[0], dims[0], 0);
+  q.set("collapsed_slice_dims", shifted(collapsed));
+  q.set("start_index_map", shifted(sim));
+  q.set("operand_batching_dims", prepended(0, shifted(obd)));
+  q.set("start_indices_batching_dims", prepended(0, shifted(sibd)));
+  q.set("slice_sizes", prepended(1, sizes));
+  return {{bind1(prim("gather"), {x, idx}, q)}, {0}};
+}
+
+/// scatter*: the operand and updates get the batch axis in front (broadcast when unbatched). Unbatched indices:
+/// it is one more window axis of the updates. Batched indices: one more scatter axis, paired with the operand's
+/// as StableHLO batching dimensions, so each example writes only its own operand.
+BatchFn scatter_batch(std::string name) {
+  return [name](Ins args, Dims dims, const Params& ps) -> BatchResult {
+    int64_t n = batch_size(args, dims);
+    Params q = ps;
+    Array x = batch_at(args[0], dims[0], n), u = batch_at(args[2], dims[2], n);
+    const auto& uwd = ps.get_ints("update_window_dims");
+    q.set("inserted_window_dims", shifted(ps.get_ints("inserted_window_dims")));
+    q.set("scatter_dims_to_operand_dims", shifted(ps.get_ints("scatter_dims_to_operand_dims")));
+    const auto& ibd = ps.get_ints("input_batching_dims");
+    if (dims[1] == not_mapped) {
+      q.set("update_window_dims", prepended(0, shifted(uwd)));
+      q.set("input_batching_dims", shifted(ibd));
+      return {{bind1(prim(name.c_str()), {x, args[1], u}, q)}, {0}};
+    }
+    Array idx = move_axis(args[1], dims[1], 0);
+    q.set("update_window_dims", shifted(uwd));
+    q.set("index_vector_dim", ps.get_int("index_vector_dim") + 1);
+    q.set("input_batching_dims", prepended(0, shifted(ibd)));
+    q.set("scatter_indices_batching_dims", prepended(0, shifted(ps.get_ints("scatter_indices_batching_dims"))));
+    return {{bind1(prim(name.c_str()), {x, idx, u}, q)}, {0}};
+  };
+}
+
+/// sort: every operand with the batch axis in front (broadcast when unbatched), sorted along the shifted axis.
+BatchResult sort_batch(Ins args, Dims dims, const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  Arrays xs;
+  for (size_t i = 0; i < args.size(); ++i) xs.push_back(batch_at(args[i], dims[i], n));
+  Params q = ps;
+  q.set("dimension", ps.get_int("dimension") + 1);
+  Arrays outs = detail::bind(prim("sort"), xs, q);
+  return {outs, std::vector<int64_t>(outs.size(), 0)};
+}
+
 /// Each entry of v in [0, bound), no repeats (and increasing when sorted is set).
 void check_dims(std::string_view op, std::string_view what, const Ints& v, int64_t bound, bool sorted) {
   for (size_t i = 0; i < v.size(); ++i) {
@@ -302,6 +379,7 @@ void register_scatter(const std::string& name, const std::string& reducer, JvpFn
   p.name = name;
   p.jvp = std::move(jvp);
   p.transpose = std::move(transpose);
+  p.batch = scatter_batch(name);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
     return scatter_abstract_eval(name, in, ps);
   };
@@ -342,6 +420,7 @@ const bool registered = [] {
       return JvpResult{{out}, {t[0].valid() ? bind1(prim("gather"), {t[0], x[1]}, ps) : Array()}};
     };
     p.transpose = gather_transpose;
+    p.batch = gather_batch;
     p.abstract_eval = gather_abstract_eval;
     p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
       const auto& ps = c.params;
@@ -377,6 +456,7 @@ const bool registered = [] {
     Primitive p;
     p.name = "sort";
     p.jvp = sort_jvp;
+    p.batch = sort_batch;
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       if (in.empty()) throw_error<ShapeError>("sort", "needs at least one operand");
       const auto& f = in[0];
@@ -408,6 +488,7 @@ const bool registered = [] {
     // top_k[k]: the k largest entries along the last axis (NaN counts as largest), ties to the lower index.
     Primitive p;
     p.name = "top_k";
+    p.batch = leading_batch("top_k", [](Params&, int64_t) {});  // along the last axis, which stays last
     // The tangent taken at the chosen indices (JAX's rule).
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
       Arrays outs = bind(prim("top_k"), {x[0]}, ps);

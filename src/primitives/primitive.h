@@ -60,7 +60,7 @@ struct Primitive {
   LowerFn lower;
   JvpFn jvp;              // null: not differentiable (the JVP trace throws a clear error)
   TransposeFn transpose;  // set for primitives that are linear in some of their inputs
-  BatchFn batch;          // joins with the vmap issue
+  BatchFn batch;          // null: vmap throws a clear error when this primitive sees a batched input
 };
 
 /// Registers a primitive (at static-initialisation time); returns it for use as a handle.

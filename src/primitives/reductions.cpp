@@ -6,6 +6,7 @@
 
 #include "primitives/primitive.h"
 #include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 
@@ -239,10 +240,16 @@ hlo::Instruction* identity_constant(hlo::Computation* comp, const std::string& r
   return comp->add_constant(std::move(lit));
 }
 
+/// Reductions over `axes` batch with the batch axis in front and the axes shifted past it.
+BatchFn axes_batch(const std::string& name) {
+  return leading_batch(name, [](Params& q, int64_t) { q.set("axes", shifted(q.get_ints("axes"))); });
+}
+
 void register_reduce(const std::string& name, const std::string& reducer, bool bool_only, JvpFn jvp,
                      TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.batch = axes_batch(name);
   p.jvp = std::move(jvp);
   p.transpose = std::move(transpose);
   p.abstract_eval = [name, bool_only](std::span<const ShapedArray> in, const Params& ps) {
@@ -264,6 +271,7 @@ void register_reduce(const std::string& name, const std::string& reducer, bool b
 void register_arg_reduce(const std::string& name) {
   Primitive p;
   p.name = name;
+  p.batch = axes_batch(name);
   p.jvp = zero_jvp(name);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
     const auto& x = in[0];
@@ -303,6 +311,16 @@ void register_reduce_window(const std::string& name, const std::string& reducer,
                             TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  // The batch axis in front, under a window of size 1 that neither strides, pads nor dilates.
+  p.batch = leading_batch(name, [](Params& q, int64_t) {
+    auto r = static_cast<int64_t>(q.get_ints("window_dimensions").size());
+    Window w(q, r);
+    q.set("window_dimensions", prepended(1, w.dims));
+    q.set("window_strides", prepended(1, w.strides));
+    q.set("padding", prepended(0, prepended(0, w.pad)));
+    q.set("base_dilation", prepended(1, w.base));
+    q.set("window_dilation", prepended(1, w.dil));
+  });
   p.jvp = std::move(jvp);
   p.transpose = std::move(transpose);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
@@ -345,6 +363,7 @@ void register_cumulative(const std::string& name, const std::string& reducer, Jv
                          TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.batch = leading_batch(name, [](Params& q, int64_t) { q.set("axis", q.get_int("axis") + 1); });
   p.jvp = std::move(jvp);
   p.transpose = std::move(transpose);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
@@ -371,6 +390,43 @@ void register_cumulative(const std::string& name, const std::string& reducer, Jv
     return Insts{c.comp->add(Opcode::kReduceWindow, hlo_shape(c.out_avals[0]), {a[0], init}, attrs)};
   };
   register_primitive(std::move(p));
+}
+
+/// dot_general: with both operands batched the batch axes pair up as one more batch dimension (in front of the
+/// result); with one side batched its batch axis is a free dimension of that side, found in the result after the
+/// batch dimensions (and the lhs free dimensions, for the rhs).
+std::pair<std::vector<Array>, std::vector<int64_t>> dot_general_batch(std::span<const Array> args,
+                                                                      std::span<const int64_t> dims, const Params& ps) {
+  Params q = ps;
+  Ints lc = ps.get_ints("lhs_contracting_dimensions"), rc = ps.get_ints("rhs_contracting_dimensions");
+  Ints lb = ps.get_ints("lhs_batch_dimensions"), rb = ps.get_ints("rhs_batch_dimensions");
+  static const Primitive& dot = *find_primitive("dot_general");
+  Array l = args[0], r = args[1];
+  int64_t out_dim = 0;
+  if (dims[0] != not_mapped) {
+    l = move_axis(l, dims[0], 0);
+    lc = shifted(lc);
+    lb = shifted(lb);
+  }
+  if (dims[1] != not_mapped) {
+    r = move_axis(r, dims[1], 0);
+    rc = shifted(rc);
+    rb = shifted(rb);
+  }
+  if (dims[0] != not_mapped && dims[1] != not_mapped) {
+    lb = prepended(0, lb);
+    rb = prepended(0, rb);
+  } else if (dims[0] != not_mapped) {
+    out_dim = static_cast<int64_t>(lb.size());
+  } else {
+    int64_t lhs_free = l.ndim() - static_cast<int64_t>(lc.size() + lb.size());
+    out_dim = static_cast<int64_t>(lb.size()) + lhs_free;
+  }
+  q.set("lhs_contracting_dimensions", lc);
+  q.set("rhs_contracting_dimensions", rc);
+  q.set("lhs_batch_dimensions", lb);
+  q.set("rhs_batch_dimensions", rb);
+  return {{bind1(dot, {l, r}, q)}, {out_dim}};
 }
 
 const bool registered = [] {
@@ -415,6 +471,7 @@ const bool registered = [] {
     else out[1] = dot_transpose_lhs(ct[0], args[0].value, args[1].aval, rc, lc, rb, lb, true);
     return out;
   };
+  p.batch = dot_general_batch;
   p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
     const auto &l = in[0], &r = in[1];
     auto lc = ps.get_ints("lhs_contracting_dimensions"), rc = ps.get_ints("rhs_contracting_dimensions");

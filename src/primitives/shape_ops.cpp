@@ -5,6 +5,7 @@
 
 #include "primitives/primitive.h"
 #include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 namespace {
@@ -33,10 +34,114 @@ void check_permutation(std::string_view op, const std::vector<int64_t>& perm, in
 
 Insts single(hlo::Instruction* i) { return Insts{i}; }
 
+// --- batching rules ------------------------------------------------------------------------------------
+using Dims = std::span<const int64_t>;
+using Ins = std::span<const Array>;
+
+/// The start indices args[first...] of each example as one [n, k] index array (a column per axis), in one
+/// integer dtype; with_example puts each example's own number in a leading column.
+Array stacked_starts(Ins args, Dims dims, size_t first, int64_t n, bool with_example) {
+  DType dt = args.size() > first ? args[first].dtype() : DType::int32;
+  for (size_t i = first; i < args.size(); ++i)
+    if (args[i].dtype() != dt) dt = DType::int64;
+  Arrays cols;
+  if (with_example) cols.push_back(lax::reshape(lax::iota(dt, n), {n, 1}));
+  for (size_t i = first; i < args.size(); ++i) {
+    Array v = args[i].dtype() == dt ? args[i] : lax::convert_element_type(args[i], dt);
+    cols.push_back(lax::reshape(batch_at(v, dims[i], n), {n, 1}));
+  }
+  return lax::concatenate(cols, 1);
+}
+
+/// dynamic_slice: unbatched starts slice every example at once; batched starts become a gather with one start
+/// vector per example (gather clamps starts into range exactly as dynamic_slice does).
+BatchResult dynamic_slice_batch(Ins args, Dims dims, const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  const auto& sizes = ps.get_ints("slice_sizes");
+  bool starts_batched = std::any_of(dims.begin() + 1, dims.end(), [](int64_t d) { return d != not_mapped; });
+  auto r = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> window(r);
+  std::iota(window.begin(), window.end(), 1);
+  if (!starts_batched) {
+    Arrays idx{Array::scalar_int(0, args.size() > 1 ? args[1].dtype() : DType::int32)};
+    idx.insert(idx.end(), args.begin() + 1, args.end());
+    return {{lax::dynamic_slice(move_axis(args[0], dims[0], 0), idx, prepended(n, sizes))}, {0}};
+  }
+  lax::GatherDimensionNumbers dn;
+  dn.offset_dims = window;
+  dn.index_vector_dim = 1;
+  if (dims[0] == not_mapped) {  // one operand, many starts
+    dn.start_index_map = shifted(window, -1);
+    return {{lax::gather(args[0], stacked_starts(args, dims, 1, n, false), dn, sizes)}, {0}};
+  }
+  dn.collapsed_slice_dims = {0};
+  dn.start_index_map = prepended(0, window);
+  return {{lax::gather(move_axis(args[0], dims[0], 0), stacked_starts(args, dims, 1, n, true), dn,
+                       prepended(1, sizes))},
+          {0}};
+}
+
+/// dynamic_update_slice: unbatched starts update every example at once; batched starts become a scatter of each
+/// example's update at its own (clamped, as dynamic_update_slice clamps) start.
+BatchResult dynamic_update_slice_batch(Ins args, Dims dims, const Params&) {
+  int64_t n = batch_size(args, dims);
+  Array x = batch_at(args[0], dims[0], n), u = batch_at(args[1], dims[1], n);
+  bool starts_batched = std::any_of(dims.begin() + 2, dims.end(), [](int64_t d) { return d != not_mapped; });
+  int64_t r = x.ndim() - 1;
+  if (!starts_batched) {
+    Arrays idx{Array::scalar_int(0, args.size() > 2 ? args[2].dtype() : DType::int32)};
+    idx.insert(idx.end(), args.begin() + 2, args.end());
+    return {{lax::dynamic_update_slice(x, u, idx)}, {0}};
+  }
+  Arrays starts(args.begin(), args.end());
+  std::vector<int64_t> sdims(dims.begin(), dims.end());
+  for (int64_t k = 0; k < r; ++k) {
+    const Array& s = args[2 + k];
+    Array hi = Array::scalar_int(x.shape()[1 + k] - u.shape()[1 + k], s.dtype());
+    starts[2 + k] = lax::clamp(Array::scalar_int(0, s.dtype()), s, hi);
+  }
+  std::vector<int64_t> window(r);
+  std::iota(window.begin(), window.end(), 1);
+  lax::ScatterDimensionNumbers dn;
+  dn.update_window_dims = window;
+  dn.inserted_window_dims = {0};
+  dn.scatter_dims_to_operand_dims = prepended(0, window);
+  dn.index_vector_dim = 1;
+  Array idx = stacked_starts(starts, sdims, 2, n, true);
+  return {{lax::scatter(x, idx, u, dn, /*indices_are_sorted=*/true, /*unique_indices=*/true)}, {0}};
+}
+
+BatchResult concatenate_batch(Ins args, Dims dims, const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  Arrays xs;
+  for (size_t i = 0; i < args.size(); ++i) xs.push_back(batch_at(args[i], dims[i], n));
+  return {{lax::concatenate(xs, ps.get_int("dimension") + 1)}, {0}};
+}
+
+/// pad: a batched padding value pads with zeros and then selects each example's value outside the operand.
+BatchResult pad_batch(Ins args, Dims dims, const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  Params q = ps;
+  auto cfg = ps.get_ints("padding_config");
+  cfg.insert(cfg.begin(), {0, 0, 0});
+  q.set("padding_config", cfg);
+  static const Primitive& pad = *find_primitive("pad");
+  Array x = batch_at(args[0], dims[0], n);
+  if (dims[1] == not_mapped) return {{bind1(pad, {x, args[1]}, q)}, {0}};
+  Array padded = bind1(pad, {x, scalar_like(x, 0)}, q);
+  Array inside = bind1(pad, {lax::full(x.shape(), Array(true)), Array(false)}, q);
+  Array v = lax::broadcast_in_dim(move_axis(args[1], dims[1], 0), padded.shape(), {0});
+  return {{lax::select(inside, padded, v)}, {0}};
+}
+
 const bool registered = [] {
   {
     Primitive p;
     p.name = "broadcast_in_dim";
+    p.batch = leading_batch("broadcast_in_dim", [](Params& q, int64_t n) {
+      q.set("shape", prepended(n, q.get_ints("shape")));
+      q.set("broadcast_dimensions", prepended(0, shifted(q.get_ints("broadcast_dimensions"))));
+    });
     // Transpose: sum over the broadcast axes (new ones and expanded size-1 ones), then restore the operand's shape.
     p.jvp = linear_jvp("broadcast_in_dim");
     p.transpose = [](Cts ct, Args args, const Params& ps) {
@@ -77,6 +182,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "reshape";
+    p.batch = leading_batch("reshape", [](Params& q, int64_t n) { q.set("new_sizes", prepended(n, q.get_ints("new_sizes"))); });
     p.jvp = linear_jvp("reshape");
     p.transpose = [](Cts ct, Args args, const Params&) { return Arrays{lax::reshape(ct[0], args[0].aval.shape)}; };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
@@ -96,6 +202,9 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "transpose";
+    p.batch = leading_batch("transpose", [](Params& q, int64_t) {
+      q.set("permutation", prepended(0, shifted(q.get_ints("permutation"))));
+    });
     p.jvp = linear_jvp("transpose");
     p.transpose = [](Cts ct, Args, const Params& ps) {
       const auto& perm = ps.get_ints("permutation");
@@ -119,6 +228,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "rev";
+    p.batch = leading_batch("rev", [](Params& q, int64_t) { q.set("dimensions", shifted(q.get_ints("dimensions"))); });
     p.jvp = linear_jvp("rev");
     p.transpose = [](Cts ct, Args, const Params& ps) { return Arrays{lax::rev(ct[0], ps.get_ints("dimensions"))}; };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
@@ -136,6 +246,11 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "slice";
+    p.batch = leading_batch("slice", [](Params& q, int64_t n) {
+      q.set("start_indices", prepended(0, q.get_ints("start_indices")));
+      q.set("limit_indices", prepended(n, q.get_ints("limit_indices")));
+      if (q.has("strides")) q.set("strides", prepended(1, q.get_ints("strides")));
+    });
     // Transpose: the cotangent padded back into the operand's shape (strides become interior padding).
     p.jvp = linear_jvp("slice");
     p.transpose = [](Cts ct, Args args, const Params& ps) {
@@ -180,6 +295,7 @@ const bool registered = [] {
     // dynamic_slice(operand, *start_indices)[slice_sizes]; starts are clamped into range.
     Primitive p;
     p.name = "dynamic_slice";
+    p.batch = dynamic_slice_batch;
     // Tangent: the same slice of the tangent. Transpose: the cotangent written into zeros at the same start.
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
       Arrays idx(x.begin() + 1, x.end());
@@ -216,6 +332,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "dynamic_update_slice";
+    p.batch = dynamic_update_slice_batch;
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params&) {
       Arrays idx(x.begin() + 2, x.end());
       Array out = lax::dynamic_update_slice(x[0], x[1], idx);
@@ -254,6 +371,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "concatenate";
+    p.batch = concatenate_batch;
     p.jvp = linear_jvp("concatenate");
     p.transpose = [](Cts ct, Args args, const Params& ps) {
       int64_t d = ps.get_int("dimension"), off = 0;
@@ -298,6 +416,7 @@ const bool registered = [] {
     // pad(operand, padding_value)[padding_config = flattened (lo, hi, interior) per axis]
     Primitive p;
     p.name = "pad";
+    p.batch = pad_batch;
     // Transpose (JAX's): the operand's cotangent is the cotangent with the padding cut away (negative padding
     // becomes zero padding); the padding value's is everything else.
     p.jvp = linear_jvp("pad");

@@ -2,6 +2,7 @@
 // tangent is a custom_lin equation (linear in the tangents) whose transpose runs the user's bwd, traced to a jaxpr.
 #include "core/errors.h"
 #include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 namespace {
@@ -32,6 +33,50 @@ std::vector<Array> wrap_outputs(JVPTrace& jt, std::string_view op, const std::ve
     r.push_back(jt.make_tracer(outs[i], touts[i]));
   }
   return r;
+}
+
+// --- under vmap ------------------------------------------------------------------------------------------
+// custom_jvp/custom_vjp functions are not primitives here, so the batch trace cannot see the call: when it is the
+// innermost trace, the call is re-made one level out with its function and rules batched (JAX's batching rules of
+// custom_jvp_call/custom_vjp_call), so an enclosing grad still applies the user's rule. Every output is batched
+// at axis 0.
+BatchTrace* batch_trace_of(const std::vector<Array>& args, std::string_view op) {
+  return dynamic_cast<BatchTrace*>(find_top_trace(args, op));
+}
+
+struct Unbatched {
+  std::vector<Array> vals;
+  std::vector<int64_t> dims;
+  bool any = false;
+};
+Unbatched unbatch(const BatchTrace& bt, const std::vector<Array>& args) {
+  Unbatched u;
+  for (auto& a : args) {
+    auto [v, d] = bt.unpack(a);
+    u.any = u.any || d != not_mapped;
+    u.vals.push_back(v);
+    u.dims.push_back(d);
+  }
+  return u;
+}
+
+/// fn over stacked values: fn under a fresh batch trace, every output with its batch axis in front.
+std::vector<Array> call_batched(int64_t n, const LeafFn& fn, const std::vector<Array>& args,
+                                const std::vector<int64_t>& dims) {
+  auto [outs, odims] = batch_call(n, fn, args, dims);
+  for (size_t i = 0; i < outs.size(); ++i) outs[i] = batch_at(outs[i], odims[i], n);
+  return outs;
+}
+
+std::vector<Array> rewrap(BatchTrace& bt, const std::vector<Array>& outs) {
+  std::vector<Array> r;
+  for (auto& o : outs) r.push_back(bt.make_tracer(o, 0));
+  return r;
+}
+
+std::vector<Array> concat(std::vector<Array> a, const std::vector<Array>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 // custom_lin[bwd num_res](residuals..., tangents...): the tangent of a custom_vjp function's outputs.
@@ -71,6 +116,29 @@ const Primitive& custom_lin = [] () -> const Primitive& {
 }  // namespace
 
 std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
+  if (BatchTrace* bt = batch_trace_of(args, "custom_jvp")) {
+    Unbatched u = unbatch(*bt, args);
+    if (!u.any) return custom_jvp_call(fn, rule, u.vals);
+    int64_t n = bt->axis_size;
+    LeafFn bfn = [&](const std::vector<Array>& xs) { return call_batched(n, fn, xs, u.dims); };
+    // Tangents have their primals' shapes, so their batch axes are the primals'.
+    CustomJvpRule brule = [&](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
+      size_t k = primals.size(), nout = 0;
+      LeafFn both = [&](const std::vector<Array>& xs) {
+        auto [o, t] = rule({xs.begin(), xs.begin() + k}, {xs.begin() + k, xs.end()});
+        nout = o.size();
+        return concat(o, t);
+      };
+      auto outs = call_batched(n, both, concat(primals, tangents), [&] {
+        auto d = u.dims;
+        d.insert(d.end(), u.dims.begin(), u.dims.end());
+        return d;
+      }());
+      return std::make_pair(std::vector<Array>(outs.begin(), outs.begin() + nout),
+                            std::vector<Array>(outs.begin() + nout, outs.end()));
+    };
+    return rewrap(*bt, custom_jvp_call(bfn, brule, u.vals));
+  }
   JVPTrace* jt = jvp_trace_of(args, "custom_jvp");
   if (!jt) return fn(args);
   std::vector<Array> primals, tangents;
@@ -88,6 +156,40 @@ std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, 
 
 std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
                                    const std::vector<Array>& args) {
+  if (BatchTrace* bt = batch_trace_of(args, "custom_vjp")) {
+    Unbatched u = unbatch(*bt, args);
+    if (!u.any) return custom_vjp_call(fn, fwd, bwd, u.vals);
+    int64_t n = bt->axis_size;
+    LeafFn bfn = [&](const std::vector<Array>& xs) { return call_batched(n, fn, xs, u.dims); };
+    size_t nout = 0;
+    CustomFwd bfwd = [&](const std::vector<Array>& primals) {
+      LeafFn both = [&](const std::vector<Array>& xs) {
+        auto [o, r] = fwd(xs);
+        nout = o.size();
+        return concat(o, r);
+      };
+      auto outs = call_batched(n, both, primals, u.dims);
+      return std::make_pair(std::vector<Array>(outs.begin(), outs.begin() + nout),
+                            std::vector<Array>(outs.begin() + nout, outs.end()));
+    };
+    // Residuals and output cotangents are batched at axis 0. An input's cotangent goes back to its batch axis; an
+    // unbatched input is shared by every example, so its cotangent is the sum of theirs.
+    CustomBwd bbwd = [&](const std::vector<Array>& res, const std::vector<Array>& cts) {
+      size_t nres = res.size();
+      LeafFn both = [&](const std::vector<Array>& xs) {
+        return bwd({xs.begin(), xs.begin() + nres}, {xs.begin() + nres, xs.end()});
+      };
+      std::vector<Array> all = concat(res, cts);
+      auto [g, gd] = batch_call(n, both, all, std::vector<int64_t>(all.size(), 0));
+      for (size_t i = 0; i < g.size() && i < u.dims.size(); ++i) {
+        if (u.dims[i] != not_mapped) g[i] = batch_at(g[i], gd[i], n, u.dims[i]);
+        else if (gd[i] != not_mapped) g[i] = lax::reduce_sum(g[i], {gd[i]});
+        else g[i] = lax::mul(g[i], Array::scalar(static_cast<double>(n), g[i].dtype()));
+      }
+      return g;
+    };
+    return rewrap(*bt, custom_vjp_call(bfn, bfwd, bbwd, u.vals));
+  }
   JVPTrace* jt = jvp_trace_of(args, "custom_vjp");
   if (!jt) return fn(args);
   std::vector<Array> primals, tangents;

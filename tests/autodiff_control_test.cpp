@@ -2,15 +2,25 @@
 // equivalent (the same math with C++ if/for, differentiated by the per-primitive rules) and against float64
 // central differences, on random inputs.
 #include <cmath>
+#include <random>
 
+#include "primitives/primitive.h"
 #include "test_util.h"
 
 namespace {
 using namespace jitx;
 using jitx::testing::make;
-using jitx::testing::make_int;
-using jitx::testing::uniform;
 using Arrays = std::vector<Array>;
+
+/// This file's own random stream: the shared one (testing::rng) feeds later test files, whose inputs should
+/// not depend on how many numbers these tests draw.
+std::vector<double> uniform(size_t n, double lo, double hi) {
+  static std::mt19937 g(913u);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(n);
+  for (auto& x : v) x = u(g);
+  return v;
+}
 using Fn = std::function<Array(const Arrays&)>;
 
 Array f64(const std::vector<double>& v, Shape s) { return make(v, std::move(s), DType::float64); }
@@ -424,4 +434,49 @@ TEST_CASE("checkpoint(nothing_saveable) shrinks the compiled gradient's temp mem
   CHECK(remat + 4 * act <= plain);
   CHECK(all >= plain - act);
 }
+
+TEST_CASE("optimization_barrier passes values through (eager, jit, HLO); remat evaluates forward",
+          "[autodiff][control]") {
+  const auto& barrier = *detail::find_primitive("optimization_barrier");
+  Array a = rand64({3, 4}), b = make(uniform(5, -1, 1), {5}, DType::float32);
+  auto f = [&](const Array& x, const Array& y) {
+    auto outs = detail::bind(barrier, {x, y});
+    return std::make_pair(outs[0] * 2.0, outs[1] + 1.0f);
+  };
+  auto [e0, e1] = f(a, b);
+  auto jf = jit(f);
+  auto [j0, j1] = jf(a, b);
+  auto av = a.to_vector<double>(), bv = b.to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    CHECK(e0.to_vector<double>()[i] == av[i] * 2);
+    CHECK(j0.to_vector<double>()[i] == av[i] * 2);
+  }
+  for (size_t i = 0; i < bv.size(); ++i) {
+    CHECK(e1.to_vector<float>()[i] == static_cast<float>(bv[i]) + 1.0f);
+    CHECK(j1.to_vector<float>()[i] == static_cast<float>(bv[i]) + 1.0f);
+  }
+  // The optimiser keeps the barrier; StableHLO prints it.
+  CHECK(jf.lower(a, b).compile().as_text().find("opt-barrier") != std::string::npos);
+  CHECK(jf.lower(a, b).as_text().find("stablehlo.optimization_barrier") != std::string::npos);
+  // Its derivative passes tangents and cotangents through.
+  Array v = rand64({3, 4});
+  auto [y, ty] = jitx::jvp([&](const Array& x) { return detail::bind(barrier, {x})[0] * x; }, a, v);
+  auto g = grad([&](const Array& x) { return jnp::sum(detail::bind(barrier, {x})[0] * x); })(a);
+  auto tv = ty.to_vector<double>(), gv = g.to_vector<double>(), vv = v.to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    CHECK(std::fabs(tv[i] - 2 * av[i] * vv[i]) < 1e-15);
+    CHECK(std::fabs(gv[i] - 2 * av[i]) < 1e-15);
+  }
+  // linearize's jvp evaluates the remat equation forward (its lowering inlines the recomputation).
+  auto fc = checkpoint([](const Array& x) { return jnp::sin(x) * jnp::exp(x); });
+  auto [out, f_jvp] = linearize(fc, a);
+  Array lt = f_jvp(v);
+  auto [y2, t2] = jitx::jvp(fc, a, v);
+  auto lv = lt.to_vector<double>(), t2v = t2.to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    CHECK(std::fabs(lv[i] - t2v[i]) <= 1e-15 * (1 + std::fabs(t2v[i])));
+    CHECK(std::fabs(lv[i] - (std::cos(av[i]) + std::sin(av[i])) * std::exp(av[i]) * vv[i]) < 1e-14);
+  }
+}
+
 }  // namespace

@@ -38,7 +38,7 @@ const std::set<std::string>& covered() {
       // tested against C++ loops in control_flow_test.cpp
       "cond", "while", "scan",
       // checkpoint's: values (eager, jit, linearize's jvp) and gradients in autodiff_control_test.cpp
-      "optimization_barrier", "remat"};
+      "optimization_barrier", "remat", "checkpoint"};
   return s;
 }
 

@@ -227,6 +227,44 @@ TEST_CASE("grad through a scan inside a cond, and a cond inside a scan", "[autod
   }
 }
 
+TEST_CASE("grad through a scan nested in a scan (closing over the outer slice), under jit too",
+          "[autodiff][control]") {
+  Fn f = [](const Arrays& p) {  // p: h0 [3], xs [4, 2, 3], w [3, 3]
+    auto [h, ys] = lax::scan(
+        [&](const Array& c, const Array& x) {  // x: [2, 3], scanned again inside
+          auto [c2, zs] = lax::scan(
+              [&](const Array& d, const Array& r) {
+                Array n = jnp::tanh(jnp::matmul(d, p[2]) + r * jnp::sum(x));
+                return std::make_pair(n, n * c);
+              },
+              c, x);
+          return std::make_pair(c2, jnp::sum(zs));
+        },
+        p[0], p[1]);
+    return jnp::sum(h) + jnp::sum(ys * ys);
+  };
+  Fn ref = [](const Arrays& p) {
+    Array h = p[0], s = Array::scalar(0.0, DType::float64);
+    for (int t = 0; t < 4; ++t) {
+      Array x = p[1][t], c = h, zsum = Array::scalar(0.0, DType::float64);
+      for (int u = 0; u < 2; ++u) {
+        Array n = jnp::tanh(jnp::matmul(h, p[2]) + x[u] * jnp::sum(x));
+        zsum = zsum + jnp::sum(n * c);
+        h = n;
+      }
+      s = s + zsum * zsum;
+    }
+    return jnp::sum(h) + s;
+  };
+  Arrays xs{rand64({3}), rand64({4, 2, 3}), rand64({3, 3})};
+  check_grad(f, ref, xs);
+  Arrays gj = jit(grad(f))(xs), ge = grad(ref)(xs);
+  for (size_t k = 0; k < xs.size(); ++k) {
+    auto a = gj[k].to_vector<double>(), b = ge[k].to_vector<double>();
+    for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i] - b[i]) <= 1e-10 * (1 + std::fabs(b[i])));
+  }
+}
+
 TEST_CASE("grad of a jitted function with a scan, and jit of its grad", "[autodiff][control]") {
   auto f = [](const Array& h0, const Array& xs, const Array& w) {
     auto [h, ys] = lax::scan(

@@ -469,10 +469,8 @@ class Checkpointed {
   template <class... Args>
   auto operator()(const Args&... args) const {
     using C = detail::FlatCall<F, Args...>;
-    using R = typename C::Result;
-    std::optional<R> skeleton;
-    detail::LeafFn fn = detail::leaf_fn<C>(f_, skeleton, args...);
-    auto outs = detail::checkpoint_call(fn, policy_, C::leaves(args...));
+    std::optional<typename C::Result> skeleton;
+    auto outs = detail::checkpoint_call(detail::leaf_fn<C>(f_, skeleton, args...), policy_, C::leaves(args...));
     return detail::replace_leaves(*skeleton, outs);
   }
 

@@ -18,12 +18,6 @@
 namespace jitx::detail {
 namespace {
 
-const Primitive& prim(std::string_view name) {
-  const auto* p = find_primitive(name);
-  JITX_ASSERT(p, "primitive {} is not registered", name);
-  return *p;
-}
-
 std::vector<ShapedArray> avals_of(std::span<const Array> xs) {
   std::vector<ShapedArray> v;
   for (auto& x : xs) v.push_back(x.aval());
@@ -113,7 +107,7 @@ JvpResult cond_jvp_forward(const JaxprList& branches, const Array& index, const 
   std::vector<Array> inputs{index};
   append(inputs, ops);
   append(inputs, select(tops, nz));
-  std::vector<Array> outs = detail::bind(prim("cond"), inputs, Params{{"branches", jb}});
+  std::vector<Array> outs = detail::bind(primitive("cond"), inputs, Params{{"branches", jb}});
   JvpResult r{slice(outs, 0, nout), {}};
   for (size_t k = 0, t = nout; k < nout; ++k) r.tangents_out.push_back(out_nz[k] ? outs[t++] : Array());
   return r;
@@ -150,7 +144,7 @@ JvpResult cond_jvp_split(const JaxprList& branches, const Array& index, const st
   }
   std::vector<Array> kin{index};
   append(kin, ops);
-  std::vector<Array> kout = detail::bind(prim("cond"), kin, Params{{"branches", known}});
+  std::vector<Array> kout = detail::bind(primitive("cond"), kin, Params{{"branches", known}});
   std::vector<Array> res(kout.begin() + nout, kout.end());
 
   std::vector<ShapedArray> tan_in = res_avals;
@@ -174,7 +168,7 @@ JvpResult cond_jvp_split(const JaxprList& branches, const Array& index, const st
   append(tin, select(tops, nz));
   std::vector<bool> linear = all(res.size(), false);
   append(linear, all(tin.size() - 1 - res.size(), true));
-  std::vector<Array> tout = detail::bind(prim("cond"), tin, Params{{"branches", tangent}, {"linear", to_ints(linear)}});
+  std::vector<Array> tout = detail::bind(primitive("cond"), tin, Params{{"branches", tangent}, {"linear", to_ints(linear)}});
   JvpResult r{slice(kout, 0, nout), {}};
   for (size_t k = 0, t = 0; k < nout; ++k) r.tangents_out.push_back(out_nz[k] ? tout[t++] : Array());
   return r;
@@ -225,7 +219,7 @@ std::vector<Array> cond_transpose(std::span<const Array> cts, std::span<const Li
   for (size_t k = 0; k < out_avals.size(); ++k) inputs.push_back(instantiate(cts[k], out_avals[k]));
   std::vector<bool> tlin = all(known.size(), false);
   append(tlin, all(out_avals.size(), true));
-  std::vector<Array> outs = detail::bind(prim("cond"), inputs, Params{{"branches", tb}, {"linear", to_ints(tlin)}});
+  std::vector<Array> outs = detail::bind(primitive("cond"), inputs, Params{{"branches", tb}, {"linear", to_ints(tlin)}});
   std::vector<Array> result(args.size());
   for (size_t i = 0, k = 0; i < n; ++i)
     if (lin[i]) result[i + 1] = outs[k++];
@@ -258,7 +252,7 @@ JvpResult while_jvp(std::span<const Array> primals, std::span<const Array> tange
   if (std::none_of(carry_nz.begin(), carry_nz.end(), [](bool b) { return b; })) {
     // No carry has a tangent: the loop's outputs have none either (integer carries, or tangents only of
     // consts the carry never depends on).
-    return JvpResult{detail::bind(prim("while"), p, ps), std::vector<Array>(nk)};
+    return JvpResult{detail::bind(primitive("while"), p, ps), std::vector<Array>(nk)};
   }
   if (any_linearize_tangent(tangents))
     throw_error<TypeError>("while_loop",
@@ -288,7 +282,7 @@ JvpResult while_jvp(std::span<const Array> primals, std::span<const Array> tange
              {"body_jaxpr", share(std::move(body))},
              {"cond_nconsts", static_cast<int64_t>(cn)},
              {"body_nconsts", static_cast<int64_t>(bn + nbt)}};
-  std::vector<Array> outs = detail::bind(prim("while"), inputs, nps);
+  std::vector<Array> outs = detail::bind(primitive("while"), inputs, nps);
   JvpResult r{slice(outs, 0, nk), {}};
   for (size_t k = 0, q = nk; k < nk; ++k) r.tangents_out.push_back(carry_nz[k] ? outs[q++] : Array());
   return r;
@@ -364,7 +358,7 @@ JvpResult scan_jvp_forward(const ScanInfo& s, const std::vector<Array>& p, const
     if (knz[k]) inputs.push_back(instantiate(t[s.nc + k], p[s.nc + k].aval()));
   append(inputs, slice(p, s.nc + s.nk, s.nx));
   append(inputs, select(slice(t, s.nc + s.nk, s.nx), xnz));
-  std::vector<Array> outs = detail::bind(prim("scan"), inputs, s.params(std::move(body), s.nc + tc, s.nk + tk, s.reverse));
+  std::vector<Array> outs = detail::bind(primitive("scan"), inputs, s.params(std::move(body), s.nc + tc, s.nk + tk, s.reverse));
   JvpResult r;
   append(r.primals_out, slice(outs, 0, s.nk));
   append(r.primals_out, slice(outs, s.nk + tk, s.ny));
@@ -414,7 +408,7 @@ JvpResult scan_jvp_split(const ScanInfo& s, const std::vector<Array>& p, const s
   ClosedJaxpr known = lin.known;
   known.jaxpr.outvars.resize(nout);
   append(known.jaxpr.outvars, stacked_out);
-  std::vector<Array> kout = detail::bind(prim("scan"), p, s.params(std::move(known), s.nc, s.nk, s.reverse));
+  std::vector<Array> kout = detail::bind(primitive("scan"), p, s.params(std::move(known), s.nc, s.nk, s.reverse));
   for (size_t r = 0, q = nout; r < nres; ++r)
     if (kind[r] == 3) res_value[r] = kout[q++];
 
@@ -465,7 +459,7 @@ JvpResult scan_jvp_split(const ScanInfo& s, const std::vector<Array>& p, const s
     if (nz[i]) add(t[i], true);
   Params tps = s.params(std::move(tbody), res_c.size() + ntc, ntk, s.reverse);
   tps.set("linear", to_ints(linear));
-  std::vector<Array> tout = detail::bind(prim("scan"), inputs, tps);
+  std::vector<Array> tout = detail::bind(primitive("scan"), inputs, tps);
   JvpResult r;
   append(r.primals_out, slice(kout, 0, nout));
   size_t q = 0;
@@ -531,7 +525,7 @@ std::vector<Array> scan_transpose(std::span<const Array> cts, std::span<const Li
   for (size_t k = 0; k < s.ny; ++k) add(instantiate(cts[s.nk + k], stacked(out_avals[s.nk + k], s.length)), true);
   Params tps = s.params(std::move(tbody), res_c.size(), tc.size() + s.nk, !s.reverse);
   tps.set("linear", to_ints(tlin));
-  std::vector<Array> outs = detail::bind(prim("scan"), inputs, tps);
+  std::vector<Array> outs = detail::bind(primitive("scan"), inputs, tps);
   std::vector<Array> result(args.size());
   size_t q = 0;
   for (size_t i : tc) result[i] = outs[q++];

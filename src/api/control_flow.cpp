@@ -9,12 +9,6 @@
 namespace jitx::detail {
 namespace {
 
-const Primitive& prim(std::string_view name) {
-  const auto* p = find_primitive(name);
-  JITX_ASSERT(p, "primitive {} is not registered", name);
-  return *p;
-}
-
 /// A user function traced over in_avals: its jaxpr with the captured values (consts) turned into leading invars.
 struct Sub {
   std::shared_ptr<ClosedJaxpr> jaxpr;
@@ -147,7 +141,7 @@ std::vector<Array> cond_impl(std::string_view op, const Array& index, const std:
   std::vector<Array> inputs{index};
   inputs.insert(inputs.end(), consts.begin(), consts.end());
   inputs.insert(inputs.end(), operands.begin(), operands.end());
-  return detail::bind(prim("cond"), inputs, Params{{"branches", jaxprs}});
+  return detail::bind(primitive("cond"), inputs, Params{{"branches", jaxprs}});
 }
 
 std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, const std::vector<Array>& init,
@@ -172,7 +166,7 @@ std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, cons
             {"body_jaxpr", std::shared_ptr<const ClosedJaxpr>(b.jaxpr)},
             {"cond_nconsts", static_cast<int64_t>(c.consts.size())},
             {"body_nconsts", static_cast<int64_t>(b.consts.size())}};
-  return detail::bind(prim("while"), inputs, ps);
+  return detail::bind(primitive("while"), inputs, ps);
 }
 
 std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, const TreeInfo& init_tree,
@@ -221,7 +215,7 @@ std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, co
             {"unroll", options.unroll},
             {"num_consts", static_cast<int64_t>(s.consts.size())},
             {"num_carry", static_cast<int64_t>(init.size())}};
-  return detail::bind(prim("scan"), inputs, ps);
+  return detail::bind(primitive("scan"), inputs, ps);
 }
 
 }  // namespace jitx::detail

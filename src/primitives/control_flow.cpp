@@ -2,6 +2,7 @@
 // conditional and while instructions with sub-computations (tuple-shaped results, read back with get-tuple-element).
 #include <algorithm>
 
+#include "primitives/control_flow_rules.h"
 #include "primitives/primitive.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
@@ -430,9 +431,9 @@ BatchResult scan_batch(Ins args, Dims dims, const Params& ps) {
 }
 
 const bool registered = [] {
-  register_primitive(Primitive{"cond", cond_abstract_eval, cond_lower, {}, {}, cond_batch});
-  register_primitive(Primitive{"while", while_abstract_eval, while_lower, {}, {}, while_batch});
-  register_primitive(Primitive{"scan", scan_abstract_eval, scan_lower, {}, {}, scan_batch});
+  register_primitive(Primitive{"cond", cond_abstract_eval, cond_lower, cond_jvp_rule(), cond_transpose_rule(), cond_batch});
+  register_primitive(Primitive{"while", while_abstract_eval, while_lower, while_jvp_rule(), {}, while_batch});
+  register_primitive(Primitive{"scan", scan_abstract_eval, scan_lower, scan_jvp_rule(), scan_transpose_rule(), scan_batch});
   return true;
 }();
 

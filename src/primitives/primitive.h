@@ -67,6 +67,8 @@ struct Primitive {
 const Primitive& register_primitive(Primitive p);
 /// Looks a primitive up by name; nullptr if unknown.
 const Primitive* find_primitive(std::string_view name);
+/// The registered primitive of that name (an internal invariant: it must exist).
+const Primitive& primitive(std::string_view name);
 std::vector<const Primitive*> all_primitives();
 
 /// The single dispatch point: runs, records or transforms p on inputs, per the innermost trace.

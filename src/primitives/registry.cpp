@@ -30,6 +30,12 @@ const Primitive* find_primitive(std::string_view name) {
   return it == r.end() ? nullptr : it->second.get();
 }
 
+const Primitive& primitive(std::string_view name) {
+  const Primitive* p = find_primitive(name);
+  JITX_ASSERT(p, "primitive {} is not registered", name);
+  return *p;
+}
+
 std::vector<const Primitive*> all_primitives() {
   std::vector<const Primitive*> out;
   for (auto& [k, v] : registry()) out.push_back(v.get());

@@ -472,7 +472,7 @@ class ProgramBuilder {
     for (auto& up : c.instructions) {
       const Instruction& i = *up;
       std::vector<Slice> mine;
-      if (i.opcode == Opcode::kTuple) {
+      if (i.opcode == Opcode::kTuple || i.opcode == Opcode::kOptimizationBarrier) {
         for (auto* o : i.operands) mine.insert(mine.end(), leaves.at(o).begin(), leaves.at(o).end());
       } else if (i.opcode == Opcode::kGetTupleElement) {
         mine.push_back(leaves.at(i.operand(0)).at(i.attrs.get_int("index")));
@@ -487,6 +487,7 @@ class ProgramBuilder {
       bool alias = i.opcode == Opcode::kReshape || hlo::is_layout_bitcast(i) ||
                    (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
       if (i.opcode == Opcode::kParameter || i.opcode == Opcode::kConstant || i.opcode == Opcode::kTuple ||
+          i.opcode == Opcode::kOptimizationBarrier ||
           i.opcode == Opcode::kGetTupleElement || alias)
         continue;
       Step st;

@@ -396,6 +396,21 @@ TEST_CASE("per-example gradients: vmap(grad(f)) matches a loop of grad", "[vmap]
   check_same(gj.w, g.w, "jit(vmap(grad)) dW", 1e-5, 1e-6);
 }
 
+TEST_CASE("checkpoint under vmap: per-example gradients of a rematerialised loss match a loop", "[vmap][autodiff]") {
+  Params2 p{rand_f32({3, 2}), rand_f32({2})};
+  Array xs = rand_f32({4, 3}), ys = rand_f32({4, 2});
+  for (auto policy : {checkpoint_policies::nothing_saveable, checkpoint_policies::dots_saveable}) {
+    auto loss = checkpoint(mlp_loss, policy);
+    Params2 g = vmap(grad(loss), {std::nullopt, 0, 0})(p, xs, ys);
+    Params2 gj = jit(vmap(grad(loss), {std::nullopt, 0, 0}))(p, xs, ys);
+    for (int64_t i = 0; i < 4; ++i) {
+      Params2 gi = grad(mlp_loss)(p, example(xs, 0, i), example(ys, 0, i));
+      check_same(example(g.w, 0, i), gi.w, "checkpointed per-example dW", 1e-5, 1e-6);
+      check_same(example(gj.b, 0, i), gi.b, "jit checkpointed per-example db", 1e-5, 1e-6);
+    }
+  }
+}
+
 TEST_CASE("grad of vmap: the gradient of a batched loss", "[vmap][autodiff]") {
   Params2 p{rand_f32({3, 2}), rand_f32({2})};
   Array xs = rand_f32({5, 3}), ys = rand_f32({5, 2});

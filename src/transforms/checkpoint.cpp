@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "transforms/ad.h"
+#include "transforms/batching.h"
 
 namespace jitx::detail {
 namespace {
@@ -47,8 +48,32 @@ const Primitive& barrier_prim = [] () -> const Primitive& {
       if (!args[k].is_linear()) outs[k] = Array();
     return outs;
   };
+  // vmap: the barrier passes each value through with its batch axis where it is.
+  p.batch = [](std::span<const Array> args, std::span<const int64_t> dims, const Params&) {
+    return BatchResult{detail::bind(*find_primitive("optimization_barrier"), {args.begin(), args.end()}),
+                       {dims.begin(), dims.end()}};
+  };
   return register_primitive(std::move(p));
 }();
+
+/// vmap of a primitive that calls its "jaxpr" param (checkpoint, remat): the same primitive over the batched
+/// jaxpr, with every batched input's batch axis in front, so the mark (and what it recomputes) survives vmap.
+BatchResult batch_jaxpr_call(const char* prim, std::span<const Array> args, std::span<const int64_t> dims,
+                             const Params& ps) {
+  int64_t n = batch_size(args, dims);
+  std::vector<bool> in_b;
+  std::vector<Array> ins;
+  for (size_t k = 0; k < args.size(); ++k) {
+    in_b.push_back(dims[k] != not_mapped);
+    ins.push_back(in_b.back() ? batch_at(args[k], dims[k], n) : args[k]);
+  }
+  auto [bj, out_b] = batch_jaxpr(*ps.get_jaxpr("jaxpr"), n, in_b, {});
+  Params q = ps;
+  q.set("jaxpr", std::make_shared<const ClosedJaxpr>(std::move(bj)));
+  std::vector<int64_t> out_dims;
+  for (bool b : out_b) out_dims.push_back(b ? 0 : not_mapped);
+  return BatchResult{detail::bind(*find_primitive(prim), ins, q), out_dims};
+}
 
 // remat[jaxpr, num_known](known..., tangents...): the tangent of a checkpointed function. Its jaxpr recomputes
 // the unsaved residuals from the known inputs (the function's inputs and the saved residuals) and applies the
@@ -87,6 +112,9 @@ const Primitive& remat_prim = [] () -> const Primitive& {
     std::vector<Array> cin = backward_pass(r.jaxpr, r.consts, bargs, bcts);
     for (size_t k = 0; k < nk; ++k) cin[k] = Array();
     return cin;
+  };
+  p.batch = [](std::span<const Array> args, std::span<const int64_t> dims, const Params& ps) {
+    return batch_jaxpr_call("remat", args, dims, ps);
   };
   return register_primitive(std::move(p));
 }();
@@ -250,6 +278,9 @@ const Primitive& checkpoint_prim = [] () -> const Primitive& {
     LeafFn fn = [&](const std::vector<Array>& xs) { return eval_jaxpr(j.jaxpr, j.consts, xs); };
     auto [outs, touts] = jvp_flat("checkpoint", fn, ins, tins);
     return JvpResult{outs, touts};
+  };
+  p.batch = [](std::span<const Array> args, std::span<const int64_t> dims, const Params& ps) {
+    return batch_jaxpr_call("checkpoint", args, dims, ps);
   };
   return register_primitive(std::move(p));
 }();

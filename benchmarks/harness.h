@@ -19,6 +19,11 @@ struct Stats {
   int reps = 0;
 };
 
+/// A call longer than this (seconds; 0: no limit) ends the measurement after that one call: its
+/// time is the result (reps = 1), so a system far slower than its smaller size predicted costs one
+/// call, not several.
+inline double g_stop_after_s = 0;
+
 /// Runs fn (which must wait for its own result, e.g. with block_until_ready) until min_time_s has
 /// passed and at least min_reps times, after `warmup` untimed calls. A call slower than slow_s
 /// (seen in the first warm-up) cuts the warm-up to that one call and the repeats to 3, so a slow
@@ -28,7 +33,10 @@ inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, i
   if (warmup > 0) {
     auto s = Clock::now();
     fn();
-    if (std::chrono::duration<double>(Clock::now() - s).count() > slow_s) {
+    double first = std::chrono::duration<double>(Clock::now() - s).count();
+    if (g_stop_after_s > 0 && first > g_stop_after_s)
+      return Stats{first * 1e3, first * 1e3, first * 1e3, first * 1e3, 1};
+    if (first > slow_s) {
       warmup = 1;
       min_reps = std::min(min_reps, 3);
       min_time_s = 0;

@@ -364,6 +364,7 @@ int main(int argc, char** argv) {
   if (g_smoke)
     g_min_time = 0;  // one timed call each: a check that everything runs, not a measurement
   g_budget.set_max_call_s(g_smoke ? 0 : max_call_s);
+  bench::g_stop_after_s = g_smoke ? 0 : 5 * max_call_s;
   std::fprintf(stderr, "[jitx_bench] platform=%s threads=%u mode=%s\n", default_platform().c_str(),
                std::thread::hardware_concurrency(),
                g_smoke   ? "smoke"

@@ -75,7 +75,8 @@ def main(results_dir):
         by.setdefault((r["workload"], r["size"], r["dtype"]), {})[r["system"]] = r
     # Workloads in order of first appearance; sizes (and dtypes) within a workload by the work they do.
     order = {w: i for i, w in enumerate(dict.fromkeys(k[0] for k in by))}
-    keys = sorted(by, key=lambda k: (order[k[0]], k[2], work(next(iter(by[k].values())))))
+    dtypes = {"f32": 0, "bf16": 1}
+    keys = sorted(by, key=lambda k: (order[k[0]], dtypes.get(k[2], 2), work(next(iter(by[k].values())))))
 
     date = run.get("date") or datetime.date.today().isoformat()
     lines = [
@@ -94,7 +95,8 @@ def main(results_dir):
         "apart (jitx: trace + lower + HLO passes + LLVM; JAX: `jit(f).lower(...).compile()`). Ratios are peer time / "
         "jitx time (above 1: jitx is faster). `of limit` is jitx's rate as a fraction of the GEMM rate (mlp_block, "
         "train_step, *_layers) or of the triad bandwidth (the rest); JAX may use both cores, the probes use one. "
-        "`skipped` means a call was predicted (from the previous size) to take longer than the run's per-call cap.",
+        "`skipped` means a call was predicted (from the previous size) to take longer than the run's per-call cap; "
+        "`(1 call)` that a single call took over 5 times that cap, so it was not repeated.",
         "",
         "| workload | size | dtype | jitx | jitx eager | Eigen | JAX | eager/jitx | Eigen/jitx | JAX/jitx | of limit "
         "| jitx compile | JAX compile |",
@@ -103,7 +105,7 @@ def main(results_dir):
 
     def cell(r):
         if ok(r):
-            return f"{r['median_ms']:.3f}"
+            return f"{r['median_ms']:.3f}" + (" (1 call)" if r["reps"] == 1 else "")
         if r and r.get("note", "").startswith("skipped"):
             return "skipped"
         if r and r.get("note", "").startswith("pending"):

@@ -64,7 +64,7 @@ TEST_CASE("jvp_jaxpr + partial_eval_jaxpr split known from unknown; the unknown 
   detail::ClosedJaxpr cj = detail::trace_to_jaxpr("f", {av}, [](const std::vector<Array>& a) {
     return std::vector<Array>{jnp::sin(a[0]) * a[0]};
   });
-  detail::ClosedJaxpr jj = detail::jvp_jaxpr(cj, {true});
+  detail::ClosedJaxpr jj = detail::jvp_jaxpr(cj, {true}, {true}).jaxpr;
   REQUIRE(jj.jaxpr.invars.size() == 2);
   REQUIRE(jj.jaxpr.outvars.size() == 2);
   PartialEval pe = detail::partial_eval_jaxpr(jj, {false, true});

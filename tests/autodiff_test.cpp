@@ -70,6 +70,11 @@ const std::vector<Case>& cases() {
            [](const Arrays& x) {
              return bind_prim("convert_element_type", {x[0]}, {{"new_dtype", DType::float64}, {"weak_type", true}});
            }},
+      Case{"optimization_barrier", {{{3, 4}}, {{2}}},
+           [](const Arrays& x) {
+             auto outs = detail::bind(*detail::find_primitive("optimization_barrier"), {x[0], x[1]});
+             return outs[0] * jnp::sum(outs[1]);
+           }},
       Case{"broadcast_in_dim", {{{3, 1}}}, [](const Arrays& x) { return lax::broadcast_in_dim(x[0], {2, 3, 4}, {1, 2}); }},
       Case{"reshape", {{{3, 4}}}, [](const Arrays& x) { return lax::reshape(x[0], {2, 6}); }},
       Case{"transpose", {{{2, 3, 4}}}, [](const Arrays& x) { return lax::transpose(x[0], {2, 0, 1}); }},

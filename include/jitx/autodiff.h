@@ -1,4 +1,5 @@
-// Automatic differentiation with JAX's names: jvp, linearize, vjp, grad, value_and_grad, stop_gradient.
+// Automatic differentiation with JAX's names: jvp, linearize, vjp, grad, value_and_grad, stop_gradient,
+// checkpoint (remat).
 //
 // All take and return pytrees and compose with each other and with jit (grad(jit(f)), jit(grad(f)),
 // grad(grad(f))). Reverse mode is JVP + partial evaluation into a linear jaxpr + its transposition, so one
@@ -9,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -30,6 +32,23 @@ template <int... I>
 inline constexpr ArgNums<I...> argnums{};
 struct HasAux {};
 inline constexpr HasAux has_aux{};
+
+/// What a checkpointed function's forward pass may save for the backward pass (JAX's checkpoint_policies):
+/// saveable(primitive name) says whether a value computed by that primitive may be saved. The function's
+/// inputs are always available; every other residual is recomputed in the backward pass.
+struct CheckpointPolicy {
+  std::string name;
+  std::function<bool(std::string_view primitive)> saveable;
+};
+namespace checkpoint_policies {
+/// Save nothing: recompute every intermediate (JAX's default for checkpoint).
+inline const CheckpointPolicy nothing_saveable{"nothing_saveable", [](std::string_view) { return false; }};
+/// Save everything (as without checkpoint).
+inline const CheckpointPolicy everything_saveable{"everything_saveable", [](std::string_view) { return true; }};
+/// Save the results of matrix products (dot_general); recompute the cheap elementwise work around them.
+inline const CheckpointPolicy dots_saveable{"dots_saveable",
+                                            [](std::string_view p) { return p == "dot_general"; }};
+}  // namespace checkpoint_policies
 
 namespace detail {
 struct Linearized;
@@ -107,6 +126,22 @@ using CustomFwd = std::function<std::pair<std::vector<Array>, std::vector<Array>
 using CustomBwd = std::function<std::vector<Array>(const std::vector<Array>& residuals, const std::vector<Array>& cts)>;
 std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
                                    const std::vector<Array>& args);
+
+/// checkpoint's core over flat leaves: under reverse mode it saves the residuals the policy allows and
+/// recomputes the others in the backward pass; otherwise it calls fn.
+std::vector<Array> checkpoint_call(const LeafFn& fn, const CheckpointPolicy& policy, const std::vector<Array>& args);
+
+/// f as a function of its arguments' leaves (C is its FlatCall); the first call's result is kept in skeleton,
+/// to rebuild the output's structure around the final leaves.
+template <class C, class F, class R, class... Args>
+LeafFn leaf_fn(const F& f, std::optional<R>& skeleton, const Args&... args) {
+  return [&f, &skeleton, &args...](const std::vector<Array>& l) {
+    R r = C::call(f, l, args...);
+    auto outs = output_leaves(r);
+    if (!skeleton) skeleton.emplace(std::move(r));
+    return outs;
+  };
+}
 
 template <class T>
 struct is_tuple : std::false_type {};
@@ -355,12 +390,7 @@ class CustomJvp {
     using C = detail::FlatCall<F, Args...>;
     using R = typename C::Result;
     std::optional<R> skeleton;
-    detail::LeafFn fn = [&](const std::vector<Array>& l) {
-      R r = C::call(f_, l, args...);
-      auto outs = detail::output_leaves(r);
-      if (!skeleton) skeleton.emplace(std::move(r));
-      return outs;
-    };
+    detail::LeafFn fn = detail::leaf_fn<C>(f_, skeleton, args...);
     detail::CustomJvpRule rule = [&](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
       auto [out, tout] = rule_(C::rebuild(primals, args...), C::rebuild(tangents, args...));
       auto outs = detail::output_leaves(out), touts = detail::output_leaves(tout);
@@ -426,6 +456,38 @@ class CustomVjp {
 template <class F, class Fwd, class Bwd>
 auto custom_vjp(F f, Fwd fwd, Bwd bwd) {
   return CustomVjp<F, Fwd, Bwd>(std::move(f), std::move(fwd), std::move(bwd));
+}
+
+/// f with rematerialisation (JAX's checkpoint / remat): the same values and derivatives, but under reverse
+/// mode (vjp, grad) only the residuals the policy allows are saved by the forward pass; the others are
+/// recomputed from f's inputs in the backward pass, trading compute for memory. Checkpoint each layer of a
+/// deep network to keep only the layer inputs alive between the passes.
+template <class F>
+class Checkpointed {
+ public:
+  Checkpointed(F f, CheckpointPolicy policy) : f_(std::move(f)), policy_(std::move(policy)) {}
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    using C = detail::FlatCall<F, Args...>;
+    using R = typename C::Result;
+    std::optional<R> skeleton;
+    detail::LeafFn fn = detail::leaf_fn<C>(f_, skeleton, args...);
+    auto outs = detail::checkpoint_call(fn, policy_, C::leaves(args...));
+    return detail::replace_leaves(*skeleton, outs);
+  }
+
+ private:
+  F f_;
+  CheckpointPolicy policy_;
+};
+template <class F>
+auto checkpoint(F f, CheckpointPolicy policy = checkpoint_policies::nothing_saveable) {
+  return Checkpointed<F>(std::move(f), std::move(policy));
+}
+/// JAX's other name for checkpoint.
+template <class F>
+auto remat(F f, CheckpointPolicy policy = checkpoint_policies::nothing_saveable) {
+  return Checkpointed<F>(std::move(f), std::move(policy));
 }
 
 /// stop_gradient over a pytree of Arrays.

@@ -2,6 +2,7 @@
 // conditional and while instructions with sub-computations (tuple-shaped results, read back with get-tuple-element).
 #include <algorithm>
 
+#include "primitives/control_flow_rules.h"
 #include "primitives/primitive.h"
 
 namespace jitx::detail {
@@ -269,9 +270,9 @@ Insts scan_lower(LowerCtx& c, std::span<hlo::Instruction* const> a) {
 }
 
 const bool registered = [] {
-  register_primitive(Primitive{"cond", cond_abstract_eval, cond_lower});
-  register_primitive(Primitive{"while", while_abstract_eval, while_lower});
-  register_primitive(Primitive{"scan", scan_abstract_eval, scan_lower});
+  register_primitive(Primitive{"cond", cond_abstract_eval, cond_lower, cond_jvp_rule(), cond_transpose_rule(), {}});
+  register_primitive(Primitive{"while", while_abstract_eval, while_lower, while_jvp_rule(), {}, {}});
+  register_primitive(Primitive{"scan", scan_abstract_eval, scan_lower, scan_jvp_rule(), scan_transpose_rule(), {}});
   return true;
 }();
 

@@ -62,14 +62,36 @@ std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array
 std::vector<Array> eval_jaxpr(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args);
 /// Transposes a linear jaxpr: cotangents for its invars (empty: zero) from cotangents of its outvars.
 std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> cts_out);
-/// The same where some invars are known (args[i] valid: residuals); every equation must have a linear input.
+/// The same where some invars are known (args[i] valid: residuals). Equations without a linear input (zeros a
+/// rule instantiated) are evaluated forward first; every other one must be linear in its unknown inputs.
 std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args,
                                  std::span<const Array> cts_out);
 
-// --- jaxpr-level transformations (for higher-order primitives: cond, scan, custom rules) ----------------
-/// The JVP of a closed jaxpr: invars (primals..., tangents of the inputs with nonzero[i]), outvars
-/// (primal outputs..., tangents of every output, zeros instantiated).
-ClosedJaxpr jvp_jaxpr(const ClosedJaxpr& cj, const std::vector<bool>& nonzero);
+// --- jaxpr-level transformations (for higher-order primitives: cond, while, scan, custom rules) --------
+/// The JVP of a closed jaxpr (JAX's jvp_jaxpr). invars: (primals..., tangents of the inputs with
+/// nonzero[i]); outvars: (primal outputs..., tangents of the outputs with out_nz[i]), where out_nz[i] says the
+/// output's tangent is not a symbolic zero or force[i] asks for it (floating outputs only).
+struct JvpJaxpr {
+  ClosedJaxpr jaxpr;
+  std::vector<bool> out_nz;
+};
+JvpJaxpr jvp_jaxpr(const ClosedJaxpr& cj, const std::vector<bool>& nonzero, const std::vector<bool>& force);
+
+/// A closed jaxpr linearized at trace time (linearize_flat inside a trace): `known` maps the primal inputs
+/// to (primal outputs..., residuals...); `linear` maps the tangents of the inputs with diff[i] to the
+/// output tangents with out_nz[i], and its constvars are the residuals, in order.
+struct LinearizedJaxpr {
+  ClosedJaxpr known;
+  Jaxpr linear;
+  std::vector<bool> diff;    // the diff flags, cleared for non-floating inputs
+  std::vector<bool> out_nz;  // outputs with a nonzero tangent
+  std::vector<ShapedArray> res_avals;
+};
+LinearizedJaxpr linearize_jaxpr(const std::string& name, const ClosedJaxpr& cj, const std::vector<bool>& diff);
+
+/// Whether a tangent is recorded by linearize's (non-ambient) tangent trace: a JVP rule that sees one is in
+/// reverse mode and must keep its primal work out of the linear jaxpr (control flow splits itself).
+bool is_linearize_tangent(const Array& t);
 
 /// Partial evaluation of a jaxpr (JAX's partial_eval_jaxpr_nounits): equations with an unknown input are
 /// unknown. `known` maps the known invars to the known outputs followed by the residuals; `unknown` maps

@@ -1,4 +1,5 @@
 // Evaluating jaxprs by binding their equations, and the backward pass that transposes a linear jaxpr.
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -55,9 +56,25 @@ std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, 
   };
   for (size_t i = 0; i < j.outvars.size(); ++i)
     if (!j.outvars[i].is_literal) accumulate(j.outvars[i].var, cts_out[i]);
-  // Every equation of a linear jaxpr has a linear input (linearize records nothing else), so one
-  // reverse sweep suffices: no forward pass over non-linear equations is needed.
-  for (auto e = j.eqns.rbegin(); e != j.eqns.rend(); ++e) {
+  // Linearize records only equations with a linear input, but the tangent sub-jaxprs of control flow also
+  // hold zeros instantiated from literals (a branch whose output tangent is zero where another's is not):
+  // such equations, with no unknown input, are evaluated forward; their outputs are known values.
+  std::vector<bool> forward(j.eqns.size(), false);
+  for (size_t k = 0; k < j.eqns.size(); ++k) {
+    const Eqn& e = j.eqns[k];
+    bool all_known = std::all_of(e.inputs.begin(), e.inputs.end(),
+                                 [&](const Atom& a) { return a.is_literal || known.count(a.var.id); });
+    if (!all_known) continue;
+    std::vector<Array> ins;
+    for (auto& a : e.inputs) ins.push_back(a.is_literal ? literal_array(a.lit) : known.at(a.var.id));
+    std::vector<Array> outs = bind(*e.prim, std::move(ins), e.params);
+    for (size_t i = 0; i < outs.size(); ++i) known[e.outputs[i].id] = outs[i];
+    forward[k] = true;
+  }
+  // One reverse sweep over the linear equations.
+  for (size_t k = j.eqns.size(); k-- > 0;) {
+    if (forward[k]) continue;
+    const Eqn* e = &j.eqns[k];
     std::vector<Array> cts;
     bool any = false;
     for (auto& o : e->outputs) {

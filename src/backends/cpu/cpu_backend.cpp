@@ -227,7 +227,7 @@ class CpuBackend : public Backend {
     for (auto& up : entry.instructions) {
       const Instruction& i = *up;
       std::vector<Slice> mine;
-      if (i.opcode == Opcode::kTuple) {
+      if (i.opcode == Opcode::kTuple || i.opcode == Opcode::kOptimizationBarrier) {
         for (auto* o : i.operands) mine.insert(mine.end(), leaves.at(o).begin(), leaves.at(o).end());
       } else if (i.opcode == Opcode::kGetTupleElement) {
         mine.push_back(leaves.at(i.operand(0)).at(i.attrs.get_int("index")));
@@ -242,6 +242,7 @@ class CpuBackend : public Backend {
       bool alias = i.opcode == Opcode::kReshape ||
                    (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
       if (i.opcode == Opcode::kParameter || i.opcode == Opcode::kConstant || i.opcode == Opcode::kTuple ||
+          i.opcode == Opcode::kOptimizationBarrier ||
           i.opcode == Opcode::kGetTupleElement || alias)
         continue;
       Step st;

@@ -659,6 +659,7 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
       case Opcode::kConvolution: v.array = eval_convolution(inst, *ops[0], *ops[1]); break;
       case Opcode::kCopy: v = *vals[0]; break;
       case Opcode::kTuple:
+      case Opcode::kOptimizationBarrier:
         v.is_tuple = true;
         for (auto* x : vals) v.tuple.push_back(*x);
         break;

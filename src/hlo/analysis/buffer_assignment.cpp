@@ -15,6 +15,7 @@ bool aliases_operand(const Instruction& i) {
   // These produce no new buffer: a reshape of a row-major array is a bitcast, and so is a transpose or copy
   // whose layout orders memory as its operand's does (layout assignment makes them).
   return i.opcode == Opcode::kReshape || is_layout_bitcast(i) || i.opcode == Opcode::kGetTupleElement || i.opcode == Opcode::kTuple ||
+         i.opcode == Opcode::kOptimizationBarrier ||
          (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
 }
 
@@ -29,7 +30,7 @@ void build_values(const Computation& c, BufferAssignment& ba, ValueMap& vm) {
   for (auto& up : c.instructions) {
     const Instruction& i = *up;
     std::vector<int64_t> ids;
-    if (i.opcode == Opcode::kTuple) {
+    if (i.opcode == Opcode::kTuple || i.opcode == Opcode::kOptimizationBarrier) {
       for (auto* o : i.operands) {
         auto& oi = vm.ids.at(o);
         ids.insert(ids.end(), oi.begin(), oi.end());

@@ -84,7 +84,7 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
 bool is_free(const Instruction& i) {
   if (is_layout_bitcast(i)) return true;
   Opcode op = i.opcode;
-  return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple ||
+  return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple || op == Opcode::kOptimizationBarrier ||
          op == Opcode::kGetTupleElement || op == Opcode::kReshape || op == Opcode::kBitcastConvert;
 }
 

@@ -92,6 +92,7 @@ void verify_instruction(const Instruction& i) {
       check(op_shape(0).tuple_shapes.at(i.attrs.get_int("index")).same_type(i.shape), i, "element shape mismatch");
       break;
     case Opcode::kTuple:
+    case Opcode::kOptimizationBarrier:
       check(i.shape.is_tuple && i.shape.tuple_shapes.size() == i.operands.size(), i, "tuple arity mismatch");
       for (size_t k = 0; k < i.operands.size(); ++k) check(op_shape(k).same_type(i.shape.tuple_shapes[k]), i, "tuple element mismatch");
       break;

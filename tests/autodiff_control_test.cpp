@@ -2,15 +2,25 @@
 // equivalent (the same math with C++ if/for, differentiated by the per-primitive rules) and against float64
 // central differences, on random inputs.
 #include <cmath>
+#include <random>
 
+#include "primitives/primitive.h"
 #include "test_util.h"
 
 namespace {
 using namespace jitx;
 using jitx::testing::make;
-using jitx::testing::make_int;
-using jitx::testing::uniform;
 using Arrays = std::vector<Array>;
+
+/// This file's own random stream: the shared one (testing::rng) feeds later test files, whose inputs should
+/// not depend on how many numbers these tests draw.
+std::vector<double> uniform(size_t n, double lo, double hi) {
+  static std::mt19937 g(913u);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(n);
+  for (auto& x : v) x = u(g);
+  return v;
+}
 using Fn = std::function<Array(const Arrays&)>;
 
 Array f64(const std::vector<double>& v, Shape s) { return make(v, std::move(s), DType::float64); }
@@ -31,12 +41,12 @@ Arrays axpy(const Arrays& x, const Arrays& v, double s) {
   return r;
 }
 
-/// Checks f's gradient at xs (f64): equal to the unrolled reference's gradient (1e-10 relative, the same math
+/// Checks f's gradient at xs (f64): equal to the unrolled reference's gradient (when ref is given) (1e-10 relative, the same math
 /// in a different order), its directional derivative equal to a central difference (1e-6: the difference's
 /// truncation and rounding error at eps 1e-5) and to jvp's (1e-10).
 void check_grad(const Fn& f, const Fn& ref, const Arrays& xs) {
-  CHECK(std::fabs(f(xs).item<double>() - ref(xs).item<double>()) <= 1e-12 * (1 + std::fabs(ref(xs).item<double>())));
-  Arrays g = jitx::grad(f)(xs), gr = jitx::grad(ref)(xs);
+  if (ref) CHECK(std::fabs(f(xs).item<double>() - ref(xs).item<double>()) <= 1e-12 * (1 + std::fabs(ref(xs).item<double>())));
+  Arrays g = jitx::grad(f)(xs), gr = ref ? jitx::grad(ref)(xs) : g;
   REQUIRE(g.size() == xs.size());
   for (size_t k = 0; k < g.size(); ++k) {
     REQUIRE(g[k].shape() == xs[k].shape());
@@ -217,6 +227,44 @@ TEST_CASE("grad through a scan inside a cond, and a cond inside a scan", "[autod
   }
 }
 
+TEST_CASE("grad through a scan nested in a scan (closing over the outer slice), under jit too",
+          "[autodiff][control]") {
+  Fn f = [](const Arrays& p) {  // p: h0 [3], xs [4, 2, 3], w [3, 3]
+    auto [h, ys] = lax::scan(
+        [&](const Array& c, const Array& x) {  // x: [2, 3], scanned again inside
+          auto [c2, zs] = lax::scan(
+              [&](const Array& d, const Array& r) {
+                Array n = jnp::tanh(jnp::matmul(d, p[2]) + r * jnp::sum(x));
+                return std::make_pair(n, n * c);
+              },
+              c, x);
+          return std::make_pair(c2, jnp::sum(zs));
+        },
+        p[0], p[1]);
+    return jnp::sum(h) + jnp::sum(ys * ys);
+  };
+  Fn ref = [](const Arrays& p) {
+    Array h = p[0], s = Array::scalar(0.0, DType::float64);
+    for (int t = 0; t < 4; ++t) {
+      Array x = p[1][t], c = h, zsum = Array::scalar(0.0, DType::float64);
+      for (int u = 0; u < 2; ++u) {
+        Array n = jnp::tanh(jnp::matmul(h, p[2]) + x[u] * jnp::sum(x));
+        zsum = zsum + jnp::sum(n * c);
+        h = n;
+      }
+      s = s + zsum * zsum;
+    }
+    return jnp::sum(h) + s;
+  };
+  Arrays xs{rand64({3}), rand64({4, 2, 3}), rand64({3, 3})};
+  check_grad(f, ref, xs);
+  Arrays gj = jit(grad(f))(xs), ge = grad(ref)(xs);
+  for (size_t k = 0; k < xs.size(); ++k) {
+    auto a = gj[k].to_vector<double>(), b = ge[k].to_vector<double>();
+    for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i] - b[i]) <= 1e-10 * (1 + std::fabs(b[i])));
+  }
+}
+
 TEST_CASE("grad of a jitted function with a scan, and jit of its grad", "[autodiff][control]") {
   auto f = [](const Array& h0, const Array& xs, const Array& w) {
     auto [h, ys] = lax::scan(
@@ -359,6 +407,9 @@ TEST_CASE("checkpoint: the same gradients under every policy, recomputation in t
     DYNAMIC_SECTION(p->name) {
       auto fp = [p](const Array& a, const std::vector<Array>& w) { return deep_mlp(a, w, p); };
       CHECK(fp(x, ws).item<double>() == deep_mlp(x, ws, nullptr).item<double>());
+      // Under jit the checkpoint equations lower inline: the same value to rounding.
+      double jv = jit(fp)(x, ws).item<double>(), ev = deep_mlp(x, ws, nullptr).item<double>();
+      CHECK(std::fabs(jv - ev) <= 1e-13 * (1 + std::fabs(ev)));
       for (int mode = 0; mode < 2; ++mode) {  // eager, and jit of grad
         auto g = mode == 0 ? grad(fp, argnums<0, 1>)(x, ws) : jit(grad(fp, argnums<0, 1>))(x, ws);
         Arrays got{std::get<0>(g)}, want{std::get<0>(g_plain)};
@@ -405,6 +456,32 @@ TEST_CASE("checkpoint: the same gradients under every policy, recomputation in t
   }
 }
 
+TEST_CASE("checkpoint inside a scan body: the mark survives tracing; the same gradients", "[autodiff][control]") {
+  // Layers in a scan over stacked weights, the body checkpointed (the usual way to remat a deep stack).
+  auto layer = [](const Array& h, const Array& w) { return jnp::tanh(jnp::matmul(jnp::tanh(jnp::matmul(h, w)), w)); };
+  auto loss = [&](const Array& x, const Array& ws, bool remat) {
+    auto body = [&](const Array& h, const Array& w) {
+      Array n = remat ? checkpoint(layer)(h, w) : layer(h, w);
+      return std::make_pair(n, jnp::sum(n));
+    };
+    auto [h, ys] = lax::scan(body, x, ws);
+    return jnp::sum(h * h) + jnp::sum(ys);
+  };
+  Array x = rand64({4, 5}), ws = rand64({6, 5, 5}, -0.6, 0.6);
+  auto gp = grad([&](const Array& a, const Array& w) { return loss(a, w, false); }, argnums<0, 1>)(x, ws);
+  auto fr = [&](const Array& a, const Array& w) { return loss(a, w, true); };
+  for (int mode = 0; mode < 2; ++mode) {
+    auto gr = mode == 0 ? grad(fr, argnums<0, 1>)(x, ws) : jit(grad(fr, argnums<0, 1>))(x, ws);
+    for (auto [a, b] : {std::pair{std::get<0>(gr), std::get<0>(gp)}, std::pair{std::get<1>(gr), std::get<1>(gp)}}) {
+      auto av = a.to_vector<double>(), bv = b.to_vector<double>();
+      for (size_t i = 0; i < av.size(); ++i) CHECK(std::fabs(av[i] - bv[i]) <= 1e-13 * (1 + std::fabs(bv[i])));
+    }
+  }
+  // The scan's jaxpr holds the checkpoint equation; its gradient recomputes behind a barrier.
+  CHECK(make_jaxpr(fr)(x, ws).str().find("checkpoint[") != std::string::npos);
+  CHECK(make_jaxpr(grad(fr))(x, ws).str().find("optimization_barrier") != std::string::npos);
+}
+
 TEST_CASE("checkpoint(nothing_saveable) shrinks the compiled gradient's temp memory", "[autodiff][control]") {
   // f32 activations of 256 x 128 (128 KiB each); the weights are small next to them.
   Array x = make(uniform(256 * 128, -1, 1), {256, 128}, DType::float32);
@@ -419,9 +496,136 @@ TEST_CASE("checkpoint(nothing_saveable) shrinks the compiled gradient's temp mem
   INFO("temp bytes: plain " << plain << ", nothing_saveable " << remat << ", everything_saveable " << all);
   const int64_t act = 256 * 128 * 4;
   // Without checkpoint each layer keeps several activations alive until the backward pass reaches it; with
-  // it only each layer's input is (measured: 2293760 bytes plain, 1441792 checkpointed): at least 4 of the
-  // 8 layers' activations smaller. Saving everything keeps what plain keeps.
+  // it only each layer's input is (measured: 2293760 bytes plain, 1441792 checkpointed; in a scan 9699392 and
+  // 3407936): at least 4 of the 8 layers' activations smaller. Saving everything keeps what plain keeps.
   CHECK(remat + 4 * act <= plain);
   CHECK(all >= plain - act);
+  // The same layers in a scan over stacked weights, the body checkpointed or not.
+  Array wst = jnp::stack(ws);
+  auto scan_temp = [&](bool remat) {
+    auto g = jit(grad([remat](const Array& a, const Array& w) {
+      auto layer = [](const Array& h, const Array& v) { return jnp::tanh(jnp::matmul(jnp::tanh(jnp::matmul(h, v)), v)); };
+      auto [h, ys] = lax::scan([&](const Array& c, const Array& v) {
+        return std::make_pair(remat ? checkpoint(layer)(c, v) : layer(c, v), std::tuple<>{});
+      }, a, w);
+      return jnp::sum(h * h);
+    }, argnums<1>));
+    return g.lower(x, wst).compile().memory_analysis().temp_size_in_bytes;
+  };
+  int64_t scan_plain = scan_temp(false), scan_remat = scan_temp(true);
+  INFO("scan temp bytes: plain " << scan_plain << ", checkpointed body " << scan_remat);
+  CHECK(scan_remat + 4 * act <= scan_plain);
 }
+
+TEST_CASE("optimization_barrier passes values through (eager, jit, HLO); remat evaluates forward",
+          "[autodiff][control]") {
+  const auto& barrier = *detail::find_primitive("optimization_barrier");
+  Array a = rand64({3, 4}), b = make(uniform(5, -1, 1), {5}, DType::float32);
+  auto f = [&](const Array& x, const Array& y) {
+    auto outs = detail::bind(barrier, {x, y});
+    return std::make_pair(outs[0] * 2.0, outs[1] + 1.0f);
+  };
+  auto [e0, e1] = f(a, b);
+  auto jf = jit(f);
+  auto [j0, j1] = jf(a, b);
+  auto av = a.to_vector<double>(), bv = b.to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    CHECK(e0.to_vector<double>()[i] == av[i] * 2);
+    CHECK(j0.to_vector<double>()[i] == av[i] * 2);
+  }
+  for (size_t i = 0; i < bv.size(); ++i) {
+    CHECK(e1.to_vector<float>()[i] == static_cast<float>(bv[i]) + 1.0f);
+    CHECK(j1.to_vector<float>()[i] == static_cast<float>(bv[i]) + 1.0f);
+  }
+  // The optimiser keeps the barrier; StableHLO prints it.
+  CHECK(jf.lower(a, b).compile().as_text().find("opt-barrier") != std::string::npos);
+  CHECK(jf.lower(a, b).as_text().find("stablehlo.optimization_barrier") != std::string::npos);
+  // Its derivative passes tangents and cotangents through.
+  Array v = rand64({3, 4});
+  auto [y, ty] = jitx::jvp([&](const Array& x) { return detail::bind(barrier, {x})[0] * x; }, a, v);
+  auto g = grad([&](const Array& x) { return jnp::sum(detail::bind(barrier, {x})[0] * x); })(a);
+  auto tv = ty.to_vector<double>(), gv = g.to_vector<double>(), vv = v.to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    CHECK(std::fabs(tv[i] - 2 * av[i] * vv[i]) < 1e-15);
+    CHECK(std::fabs(gv[i] - 2 * av[i]) < 1e-15);
+  }
+  // linearize's jvp evaluates the remat equation forward (its lowering inlines the recomputation).
+  auto fc = checkpoint([](const Array& x) { return jnp::sin(x) * jnp::exp(x); });
+  auto [out, f_jvp] = linearize(fc, a);
+  Array lt = f_jvp(v);
+  auto [y2, t2] = jitx::jvp(fc, a, v);
+  auto lv = lt.to_vector<double>(), t2v = t2.to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    CHECK(std::fabs(lv[i] - t2v[i]) <= 1e-15 * (1 + std::fabs(t2v[i])));
+    CHECK(std::fabs(lv[i] - (std::cos(av[i]) + std::sin(av[i])) * std::exp(av[i]) * vv[i]) < 1e-14);
+  }
+}
+
+
+TEST_CASE("digamma's derivative is trigamma (f64 central differences, reflection, f32)", "[autodiff]") {
+  // Positive arguments (recurrence + series) and negative non-integers (reflection).
+  for (auto [lo, hi] : {std::pair{0.2, 8.0}, std::pair{-2.8, -2.2}, std::pair{-0.7, 0.4}}) {
+    Array x = f64(uniform(8, lo, hi), {8}), v = rand64({8});
+    auto [y, ty] = jitx::jvp([](const Array& a) { return lax::digamma(a); }, x, v);
+    const double eps = 1e-6;
+    auto yp = lax::digamma(x + v * eps).to_vector<double>(), ym = lax::digamma(x - v * eps).to_vector<double>();
+    auto got = ty.to_vector<double>();
+    for (size_t i = 0; i < got.size(); ++i) {
+      double fd = (yp[i] - ym[i]) / (2 * eps);
+      CHECK(std::fabs(got[i] - fd) <= 1e-6 * (1 + std::fabs(fd)));
+    }
+    auto g = grad([](const Array& a) { return jnp::sum(lax::digamma(a)); })(x);
+    auto gv = g.to_vector<double>(), vv = v.to_vector<double>();
+    for (size_t i = 0; i < gv.size(); ++i) CHECK(std::fabs(gv[i] * vv[i] - got[i]) <= 1e-12 * (1 + std::fabs(got[i])));
+  }
+  // Known values: psi1(1) = pi^2/6, psi1(1/2) = pi^2/2; lgamma's second derivative is trigamma.
+  auto d2 = grad(grad([](const Array& a) { return lax::lgamma(a); }));
+  CHECK(std::fabs(d2(f64({1.0}, {})).item<double>() - M_PI * M_PI / 6) < 1e-11);
+  CHECK(std::fabs(d2(f64({0.5}, {})).item<double>() - M_PI * M_PI / 2) < 1e-11);
+  // f32 within a few ULP-scale of the f64 value.
+  Array x32 = make({0.3, 1.7, 4.0, 25.0, -1.5}, {5}, DType::float32);
+  auto g32 = grad([](const Array& a) { return jnp::sum(lax::digamma(a)); })(x32).to_vector<double>();
+  auto g64 = grad([](const Array& a) { return jnp::sum(lax::digamma(a)); })(
+                 lax::convert_element_type(x32, DType::float64)).to_vector<double>();
+  for (size_t i = 0; i < g32.size(); ++i) CHECK(std::fabs(g32[i] - g64[i]) <= 1e-5 * std::fabs(g64[i]));
+}
+
+
+TEST_CASE("scatter-mul/min/max derivatives: finite differences, ties averaged, unique_indices", "[autodiff]") {
+  Array idx = jitx::testing::make_int({1, 3, 1, 7}, {4, 1}, DType::int32);  // a repeat and a dropped window
+  lax::ScatterDimensionNumbers dn{.update_window_dims = {1}, .inserted_window_dims = {0},
+                                  .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1};
+  Array w = rand64({5, 3});
+  using Scatter = Array (*)(const Array&, const Array&, const Array&, const lax::ScatterDimensionNumbers&, bool, bool, Loc);
+  for (auto [name, op] : {std::pair<const char*, Scatter>{"min", lax::scatter_min}, {"max", lax::scatter_max},
+                          {"mul", lax::scatter_mul}}) {
+    DYNAMIC_SECTION("scatter-" << name) {
+      std::string n = name;
+      Fn f = [&](const Arrays& p) { return jnp::sum(op(p[0], idx, p[1], dn, false, false, Loc::current()) * w); };
+      if (n == "mul") {
+        // Non-unique indices: the operand's derivative only; the updates' throws.
+        Array u = rand64({4, 3});
+        check_grad([&](const Arrays& p) { return f({p[0], u}); }, nullptr, {rand64({5, 3})});
+        CHECK_THROWS_AS(grad([&](const Array& v) { return f({rand64({5, 3}), v}); })(u), TypeError);
+        // unique_indices: both.
+        Array uidx = jitx::testing::make_int({1, 3, 0}, {3, 1}, DType::int32);
+        check_grad([&](const Arrays& p) {
+          return jnp::sum(lax::scatter_mul(p[0], uidx, p[1], dn, false, true) * w);
+        }, nullptr, {rand64({5, 3}), rand64({3, 3})});
+      } else {
+        check_grad(f, nullptr, {rand64({5, 3}), rand64({4, 3})});
+      }
+    }
+  }
+  // Ties: operand 1 at row 1 and two updates of 1 there: the max's tangent is the mean of the three tangents.
+  Array one_idx = jitx::testing::make_int({1, 1}, {2, 1}, DType::int32);
+  lax::ScatterDimensionNumbers d1{.update_window_dims = {}, .inserted_window_dims = {0},
+                                  .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1};
+  auto g = [&](const Array& x, const Array& u) { return lax::scatter_max(x, one_idx, u, d1); };
+  Array x = f64({0.0, 1.0, 2.0}, {3}), u = f64({1.0, 1.0}, {2});
+  auto [y, ty] = jitx::jvp(g, std::tuple<Array, Array>{x, u},
+                           std::tuple<Array, Array>{f64({1, 3, 5}, {3}), f64({6, 9}, {2})});
+  CHECK(ty.to_vector<double>() == std::vector<double>{1, 6, 5});  // (3 + 6 + 9) / 3 at the tie
+}
+
 }  // namespace

@@ -36,7 +36,9 @@ const std::set<std::string>& covered() {
       // custom_vjp's linear part: never evaluated, only transposed (autodiff_custom_test.cpp)
       "custom_lin",
       // tested against C++ loops in control_flow_test.cpp
-      "cond", "while", "scan"};
+      "cond", "while", "scan",
+      // checkpoint's: values (eager, jit, linearize's jvp) and gradients in autodiff_control_test.cpp
+      "optimization_barrier", "remat", "checkpoint"};
   return s;
 }
 

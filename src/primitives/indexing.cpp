@@ -124,6 +124,55 @@ JvpResult scatter_jvp(std::span<const Array> x, std::span<const Array> t, const 
   return JvpResult{{out}, {t_out}};
 }
 
+/// scatter-mul: linear in the operand (its tangent is scattered with the same updates); the updates' tangent,
+/// as in JAX, only with unique_indices (then out = operand * updates at each index, and the tangent is the
+/// operand times the scattered update tangents).
+JvpResult scatter_mul_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  Array out = bind1(prim("scatter-mul"), {x[0], x[1], x[2]}, ps);
+  Array t_out;
+  if (t[0].valid()) t_out = bind1(prim("scatter-mul"), {t[0], x[1], x[2]}, ps);
+  if (t[2].valid()) {
+    if (!ps.get_bool("unique_indices", false))
+      not_differentiable("scatter-mul",
+                         "the derivative with respect to the updates is only implemented with unique_indices=true "
+                         "(as in JAX); pass unique_indices to lax::scatter_mul when no index repeats, or differentiate "
+                         "only with respect to the operand");
+    Array scattered = bind1(prim("scatter-add"), {zeros_like_aval(x[0].aval()), x[1], t[2]}, ps);
+    t_out = add_tangents(t_out, lax::mul(x[0], scattered));
+  }
+  return JvpResult{{out}, {t_out}};
+}
+
+/// scatter-mul's transpose in the operand: each position is multiplied by the product of its updates, which
+/// are known.
+std::vector<Array> scatter_mul_transpose(std::span<const Array> ct, std::span<const LinearArg> args,
+                                         const Params& ps) {
+  if (!args[0].is_linear() || args[1].is_linear() || args[2].is_linear())
+    not_differentiable("scatter-mul", "it is linear only in its operand (indices and updates known)");
+  return {bind1(prim("scatter-mul"), {ct[0], args[1].value, args[2].value}, ps), Array(), Array()};
+}
+
+/// scatter-min/max, JAX's rule: each position's tangent is the average of the tangents of the values that
+/// attain the result there (the operand's if it is kept, and every update equal to it), as max's ties are.
+JvpFn scatter_extremal_jvp(const char* name) {
+  return [name](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+    const Array &operand = x[0], &idx = x[1], &updates = x[2];
+    Array out = bind1(prim(name), {operand, idx, updates}, ps);
+    if (!t[0].valid() && !t[2].valid()) return JvpResult{{out}, {Array()}};
+    auto indicator = [](A pred, A like) {
+      return lax::select(pred, broadcast_to(scalar_like(like, 1.0), like.shape()), zeros_like_aval(like.aval()));
+    };
+    Array at = bind1(prim("gather"), {out, idx}, gather_params_of_scatter(ps, operand.shape(), updates.shape()));
+    Array won = indicator(lax::eq(updates, at), updates);
+    Array kept = indicator(lax::eq(operand, out), operand);
+    Array zeros = zeros_like_aval(operand.aval());
+    Array count = lax::add(kept, bind1(prim("scatter-add"), {zeros, idx, won}, ps));
+    Array t_op = instantiate(t[0], operand.aval()), t_upd = instantiate(t[2], updates.aval());
+    Array sum = lax::add(lax::mul(t_op, kept), bind1(prim("scatter-add"), {zeros, idx, lax::mul(t_upd, won)}, ps));
+    return JvpResult{{out}, {lax::div(sum, count)}};
+  };
+}
+
 /// t gathered at idx along axis, with every other axis indexed by its own position (take_along_axis);
 /// idx has t's shape except along axis.
 Array take_along_axis(A t, A idx, int64_t axis) {
@@ -367,10 +416,9 @@ const bool registered = [] {
                                                                          instantiate(t[2], x[2].aval())}, ps)}};
                    },
                    scatter_add_transpose);
-  for (const char* name : {"scatter-mul", "scatter-min", "scatter-max"})
-    register_scatter(name, name + 8, [name](std::span<const Array>, std::span<const Array>, const Params&) -> JvpResult {
-      not_differentiable(name, "its JVP rule is not implemented yet (scatter-add and scatter are differentiable)");
-    });
+  register_scatter("scatter-mul", "mul", scatter_mul_jvp, scatter_mul_transpose);
+  register_scatter("scatter-min", "min", scatter_extremal_jvp("scatter-min"));
+  register_scatter("scatter-max", "max", scatter_extremal_jvp("scatter-max"));
   {
     // sort[dimension is_stable num_keys]: ascending, lexicographic over the first num_keys operands; floats in a
     // total order with -0.0 == 0.0 and every NaN last, as jnp.sort.

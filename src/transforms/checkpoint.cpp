@@ -4,6 +4,8 @@
 // the recomputation with the forward pass (CSE) or scheduling it before the backward pass needs it (XLA's
 // opt-barrier, as JAX's remat uses).
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -127,37 +129,10 @@ void eval_eqns(const std::vector<const Eqn*>& eqns, std::unordered_map<int64_t, 
   }
 }
 
-}  // namespace
-
-std::vector<Array> checkpoint_call(const LeafFn& fn, const CheckpointPolicy& policy, const std::vector<Array>& args) {
-  auto* jt = dynamic_cast<JVPTrace*>(find_top_trace(args, "checkpoint"));
-  if (!jt) return fn(args);
-  std::vector<Array> primals, tangents;
-  bool any = false, reverse = false;
-  for (auto& a : args) {
-    auto [x, t] = jt->unpack(a);
-    any = any || t.valid();
-    reverse = reverse || is_linearize_tangent(t);
-    primals.push_back(x);
-    tangents.push_back(t);
-  }
-  if (!any) return checkpoint_call(fn, policy, primals);
-  // Forward mode has nothing to save: f is differentiated as it is.
-  if (!reverse) return fn(args);
-
-  // f over the primals' types; the values it closes over become explicit inputs, with their tangents.
-  ClosedJaxpr j = trace_to_jaxpr("checkpoint", avals_of(primals), fn);
-  std::vector<Array> ins, tins;
-  for (auto& c : j.consts) {
-    auto [x, t] = jt->unpack(c);
-    ins.push_back(x);
-    tins.push_back(t);
-  }
-  ins.insert(ins.end(), primals.begin(), primals.end());
-  tins.insert(tins.end(), tangents.begin(), tangents.end());
-  j.jaxpr.invars.insert(j.jaxpr.invars.begin(), j.jaxpr.constvars.begin(), j.jaxpr.constvars.end());
-  j.jaxpr.constvars.clear();
-  j.consts.clear();
+/// The checkpoint rule under reverse mode, on f's jaxpr j (closure-converted: no consts): the outputs,
+/// computed now with the saveable intermediates, and their tangents from a remat equation.
+JvpResult checkpoint_linearize(const ClosedJaxpr& j, const CheckpointPolicy& policy, const std::vector<Array>& ins,
+                               const std::vector<Array>& tins) {
   std::vector<bool> diff;
   for (auto& t : tins) diff.push_back(t.valid());
   LinearizedJaxpr lin = linearize_jaxpr("checkpoint", j, diff);
@@ -238,12 +213,66 @@ std::vector<Array> checkpoint_call(const LeafFn& fn, const CheckpointPolicy& pol
                   {"num_known", static_cast<int64_t>(num_known)},
                   {"policy", policy.name},
                   {"recompute", !recompute.empty()}});
-  std::vector<Array> result;
-  for (size_t i = 0, q = 0; i < nout; ++i) {
-    if (lin.out_nz[i]) result.push_back(jt->make_tracer(outs[i], touts[q++]));
-    else result.push_back(outs[i]);
-  }
+  JvpResult result{outs, {}};
+  for (size_t i = 0, q = 0; i < nout; ++i) result.tangents_out.push_back(lin.out_nz[i] ? touts[q++] : Array());
   return result;
+}
+
+/// Policies by name: a checkpoint equation names its policy (params hold no functions).
+std::mutex g_policies_mu;
+std::map<std::string, CheckpointPolicy, std::less<>>& policies() {
+  static auto* m = new std::map<std::string, CheckpointPolicy, std::less<>>();
+  return *m;
+}
+CheckpointPolicy policy_named(std::string_view name) {
+  std::lock_guard<std::mutex> lock(g_policies_mu);
+  auto it = policies().find(name);
+  JITX_ASSERT(it != policies().end(), "checkpoint policy {} is not registered", name);
+  return it->second;
+}
+
+// checkpoint[jaxpr, policy](consts..., args...): f marked for rematerialisation, so that the mark survives
+// tracing (a checkpointed scan body, a function traced by jit and differentiated later). It evaluates and
+// lowers as f; its JVP rule is where the policy applies.
+const Primitive& checkpoint_prim = [] () -> const Primitive& {
+  Primitive p;
+  p.name = "checkpoint";
+  p.abstract_eval = [](std::span<const ShapedArray>, const Params& ps) { return ps.get_jaxpr("jaxpr")->out_avals(); };
+  p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+    return c.lower_into(c.comp, *c.params.get_jaxpr("jaxpr"), Insts(a.begin(), a.end()));
+  };
+  p.jvp = [](std::span<const Array> primals, std::span<const Array> tangents, const Params& ps) {
+    const ClosedJaxpr& j = *ps.get_jaxpr("jaxpr");
+    std::vector<Array> ins(primals.begin(), primals.end()), tins(tangents.begin(), tangents.end());
+    if (std::any_of(tins.begin(), tins.end(), is_linearize_tangent))
+      return checkpoint_linearize(j, policy_named(ps.get_str("policy")), ins, tins);
+    // Forward mode has nothing to save: f is differentiated as it is.
+    LeafFn fn = [&](const std::vector<Array>& xs) { return eval_jaxpr(j.jaxpr, j.consts, xs); };
+    auto [outs, touts] = jvp_flat("checkpoint", fn, ins, tins);
+    return JvpResult{outs, touts};
+  };
+  return register_primitive(std::move(p));
+}();
+
+}  // namespace
+
+std::vector<Array> checkpoint_call(const LeafFn& fn, const CheckpointPolicy& policy, const std::vector<Array>& args) {
+  // Outside any trace there is nothing to differentiate later: f runs as it is.
+  if (!find_top_trace(args, "checkpoint")) return fn(args);
+  {
+    std::lock_guard<std::mutex> lock(g_policies_mu);
+    policies().insert_or_assign(policy.name, policy);
+  }
+  // f traced over the arguments' types; the values it closes over become leading inputs (closure conversion),
+  // so that their tangents reach the rule.
+  ClosedJaxpr j = trace_to_jaxpr("checkpoint", avals_of(args), fn);
+  std::vector<Array> ins = j.consts;
+  ins.insert(ins.end(), args.begin(), args.end());
+  j.jaxpr.invars.insert(j.jaxpr.invars.begin(), j.jaxpr.constvars.begin(), j.jaxpr.constvars.end());
+  j.jaxpr.constvars.clear();
+  j.consts.clear();
+  return detail::bind(checkpoint_prim, ins,
+                      Params{{"jaxpr", std::make_shared<const ClosedJaxpr>(std::move(j))}, {"policy", policy.name}});
 }
 
 }  // namespace jitx::detail

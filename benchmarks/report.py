@@ -1,15 +1,17 @@
 """Merges benchmark JSON lines (jitx_bench and jax_bench) into RESULTS.md and PNG plots.
 
-    report.py [RESULTS_DIR]
+    report.py [RESULTS_DIR] [--readme README.md]
 
 Reads RESULTS_DIR/jitx.jsonl, jax.jsonl and (when run_all.sh wrote it) run.json; writes RESULTS_DIR/RESULTS.md,
 throughput.png (throughput vs size, one panel per workload, with the measured limit) and compile.png (compile
-time per workload, jitx vs XLA)."""
+time per workload, jitx vs XLA). With --readme, the same text and plots replace what lies between the README's
+<!-- benchmarks:begin --> and <!-- benchmarks:end --> lines."""
 import collections
 import datetime
 import json
 import os
 import platform
+import re
 import sys
 
 SYSTEMS = ["jitx", "jitx-eager", "eigen", "jax"]
@@ -55,7 +57,7 @@ def rate(r):
     return r.get("bytes", 0) / secs / 1e9, "GB/s"
 
 
-def main(results_dir):
+def main(results_dir, readme=None):
     rows = load(os.path.join(results_dir, "jitx.jsonl")) + load(os.path.join(results_dir, "jax.jsonl"))
     run = {}
     if os.path.exists(os.path.join(results_dir, "run.json")):
@@ -80,8 +82,6 @@ def main(results_dir):
 
     date = run.get("date") or datetime.date.today().isoformat()
     lines = [
-        "# jitx benchmark results",
-        "",
         f"Run on {date}: {cpu_model()}, {os.cpu_count()} cores. "
         f"Measured limits: STREAM triad {bw:.1f} GB/s (one thread), Eigen f32 GEMM {gf:.1f} GFLOP/s (one thread).",
         "",
@@ -124,9 +124,21 @@ def main(results_dir):
         lines.append(f"| {w} | {size} | {dt} | " + " | ".join(cell(s.get(p)) for p in SYSTEMS) + " | " +
                      " | ".join(ratio(p) for p in ["jitx-eager", "eigen", "jax"]) +
                      f" | {frac} | {comp('jitx')} | {comp('jax')} |")
-    lines += ["", "![throughput vs size](throughput.png)", "", "![compile time](compile.png)", ""]
+    images = lambda d: ["", f"![throughput vs size]({d}throughput.png)", "", f"![compile time]({d}compile.png)"]
     with open(os.path.join(results_dir, "RESULTS.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(["# jitx benchmark results", ""] + lines + images("")) + "\n")
+    if readme:
+        # The README shows the same run, with the plots' paths relative to the README.
+        rel = os.path.relpath(results_dir, os.path.dirname(os.path.abspath(readme)) or ".") + "/"
+        text = open(readme).read()
+        begin, end = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+        if begin not in text or end not in text:
+            print(f"{readme} has no {begin} ... {end} block: not updated", file=sys.stderr)
+        else:
+            block = "\n".join([begin, ""] + lines + images(rel) + ["", end])
+            text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+            with open(readme, "w") as f:
+                f.write(text)
 
     try:
         import matplotlib
@@ -217,4 +229,9 @@ def plot_compile(plt, by, keys, path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results")
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results_dir", nargs="?", default="benchmarks/results")
+    ap.add_argument("--readme", default=None)
+    a = ap.parse_args()
+    main(a.results_dir, a.readme)

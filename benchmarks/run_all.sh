@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The full benchmark run: builds jitx_bench, makes a virtualenv with JAX (CPU) and matplotlib, runs the probes,
-# jitx (jit and eager), Eigen and JAX in one go, and writes benchmarks/results/RESULTS.md plus PNG plots.
+# jitx (jit and eager), Eigen and JAX in one go, and writes benchmarks/results/RESULTS.md plus PNG plots (and,
+# in full mode, the README's performance section).
 #   benchmarks/run_all.sh [--quick]
 # Each workload runs in its own process under a time limit, so one failure or hang costs that workload only;
 # calls predicted to exceed MAX_CALL_S seconds (default 2) are reported as skipped.
@@ -40,5 +41,8 @@ cat >"$out/run.json" <<JSON
 {"command": "benchmarks/run_all.sh${mode:+ $mode}", "mode": "${mode:-full}", "date": "$(date -u +%Y-%m-%d)",
  "duration_s": $(($(date +%s) - start)), "max_call_s": $max_call_s}
 JSON
-"$venv/bin/python" benchmarks/report.py "$out"
+# A full run also refreshes the README's performance section (between its benchmarks:begin/end markers).
+readme=()
+[ -z "$mode" ] && readme=(--readme README.md)
+"$venv/bin/python" benchmarks/report.py "$out" "${readme[@]}"
 echo "benchmarks/run_all.sh${mode:+ $mode}: $(($(date +%s) - start)) s" >&2

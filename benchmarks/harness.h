@@ -1,10 +1,12 @@
-// A small benchmark harness: warm-up, repeats, median and spread, compile time apart, JSON lines out.
+// A small benchmark harness: warm-up, repeats, median and spread, compile time apart, JSON lines
+// out.
 #pragma once
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,10 +19,30 @@ struct Stats {
   int reps = 0;
 };
 
-/// Runs fn (which must wait for its own result, e.g. with block_until_ready) until min_time_s has passed
-/// and at least min_reps times, after `warmup` untimed calls.
-inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, int min_reps = 5, int warmup = 2) {
-  for (int i = 0; i < warmup; ++i) fn();
+/// A call longer than this (seconds; 0: no limit) ends the measurement after that one call: its
+/// time is the result (reps = 1), so a system far slower than its smaller size predicted costs one
+/// call, not several.
+inline double g_stop_after_s = 0;
+
+/// Runs fn (which must wait for its own result, e.g. with block_until_ready) until min_time_s has
+/// passed and at least min_reps times, after `warmup` untimed calls. A call slower than slow_s
+/// (seen in the first warm-up) cuts the warm-up to that one call and the repeats to 3, so a slow
+/// system costs seconds, not minutes.
+inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, int min_reps = 5,
+                     int warmup = 2, double slow_s = 0.5) {
+  if (warmup > 0) {
+    auto s = Clock::now();
+    fn();
+    double first = std::chrono::duration<double>(Clock::now() - s).count();
+    if (g_stop_after_s > 0 && first > g_stop_after_s)
+      return Stats{first * 1e3, first * 1e3, first * 1e3, first * 1e3, 1};
+    if (first > slow_s) {
+      warmup = 1;
+      min_reps = std::min(min_reps, 3);
+      min_time_s = 0;
+    }
+  }
+  for (int i = 1; i < warmup; ++i) fn();
   std::vector<double> t;
   auto start = Clock::now();
   while (static_cast<int>(t.size()) < min_reps ||
@@ -31,14 +53,46 @@ inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, i
     if (t.size() > 100000) break;
   }
   std::sort(t.begin(), t.end());
-  auto q = [&](double f) { return t[std::min(t.size() - 1, static_cast<size_t>(f * static_cast<double>(t.size())))]; };
+  auto q = [&](double f) {
+    return t[std::min(t.size() - 1, static_cast<size_t>(f * static_cast<double>(t.size())))];
+  };
   return Stats{q(0.5), t.front(), q(0.1), q(0.9), static_cast<int>(t.size())};
 }
 
-inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+/// Skips what would take too long: predicts a call's time from the same workload and system at the
+/// previous (smaller) size, scaled by the work (flops, else bytes). Sizes run from small to large,
+/// so a system that falls back to something slow is measured at the sizes it can do and reported as
+/// skipped beyond them.
+class Budget {
+ public:
+  explicit Budget(double max_call_s = 0) : max_call_s_(max_call_s) {}
+  void set_max_call_s(double s) { max_call_s_ = s; }
+  /// Seconds one call is predicted to take at `work`, or -1 when nothing is known.
+  double predict(const std::string& key, double work) const {
+    auto it = last_.find(key);
+    if (it == last_.end() || it->second.first <= 0 || work <= 0) return -1;
+    return it->second.second * 1e-3 * work / it->second.first;
+  }
+  bool too_slow(const std::string& key, double work) const {
+    return max_call_s_ > 0 && predict(key, work) > max_call_s_;
+  }
+  void record(const std::string& key, double work, double median_ms) {
+    last_[key] = {work, median_ms};
+  }
+  double max_call_s() const { return max_call_s_; }
 
-/// One result line: workload, size, dtype, system ("jitx", "jitx-eager", "eigen", ...), timing, and the
-/// work done (bytes moved or flops) so a reader can compute rates and fractions of the machine's limits.
+ private:
+  double max_call_s_;
+  std::map<std::string, std::pair<double, double>> last_;  // key -> (work, median ms)
+};
+
+inline double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// One result line: workload, size, dtype, system ("jitx", "jitx-eager", "eigen", ...), timing, and
+/// the work done (bytes moved or flops) so a reader can compute rates and fractions of the
+/// machine's limits.
 struct Result {
   std::string workload, size, dtype, system;
   Stats stats;
@@ -50,11 +104,14 @@ struct Result {
 inline std::string json(const Result& r) {
   char buf[1024];
   std::snprintf(buf, sizeof buf,
-                "{\"workload\": \"%s\", \"size\": \"%s\", \"dtype\": \"%s\", \"system\": \"%s\", \"median_ms\": %.6f, "
-                "\"min_ms\": %.6f, \"p10_ms\": %.6f, \"p90_ms\": %.6f, \"reps\": %d, \"bytes\": %.0f, \"flops\": %.0f, "
+                "{\"workload\": \"%s\", \"size\": \"%s\", \"dtype\": \"%s\", \"system\": \"%s\", "
+                "\"median_ms\": %.6f, "
+                "\"min_ms\": %.6f, \"p10_ms\": %.6f, \"p90_ms\": %.6f, \"reps\": %d, \"bytes\": "
+                "%.0f, \"flops\": %.0f, "
                 "\"compile_ms\": %.3f, \"note\": \"%s\"}",
-                r.workload.c_str(), r.size.c_str(), r.dtype.c_str(), r.system.c_str(), r.stats.median_ms, r.stats.min_ms,
-                r.stats.p10_ms, r.stats.p90_ms, r.stats.reps, r.bytes, r.flops, r.compile_ms, r.note.c_str());
+                r.workload.c_str(), r.size.c_str(), r.dtype.c_str(), r.system.c_str(),
+                r.stats.median_ms, r.stats.min_ms, r.stats.p10_ms, r.stats.p90_ms, r.stats.reps,
+                r.bytes, r.flops, r.compile_ms, r.note.c_str());
   return buf;
 }
 

@@ -1,5 +1,8 @@
 """The JAX/XLA peer: the same workloads as jitx_bench.cpp, timed the same way (block_until_ready,
-compile excluded and reported apart). Prints JSON lines like jitx_bench."""
+compile excluded and reported apart). Prints JSON lines like jitx_bench.
+
+    jax_bench.py [--smoke] [--quick] [--only WORKLOAD] [--max-call-s SECONDS]
+"""
 import argparse
 import json
 import math
@@ -10,8 +13,18 @@ import jax.numpy as jnp
 import numpy as np
 
 
-def measure(fn, min_time_s=0.3, min_reps=5, warmup=2):
-    for _ in range(warmup):
+def measure(fn, min_time_s=0.3, min_reps=5, warmup=2, slow_s=0.5):
+    # As bench::measure: a first call slower than slow_s cuts the warm-up to it and the repeats to 3.
+    if warmup > 0:
+        s = time.perf_counter()
+        fn()
+        first = time.perf_counter() - s
+        if MAX_CALL_S and first > 5 * MAX_CALL_S:  # as bench::g_stop_after_s: one very slow call is the result
+            ms = first * 1e3
+            return dict(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
+        if first > slow_s:
+            warmup, min_reps, min_time_s = 1, min(min_reps, 3), 0
+    for _ in range(1, warmup):
         fn()
     t = []
     start = time.perf_counter()
@@ -26,11 +39,31 @@ def measure(fn, min_time_s=0.3, min_reps=5, warmup=2):
     return dict(median_ms=q(0.5), min_ms=t[0], p10_ms=q(0.1), p90_ms=q(0.9), reps=len(t))
 
 
+MAX_CALL_S = 2.0
+_last = {}  # (workload, dtype) -> (work, median ms), as bench::Budget
+
+
 def emit(workload, size, dtype, stats, bytes_=0, flops=0, compile_ms=-1, note=""):
     r = dict(workload=workload, size=size, dtype=dtype, system="jax", bytes=bytes_, flops=flops,
              compile_ms=compile_ms, note=note)
     r.update(stats)
+    if r.get("reps"):
+        _last[(workload, dtype)] = (flops or bytes_, r["median_ms"])
     print(json.dumps(r), flush=True)
+
+
+def skipped(workload, size, dtype, bytes_, flops, compile_ms=-1):
+    """Emits a "skipped" line when a call is predicted (from the previous size) to exceed MAX_CALL_S."""
+    work = flops or bytes_
+    last = _last.get((workload, dtype))
+    if not MAX_CALL_S or not last or not last[0] or not work:
+        return False
+    predicted = last[1] * 1e-3 * work / last[0]
+    if predicted <= MAX_CALL_S:
+        return False
+    emit(workload, size, dtype, dict(median_ms=0, min_ms=0, p10_ms=0, p90_ms=0, reps=0), bytes_, flops, compile_ms,
+         note=f"skipped: ~{predicted:.0f} s per call predicted from the previous size")
+    return True
 
 
 def block(x, w, b):
@@ -43,55 +76,160 @@ def block(x, w, b):
 DT = {"f32": jnp.float32, "bf16": jnp.bfloat16}
 
 
-def run(workload, size, dtype, f, args, bytes_, flops, min_time):
+def run(workload, size, dtype, f, args, bytes_, flops, min_time, always_compile=False):
+    if not always_compile and skipped(workload, size, dtype, bytes_, flops):
+        return
     t0 = time.perf_counter()
     compiled = jax.jit(f).lower(*args).compile()
     compile_ms = (time.perf_counter() - t0) * 1e3
-    st = measure(lambda: compiled(*args).block_until_ready(), min_time)
+    if always_compile and skipped(workload, size, dtype, bytes_, flops, compile_ms):
+        return
+    st = measure(lambda: jax.block_until_ready(compiled(*args)), min_time)
     emit(workload, size, dtype, st, bytes_, flops, compile_ms)
 
 
+# --- a training step: MLP forward + backward + Adam (as jitx::optim::adam_update), params and state donated --
+CLASSES = 10
+
+
+def mlp_loss(p, x, y):
+    h = jax.nn.gelu(x @ p["w1"] + p["b1"])
+    h = jax.nn.gelu(h @ p["w2"] + p["b2"])
+    logp = jax.nn.log_softmax(h @ p["w3"] + p["b3"])
+    return -jnp.mean(jnp.sum(logp * jax.nn.one_hot(y, CLASSES), -1))
+
+
+def adam_update(p, g, state, lr, b1=0.9, b2=0.999, eps=1e-8):
+    count, mu, nu = state
+    t = count + 1.0
+    m = jax.tree.map(lambda m0, gi: m0 * b1 + gi * (1 - b1), mu, g)
+    v = jax.tree.map(lambda v0, gi: v0 * b2 + gi * gi * (1 - b2), nu, g)
+    c1, c2 = 1.0 - b1 ** t, 1.0 - b2 ** t
+    new = jax.tree.map(lambda pi, mi, vi: pi - lr * ((mi / c1) / (jnp.sqrt(vi / c2) + eps)), p, m, v)
+    return new, (t, m, v)
+
+
+def train_step(p, state, x, y):
+    loss, g = jax.value_and_grad(mlp_loss)(p, x, y)
+    p, state = adam_update(p, g, state, 1e-3)
+    return p, state, loss
+
+
+def bench_train_step(B, H, rng, min_time):
+    D, C = H, CLASSES
+    size = f"{B}x{H}"
+    fwd = 2.0 * B * (D * H + H * H + H * C)
+    n_params = D * H + H + H * H + H + H * C + C
+    flops, bytes_ = 3.0 * fwd + 12.0 * n_params, 4.0 * (7.0 * n_params + B * D + B)
+    if skipped("train_step", size, "f32", bytes_, flops):
+        return
+    dense = lambda i, o: jnp.asarray(rng.standard_normal((i, o)) * math.sqrt(2.0 / (i + o)), jnp.float32)
+    p = dict(w1=dense(D, H), b1=jnp.zeros(H), w2=dense(H, H), b2=jnp.zeros(H), w3=dense(H, C), b3=jnp.zeros(C))
+    state = (jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p))
+    x = jnp.asarray(rng.standard_normal((B, D)), jnp.float32)
+    y = jnp.asarray((np.arange(B) * 7) % C, jnp.int32)
+    t0 = time.perf_counter()
+    step = jax.jit(train_step, donate_argnums=(0, 1)).lower(p, state, x, y).compile()
+    compile_ms = (time.perf_counter() - t0) * 1e3
+    carry = [p, state]
+
+    def once():
+        carry[0], carry[1], loss = step(carry[0], carry[1], x, y)
+        jax.block_until_ready((carry[0], carry[1], loss))
+
+    emit("train_step", size, "f32", measure(once, min_time), bytes_, flops, compile_ms, "donated params + Adam state")
+
+
+# --- a stack of residual MLP layers: lax.scan over stacked weights vs the unrolled Python loop ---------------
+def stack_block(x, w1, w2):
+    h = x + jax.nn.gelu(x @ w1) @ w2
+    mu = h.mean(-1, keepdims=True)
+    return (h - mu) * jax.lax.rsqrt(((h - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+
+
+def stack_scan(x, w1, w2):
+    return jax.lax.scan(lambda h, w: (stack_block(h, w[0], w[1]), None), x, (w1, w2))[0]
+
+
+def stack_unrolled(x, w1, w2):
+    for i in range(w1.shape[0]):
+        x = stack_block(x, w1[i], w2[i])
+    return x
+
+
+def bench_layers(depth, batch, d, rng, min_time):
+    size = f"depth {depth} {batch}x{d}"
+    x = jnp.asarray(rng.standard_normal((batch, d)), jnp.float32)
+    w1 = jnp.asarray(rng.standard_normal((depth, d, 4 * d)) / math.sqrt(d), jnp.float32)
+    w2 = jnp.asarray(rng.standard_normal((depth, 4 * d, d)) / (2 * math.sqrt(d)), jnp.float32)
+    flops = depth * 2.0 * (2.0 * batch * d * 4 * d)
+    bytes_ = 4.0 * (depth * 8.0 * d * d + 2.0 * batch * d)
+    # Compile time is this workload's point: measured at every depth, even where running is skipped.
+    run("scan_layers", size, "f32", stack_scan, (x, w1, w2), bytes_, flops, min_time, always_compile=True)
+    run("unrolled_layers", size, "f32", stack_unrolled, (x, w1, w2), bytes_, flops, min_time, always_compile=True)
+
+
 def main():
+    global MAX_CALL_S
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--max-call-s", type=float, default=2.0)
     a = ap.parse_args()
+    MAX_CALL_S = 0 if a.smoke else a.max_call_s
+    want = lambda w: not a.only or a.only == w
     min_time = 0 if a.smoke else 0.3
+    full = not a.smoke and not a.quick
     rng = np.random.default_rng(0)
     if a.smoke:
-        mlp_sizes = [(8, 16, 16)]
-        n_elem, rows = 256, (8, 32)
+        mlp_sizes, elems, rows = [(8, 16, 16)], [256], [(8, 32)]
+        train_sizes, depths, layer_dims = [(8, 16)], [2], (4, 8)
     elif a.quick:
-        mlp_sizes = [(64, 128, 128)]
-        n_elem, rows = 1 << 16, (64, 256)
+        mlp_sizes, elems, rows = [(64, 128, 128)], [1 << 16], [(64, 256)]
+        train_sizes, depths, layer_dims = [(64, 128)], [8], (32, 64)
     else:
-        mlp_sizes = [(2048, 1024, 1024), (4096, 4096, 4096)]
-        n_elem, rows = 1 << 24, (4096, 4096)
-    for dn in (["f32"] if a.quick else ["f32", "bf16"]):
-        dt = DT[dn]
-        es = jnp.dtype(dt).itemsize
-        for (m, k, n) in mlp_sizes:
-            x = jnp.asarray(rng.standard_normal((m, k)), dt)
-            w = jnp.asarray(rng.standard_normal((k, n)) / math.sqrt(k), dt)
-            b = jnp.asarray(rng.standard_normal((n,)) * 0.1, dt)
-            run("mlp_block", f"{m}x{k}x{n}", dn, block, (x, w, b), es * (m * k + k * n + n + m * n), 2.0 * m * n * k,
-                min_time)
-    x = jnp.asarray(rng.standard_normal((n_elem,)), jnp.float32)
-    run("gelu_chain", str(n_elem), "f32", jax.nn.gelu, (x,), 8.0 * n_elem, 0, min_time)
-    r, c = rows
-    x = jnp.asarray(rng.standard_normal((r, c)), jnp.float32)
-    size = f"{r}x{c}"
-    run("softmax", size, "f32", lambda v: jax.nn.softmax(v, -1), (x,), 8.0 * r * c, 0, min_time)
-    ln = lambda v: (v - v.mean(-1, keepdims=True)) * jax.lax.rsqrt(v.var(-1, keepdims=True) + 1e-5)
-    run("layer_norm", size, "f32", ln, (x,), 8.0 * r * c, 0, min_time)
-    run("column_sum", size, "f32", lambda v: v.sum(0), (x,), 4.0 * r * c + 4.0 * c, 0, min_time)
-    # Dispatch overhead: a cached jitted call on three tiny arrays from Python.
-    f = jax.jit(lambda p, q, s: p * q + s)
-    t = [jnp.asarray([1.0, 2, 3]), jnp.asarray([4.0, 5, 6]), jnp.asarray([7.0, 8, 9])]
-    f(*t).block_until_ready()
-    emit("dispatch", "3x3", "f32", measure(lambda: f(*t).block_until_ready(), min_time, 100, 10), note="call + block_until_ready")
-    emit("dispatch_enqueue", "3x3", "f32", measure(lambda: f(*t), min_time, 100, 10), note="enqueue only")
-    print(json.dumps(dict(workload="_meta", system="jax", note=f"jax {jax.__version__}, devices {jax.devices()}")), flush=True)
+        mlp_sizes = [(n, n, n) for n in (256, 512, 1024, 2048)]
+        elems, rows = [1 << 16, 1 << 20, 1 << 24], [(n, n) for n in (256, 1024, 4096)]
+        train_sizes, depths, layer_dims = [(64, 256), (256, 512), (1024, 1024)], [4, 16, 64], (64, 128)
+    if want("mlp_block"):
+        for dn in (["f32"] if a.quick else ["f32", "bf16"]):
+            dt = DT[dn]
+            es = jnp.dtype(dt).itemsize
+            for (m, k, n) in mlp_sizes:
+                x = jnp.asarray(rng.standard_normal((m, k)), dt)
+                w = jnp.asarray(rng.standard_normal((k, n)) / math.sqrt(k), dt)
+                b = jnp.asarray(rng.standard_normal((n,)) * 0.1, dt)
+                run("mlp_block", f"{m}x{k}x{n}", dn, block, (x, w, b), es * (m * k + k * n + n + m * n),
+                    2.0 * m * n * k, min_time)
+    if want("gelu_chain"):
+        for n_elem in elems:
+            x = jnp.asarray(rng.standard_normal((n_elem,)), jnp.float32)
+            run("gelu_chain", str(n_elem), "f32", jax.nn.gelu, (x,), 8.0 * n_elem, 0, min_time)
+    if want("rows"):
+        for r, c in rows:
+            x = jnp.asarray(rng.standard_normal((r, c)), jnp.float32)
+            size = f"{r}x{c}"
+            run("softmax", size, "f32", lambda v: jax.nn.softmax(v, -1), (x,), 8.0 * r * c, 0, min_time)
+            ln = lambda v: (v - v.mean(-1, keepdims=True)) * jax.lax.rsqrt(v.var(-1, keepdims=True) + 1e-5)
+            run("layer_norm", size, "f32", ln, (x,), 8.0 * r * c, 0, min_time)
+            run("column_sum", size, "f32", lambda v: v.sum(0), (x,), 4.0 * r * c + 4.0 * c, 0, min_time)
+    if want("dispatch"):
+        # Dispatch overhead: a cached jitted call on three tiny arrays from Python.
+        f = jax.jit(lambda p, q, s: p * q + s)
+        t = [jnp.asarray([1.0, 2, 3]), jnp.asarray([4.0, 5, 6]), jnp.asarray([7.0, 8, 9])]
+        f(*t).block_until_ready()
+        emit("dispatch", "3x3", "f32", measure(lambda: f(*t).block_until_ready(), min_time, 100, 10),
+             note="call + block_until_ready")
+        emit("dispatch_enqueue", "3x3", "f32", measure(lambda: f(*t), min_time, 100, 10), note="enqueue only")
+    if want("train_step"):
+        for B, H in train_sizes:
+            bench_train_step(B, H, rng, min_time)
+    if want("scan_layers"):
+        for depth in depths:
+            bench_layers(depth, *layer_dims, rng, min_time)
+    print(json.dumps(dict(workload="_meta", system="jax", note=f"jax {jax.__version__}, devices {jax.devices()}")),
+          flush=True)
 
 
 if __name__ == "__main__":

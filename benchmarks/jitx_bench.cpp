@@ -1,6 +1,11 @@
-// jitx benchmarks: the article's MLP block and memory-bound workloads, jitx (jit and eager) beside
-// hand-written Eigen, plus the machine's limits (STREAM triad, Eigen GEMM). Prints JSON lines.
-//   jitx_bench [--smoke] [--quick] [--only <workload>]
+// jitx benchmarks: the article's MLP block, memory-bound workloads, a training step (MLP forward +
+// backward + Adam) and a stack of layers as lax::scan vs unrolled, jitx (jit and eager) beside
+// hand-written Eigen, plus the machine's limits (STREAM triad, Eigen GEMM). Prints JSON lines;
+// benchmarks/jax_bench.py is the JAX peer.
+//   jitx_bench [--smoke] [--quick] [--only <workload>] [--max-call-s <seconds>]
+// Full mode sweeps sizes from small to large; a system whose next call is predicted (from the
+// previous size) to exceed --max-call-s (default 2 s) is reported as skipped there instead of
+// stalling the run.
 #include <unistd.h>
 
 #include <Eigen/Dense>
@@ -11,16 +16,50 @@
 
 #include "harness.h"
 #include "jitx/jitx.h"
+#include "jitx/optim.h"
 
 using namespace jitx;
 using bench::Result;
+
+/// The training-step workload's parameters and batch (pytrees must be declared at namespace scope).
+struct MlpParams {
+  Array w1, b1, w2, b2, w3, b3;
+};
+JITX_PYTREE(MlpParams, w1, b1, w2, b2, w3, b3)
+struct MlpBatch {
+  Array x, y;  // f32[B, D], i32[B]
+};
+JITX_PYTREE(MlpBatch, x, y)
+/// Stacked weights of the scan-over-layers workload: [depth, d, 4d] and [depth, 4d, d].
+struct LayerStack {
+  Array w1, w2;
+};
+JITX_PYTREE(LayerStack, w1, w2)
 
 namespace {
 bool g_smoke = false, g_quick = false;
 std::string g_only;
 double g_min_time = 0.3;
+bench::Budget g_budget;
 
-void emit(const Result& r) { std::cout << bench::json(r) << std::endl; }
+std::string budget_key(const Result& r) { return r.workload + "|" + r.system + "|" + r.dtype; }
+double work_of(const Result& r) { return r.flops > 0 ? r.flops : r.bytes; }
+
+void emit(const Result& r) {
+  if (r.stats.reps > 0) g_budget.record(budget_key(r), work_of(r), r.stats.median_ms);
+  std::cout << bench::json(r) << std::endl;
+}
+
+/// True (and a "skipped" line out, carrying r's compile time if it has one) when this system's call
+/// at this size is predicted to take too long.
+bool skipped(const Result& r) {
+  if (!g_budget.too_slow(budget_key(r), work_of(r))) return false;
+  Result s = r;
+  s.note = fmt::format("skipped: ~{:.0f} s per call predicted from the previous size",
+                       g_budget.predict(budget_key(r), work_of(r)));
+  std::cout << bench::json(s) << std::endl;
+  return true;
+}
 
 std::vector<float> randn(size_t n, float scale, uint32_t seed) {
   std::mt19937 g(seed);
@@ -32,25 +71,30 @@ std::vector<float> randn(size_t n, float scale, uint32_t seed) {
 
 bool want(const std::string& w) { return g_only.empty() || g_only == w; }
 
-// --- the machine's limits ---------------------------------------------------------------------------
+// --- the machine's limits
+// ---------------------------------------------------------------------------
 void probe_triad(int64_t n) {
   std::vector<float> a(n), b(n, 1.5f), c(n, 2.5f);
   float s = 0.5f;
-  auto st = bench::measure([&] {
-    for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
-    asm volatile("" : : "r"(a.data()) : "memory");
-  }, g_min_time);
-  emit({"probe_triad", std::to_string(n), "f32", "stream-triad", st, 3.0 * 4 * static_cast<double>(n), 2.0 * n, -1,
-        "one thread, a = b + s*c"});
+  auto st = bench::measure(
+      [&] {
+        for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+        asm volatile("" : : "r"(a.data()) : "memory");
+      },
+      g_min_time);
+  emit({"probe_triad", std::to_string(n), "f32", "stream-triad", st,
+        3.0 * 4 * static_cast<double>(n), 2.0 * n, -1, "one thread, a = b + s*c"});
 }
 
 void probe_gemm(int64_t n) {
   Eigen::MatrixXf a = Eigen::MatrixXf::Random(n, n), b = Eigen::MatrixXf::Random(n, n), c(n, n);
   auto st = bench::measure([&] { c.noalias() = a * b; }, g_min_time);
-  emit({"probe_gemm", std::to_string(n), "f32", "eigen-gemm", st, 3.0 * 4 * n * n, 2.0 * n * n * n, -1, ""});
+  emit({"probe_gemm", std::to_string(n), "f32", "eigen-gemm", st, 3.0 * 4 * n * n, 2.0 * n * n * n,
+        -1, ""});
 }
 
-// --- workloads ------------------------------------------------------------------------------------------
+// --- workloads
+// ------------------------------------------------------------------------------------------
 Array mlp_block(Array x, Array w, Array b) {
   Array h = nn::gelu(jnp::matmul(x, w) + b);
   Array mu = jnp::mean(h, {-1}, true);
@@ -59,17 +103,22 @@ Array mlp_block(Array x, Array w, Array b) {
 }
 
 template <class F, class... A>
-void run_jitx(const std::string& workload, const std::string& size, DType dt, double bytes, double flops, F f,
-              const A&... args) {
-  // Compile time (trace + lower + optimise + compile) is reported apart from run time.
-  auto t0 = bench::Clock::now();
-  auto compiled = jit(f, {.name = workload}).lower(args...).compile();
-  double compile_ms = bench::seconds_since(t0) * 1e3;
-  auto st = bench::measure([&] { compiled(args...).block_until_ready(); }, g_min_time);
-  emit({workload, size, std::string(dtype_name(dt)), "jitx", st, bytes, flops, compile_ms, ""});
-  if (!g_smoke) {
-    auto se = bench::measure([&] { f(args...).block_until_ready(); }, g_min_time, 3, 1);
-    emit({workload, size, std::string(dtype_name(dt)), "jitx-eager", se, bytes, flops, -1, "op by op"});
+void run_jitx(const std::string& workload, const std::string& size, DType dt, double bytes,
+              double flops, F f, const A&... args) {
+  std::string dn(dtype_name(dt));
+  Result r{workload, size, dn, "jitx", {}, bytes, flops, -1, ""};
+  if (!skipped(r)) {
+    // Compile time (trace + lower + optimise + compile) is reported apart from run time.
+    auto t0 = bench::Clock::now();
+    auto compiled = jit(f, {.name = workload}).lower(args...).compile();
+    r.compile_ms = bench::seconds_since(t0) * 1e3;
+    r.stats = bench::measure([&] { block_until_ready(compiled(args...)); }, g_min_time);
+    emit(r);
+  }
+  Result e{workload, size, dn, "jitx-eager", {}, bytes, flops, -1, "op by op"};
+  if (!g_smoke && !skipped(e)) {
+    e.stats = bench::measure([&] { block_until_ready(f(args...)); }, g_min_time, 3, 1);
+    emit(e);
   }
 }
 
@@ -82,7 +131,7 @@ void bench_mlp(int64_t M, int64_t K, int64_t N, DType dt) {
   double bytes = es * (M * K + K * N + N + M * N);
   double flops = 2.0 * M * N * K;
   run_jitx("mlp_block", size, dt, bytes, flops, mlp_block, x, w, b);
-  if (dt == float32) {
+  if (dt == float32 && !skipped({"mlp_block", size, "f32", "eigen", {}, bytes, flops, -1, ""})) {
     // Eigen as a C++ user would write it: expression templates fuse what they can at compile time.
     using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     Mat ex = Eigen::Map<Mat>(randn(M * K, 1.0f, 1).data(), M, K);
@@ -90,15 +139,19 @@ void bench_mlp(int64_t M, int64_t K, int64_t N, DType dt) {
     Eigen::RowVectorXf eb = Eigen::Map<Eigen::RowVectorXf>(randn(N, 0.1f, 3).data(), N);
     Mat h(M, N), out(M, N);
     const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
-    auto st = bench::measure([&] {
-      h.noalias() = ex * ew;
-      h.rowwise() += eb;
-      h = h.unaryExpr([k](float v) { return 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v))); });
-      Eigen::VectorXf mu = h.rowwise().mean();
-      out = h.colwise() - mu;
-      Eigen::VectorXf var = out.array().square().rowwise().mean();
-      out.array().colwise() *= (var.array() + 1e-5f).rsqrt();
-    }, g_min_time);
+    auto st = bench::measure(
+        [&] {
+          h.noalias() = ex * ew;
+          h.rowwise() += eb;
+          h = h.unaryExpr([k](float v) {
+            return 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v)));
+          });
+          Eigen::VectorXf mu = h.rowwise().mean();
+          out = h.colwise() - mu;
+          Eigen::VectorXf var = out.array().square().rowwise().mean();
+          out.array().colwise() *= (var.array() + 1e-5f).rsqrt();
+        },
+        g_min_time);
     emit({"mlp_block", size, "f32", "eigen", st, bytes, flops, -1, "hand-written Eigen"});
   }
 }
@@ -106,11 +159,13 @@ void bench_mlp(int64_t M, int64_t K, int64_t N, DType dt) {
 void bench_elementwise(int64_t n, DType dt) {
   Array x = array(randn(n, 1.0f, 4), {n}, dt);
   double bytes = 2.0 * static_cast<double>(dtype_size(dt)) * n;
-  run_jitx("gelu_chain", std::to_string(n), dt, bytes, 0, [](Array v) { return nn::gelu(v); }, x);
+  run_jitx(
+      "gelu_chain", std::to_string(n), dt, bytes, 0, [](Array v) { return nn::gelu(v); }, x);
   if (dt == float32) {
     Eigen::ArrayXf ex = Eigen::Map<Eigen::ArrayXf>(randn(n, 1.0f, 4).data(), n), ey(n);
     const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
-    auto st = bench::measure([&] { ey = 0.5f * ex * (1.0f + (k * (ex + 0.044715f * ex.cube())).tanh()); }, g_min_time);
+    auto st = bench::measure(
+        [&] { ey = 0.5f * ex * (1.0f + (k * (ex + 0.044715f * ex.cube())).tanh()); }, g_min_time);
     emit({"gelu_chain", std::to_string(n), "f32", "eigen", st, bytes, 0, -1, ""});
   }
 }
@@ -119,24 +174,32 @@ void bench_rows(int64_t rows, int64_t cols) {
   std::string size = fmt::format("{}x{}", rows, cols);
   Array x = array(randn(rows * cols, 1.0f, 5), {rows, cols});
   double bytes = 2.0 * 4 * rows * cols;
-  run_jitx("softmax", size, float32, bytes, 0, [](Array v) { return nn::softmax(v, -1); }, x);
-  run_jitx("layer_norm", size, float32, bytes, 0, [](Array v) { return nn::layer_norm(v); }, x);
-  run_jitx("column_sum", size, float32, 4.0 * rows * cols + 4.0 * cols, 0, [](Array v) { return jnp::sum(v, {0}); }, x);
+  run_jitx(
+      "softmax", size, float32, bytes, 0, [](Array v) { return nn::softmax(v, -1); }, x);
+  run_jitx(
+      "layer_norm", size, float32, bytes, 0, [](Array v) { return nn::layer_norm(v); }, x);
+  run_jitx(
+      "column_sum", size, float32, 4.0 * rows * cols + 4.0 * cols, 0,
+      [](Array v) { return jnp::sum(v, {0}); }, x);
   using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Mat ex = Eigen::Map<Mat>(randn(rows * cols, 1.0f, 5).data(), rows, cols), ey(rows, cols);
-  auto st = bench::measure([&] {
-    Eigen::VectorXf m = ex.rowwise().maxCoeff();
-    ey = (ex.colwise() - m).array().exp();
-    Eigen::VectorXf s = ey.rowwise().sum();
-    ey.array().colwise() /= s.array();
-  }, g_min_time);
+  auto st = bench::measure(
+      [&] {
+        Eigen::VectorXf m = ex.rowwise().maxCoeff();
+        ey = (ex.colwise() - m).array().exp();
+        Eigen::VectorXf s = ey.rowwise().sum();
+        ey.array().colwise() /= s.array();
+      },
+      g_min_time);
   emit({"softmax", size, "f32", "eigen", st, bytes, 0, -1, ""});
-  auto sl = bench::measure([&] {
-    Eigen::VectorXf mu = ex.rowwise().mean();
-    ey = ex.colwise() - mu;
-    Eigen::VectorXf var = ey.array().square().rowwise().mean();
-    ey.array().colwise() *= (var.array() + 1e-5f).rsqrt();
-  }, g_min_time);
+  auto sl = bench::measure(
+      [&] {
+        Eigen::VectorXf mu = ex.rowwise().mean();
+        ey = ex.colwise() - mu;
+        Eigen::VectorXf var = ey.array().square().rowwise().mean();
+        ey.array().colwise() *= (var.array() + 1e-5f).rsqrt();
+      },
+      g_min_time);
   emit({"layer_norm", size, "f32", "eigen", sl, bytes, 0, -1, ""});
   Eigen::RowVectorXf cs(cols);
   auto sc = bench::measure([&] { cs = ex.colwise().sum(); }, g_min_time);
@@ -156,26 +219,158 @@ void bench_dispatch() {
   emit({"dispatch_enqueue", "3x3", "f32", "jitx", se, 0, 0, -1, "enqueue only"});
 }
 
-void pending(const std::string& workload, const std::string& why) {
-  emit({workload, "-", "-", "jitx", {}, 0, 0, -1, "pending: " + why});
+// --- a training step: MLP forward + backward + Adam, parameters and optimiser state donated
+// ----------------
+using MlpOpt = optim::AdamState<MlpParams>;
+constexpr int64_t kTrainClasses = 10;
+
+Array mlp_loss(const MlpParams& p, const MlpBatch& b) {
+  Array h = nn::gelu(jnp::matmul(b.x, p.w1) + p.b1);
+  h = nn::gelu(jnp::matmul(h, p.w2) + p.b2);
+  Array logp = nn::log_softmax(jnp::matmul(h, p.w3) + p.b3);
+  return -jnp::mean(jnp::sum(logp * nn::one_hot(b.y, kTrainClasses), {-1}));
+}
+
+std::tuple<MlpParams, MlpOpt, Array> mlp_train_step(const MlpParams& p, const MlpOpt& s,
+                                                    const MlpBatch& b) {
+  auto [loss, g] = value_and_grad(mlp_loss)(p, b);
+  auto [np, ns] = optim::adam_update(p, g, s, Array(1e-3f));
+  return {np, ns, loss};
+}
+
+/// Batch B of D features, two hidden layers of width H (= D), 10 classes.
+void bench_train_step(int64_t B, int64_t H) {
+  std::string size = fmt::format("{}x{}", B, H);
+  const int64_t D = H, C = kTrainClasses;
+  auto init = [&] {
+    auto dense = [](int64_t in, int64_t out, uint32_t seed) {
+      return array(randn(in * out, std::sqrt(2.0f / static_cast<float>(in + out)), seed),
+                   {in, out});
+    };
+    return MlpParams{dense(D, H, 11), zeros({H}),      dense(H, H, 12),
+                     zeros({H}),      dense(H, C, 13), zeros({C})};
+  };
+  std::vector<int32_t> labels(B);
+  for (int64_t i = 0; i < B; ++i) labels[i] = static_cast<int32_t>((i * 7) % C);
+  MlpBatch batch{array(randn(B * D, 1.0f, 14), {B, D}), array(labels, {B})};
+  double fwd = 2.0 * B * (D * H + H * H + H * C);
+  double n_params = static_cast<double>(D * H + H + H * H + H + H * C + C);
+  // Forward, backward (twice the forward's flops) and Adam's elementwise update; bytes: parameters,
+  // gradients and both moments read, three written back, and the batch.
+  double flops = 3.0 * fwd + 12.0 * n_params, bytes = 4.0 * (7.0 * n_params + B * D + B);
+  Result r{"train_step", size, "f32", "jitx", {}, bytes, flops, -1, "donated params + Adam state"};
+  if (!skipped(r)) {
+    MlpParams p = init();
+    MlpOpt s = optim::adam_init(p);
+    auto t0 = bench::Clock::now();
+    auto step = jit(mlp_train_step, {.donate_argnums = {0, 1}, .name = "train_step"})
+                    .lower(p, s, batch)
+                    .compile();
+    r.compile_ms = bench::seconds_since(t0) * 1e3;
+    Array loss;
+    r.stats = bench::measure(
+        [&] {
+          std::tie(p, s, loss) = step(p, s, batch);
+          block_until_ready(std::make_tuple(p, s, loss));
+        },
+        g_min_time);
+    emit(r);
+  }
+  Result e{"train_step", size, "f32",
+           "jitx-eager", {},   bytes,
+           flops,        -1,   "op by op (grad traced every call)"};
+  if (!g_smoke && !skipped(e)) {
+    MlpParams p = init();
+    MlpOpt s = optim::adam_init(p);
+    Array loss;
+    e.stats = bench::measure(
+        [&] {
+          std::tie(p, s, loss) = mlp_train_step(p, s, batch);
+          block_until_ready(std::make_tuple(p, s, loss));
+        },
+        g_min_time, 3, 1);
+    emit(e);
+  }
+}
+
+// --- a stack of residual MLP layers: lax::scan over stacked weights vs the unrolled C++ loop
+// ------------------
+Array stack_block(const Array& x, const Array& w1, const Array& w2) {
+  return nn::layer_norm(x + jnp::matmul(nn::gelu(jnp::matmul(x, w1)), w2));
+}
+Array stack_scan(Array x, LayerStack p) {
+  return lax::scan(
+             [](const Array& h, const std::pair<Array, Array>& w) {
+               return std::make_pair(stack_block(h, w.first, w.second), std::tuple<>{});
+             },
+             x, std::make_pair(p.w1, p.w2))
+      .first;
+}
+Array stack_unrolled(Array x, LayerStack p) {
+  for (int64_t l = 0; l < p.w1.dim(0); ++l) x = stack_block(x, p.w1[l], p.w2[l]);
+  return x;
+}
+
+/// Both versions at one depth: compile time grows with depth only when unrolled. Eager runs the
+/// unrolled version op by op (an eager scan would retrace its body every call).
+void bench_layers(int64_t depth, int64_t batch, int64_t d) {
+  std::string size = fmt::format("depth {} {}x{}", depth, batch, d);
+  Array x = array(randn(batch * d, 1.0f, 21), {batch, d});
+  float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  LayerStack p{array(randn(depth * d * 4 * d, scale, 22), {depth, d, 4 * d}),
+               array(randn(depth * 4 * d * d, scale / 2, 23), {depth, 4 * d, d})};
+  double flops = depth * 2.0 * (2.0 * batch * d * 4 * d);
+  double bytes = 4.0 * (depth * 8.0 * d * d + 2.0 * batch * d);
+  for (auto [workload, fn] :
+       {std::pair{"scan_layers", &stack_scan}, std::pair{"unrolled_layers", &stack_unrolled}}) {
+    // Compile time is this workload's point: it is measured at every depth, even where running is
+    // skipped.
+    Result r{workload, size, "f32", "jitx", {}, bytes, flops, -1, ""};
+    auto t0 = bench::Clock::now();
+    auto compiled = jit(fn, {.name = workload}).lower(x, p).compile();
+    r.compile_ms = bench::seconds_since(t0) * 1e3;
+    if (!skipped(r)) {
+      r.stats = bench::measure([&] { compiled(x, p).block_until_ready(); }, g_min_time);
+      emit(r);
+    }
+  }
+  Result e{"unrolled_layers", size, "f32", "jitx-eager", {}, bytes, flops, -1, "op by op"};
+  if (!g_smoke && !skipped(e)) {
+    e.stats = bench::measure([&] { stack_unrolled(x, p).block_until_ready(); }, g_min_time, 3, 1);
+    emit(e);
+  }
 }
 }  // namespace
 
 int main(int argc, char** argv) {
+  double max_call_s = 2.0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--smoke") g_smoke = true;
-    else if (a == "--quick") g_quick = true;
-    else if (a == "--only" && i + 1 < argc) g_only = argv[++i];
+    if (a == "--smoke")
+      g_smoke = true;
+    else if (a == "--quick")
+      g_quick = true;
+    else if (a == "--only" && i + 1 < argc)
+      g_only = argv[++i];
+    else if (a == "--max-call-s" && i + 1 < argc)
+      max_call_s = std::stod(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: jitx_bench [--smoke] [--quick] [--only <workload>]\n");
+      std::fprintf(
+          stderr,
+          "usage: jitx_bench [--smoke] [--quick] [--only <workload>] [--max-call-s <seconds>]\n");
       return 2;
     }
   }
-  if (g_smoke) g_min_time = 0;  // one timed call each: a check that everything runs, not a measurement
-  std::fprintf(stderr, "[jitx_bench] platform=%s threads=%u mode=%s\n",
-               config().platform.empty() ? "default" : config().platform.c_str(), std::thread::hardware_concurrency(),
-               g_smoke ? "smoke" : g_quick ? "quick" : "full");
+  if (g_smoke)
+    g_min_time = 0;  // one timed call each: a check that everything runs, not a measurement
+  g_budget.set_max_call_s(g_smoke ? 0 : max_call_s);
+  bench::g_stop_after_s = g_smoke ? 0 : 5 * max_call_s;
+  std::fprintf(stderr, "[jitx_bench] platform=%s threads=%u mode=%s\n", default_platform().c_str(),
+               std::thread::hardware_concurrency(),
+               g_smoke   ? "smoke"
+               : g_quick ? "quick"
+                         : "full");
+  const bool full = !g_smoke && !g_quick;
   if (want("probe_triad")) probe_triad(g_smoke ? 1 << 12 : g_quick ? 1 << 22 : 1 << 26);
   if (want("probe_gemm")) probe_gemm(g_smoke ? 32 : g_quick ? 256 : 1024);
   if (want("mlp_block")) {
@@ -185,20 +380,41 @@ int main(int argc, char** argv) {
     } else if (g_quick) {
       bench_mlp(64, 128, 128, float32);
     } else {
-      for (DType dt : {float32, bfloat16}) {
-        bench_mlp(2048, 1024, 1024, dt);
-        bench_mlp(4096, 4096, 4096, dt);
-      }
+      for (DType dt : {float32, bfloat16})
+        for (int64_t n : {256, 512, 1024, 2048}) bench_mlp(n, n, n, dt);
     }
   }
-  if (want("gelu_chain")) bench_elementwise(g_smoke ? 256 : g_quick ? 1 << 16 : 1 << 24, float32);
+  if (want("gelu_chain")) {
+    if (full)
+      for (int64_t n : {1 << 16, 1 << 20, 1 << 24}) bench_elementwise(n, float32);
+    else
+      bench_elementwise(g_smoke ? 256 : 1 << 16, float32);
+  }
   if (want("rows")) {
-    if (g_smoke) bench_rows(8, 32);
-    else if (g_quick) bench_rows(64, 256);
-    else bench_rows(4096, 4096);
+    if (g_smoke)
+      bench_rows(8, 32);
+    else if (g_quick)
+      bench_rows(64, 256);
+    else
+      for (int64_t n : {256, 1024, 4096}) bench_rows(n, n);
   }
   if (want("dispatch")) bench_dispatch();
-  if (want("train_step")) pending("train_step", "needs autodiff (issue 6)");
-  if (want("scan_layers")) pending("scan_layers", "needs lax::scan (issue 5)");
+  if (want("train_step")) {
+    if (g_smoke)
+      bench_train_step(8, 16);
+    else if (g_quick)
+      bench_train_step(64, 128);
+    else
+      for (auto [b, h] : {std::pair{64, 256}, std::pair{256, 512}, std::pair{1024, 1024}})
+        bench_train_step(b, h);
+  }
+  if (want("scan_layers")) {
+    if (g_smoke)
+      bench_layers(2, 4, 8);
+    else if (g_quick)
+      bench_layers(8, 32, 64);
+    else
+      for (int64_t depth : {4, 16, 64}) bench_layers(depth, 64, 128);
+  }
   return 0;
 }

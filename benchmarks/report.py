@@ -1,10 +1,24 @@
-"""Merges benchmark JSON lines (jitx_bench and jax_bench) into RESULTS.md and PNG plots."""
+"""Merges benchmark JSON lines (jitx_bench and jax_bench) into RESULTS.md and PNG plots.
+
+    report.py [RESULTS_DIR] [--readme README.md]
+
+Reads RESULTS_DIR/jitx.jsonl, jax.jsonl and (when run_all.sh wrote it) run.json; writes RESULTS_DIR/RESULTS.md,
+throughput.png (throughput vs size, one panel per workload, with the measured limit) and compile.png (compile
+time per workload, jitx vs XLA). With --readme, the same text and plots replace what lies between the README's
+<!-- benchmarks:begin --> and <!-- benchmarks:end --> lines."""
 import collections
 import datetime
 import json
 import os
 import platform
+import re
 import sys
+
+SYSTEMS = ["jitx", "jitx-eager", "eigen", "jax"]
+LABELS = {"jitx": "jitx", "jitx-eager": "jitx eager", "eigen": "Eigen", "jax": "JAX"}
+COLORS = {"jitx": "tab:blue", "jitx-eager": "tab:orange", "eigen": "tab:green", "jax": "tab:red"}
+# Workloads whose limit is the GEMM rate (their flops dominate); the rest are measured against bandwidth.
+COMPUTE_BOUND = {"mlp_block", "train_step", "scan_layers", "unrolled_layers"}
 
 
 def load(path):
@@ -27,84 +41,197 @@ def cpu_model():
     return platform.processor()
 
 
-def main(results_dir):
+def ok(r):
+    return bool(r) and bool(r.get("reps"))
+
+
+def work(r):
+    return r.get("flops") or r.get("bytes") or 0
+
+
+def rate(r):
+    """(value, unit): GFLOP/s for compute-bound workloads, GB/s otherwise."""
+    secs = r["median_ms"] * 1e-3
+    if r["workload"] in COMPUTE_BOUND and r.get("flops"):
+        return r["flops"] / secs / 1e9, "GFLOP/s"
+    return r.get("bytes", 0) / secs / 1e9, "GB/s"
+
+
+def main(results_dir, readme=None):
     rows = load(os.path.join(results_dir, "jitx.jsonl")) + load(os.path.join(results_dir, "jax.jsonl"))
+    run = {}
+    if os.path.exists(os.path.join(results_dir, "run.json")):
+        run = json.load(open(os.path.join(results_dir, "run.json")))
     meta = [r for r in rows if r.get("workload") == "_meta"]
     rows = [r for r in rows if r.get("workload") != "_meta"]
-    triad = [r for r in rows if r["workload"] == "probe_triad"]
-    gemm = [r for r in rows if r["workload"] == "probe_gemm"]
+    triad = [r for r in rows if r["workload"] == "probe_triad" and ok(r)]
+    gemm = [r for r in rows if r["workload"] == "probe_gemm" and ok(r)]
     bw = triad[0]["bytes"] / (triad[0]["median_ms"] * 1e-3) / 1e9 if triad else float("nan")
     gf = gemm[0]["flops"] / (gemm[0]["median_ms"] * 1e-3) / 1e9 if gemm else float("nan")
+    limit = lambda w: (gf, "GFLOP/s") if w in COMPUTE_BOUND else (bw, "GB/s")
+
     by = collections.OrderedDict()
     for r in rows:
         if r["workload"].startswith("probe_"):
             continue
         by.setdefault((r["workload"], r["size"], r["dtype"]), {})[r["system"]] = r
-    systems = ["jitx", "jitx-eager", "eigen", "jax"]
+    # Workloads in order of first appearance; sizes (and dtypes) within a workload by the work they do.
+    order = {w: i for i, w in enumerate(dict.fromkeys(k[0] for k in by))}
+    dtypes = {"f32": 0, "bf16": 1}
+    keys = sorted(by, key=lambda k: (order[k[0]], dtypes.get(k[2], 2), work(next(iter(by[k].values())))))
+
+    date = run.get("date") or datetime.date.today().isoformat()
     lines = [
-        "# jitx benchmark results",
+        f"Run on {date}: {cpu_model()}, {os.cpu_count()} cores. "
+        f"Measured limits: STREAM triad {bw:.1f} GB/s (one thread), Eigen f32 GEMM {gf:.1f} GFLOP/s (one thread).",
         "",
-        f"Run on {datetime.date.today().isoformat()}: {cpu_model()}, {os.cpu_count()} cores. "
-        f"Measured limits: STREAM triad {bw:.1f} GB/s (one thread), Eigen f32 GEMM {gf:.1f} GFLOP/s.",
+    ]
+    if run:
+        lines += [f"Command: `{run.get('command', '')}` ({run.get('mode', 'full')} mode); the whole run (build, "
+                  f"virtualenv, jitx, JAX) took {run.get('duration_s', 0) / 60:.1f} min.", ""]
+    lines += [*(f"Peer: {m['note']}" for m in meta), ""]
+    lines += [
+        "Times are medians (ms) of calls that wait with `block_until_ready`; compile time is excluded and listed "
+        "apart (jitx: trace + lower + HLO passes + LLVM; JAX: `jit(f).lower(...).compile()`). Ratios are peer time / "
+        "jitx time (above 1: jitx is faster). `of limit` is jitx's rate as a fraction of the GEMM rate (mlp_block, "
+        "train_step, *_layers) or of the triad bandwidth (the rest); JAX may use both cores, the probes use one. "
+        "`skipped` means a call was predicted (from the previous size) to take longer than the run's per-call cap; "
+        "`(1 call)` that a single call took over 5 times that cap, so it was not repeated.",
         "",
-        *(f"Peer: {m['note']}" for m in meta),
-        "",
-        "Times are medians (ms) of calls that wait with `block_until_ready`; compile time is excluded and listed apart. "
-        "Ratios are peer time / jitx time (above 1: jitx is faster). `of limit` is jitx's rate as a fraction of the "
-        "triad bandwidth (memory-bound rows) or of the GEMM rate (mlp_block).",
-        "",
-        "| workload | size | dtype | jitx | jitx eager | Eigen | JAX | eager/jitx | Eigen/jitx | JAX/jitx | of limit | jitx compile | JAX compile |",
+        "| workload | size | dtype | jitx | jitx eager | Eigen | JAX | eager/jitx | Eigen/jitx | JAX/jitx | of limit "
+        "| jitx compile | JAX compile |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    fmt = lambda r: f"{r['median_ms']:.3f}" if r and r.get("reps") else "–"
-    for (w, size, dt), s in by.items():
+
+    def cell(r):
+        if ok(r):
+            return f"{r['median_ms']:.3f}" + (" (1 call)" if r["reps"] == 1 else "")
+        if r and r.get("note", "").startswith("skipped"):
+            return "skipped"
+        if r and r.get("note", "").startswith("pending"):
+            return r["note"]
+        return "–"
+
+    for k in keys:
+        w, size, dt = k
+        s = by[k]
         j = s.get("jitx")
-        if j and j.get("note", "").startswith("pending"):
-            lines.append(f"| {w} | – | – | {j['note']} | | | | | | | | | |")
-            continue
-        ratio = lambda p: (f"{s[p]['median_ms'] / j['median_ms']:.2f}" if j and p in s and j.get("reps") and s[p].get("reps") else "–")
-        limit = "–"
-        if j and j.get("reps"):
-            secs = j["median_ms"] * 1e-3
-            if w == "mlp_block" and j.get("flops"):
-                limit = f"{j['flops'] / secs / 1e9 / gf:.0%}"
-            elif j.get("bytes"):
-                limit = f"{j['bytes'] / secs / 1e9 / bw:.0%}"
-        comp = lambda p: (f"{s[p]['compile_ms']:.1f} ms" if p in s and s[p].get("compile_ms", -1) >= 0 else "–")
-        lines.append(f"| {w} | {size} | {dt} | " + " | ".join(fmt(s.get(p)) for p in systems) + " | " +
-                     " | ".join(ratio(p) for p in ["jitx-eager", "eigen", "jax"]) + f" | {limit} | {comp('jitx')} | {comp('jax')} |")
+        ratio = lambda p: f"{s[p]['median_ms'] / j['median_ms']:.2f}" if ok(j) and ok(s.get(p)) else "–"
+        frac = "–"
+        if ok(j) and work(j) and not w.startswith("dispatch"):
+            frac = f"{rate(j)[0] / limit(w)[0]:.1%}"
+        comp = lambda p: f"{s[p]['compile_ms']:.1f} ms" if p in s and s[p].get("compile_ms", -1) >= 0 else "–"
+        lines.append(f"| {w} | {size} | {dt} | " + " | ".join(cell(s.get(p)) for p in SYSTEMS) + " | " +
+                     " | ".join(ratio(p) for p in ["jitx-eager", "eigen", "jax"]) +
+                     f" | {frac} | {comp('jitx')} | {comp('jax')} |")
+    images = lambda d: ["", f"![throughput vs size]({d}throughput.png)", "", f"![compile time]({d}compile.png)"]
     with open(os.path.join(results_dir, "RESULTS.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(["# jitx benchmark results", ""] + lines + images("")) + "\n")
+    if readme:
+        # The README shows the same run, with the plots' paths relative to the README.
+        rel = os.path.relpath(results_dir, os.path.dirname(os.path.abspath(readme)) or ".") + "/"
+        text = open(readme).read()
+        begin, end = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
+        if begin not in text or end not in text:
+            print(f"{readme} has no {begin} ... {end} block: not updated", file=sys.stderr)
+        else:
+            block = "\n".join([begin, ""] + lines + images(rel) + ["", end])
+            text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+            with open(readme, "w") as f:
+                f.write(text)
+
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        names = [f"{w}\n{sz} {dt}" for (w, sz, dt) in by if "jitx" in by[(w, sz, dt)] and by[(w, sz, dt)]["jitx"].get("reps")]
-        keys = [k for k in by if "jitx" in by[k] and by[k]["jitx"].get("reps")]
-        fig, ax = plt.subplots(figsize=(max(8, len(keys) * 1.2), 4))
-        width = 0.2
-        for i, p in enumerate(systems):
-            vals = [by[k][p]["median_ms"] if p in by[k] and by[k][p].get("reps") else 0 for k in keys]
-            ax.bar([x + i * width for x in range(len(keys))], vals, width, label=p)
-        ax.set_xticks([x + 1.5 * width for x in range(len(keys))], names, fontsize=7)
-        ax.set_yscale("log")
-        ax.set_ylabel("median ms (log)")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(results_dir, "runtime.png"), dpi=110)
-        fig, ax = plt.subplots(figsize=(max(8, len(keys) * 1.2), 4))
-        for i, p in enumerate(["jitx", "jax"]):
-            vals = [by[k][p]["compile_ms"] if p in by[k] and by[k][p].get("compile_ms", -1) >= 0 else 0 for k in keys]
-            ax.bar([x + i * 0.35 for x in range(len(keys))], vals, 0.35, label=p)
-        ax.set_xticks([x + 0.17 for x in range(len(keys))], names, fontsize=7)
-        ax.set_ylabel("compile ms")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(os.path.join(results_dir, "compile.png"), dpi=110)
     except ImportError:
         print("matplotlib not installed: no plots", file=sys.stderr)
+    else:
+        plot_throughput(plt, by, keys, limit, os.path.join(results_dir, "throughput.png"))
+        plot_compile(plt, by, keys, os.path.join(results_dir, "compile.png"))
     print(open(os.path.join(results_dir, "RESULTS.md")).read())
 
 
+def plot_throughput(plt, by, keys, limit, path):
+    """One panel per workload: each system's (and dtype's) rate against the work per call, with the limit."""
+    workloads = [w for w in dict.fromkeys(k[0] for k in keys) if not w.startswith("dispatch")]
+    dispatch = [k for k in keys if k[0].startswith("dispatch")]
+    if not workloads and not dispatch:
+        return
+    cols = 3
+    nrows = (len(workloads) + bool(dispatch) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
+    for ax, w in zip(axes.flat, workloads):
+        unit = None
+        for dt in dict.fromkeys(k[2] for k in keys if k[0] == w):
+            for p in SYSTEMS:
+                pts = [(by[k][p], k[1]) for k in keys if k[0] == w and k[2] == dt and ok(by[k].get(p))]
+                if not pts:
+                    continue
+                xs = [work(r) for r, _ in pts]
+                ys = [rate(r)[0] for r, _ in pts]
+                unit = rate(pts[0][0])[1]
+                style = "-o" if dt == "f32" else "--s"
+                ax.plot(xs, ys, style, color=COLORS[p], label=f"{LABELS[p]} {dt}", ms=4)
+        lim, lunit = limit(w)
+        if unit == lunit and lim == lim:  # not NaN
+            ax.axhline(lim, color="gray", ls=":", lw=1, label="limit (1 thread)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(w, fontsize=10)
+        ax.set_xlabel("work per call (flops)" if w in COMPUTE_BOUND else "bytes per call", fontsize=8)
+        ax.set_ylabel(unit or "", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6)
+    if dispatch:
+        # Dispatch: one cached call on three tiny arrays (jitx from C++, JAX from Python), in microseconds.
+        ax = axes.flat[len(workloads)]
+        width = 0.4
+        for i, p in enumerate(["jitx", "jax"]):
+            vals = [by[k][p]["median_ms"] * 1e3 if ok(by[k].get(p)) else 0 for k in dispatch]
+            ax.bar([x + i * width for x in range(len(dispatch))], vals, width, color=COLORS[p],
+                   label="jitx (C++ call)" if p == "jitx" else "JAX (Python call)")
+        ax.set_xticks([x + width / 2 for x in range(len(dispatch))],
+                      ["call + block_until_ready" if k[0] == "dispatch" else "enqueue only" for k in dispatch],
+                      fontsize=7)
+        ax.set_ylabel("µs per call (lower is better)", fontsize=8)
+        ax.set_title("dispatch (3 tiny arrays)", fontsize=10)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(workloads) + bool(dispatch):]:
+        ax.set_visible(False)
+    fig.suptitle("Throughput vs size (higher is better)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_compile(plt, by, keys, path):
+    """Compile time per workload and size: jitx against XLA (JAX)."""
+    ks = [k for k in keys if any(by[k].get(p, {}).get("compile_ms", -1) >= 0 for p in ("jitx", "jax"))]
+    if not ks:
+        return
+    fig, ax = plt.subplots(figsize=(max(8, len(ks) * 0.45), 4.2))
+    width = 0.4
+    for i, p in enumerate(["jitx", "jax"]):
+        vals = [by[k][p]["compile_ms"] if p in by[k] and by[k][p].get("compile_ms", -1) >= 0 else 0 for k in ks]
+        ax.bar([x + i * width for x in range(len(ks))], vals, width, color=COLORS[p],
+               label="jitx" if p == "jitx" else "JAX (XLA)")
+    ax.set_xticks([x + width / 2 for x in range(len(ks))], [f"{w}\n{sz} {dt}" for (w, sz, dt) in ks], fontsize=6,
+                  rotation=70, ha="right")
+    ax.set_yscale("log")
+    ax.set_ylabel("compile ms (log)")
+    ax.set_title("Compile time per workload (lower is better)", fontsize=11)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/results")
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results_dir", nargs="?", default="benchmarks/results")
+    ap.add_argument("--readme", default=None)
+    a = ap.parse_args()
+    main(a.results_dir, a.readme)

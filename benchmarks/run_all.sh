@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The full benchmark run: builds jitx_bench, makes a virtualenv with JAX (CPU) and matplotlib, runs jitx,
-# Eigen, the probes and JAX in one go, and writes benchmarks/results/RESULTS.md plus PNG plots.
+# The full benchmark run: builds jitx_bench, makes a virtualenv with JAX (CPU) and matplotlib, runs the probes,
+# jitx (jit and eager), Eigen and JAX in one go, and writes benchmarks/results/RESULTS.md plus PNG plots (and,
+# in full mode, the README's performance section).
 #   benchmarks/run_all.sh [--quick]
+# Each workload runs in its own process under a time limit, so one failure or hang costs that workload only;
+# calls predicted to exceed MAX_CALL_S seconds (default 2) are reported as skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$(date +%s)
 mode="${1:-}"
-venv=benchmarks/.venv
+max_call_s="${MAX_CALL_S:-2}"
+limit_s="${WORKLOAD_TIMEOUT_S:-600}"
+venv="${BENCH_VENV:-benchmarks/.venv}"  # BENCH_VENV: an existing virtualenv with jax and matplotlib
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --upgrade pip
@@ -14,7 +20,29 @@ fi
 "$venv/bin/python" -c "import jax; print('JAX', jax.__version__)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j2 --target jitx_bench
-mkdir -p benchmarks/results
-./build/benchmarks/jitx_bench $mode | tee benchmarks/results/jitx.jsonl
-"$venv/bin/python" benchmarks/jax_bench.py $mode | tee benchmarks/results/jax.jsonl
-"$venv/bin/python" benchmarks/report.py benchmarks/results
+out=benchmarks/results
+mkdir -p "$out"
+: >"$out/jitx.jsonl"
+: >"$out/jax.jsonl"
+workloads="probe_triad probe_gemm mlp_block gelu_chain rows dispatch train_step scan_layers"
+for w in $workloads; do
+  echo "== jitx: $w" >&2
+  timeout "$limit_s" ./build/benchmarks/jitx_bench $mode --only "$w" --max-call-s "$max_call_s" | tee -a "$out/jitx.jsonl" ||
+    echo "jitx_bench --only $w failed (exit $?); continuing" >&2
+done
+for w in $workloads; do
+  case "$w" in probe_*) continue ;; esac
+  echo "== JAX: $w" >&2
+  timeout "$limit_s" "$venv/bin/python" benchmarks/jax_bench.py $mode --only "$w" --max-call-s "$max_call_s" |
+    grep -v '"_meta"' | tee -a "$out/jax.jsonl" || echo "jax_bench.py --only $w failed (exit $?); continuing" >&2
+done
+"$venv/bin/python" -c "import jax, json; print(json.dumps(dict(workload='_meta', system='jax', note=f'jax {jax.__version__}, devices {jax.devices()}')))" >>"$out/jax.jsonl"
+cat >"$out/run.json" <<JSON
+{"command": "benchmarks/run_all.sh${mode:+ $mode}", "mode": "${mode:-full}", "date": "$(date -u +%Y-%m-%d)",
+ "duration_s": $(($(date +%s) - start)), "max_call_s": $max_call_s}
+JSON
+# A full run also refreshes the README's performance section (between its benchmarks:begin/end markers).
+readme=()
+[ -z "$mode" ] && readme=(--readme README.md)
+"$venv/bin/python" benchmarks/report.py "$out" "${readme[@]}"
+echo "benchmarks/run_all.sh${mode:+ $mode}: $(($(date +%s) - start)) s" >&2

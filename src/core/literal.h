@@ -38,4 +38,23 @@ struct Literal {
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);
 int64_t num_elements(const std::vector<int64_t>& dims);
 
+/// Multi-index iteration over dims in row-major order: idx starts at zeros, next() steps to the following index.
+struct IndexCounter {
+  std::vector<int64_t> dims, idx;
+  explicit IndexCounter(std::vector<int64_t> d) : dims(std::move(d)), idx(dims.size(), 0) {}
+  void next() {
+    for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
+      if (++idx[i] < dims[i]) return;
+      idx[i] = 0;
+    }
+  }
+};
+
+/// sum(idx[i] * strides[i]): the offset of a multi-index.
+inline int64_t linear_index(const std::vector<int64_t>& idx, const std::vector<int64_t>& strides) {
+  int64_t l = 0;
+  for (size_t i = 0; i < idx.size(); ++i) l += idx[i] * strides[i];
+  return l;
+}
+
 }  // namespace jitx::detail

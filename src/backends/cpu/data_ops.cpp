@@ -100,23 +100,6 @@ uint64_t sort_key(const void* p, DType d, int64_t i) {
   }
 }
 
-// Row-major multi-index iteration.
-struct Counter {
-  Ints dims, idx;
-  explicit Counter(Ints d) : dims(std::move(d)), idx(dims.size(), 0) {}
-  void next() {
-    for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
-      if (++idx[i] < dims[i]) return;
-      idx[i] = 0;
-    }
-  }
-};
-
-int64_t dot_strides(const Ints& idx, const Ints& strides) {
-  int64_t l = 0;
-  for (size_t i = 0; i < idx.size(); ++i) l += idx[i] * strides[i];
-  return l;
-}
 
 /// An index element read as int64 (huge uint64 values saturate, so they stay out of range).
 int64_t read_index(const void* p, DType d, int64_t i) {
@@ -251,14 +234,14 @@ class Gather : public LibraryOp {
         std::fill(start.begin(), start.end(), 0);
         for (size_t j = 0; j < sim.size(); ++j) {
           if (ivd < ir) idx_pos[ivd] = static_cast<int64_t>(j);
-          start[sim[j]] = read_index(ins[1], is.dtype, dot_strides(idx_pos, ist));
+          start[sim[j]] = read_index(ins[1], is.dtype, detail::linear_index(idx_pos, ist));
         }
         int64_t in_base = 0;
         for (int64_t d = 0; d < xr; ++d) in_base += std::clamp<int64_t>(start[d], 0, xs.dims[d] - sizes[d]) * xst[d];
         for (size_t k = 0; k < obd.size(); ++k) in_base += idx_pos[sibd[k]] * xst[obd[k]];
-        Counter wc(wdims);
+        detail::IndexCounter wc(wdims);
         for (int64_t w = 0; w < nw; ++w, wc.next()) {
-          int64_t o = out_base + dot_strides(wc.idx, wout), x = in_base + dot_strides(wc.idx, win);
+          int64_t o = out_base + detail::linear_index(wc.idx, wout), x = in_base + detail::linear_index(wc.idx, win);
           std::memcpy(static_cast<char*>(outs[0]) + o * es, static_cast<const char*>(ins[0]) + x * es, es * run_len);
         }
       }
@@ -333,7 +316,7 @@ class Scatter : public LibraryOp {
     int64_t nb = detail::num_elements(scatter_dims), nw = detail::num_elements(wdims);
     if (us.num_elements() == 0) return;
     Ints idx_pos(static_cast<size_t>(ir), 0), start(static_cast<size_t>(xr), 0);
-    Counter bc(scatter_dims);
+    detail::IndexCounter bc(scatter_dims);
     // In update order, one window after another: with duplicate indices the later update wins (replace) or
     // combines after the earlier one, as in the interpreter.
     for (int64_t bi = 0; bi < nb; ++bi, bc.next()) {
@@ -345,16 +328,16 @@ class Scatter : public LibraryOp {
       std::fill(start.begin(), start.end(), 0);
       for (size_t j = 0; j < sdod.size(); ++j) {
         if (ivd < ir) idx_pos[ivd] = static_cast<int64_t>(j);
-        start[sdod[j]] = read_index(ins[1], is.dtype, dot_strides(idx_pos, ist));
+        start[sdod[j]] = read_index(ins[1], is.dtype, detail::linear_index(idx_pos, ist));
       }
       for (size_t k = 0; k < ibd.size(); ++k) start[ibd[k]] += idx_pos[sibd[k]];
       bool fits = true;  // XLA drops a whole update window that does not fit inside the operand
       for (int64_t k = 0; k < xr && fits; ++k) fits = start[k] >= 0 && start[k] <= xs.dims[k] - extent[k];
       if (!fits) continue;
-      int64_t out_base = dot_strides(start, xst);
-      Counter wc(wdims);
+      int64_t out_base = detail::linear_index(start, xst);
+      detail::IndexCounter wc(wdims);
       for (int64_t w = 0; w < nw; ++w, wc.next())
-        combine(reducer, outs[0], out_base + dot_strides(wc.idx, wout), ins[2], upd_base + dot_strides(wc.idx, wupd), d);
+        combine(reducer, outs[0], out_base + detail::linear_index(wc.idx, wout), ins[2], upd_base + detail::linear_index(wc.idx, wupd), d);
     }
   }
 
@@ -413,7 +396,7 @@ class ReduceWindow : public LibraryOp {
           rem /= od[a];
         }
         Acc acc = init;
-        Counter wc(wd);
+        detail::IndexCounter wc(wd);
         for (int64_t w = 0; w < wn; ++w, wc.next()) {
           int64_t l = 0;
           bool inside = true;
@@ -467,9 +450,9 @@ class ArgReduce : public LibraryOp {
         int64_t best = -1;
         double bf = 0;
         uint64_t bu = 0;
-        Counter rc(red_dims);
+        detail::IndexCounter rc(red_dims);
         for (int64_t j = 0; j < n_red; ++j, rc.next()) {
-          int64_t x = base + dot_strides(rc.idx, rst);
+          int64_t x = base + detail::linear_index(rc.idx, rst);
           bool take = best < 0;
           if (dm == Dom::kFloat) {
             double v = load_f(ins[0], d, x);

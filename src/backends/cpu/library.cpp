@@ -3,6 +3,7 @@
 #include "backends/cpu/library.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "backends/cpu/parallel.h"
 
@@ -35,19 +36,28 @@ std::unique_ptr<hlo::Module> without_layouts(const hlo::Module& m) {
 void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& sp) {
   int64_t work = sp.rows * sp.cols * sp.work_per_point;
   int threads = pool_threads();
-  constexpr int64_t kMinWorkPerThread = 1 << 16;
-  int64_t parts = std::min<int64_t>(threads, work / kMinWorkPerThread);
-  if (parts <= 1) {
+  constexpr int64_t kMinWorkPerChunk = 1 << 16;
+  // Up to 8 chunks per thread, taken dynamically: on a busy machine a thread that is descheduled for a while
+  // does not hold up the kernel by a whole static share.
+  int64_t chunks = std::min<int64_t>(int64_t{threads} * 8, work / kMinWorkPerChunk);
+  bool by_rows = sp.rows >= chunks;
+  if (!by_rows) chunks = std::min(chunks, (sp.cols + 15) / 16);
+  if (threads <= 1 || chunks <= 1) {
     fn(bufs, 0, sp.rows, 0, sp.cols);
-  } else if (sp.rows >= parts) {
-    parallel_for(parts, [&](int64_t p) { fn(bufs, sp.rows * p / parts, sp.rows * (p + 1) / parts, 0, sp.cols); });
-  } else {
-    parallel_for(parts, [&](int64_t p) {
-      // Column blocks of whole vectors (16 lanes), so no two threads write one cache line's worth of a vector.
-      int64_t lo = sp.cols * p / parts / 16 * 16, hi = p + 1 == parts ? sp.cols : sp.cols * (p + 1) / parts / 16 * 16;
-      fn(bufs, 0, sp.rows, lo, hi);
-    });
+    return;
   }
+  std::atomic<int64_t> next{0};
+  parallel_for(std::min<int64_t>(threads, chunks), [&](int64_t) {
+    for (int64_t p; (p = next.fetch_add(1)) < chunks;) {
+      if (by_rows) {
+        fn(bufs, sp.rows * p / chunks, sp.rows * (p + 1) / chunks, 0, sp.cols);
+      } else {
+        // Column blocks of whole 16-lane vectors, so no two threads write one cache line's worth of a vector.
+        int64_t lo = sp.cols * p / chunks / 16 * 16, hi = p + 1 == chunks ? sp.cols : sp.cols * (p + 1) / chunks / 16 * 16;
+        fn(bufs, 0, sp.rows, lo, hi);
+      }
+    }
+  });
 }
 
 }  // namespace jitx::cpu

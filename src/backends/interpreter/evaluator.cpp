@@ -30,23 +30,6 @@ Dom domain(DType d) {
                                     hlo::opcode_name(inst.opcode), what.empty() ? "" : ": ", what, inst.name);
 }
 
-// Multi-index iteration over dims in row-major order.
-struct Counter {
-  std::vector<int64_t> dims, idx;
-  explicit Counter(std::vector<int64_t> d) : dims(std::move(d)), idx(dims.size(), 0) {}
-  void next() {
-    for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
-      if (++idx[i] < dims[i]) return;
-      idx[i] = 0;
-    }
-  }
-};
-
-int64_t linear(const std::vector<int64_t>& idx, const std::vector<int64_t>& strides) {
-  int64_t l = 0;
-  for (size_t i = 0; i < idx.size(); ++i) l += idx[i] * strides[i];
-  return l;
-}
 
 // --- elementwise ------------------------------------------------------------------------------------
 double unary_float(Opcode op, double x, DType d) {
@@ -325,7 +308,7 @@ Value eval_reduce(const Instruction& inst, const std::vector<const Literal*>& op
     if (!reduced[i]) out_dims.push_back(x.dims[i]);
   auto out_strides = detail::row_major_strides(out_dims);
   int64_t out_n = detail::num_elements(out_dims);
-  Counter c(x.dims);
+  detail::IndexCounter c(x.dims);
   int64_t n = x.size();
   auto out_index = [&](const std::vector<int64_t>& idx) {
     int64_t l = 0, k = 0;
@@ -396,11 +379,11 @@ Literal eval_reduce_window(const Instruction& inst, const std::vector<const Lite
   Dom dm = domain(x.dtype);
   auto xs = detail::row_major_strides(x.dims);
   size_t rank = x.dims.size();
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     Acc acc;
     acc_init(dm, acc, *ops[1]);
-    Counter wc(wd);
+    detail::IndexCounter wc(wd);
     int64_t wn = detail::num_elements(wd);
     for (int64_t w = 0; w < wn; ++w, wc.next()) {
       bool inside = true;
@@ -435,7 +418,7 @@ Literal eval_dot(const Instruction& inst, const Literal& l, const Literal& r) {
   auto ls = detail::row_major_strides(l.dims), rs = detail::row_major_strides(r.dims);
   Literal out = Literal::make(inst.shape.dtype, inst.shape.dims);
   Dom dm = domain(l.dtype);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   int64_t cn = detail::num_elements(cdims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     int64_t lbase = 0, rbase = 0, k = 0;
@@ -447,7 +430,7 @@ Literal eval_dot(const Instruction& inst, const Literal& l, const Literal& r) {
     for (auto d : rfree) rbase += oc.idx[k++] * rs[d];
     double facc = 0;
     uint64_t iacc = 0;
-    Counter cc(cdims);
+    detail::IndexCounter cc(cdims);
     for (int64_t j = 0; j < cn; ++j, cc.next()) {
       int64_t li = lbase, ri = rbase;
       for (size_t i = 0; i < lc.size(); ++i) {
@@ -470,7 +453,7 @@ Literal eval_broadcast(const Instruction& inst, const Literal& x) {
   const auto& bd = inst.attrs.get_ints("broadcast_dimensions");
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   auto xs = detail::row_major_strides(x.dims);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     int64_t j = 0;
     for (size_t i = 0; i < bd.size(); ++i) j += (x.dims[i] == 1 ? 0 : oc.idx[bd[i]]) * xs[i];
@@ -483,7 +466,7 @@ Literal eval_transpose(const Instruction& inst, const Literal& x) {
   const auto& perm = inst.attrs.get_ints("permutation");
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   auto xs = detail::row_major_strides(x.dims);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     int64_t j = 0;
     for (size_t i = 0; i < perm.size(); ++i) j += oc.idx[i] * xs[perm[i]];
@@ -496,11 +479,11 @@ Literal eval_reverse(const Instruction& inst, const Literal& x) {
   const auto& dims = inst.attrs.get_ints("dimensions");
   Literal out = Literal::make(x.dtype, x.dims);
   auto xs = detail::row_major_strides(x.dims);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     auto idx = oc.idx;
     for (auto d : dims) idx[d] = x.dims[d] - 1 - idx[d];
-    copy_elem(out, o, x, linear(idx, xs));
+    copy_elem(out, o, x, detail::linear_index(idx, xs));
   }
   return out;
 }
@@ -510,7 +493,7 @@ Literal eval_slice(const Instruction& inst, const Literal& x) {
   const auto& strides = inst.attrs.get_ints("strides");
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   auto xs = detail::row_major_strides(x.dims);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     int64_t j = 0;
     for (size_t i = 0; i < start.size(); ++i) j += (start[i] + oc.idx[i] * strides[i]) * xs[i];
@@ -536,7 +519,7 @@ Literal eval_dynamic_slice(const Instruction& inst, const std::vector<const Lite
   auto starts = clamped_starts(ops, 1, x.dims, inst.shape.dims);
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   auto xs = detail::row_major_strides(x.dims);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     int64_t j = 0;
     for (size_t i = 0; i < starts.size(); ++i) j += (starts[i] + oc.idx[i]) * xs[i];
@@ -551,7 +534,7 @@ Literal eval_dynamic_update_slice(const std::vector<const Literal*>& ops) {
   Literal out = Literal::make(x.dtype, x.dims);
   std::memcpy(out.data(), x.data(), x.nbytes());
   auto xs = detail::row_major_strides(x.dims);
-  Counter uc(u.dims);
+  detail::IndexCounter uc(u.dims);
   for (int64_t k = 0; k < u.size(); ++k, uc.next()) {
     int64_t j = 0;
     for (size_t i = 0; i < starts.size(); ++i) j += (starts[i] + uc.idx[i]) * xs[i];
@@ -566,11 +549,11 @@ Literal eval_concatenate(const Instruction& inst, const std::vector<const Litera
   auto os = detail::row_major_strides(out.dims);
   int64_t offset = 0;
   for (auto* x : ops) {
-    Counter c(x->dims);
+    detail::IndexCounter c(x->dims);
     for (int64_t k = 0; k < x->size(); ++k, c.next()) {
       auto idx = c.idx;
       idx[dim] += offset;
-      copy_elem(out, linear(idx, os), *x, k);
+      copy_elem(out, detail::linear_index(idx, os), *x, k);
     }
     offset += x->dims[dim];
   }
@@ -582,7 +565,7 @@ Literal eval_pad(const Instruction& inst, const Literal& x, const Literal& v) {
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   for (int64_t o = 0; o < out.size(); ++o) copy_elem(out, o, v, 0);
   auto os = detail::row_major_strides(out.dims);
-  Counter c(x.dims);
+  detail::IndexCounter c(x.dims);
   for (int64_t k = 0; k < x.size(); ++k, c.next()) {
     bool inside = true;
     int64_t l = 0;
@@ -599,7 +582,7 @@ Literal eval_pad(const Instruction& inst, const Literal& x, const Literal& v) {
 Literal eval_iota(const Instruction& inst) {
   int64_t d = inst.attrs.get_int("iota_dimension");
   Literal out = Literal::make(inst.shape.dtype, inst.shape.dims);
-  Counter c(out.dims);
+  detail::IndexCounter c(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, c.next()) out.set_i64(o, c.idx[d]);
   return out;
 }

@@ -17,23 +17,6 @@ using Ints = std::vector<int64_t>;
 
 bool contains(const Ints& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-// Row-major multi-index iteration.
-struct Counter {
-  Ints dims, idx;
-  explicit Counter(Ints d) : dims(std::move(d)), idx(dims.size(), 0) {}
-  void next() {
-    for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
-      if (++idx[i] < dims[i]) return;
-      idx[i] = 0;
-    }
-  }
-};
-
-int64_t linear(const Ints& idx, const Ints& strides) {
-  int64_t l = 0;
-  for (size_t i = 0; i < idx.size(); ++i) l += idx[i] * strides[i];
-  return l;
-}
 
 inline void copy_elem(Literal& dst, int64_t i, const Literal& src, int64_t j) {
   size_t es = dtype_size(dst.dtype);
@@ -66,7 +49,7 @@ void read_start(const Literal& idx, Ints& idx_pos, int64_t ivd, const Ints& inde
   int64_t rank = static_cast<int64_t>(idx.dims.size());
   for (size_t j = 0; j < index_map.size(); ++j) {
     if (ivd < rank) idx_pos[ivd] = static_cast<int64_t>(j);
-    full_start[index_map[j]] = read_index(idx, linear(idx_pos, idx_strides));
+    full_start[index_map[j]] = read_index(idx, detail::linear_index(idx_pos, idx_strides));
   }
 }
 
@@ -137,7 +120,7 @@ Literal eval_gather(const Instruction& inst, const Literal& x, const Literal& id
     if (!contains(collapsed, d) && !contains(obd, d)) offset_operand.push_back(d);
   auto xs = detail::row_major_strides(x.dims), is = detail::row_major_strides(idx.dims);
   Ints idx_pos(idx.dims.size(), 0), start(xr, 0), operand_index(xr, 0);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     for (size_t k = 0; k < out_batch.size(); ++k) idx_pos[idx_batch[k]] = oc.idx[out_batch[k]];
     std::fill(start.begin(), start.end(), 0);
@@ -145,7 +128,7 @@ Literal eval_gather(const Instruction& inst, const Literal& x, const Literal& id
     for (int64_t d = 0; d < xr; ++d) operand_index[d] = std::clamp<int64_t>(start[d], 0, x.dims[d] - sizes[d]);
     for (size_t k = 0; k < obd.size(); ++k) operand_index[obd[k]] += idx_pos[sibd[k]];
     for (size_t k = 0; k < offset.size(); ++k) operand_index[offset_operand[k]] += oc.idx[offset[k]];
-    copy_elem(out, o, x, linear(operand_index, xs));
+    copy_elem(out, o, x, detail::linear_index(operand_index, xs));
   }
   return out;
 }
@@ -170,7 +153,7 @@ Literal eval_scatter(const Instruction& inst, const Literal& x, const Literal& i
   for (size_t k = 0; k < uwd.size(); ++k) extent[window_operand[k]] = upd.dims[uwd[k]];
   auto xs = detail::row_major_strides(x.dims), is = detail::row_major_strides(idx.dims);
   Ints idx_pos(idx.dims.size(), 0), start(xr, 0), result_index(xr, 0);
-  Counter uc(upd.dims);
+  detail::IndexCounter uc(upd.dims);
   for (int64_t u = 0; u < upd.size(); ++u, uc.next()) {
     for (size_t k = 0; k < upd_scatter.size(); ++k) idx_pos[idx_batch[k]] = uc.idx[upd_scatter[k]];
     std::fill(start.begin(), start.end(), 0);
@@ -182,7 +165,7 @@ Literal eval_scatter(const Instruction& inst, const Literal& x, const Literal& i
     if (!fits) continue;
     result_index = start;
     for (size_t k = 0; k < uwd.size(); ++k) result_index[window_operand[k]] += uc.idx[uwd[k]];
-    combine(reducer, out, linear(result_index, xs), upd, u);
+    combine(reducer, out, detail::linear_index(result_index, xs), upd, u);
   }
   return out;
 }
@@ -197,10 +180,10 @@ Value eval_sort(const Instruction& inst, const std::vector<const Literal*>& ops)
   Ints lines = dims;
   lines[dim] = 1;
   auto strides = detail::row_major_strides(dims);
-  Counter lc(lines);
+  detail::IndexCounter lc(lines);
   Ints perm(n);
   for (int64_t l = 0; l < detail::num_elements(lines); ++l, lc.next()) {
-    int64_t base = linear(lc.idx, strides);
+    int64_t base = detail::linear_index(lc.idx, strides);
     std::iota(perm.begin(), perm.end(), 0);
     // A stable sort is a valid answer for is_stable=false too.
     std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {
@@ -257,7 +240,7 @@ Literal eval_convolution(const Instruction& inst, const Literal& lhs, const Lite
   for (size_t k = 0; k < nsp; ++k) window[k] = rhs.dims[rs[2 + k]];
   int64_t wn = detail::num_elements(window);
   bool fl = is_floating(lhs.dtype), sg = is_signed_integer(lhs.dtype);
-  Counter oc(out.dims);
+  detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
     int64_t b = oc.idx[os[0]], f = oc.idx[os[1]];
     int64_t fgroup = f / (o_feat / g), bgroup = f / (o_feat / bg);
@@ -265,7 +248,7 @@ Literal eval_convolution(const Instruction& inst, const Literal& lhs, const Lite
     int64_t rhs_base = f * rst[rs[0]];
     double facc = 0;
     uint64_t iacc = 0;
-    Counter wc(window);
+    detail::IndexCounter wc(window);
     for (int64_t w = 0; w < wn; ++w, wc.next()) {
       int64_t lsp = lhs_base, rsp = rhs_base;
       bool inside = true;

@@ -326,12 +326,12 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
       case Step::Kind::kDot:
         cpu::run_dot(*st.inst, ptr(st.ins[0][0]), ptr(st.ins[1][0]), ptr(st.outs[0]));
         return;
-      case Step::Kind::kLibrary: {
-        std::vector<const void*> in;
-        std::vector<void*> out;
-        for (auto& op : st.ins) in.push_back(ptr(op.at(0)));
-        for (auto& s : st.outs) out.push_back(ptr(s));
-        st.library->run(in, out);
+      case Step::Kind::kLibrary: {  // no heap allocation: library steps may run once per loop iteration
+        SmallArray<const void*> in(st.ins.size());
+        SmallArray<void*> out(st.outs.size());
+        for (size_t k = 0; k < st.ins.size(); ++k) in[k] = ptr(st.ins[k].at(0));
+        for (size_t k = 0; k < st.outs.size(); ++k) out[k] = ptr(st.outs[k]);
+        st.library->run({in.data(), st.ins.size()}, {out.data(), st.outs.size()});
         return;
       }
       case Step::Kind::kUpdateSlice: {

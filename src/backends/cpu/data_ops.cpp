@@ -112,7 +112,7 @@ int64_t read_index(const void* p, DType d, int64_t i) {
 class Sort : public LibraryOp {
  public:
   explicit Sort(const Instruction& i) : inst_(i) {}
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     int64_t dim = inst_.attrs.get_int("dimension"), num_keys = inst_.attrs.get_int("num_keys");
     const Ints& dims = inst_.operand(0)->shape.dims;
     int64_t n = dims[dim];
@@ -157,7 +157,7 @@ class Sort : public LibraryOp {
 class TopK : public LibraryOp {
  public:
   explicit TopK(const Instruction& i) : inst_(i) {}
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     int64_t k = inst_.attrs.get_int("k");
     const hlo::Shape& xs = inst_.operand(0)->shape;
     int64_t n = xs.dims.back(), rows = n == 0 ? 0 : xs.num_elements() / n;
@@ -185,7 +185,7 @@ class TopK : public LibraryOp {
 class Gather : public LibraryOp {
  public:
   explicit Gather(const Instruction& i) : inst_(i) {}
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     const auto& a = inst_.attrs;
     const auto &offset = a.get_ints("offset_dims"), &collapsed = a.get_ints("collapsed_slice_dims");
     const auto &obd = a.get_ints("operand_batching_dims"), &sibd = a.get_ints("start_indices_batching_dims");
@@ -284,7 +284,7 @@ void combine(const std::string& r, void* out, int64_t o, const void* upd, int64_
 class Scatter : public LibraryOp {
  public:
   explicit Scatter(const Instruction& i) : inst_(i) {}
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     const auto& a = inst_.attrs;
     const auto &uwd = a.get_ints("update_window_dims"), &iwd = a.get_ints("inserted_window_dims");
     const auto &ibd = a.get_ints("input_batching_dims"), &sibd = a.get_ints("scatter_indices_batching_dims");
@@ -373,7 +373,7 @@ void acc_step(const std::string& r, Dom dm, DType d, Acc& acc, const void* x, in
 class ReduceWindow : public LibraryOp {
  public:
   explicit ReduceWindow(const Instruction& i) : inst_(i) {}
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     const auto& at = inst_.attrs;
     const std::string& r = at.get_str("reducer");
     auto wd = at.get_ints("window_dimensions"), ws = at.get_ints("window_strides"), pad = at.get_ints("padding");
@@ -422,7 +422,7 @@ class ReduceWindow : public LibraryOp {
 class ArgReduce : public LibraryOp {
  public:
   explicit ArgReduce(const Instruction& i) : inst_(i) {}
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     bool is_max = inst_.attrs.get_str("reducer") == "argmax";
     const auto& dims = inst_.attrs.get_ints("dimensions");
     const hlo::Shape &xs = inst_.operand(0)->shape, &is = inst_.operand(1)->shape;

@@ -48,14 +48,14 @@ class Convolution : public LibraryOp {
  public:
   explicit Convolution(const Instruction& i) : inst_(i) {}
 
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     if (inst_.shape.dtype == DType::float64) run_typed<double>(ins, outs);
     else run_typed<float>(ins, outs);
   }
 
  private:
   template <class T>
-  void run_typed(const std::vector<const void*>& ins, const std::vector<void*>& outs) const {
+  void run_typed(std::span<const void* const> ins, std::span<void* const> outs) const {
     const auto& a = inst_.attrs;
     const auto &ls = a.get_ints("lhs_spec"), &rs = a.get_ints("rhs_spec"), &os = a.get_ints("out_spec");
     const auto &strides = a.get_ints("window_strides"), &pad = a.get_ints("padding");

@@ -4,6 +4,7 @@
 // reduce-window and the variadic argmax/argmin reduce.
 #pragma once
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "backends/cpu/kernels.h"
@@ -20,7 +21,7 @@ class LibraryOp {
   virtual std::vector<const hlo::Instruction*> kernels() const { return {}; }
   virtual void bind(const std::vector<KernelFn>& /*fns*/) {}
   /// ins: one pointer per operand (arrays only), outs: one per leaf of the result, all row-major.
-  virtual void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const = 0;
+  virtual void run(std::span<const void* const> ins, std::span<void* const> outs) const = 0;
 };
 
 /// The library op for inst, or nullptr when there is none (the backend then tries an emitted kernel, and falls

@@ -43,12 +43,12 @@ class OutputFusion : public LibraryOp {
   std::vector<const Instruction*> kernels() const override { return {epilogue_}; }
   void bind(const std::vector<KernelFn>& fns) override { fn_ = fns.at(0); }
 
-  void run(const std::vector<const void*>& ins, const std::vector<void*>& outs) const override {
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     JITX_ASSERT(fn_, "output fusion %{}: epilogue kernel not bound", fusion_.name);
-    const void* lhs = ins.at(dot_.operand(0)->parameter_number);
-    const void* rhs = ins.at(dot_.operand(1)->parameter_number);
+    const void* lhs = ins[static_cast<size_t>(dot_.operand(0)->parameter_number)];
+    const void* rhs = ins[static_cast<size_t>(dot_.operand(1)->parameter_number)];
     std::shared_ptr<detail::Storage> tmp;
-    void* product = outs.at(0);
+    void* product = outs[0];
     if (!in_place_) {
       tmp = detail::Storage::allocate(static_cast<size_t>(dot_.shape.num_elements()) * dtype_size(acc_));
       product = tmp->data();

@@ -368,21 +368,21 @@ std::string BufferAssignment::str() const {
 std::string buffer_assignment_report(const Module& m, const std::vector<int64_t>& donated) {
   std::string s = assign_buffers(m, donated).str();
   std::unordered_set<const Computation*> seen;
-  std::vector<std::pair<const Computation*, bool>> todo;  // (computation, carry_in_place)
+  // Sub-computations in the order they are reached: (computation, whether it is a loop body).
+  std::vector<std::pair<const Computation*, bool>> reached;
   auto visit = [&](const Computation& c) {
     for (auto& i : c.instructions) {
       if (i->opcode == Opcode::kWhile) {
-        todo.push_back({i->called.at(0), false});
-        todo.push_back({i->called.at(1), true});
+        reached.push_back({i->called.at(0), false});
+        reached.push_back({i->called.at(1), true});
       } else if (i->opcode == Opcode::kConditional) {
-        for (auto* b : i->called) todo.push_back({b, false});
+        for (auto* b : i->called) reached.push_back({b, false});
       }
     }
   };
   visit(*m.entry);
-  while (!todo.empty()) {
-    auto [c, in_place] = todo.front();
-    todo.erase(todo.begin());
+  for (size_t next = 0; next < reached.size(); ++next) {
+    auto [c, in_place] = reached[next];
     if (!seen.insert(c).second) continue;
     BufferOptions o;
     o.carry_in_place = in_place;

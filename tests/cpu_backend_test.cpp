@@ -788,10 +788,11 @@ ENTRY %main (a: f32[64,600]) -> ({0}) {{
     }
 }
 
-TEST_CASE("cpu: a transpose that layout assignment made a bitcast is computed, not aliased", "[cpu]") {
+TEST_CASE("cpu: a transpose that layout assignment made a bitcast aliases its operand, read through its layout",
+          "[cpu]") {
   // Layout assignment gives %t the layout {0,1} (memory ordered as %a), which buffer assignment treats as an
-  // alias of %a's buffer. The CPU backend reads and writes row-major, so it must compute the transpose into a
-  // buffer of its own (it used to transpose in place, over the caller's argument, giving wrong results).
+  // alias of %a's buffer. Its consumers read it through that layout, and nothing writes over %a (the caller's
+  // argument: a backend that read and wrote row-major once transposed it in place, giving wrong results).
   std::string text = R"(HloModule m
 
 %fused (p: f32[8,6]) -> f32[8,6] {

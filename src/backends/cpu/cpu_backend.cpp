@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/library.h"
@@ -120,11 +121,25 @@ std::string layout_problem(const hlo::Computation& c) {
   return "";
 }
 
+/// Whether s's memory is in row-major order (a layout that differs only in where its size-1 dims go is).
 bool row_major(const hlo::Shape& s) {
-  auto m2m = hlo::minor_to_major(s);
-  for (size_t k = 0; k < m2m.size(); ++k)
-    if (m2m[k] != static_cast<int64_t>(m2m.size() - 1 - k)) return false;
+  int64_t last = INT64_MAX;
+  for (auto d : hlo::minor_to_major(s)) {
+    if (s.dims[d] == 1) continue;
+    if (d > last) return false;
+    last = d;
+  }
   return true;
+}
+bool all_row_major(const hlo::Shape& s) {
+  if (!s.is_tuple) return row_major(s);
+  for (auto& t : s.tuple_shapes)
+    if (!all_row_major(t)) return false;
+  return true;
+}
+void clear_layout(hlo::Shape& s) {
+  s.layout.clear();
+  for (auto& t : s.tuple_shapes) clear_layout(t);
 }
 
 /// A dynamic-update-slice the runtime does itself: only the update is written when the result is in place.
@@ -191,13 +206,14 @@ void update_slice(const Instruction& i, char* out, const char* operand, const ch
 
 struct Counts {
   int64_t kernels = 0, dots = 0, library = 0, update_slices = 0, whiles = 0, conditionals = 0;
+  int64_t layout_copies = 0;  // copies to row-major the backend inserted (see LayoutLegalizer)
   std::vector<std::string> fallbacks;
 };
 
 class CpuExecutable : public Executable, public std::enable_shared_from_this<CpuExecutable> {
  public:
   std::shared_ptr<Executable> whole_module_fallback;  // modules the runtime cannot lay out (nested tuples)
-  std::shared_ptr<const hlo::Module> planned;         // module without layouts, which the programs point into
+  std::shared_ptr<const hlo::Module> planned;         // the module as planned (LayoutLegalizer), which the programs point into
   std::vector<std::unique_ptr<Program>> programs;     // programs[0] is the entry
   cpu::CompiledKernels kernels;
   std::unique_ptr<hlo::Module> fallbacks;  // one-instruction computations run by the interpreter
@@ -213,6 +229,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
             {"while_loops", counts.whiles},
             {"conditionals", counts.conditionals},
             {"interpreter_fallbacks", static_cast<int64_t>(counts.fallbacks.size())},
+            {"layout_copies", counts.layout_copies},
             {"programs", static_cast<int64_t>(programs.size())},
             {"whole_module_fallback", 0}};
   }
@@ -428,6 +445,115 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   }
 };
 
+/// How the step made for an instruction treats layouts: an emitted kernel reads and writes any layout, an Eigen
+/// dot or output fusion reads its operands through their layouts and writes row-major, everything else (library
+/// data ops, in-place updates, loops and branches, interpreter fallbacks) reads and writes row-major only.
+enum class LayoutUse { kAny, kReadsAny, kRowMajor };
+LayoutUse layout_use(const Instruction& i) {
+  if (i.opcode == Opcode::kWhile || i.opcode == Opcode::kConditional) return LayoutUse::kRowMajor;
+  if (i.opcode == Opcode::kDot && cpu::dot_supported(i)) return LayoutUse::kReadsAny;
+  if (is_native_update_slice(i)) return LayoutUse::kRowMajor;
+  if (cpu::make_library_op(i)) return i.opcode == Opcode::kFusion ? LayoutUse::kReadsAny : LayoutUse::kRowMajor;
+  return cpu::unsupported_reason(i).empty() ? LayoutUse::kAny : LayoutUse::kRowMajor;
+}
+
+/// Makes the layouts of a copy of the optimised module ones the runtime executes as they say. Layout assignment
+/// leaves parameters, results and the operands of row-major-only steps row-major already; where a layout still
+/// disagrees (a module from elsewhere, a pass's oversight) this inserts a physical copy to row-major (counted:
+/// `layout_copies`) or, for a result written by a row-major-only step, declares it row-major, so no step ever reads
+/// memory in another order than it is in. Computations run by loops and branches exchange row-major buffers.
+class LayoutLegalizer {
+ public:
+  int64_t copies = 0;
+
+  void run(hlo::Computation& c) {
+    if (!done_.insert(&c).second) return;
+    for (auto* p : c.parameters) clear_layout(p->shape);  // callers hand over row-major buffers
+    std::vector<Instruction*> order;
+    for (auto& up : c.instructions) order.push_back(up.get());
+    for (Instruction* i : order) {
+      switch (i->opcode) {
+        case Opcode::kParameter: continue;
+        case Opcode::kConstant: clear_layout(i->shape); continue;  // a literal is row-major
+        case Opcode::kTuple:
+        case Opcode::kOptimizationBarrier:
+          for (size_t k = 0; k < i->operands.size(); ++k) i->shape.tuple_shapes.at(k) = i->operand(k)->shape;
+          continue;
+        case Opcode::kGetTupleElement:
+          i->shape = i->operand(0)->shape.tuple_shapes.at(static_cast<size_t>(i->attrs.get_int("index")));
+          continue;
+        default: break;
+      }
+      if (hlo::is_layout_bitcast(*i)) continue;  // an alias of its operand's buffer, read through its layout
+      bool alias = i->opcode == Opcode::kReshape || (i->opcode == Opcode::kBitcastConvert &&
+                                                     i->shape.byte_size() == i->operand(0)->shape.byte_size());
+      if (i->opcode == Opcode::kWhile || i->opcode == Opcode::kConditional)
+        for (auto* callee : i->called) run(*callee);
+      LayoutUse use = alias ? LayoutUse::kRowMajor : layout_use(*i);
+      if (use == LayoutUse::kRowMajor)
+        for (auto*& o : i->operands) o = to_row_major(c, i, o);
+      if (use != LayoutUse::kAny) clear_layout(i->shape);
+      if (i->opcode == Opcode::kFusion) mirror(*i);
+    }
+    // The computation's result leaves are row-major too.
+    if (c.root->opcode == Opcode::kTuple) {
+      for (size_t k = 0; k < c.root->operands.size(); ++k) {
+        c.root->operands[k] = to_row_major(c, c.root, c.root->operands[k]);
+        c.root->shape.tuple_shapes.at(k) = c.root->operand(k)->shape;
+      }
+    } else if (!all_row_major(c.root->shape) && !c.root->shape.is_tuple) {
+      Instruction* copy = to_row_major(c, nullptr, c.root);
+      c.root = copy;
+    }
+    JITX_ASSERT(all_row_major(c.root->shape), "cpu backend: %{} returns a non-row-major tuple", c.name);
+  }
+
+ private:
+  /// v itself when it is row-major (or a tuple), otherwise one copy of it to row-major, placed before `user`
+  /// (appended when null) and shared by every user.
+  Instruction* to_row_major(hlo::Computation& c, const Instruction* user, Instruction* v) {
+    if (v->shape.is_tuple ? all_row_major(v->shape) : row_major(v->shape)) return v;
+    auto it = copy_of_.find(v);
+    if (it != copy_of_.end()) return it->second;
+    if (v->shape.is_tuple) {  // a tuple of arrays: the same tuple of row-major copies
+      if (v->opcode != Opcode::kTuple)
+        throw CompileError(fmt::format("[cpu] %{}: a tuple with non-row-major elements not made by a tuple op", v->name));
+      std::vector<Instruction*> ops;
+      hlo::Shape ts = v->shape;
+      for (size_t k = 0; k < v->operands.size(); ++k) {
+        ops.push_back(to_row_major(c, user, v->operand(k)));
+        ts.tuple_shapes.at(k) = ops.back()->shape;
+      }
+      Instruction* t = user ? c.insert_before(user, Opcode::kTuple, ts, ops) : c.add(Opcode::kTuple, ts, ops);
+      copy_of_[v] = t;
+      return t;
+    }
+    hlo::Shape rm = v->shape;
+    rm.layout.clear();
+    std::string name = v->name + ".row_major";
+    Instruction* copy = user ? c.insert_before(user, Opcode::kCopy, rm, {v}, {}, name)
+                             : c.add(Opcode::kCopy, rm, {v}, {}, name);
+    copies++;
+    copy_of_[v] = copy;
+    return copy;
+  }
+  /// A fusion's parameters and root carry its operands' and result's layouts (layout assignment's rule 4).
+  static void mirror(Instruction& f) {
+    hlo::Computation& fc = *f.called.at(0);
+    for (size_t k = 0; k < f.operands.size(); ++k) fc.parameters.at(k)->shape.layout = f.operand(k)->shape.layout;
+    if (!f.shape.is_tuple) {
+      fc.root->shape.layout = f.shape.layout;
+    } else if (fc.root->opcode == Opcode::kTuple) {
+      for (size_t k = 0; k < f.shape.tuple_shapes.size(); ++k)
+        fc.root->operand(k)->shape.layout = f.shape.tuple_shapes[k].layout;
+      fc.root->shape = f.shape;
+    }
+  }
+
+  std::unordered_set<const hlo::Computation*> done_;
+  std::unordered_map<const Instruction*, Instruction*> copy_of_;
+};
+
 /// Builds the executable's programs, one per computation (a loop body is built once), collecting every native
 /// kernel of the module for one compile.
 class ProgramBuilder {
@@ -529,11 +655,24 @@ class ProgramBuilder {
       } else {
         make_fallback(st, why);
       }
+      check_layouts(st);
       prog.steps.push_back(std::move(st));
     }
     prog.results = leaves.at(c.root);
     prog.scratch_offset = align64(ba.temp_size);
     prog.frame_size = prog.scratch_offset + scratch;
+  }
+
+  /// What LayoutLegalizer guarantees: only kernels write non-row-major results, and only kernels, dots and output
+  /// fusions read non-row-major operands.
+  static void check_layouts(const Step& st) {
+    const Instruction& i = *st.inst;
+    if (st.kind == Step::Kind::kKernel) return;
+    bool reads_any = st.kind == Step::Kind::kDot || (st.kind == Step::Kind::kLibrary && i.opcode == Opcode::kFusion);
+    bool ok = all_row_major(i.shape);
+    for (auto* o : i.operands) ok = ok && (reads_any || all_row_major(o->shape));
+    JITX_ASSERT(ok, "cpu backend: %{} ({}) would read or write memory in another order than its layout", i.name,
+                hlo::opcode_name(i.opcode));
   }
 
   static std::string control_flow_problem(const Instruction& i) {
@@ -630,7 +769,13 @@ class CpuBackend : public Backend {
     auto t0 = Clock::now();
     auto exe = std::make_shared<CpuExecutable>();
     exe->module = module;
-    exe->planned = cpu::without_layouts(*module);  // see without_layouts(): buffers are row-major here
+    // The plan runs on a copy whose layouts every step honours (see LayoutLegalizer): buffers are laid out in
+    // memory as their shapes' layouts say.
+    std::unique_ptr<hlo::Module> planned = module->clone();
+    LayoutLegalizer legalizer;
+    legalizer.run(*planned->entry);
+    exe->counts.layout_copies = legalizer.copies;
+    exe->planned = std::move(planned);
     const hlo::Computation& entry = *exe->planned->entry;
     const auto& cfg = config();
     bool nested = has_nested_tuple(entry.root->shape);
@@ -667,10 +812,10 @@ class CpuBackend : public Backend {
       const auto& n = exe->counts;
       detail::log_line(fmt::format(
           "[jitx] cpu backend: '{}': {} programs, {} native kernels, {} Eigen dots, {} library ops, {} in-place updates, {} while loops, "
-          "{} conditionals, {} interpreter fallbacks; plan {:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen "
+          "{} conditionals, {} interpreter fallbacks, {} layout copies; plan {:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen "
           "{:.2f} ms",
           module->name, exe->programs.size(), n.kernels, n.dots, n.library, n.update_slices, n.whiles, n.conditionals,
-          n.fallbacks.size(), plan_ms, t.emit_ms, t.optimize_ms, t.codegen_ms));
+          n.fallbacks.size(), n.layout_copies, plan_ms, t.emit_ms, t.optimize_ms, t.codegen_ms));
       if (!n.fallbacks.empty())
         detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs on the interpreter: {}", module->name,
                                      fmt::join(n.fallbacks, "; ")));

@@ -71,6 +71,20 @@ void permute_to(const void* src, DType d, const std::vector<int64_t>& dims, cons
   }
 }
 
+// The dims of s in memory order (major to minor), renumbering the dim lists `which` to positions in that order.
+std::vector<int64_t> in_memory_order(const hlo::Shape& s, std::initializer_list<std::vector<int64_t>*> which) {
+  auto m2m = hlo::minor_to_major(s);
+  size_t rank = m2m.size();
+  std::vector<int64_t> pos(rank), dims(rank);
+  for (size_t j = 0; j < rank; ++j) {
+    pos[static_cast<size_t>(m2m[j])] = static_cast<int64_t>(rank - 1 - j);
+    dims[rank - 1 - j] = s.dims[static_cast<size_t>(m2m[j])];
+  }
+  for (auto* w : which)
+    for (auto& d : *w) d = pos[static_cast<size_t>(d)];
+  return dims;
+}
+
 // out is of the dot's dtype, or of T when unrounded (an output fusion's epilogue rounds it).
 template <class T>
 void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, void* out, bool unrounded) {
@@ -93,6 +107,10 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
     return p;
   };
   int64_t B = prod(ld, lb), M = prod(ld, lf), N = prod(rd, rf), K = prod(ld, lc);
+  // From here on an operand is the row-major array of its dims in memory order (its layout), its dims renumbered:
+  // a column-major [M, K] lhs is a row-major [K, M] contracting dim 0.
+  std::vector<int64_t> lpd = in_memory_order(inst.operand(0)->shape, {&lb, &lf, &lc});
+  std::vector<int64_t> rpd = in_memory_order(inst.operand(1)->shape, {&rb, &rf, &rc});
   bool same_type = (std::is_same_v<T, float> && dt == DType::float32) || (std::is_same_v<T, double> && dt == DType::float64);
   // lhs as [B, M, K] (contract its dim 1) or [B, K, M] (dim 0); rhs as [B, K, N] (dim 0) or [B, N, K] (dim 1).
   std::vector<T> lbuf, rbuf;
@@ -105,14 +123,14 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
   else if (same_type && is_identity(pl_t)) lcd = 0;
   else {
     lbuf.resize(static_cast<size_t>(B * M * K));
-    permute_to(lhs, dt, ld, pl, lbuf.data());
+    permute_to(lhs, dt, lpd, pl, lbuf.data());
     lp = lbuf.data();
   }
   if (same_type && is_identity(pr)) rcd = 0;
   else if (same_type && is_identity(pr_t)) rcd = 1;
   else {
     rbuf.resize(static_cast<size_t>(B * K * N));
-    permute_to(rhs, dt, rd, pr, rbuf.data());
+    permute_to(rhs, dt, rpd, pr, rbuf.data());
     rp = rbuf.data();
   }
   DType od = inst.shape.dtype;

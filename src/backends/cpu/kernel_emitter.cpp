@@ -85,12 +85,36 @@ std::vector<const hlo::Shape*> output_shapes(const Instruction& inst) {
   return out;
 }
 
+// --- layouts ---------------------------------------------------------------------------------------------------
+// A buffer's elements lie in the order of its shape's layout (minor_to_major). Here a layout is canonical: empty
+// when memory is row-major, otherwise the dims of size > 1 from minor to major followed by the size-1 dims (which
+// move no data, so two layouts order memory alike exactly when their canonical forms are equal).
+using Layout = std::vector<int64_t>;
+Layout canonical_layout(const std::vector<int64_t>& dims, const std::vector<int64_t>& minor_to_major) {
+  Layout l, ones;
+  for (auto d : minor_to_major) (dims[d] == 1 ? ones : l).push_back(d);
+  if (std::is_sorted(l.begin(), l.end(), std::greater<>())) return {};
+  l.insert(l.end(), ones.begin(), ones.end());
+  return l;
+}
+Layout layout_of(const hlo::Shape& s) { return canonical_layout(s.dims, hlo::minor_to_major(s)); }
+/// The dims from minor to major (row-major spelled out when l is empty).
+std::vector<int64_t> minor_to_major_of(const Layout& l, size_t rank) {
+  if (!l.empty()) return l;
+  std::vector<int64_t> m;
+  for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) m.push_back(d);
+  return m;
+}
+
 // --- the emitter ---------------------------------------------------------------------------------------------
+// An element's index: the multi-index and/or `linear`, its position in memory ordered by `layout` (row-major when
+// empty). An index with a non-row-major layout always carries its multi-index.
 struct Index {
   std::vector<int64_t> dims;
   Value* linear = nullptr;
   std::vector<Value*> multi;
   bool has_multi = false;
+  Layout layout;
 };
 
 class Emitter {
@@ -112,23 +136,37 @@ class Emitter {
       // in_place_parameter (set by output fusions): that parameter is read through the output pointer, since
       // it is the same buffer (one pointer, so noalias holds and the read-then-write per element is plain).
       int64_t in_place = inst.attrs.get_int("in_place_parameter", -1);
-      for (auto* p : fc.parameters)
+      for (auto* p : fc.parameters) {
         buffers_[p] = p->parameter_number == in_place ? ptrs.at(0) : ptrs.at(outs.size() + p->parameter_number);
+        buffer_layouts_[p] = p->parameter_number == in_place ? layout_of(*outs[0])
+                                                             : layout_of(inst.operand(p->parameter_number)->shape);
+      }
       if (fc.root->opcode == Opcode::kTuple) roots.assign(fc.root->operands.begin(), fc.root->operands.end());
       else roots.push_back(fc.root);
     } else {
-      for (size_t k = 0; k < inst.operands.size(); ++k) buffers_[inst.operand(k)] = ptrs.at(outs.size() + k);
+      for (size_t k = 0; k < inst.operands.size(); ++k) {
+        buffers_[inst.operand(k)] = ptrs.at(outs.size() + k);
+        buffer_layouts_[inst.operand(k)] = layout_of(inst.operand(k)->shape);
+      }
       roots.push_back(&inst);
     }
-    if (column_reduction(roots)) {
+    std::vector<Layout> out_layouts;
+    for (auto* o : outs) out_layouts.push_back(layout_of(*o));
+    if (column_reduction(roots, out_layouts)) {
       emit_column_reduction(roots, outs, ptrs, r0, r1, c0, c1);
       b_.CreateRetVoid();
       return;
     }
+    // The loop nest walks the first output in memory order (its layout): rows over its major dims, the inner loop
+    // along its minor-most dim, so stores are contiguous and vectorise. order[j] is the dim at memory position j
+    // (major to minor).
     const auto& dims = outs[0]->dims;
     int64_t rank = static_cast<int64_t>(dims.size());
-    int64_t cols = rank == 0 ? 1 : dims.back();
-    std::vector<int64_t> row_dims(dims.begin(), dims.end() - (rank ? 1 : 0));
+    std::vector<int64_t> order = minor_to_major_of(out_layouts[0], dims.size());
+    std::reverse(order.begin(), order.end());
+    int64_t cols = rank == 0 ? 1 : dims[order.back()];
+    std::vector<int64_t> row_dims;
+    for (int64_t j = 0; j + 1 < rank; ++j) row_dims.push_back(dims[order[j]]);
     loop(r0, r1, nullptr, [&](Value* r, Value*) {
       std::vector<Value*> row_multi = delinearize(r, row_dims);
       // Reductions whose index does not change along the row are emitted here, once per row (see hoist()).
@@ -141,12 +179,15 @@ class Emitter {
         Index idx;
         idx.dims = dims;
         idx.linear = b_.CreateAdd(b_.CreateMul(r, i64(cols)), c, "", true, true);
-        if (rank) {
-          idx.multi = row_multi;
-          idx.multi.push_back(c);
-        }
+        idx.layout = out_layouts[0];
+        idx.multi.resize(dims.size());
+        for (int64_t j = 0; j + 1 < rank; ++j) idx.multi[order[j]] = row_multi[j];
+        if (rank) idx.multi[order.back()] = c;
         idx.has_multi = true;
-        for (size_t k = 0; k < roots.size(); ++k) store(ptrs[k], idx.linear, outs[k]->dtype, gen(roots[k], idx));
+        for (size_t k = 0; k < roots.size(); ++k) {
+          Value* v = gen(roots[k], idx);
+          store(ptrs[k], linear_in(idx, out_layouts[k]), outs[k]->dtype, v);
+        }
         return nullptr;
       });
       collect_ = false;
@@ -166,8 +207,13 @@ class Emitter {
   // KiB apart, prefetched badly). Float sums accumulate in double, in the interpreter's order.
   static constexpr int64_t kColumnTile = 2048;
 
-  static bool column_reduction(const std::vector<const Instruction*>& roots) {
+  bool column_reduction(const std::vector<const Instruction*>& roots, const std::vector<Layout>& out_layouts) const {
+    for (auto& l : out_layouts)
+      if (!l.empty()) return false;  // the tiles are written row-major
     for (auto* r : roots) {
+      // ... and the reduced rows read row-major (an operand whose layout puts the reduced dims minor is a row
+      // reduction, see gen_reduce).
+      if (buffers_.count(r->operand(0)) && !buffer_layout(r->operand(0)).empty()) return false;
       if (r->opcode != Opcode::kReduce || r->operands.size() != 2) return false;
       const auto& xd = r->operand(0)->shape.dims;
       const auto& rd = r->attrs.get_ints("dimensions");
@@ -262,6 +308,13 @@ class Emitter {
   llvm::IRBuilder<> b_;
   llvm::Function* f_;
   std::unordered_map<const Instruction*, Value*> buffers_;
+  // The layouts of the kernel's operand buffers (those of the instruction's operands: a fusion's parameters may
+  // carry a stale copy); buffers not listed (constants) are row-major.
+  std::unordered_map<const Instruction*, Layout> buffer_layouts_;
+  Layout buffer_layout(const Instruction* i) const {
+    auto it = buffer_layouts_.find(i);
+    return it == buffer_layouts_.end() ? Layout{} : it->second;
+  }
   std::map<std::pair<const Instruction*, std::vector<Value*>>, Value*> memo_;
   // Row-level hoisting: the block before the loop along a row, the blocks inside that loop, and what is known there.
   llvm::BasicBlock* hoist_bb_ = nullptr;
@@ -362,25 +415,31 @@ class Emitter {
   // Emits no arithmetic for size-1 dimensions, zero indices or unit strides: besides saving instructions, an
   // index such as (row, 0) of a [R, 1] value then stays the row's own Value, so row_level() sees that a
   // reduction reached through it is per row and hoist() computes it once per row, not once per element.
-  Value* linear_of(Index& idx) {
-    if (!idx.linear) {
-      Value* l = nullptr;
-      int64_t stride = 1;
-      for (int64_t k = static_cast<int64_t>(idx.dims.size()) - 1; k >= 0; --k) {
-        Value* m = idx.multi[k];
-        auto* c = llvm::dyn_cast<llvm::ConstantInt>(m);
-        if (idx.dims[k] != 1 && !(c && c->isZero())) {
-          Value* term = stride == 1 ? m : b_.CreateMul(m, i64(stride));
-          l = l ? b_.CreateAdd(l, term) : term;
-        }
-        stride *= idx.dims[k];
+  // The element's position in memory laid out by `layout` (canonical, over idx.dims): idx.linear when idx is
+  // ordered that way already, otherwise computed from the multi-index (and kept when it is idx's own order).
+  Value* linear_in(Index& idx, const Layout& layout) {
+    bool own = layout == idx.layout;
+    if (own && idx.linear) return idx.linear;
+    const std::vector<Value*>& multi = multi_of(idx);
+    Value* l = nullptr;
+    int64_t stride = 1;
+    for (int64_t k : minor_to_major_of(layout, idx.dims.size())) {
+      Value* m = multi[k];
+      auto* c = llvm::dyn_cast<llvm::ConstantInt>(m);
+      if (idx.dims[k] != 1 && !(c && c->isZero())) {
+        Value* term = stride == 1 ? m : b_.CreateMul(m, i64(stride));
+        l = l ? b_.CreateAdd(l, term) : term;
       }
-      idx.linear = l ? l : i64(0);
+      stride *= idx.dims[k];
     }
-    return idx.linear;
+    if (!l) l = i64(0);
+    if (own) idx.linear = l;
+    return l;
   }
+  Value* linear_of(Index& idx) { return linear_in(idx, {}); }  // row-major
   const std::vector<Value*>& multi_of(Index& idx) {
     if (!idx.has_multi) {
+      JITX_ASSERT(idx.layout.empty(), "cpu emitter: an index ordered by a layout without its multi-index");
       idx.multi = delinearize(idx.linear, idx.dims);
       idx.has_multi = true;
     }
@@ -462,7 +521,7 @@ class Emitter {
   // --- element generation ---
   Value* gen(const Instruction* inst, Index idx) {
     auto bit = buffers_.find(inst);
-    if (bit != buffers_.end()) return load(bit->second, linear_of(idx), inst->shape.dtype);
+    if (bit != buffers_.end()) return load(bit->second, linear_in(idx, buffer_layout(inst)), inst->shape.dtype);
     std::vector<Value*> key{idx.linear};
     if (idx.has_multi) key.insert(key.end(), idx.multi.begin(), idx.multi.end());
     auto mk = std::make_pair(inst, key);
@@ -502,7 +561,7 @@ class Emitter {
           return llvm::ConstantInt::get(ctx_, llvm::APInt(bits, u));
         }
         Value* g = constant_global(inst);
-        buffers_[&inst] = g;
+        buffers_[&inst] = g;  // a literal: row-major
         return load(g, linear_of(idx), d);
       }
       case Opcode::kIota: {
@@ -652,6 +711,17 @@ class Emitter {
     return b_.CreateBinaryIntrinsic(sg ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, acc, x);
   }
 
+  // The layout in which x's elements are cheapest to read in order: that of the buffer it is (or, through
+  // elementwise ops on its shape, is computed from); row-major otherwise.
+  Layout read_layout(const Instruction* x, int depth = 0) const {
+    if (buffers_.count(x)) return buffer_layout(x);
+    if (depth > 8 || !(hlo::is_elementwise(x->opcode) || x->opcode == Opcode::kCopy)) return {};
+    for (auto* o : x->operands)
+      if (o->shape.dims == x->shape.dims)
+        if (Layout l = read_layout(o, depth + 1); !l.empty()) return l;
+    return {};
+  }
+
   // One output element of a reduce: a loop over the reduced elements. Float sums (f32 accumulators for
   // bf16/f16) run in blocks of 256 whose partial sums may be reassociated (vectorised lanes); block sums are added
   // in double: error ~ 256 / lanes ulp instead of n ulp.
@@ -666,10 +736,25 @@ class Emitter {
     std::vector<int64_t> rext;
     for (auto k : rdims) rext.push_back(xd[k]);
     int64_t n = detail::num_elements(rext);
-    bool trailing = true;
-    for (size_t k = 0; k < rdims.size(); ++k) trailing = trailing && rdims[k] == rank - static_cast<int64_t>(rdims.size()) + static_cast<int64_t>(k);
+    // A row reduction when the reduced dims are the minor-most in the order x is read from memory (row-major, or
+    // the layout of the buffer x comes from): element k of output element o is then at o * n + k in that order.
+    Layout lx = read_layout(x);
+    std::vector<int64_t> xorder = minor_to_major_of(lx, xd.size());
+    size_t nr = rdims.size();
+    bool trailing = nr <= xorder.size() && std::is_permutation(xorder.begin(), xorder.begin() + static_cast<std::ptrdiff_t>(nr), rdims.begin(), rdims.end());
+    std::vector<int64_t> rorder(xorder.rend() - static_cast<std::ptrdiff_t>(nr), xorder.rend()), rorder_ext;  // major to minor
+    for (auto k : rorder) rorder_ext.push_back(xd[k]);
     Value* init = gen(inst.operand(1), scalar_index());
-    Value* base = trailing ? b_.CreateMul(linear_of(idx), i64(n)) : nullptr;
+    Value* base = nullptr;
+    if (trailing) {
+      // The kept dims' order in lx, as a layout of the output.
+      std::vector<int64_t> kept, out_m2m;
+      for (int64_t a = 0; a < rank; ++a)
+        if (!std::binary_search(rdims.begin(), rdims.end(), a)) kept.push_back(a);
+      for (size_t j = nr; j < xorder.size(); ++j)
+        out_m2m.push_back(std::find(kept.begin(), kept.end(), xorder[j]) - kept.begin());
+      base = b_.CreateMul(linear_in(idx, canonical_layout(idx.dims, out_m2m)), i64(n));
+    }
     const std::vector<Value*>* outm = &multi_of(idx);  // before the loops, so that it dominates them
     auto element = [&](Value* k) {
       if (trailing) {
@@ -678,9 +763,13 @@ class Emitter {
         Index xi;
         xi.dims = xd;
         xi.linear = b_.CreateAdd(base, k);
-        xi.multi = *outm;
-        std::vector<Value*> rm = delinearize(k, rext);
-        xi.multi.insert(xi.multi.end(), rm.begin(), rm.end());
+        xi.layout = lx;
+        std::vector<Value*> rm = delinearize(k, rorder_ext);
+        size_t oi = 0;
+        for (int64_t a = 0; a < rank; ++a) {
+          auto at = std::find(rorder.begin(), rorder.end(), a);
+          xi.multi.push_back(at != rorder.end() ? rm[static_cast<size_t>(at - rorder.begin())] : (*outm)[oi++]);
+        }
         xi.has_multi = true;
         return gen(x, xi);
       }
@@ -929,10 +1018,12 @@ std::string unsupported_reason(const Instruction& inst) {
 }
 
 LoopSpace loop_space(const Instruction& inst) {
-  const auto& dims = output_shapes(inst)[0]->dims;
+  const hlo::Shape& out = *output_shapes(inst)[0];
+  const auto& dims = out.dims;
   LoopSpace s;
-  s.cols = dims.empty() ? 1 : dims.back();
-  s.rows = dims.empty() ? 1 : detail::num_elements(std::vector<int64_t>(dims.begin(), dims.end() - 1));
+  // Rows and columns of the output in memory order (see Emitter::emit): columns along its minor-most dim.
+  s.cols = dims.empty() ? 1 : dims[static_cast<size_t>(minor_to_major_of(layout_of(out), dims.size()).at(0))];
+  s.rows = dims.empty() || s.cols == 0 ? (dims.empty() ? 1 : 0) : detail::num_elements(dims) / s.cols;
   int64_t out_n = std::max<int64_t>(1, s.rows * s.cols);
   int64_t in_n = 0;
   // A slice reads only what it writes, however large its operand (a scan's xs sliced per step stays one thread).

@@ -44,12 +44,6 @@ struct JitOptions {
 /// Emits one function per instruction, optimises the module and JIT-compiles it; throws CompileError.
 CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& insts, const JitOptions& options);
 
-/// A copy of m with every layout cleared (row-major). The CPU backend's kernels, Eigen calls and library ops read
-/// and write every buffer row-major (layouts are not honoured in index math yet), so it plans and compiles this
-/// copy: a transpose that layout assignment made a bitcast is then a real transpose, not an alias of its
-/// operand's buffer (which its kernel would overwrite).
-std::unique_ptr<hlo::Module> without_layouts(const hlo::Module& m);
-
 /// The optimised LLVM IR of kernels for insts (for tests that look for vector instructions).
 std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level = 2);
 

@@ -19,20 +19,6 @@ std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst) {
   }
 }
 
-namespace {
-void clear_layout(hlo::Shape& s) {
-  s.layout.clear();
-  for (auto& t : s.tuple_shapes) clear_layout(t);
-}
-}  // namespace
-
-std::unique_ptr<hlo::Module> without_layouts(const hlo::Module& m) {
-  auto c = m.clone();
-  for (auto& comp : c->computations)
-    for (auto& i : comp->instructions) clear_layout(i->shape);
-  return c;
-}
-
 void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& sp) {
   int64_t work = sp.rows * sp.cols * sp.work_per_point;
   int threads = pool_threads();

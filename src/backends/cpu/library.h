@@ -20,7 +20,9 @@ class LibraryOp {
   /// epilogue); the backend compiles them and hands their functions to bind(), in the same order.
   virtual std::vector<const hlo::Instruction*> kernels() const { return {}; }
   virtual void bind(const std::vector<KernelFn>& /*fns*/) {}
-  /// ins: one pointer per operand (arrays only), outs: one per leaf of the result, all row-major.
+  /// ins: one pointer per operand (arrays only), outs: one per leaf of the result, all row-major (the backend
+  /// copies operands to row-major first, see LayoutLegalizer), except that an output fusion reads its operands
+  /// through their layouts.
   virtual void run(std::span<const void* const> ins, std::span<void* const> outs) const = 0;
 };
 

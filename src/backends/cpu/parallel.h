@@ -31,7 +31,9 @@ void parallel_chunks(int64_t n, int64_t work_per_item, F&& f, int64_t min_work =
 /// Whether run_dot handles this dot (float operands of the output's dtype).
 bool dot_supported(const hlo::Instruction& dot);
 
-/// out = dot_general(lhs, rhs) through Eigen's tensor contraction on the shared pool; bf16/f16 via f32.
+/// out = dot_general(lhs, rhs) through Eigen's tensor contraction on the shared pool; bf16/f16 via f32. The
+/// operands are read as their shapes' layouts lay them out (a column-major matrix is a transposed one to Eigen);
+/// out is written row-major.
 void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out);
 
 /// dot_general into a buffer of the accumulation type (f64 for f64 dots, else f32), not rounded to the dot's

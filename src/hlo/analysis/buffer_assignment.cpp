@@ -123,10 +123,23 @@ class Arena {
 };
 }  // namespace
 
+/// Whether arrays of the same dims a and b lay their elements out in the same order (size-1 dims aside).
+static bool same_memory_order(const Shape& a, const Shape& b) {
+  auto order = [](const Shape& s) {
+    std::vector<int64_t> o;
+    for (auto d : minor_to_major(s))
+      if (s.dims[d] != 1) o.push_back(d);
+    return o;
+  };
+  return order(a) == order(b);
+}
+
 bool can_share_operand_buffer(const Instruction& inst, size_t k) {
   const Shape& o = inst.operand(k)->shape;
   if (o.is_tuple || inst.shape.is_tuple || o.byte_size() != inst.shape.byte_size() || o.dims != inst.shape.dims)
     return false;
+  // Element e is read from and written to the same address only when both are laid out alike.
+  if (!same_memory_order(o, inst.shape)) return false;
   if (is_elementwise(inst.opcode)) return true;
   if (inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
   if (inst.opcode == Opcode::kFusion && inst.attrs.has("kind") && inst.attrs.get_str("kind") == "kLoop") {

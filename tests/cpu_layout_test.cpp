@@ -10,6 +10,7 @@
 #include "backends/cpu/kernels.h"
 #include "backends/interpreter/evaluator.h"
 #include "core/literal.h"
+#include "hlo/analysis/buffer_assignment.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
 #include "jitx/jitx.h"
@@ -108,6 +109,16 @@ ENTRY %main (a: $T[40,24], b: $T[33,40]) -> ($T[24,33]) {
     CHECK(st.at("native_kernels") == 0);
     CHECK(st.at("eigen_dots") == 1);
     CHECK(st.at("layout_copies") == 0);
+    // Nor any memory: both transposes are their operands' buffers.
+    CHECK(hlo::assign_buffers(*hlo::parse_hlo(R"(HloModule m
+ENTRY %main (a: f32[40,24], b: f32[33,40]) -> (f32[24,33]) {
+  %a = f32[40,24] parameter(0)
+  %b = f32[33,40] parameter(1)
+  %t = f32[24,40]{0,1} transpose(%a), permutation={1,0}
+  %u = f32[40,33]{0,1} transpose(%b), permutation={1,0}
+  ROOT %d = f32[24,33] dot(%t, %u), lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
+}
+)")).temp_size == 0);
     // Batched: [B, K, M] with its minor two dims swapped is a column-major [B, M, K] per batch.
     st = check(R"(HloModule m
 ENTRY %main (a: $T[3,20,12], b: $T[3,20,7]) -> ($T[3,12,7]) {
@@ -321,5 +332,37 @@ ENTRY %main (h: $T[16,16], w: $T[16,16]) -> ($T[16,16], $T[16,16]) {
 )", d, 16);
     CHECK(st.at("while_loops") == 1);
     CHECK(st.at("layout_copies") == 1);  // %wt returned as a carry is copied to row-major
+  }
+}
+
+TEST_CASE("cpu layouts: a jitted transpose read by a reduction and an elementwise op is a layout change", "[cpu][jit]") {
+  // Layout assignment makes x.T a layout change (the reduction over its dim 0 then reads x's rows) and copies it
+  // to row-major for exp; no temporary holds the transpose itself, only the copy.
+  const int64_t m = 48, n = 40;
+  std::vector<double> xv = testing::uniform(m * n, -2, 2);
+  Array x = testing::make(xv, {m, n}, DType::float32);
+  auto f = jit([](Array x) {
+    Array t = x.T();
+    return std::vector<Array>{jnp::sum(t, {0}), jnp::exp(t)};
+  });
+  auto c = f.lower(x).compile();
+  auto out = c(x);
+  std::vector<double> sum(m, 0.0), scale(m, 0.0), ex(n * m);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double v = static_cast<float>(xv[i * n + j]);
+      sum[i] += v;
+      scale[i] += std::fabs(v);
+      ex[j * m + i] = std::exp(v);
+    }
+  testing::check_close(out[0], sum, DType::float32, "sum(x.T, 0)", scale);
+  testing::check_close(out[1], ex, DType::float32, "exp(x.T)");
+  CHECK(c.memory_analysis().temp_size_in_bytes <= m * n * 4);
+  if (default_platform() == "cpu") {
+    auto st = c.executable_stats();
+    INFO(c.as_text());
+    CHECK(st.at("native_kernels") == 3);  // the reduction, the copy, exp: no transpose kernel
+    CHECK(st.at("layout_copies") == 0);
+    CHECK(st.at("interpreter_fallbacks") == 0);
   }
 }

@@ -211,10 +211,10 @@ class Emitter {
     for (auto& l : out_layouts)
       if (!l.empty()) return false;  // the tiles are written row-major
     for (auto* r : roots) {
+      if (r->opcode != Opcode::kReduce || r->operands.size() != 2) return false;
       // ... and the reduced rows read row-major (an operand whose layout puts the reduced dims minor is a row
       // reduction, see gen_reduce).
-      if (buffers_.count(r->operand(0)) && !buffer_layout(r->operand(0)).empty()) return false;
-      if (r->opcode != Opcode::kReduce || r->operands.size() != 2) return false;
+      if (!read_layout(r->operand(0)).empty()) return false;
       const auto& xd = r->operand(0)->shape.dims;
       const auto& rd = r->attrs.get_ints("dimensions");
       if (xd != roots[0]->operand(0)->shape.dims || rd != roots[0]->attrs.get_ints("dimensions")) return false;

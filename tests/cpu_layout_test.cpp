@@ -366,3 +366,46 @@ TEST_CASE("cpu layouts: a jitted transpose read by a reduction and an elementwis
     CHECK(st.at("interpreter_fallbacks") == 0);
   }
 }
+
+TEST_CASE("cpu layouts: a layout-changed transpose inside a jitted scan body", "[cpu][jit][control]") {
+  // Per step: t = c.T (of the carry) is read by a reduction and by tanh(t + x), so layout assignment makes it a
+  // layout change inside the loop body (plus a copy for the elementwise consumer).
+  const int64_t steps = 5, n = 6;
+  std::vector<double> cv = testing::uniform(n * n, -1, 1), xv = testing::uniform(steps * n * n, -1, 1);
+  Array c0 = testing::make(cv, {n, n}, DType::float32), xs = testing::make(xv, {steps, n, n}, DType::float32);
+  auto f = jit([](Array c0, Array xs) {
+    auto [c, ys] = lax::scan(
+        [](Array c, Array x) {
+          Array t = c.T();
+          return std::make_pair(jnp::tanh(t + x), jnp::sum(t, {0}));
+        },
+        c0, xs);
+    return std::vector<Array>{c, ys};
+  });
+  auto comp = f.lower(c0, xs).compile();
+  auto out = comp(c0, xs);
+  std::vector<double> c(cv.size()), ys(steps * n, 0.0), scale(steps * n, 0.0);
+  for (size_t i = 0; i < cv.size(); ++i) c[i] = static_cast<float>(cv[i]);
+  for (int64_t s = 0; s < steps; ++s) {
+    std::vector<double> next(c.size());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double t = c[j * n + i];  // t[i][j] = c[j][i]
+        next[i * n + j] = std::tanh(t + static_cast<float>(xv[(s * n + i) * n + j]));
+        ys[s * n + j] += t;
+        scale[s * n + j] += std::fabs(t);
+      }
+    c = next;
+  }
+  std::vector<double> ones(c.size(), 4.0);  // a few f32 ULPs of tanh per step, compounded
+  testing::check_close(out[0], c, DType::float32, "carry", ones);
+  testing::check_close(out[1], ys, DType::float32, "ys", scale);
+  std::string text = comp.as_text();
+  INFO(text);
+  CHECK_THAT(text, Contains("{0,1} transpose("));
+  if (default_platform() == "cpu") {
+    auto st = comp.executable_stats();
+    CHECK(st.at("while_loops") == 1);
+    CHECK(st.at("interpreter_fallbacks") == 0);
+  }
+}

@@ -769,6 +769,15 @@ class CpuBackend : public Backend {
     auto t0 = Clock::now();
     auto exe = std::make_shared<CpuExecutable>();
     exe->module = module;
+    const auto& cfg = config();
+    bool nested = has_nested_tuple(module->entry->root->shape);
+    for (auto& i : module->entry->instructions) nested = nested || has_nested_tuple(i->shape) || (i->opcode == Opcode::kParameter && i->shape.is_tuple);
+    if (nested || !module->entry->root->shape.is_tuple) {
+      exe->whole_module_fallback = make_interpreter_backend()->compile(module);
+      if (cfg.log_compiles)
+        detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs entirely on the interpreter (nested tuples)", module->name));
+      return exe;
+    }
     // The plan runs on a copy whose layouts every step honours (see LayoutLegalizer): buffers are laid out in
     // memory as their shapes' layouts say.
     std::unique_ptr<hlo::Module> planned = module->clone();
@@ -777,15 +786,6 @@ class CpuBackend : public Backend {
     exe->counts.layout_copies = legalizer.copies;
     exe->planned = std::move(planned);
     const hlo::Computation& entry = *exe->planned->entry;
-    const auto& cfg = config();
-    bool nested = has_nested_tuple(entry.root->shape);
-    for (auto& i : entry.instructions) nested = nested || has_nested_tuple(i->shape) || (i->opcode == Opcode::kParameter && i->shape.is_tuple);
-    if (nested || !entry.root->shape.is_tuple) {
-      exe->whole_module_fallback = make_interpreter_backend()->compile(module);
-      if (cfg.log_compiles)
-        detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs entirely on the interpreter (nested tuples)", module->name));
-      return exe;
-    }
     ProgramBuilder builder(*exe);
     hlo::BufferOptions entry_options;
     entry_options.donated_parameters = options.donated_parameters;

@@ -784,6 +784,7 @@ class CpuBackend : public Backend {
     LayoutLegalizer legalizer;
     legalizer.run(*planned->entry);
     exe->counts.layout_copies = legalizer.copies;
+    if (legalizer.copies > 0) hlo::verify(*planned);  // the rewrite kept the module well formed
     exe->planned = std::move(planned);
     const hlo::Computation& entry = *exe->planned->entry;
     ProgramBuilder builder(*exe);

@@ -166,7 +166,50 @@ ENTRY %main (x: f32[4,6]) -> f32[6,4] {
 }
 
 TEST_CASE("layout: a loop fusion feeding a GEMM writes the operand layout the GEMM reads fastest", "[fusion]") {
+  // A fusion whose result is a function of a transposed operand: the GEMM's preferred [K, N] order (column-major
+  // [N, K]) is also the operand's memory order.
   auto r = run_pass<LayoutAssignment>(R"(HloModule gemm_operand
+%fused_computation (param_0: f32[3,5]) -> f32[5,3] {
+  %param_0 = f32[3,5] parameter(0)
+  %t = f32[5,3] transpose(%param_0), permutation={1,0}
+  %e = f32[5,3] exponential(%t)
+  ROOT %n = f32[5,3] negate(%e)
+}
+
+ENTRY %main (x: f32[4,3], w: f32[3,5]) -> f32[4,5] {
+  %x = f32[4,3] parameter(0)
+  %w = f32[3,5] parameter(1)
+  %f = f32[5,3] fusion(%w), kind=kLoop, calls=%fused_computation
+  ROOT %d = f32[4,5] dot(%x, %f), lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={1}
+}
+)");
+  check_lines(r.text, R"(
+    ROOT %n = f32[5,3]{0,1} negate(%e)
+    %f = f32[5,3]{0,1} fusion(%w), kind=kLoop)");
+  // The lhs likewise: gelu(x.T)-like [M, K] fusions of a [K, M] array are written column-major (the GEMM reads a
+  // transposed lhs without a copy), so the fusion reads and writes in the same order.
+  auto l = run_pass<LayoutAssignment>(R"(HloModule gemm_lhs
+%fused_computation (param_0: f32[3,4]) -> f32[4,3] {
+  %param_0 = f32[3,4] parameter(0)
+  %t = f32[4,3] transpose(%param_0), permutation={1,0}
+  ROOT %e = f32[4,3] exponential(%t)
+}
+
+ENTRY %main (x: f32[3,4], w: f32[3,5]) -> f32[4,5] {
+  %x = f32[3,4] parameter(0)
+  %w = f32[3,5] parameter(1)
+  %f = f32[4,3] fusion(%x), kind=kLoop, calls=%fused_computation
+  ROOT %d = f32[4,5] dot(%f, %w), lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
+}
+)");
+  check_lines(l.text, R"(
+    %f = f32[4,3]{0,1} fusion(%x), kind=kLoop)");
+}
+
+TEST_CASE("layout: a loop fusion feeding a GEMM keeps the order it reads its operand in", "[fusion]") {
+  // exp(w) read row-major and fed as a [N, K] rhs: writing it column-major would stride through w, and the GEMM
+  // takes [N, K] as a transposed [K, N] without a copy.
+  check_unchanged<LayoutAssignment>(R"(HloModule gemm_operand_row_major
 %fused_computation (param_0: f32[5,3]) -> f32[5,3] {
   %param_0 = f32[5,3] parameter(0)
   %e = f32[5,3] exponential(%param_0)
@@ -180,9 +223,6 @@ ENTRY %main (x: f32[4,3], w: f32[5,3]) -> f32[4,5] {
   ROOT %d = f32[4,5] dot(%x, %f), lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={1}
 }
 )");
-  check_lines(r.text, R"(
-    ROOT %n = f32[5,3]{0,1} negate(%e)
-    %f = f32[5,3]{0,1} fusion(%w), kind=kLoop)");
 }
 
 TEST_CASE("layout: must not change", "[fusion]") {

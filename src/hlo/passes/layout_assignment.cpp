@@ -39,6 +39,36 @@ bool plain_rank2_dot(const Instruction& d) {
          d.attrs.get_ints("lhs_batch_dimensions", {}).empty();
 }
 
+/// The layout in which loop fusion f writes its result while reading its main operand in memory order: from the
+/// root through elementwise ops and transposes to a parameter, the result's dims ordered as that operand's dims
+/// lie in memory. Empty when the root is reached otherwise (a broadcast, a slice: no single order is cheapest).
+Ints streaming_layout(const Instruction& f) {
+  const Instruction* x = f.called.at(0)->root;
+  Ints perm;  // result dim k is x's dim perm[k]
+  for (int64_t k = 0; k < f.shape.rank(); ++k) perm.push_back(k);
+  for (int steps = 0; steps < 64; ++steps) {
+    if (x->opcode == Opcode::kParameter) {
+      Ints out;
+      for (auto d : minor_to_major(f.operand(x->parameter_number)->shape))
+        out.push_back(std::find(perm.begin(), perm.end(), d) - perm.begin());
+      return out;
+    }
+    if (x->opcode == Opcode::kTranspose) {
+      const Ints& p = x->attrs.get_ints("permutation");
+      for (auto& k : perm) k = p[k];
+      x = x->operand(0);
+      continue;
+    }
+    if (!is_elementwise(x->opcode) && x->opcode != Opcode::kCopy) return {};
+    const Instruction* next = nullptr;
+    for (auto* o : x->operands)
+      if (o->shape.dims == x->shape.dims && (!next || o->opcode == Opcode::kParameter)) next = o;
+    if (!next) return {};
+    x = next;
+  }
+  return {};
+}
+
 enum class Take { kNo, kAccepts, kPrefers };
 
 /// How consumer `c` takes value `v` (its operand) in layout L.
@@ -151,7 +181,10 @@ class Assigner {
     }
   }
 
-  // Rule 3: a kLoop fusion feeding only a GEMM writes the layout the GEMM reads fastest.
+  // Rule 3: a kLoop fusion feeding only a GEMM writes the layout the GEMM reads fastest, unless the fusion streams
+  // its operand in the other matrix order (gelu(w.T) feeding a dot as [K, N] is written column-major, a plain
+  // copy of w's memory order): the GEMM takes a transposed matrix without a copy, while a fusion writing
+  // against its operand's order strides through memory.
   void dot_operands(Computation& c) {
     for (auto& up : c.instructions) {
       Instruction* d = up.get();
@@ -165,6 +198,8 @@ class Assigner {
             d->attrs.get_ints(side == 0 ? "lhs_contracting_dimensions" : "rhs_contracting_dimensions").at(0);
         int64_t other = 1 - contracting;
         Ints want = side == 0 ? Ints{contracting, other} : Ints{other, contracting};
+        Ints stream = streaming_layout(*p);
+        if (stream.size() == 2) want = stream;  // either order is a plain or a transposed matrix to the GEMM
         if (minor_to_major(p->shape) == want) continue;
         p->shape.layout = canonical(want);
         changed_ = true;

@@ -356,19 +356,14 @@ float load_f32(const void* data, DType d, int64_t i) {
 
 /// The operand as [batch, rows, depth] f32, compact: for dimension groups no single stride can walk.
 void gather(const void* data, const hlo::Shape& s, const Ints& order, std::vector<float>& out) {
-  Ints st = strides_of(s), dims;
-  for (auto o : order) dims.push_back(s.dims[static_cast<size_t>(o)]);
-  out.resize(static_cast<size_t>(s.num_elements()));
-  Ints idx(order.size(), 0);
-  for (size_t e = 0; e < out.size(); ++e) {
-    int64_t src = 0;
-    for (size_t k = 0; k < idx.size(); ++k) src += idx[k] * st[static_cast<size_t>(order[k])];
-    out[e] = load_f32(data, s.dtype, src);
-    for (int64_t k = static_cast<int64_t>(idx.size()) - 1; k >= 0; --k) {
-      if (++idx[static_cast<size_t>(k)] < dims[static_cast<size_t>(k)]) break;
-      idx[static_cast<size_t>(k)] = 0;
-    }
+  Ints st = strides_of(s), dims, strides;  // dims and strides in the copy's order
+  for (auto o : order) {
+    dims.push_back(s.dims[static_cast<size_t>(o)]);
+    strides.push_back(st[static_cast<size_t>(o)]);
   }
+  out.resize(static_cast<size_t>(s.num_elements()));
+  detail::IndexCounter idx(dims);
+  for (size_t e = 0; e < out.size(); ++e, idx.next()) out[e] = load_f32(data, s.dtype, detail::linear_index(idx.idx, strides));
 }
 
 bool row_major(const hlo::Shape& s) {

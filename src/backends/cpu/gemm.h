@@ -50,8 +50,8 @@ void multiply(const Problem& p, float* c, TileFn finish = {});
 
 /// The dot_general `dot` as a Problem over its operands' buffers (their strides from each shape's layout, so a
 /// column-major operand is read as a transposed one), or nullopt when this GEMM does not take it (f64, integers,
-/// mixed dtypes). Batch, free and contracting dimensions that cannot be walked with one stride each are first
-/// permuted into f32 copies held in `scratch`.
+/// mixed dtypes). An operand whose batch, free or contracting dimensions cannot be walked with one stride each
+/// is first gathered into a compact f32 copy, held in the result.
 struct DotProblem {
   Problem problem;
   std::vector<float> lhs_copy, rhs_copy;

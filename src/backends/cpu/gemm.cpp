@@ -18,8 +18,9 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 #define JITX_GEMM_AVX2 1
 #elif defined(__F16C__)
@@ -60,6 +61,69 @@ struct F16 {
 #endif
 };
 
+#if JITX_GEMM_AVX2
+/// 8 consecutive elements widened to f32.
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const uint16_t* p, BF16) {
+  __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+inline __m256 load8(const uint16_t* p, F16) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+template <class C>
+__m256 load8_as(const typename C::T* p) {
+  if constexpr (std::is_same_v<C, F32>) return load8(p);
+  else return load8(p, C{});
+}
+
+/// v[q] becomes column q of the 8x8 block whose rows v held.
+inline void transpose8(__m256* v) {
+  __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+  __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+  __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+  __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+  __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  v[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  v[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  v[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  v[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  v[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  v[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  v[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  v[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/// The full-panel case of rows contiguous along depth (a row-major lhs, a transposed rhs) in 8x8 blocks: 8 depths
+/// of 8 rows loaded, transposed in registers, stored as 8 groups of R floats.
+/// Returns how many depths it packed (a multiple of 8).
+template <class C, int64_t R>
+int64_t pack_rows_8x8(const typename C::T* src, int64_t row_stride, int64_t kc, float* __restrict dst) {
+  static_assert(R % 8 == 0 || R % 8 == 6, "panels are whole groups of 8 rows, or end in a group of 6");
+  int64_t k = 0;
+  for (; k + 8 <= kc; k += 8)
+    for (int64_t g = 0; g < R; g += 8) {
+      __m256 v[8];
+      for (int64_t q = 0; q < 8; ++q)
+        v[q] = g + q < R ? load8_as<C>(src + (g + q) * row_stride + k) : _mm256_setzero_ps();
+      transpose8(v);
+      for (int64_t q = 0; q < 8; ++q) {
+        float* d = dst + (k + q) * R + g;
+        if (R - g >= 8 || q < 7) {
+          // A group of 6 rows (kMR) is stored 8 wide too, its 2 extra lanes overwritten by the next depth's store
+          // (masked stores are microcoded and slow on AMD); only the last depth stores exactly 6.
+          _mm256_storeu_ps(d, v[q]);
+        } else {
+          _mm_storeu_ps(d, _mm256_castps256_ps128(v[q]));
+          _mm_storel_pi(reinterpret_cast<__m64*>(d + 4), _mm256_extractf128_ps(v[q], 1));
+        }
+      }
+    }
+  return k;
+}
+#endif
+
 /// Packs `rows` (<= R) rows by kc of an operand, starting at src (element (r0, k0)), as kc groups of R floats
 /// (dst[k*R + r]); rows past `rows` are zero.
 template <class C, int64_t R>
@@ -74,9 +138,14 @@ void pack_panel(const typename C::T* src, int64_t row_stride, int64_t depth_stri
     return;
   }
   if (depth_stride == 1) {  // each row contiguous along depth: read rows in turn, write with stride R
+    int64_t k0 = 0;
+#if JITX_GEMM_AVX2
+    if (rows == R) k0 = pack_rows_8x8<C, R>(src, row_stride, kc, dst);
+    if (k0 == kc) return;
+#endif
     for (int64_t r = 0; r < rows; ++r) {
       const typename C::T* s = src + r * row_stride;
-      for (int64_t k = 0; k < kc; ++k) dst[k * R + r] = C::get(s[k]);
+      for (int64_t k = k0; k < kc; ++k) dst[k * R + r] = C::get(s[k]);
     }
   } else {
     for (int64_t k = 0; k < kc; ++k)

@@ -1,4 +1,5 @@
-// jitx benchmarks: the article's MLP block, memory-bound workloads, a training step (MLP forward +
+// jitx benchmarks: a plain matmul (jitx's GEMM beside Eigen's tensor contraction), the article's MLP block,
+// memory-bound workloads, a training step (MLP forward +
 // backward + Adam) and a stack of layers as lax::scan vs unrolled, jitx (jit and eager) beside
 // hand-written Eigen, plus the machine's limits (STREAM triad, Eigen GEMM). Prints JSON lines;
 // benchmarks/jax_bench.py is the JAX peer.
@@ -8,7 +9,9 @@
 // stalling the run.
 #include <unistd.h>
 
+#define EIGEN_USE_THREADS
 #include <Eigen/Dense>
+#include <unsupported/Eigen/CXX11/Tensor>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -154,6 +157,40 @@ void bench_mlp(int64_t M, int64_t K, int64_t N, DType dt) {
         g_min_time);
     emit({"mlp_block", size, "f32", "eigen", st, bytes, flops, -1, "hand-written Eigen"});
   }
+}
+
+/// x @ w alone: jitx (its own GEMM for f32/bf16) beside Eigen's tensor contraction on a pool of all hardware
+/// threads, which is what jitx ran before; for bf16 Eigen gets f32 copies and its product is rounded back, as
+/// jitx's Eigen path did (both conversions timed).
+void bench_matmul(int64_t n, DType dt) {
+  std::string size = fmt::format("{}x{}x{}", n, n, n);
+  std::vector<float> xv = randn(n * n, 1.0f, 31), wv = randn(n * n, 1.0f / std::sqrt(float(n)), 32);
+  Array x = array(xv, {n, n}, dt), w = array(wv, {n, n}, dt);
+  double es = static_cast<double>(dtype_size(dt));
+  double bytes = es * 3.0 * n * n, flops = 2.0 * n * n * n;
+  run_jitx("matmul", size, dt, bytes, flops, [](Array a, Array b) { return jnp::matmul(a, b); }, x, w);
+  std::string dn(dtype_name(dt));
+  if (skipped({"matmul", size, dn, "eigen", {}, bytes, flops, -1, ""})) return;
+  static Eigen::ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  static Eigen::ThreadPoolDevice device(&pool, pool.NumThreads());
+  using T2 = Eigen::Tensor<float, 2, Eigen::RowMajor>;
+  using B2 = Eigen::Tensor<Eigen::bfloat16, 2, Eigen::RowMajor>;
+  T2 a = Eigen::TensorMap<T2>(xv.data(), n, n), b = Eigen::TensorMap<T2>(wv.data(), n, n), c(n, n);
+  B2 a16 = a.cast<Eigen::bfloat16>(), b16 = b.cast<Eigen::bfloat16>(), c16(n, n);
+  Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> cd = {Eigen::IndexPair<Eigen::Index>(1, 0)};
+  auto st = bench::measure(
+      [&] {
+        if (dt == float32) {
+          c.device(device) = a.contract(b, cd);
+        } else {
+          a.device(device) = a16.cast<float>();
+          b.device(device) = b16.cast<float>();
+          c.device(device) = a.contract(b, cd);
+          c16.device(device) = c.cast<Eigen::bfloat16>();
+        }
+      },
+      g_min_time);
+  emit({"matmul", size, dn, "eigen", st, bytes, flops, -1, "Eigen tensor contraction, all threads"});
 }
 
 void bench_elementwise(int64_t n, DType dt) {
@@ -373,6 +410,17 @@ int main(int argc, char** argv) {
   const bool full = !g_smoke && !g_quick;
   if (want("probe_triad")) probe_triad(g_smoke ? 1 << 12 : g_quick ? 1 << 22 : 1 << 26);
   if (want("probe_gemm")) probe_gemm(g_smoke ? 32 : g_quick ? 256 : 1024);
+  if (want("matmul")) {
+    if (g_smoke) {
+      bench_matmul(16, float32);
+      bench_matmul(16, bfloat16);
+    } else if (g_quick) {
+      bench_matmul(256, float32);
+    } else {
+      for (DType dt : {float32, bfloat16})
+        for (int64_t n : {256, 512, 1024, 2048}) bench_matmul(n, dt);
+    }
+  }
   if (want("mlp_block")) {
     if (g_smoke) {
       bench_mlp(8, 16, 16, float32);

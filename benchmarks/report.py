@@ -18,7 +18,7 @@ SYSTEMS = ["jitx", "jitx-eager", "eigen", "jax"]
 LABELS = {"jitx": "jitx", "jitx-eager": "jitx eager", "eigen": "Eigen", "jax": "JAX"}
 COLORS = {"jitx": "tab:blue", "jitx-eager": "tab:orange", "eigen": "tab:green", "jax": "tab:red"}
 # Workloads whose limit is the GEMM rate (their flops dominate); the rest are measured against bandwidth.
-COMPUTE_BOUND = {"mlp_block", "train_step", "scan_layers", "unrolled_layers"}
+COMPUTE_BOUND = {"matmul", "mlp_block", "train_step", "scan_layers", "unrolled_layers"}
 
 
 def load(path):
@@ -93,7 +93,7 @@ def main(results_dir, readme=None):
     lines += [
         "Times are medians (ms) of calls that wait with `block_until_ready`; compile time is excluded and listed "
         "apart (jitx: trace + lower + HLO passes + LLVM; JAX: `jit(f).lower(...).compile()`). Ratios are peer time / "
-        "jitx time (above 1: jitx is faster). `of limit` is jitx's rate as a fraction of the GEMM rate (mlp_block, "
+        "jitx time (above 1: jitx is faster). `of limit` is jitx's rate as a fraction of the GEMM rate (matmul, mlp_block, "
         "train_step, *_layers) or of the triad bandwidth (the rest); JAX may use both cores, the probes use one. "
         "`skipped` means a call was predicted (from the previous size) to take longer than the run's per-call cap; "
         "`(1 call)` that a single call took over 5 times that cap, so it was not repeated.",

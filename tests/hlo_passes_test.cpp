@@ -741,6 +741,62 @@ ENTRY %main (a: f32[4,2,3], b: f32[3,5]) -> f32[2,4,5] {
   }
 }
 
+TEST_CASE("algsimp: a transposed dot becomes the dot with its operands swapped", "[hlo]") {
+  SECTION("transpose(dot(g, x)) => dot(x, g) (a weight gradient)") {
+    auto r = simplify(R"(HloModule m
+ENTRY %main (g: f32[6,4], x: f32[6,5]) -> f32[5,4] {
+  %g = f32[6,4] parameter(0)
+  %x = f32[6,5] parameter(1)
+  %d = f32[4,5] dot(%g, %x), lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
+  ROOT %t = f32[5,4] transpose(%d), permutation={1,0}
+}
+)");
+    CHECK(count_of(r.text, "transpose(") == 0);
+    CHECK_THAT(r.text, Contains("f32[5,4]{1,0} dot(%x, %g), lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, "
+                                "rhs_batch_dimensions={}, rhs_contracting_dimensions={0}"));
+  }
+  SECTION("free dimension blocks of several dimensions swap as blocks") {
+    auto r = simplify(R"(HloModule m
+ENTRY %main (a: f32[2,3,4], b: f32[4,5]) -> f32[5,2,3] {
+  %a = f32[2,3,4] parameter(0)
+  %b = f32[4,5] parameter(1)
+  %d = f32[2,3,5] dot(%a, %b), lhs_batch_dimensions={}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
+  ROOT %t = f32[5,2,3] transpose(%d), permutation={2,0,1}
+}
+)");
+    CHECK(count_of(r.text, "transpose(") == 0);
+    CHECK_THAT(r.text, Contains("f32[5,2,3]{2,1,0} dot(%b, %a), lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, "
+                                "rhs_batch_dimensions={}, rhs_contracting_dimensions={2}"));
+  }
+  SECTION("must not change: the dot has another user, a batch dimension, or the permutation mixes the blocks") {
+    check_unchanged<AlgebraicSimplifier>(R"(HloModule m
+ENTRY %main (g: f32[6,4], x: f32[6,5]) -> (f32[5,4], f32[4,5]) {
+  %g = f32[6,4] parameter(0)
+  %x = f32[6,5] parameter(1)
+  %d = f32[4,5] dot(%g, %x), lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
+  %t = f32[5,4] transpose(%d), permutation={1,0}
+  ROOT %r = (f32[5,4], f32[4,5]) tuple(%t, %d)
+}
+)");
+    check_unchanged<AlgebraicSimplifier>(R"(HloModule m
+ENTRY %main (a: f32[2,3,4], b: f32[2,4,5]) -> f32[2,5,3] {
+  %a = f32[2,3,4] parameter(0)
+  %b = f32[2,4,5] parameter(1)
+  %d = f32[2,3,5] dot(%a, %b), lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={0}, rhs_contracting_dimensions={1}
+  ROOT %t = f32[2,5,3] transpose(%d), permutation={0,2,1}
+}
+)");
+    check_unchanged<AlgebraicSimplifier>(R"(HloModule m
+ENTRY %main (a: f32[2,3,4], b: f32[4,5]) -> f32[3,5,2] {
+  %a = f32[2,3,4] parameter(0)
+  %b = f32[4,5] parameter(1)
+  %d = f32[2,3,5] dot(%a, %b), lhs_batch_dimensions={}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
+  ROOT %t = f32[3,5,2] transpose(%d), permutation={1,2,0}
+}
+)");
+  }
+}
+
 TEST_CASE("algsimp: select with a constant predicate", "[hlo]") {
   auto r = simplify(R"(HloModule m
 ENTRY %main (p: f32[3], q: f32[3], c: pred[3]) -> (f32[3], f32[3], f32[3]) {

@@ -1,9 +1,11 @@
-// dot_general through Eigen's tensor contraction on the process-wide thread pool (as XLA:CPU does).
+// dot_general on the process-wide thread pool: f32, bf16 and f16 through the backend's own GEMM (gemm.cpp), f64
+// through Eigen's tensor contraction (as XLA:CPU does for all of them).
 //
-// Operands are brought to [batch, free, contracting] (lhs) and [batch, contracting, free] (rhs) form; the
-// transposed 2-D forms [b, K, M] and [b, N, K] are passed to Eigen as they are, anything else is permuted once.
+// For Eigen, operands are brought to [batch, free, contracting] (lhs) and [batch, contracting, free] (rhs) form;
+// the transposed 2-D forms [b, K, M] and [b, N, K] are passed to Eigen as they are, anything else is permuted once.
 #define EIGEN_USE_THREADS
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -13,6 +15,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "backends/cpu/gemm.h"
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/literal.h"
@@ -193,7 +196,33 @@ bool dot_supported(const hlo::Instruction& dot) {
   return is_floating(d) && dot.operand(0)->shape.dtype == d && dot.operand(1)->shape.dtype == d;
 }
 
+namespace {
+/// Rounds the finished tile of an f32 product into the bf16/f16 output (the tile is still in cache).
+template <class Round>
+void round_tile(const float* product, uint16_t* out, int64_t row0, int64_t row1, int64_t n, int64_t j0, int64_t j1,
+                Round round) {
+  for (int64_t r = row0; r < row1; ++r)
+    for (int64_t j = j0; j < j1; ++j) out[r * n + j] = round(product[r * n + j]);
+}
+uint16_t to_bfloat16(float f) {  // float_to_bfloat16, inlined so the loop above vectorises
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+}  // namespace
+
 void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
+  if (auto dp = blocked::dot_problem(dot, lhs, rhs)) {
+    const blocked::Problem& p = dp->problem;
+    if (dot.shape.dtype == DType::float32) return blocked::multiply(p, static_cast<float*>(out));
+    auto* o16 = static_cast<uint16_t*>(out);
+    bool bf16 = dot.shape.dtype == DType::bfloat16;
+    auto round = [&](float* product, int64_t b, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+      if (bf16) round_tile(product, o16, b * p.m + i0, b * p.m + i1, p.n, j0, j1, to_bfloat16);
+      else round_tile(product, o16, b * p.m + i0, b * p.m + i1, p.n, j0, j1, float_to_half);
+    };
+    return blocked::multiply(p, nullptr, blocked::tile_fn(round));
+  }
   if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out, false);
   else dot_typed<float>(dot, lhs, rhs, out, false);
 }
@@ -210,10 +239,14 @@ void gemm_typed(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
   o.device(pool().device) = In(a, m, k).contract(In(b, k, n), cd);
 }
 
-void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) { gemm_typed(a, b, c, m, k, n); }
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
+  blocked::Problem p{1, m, n, k, {a, DType::float32, 0, k, 1}, {b, DType::float32, 0, 1, n}};
+  blocked::multiply(p, c);
+}
 void gemm(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n) { gemm_typed(a, b, c, m, k, n); }
 
 void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
+  if (auto dp = blocked::dot_problem(dot, lhs, rhs)) return blocked::multiply(dp->problem, static_cast<float*>(out));
   if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out, true);
   else dot_typed<float>(dot, lhs, rhs, out, true);
 }

@@ -1,6 +1,6 @@
 // The CPU backend's library ops: instructions that run as typed C++ routines called by the runtime (as XLA:CPU
 // calls its runtime library for sort, convolution and GEMM) rather than as one emitted loop nest: output fusions
-// (an Eigen GEMM, then an emitted epilogue kernel over the product), convolution, sort, gather, scatter,
+// (the blocked GEMM running an emitted epilogue kernel on each finished tile), convolution, sort, gather, scatter,
 // reduce-window and the variadic argmax/argmin reduce.
 #pragma once
 #include <memory>

@@ -1,15 +1,23 @@
-// Output fusions (kOutput: a dot with an elementwise epilogue, e.g. gelu(x @ w + b)) as an Eigen GEMM followed by
-// an emitted epilogue kernel that reads the product once.
+// Output fusions (kOutput: a dot with an elementwise epilogue, e.g. gelu(x @ w + b)): the GEMM runs an emitted
+// epilogue kernel on each output tile as soon as the tile is done, while it is in cache, so the product is never
+// written to memory and read back as a whole.
 //
 // The epilogue kernel is an ordinary kLoop fusion built from the fused computation with the dot replaced by a new
 // last parameter, the product, in the accumulation type (f32 for f32/bf16/f16 dots, f64 for f64). For a bf16/f16
 // dot the epilogue first converts the product to the dot's dtype, so it is rounded exactly where the unfused dot
-// would round it. When the product's type is also the fusion's result type (f32, f64), Eigen writes the product
+// would round it. When the product's type is also the fusion's result type (f32), the GEMM writes each tile
 // straight into the result buffer and the epilogue rewrites it in place (the kernel reads its product parameter
-// through the output pointer): the result is touched by one extra read and write, no temporary. Otherwise the
-// product goes to a temporary of the accumulation type.
+// through the output pointer). Otherwise (a bf16 result, say) the GEMM accumulates each tile in a per-thread strip
+// and the epilogue reads it from there: no f32 copy of the whole product.
+//
+// The kernel's loop space is [rows, cols] of the result (cols its last dimension); a GEMM tile is a rectangle of
+// it when cols is the dot's N (the product of the rhs's free dimensions: true when it has exactly one). For
+// other dots (no rhs free dimension, f64 through Eigen) the whole product is computed first, into the result or a
+// temporary, and the epilogue runs over it once.
+#include <algorithm>
 #include <unordered_map>
 
+#include "backends/cpu/gemm.h"
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
@@ -38,6 +46,15 @@ class OutputFusion : public LibraryOp {
     in_place_ = fusion.shape.dtype == acc_ && dot.shape.dtype == acc_;
     build_epilogue();
     space_ = loop_space(*epilogue_);
+    // Per-tile epilogues need the GEMM's rows and columns to be the kernel's: N == cols (then rows == batch * M).
+    if (blocked::handles(dot)) {
+      auto rc = dot.attrs.get_ints("rhs_contracting_dimensions"), rb = dot.attrs.get_ints("rhs_batch_dimensions");
+      const auto& rd = dot.operand(1)->shape.dims;
+      int64_t n = 1;
+      for (int64_t d = 0; d < static_cast<int64_t>(rd.size()); ++d)
+        if (std::find(rc.begin(), rc.end(), d) == rc.end() && std::find(rb.begin(), rb.end(), d) == rb.end()) n *= rd[d];
+      per_tile_ = n == space_.cols;
+    }
   }
 
   std::vector<const Instruction*> kernels() const override { return {epilogue_}; }
@@ -47,6 +64,7 @@ class OutputFusion : public LibraryOp {
     JITX_ASSERT(fn_, "output fusion %{}: epilogue kernel not bound", fusion_.name);
     const void* lhs = ins[static_cast<size_t>(dot_.operand(0)->parameter_number)];
     const void* rhs = ins[static_cast<size_t>(dot_.operand(1)->parameter_number)];
+    if (per_tile_) return run_per_tile(lhs, rhs, ins, outs[0]);
     std::shared_ptr<detail::Storage> tmp;
     void* product = outs[0];
     if (!in_place_) {
@@ -61,6 +79,24 @@ class OutputFusion : public LibraryOp {
   }
 
  private:
+  void run_per_tile(const void* lhs, const void* rhs, std::span<const void* const> ins, void* out) const {
+    auto dp = blocked::dot_problem(dot_, lhs, rhs);
+    JITX_ASSERT(dp, "output fusion %{}: the GEMM does not take its dot", fusion_.name);
+    const blocked::Problem& p = dp->problem;
+    size_t nbufs = ins.size() + 2;
+    auto epilogue = [&](float* product, int64_t b, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+      // {result, the fusion's operands..., product}; on the stack unless the fusion has many operands.
+      void* small[16];
+      std::vector<void*> large(nbufs > 16 ? nbufs : 0);
+      void** bufs = nbufs > 16 ? large.data() : small;
+      bufs[0] = out;
+      for (size_t k = 0; k < ins.size(); ++k) bufs[k + 1] = const_cast<void*>(ins[k]);
+      bufs[nbufs - 1] = product;  // unused by the kernel when in place (it reads the output pointer)
+      fn_(bufs, b * p.m + i0, b * p.m + i1, j0, j1);
+    };
+    blocked::multiply(p, in_place_ ? static_cast<float*>(out) : nullptr, blocked::tile_fn(epilogue));
+  }
+
   // epilogue_ = fusion(fusion's operands..., product), kind=kLoop, calling a copy of the fused computation whose
   // dot is the new last parameter.
   void build_epilogue() {
@@ -105,6 +141,7 @@ class OutputFusion : public LibraryOp {
   const Instruction& dot_;
   DType acc_;
   bool in_place_ = false;
+  bool per_tile_ = false;  // the GEMM runs the epilogue on each tile
   std::unique_ptr<hlo::Module> holder_;
   Instruction* epilogue_ = nullptr;
   LoopSpace space_;

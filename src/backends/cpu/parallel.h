@@ -1,4 +1,4 @@
-// The CPU backend's intra-op parallelism (one Eigen thread pool per process) and its Eigen dot.
+// The CPU backend's intra-op parallelism (one Eigen thread pool per process) and its dots.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -31,16 +31,16 @@ void parallel_chunks(int64_t n, int64_t work_per_item, F&& f, int64_t min_work =
 /// Whether run_dot handles this dot (float operands of the output's dtype).
 bool dot_supported(const hlo::Instruction& dot);
 
-/// out = dot_general(lhs, rhs) through Eigen's tensor contraction on the shared pool; bf16/f16 via f32. The
-/// operands are read as their shapes' layouts lay them out (a column-major matrix is a transposed one to Eigen);
-/// out is written row-major.
+/// out = dot_general(lhs, rhs) on the shared pool: f32/bf16/f16 through the blocked GEMM (gemm.h, accumulating in
+/// f32), f64 through Eigen's tensor contraction. The operands are read as their shapes' layouts lay them out (a
+/// column-major matrix is a transposed one); out is written row-major.
 void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out);
 
 /// dot_general into a buffer of the accumulation type (f64 for f64 dots, else f32), not rounded to the dot's
 /// dtype: for an output fusion, whose epilogue rounds it as the dot would have.
 void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out);
 
-/// c[m, n] = a[m, k] b[k, n], all row-major, through Eigen's contraction on the shared pool.
+/// c[m, n] = a[m, k] b[k, n], all row-major, on the shared pool (f32: the blocked GEMM; f64: Eigen).
 void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
 void gemm(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n);
 

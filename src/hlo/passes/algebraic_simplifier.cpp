@@ -185,6 +185,8 @@ class Simplifier {
           rule = "transpose(transpose(A)) => transpose(A) (composed)";
           return add(Opcode::kTranspose, s, {a}, Params{{"permutation", p}});
         }
+        // transpose(dot(A, B)) => dot(B, A)
+        if (op(0)->opcode == Opcode::kDot && uses_[op(0)] == 1) return transpose_of_dot(i, rule);
         break;
       }
       case Opcode::kBroadcastInDim: {
@@ -272,6 +274,27 @@ class Simplifier {
     if (is_floating(d) && !exact_in(d, static_cast<double>(count))) return nullptr;
     rule = "reduce(broadcast(A), add) => broadcast(A) * count";
     return add(Opcode::kMultiply, i->shape, {r, splat(d, i->shape.dims, static_cast<double>(count))});
+  }
+
+  // transpose(dot(A, B)) => dot(B, A) when the transpose only swaps the lhs's and the rhs's free dimensions (no
+  // batch dimensions) and nothing else reads the dot: the product comes out in the transposed order directly, so
+  // the transpose's pass over memory goes (autodiff writes weight gradients as transpose(dot(g, x))).
+  Instruction* transpose_of_dot(Instruction* i, std::string_view& rule) {
+    Instruction* dot = i->operand(0);
+    const Params& a = dot->attrs;
+    if (!a.get_ints("lhs_batch_dimensions", {}).empty() || !a.get_ints("rhs_batch_dimensions", {}).empty())
+      return nullptr;
+    int64_t nl = dot->operand(0)->shape.rank() - static_cast<int64_t>(a.get_ints("lhs_contracting_dimensions").size());
+    int64_t nr = dot->shape.rank() - nl;
+    Ints want;  // the rhs's free dimensions, then the lhs's
+    for (int64_t k = 0; k < nr; ++k) want.push_back(nl + k);
+    for (int64_t k = 0; k < nl; ++k) want.push_back(k);
+    if (i->attrs.get_ints("permutation") != want) return nullptr;
+    Params attrs = a;
+    attrs.set("lhs_contracting_dimensions", a.get_ints("rhs_contracting_dimensions"));
+    attrs.set("rhs_contracting_dimensions", a.get_ints("lhs_contracting_dimensions"));
+    rule = "transpose(dot(A, B)) => dot(B, A)";
+    return add(Opcode::kDot, i->shape, {dot->operand(1), dot->operand(0)}, attrs);
   }
 
   // dot(transpose(A), B) => dot(A, B) and dot(A, transpose(B)) => dot(A, B), the permutation moved into the

@@ -12,7 +12,8 @@ namespace jitx::hlo {
 ///   broadcast(broadcast(A)) => broadcast(A), broadcast(A) => A (identity), slice(slice(A)) => slice(A),
 ///   slice(A) => A (full range), reduce(broadcast(A)) along broadcast dims => broadcast(A) * count (add) or
 ///   broadcast(A) (max, min), dot(transpose(A), B) and dot(A, transpose(B)) => dot with the transpose folded
-///   into its dimension numbers, select(constant pred, A, B) => A or B.
+///   into its dimension numbers, transpose(dot(A, B)) => dot(B, A) (no batch dimensions, the free dimensions swapped,
+///   the dot read by nothing else), select(constant pred, A, B) => A or B.
 /// A "0", "1", "2" or "c" is a constant whose elements all hold that value, or a broadcast of one.
 ///
 /// Deliberately does not:

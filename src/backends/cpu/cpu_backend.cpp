@@ -207,6 +207,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   std::map<std::string, int64_t> stats() const override {
     if (whole_module_fallback) return {{"whole_module_fallback", 1}};
     return {{"native_kernels", counts.kernels},
+            {"llvm_kernels", static_cast<int64_t>(kernels.distinct)},  // compiled: equal instructions share one
             {"eigen_dots", counts.dots},
             {"library_ops", counts.library},
             {"update_slices", counts.update_slices},

@@ -30,6 +30,14 @@ struct CompiledMemoryStats {
   std::string str() const;
 };
 
+/// One phase of a compile and its wall time: "trace", "lower", "hlo.<pass>" per HLO pass in pipeline order,
+/// then the backend's phases (cpu: "plan", "emit", "llvm-opt", "codegen"). Compiled::compile_phases() and the
+/// JITX_LOG_COMPILES line list them.
+struct CompilePhase {
+  std::string name;
+  double ms = 0;
+};
+
 namespace detail {
 struct CompiledEntry;
 struct ClosedJaxpr;
@@ -81,6 +89,7 @@ std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e);
 std::string entry_cost_analysis_text(const CompiledEntry& e);
 CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vector<int>& donate_argnums);
 std::map<std::string, int64_t> entry_executable_stats(const CompiledEntry& e);
+std::vector<CompilePhase> entry_compile_phases(const CompiledEntry& e);
 /// True while some trace is active on this thread (a jitted call then inlines into it).
 bool tracing_active();
 }  // namespace detail
@@ -119,6 +128,8 @@ class Compiled {
   /// What the backend made of the program, e.g. on cpu {"native_kernels": 4, "while_loops": 1,
   /// "interpreter_fallbacks": 0, ...}; empty for backends that report nothing (the interpreter).
   std::map<std::string, int64_t> executable_stats() const { return detail::entry_executable_stats(*e_); }
+  /// Where this compile's time went, phase by phase (see CompilePhase).
+  std::vector<CompilePhase> compile_phases() const { return detail::entry_compile_phases(*e_); }
   template <class... Args>
   auto operator()(Args&&... args) const;
 

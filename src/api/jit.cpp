@@ -201,6 +201,7 @@ struct CompiledEntry {
   std::vector<ShapedArray> out_avals;
   std::vector<int> donate_argnums;  // the jit option, for the buffer assignment dump
   double trace_ms = 0, lower_ms = 0, compile_ms = 0;
+  std::vector<CompilePhase> phases;  // trace, lower, hlo.<pass>..., the backend's phases
   int64_t seq = 0;
 };
 
@@ -263,19 +264,45 @@ void trace_and_lower(CompiledEntry& e, const CallSignature& sig, const JitCore::
 }
 }  // namespace
 
+namespace {
+/// "trace 0.10, lower 0.20, hlo 1.50 [algsimp 0.10, ...], plan 0.05, ..." (consecutive "hlo.<pass>" phases grouped).
+std::string phases_str(const std::vector<CompilePhase>& phases) {
+  std::vector<std::string> parts;
+  for (size_t k = 0; k < phases.size();) {
+    if (!phases[k].name.starts_with("hlo.")) {
+      parts.push_back(fmt::format("{} {:.2f}", phases[k].name, phases[k].ms));
+      ++k;
+      continue;
+    }
+    double total = 0;
+    std::vector<std::string> passes;
+    for (; k < phases.size() && phases[k].name.starts_with("hlo."); ++k) {
+      total += phases[k].ms;
+      passes.push_back(fmt::format("{} {:.2f}", phases[k].name.substr(4), phases[k].ms));
+    }
+    parts.push_back(fmt::format("hlo {:.2f} [{}]", total, fmt::join(passes, ", ")));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+}  // namespace
+
 void JitCore::compile(CompiledEntry& e) {
   std::lock_guard<std::mutex> l(e.compile_mu);
   if (e.exe) return;
   auto t0 = Clock::now();
   // The lowered module stays as it is; the HLO pass pipeline optimises a clone, which the backend compiles.
   std::shared_ptr<hlo::Module> opt = e.module->clone();
+  std::vector<std::pair<std::string, double>> pass_times;
   hlo::PipelineOptions po;
+  po.times = &pass_times;
   po.verify = config().verify_passes;
   const auto& dir = config().dump_to;
   std::string base = dir.empty() ? "" : fmt::format("{}/{}.{:04d}", dir, e.module->name, e.seq);
   if (!dir.empty() && config().dump_passes) po.dump_prefix = base + ".pass";
   hlo::optimize(*opt, po);
+  auto tv = Clock::now();
   hlo::verify(*opt);
+  pass_times.emplace_back("verify", ms_since(tv));
   runtime::CompileOptions co;
   co.donated_parameters = donated_parameters(e.key, e.donate_argnums);
   if (!dir.empty()) {
@@ -285,10 +312,14 @@ void JitCore::compile(CompiledEntry& e) {
   e.optimized = opt;
   e.exe = runtime::Client::get().backend().compile(e.optimized, co);
   e.compile_ms = ms_since(t0);
+  e.phases = {{"trace", e.trace_ms}, {"lower", e.lower_ms}};
+  for (auto& [name, ms] : pass_times) e.phases.push_back({"hlo." + name, ms});
+  for (auto& [name, ms] : e.exe->compile_phases) e.phases.push_back({name, ms});
   if (config().log_compiles)
-    log_line(fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms)",
+    log_line(fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms): "
+                         "{} ms",
                          e.name, signature_str(e.key), e.trace_ms + e.lower_ms + e.compile_ms, e.trace_ms, e.lower_ms,
-                         e.compile_ms));
+                         e.compile_ms, phases_str(e.phases)));
 }
 
 std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const TraceFn& trace, const Loc& loc) {
@@ -413,6 +444,11 @@ CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vec
   s.temp_size_in_bytes = ba.temp_size;
   s.temp_unshared_size_in_bytes = ba.temp_values_total;
   return s;
+}
+
+std::vector<CompilePhase> entry_compile_phases(const CompiledEntry& e) {
+  if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
+  return e.phases;
 }
 
 std::map<std::string, int64_t> entry_executable_stats(const CompiledEntry& e) {

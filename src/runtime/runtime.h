@@ -122,6 +122,8 @@ class Executable {
   /// "while_loops": 1}. Keys are backend-specific; empty when a backend reports nothing.
   virtual std::map<std::string, int64_t> stats() const { return {}; }
   std::shared_ptr<const hlo::Module> module;
+  /// The backend's compile phases and their wall times in ms, in order (cpu: plan, emit, llvm-opt, codegen).
+  std::vector<std::pair<std::string, double>> compile_phases;
 };
 
 struct CompileOptions {

@@ -223,6 +223,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   std::map<std::string, int64_t> stats() const override {
     if (whole_module_fallback) return {{"whole_module_fallback", 1}};
     return {{"native_kernels", counts.kernels},
+            {"llvm_kernels", static_cast<int64_t>(kernels.distinct)},  // compiled: equal instructions share one
             {"eigen_dots", counts.dots},
             {"library_ops", counts.library},
             {"update_slices", counts.update_slices},
@@ -753,6 +754,10 @@ bool is_small(const CpuExecutable& exe) {
         break;
       }
       case Step::Kind::kUpdateSlice: work += st.inst->operand(1)->shape.num_elements(); break;
+      case Step::Kind::kLibrary:
+        if (!st.library->is_copy()) return false;
+        work += st.inst->shape.num_elements();
+        break;
       default: return false;
     }
   }
@@ -808,15 +813,16 @@ class CpuBackend : public Backend {
           auto first = exe->kernels.fns.begin() + static_cast<std::ptrdiff_t>(st.kernel);
           st.library->bind({first, first + static_cast<std::ptrdiff_t>(st.library->kernels().size())});
         }
+    const auto& t = exe->kernels.times;
+    exe->compile_phases = {{"plan", plan_ms}, {"emit", t.emit_ms}, {"llvm-opt", t.optimize_ms}, {"codegen", t.codegen_ms}};
     if (cfg.log_compiles) {
-      const auto& t = exe->kernels.times;
       const auto& n = exe->counts;
       detail::log_line(fmt::format(
-          "[jitx] cpu backend: '{}': {} programs, {} native kernels, {} Eigen dots, {} library ops, {} in-place updates, {} while loops, "
-          "{} conditionals, {} interpreter fallbacks, {} layout copies; plan {:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen "
-          "{:.2f} ms",
+          "[jitx] cpu backend: '{}': {} programs, {} native kernels, {} Eigen dots, {} library ops, {} in-place updates, "
+          "{} while loops, {} conditionals, {} interpreter fallbacks, {} layout copies; {} distinct LLVM kernels; plan "
+          "{:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms",
           module->name, exe->programs.size(), n.kernels, n.dots, n.library, n.update_slices, n.whiles, n.conditionals,
-          n.fallbacks.size(), n.layout_copies, plan_ms, t.emit_ms, t.optimize_ms, t.codegen_ms));
+          n.fallbacks.size(), n.layout_copies, exe->kernels.distinct, plan_ms, t.emit_ms, t.optimize_ms, t.codegen_ms));
       if (!n.fallbacks.empty())
         detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs on the interpreter: {}", module->name,
                                      fmt::join(n.fallbacks, "; ")));

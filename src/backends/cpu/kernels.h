@@ -31,6 +31,7 @@ struct CompileTimes {
 /// Compiled kernels of one executable; dropping it releases their code (the executable's JITDylib).
 struct CompiledKernels {
   std::vector<KernelFn> fns;  // one per requested instruction, in order
+  size_t distinct = 0;        // kernels compiled: instructions with equal canonical text share one
   std::shared_ptr<void> owner;
   CompileTimes times;
 };

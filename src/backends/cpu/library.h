@@ -1,7 +1,7 @@
 // The CPU backend's library ops: instructions that run as typed C++ routines called by the runtime (as XLA:CPU
 // calls its runtime library for sort, convolution and GEMM) rather than as one emitted loop nest: output fusions
 // (the blocked GEMM running an emitted epilogue kernel on each finished tile), convolution, sort, gather, scatter,
-// reduce-window and the variadic argmax/argmin reduce.
+// reduce-window, the variadic argmax/argmin reduce, and a slice that is one contiguous run of its operand (a memcpy).
 #pragma once
 #include <memory>
 #include <span>
@@ -20,6 +20,8 @@ class LibraryOp {
   /// epilogue); the backend compiles them and hands their functions to bind(), in the same order.
   virtual std::vector<const hlo::Instruction*> kernels() const { return {}; }
   virtual void bind(const std::vector<KernelFn>& /*fns*/) {}
+  /// Whether the op only copies its result's bytes (a contiguous slice): cheap enough to run inline when small.
+  virtual bool is_copy() const { return false; }
   /// ins: one pointer per operand (arrays only), outs: one per leaf of the result, all row-major (the backend
   /// copies operands to row-major first, see LayoutLegalizer), except that an output fusion reads its operands
   /// through their layouts.

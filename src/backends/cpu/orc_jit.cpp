@@ -1,9 +1,10 @@
-// LLVM ORC for the CPU backend: one process-wide LLJIT for the host CPU, one JITDylib per executable, O2 with the
-// new pass manager, IR/assembly dumps. llvm::Error never crosses out of this file: it becomes jitx::CompileError.
+// LLVM ORC for the CPU backend: one process-wide LLJIT for the host CPU, one JITDylib per executable, O2 (without
+// loop unrolling) with the new pass manager, one kernel per distinct instruction, IR/assembly dumps. llvm::Error never crosses out of this file: it becomes jitx::CompileError.
 #include <atomic>
 #include <chrono>
 #include <fstream>
 #include <mutex>
+#include <unordered_map>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -89,6 +90,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = true;
   pto.SLPVectorization = true;
+  // No loop unrolling beyond the vectoriser's interleaving: kernels are loops with constant trip counts (row
+  // lengths, reduction blocks), which the unroller expands fully or by 8, multiplying the IR that instruction
+  // selection and register allocation then chew through (2-3x LLVM's time on a 2048-wide MLP block) for run
+  // times within noise of the rolled loops; it also made compile time grow with the shapes.
+  pto.LoopUnrolling = false;
   llvm::PassBuilder pb(tm, pto);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -171,9 +177,25 @@ struct Dylib {
 CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& insts, const JitOptions& o) {
   CompiledKernels out;
   if (insts.empty()) return out;
-  Built b = build(insts, o);
-  out.times = b.times;
+  // Instructions that compute the same function of their buffers share one kernel: an unrolled stack of identical
+  // layers compiles each kind of kernel once, so LLVM's time does not grow with depth.
   auto t0 = Clock::now();
+  std::vector<const hlo::Instruction*> distinct;
+  std::vector<size_t> which(insts.size());
+  {
+    std::unordered_map<std::string, size_t> seen;
+    for (size_t k = 0; k < insts.size(); ++k) {
+      auto [it, fresh] = seen.emplace(hlo::print_instruction_canonical(*insts[k]), distinct.size());
+      if (fresh) distinct.push_back(insts[k]);
+      which[k] = it->second;
+    }
+  }
+  double key_ms = ms_since(t0);
+  Built b = build(distinct, o);
+  b.times.emit_ms += key_ms;
+  out.times = b.times;
+  out.distinct = distinct.size();
+  auto t1 = Clock::now();
   Jit& j = jit();
   auto& es = j.lljit->getExecutionSession();
   auto dylib = std::make_shared<Dylib>();
@@ -188,11 +210,13 @@ CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& inst
   dylib->jd->addGenerator(std::move(gen));
   check(j.lljit->addIRModule(*dylib->jd, llvm::orc::ThreadSafeModule(std::move(b.mod), std::move(b.ctx))),
         "adding the module to the JIT");
-  for (size_t k = 0; k < insts.size(); ++k) {
+  std::vector<KernelFn> fns;
+  for (size_t k = 0; k < distinct.size(); ++k) {
     auto addr = unwrap(j.lljit->lookup(*dylib->jd, kernel_symbol(k)), "looking up a kernel");
-    out.fns.push_back(addr.toPtr<KernelFn>());
+    fns.push_back(addr.toPtr<KernelFn>());
   }
-  out.times.codegen_ms = ms_since(t0);
+  for (size_t k : which) out.fns.push_back(fns[k]);
+  out.times.codegen_ms = ms_since(t1);
   out.owner = dylib;
   return out;
 }

@@ -1,6 +1,7 @@
 // hlo::Module construction helpers, opcode tables, shapes and the HLO text printer.
 #include "hlo/ir/hlo.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -245,35 +246,37 @@ struct Namer {
   std::string operator()(const Computation* c) const { return canonical ? names.at(c) : c->name; }
 };
 
+std::string instruction_line(const Instruction& inst, bool root, const Namer& nm) {
+  std::string line = fmt::format("  {}%{} = {} {}(", root ? "ROOT " : "", nm(&inst), inst.shape.str(true),
+                                 opcode_name(inst.opcode));
+  if (inst.opcode == Opcode::kParameter) {
+    line += std::to_string(inst.parameter_number);
+  } else if (inst.opcode == Opcode::kConstant) {
+    line += literal_str(*inst.literal);
+  } else {
+    std::vector<std::string> ops;
+    for (auto* o : inst.operands) ops.push_back("%" + nm(o));
+    line += fmt::format("{}", fmt::join(ops, ", "));
+  }
+  line += ")";
+  for (auto& [k, v] : inst.attrs.items()) {
+    JITX_ASSERT(k != "calls", "'calls' is reserved for called computations (%{})", inst.name);
+    line += fmt::format(", {}={}", k, attr_str(v));
+  }
+  if (!inst.called.empty()) {
+    std::vector<std::string> names;
+    for (auto* cc : inst.called) names.push_back("%" + nm(cc));
+    line += fmt::format(", calls={}", fmt::join(names, ", "));
+  }
+  return line + "\n";
+}
+
 void print_computation(std::string& out, const Computation& c, bool entry, const Namer& nm) {
   std::vector<std::string> params;
   for (auto* p : c.parameters) params.push_back(fmt::format("{}: {}", nm(p), p->shape.str()));
   out += fmt::format("{}%{} ({}) -> {} {{\n", entry ? "ENTRY " : "", nm(&c), fmt::join(params, ", "),
                      c.root ? c.root->shape.str() : "()");
-  for (auto& inst : c.instructions) {
-    std::string line = fmt::format("  {}%{} = {} {}(", inst.get() == c.root ? "ROOT " : "", nm(inst.get()),
-                                   inst->shape.str(true), opcode_name(inst->opcode));
-    if (inst->opcode == Opcode::kParameter) {
-      line += std::to_string(inst->parameter_number);
-    } else if (inst->opcode == Opcode::kConstant) {
-      line += literal_str(*inst->literal);
-    } else {
-      std::vector<std::string> ops;
-      for (auto* o : inst->operands) ops.push_back("%" + nm(o));
-      line += fmt::format("{}", fmt::join(ops, ", "));
-    }
-    line += ")";
-    for (auto& [k, v] : inst->attrs.items()) {
-      JITX_ASSERT(k != "calls", "'calls' is reserved for called computations (%{})", inst->name);
-      line += fmt::format(", {}={}", k, attr_str(v));
-    }
-    if (!inst->called.empty()) {
-      std::vector<std::string> names;
-      for (auto* cc : inst->called) names.push_back("%" + nm(cc));
-      line += fmt::format(", calls={}", fmt::join(names, ", "));
-    }
-    out += line + "\n";
-  }
+  for (auto& inst : c.instructions) out += instruction_line(*inst, inst.get() == c.root, nm);
   out += "}\n";
 }
 
@@ -315,6 +318,36 @@ std::string print_hlo_canonical(const Module& m) {
     for (auto& i : c->instructions) nm.names[i.get()] = fmt::format("i{}", ii++);
   }
   return print_module(m, nm);
+}
+
+std::string print_instruction_canonical(const Instruction& inst) {
+  Namer nm;
+  nm.canonical = true;
+  std::string out;
+  // Operands by first occurrence, with their types: add(x, x) and add(x, y) differ.
+  int64_t ai = 0;
+  for (const Instruction* o : inst.operands) {
+    if (nm.names.count(o)) continue;
+    nm.names[o] = fmt::format("a{}", ai++);
+    out += fmt::format("%{}: {}\n", nm.names[o], o->shape.str(true));
+  }
+  // Called computations (and the ones they call) in first-reached order, each printed once.
+  std::vector<const Computation*> comps;
+  auto reach = [&](const Instruction& i) {
+    for (auto* c : i.called)
+      if (std::find(comps.begin(), comps.end(), c) == comps.end()) comps.push_back(c);
+  };
+  reach(inst);
+  for (size_t k = 0; k < comps.size(); ++k)
+    for (auto& i : comps[k]->instructions) reach(*i);
+  int64_t ii = 0;
+  for (size_t k = 0; k < comps.size(); ++k) {
+    nm.names[comps[k]] = fmt::format("c{}", k);
+    for (auto& i : comps[k]->instructions) nm.names[i.get()] = fmt::format("i{}", ii++);
+  }
+  for (auto* c : comps) print_computation(out, *c, false, nm);
+  nm.names[&inst] = "r";
+  return out + instruction_line(inst, true, nm);
 }
 
 }  // namespace jitx::hlo

@@ -136,6 +136,12 @@ std::string print_hlo(const Module& m);
 /// module name): what Module::fingerprint hashes.
 std::string print_hlo_canonical(const Module& m);
 
+/// The text of one instruction and of the computations it calls (transitively), with canonical names: operands
+/// %a<k> by first occurrence, with their types; computations %c<k>; their instructions %i<k>. Equal texts mean
+/// the same function of the same operand buffers, whatever the names (the CPU backend compiles one kernel for
+/// all instructions with equal text).
+std::string print_instruction_canonical(const Instruction& inst);
+
 /// The layout of an array shape as minor_to_major, with the default (empty) spelled out as row-major.
 std::vector<int64_t> minor_to_major(const Shape& s);
 /// Whether a kTranspose or kCopy moves no data: its result's layout orders memory exactly as its operand's does

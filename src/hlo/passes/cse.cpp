@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace jitx::hlo {
 namespace {
@@ -59,18 +60,29 @@ bool CommonSubexpressionElimination::run(Module& m) {
   bool changed = false;
   for (auto& c : m.computations) {
     std::unordered_map<Instruction*, Instruction*, KeyHash, KeyEq> first;
-    // Operands are already canonical when an instruction is reached: replacements happen in order.
+    // Duplicates and what replaces them. Each instruction's operands are made canonical when it is reached (its
+    // operands come before it), so one walk replaces every use, where replace_all_uses per duplicate walked the
+    // whole computation each time (quadratic in an unrolled program).
+    std::unordered_map<const Instruction*, Instruction*> replaced;
+    std::unordered_set<const Instruction*> used;
+    if (c->root) used.insert(c->root);
+    for (auto& up : c->instructions)
+      for (auto* o : up->operands) used.insert(o);
     for (auto& up : c->instructions) {
       Instruction* i = up.get();
+      for (auto*& o : i->operands)
+        if (auto r = replaced.find(o); r != replaced.end()) o = r->second;
       if (!mergeable(*i)) continue;
       auto [it, inserted] = first.emplace(i, i);
       if (inserted) continue;
       // %i computes what %it->second does: same opcode, operands, attributes, shape.
-      if (c->replace_all_uses(i, it->second)) {
+      replaced[i] = it->second;
+      if (used.count(i)) {
         trace_rewrite(name(), *i, fmt::format("duplicate => %{}", it->second->name));
         changed = true;
       }
     }
+    if (auto r = replaced.find(c->root); r != replaced.end()) c->root = r->second;
   }
   return changed;
 }

@@ -273,19 +273,46 @@ class FusionBuilder {
     g.dup.erase(p);
   }
 
+  /// Whether x is or depends on `from`: a walk up x's operands that stops at instructions placed before `from`,
+  /// which cannot depend on it (the order is topological). memo holds the answers found so far for this `from`.
+  bool depends_on(const Instruction* x, const Instruction* from,
+                  std::unordered_map<const Instruction*, bool>& memo) const {
+    int64_t from_pos = pos_.at(from);
+    auto known = [&](const Instruction* i, bool& v) {
+      auto it = memo.find(i);
+      if (i == from || pos_.at(i) <= from_pos || it != memo.end()) {
+        v = i == from || (it != memo.end() && it->second);
+        return true;
+      }
+      return false;
+    };
+    bool v = false;
+    if (known(x, v)) return v;
+    std::vector<std::pair<const Instruction*, size_t>> stack{{x, 0}};  // instruction, next operand to look at
+    while (!stack.empty()) {
+      const Instruction* i = stack.back().first;
+      size_t k = stack.back().second++;
+      if (k == i->operands.size()) {
+        memo[i] = false;
+        stack.pop_back();
+      } else if (!known(i->operands[k], v)) {
+        stack.push_back({i->operands[k], 0});
+      } else if (v) {
+        for (auto& s : stack) memo[s.first] = true;  // each is a user (transitively) of the operand
+        return true;
+      }
+    }
+    return false;
+  }
+
   /// Output fusion: each dot takes the largest single-output elementwise epilogue on its dims.
   void output_fusion() {
     for (auto* dot : order_) {
       if (dot->opcode != Opcode::kDot || dot->shape.is_tuple || owner_.count(dot)) continue;
-      // Everything that depends on the dot: an epilogue member may not read one of these from outside.
-      std::unordered_set<const Instruction*> desc{dot};
-      for (auto* i : order_)
-        if (pos_[i] > pos_[dot])
-          for (auto* o : i->operands)
-            if (desc.count(o)) {
-              desc.insert(i);
-              break;
-            }
+      // Whether a value depends on the dot: an epilogue member may not read one of these from outside. Asked of
+      // the few operands of candidates (memoised), not computed for the whole rest of the computation per dot.
+      std::unordered_map<const Instruction*, bool> desc_memo;
+      auto desc = [&](const Instruction* x) { return depends_on(x, dot, desc_memo); };
       std::vector<Instruction*> S{dot};
       std::unordered_set<const Instruction*> inS{dot};
       for (bool grew = true; grew;) {
@@ -296,7 +323,7 @@ class FusionBuilder {
                 u->shape.dims != dot->shape.dims)
               continue;
             bool ok = true;
-            for (auto* o : u->operands) ok = ok && (inS.count(o) || !desc.count(o));
+            for (auto* o : u->operands) ok = ok && (inS.count(o) || !desc(o));
             if (!ok) continue;
             S.push_back(u);
             inS.insert(u);
@@ -515,6 +542,46 @@ class FusionBuilder {
   }
 
   // --- materialisation ----------------------------------------------------------------------------------
+  // The edits are batched: emit() records each fusion's place (before its last member), the outputs it
+  // replaces and the members it removes, and apply_edits() makes them all in one walk. Editing the computation
+  // per fusion (insert_before, replace_all_uses, remove_instruction each walk all instructions) was quadratic
+  // in an unrolled program. The result is the same, instruction for instruction and name for name.
+  std::unordered_map<const Instruction*, Instruction*> replaced_by_;  // fusion output -> fusion or its GTE
+  std::unordered_map<const Instruction*, std::vector<Instruction*>> before_;  // new instructions, by place
+  std::unordered_set<const Instruction*> removed_;
+
+  /// What reads of i see after the fusions emitted so far.
+  Instruction* resolve(Instruction* i) const {
+    for (auto it = replaced_by_.find(i); it != replaced_by_.end(); it = replaced_by_.find(i)) i = it->second;
+    return i;
+  }
+
+  /// A new instruction of c_, placed just before `at` when the edits are applied.
+  Instruction* add_before(const Instruction* at, Opcode op, Shape shape, std::vector<Instruction*> operands,
+                          detail::Params attrs) {
+    Instruction* root = c_.root;
+    Instruction* i = c_.add(op, std::move(shape), std::move(operands), std::move(attrs));  // appended for now
+    c_.root = root;
+    before_[at].push_back(i);
+    return i;
+  }
+
+  void apply_edits() {
+    std::vector<std::unique_ptr<Instruction>> old = std::move(c_.instructions);
+    c_.instructions.clear();
+    std::unordered_map<const Instruction*, size_t> index;
+    for (size_t k = 0; k < old.size(); ++k) index[old[k].get()] = k;
+    for (auto& u : old) {
+      if (!u) continue;  // a new instruction, already placed
+      if (auto b = before_.find(u.get()); b != before_.end())
+        for (auto* n : b->second) c_.instructions.push_back(std::move(old[index.at(n)]));
+      if (!removed_.count(u.get())) c_.instructions.push_back(std::move(u));
+    }
+    for (auto& u : c_.instructions)
+      for (auto*& o : u->operands) o = resolve(o);
+    c_.root = resolve(c_.root);
+  }
+
   bool materialize() {
     bool changed = false;
     std::unordered_set<Instruction*> duplicated;
@@ -525,22 +592,32 @@ class FusionBuilder {
       for (auto* d : g.dup) duplicated.insert(const_cast<Instruction*>(d));
       changed = true;
     }
+    apply_edits();
     c_.sort_topologically();
     // Only originals still in the computation: a producer copied into one fusion may have been owned (and
     // removed) by another.
-    std::unordered_set<Instruction*> live;
-    for (auto& i : c_.instructions) live.insert(i.get());
-    for (auto it = duplicated.begin(); it != duplicated.end();) it = live.count(*it) ? std::next(it) : duplicated.erase(it);
-    // Originals of duplicated producers that every user now reads from a copy.
+    for (auto it = duplicated.begin(); it != duplicated.end();) it = removed_.count(*it) ? duplicated.erase(it) : std::next(it);
+    // Originals of duplicated producers that every user now reads from a copy (users counted once each, as
+    // Instruction::users() does).
+    std::unordered_map<const Instruction*, int64_t> users;
+    auto count_uses = [&](const Instruction* i, int64_t delta) {
+      std::unordered_set<const Instruction*> seen;
+      for (auto* o : i->operands)
+        if (seen.insert(o).second) users[o] += delta;
+    };
+    for (auto& i : c_.instructions) count_uses(i.get(), 1);
+    std::unordered_set<const Instruction*> dead;
     for (bool again = true; again;) {
       again = false;
       for (auto* d : std::vector<Instruction*>(duplicated.begin(), duplicated.end()))
-        if (d != c_.root && d->users().empty()) {
+        if (d != c_.root && users[d] == 0) {
           duplicated.erase(d);
-          c_.remove_instruction(d);
+          dead.insert(d);
+          count_uses(d, -1);
           again = true;
         }
     }
+    std::erase_if(c_.instructions, [&](auto& u) { return dead.count(u.get()) > 0; });
     return changed;
   }
 
@@ -561,13 +638,13 @@ class FusionBuilder {
     std::unordered_set<const Instruction*> seen;
     for (auto* i : g.members)
       for (auto* o : i->operands)
-        if (!g.in.count(o) && seen.insert(o).second) operands.push_back(o);
+        if (!g.in.count(resolve(o)) && seen.insert(resolve(o)).second) operands.push_back(resolve(o));
     std::sort(operands.begin(), operands.end(), [&](auto* a, auto* b) { return position(a) < position(b); });
     for (size_t k = 0; k < operands.size(); ++k)
       map[operands[k]] = fc->add_parameter(static_cast<int64_t>(k), operands[k]->shape, fmt::format("param_{}", k));
     for (auto* i : g.members) {
       std::vector<Instruction*> ops;
-      for (auto* o : i->operands) ops.push_back(map.at(o));
+      for (auto* o : i->operands) ops.push_back(map.at(resolve(o)));
       Instruction* ni = fc->add(i->opcode, i->shape, ops, i->attrs);
       ni->literal = i->literal;
       map[i] = ni;
@@ -586,26 +663,26 @@ class FusionBuilder {
       fc->root = map.at(g.outputs[0]);
     }
     Instruction* last = g.members.back();
-    Instruction* f = c_.insert_before(last, Opcode::kFusion, shape, operands,
-                                      detail::Params{{"kind", std::string(kind_name(g.kind))}});
+    Instruction* f = add_before(last, Opcode::kFusion, shape, operands,
+                                detail::Params{{"kind", std::string(kind_name(g.kind))}});
     f->called = {fc};
     trace_line(pass_, fmt::format("%{}: {} fusion of {} instructions, {} operand(s), {} output(s) -> %{}",
                                   g.outputs[0]->name, kind_name(g.kind), g.members.size(), operands.size(),
                                   g.outputs.size(), f->name));
     if (g.outputs.size() == 1) {
       replaced_[f] = pos_.at(g.outputs[0]);
-      c_.replace_all_uses(g.outputs[0], f);
+      replaced_by_[g.outputs[0]] = f;
     } else {
       for (size_t k = 0; k < g.outputs.size(); ++k) {
-        Instruction* gte = c_.insert_before(last, Opcode::kGetTupleElement, g.outputs[k]->shape, {f},
-                                            detail::Params{{"index", static_cast<int64_t>(k)}});
+        Instruction* gte = add_before(last, Opcode::kGetTupleElement, g.outputs[k]->shape, {f},
+                                      detail::Params{{"index", static_cast<int64_t>(k)}});
         replaced_[gte] = pos_.at(g.outputs[k]);
-        c_.replace_all_uses(g.outputs[k], gte);
+        replaced_by_[g.outputs[k]] = gte;
       }
     }
-    // Owned members are used only inside the fusion now: remove them, users first.
-    for (auto it = g.members.rbegin(); it != g.members.rend(); ++it)
-      if (!g.dup.count(*it)) c_.remove_instruction(*it);
+    // Owned members are used only inside the fusion now.
+    for (auto* m : g.members)
+      if (!g.dup.count(m)) removed_.insert(m);
   }
 };
 

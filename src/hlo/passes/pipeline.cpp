@@ -2,6 +2,7 @@
 #include "hlo/passes/pipeline.h"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -41,7 +42,11 @@ bool run_passes(Module& m, const std::vector<std::unique_ptr<HloPass>>& passes, 
   bool changed = false;
   int index = 0;
   for (auto& pass : passes) {
+    auto t0 = std::chrono::steady_clock::now();
     bool c = pass->run(m);
+    if (options.times)
+      options.times->emplace_back(
+          pass->name(), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     changed = changed || c;
     if (options.verify) {
       try {

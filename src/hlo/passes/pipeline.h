@@ -11,6 +11,8 @@ namespace jitx::hlo {
 struct PipelineOptions {
   bool verify = false;      // run verify() after every pass (config().verify_passes, and always in tests)
   std::string dump_prefix;  // when set, write "<prefix>.<NN>.<pass>.hlo" after every pass
+  /// When set, receives each pass's name and wall time in ms (verification and dumps not included), in order.
+  std::vector<std::pair<std::string, double>>* times = nullptr;
 };
 
 /// The optimisation passes in the order they run. The one place to read or change what jitx's compiler does.

@@ -1,0 +1,190 @@
+// What the compile-time work made observable or must keep unchanged: the phase list (JITX_LOG_COMPILES,
+// Compiled::compile_phases), one LLVM kernel per distinct instruction, contiguous slices as copies, and the HLO
+// the batched CSE and fusion edits produce.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <mutex>
+
+#include "backends/interpreter/evaluator.h"
+#include "core/trace.h"
+#include "hlo/ir/hlo.h"
+#include "hlo/ir/hlo_parser.h"
+#include "hlo/passes/pipeline.h"
+#include "jitx/jitx.h"
+#include "runtime/runtime.h"
+#include "test_util.h"
+
+using namespace jitx;
+using namespace jitx::testing;
+
+namespace {
+Array block(Array x, Array w, Array b) {
+  Array h = nn::gelu(jnp::matmul(x, w) + b);
+  Array mu = jnp::mean(h, {-1}, true);
+  return (h - mu) * lax::rsqrt(jnp::mean(jnp::square(h - mu), {-1}, true) + 1e-5);
+}
+
+struct Stack {
+  Array w1, w2;
+};
+}  // namespace
+JITX_PYTREE(Stack, w1, w2)
+
+namespace {
+Array unrolled(Array x, Stack p) {
+  for (int64_t l = 0; l < p.w1.dim(0); ++l)
+    x = nn::layer_norm(x + jnp::matmul(nn::gelu(jnp::matmul(x, p.w1[l])), p.w2[l]));
+  return x;
+}
+
+Array random_array(Shape s) {
+  int64_t n = 1;
+  for (auto d : s) n *= d;
+  return make(uniform(static_cast<size_t>(n), -1, 1), std::move(s), DType::float32);
+}
+
+/// Runs the compiled program's optimised HLO on the interpreter and compares it with the executable's outputs
+/// (f32 after a few dozen ops: rtol 1e-4, atol 1e-5, as cpu_runtime_test allows).
+template <class C>
+void check_against_interpreter(const C& compiled, const std::vector<Array>& args, const Array& got) {
+  auto m = hlo::parse_hlo(compiled.as_text());
+  std::vector<detail::Literal> lits;
+  for (auto& a : args) lits.push_back(detail::concrete_buffer(a, "test")->literal());
+  interpreter::Value result = interpreter::evaluate(*m, lits);
+  const auto& want = result.tuple.at(0).array;
+  auto g = detail::concrete_buffer(got, "test")->literal();
+  REQUIRE(g.dims == want.dims);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < want.size(); ++i)
+    bad += !(std::fabs(g.get_f64(i) - want.get_f64(i)) <= 1e-5 + 1e-4 * std::fabs(want.get_f64(i)));
+  CHECK(bad == 0);
+}
+}  // namespace
+
+TEST_CASE("compile: the log line and Compiled::compile_phases list every phase", "[jit]") {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  config().log_compiles = true;
+  set_log_sink([&](const std::string& s) {
+    std::lock_guard<std::mutex> l(mu);
+    lines.push_back(s);
+  });
+  Array x = random_array({8, 16}), w = random_array({16, 4}), b = random_array({4});
+  auto compiled = jit(block, {.name = "phases"}).lower(x, w, b).compile();
+  set_log_sink(nullptr);
+  config().log_compiles = false;
+
+  std::vector<std::string> want{"trace", "lower", "hlo.algsimp", "hlo.constant-folding", "hlo.cse", "hlo.licm",
+                                "hlo.dce", "hlo.fusion", "hlo.layout", "hlo.schedule", "hlo.verify"};
+  if (default_platform() == "cpu")
+    for (const char* p : {"plan", "emit", "llvm-opt", "codegen"}) want.push_back(p);
+  auto phases = compiled.compile_phases();
+  // Each wanted phase appears, in this order (algsimp runs twice), with a time.
+  size_t at = 0;
+  for (auto& p : phases) {
+    CHECK(p.ms >= 0);
+    if (at < want.size() && p.name == want[at]) ++at;
+  }
+  CHECK(at == want.size());
+
+  std::string line;
+  for (auto& l : lines)
+    if (l.find("Compiled 'phases'") != std::string::npos) line = l;
+  INFO(line);
+  for (const char* part : {"trace ", "lower ", "hlo ", "[algsimp ", "cse ", "fusion ", "schedule "})
+    CHECK(line.find(part) != std::string::npos);
+  if (default_platform() == "cpu")
+    for (const char* part : {"plan ", "emit ", "llvm-opt ", "codegen "}) CHECK(line.find(part) != std::string::npos);
+}
+
+TEST_CASE("compile: canonical instruction text ignores names, not structure", "[hlo]") {
+  auto m = hlo::parse_hlo(R"(HloModule m
+%f1 (a: f32[4,8]) -> f32[4,8] {
+  %a = f32[4,8] parameter(0)
+  ROOT %e = f32[4,8] exponential(%a)
+}
+%f2 (b: f32[4,8]) -> f32[4,8] {
+  %b = f32[4,8] parameter(0)
+  ROOT %g = f32[4,8] exponential(%b)
+}
+ENTRY %main (x: f32[4,8], y: f32[4,8], z: f32[6,8]) -> (f32[4,8], f32[4,8], f32[4,8], f32[4,8], f32[1,8], f32[1,8]) {
+  %x = f32[4,8] parameter(0)
+  %y = f32[4,8] parameter(1)
+  %z = f32[6,8] parameter(2)
+  %k1 = f32[4,8] fusion(%x), kind=kLoop, calls=%f1
+  %k2 = f32[4,8] fusion(%y), kind=kLoop, calls=%f2
+  %xx = f32[4,8] add(%x, %x)
+  %xy = f32[4,8] add(%x, %y)
+  %s0 = f32[1,8] slice(%z), start_indices={0,0}, limit_indices={1,8}, strides={1,1}
+  %s1 = f32[1,8] slice(%z), start_indices={1,0}, limit_indices={2,8}, strides={1,1}
+  ROOT %t = (f32[4,8], f32[4,8], f32[4,8], f32[4,8], f32[1,8], f32[1,8]) tuple(%k1, %k2, %xx, %xy, %s0, %s1)
+}
+)");
+  auto text = [&](const char* name) { return hlo::print_instruction_canonical(*m->entry->find(name)); };
+  CHECK(text("k1") == text("k2"));  // same function of its operand, other names
+  CHECK(text("xx") != text("xy"));  // one operand read twice is not two operands
+  CHECK(text("s0") != text("s1"));  // the offset is part of the kernel
+}
+
+TEST_CASE("compile: an unrolled stack compiles the same kernels whatever its depth", "[cpu]") {
+  Array x = random_array({4, 8});
+  std::map<int64_t, int64_t> kernels, steps;  // LLVM kernels compiled, kernel steps run
+  for (int64_t depth : {2, 5}) {
+    Stack p{random_array({depth, 8, 32}), random_array({depth, 32, 8})};
+    auto compiled = jit(unrolled, {.name = "stack"}).lower(x, p).compile();
+    Array got = compiled(x, p);
+    check_against_interpreter(compiled, {x, p.w1, p.w2}, got);
+    if (default_platform() != "cpu") continue;
+    auto st = compiled.executable_stats();
+    CHECK(st.at("interpreter_fallbacks") == 0);
+    // The per-layer weight slices are copies (library ops), and the layers' kernels are shared.
+    CHECK(st.at("library_ops") >= 2 * depth);
+    kernels[depth] = st.at("llvm_kernels");
+    steps[depth] = st.at("native_kernels");
+  }
+  if (default_platform() == "cpu") {
+    CHECK(steps[5] > steps[2]);
+    CHECK(kernels[2] == kernels[5]);
+  }
+}
+
+TEST_CASE("compile: contiguous slices are copies with the interpreter's values", "[cpu]") {
+  Array z = random_array({5, 6, 7});
+  auto f = jit([](Array v) {
+    return std::make_tuple(v[2], lax::slice(v, {1, 0, 0}, {4, 6, 7}), lax::slice(v, {3, 2, 0}, {4, 5, 7}),
+                           lax::slice(v, {0, 1, 0}, {5, 3, 7}));  // the last is strided in memory: a kernel
+  }, {.name = "slices"});
+  auto compiled = f.lower(z).compile();
+  auto [a, b, c, d] = compiled(z);
+  auto m = hlo::parse_hlo(compiled.as_text());
+  std::vector<detail::Literal> args{detail::concrete_buffer(z, "test")->literal()};
+  auto want = interpreter::evaluate(*m, args);
+  std::vector<Array> got{a, b, c, d};
+  for (size_t k = 0; k < got.size(); ++k) {
+    auto g = detail::concrete_buffer(got[k], "test")->literal();
+    const auto& w = want.tuple.at(k).array;
+    REQUIRE(g.dims == w.dims);
+    for (int64_t i = 0; i < w.size(); ++i) CHECK(g.get_f64(i) == w.get_f64(i));  // copies are exact
+  }
+  if (default_platform() == "cpu") {
+    auto st = compiled.executable_stats();
+    CHECK(st.at("library_ops") == 3);
+    CHECK(st.at("native_kernels") == 1);
+  }
+}
+
+// The pipeline's result on a training step (forward, backward, Adam) as lowered before CSE and fusion edited in
+// one walk: they must give the same module as when they edited the computation per rewrite. The fingerprint was
+// taken with the per-rewrite versions; a deliberate change to what a pass does updates it.
+TEST_CASE("compile: batched CSE and fusion edits give the same optimised module", "[hlo]") {
+  std::ifstream f(std::string(JITX_TEST_DATA_DIR) + "/train_step_before_optimizations.hlo");
+  REQUIRE(f.good());
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto m = hlo::parse_hlo(text);
+  hlo::PipelineOptions o;
+  o.verify = true;
+  hlo::optimize(*m, o);
+  CHECK(hlo::parse_hlo(hlo::print_hlo(*m))->fingerprint() == "82e119d6911dcfce73b244899df05823");
+}

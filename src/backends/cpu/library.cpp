@@ -15,6 +15,7 @@ std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst) {
   switch (inst.opcode) {
     case hlo::Opcode::kFusion: return make_output_fusion(inst);
     case hlo::Opcode::kConvolution: return make_convolution(inst);
+    case hlo::Opcode::kDot: return make_general_dot(inst);  // the runtime gives the Eigen dot the ones it takes
     default: return make_data_op(inst);
   }
 }

@@ -1,7 +1,7 @@
 // The CPU backend's library ops: instructions that run as typed C++ routines called by the runtime (as XLA:CPU
 // calls its runtime library for sort, convolution and GEMM) rather than as one emitted loop nest: output fusions
-// (an Eigen GEMM, then an emitted epilogue kernel over the product), convolution, sort, gather, scatter,
-// reduce-window and the variadic argmax/argmin reduce.
+// (an Eigen GEMM, then an emitted epilogue kernel over the product), convolution, integer and mixed-dtype dots,
+// sort, gather, scatter, reduce-window and the variadic argmax/argmin reduce.
 #pragma once
 #include <memory>
 #include <span>
@@ -36,5 +36,12 @@ void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& space);
 std::unique_ptr<LibraryOp> make_output_fusion(const hlo::Instruction& fusion);
 std::unique_ptr<LibraryOp> make_convolution(const hlo::Instruction& conv);
 std::unique_ptr<LibraryOp> make_data_op(const hlo::Instruction& inst);  // sort, gather, scatter, reduce-window, argmax
+/// Dots the Eigen dot does not take: integer and bool dots, and operands of another dtype than the result.
+std::unique_ptr<LibraryOp> make_general_dot(const hlo::Instruction& dot);
+
+/// c[m, n] = a[m, k] b[k, n], row-major, on unsigned words that wrap (integer dots and convolutions), rows split
+/// across the pool (general_dot.cpp).
+void int_gemm(const uint32_t* a, const uint32_t* b, uint32_t* c, int64_t m, int64_t k, int64_t n);
+void int_gemm(const uint64_t* a, const uint64_t* b, uint64_t* c, int64_t m, int64_t k, int64_t n);
 
 }  // namespace jitx::cpu

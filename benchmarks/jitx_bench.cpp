@@ -397,9 +397,10 @@ void bench_train_step(int64_t B, int64_t H) {
   Result eg{"train_step", size, "f32", "eigen", {}, bytes, flops, -1, ""};
   if (!skipped(eg)) {
     // The check first: one Eigen step against jitx's jitted step from the same parameters and batch. Both compute
-    // in f32 with different summation orders: the loss and updated parameters and moments agree to ~1e-6
-    // relative; a wrong derivative or update would be off by far more. Adam's first step moves each parameter
-    // by about lr * sign(g), so the parameters are compared by norm (one gradient near zero may flip sign).
+    // in f32 with different summation orders (and tanh/exp approximations): the loss and Adam's moments (the
+    // gradients) agree to ~1e-5 relative, a wrong derivative would be off by far more. Adam's first step moves
+    // each parameter by about lr * sign(g), so a gradient within rounding of zero may flip its sign: the updated
+    // parameters are compared by norm, with a looser bound.
     MlpParams p = init();
     MlpOpt s = optim::adam_init(p);
     EigenMlp em(p);
@@ -409,20 +410,25 @@ void bench_train_step(int64_t B, int64_t H) {
     float eloss = em.step(ex, labels);
     auto [np, ns, jloss] = jit(mlp_train_step, {.name = "train_step_check"})(p, s, batch);
     const auto& [cnt, mu, nu] = ns;
-    double err = std::fabs(eloss - jloss.item<float>()) / std::fabs(jloss.item<float>());
-    const Array* jp[] = {&np.w1, &np.w2, &np.w3}, *jb[] = {&np.b1, &np.b2, &np.b3};
-    const Array* jm[] = {&mu.w1, &mu.w2, &mu.w3}, *jv[] = {&nu.w1, &nu.w2, &nu.w3};
-    for (int l = 0; l < 3; ++l) {
-      err = std::max({err, rel_err(em.w[l], *jp[l]), rel_err(em.b[l], *jb[l]), rel_err(em.mw[l], *jm[l]),
-                      rel_err(em.vw[l], *jv[l])});
+    double err = std::fabs(eloss - jloss.item<float>()) / std::fabs(jloss.item<float>()), perr = 0;
+    const MlpParams* jm[] = {&mu, &nu};
+    for (int k = 0; k < 2; ++k) {
+      const auto& ew = k == 0 ? em.mw : em.vw;
+      const auto& eb = k == 0 ? em.mb : em.vb;
+      err = std::max({err, rel_err(ew[0], jm[k]->w1), rel_err(ew[1], jm[k]->w2), rel_err(ew[2], jm[k]->w3),
+                      rel_err(eb[0], jm[k]->b1), rel_err(eb[1], jm[k]->b2), rel_err(eb[2], jm[k]->b3)});
     }
-    if (!(err < 1e-4)) {
-      std::fprintf(stderr, "[jitx_bench] train_step %s: the Eigen step differs from jitx's: relative error %g\n",
-                   size.c_str(), err);
+    perr = std::max({rel_err(em.w[0], np.w1), rel_err(em.w[1], np.w2), rel_err(em.w[2], np.w3),
+                     rel_err(em.b[0], np.b1), rel_err(em.b[1], np.b2), rel_err(em.b[2], np.b3)});
+    if (!(err < 1e-4) || !(perr < 1e-3)) {
+      std::fprintf(stderr,
+                   "[jitx_bench] train_step %s: the Eigen step differs from jitx's: loss/moments relative error %g, "
+                   "parameters %g\n",
+                   size.c_str(), err, perr);
       std::exit(1);
     }
-    eg.note = fmt::format("hand-written Eigen, GEMMs on {} threads (OpenMP, Eigen::setNbThreads); matches jitx's "
-                          "step to {:.1e}", threads, err);
+    eg.note = fmt::format("hand-written Eigen, GEMMs on {} threads (OpenMP, Eigen::setNbThreads); its loss and "
+                          "gradients match jitx's step to {:.1e}", threads, err);
     eg.stats = bench::measure([&] { em.step(ex, labels); }, g_min_time);
     Eigen::setNbThreads(1);  // the other Eigen peers and the GEMM probe stay on one thread
     emit(eg);

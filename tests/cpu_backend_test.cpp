@@ -636,6 +636,16 @@ ENTRY %main (a: f32[1024,1024], b: f32[1024,1024]) -> (f32[1024,1024]) {
   std::string ir = cpu::optimized_ir({m->entry->instructions[2].get()});
   CHECK_THAT(ir, Contains("x float>"));
   CHECK_THAT(ir, !Contains("@tanh"));
+  // erf_inv (f32 arithmetic) and digamma (computed in double for f32 and f64) are straight-line code too.
+  for (auto [op, t, vec] : {std::tuple{"erf-inv", "f32", "x float>"}, std::tuple{"digamma", "f32", "x double>"},
+                            std::tuple{"digamma", "f64", "x double>"}}) {
+    std::string shape = fmt::format("{}[4096]", t);
+    std::shared_ptr<const hlo::Module> u = hlo::parse_hlo(one_op(shape, op, {shape}));
+    std::string uir = cpu::optimized_ir({u->entry->instructions[1].get()});
+    INFO(op << " " << t);
+    CHECK_THAT(uir, Contains(vec));
+    CHECK_THAT(uir, !Contains("@digamma") && !Contains("@log("));
+  }
 }
 
 TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent callers", "[cpu]") {

@@ -23,23 +23,12 @@ namespace {
 using hlo::Instruction;
 using Ints = std::vector<int64_t>;
 
-// An integer element sign- or zero-extended to 64 bits (then wrapped to the compute word).
-uint64_t load_int(const void* p, DType d, int64_t i) {
-  bool sg = is_signed_integer(d);
-  switch (dtype_size(d)) {
-    case 1: return sg ? static_cast<uint64_t>(static_cast<const int8_t*>(p)[i]) : static_cast<const uint8_t*>(p)[i];
-    case 2: return sg ? static_cast<uint64_t>(static_cast<const int16_t*>(p)[i]) : static_cast<const uint16_t*>(p)[i];
-    case 4: return sg ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i]) : static_cast<const uint32_t*>(p)[i];
-    default: return static_cast<const uint64_t*>(p)[i];
-  }
-}
-
 template <class T>
 std::vector<T> to_compute(const void* p, DType d, int64_t n) {
   std::vector<T> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     if constexpr (std::is_integral_v<T>) {
-      v[i] = static_cast<T>(load_int(p, d, i));
+      v[i] = static_cast<T>(load_int_bits(p, d, i));
       continue;
     }
     switch (d) {
@@ -54,14 +43,7 @@ std::vector<T> to_compute(const void* p, DType d, int64_t n) {
 
 template <class T>
 void store(void* p, DType d, int64_t i, T v) {
-  if constexpr (std::is_integral_v<T>) {
-    switch (dtype_size(d)) {
-      case 1: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v); return;
-      case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); return;
-      case 4: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); return;
-      default: static_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v); return;
-    }
-  }
+  if constexpr (std::is_integral_v<T>) return store_int_bits(p, d, i, v);
   switch (d) {
     case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
     case DType::float64: static_cast<double*>(p)[i] = static_cast<double>(v); break;

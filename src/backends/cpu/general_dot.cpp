@@ -50,15 +50,7 @@ T load_as(const void* p, DType d, int64_t i) {
     }
     return static_cast<T>(v);
   }
-  bool sg = is_signed_integer(d);
-  uint64_t u;
-  switch (dtype_size(d)) {
-    case 1: u = sg ? static_cast<uint64_t>(static_cast<const int8_t*>(p)[i]) : static_cast<const uint8_t*>(p)[i]; break;
-    case 2: u = sg ? static_cast<uint64_t>(static_cast<const int16_t*>(p)[i]) : static_cast<const uint16_t*>(p)[i]; break;
-    case 4: u = sg ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i]) : static_cast<const uint32_t*>(p)[i]; break;
-    default: u = static_cast<const uint64_t*>(p)[i]; break;
-  }
-  return static_cast<T>(u);
+  return static_cast<T>(load_int_bits(p, d, i));
 }
 
 // Stores v (compute type T) as element i of p (dtype d): integers truncated (bool: nonzero), floats rounded once.
@@ -67,12 +59,7 @@ void store_as(void* p, DType d, int64_t i, T v) {
   if constexpr (std::is_integral_v<T>) {
     if (is_floating(d))  // an integer dot with a float result: the 64-bit wrapped sum as int64, converted
       return store_as<double>(p, d, i, static_cast<double>(static_cast<int64_t>(v)));
-    switch (dtype_size(d)) {
-      case 1: static_cast<uint8_t*>(p)[i] = d == DType::bool_ ? v != 0 : static_cast<uint8_t>(v); return;
-      case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); return;
-      case 4: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); return;
-      default: static_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v); return;
-    }
+    store_int_bits(p, d, i, d == DType::bool_ ? v != 0 : static_cast<uint64_t>(v));
   } else {
     switch (d) {
       case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
@@ -166,6 +153,25 @@ class GeneralDot : public LibraryOp {
   Pack lhs_, rhs_;
 };
 }  // namespace
+
+uint64_t load_int_bits(const void* p, DType d, int64_t i) {
+  bool sg = is_signed_integer(d);
+  switch (dtype_size(d)) {
+    case 1: return sg ? static_cast<uint64_t>(static_cast<const int8_t*>(p)[i]) : static_cast<const uint8_t*>(p)[i];
+    case 2: return sg ? static_cast<uint64_t>(static_cast<const int16_t*>(p)[i]) : static_cast<const uint16_t*>(p)[i];
+    case 4: return sg ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i]) : static_cast<const uint32_t*>(p)[i];
+    default: return static_cast<const uint64_t*>(p)[i];
+  }
+}
+
+void store_int_bits(void* p, DType d, int64_t i, uint64_t v) {
+  switch (dtype_size(d)) {
+    case 1: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v); return;
+    case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); return;
+    case 4: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); return;
+    default: static_cast<uint64_t*>(p)[i] = v; return;
+  }
+}
 
 void int_gemm(const uint32_t* a, const uint32_t* b, uint32_t* c, int64_t m, int64_t k, int64_t n) {
   int_gemm_typed(a, b, c, m, k, n);

@@ -43,5 +43,8 @@ std::unique_ptr<LibraryOp> make_general_dot(const hlo::Instruction& dot);
 /// across the pool (general_dot.cpp).
 void int_gemm(const uint32_t* a, const uint32_t* b, uint32_t* c, int64_t m, int64_t k, int64_t n);
 void int_gemm(const uint64_t* a, const uint64_t* b, uint64_t* c, int64_t m, int64_t k, int64_t n);
+/// An integer element's bits sign- or zero-extended to 64 (by its dtype), and the low bits of v stored as one.
+uint64_t load_int_bits(const void* p, DType d, int64_t i);
+void store_int_bits(void* p, DType d, int64_t i, uint64_t v);
 
 }  // namespace jitx::cpu

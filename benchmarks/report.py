@@ -90,6 +90,12 @@ def main(results_dir, readme=None):
         lines += [f"Command: `{run.get('command', '')}` ({run.get('mode', 'full')} mode); the whole run (build, "
                   f"virtualenv, jitx, JAX) took {run.get('duration_s', 0) / 60:.1f} min.", ""]
     lines += [*(f"Peer: {m['note']}" for m in meta), ""]
+    # Eigen peers that run threaded say so in their note (train_step: GEMMs on all cores), once per workload.
+    threaded = {}
+    for r in rows:
+        if r["system"] == "eigen" and "threads" in r.get("note", ""):
+            threaded.setdefault(r["workload"], r["note"])
+    lines += [*(f"Eigen {w}: {n}." for w, n in threaded.items()), *([""] if threaded else [])]
     lines += [
         "Times are medians (ms) of calls that wait with `block_until_ready`; compile time is excluded and listed "
         "apart (jitx: trace + lower + HLO passes + LLVM; JAX: `jit(f).lower(...).compile()`). Ratios are peer time / "

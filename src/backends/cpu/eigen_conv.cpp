@@ -1,14 +1,17 @@
 // Convolution (HLO convolution: any dimension numbers, strides, padding, lhs/rhs dilation, feature_group_count
-// or batch_group_count) as im2col + an Eigen GEMM, for float dtypes.
+// or batch_group_count) as im2col + a GEMM: Eigen's for float dtypes, a plain vectorisable loop for integers.
 //
 // For each group q (feature groups or batch groups; XLA never sets both), the output is
 //   out[(b, spatial), f] = sum over (c, window) of patch[(b, spatial), (c, window)] * w[(c, window), f]
 // where patch holds the lhs values under each window position (zero where the window reads padding or a hole of
 // the lhs dilation). Output rows are processed in blocks whose patch matrix stays a few MiB (built in parallel,
 // then one multi-threaded GEMM per block), and each block's product is scattered into the output's layout.
-// bf16/f16 compute in f32 (rounded once on store); f64 in f64. Integer convolutions stay on the interpreter.
+// bf16/f16 compute in f32 (rounded once on store); f64 in f64. Integers compute on unsigned words of at least 32
+// bits (uint64 for 64-bit dtypes) and are truncated on store: products and sums wrap modulo 2^bits, which is the
+// interpreter's two's-complement wrap-around whatever the word, since truncation commutes with + and *.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
@@ -24,6 +27,10 @@ template <class T>
 std::vector<T> to_compute(const void* p, DType d, int64_t n) {
   std::vector<T> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      v[i] = static_cast<T>(load_int_bits(p, d, i));
+      continue;
+    }
     switch (d) {
       case DType::float32: v[i] = static_cast<T>(static_cast<const float*>(p)[i]); break;
       case DType::float64: v[i] = static_cast<T>(static_cast<const double*>(p)[i]); break;
@@ -36,6 +43,7 @@ std::vector<T> to_compute(const void* p, DType d, int64_t n) {
 
 template <class T>
 void store(void* p, DType d, int64_t i, T v) {
+  if constexpr (std::is_integral_v<T>) return store_int_bits(p, d, i, v);
   switch (d) {
     case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
     case DType::float64: static_cast<double*>(p)[i] = static_cast<double>(v); break;
@@ -49,8 +57,11 @@ class Convolution : public LibraryOp {
   explicit Convolution(const Instruction& i) : inst_(i) {}
 
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
-    if (inst_.shape.dtype == DType::float64) run_typed<double>(ins, outs);
-    else run_typed<float>(ins, outs);
+    DType d = inst_.shape.dtype;
+    if (d == DType::float64) run_typed<double>(ins, outs);
+    else if (is_floating(d)) run_typed<float>(ins, outs);
+    else if (dtype_size(d) == 8) run_typed<uint64_t>(ins, outs);
+    else run_typed<uint32_t>(ins, outs);
   }
 
  private:
@@ -83,7 +94,8 @@ class Convolution : public LibraryOp {
     const T* lhs = static_cast<const T*>(ins[0]);
     const T* rhs = static_cast<const T*>(ins[1]);
     bool native = (std::is_same_v<T, float> && lsh.dtype == DType::float32) ||
-                  (std::is_same_v<T, double> && lsh.dtype == DType::float64);
+                  (std::is_same_v<T, double> && lsh.dtype == DType::float64) ||
+                  (std::is_integral_v<T> && !is_floating(lsh.dtype) && dtype_size(lsh.dtype) == sizeof(T));
     if (!native) {
       lbuf = to_compute<T>(ins[0], lsh.dtype, lsh.num_elements());
       rbuf = to_compute<T>(ins[1], rsh.dtype, rsh.num_elements());
@@ -141,7 +153,8 @@ class Convolution : public LibraryOp {
               for (int64_t w = 0; w < wn; ++w) out[w] = src[w] < 0 ? T(0) : base[src[w]];
           }
         });
-        gemm(patch.data(), wmat.data(), prod.data(), nr, kk, fo);
+        if constexpr (std::is_integral_v<T>) int_gemm(patch.data(), wmat.data(), prod.data(), nr, kk, fo);
+        else gemm(patch.data(), wmat.data(), prod.data(), nr, kk, fo);
         parallel_chunks(nr, fo, [&](int64_t lo, int64_t hi) {
           for (int64_t r = lo; r < hi; ++r) {
             int64_t row = r0 + r, b = row / spn, rem = row % spn, o = b * ost[os[0]] + q * fo * ost[os[1]];
@@ -162,7 +175,7 @@ class Convolution : public LibraryOp {
 
 std::unique_ptr<LibraryOp> make_convolution(const Instruction& conv) {
   DType d = conv.shape.dtype;
-  if (!is_floating(d) || conv.operand(0)->shape.dtype != d || conv.operand(1)->shape.dtype != d) return nullptr;
+  if (d == DType::bool_ || conv.operand(0)->shape.dtype != d || conv.operand(1)->shape.dtype != d) return nullptr;
   const auto& a = conv.attrs;
   if (a.get_int("feature_group_count") > 1 && a.get_int("batch_group_count") > 1) return nullptr;
   return std::make_unique<Convolution>(conv);

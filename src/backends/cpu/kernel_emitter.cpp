@@ -48,8 +48,6 @@ std::string inner_reason(const Instruction& i) {
       if (i.operands.size() != 2) return "variadic reduce";
       if (!is_supported_reducer(i.attrs.get_str("reducer"))) return "reducer " + i.attrs.get_str("reducer");
       return "";
-    case Opcode::kErfInv: case Opcode::kDigamma: return "no native erf_inv/digamma";
-    case Opcode::kPower: return is_float(d) ? "" : "integer power";
     default: break;
   }
   if (hlo::is_elementwise(i.opcode)) {
@@ -67,7 +65,7 @@ std::string inner_reason(const Instruction& i) {
       case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
       case Opcode::kRemainder: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kAnd: case Opcode::kOr:
       case Opcode::kXor: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
-      case Opcode::kShiftRightLogical:
+      case Opcode::kShiftRightLogical: case Opcode::kPower:
         return "";
       default: return fmt::format("{} on integers", hlo::opcode_name(i.opcode));
     }
@@ -984,6 +982,22 @@ class Emitter {
       }
       case Opcode::kShiftRightArithmetic:
         return b_.CreateAShr(x, b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, y, C(bits - 1)));
+      case Opcode::kPower: {
+        // Square-and-multiply over all `bits` exponent bits (straight-line, so it vectorises), wrapping as the
+        // interpreter's 64-bit loop does once truncated; a negative signed exponent gives 1, +-1 or 0.
+        Value* r = C(1);
+        Value* base = x;
+        for (unsigned k = 0; k < bits; ++k) {
+          Value* bit = b_.CreateICmpNE(b_.CreateAnd(b_.CreateLShr(y, C(k)), C(1)), zero);
+          r = b_.CreateSelect(bit, b_.CreateMul(r, base), r);
+          if (k + 1 < bits) base = b_.CreateMul(base, base);
+        }
+        if (!sg) return r;
+        Value* odd = b_.CreateICmpNE(b_.CreateAnd(y, C(1)), zero);
+        Value* neg_pow = b_.CreateSelect(b_.CreateICmpEQ(x, C(1)), C(1),
+                                         b_.CreateSelect(b_.CreateICmpEQ(x, C(-1)), b_.CreateSelect(odd, C(-1), C(1)), zero));
+        return b_.CreateSelect(b_.CreateICmpSLT(y, zero), neg_pow, r);
+      }
       default: break;
     }
     JITX_ASSERT(false, "cpu emitter: integer {}", hlo::opcode_name(op));

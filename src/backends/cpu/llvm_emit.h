@@ -18,8 +18,8 @@ void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& i
 std::string kernel_symbol(size_t i);
 
 /// Vectorisable float math on a float or double scalar (the loop vectoriser widens it). Returns nullptr for
-/// ops it does not implement. f32 exp/expm1/log/log1p/tanh/logistic/erf/sin/cos are polynomial approximations;
-/// the rest (and every f64 function) call the C library.
+/// ops it does not implement. f32 exp/expm1/log/log1p/tanh/logistic/erf/sin/cos/erf_inv and digamma (f32, f64)
+/// are polynomial approximations; the rest (and f64 erf_inv's Newton steps) call the C library.
 llvm::Value* emit_float_math(llvm::IRBuilderBase& b, hlo::Opcode op, llvm::Value* x, llvm::Value* y = nullptr);
 /// Whether emit_float_math handles op.
 bool has_float_math(hlo::Opcode op);

@@ -3,8 +3,10 @@
 // The loop vectoriser widens straight-line code but not libm calls, so exp, log, tanh, logistic, erf, sin, cos,
 // expm1 and log1p on f32 (and on bf16/f16, computed in f32) are written out here (Cephes-style minimax
 // polynomials, Horner with fused multiply-add). Measured error against double-precision references is in
-// tests/cpu_backend_test.cpp. Everything else, and all f64 math, calls the C library (scalar, correctly rounded
-// or nearly so): f64 accuracy needs longer polynomials than are worth writing here.
+// tests/cpu_backend_test.cpp. digamma (f32 and f64) is straight-line double-precision code (series with exact
+// Taylor coefficients, see digamma_f64); erf_inv is Giles' approximation in f32, refined by Newton steps on the C
+// library's erf/erfc in f64. Everything else in f64 calls the C library (scalar, correctly rounded or nearly so):
+// f64 accuracy needs longer polynomials than are worth writing here.
 #include <cmath>
 #include <limits>
 
@@ -178,6 +180,150 @@ Value* sincos_f32(B& b, Value* x, bool is_cos) {
   return b.CreateSelect(neg, b.CreateFNeg(v), v);
 }
 
+// --- double-precision building blocks of erf_inv and digamma (straight-line, so the vectoriser widens them) ---
+// `full`: f64 accuracy (the f64 functions); otherwise enough terms for an f32 result (error ~1e-13).
+
+// log(x) for x > 0 finite or +inf: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s), s = (m-1)/(m+1),
+// |s| <= 0.172, by its Taylor series 2 (s + s^3/3 + s^5/5 + ...) (terms to s^21: remainder < 1e-18 relative), and
+// e ln2 in two parts (ln2_hi has trailing zeros, so e ln2_hi is exact). Subnormal inputs are not handled (the
+// callers pass values >= 1).
+Value* log_f64(B& b, Value* x, bool full) {
+  auto* i64 = b.getInt64Ty();
+  Value* bits = b.CreateBitCast(x, i64);
+  Value* e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, 52), 0x7ff), b.getInt64(1022));
+  Value* m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, b.getInt64(0x800fffffffffffffULL)), b.getInt64(0x3fe0000000000000ULL)),
+                             b.getDoubleTy());  // [0.5, 1)
+  Value* lo = b.CreateFCmpOLT(m, c(b, x, 0.70710678118654752440));
+  e = b.CreateSub(e, b.CreateZExt(lo, i64));
+  m = b.CreateSelect(lo, b.CreateFAdd(m, m), m);
+  Value* s = b.CreateFDiv(b.CreateFSub(m, c(b, x, 1.0)), b.CreateFAdd(m, c(b, x, 1.0)));
+  Value* z = b.CreateFMul(s, s);
+  Value* p = full ? horner(b, z, {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3})
+                  : horner(b, z, {1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3});
+  Value* two_s = b.CreateFAdd(s, s);
+  Value* lm = fma(b, b.CreateFMul(two_s, z), p, two_s);
+  Value* ef = b.CreateSIToFP(e, b.getDoubleTy());
+  Value* r = fma(b, ef, c(b, x, 6.93147180369123816490e-01), fma(b, ef, c(b, x, 1.90821492927058770002e-10), lm));
+  return b.CreateSelect(b.CreateFCmpOEQ(x, c(b, x, INFINITY)), x, r);
+}
+
+// sin(y) and cos(y) for |y| <= pi/4 by their Taylor series (error < 1e-17 with `full`, < 1e-14 without).
+std::pair<Value*, Value*> sincos_small_f64(B& b, Value* y, bool full) {
+  Value* z = b.CreateFMul(y, y);
+  Value* s = full ? horner(b, z, {1.0 / 355687428096000.0, -1.0 / 1307674368000.0, 1.0 / 6227020800.0,
+                                  -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0})
+                  : horner(b, z, {1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0,
+                                  -1.0 / 6.0});
+  Value* co = full ? horner(b, z, {1.0 / 6402373705728000.0, -1.0 / 20922789888000.0, 1.0 / 87178291200.0,
+                                   -1.0 / 479001600.0, 1.0 / 3628800.0, -1.0 / 40320.0, 1.0 / 720.0, -1.0 / 24.0,
+                                   0.5})
+                   : horner(b, z, {1.0 / 87178291200.0, -1.0 / 479001600.0, 1.0 / 3628800.0, -1.0 / 40320.0,
+                                   1.0 / 720.0, -1.0 / 24.0, 0.5});
+  return {fma(b, b.CreateFMul(y, z), s, y), fma(b, b.CreateFNeg(z), co, c(b, y, 1.0))};
+}
+
+// digamma in double. Nonpositive integers (the poles), -inf and NaN give NaN (as the interpreter); +inf gives +inf.
+//  - x < 0: reflection, psi(x) = psi(1 - x) - pi cot(pi x), with cot(pi r) for r = x - round(x) (exact) in
+//    [-1/2, 1/2] from sin/cos on [0, pi/4] (cot(pi a) = tan(pi (1/2 - a)) above a = 1/4, so no cancellation).
+//  - x >= 10: the asymptotic series log x - 1/(2x) - sum B_2k / (2k x^2k) (terms to x^-16; x^-10 for f32).
+//  - x0 - 1/2 <= z <= x0 + 1/2 around the positive root x0 = 1.4616...: Taylor series psi(z) = sum_n c_n (z - x0)^n,
+//    c_n = (-1)^(n+1) zeta(n + 1, x0) (Hurwitz zeta, to double precision; radius of convergence x0, so 36 terms
+//    leave < 1e-17). Relative accuracy where psi is near zero, which recurrences from large x cannot give.
+//  - x0 + 1/2 < z <= 3: Taylor series at 5/2, c_0 = psi(5/2) = 8/3 - gamma - 2 log 2, c_n as above with zeta(n+1, 5/2)
+//    (27 terms: < 1e-18): psi > 0.39 here; a recurrence down into the first interval would cancel (psi(0.99) + 1/0.99).
+//  - other x < 10 reach those intervals by psi(x) = psi(x + 1) - 1/x (below) or psi(x) = psi(x - 1) + 1/(x - 1)
+//    (above 3, up to seven steps, straight-line selects): psi > 0.7 there and every term added is positive.
+Value* digamma_f64(B& b, Value* x, bool full) {
+  Value* one = c(b, x, 1.0);
+  Value* neg = b.CreateFCmpOLT(x, c(b, x, 0.0));
+  Value* xr = b.CreateSelect(neg, b.CreateFSub(one, x), x);  // >= 1 when x < 0
+  // xr >= 10: the asymptotic series.
+  Value* big = b.CreateFCmpOGE(xr, c(b, x, 10.0));
+  Value* zb = b.CreateSelect(big, xr, c(b, x, 10.0));  // keeps the unused lanes finite
+  Value* inv = b.CreateFDiv(one, zb);
+  Value* f = b.CreateFMul(inv, inv);
+  Value* series = full ? horner(b, f, {3617.0 / 8160, -1.0 / 12, 691.0 / 32760, -1.0 / 132, 1.0 / 240, -1.0 / 252,
+                                       1.0 / 120, -1.0 / 12})
+                       : horner(b, f, {-1.0 / 132, 1.0 / 240, -1.0 / 252, 1.0 / 120, -1.0 / 12});
+  Value* asym = fma(b, series, f, fma(b, inv, c(b, x, -0.5), log_f64(b, zb, full)));
+  // xr < 10: recurrence into [x0 - 1/2, 3], accumulating the terms in s.
+  const double lo = 0.9616321449683622, hi = 1.9616321449683622;
+  Value* below = b.CreateFCmpOLT(xr, c(b, x, lo));
+  Value* s = b.CreateSelect(below, b.CreateFNeg(b.CreateFDiv(one, xr)), c(b, x, 0.0));
+  Value* z = b.CreateSelect(below, b.CreateFAdd(xr, one), b.CreateSelect(big, c(b, x, 1.5), xr));
+  for (int k = 0; k < 7; ++k) {
+    Value* step = b.CreateFCmpOGT(z, c(b, x, 3.0));
+    z = b.CreateSelect(step, b.CreateFSub(z, one), z);  // exact: z < 10
+    s = b.CreateSelect(step, b.CreateFAdd(s, b.CreateFDiv(one, z)), s);
+  }
+  // The Taylor series at the root (x0 = x0_hi + x0_lo).
+  Value* t = b.CreateFSub(b.CreateFSub(z, c(b, x, 1.4616321449683622)), c(b, x, 9.549995429965697e-17));
+  Value* taylor = b.CreateFMul(t, horner(b, t, {
+      -7.961425431241989e-07, 1.1636675363548871e-06, -1.7008538854332643e-06, 2.4860227331295433e-06,
+      -3.633650789801054e-06, 5.3110609208898746e-06, -7.7628176684621096e-06, 1.1346384584663872e-05,
+      -1.6584242271854162e-05, 2.4240066118601359e-05, -3.5430070947659671e-05, 5.1785757952220897e-05,
+      -7.5691795821950769e-05, 0.00011063372768747429, -0.00016170622091974825, 0.00023635601564027086,
+      -0.00034546802510630818, 0.00050495326583460264, -0.00073807093899600602, 0.0010788252019162975,
+      -0.0015769367714301987, 0.0023051263267349301, -0.0033698016554393317, 0.0049267813957298576,
+      -0.0072045343863568747, 0.010538791616612182, -0.015424765904948968, 0.022597648232218125,
+      -0.033161126474847376, 0.048804288164143145, -0.072199561256454756, 0.10782405069126239, -0.16394270544240658,
+      0.25849976095565119, -0.44276316898359214, 0.96767224544762143}));
+  Value* t2 = b.CreateFSub(z, c(b, x, 2.5));
+  Value* taylor2 = fma(b, t2, horner(b, t2, {
+      7.2063434910111827e-12, -1.8016443331442419e-11, 4.5043155479529538e-11, -1.126150584061632e-10,
+      2.8156276111135815e-10, -7.0399490101196219e-10, 1.7602956776182689e-09, -4.4018206336021876e-09,
+      1.1008345466854141e-08, -2.7534182401274525e-08, 6.8882254155130341e-08, -1.7237026144442e-07,
+      4.3150565296917942e-07, -1.0808116193449876e-06, 2.7092759794669098e-06, -6.7989292319747952e-06,
+      1.7089167198843551e-05, -4.3052688655542605e-05, 0.00010882584206868631, -0.00027643925426264719,
+      0.00070738816518316108, -0.0018305640382639376, 0.0048214098213931952, -0.013073166646113805,
+      0.037317641469542015, -0.11810202582086368, 0.49035775610023491}), c(b, x, 0.7031566406452432));
+  taylor = b.CreateSelect(b.CreateFCmpOLE(z, c(b, x, hi)), taylor, taylor2);
+  Value* psi = b.CreateSelect(big, asym, b.CreateFAdd(taylor, s));
+  // The reflection term pi cot(pi x).
+  Value* r = b.CreateFSub(x, unary_intr(b, llvm::Intrinsic::roundeven, x));
+  Value* a = unary_intr(b, llvm::Intrinsic::fabs, r);
+  Value* far = b.CreateFCmpOGT(a, c(b, x, 0.25));
+  Value* v = b.CreateSelect(far, b.CreateFSub(c(b, x, 0.5), a), a);
+  auto [sn, co] = sincos_small_f64(b, b.CreateFMul(v, c(b, x, M_PI)), full);
+  Value* cot = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, b.CreateSelect(far, b.CreateFDiv(sn, co), b.CreateFDiv(co, sn)), r);
+  Value* res = b.CreateSelect(neg, b.CreateFSub(psi, b.CreateFMul(c(b, x, M_PI), cot)), psi);
+  Value* pole = b.CreateAnd(b.CreateFCmpOLE(x, c(b, x, 0.0)), b.CreateFCmpOEQ(r, c(b, x, 0.0)));
+  pole = b.CreateOr(pole, b.CreateFCmpOEQ(x, c(b, x, -INFINITY)));
+  return b.CreateSelect(b.CreateOr(pole, is_nan(b, x)), c(b, x, NAN), res);
+}
+
+// digamma on f32 values: the f32-accuracy variant of digamma_f64 in double, rounded once (so near the roots,
+// where psi is small, the result is still accurate relative to itself).
+Value* digamma_f32(B& b, Value* x) {
+  return b.CreateFPTrunc(digamma_f64(b, b.CreateFPExt(x, b.getDoubleTy()), false), b.getFloatTy());
+}
+
+// Giles' single-precision erf_inv approximation (the interpreter's starting point too): w = -log((1 - x)(1 + x)),
+// erf_inv(x) = x P(w - 2.5) for w < 5, x Q(sqrt(w) - 3) above. `log` is the log of the value's precision.
+template <class Log>
+Value* erf_inv_giles(B& b, Value* x, Log log) {
+  Value* one = c(b, x, 1.0);
+  Value* w = b.CreateFNeg(log(b.CreateFMul(b.CreateFSub(one, x), b.CreateFAdd(one, x))));
+  Value* p1 = horner(b, b.CreateFSub(w, c(b, x, 2.5)), {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                                                        0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
+                                                        1.50140941});
+  Value* p2 = horner(b, b.CreateFSub(unary_intr(b, llvm::Intrinsic::sqrt, w), c(b, x, 3.0)),
+                     {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                      0.00943887047, 1.00167406, 2.83297682});
+  return b.CreateFMul(b.CreateSelect(b.CreateFCmpOLT(w, c(b, x, 5.0)), p1, p2), x);
+}
+
+// erf_inv's special values: +-1 -> +-inf, |x| > 1 and NaN -> NaN.
+Value* erf_inv_edges(B& b, Value* x, Value* y) {
+  Value* ax = unary_intr(b, llvm::Intrinsic::fabs, x);
+  y = b.CreateSelect(b.CreateFCmpOEQ(ax, c(b, x, 1.0)), b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, c(b, x, INFINITY), x), y);
+  return b.CreateSelect(b.CreateFCmpUGT(ax, c(b, x, 1.0)), c(b, x, NAN), y);
+}
+
+Value* erf_inv_f32(B& b, Value* x) {
+  return erf_inv_edges(b, x, erf_inv_giles(b, x, [&](Value* v) { return log_f32(b, v); }));
+}
+
 Value* libm(B& b, const char* name, Value* x, Value* y = nullptr) {
   llvm::Module* m = b.GetInsertBlock()->getModule();
   auto* d = b.getDoubleTy();
@@ -191,6 +337,26 @@ Value* libm(B& b, const char* name, Value* x, Value* y = nullptr) {
   Value* xd = narrow ? b.CreateFPExt(x, d) : x;
   Value* r = y ? b.CreateCall(f, {xd, narrow ? b.CreateFPExt(y, d) : y}) : b.CreateCall(f, {xd});
   return narrow ? b.CreateFPTrunc(r, x->getType()) : r;
+}
+
+// erf_inv in f64: Giles' approximation refined by Newton steps. For |x| <= 1/2 on erf(y) - |x| (the start is
+// within ~3e-7, so two steps would do). Above, on log(erfc(y)) - log(1 - |x|), where 1 - |x| is exact (erf(y) - |x|
+// would cancel) and log erfc(y) ~ -y^2 is nearly a parabola, on which Newton converges from any start (Giles'
+// polynomial is fitted to f32's range and is rough beyond 1 - 2^-24): four steps. erf, erfc, exp and log are the C
+// library's (scalar calls, as all f64 math here).
+Value* erf_inv_f64(B& b, Value* x) {
+  Value* a = unary_intr(b, llvm::Intrinsic::fabs, x);
+  Value* y = erf_inv_giles(b, a, [&](Value* v) { return log_f64(b, v, true); });
+  Value* tail = b.CreateFCmpOGT(a, c(b, x, 0.5));
+  Value* log_q = libm(b, "log", b.CreateFSub(c(b, x, 1.0), a));
+  for (int i = 0; i < 4; ++i) {
+    Value* d = b.CreateFMul(c(b, x, 1.1283791670955126), libm(b, "exp", b.CreateFNeg(b.CreateFMul(y, y))));
+    Value* ec = libm(b, "erfc", y);
+    Value* yt = b.CreateFAdd(y, b.CreateFDiv(b.CreateFMul(b.CreateFSub(libm(b, "log", ec), log_q), ec), d));
+    Value* yc = b.CreateFSub(y, b.CreateFDiv(b.CreateFSub(libm(b, "erf", y), a), d));
+    y = b.CreateSelect(tail, yt, yc);
+  }
+  return erf_inv_edges(b, x, b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, y, x));
 }
 
 const char* libm_name(Opcode op) {
@@ -223,7 +389,9 @@ const char* libm_name(Opcode op) {
 }
 }  // namespace
 
-bool has_float_math(Opcode op) { return op == Opcode::kLogistic || libm_name(op) != nullptr; }
+bool has_float_math(Opcode op) {
+  return op == Opcode::kLogistic || op == Opcode::kErfInv || op == Opcode::kDigamma || libm_name(op) != nullptr;
+}
 
 Value* emit_float_math(B& b, Opcode op, Value* x, Value* y) {
   if (x->getType()->isFloatTy()) {
@@ -237,9 +405,13 @@ Value* emit_float_math(B& b, Opcode op, Value* x, Value* y) {
       case Opcode::kErf: return erf_f32(b, x);
       case Opcode::kSin: return sincos_f32(b, x, false);
       case Opcode::kCos: return sincos_f32(b, x, true);
+      case Opcode::kErfInv: return erf_inv_f32(b, x);
+      case Opcode::kDigamma: return digamma_f32(b, x);
       default: break;
     }
   }
+  if (op == Opcode::kErfInv) return erf_inv_f64(b, x);
+  if (op == Opcode::kDigamma) return digamma_f64(b, x, true);
   if (op == Opcode::kLogistic) {
     Value* e = libm(b, "exp", b.CreateFNeg(x));
     return b.CreateFDiv(c(b, x, 1.0), b.CreateFAdd(e, c(b, x, 1.0)));

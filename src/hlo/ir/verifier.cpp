@@ -72,6 +72,11 @@ void verify_instruction(const Instruction& i) {
       size_t n = i.operands.size() / 2;
       check(i.operands.size() % 2 == 0, i, "reduce needs operands and inits in pairs");
       for (size_t k = n; k < i.operands.size(); ++k) check(op_shape(k).dims.empty(), i, "init values must be scalars");
+      // Reducers are named, not computations: the only variadic ones are the (value, index) argmax/argmin.
+      const std::string& reducer = i.attrs.get_str("reducer");
+      bool arg = reducer == "argmax" || reducer == "argmin";
+      check(arg ? n == 2 : n == 1, i, arg ? "an argmax/argmin reduce takes (values, indices, inits)"
+                                          : "a reduce with several operands needs the argmax or argmin reducer");
       auto dims = i.attrs.get_ints("dimensions");
       std::vector<int64_t> expect;
       for (int64_t k = 0; k < op_shape(0).rank(); ++k)

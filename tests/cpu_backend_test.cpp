@@ -886,6 +886,8 @@ TEST_CASE("cpu: row fusions compute a value read by a reduction and the output o
     for (int64_t n : {1, 7, 33, 1000})
       for (int64_t rows : {3, 67}) check_native(softmax_module(d, rows, n), -8, 8);
   }
+  // Rows too long for the stack array: exp is computed in both passes, as before.
+  check_native(softmax_module(DType::float32, 2, 17000), -8, 8);
   // A rank-3 softmax (rows indexed by two dimensions) and a row fusion whose cached value is also a second
   // reduction's operand (its row sum and row max both read exp(x)) plus the output.
   check_native(R"(HloModule m

@@ -220,8 +220,8 @@ class Emitter {
     return bytes >= kStreamingStoreBytes;
   }
 
-  static constexpr int64_t kStreamBlock = 512;  // columns computed per block before they are streamed out
-  std::vector<Value*> stream_tmp_;              // one block per output
+  static constexpr int64_t kStreamBlock = 1024;  // columns computed per block before they are streamed out
+  std::vector<Value*> stream_tmp_;               // one block per output
 
   // out[start, start + len) = tmp[0, len): plain stores up to the first 64-byte boundary of out, then aligned
   // 32-byte vectors with non-temporal stores, then plain stores for the rest.
@@ -254,7 +254,7 @@ class Emitter {
   // and exp(x - m) / sum) would compute it twice per element. Instead the reduction, emitted first for each row
   // (prime_row_reductions), stores the row of values in a stack array as it goes, and the output loop loads them:
   // each element is computed once, and the array stays in L1/L2 between the two passes.
-  static constexpr int64_t kRowCacheBytes = int64_t{128} << 10;
+  static constexpr int64_t kRowCacheBytes = int64_t{64} << 10;  // per cached value: one row, on the stack
   struct RowCache {
     const Instruction* filler;  // the reduce whose pass stores the row
     Value* array = nullptr;
@@ -295,13 +295,13 @@ class Emitter {
           continue;
         default: break;
       }
-      if (!seen.count(e) || row_cache_.count(e) || dims.back() * 8 > kRowCacheBytes) continue;
+      if (!seen.count(e) || row_cache_.count(e)) continue;
       bool read_elsewhere = false;  // by something other than a reduce
       for (auto* u : e->users()) read_elsewhere = read_elsewhere || (seen.count(u) && u->opcode != Opcode::kReduce);
       if (!read_elsewhere) continue;
       RowCache rc{i};
       rc.type = ctype(e->shape.dtype);
-      if (rc.type->isIntegerTy(1)) continue;
+      if (rc.type->isIntegerTy(1) || dims.back() * (rc.type->getPrimitiveSizeInBits() / 8) > kRowCacheBytes) continue;
       auto ip = b_.saveIP();
       b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
       rc.array = b_.CreateAlloca(llvm::ArrayType::get(rc.type, static_cast<uint64_t>(dims.back())));

@@ -104,8 +104,8 @@ def main(results_dir, readme=None):
         "jitx time (above 1: jitx is faster). `of limit` is jitx's rate as a fraction of the GEMM rate (mlp_block, "
         "train_step, *_layers) or of the all-core triad bandwidth (the rest); the GEMM probe uses one thread while "
         "jitx and JAX may use every core, so a compute-bound `of limit` can pass 100%; a memory-bound one can too, "
-        "by a little, since the triad's bytes (as STREAM counts them) leave out the write-allocate read that "
-        "streaming stores avoid. "
+        "by up to a third, since the triad's bytes (as STREAM counts them) leave out the write-allocate read of its "
+        "output, which streaming stores avoid. "
         "`skipped` means a call was predicted (from the previous size) to take longer than the run's per-call cap; "
         "`(1 call)` that a single call took over 5 times that cap, so it was not repeated.",
         "",

@@ -952,6 +952,26 @@ ENTRY %main (a: f32[2100003], b: f32[2100003]) -> (f32[2100003], f32[2100003]) {
 }
 )");
   check_native(one_op("bf16[1031,8201]", "add", {"bf16[1031,8201]", "bf16[1031,8201]"}));
+  check_native(one_op("f16[8390001]", "tanh", {"f16[8390001]"}));
+  check_native(R"(HloModule m
+
+%fused (a: f32[3500007], b: f32[3500007]) -> (f32[3500007], pred[3500007]) {
+  %a = f32[3500007] parameter(0)
+  %b = f32[3500007] parameter(1)
+  %e = f32[3500007] exponential(%a)
+  %lt = pred[3500007] compare(%a, %b), direction=LT
+  ROOT %t = (f32[3500007], pred[3500007]) tuple(%e, %lt)
+}
+
+ENTRY %main (a: f32[3500007], b: f32[3500007]) -> (f32[3500007], pred[3500007]) {
+  %a = f32[3500007] parameter(0)
+  %b = f32[3500007] parameter(1)
+  %f = (f32[3500007], pred[3500007]) fusion(%a, %b), kind=kLoop, calls=%fused
+  %x = f32[3500007] get-tuple-element(%f), index=0
+  %y = pred[3500007] get-tuple-element(%f), index=1
+  ROOT %t = (f32[3500007], pred[3500007]) tuple(%x, %y)
+}
+)");
   // A softmax with 16 MiB of output: the row cache and streaming stores together.
   check_native(softmax_module(DType::float32, 1025, 4099), -8, 8);
 }

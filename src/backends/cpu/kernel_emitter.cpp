@@ -226,8 +226,8 @@ class Emitter {
   // out[start, start + len) = tmp[0, len): plain stores up to the first 64-byte boundary of out, then aligned
   // 32-byte vectors with non-temporal stores, then plain stores for the rest.
   void stream_out(Value* tmp, Value* out, Value* start, Value* len, DType d) {
-    llvm::Type* st = stype(d);
     int64_t size = static_cast<int64_t>(dtype_size(d)), lanes = 32 / size;
+    llvm::Type* st = b_.getIntNTy(static_cast<unsigned>(size * 8));  // copied as bits (halves, bools alike)
     Value* dst = b_.CreateInBoundsGEP(st, out, start);
     Value* to_line = b_.CreateAnd(b_.CreateSub(i64(0), b_.CreatePtrToInt(dst, b_.getInt64Ty())), i64(63));
     Value* head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateUDiv(to_line, i64(size)), len);

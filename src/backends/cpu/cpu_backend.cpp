@@ -598,8 +598,8 @@ class ProgramBuilder {
   std::map<std::pair<const hlo::Computation*, bool>, size_t> built_;
 };
 
-/// Some tens of microseconds of work at most: one program without loops, branches or interpreter fallbacks, touching
-/// few elements. Such an executable may run inline on the calling thread (Stream::try_run_inline).
+/// Some tens of microseconds of work at most: one program without loops, branches or interpreter fallbacks,
+/// touching few elements. Such an executable may run inline on the calling thread (Stream::try_run_inline).
 bool is_small(const CpuExecutable& exe) {
   // Element operations: up to some tens of microseconds, where the two wake-ups an enqueued call costs (about
   // 7 us on a 2-core VM, measured with a layer norm and a column sum of 256 x 256) are a large part of the call.

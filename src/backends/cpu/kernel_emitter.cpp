@@ -5,6 +5,10 @@
 // movement as index math, a reduce as a loop over its reduced dimensions. So a loop fusion, an input (reduction)
 // fusion and a row fusion are all "evaluate the fused computation per output element". f16/bf16 values are
 // computed in f32 and rounded to their type after every op, as the interpreter rounds after every op.
+//
+// For memory-bound kernels: a row fusion computes a value that a row reduction and the output both read once
+// (the row cache: softmax's exp), column reductions walk rows in memory order over tiles of accumulators, and
+// outputs of 16 MiB or more are written with non-temporal (streaming) stores.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -13,11 +17,11 @@
 #include <unordered_set>
 
 #include <llvm/IR/Constants.h>
-#include <llvm/IR/IntrinsicsX86.h>
-#include <llvm/TargetParser/Triple.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/llvm_emit.h"
@@ -170,7 +174,7 @@ class Emitter {
         loop_col_ = c;
         for (size_t k = 0; k < roots.size(); ++k) {
           Value* v = gen(roots[k], idx);
-          if (bases) b_.CreateStore(to_storage(outs[k]->dtype, v), b_.CreateInBoundsGEP(stype(outs[k]->dtype), (*bases)[k], b_.CreateSub(c, from)));
+          if (bases) store((*bases)[k], b_.CreateSub(c, from), outs[k]->dtype, v);
           else store(ptrs[k], idx.linear, outs[k]->dtype, v);
         }
         loop_linear_ = loop_col_ = nullptr;
@@ -246,7 +250,8 @@ class Emitter {
                          llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
       return nullptr;
     });
-    loop(b_.CreateAdd(head, b_.CreateMul(vectors, i64(lanes))), len, nullptr, [&](Value* j, Value*) { return copy(j); });
+    Value* tail = b_.CreateAdd(head, b_.CreateMul(vectors, i64(lanes)));
+    loop(tail, len, nullptr, [&](Value* j, Value*) { return copy(j); });
   }
 
   // --- the row cache ---
@@ -333,7 +338,8 @@ class Emitter {
   // The output loop's current row: its linear index, and the (extent, index) of its dimensions larger than 1.
   Value* row_linear_ = nullptr;
   std::vector<std::pair<int64_t, Value*>> row_key_;
-  static std::vector<std::pair<int64_t, Value*>> nonunit(const std::vector<int64_t>& dims, const std::vector<Value*>& m) {
+  static std::vector<std::pair<int64_t, Value*>> nonunit(const std::vector<int64_t>& dims,
+                                                         const std::vector<Value*>& m) {
     std::vector<std::pair<int64_t, Value*>> out;
     for (size_t k = 0; k < dims.size(); ++k)
       if (dims[k] != 1) out.emplace_back(dims[k], m[k]);

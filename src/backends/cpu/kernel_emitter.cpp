@@ -281,10 +281,12 @@ class Emitter {
   }
 
   void plan_row_cache(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
-    std::vector<const Instruction*> order;  // post-order from the roots: operands before users
+    // Post-order of what the kernel computes, from the roots: operands before users; buffers (the kernel's
+    // operands, a fusion's parameters) are loaded, not computed, so the walk stops there.
+    std::vector<const Instruction*> order;
     std::unordered_set<const Instruction*> seen;
     std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
-      if (!seen.insert(i).second) return;
+      if (buffers_.count(i) || !seen.insert(i).second) return;
       for (auto* o : i->operands) visit(o);
       order.push_back(i);
     };

@@ -16,6 +16,8 @@
 #include "hlo/ir/hlo_parser.h"
 #include "jitx/config.h"
 #include "jitx/jit.h"
+#include "jitx/nn.h"
+#include "jitx/numpy.h"
 #include "runtime/runtime.h"
 
 using namespace jitx;
@@ -1024,5 +1026,173 @@ ENTRY %main (a: {0}[6,7,2100]) -> ({0}[2100], {0}[2100]) {{
   ROOT %t = ({0}[2100], {0}[2100]) tuple(%s, %x)
 }}
 )", s));
+  }
+}
+
+namespace {
+/// A softmax over the last dimension as the fusion pass makes it (one kRow fusion), rows x n of dtype d.
+std::string softmax_module(DType d, int64_t rows, int64_t n) {
+  return fmt::format(R"(HloModule m
+
+%fused (a: {0}[{1},{2}]) -> {0}[{1},{2}] {{
+  %a = {0}[{1},{2}] parameter(0)
+  %ninf = {0}[] constant(-inf)
+  %z = {0}[] constant(0)
+  %m = {0}[{1}] reduce(%a, %ninf), dimensions={{1}}, reducer=max
+  %mb = {0}[{1},{2}] broadcast(%m), broadcast_dimensions={{0}}
+  %c = {0}[{1},{2}] subtract(%a, %mb)
+  %e = {0}[{1},{2}] exponential(%c)
+  %s = {0}[{1}] reduce(%e, %z), dimensions={{1}}, reducer=add
+  %sb = {0}[{1},{2}] broadcast(%s), broadcast_dimensions={{0}}
+  ROOT %y = {0}[{1},{2}] divide(%e, %sb)
+}}
+
+ENTRY %main (a: {0}[{1},{2}]) -> ({0}[{1},{2}]) {{
+  %a = {0}[{1},{2}] parameter(0)
+  %f = {0}[{1},{2}] fusion(%a), kind=kRow, calls=%fused
+  ROOT %t = ({0}[{1},{2}]) tuple(%f)
+}}
+)",
+                     hlo_name(d), rows, n);
+}
+}  // namespace
+
+TEST_CASE("cpu: row fusions compute a value read by a reduction and the output once (softmax row cache)", "[cpu]") {
+  // Rows of awkward lengths (one element, shorter than a vector, not a multiple of one, longer than a sum block),
+  // few rows (split by columns) and many (split by rows); values spread enough that exp varies over decades.
+  for (DType d : kFloats) {
+    INFO(hlo_name(d));
+    for (int64_t n : {1, 7, 33, 1000})
+      for (int64_t rows : {3, 67}) check_native(softmax_module(d, rows, n), -8, 8);
+  }
+  // Rows too long for the stack array: exp is computed in both passes, as before.
+  check_native(softmax_module(DType::float32, 2, 17000), -8, 8);
+  // A rank-3 softmax (rows indexed by two dimensions) and a row fusion whose cached value is also a second
+  // reduction's operand (its row sum and row max both read exp(x)) plus the output.
+  check_native(R"(HloModule m
+
+%fused (a: f32[3,5,130]) -> f32[3,5,130] {
+  %a = f32[3,5,130] parameter(0)
+  %z = f32[] constant(0)
+  %ninf = f32[] constant(-inf)
+  %e = f32[3,5,130] exponential(%a)
+  %s = f32[3,5] reduce(%e, %z), dimensions={2}, reducer=add
+  %x = f32[3,5] reduce(%e, %ninf), dimensions={2}, reducer=max
+  %q = f32[3,5] divide(%x, %s)
+  %sb = f32[3,5,130] broadcast(%s), broadcast_dimensions={0,1}
+  %qb = f32[3,5,130] broadcast(%q), broadcast_dimensions={0,1}
+  %y = f32[3,5,130] divide(%e, %sb)
+  ROOT %r = f32[3,5,130] multiply(%y, %qb)
+}
+
+ENTRY %main (a: f32[3,5,130]) -> (f32[3,5,130]) {
+  %a = f32[3,5,130] parameter(0)
+  %f = f32[3,5,130] fusion(%a), kind=kRow, calls=%fused
+  ROOT %t = (f32[3,5,130]) tuple(%f)
+}
+)", -4, 4);
+  // Through the API: softmax and log_softmax of a [40, 300] batch against a double-precision reference.
+  std::vector<float> xs(40 * 300);
+  std::uniform_real_distribution<float> u(-10, 10);
+  for (auto& v : xs) v = u(rng());
+  Array x = array(xs, {40, 300});
+  auto sm = jit([](Array a) { return nn::softmax(a, -1); })(x).to_vector<float>();
+  for (int64_t r = 0; r < 40; ++r) {
+    double m = -INFINITY, s = 0;
+    for (int64_t c = 0; c < 300; ++c) m = std::max(m, double(xs[r * 300 + c]));
+    for (int64_t c = 0; c < 300; ++c) s += std::exp(double(xs[r * 300 + c]) - m);
+    for (int64_t c = 0; c < 300; ++c) {
+      double want = std::exp(double(xs[r * 300 + c]) - m) / s;
+      REQUIRE(std::fabs(sm[r * 300 + c] - want) <= 1e-6 * want + 1e-12);
+    }
+  }
+}
+
+TEST_CASE("cpu: large outputs are written with streaming stores (odd lengths, multi-output, rows)", "[cpu]") {
+  // Over the 16 MiB threshold: a 1-D multi-output fusion whose length is not a multiple of a vector, and rows whose
+  // length is not either (every row starts at a different alignment, so each needs its own unaligned head).
+  check_native(R"(HloModule m
+
+%fused (a: f32[2100003], b: f32[2100003]) -> (f32[2100003], f32[2100003]) {
+  %a = f32[2100003] parameter(0)
+  %b = f32[2100003] parameter(1)
+  %e = f32[2100003] exponential(%a)
+  %m = f32[2100003] multiply(%e, %b)
+  ROOT %t = (f32[2100003], f32[2100003]) tuple(%e, %m)
+}
+
+ENTRY %main (a: f32[2100003], b: f32[2100003]) -> (f32[2100003], f32[2100003]) {
+  %a = f32[2100003] parameter(0)
+  %b = f32[2100003] parameter(1)
+  %f = (f32[2100003], f32[2100003]) fusion(%a, %b), kind=kLoop, calls=%fused
+  %x = f32[2100003] get-tuple-element(%f), index=0
+  %y = f32[2100003] get-tuple-element(%f), index=1
+  ROOT %t = (f32[2100003], f32[2100003]) tuple(%x, %y)
+}
+)");
+  check_native(one_op("bf16[1031,8201]", "add", {"bf16[1031,8201]", "bf16[1031,8201]"}));
+  check_native(one_op("f16[8390001]", "tanh", {"f16[8390001]"}));
+  check_native(R"(HloModule m
+
+%fused (a: f32[3500007], b: f32[3500007]) -> (f32[3500007], pred[3500007]) {
+  %a = f32[3500007] parameter(0)
+  %b = f32[3500007] parameter(1)
+  %e = f32[3500007] exponential(%a)
+  %lt = pred[3500007] compare(%a, %b), direction=LT
+  ROOT %t = (f32[3500007], pred[3500007]) tuple(%e, %lt)
+}
+
+ENTRY %main (a: f32[3500007], b: f32[3500007]) -> (f32[3500007], pred[3500007]) {
+  %a = f32[3500007] parameter(0)
+  %b = f32[3500007] parameter(1)
+  %f = (f32[3500007], pred[3500007]) fusion(%a, %b), kind=kLoop, calls=%fused
+  %x = f32[3500007] get-tuple-element(%f), index=0
+  %y = pred[3500007] get-tuple-element(%f), index=1
+  ROOT %t = (f32[3500007], pred[3500007]) tuple(%x, %y)
+}
+)");
+  // A softmax with 16 MiB of output: the row cache and streaming stores together.
+  check_native(softmax_module(DType::float32, 1025, 4099), -8, 8);
+}
+
+TEST_CASE("cpu: streaming stores in the optimised IR only for large outputs", "[cpu]") {
+  auto ir_of = [](const std::string& shape) {
+    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op(shape, "exponential", {shape}));
+    return cpu::optimized_ir({m->entry->instructions[1].get()});
+  };
+  std::string big = ir_of("f32[4096,4096]");
+  CHECK_THAT(big, Contains("!nontemporal"));
+  CHECK_THAT(big, Contains("<8 x float>"));
+  CHECK_THAT(big, Contains("sfence"));
+  std::string small = ir_of("f32[1024,1024]");
+  CHECK_THAT(small, !Contains("!nontemporal"));
+  CHECK_THAT(small, !Contains("sfence"));
+}
+
+TEST_CASE("cpu: column reductions with row counts off the four-row pass, odd widths and half types", "[cpu]") {
+  for (DType d : {DType::float32, DType::bfloat16, DType::float16, DType::float64, DType::int32}) {
+    std::string s = hlo_name(d);
+    INFO(s);
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 300}, {3, 301}, {7, 5003}, {1003, 37}, {258, 4097}}) {
+      check_native(one_op(shape_text(d, {cols}), "reduce", {shape_text(d, {rows, cols}), shape_text(d, {})},
+                          ", dimensions={0}, reducer=add"));
+      check_native(one_op(shape_text(d, {cols}), "reduce", {shape_text(d, {rows, cols}), shape_text(d, {})},
+                          ", dimensions={0}, reducer=max"));
+    }
+    check_native(one_op(shape_text(d, {2, 2051}), "reduce", {shape_text(d, {5, 3, 2, 2051}), shape_text(d, {})},
+                        ", dimensions={0,1}, reducer=add"));
+  }
+  // A long f32 column sum stays close to the double-precision sum.
+  int64_t rows = 20001, cols = 40;
+  Literal x = random_literal(hlo::Shape(DType::float32, {rows, cols}), 0, 1);
+  Literal zero = Literal::make(DType::float32, {});
+  zero.set_f64(0, 0.0);
+  auto got = run(native(), hlo::parse_hlo(one_op("f32[40]", "reduce", {"f32[20001,40]", "f32[]"},
+                                                 ", dimensions={0}, reducer=add")),
+                 {x, zero})[0];
+  for (int64_t c = 0; c < cols; ++c) {
+    double ref = 0;
+    for (int64_t r = 0; r < rows; ++r) ref += x.get_f64(r * cols + c);
+    CHECK(std::fabs(got.get_f64(c) - ref) <= 1e-7 * ref);  // one f32 rounding of a double-precision sum
   }
 }

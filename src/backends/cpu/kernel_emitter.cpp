@@ -5,7 +5,12 @@
 // movement as index math, a reduce as a loop over its reduced dimensions. So a loop fusion, an input (reduction)
 // fusion and a row fusion are all "evaluate the fused computation per output element". f16/bf16 values are
 // computed in f32 and rounded to their type after every op, as the interpreter rounds after every op.
+//
+// For memory-bound kernels: a row fusion computes a value that a row reduction and the output both read once
+// (the row cache: softmax's exp), column reductions walk rows in memory order over tiles of accumulators, and
+// outputs of 16 MiB or more are written with non-temporal (streaming) stores.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <unordered_map>
@@ -14,7 +19,9 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/llvm_emit.h"
@@ -165,44 +172,242 @@ class Emitter {
     int64_t cols = rank == 0 ? 1 : dims[order.back()];
     std::vector<int64_t> row_dims;
     for (int64_t j = 0; j + 1 < rank; ++j) row_dims.push_back(dims[order[j]]);
+    // Streaming stores and the row cache index outputs and cached rows row-major: they are used when every buffer
+    // of the kernel is row-major (the common case); a kernel with other layouts takes the plain path.
+    bool plain = true;
+    for (auto& l : out_layouts) plain = plain && l.empty();
+    for (auto& [i, l] : buffer_layouts_) plain = plain && l.empty();
+    bool streaming = plain && streaming_stores(inst, outs);
+    if (streaming) {
+      auto ip = b_.saveIP();
+      b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+      for (auto* o : outs) {
+        auto* a = b_.CreateAlloca(llvm::ArrayType::get(stype(o->dtype), kStreamBlock));
+        a->setAlignment(llvm::Align(64));
+        stream_tmp_.push_back(a);
+      }
+      b_.restoreIP(ip);
+    }
+    if (plain) plan_row_cache(roots, dims);
     loop(r0, r1, nullptr, [&](Value* r, Value*) {
       std::vector<Value*> row_multi = delinearize(r, row_dims);
       // Reductions whose index does not change along the row are emitted here, once per row (see hoist()).
       hoist_bb_ = llvm::BasicBlock::Create(ctx_, "row", f_);
       b_.CreateBr(hoist_bb_);
       b_.SetInsertPoint(hoist_bb_);
+      row_linear_ = plain ? r : nullptr;  // see at_current_row: row-major rows only
+      row_key_ = nonunit(row_dims, row_multi);
+      prime_row_reductions(row_multi);
       row_memo_ = memo_;
       collect_ = true;
-      loop(c0, c1, nullptr, [&](Value* c, Value*) {
+      Value* row_start = b_.CreateMul(r, i64(cols), "", true, true);
+      // One element of every root at column c; with `bases`, stored there (indexed from column `from`).
+      auto element = [&](Value* c, const std::vector<Value*>* bases, Value* from) {
         Index idx;
         idx.dims = dims;
-        idx.linear = b_.CreateAdd(b_.CreateMul(r, i64(cols)), c, "", true, true);
+        idx.linear = b_.CreateAdd(row_start, c, "", true, true);
         idx.layout = out_layouts[0];
         idx.multi.resize(dims.size());
         for (int64_t j = 0; j + 1 < rank; ++j) idx.multi[order[j]] = row_multi[j];
         if (rank) idx.multi[order.back()] = c;
         idx.has_multi = true;
+        loop_linear_ = idx.linear;
+        loop_col_ = c;
         for (size_t k = 0; k < roots.size(); ++k) {
           Value* v = gen(roots[k], idx);
-          store(ptrs[k], linear_in(idx, out_layouts[k]), outs[k]->dtype, v);
+          if (bases) store((*bases)[k], b_.CreateSub(c, from), outs[k]->dtype, v);
+          else store(ptrs[k], linear_in(idx, out_layouts[k]), outs[k]->dtype, v);
         }
+        loop_linear_ = loop_col_ = nullptr;
         return nullptr;
-      });
+      };
+      if (!streaming) {
+        loop(c0, c1, nullptr, [&](Value* c, Value*) { return element(c, nullptr, nullptr); });
+      } else {
+        // Streaming: each block of kStreamBlock columns is computed into small stack arrays (plain stores, which
+        // the vectoriser widens as usual and which stay in L1), then copied out by stream_out. The loop vectoriser
+        // does not widen non-temporal stores it cannot prove aligned, and a column loop's start is not aligned.
+        Value* nblocks = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(c1, c0), i64(kStreamBlock - 1)), i64(kStreamBlock));
+        loop(i64(0), nblocks, nullptr, [&](Value* blk, Value*) {
+          Value* lo = b_.CreateAdd(c0, b_.CreateMul(blk, i64(kStreamBlock)));
+          Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kStreamBlock)), c1);
+          loop(lo, hi, nullptr, [&](Value* c, Value*) { return element(c, &stream_tmp_, lo); });
+          for (size_t k = 0; k < roots.size(); ++k)
+            stream_out(stream_tmp_[k], ptrs[k], b_.CreateAdd(row_start, lo), b_.CreateSub(hi, lo), outs[k]->dtype);
+          return nullptr;
+        });
+      }
       collect_ = false;
       hoist_bb_ = nullptr;
+      row_linear_ = nullptr;
       return nullptr;
     });
+    // Streaming stores are weakly ordered: fence them before the kernel returns and another thread reads them.
+    if (streaming && llvm::Triple(m_.getTargetTriple()).isX86())
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::x86_sse_sfence));
     b_.CreateRetVoid();
   }
 
   size_t num_ptrs_ = 0;
 
  private:
+  // --- streaming stores ---
+  // Outputs at least this large (all of a kernel's outputs together) are written with non-temporal stores: they
+  // cannot stay in the last-level cache for their consumer anyway (half of a 32 MiB L3), and plain stores would
+  // first read every output line from memory (write-allocate), a third more traffic for an elementwise kernel.
+  static constexpr int64_t kStreamingStoreBytes = int64_t{16} << 20;
+
+  static bool streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs) {
+    if (inst.attrs.get_int("in_place_parameter", -1) >= 0) return false;  // the output is read too
+    if (outs[0]->dims.empty() || outs[0]->dims.back() < 256) return false;  // rows too short for an aligned loop
+    int64_t bytes = 0;
+    for (auto* s : outs) bytes += s->num_elements() * static_cast<int64_t>(dtype_size(s->dtype));
+    return bytes >= kStreamingStoreBytes;
+  }
+
+  static constexpr int64_t kStreamBlock = 1024;  // columns computed per block before they are streamed out
+  std::vector<Value*> stream_tmp_;               // one block per output
+
+  // out[start, start + len) = tmp[0, len): plain stores up to the first 64-byte boundary of out, then aligned
+  // 32-byte vectors with non-temporal stores, then plain stores for the rest.
+  void stream_out(Value* tmp, Value* out, Value* start, Value* len, DType d) {
+    int64_t size = static_cast<int64_t>(dtype_size(d)), lanes = 32 / size;
+    llvm::Type* st = b_.getIntNTy(static_cast<unsigned>(size * 8));  // copied as bits (halves, bools alike)
+    Value* dst = b_.CreateInBoundsGEP(st, out, start);
+    Value* to_line = b_.CreateAnd(b_.CreateSub(i64(0), b_.CreatePtrToInt(dst, b_.getInt64Ty())), i64(63));
+    Value* head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateUDiv(to_line, i64(size)), len);
+    auto copy = [&](Value* j) {
+      b_.CreateStore(b_.CreateLoad(st, b_.CreateInBoundsGEP(st, tmp, j)), b_.CreateInBoundsGEP(st, dst, j));
+      return nullptr;
+    };
+    loop(i64(0), head, nullptr, [&](Value* j, Value*) { return copy(j); });
+    auto* vt = llvm::FixedVectorType::get(st, static_cast<unsigned>(lanes));
+    Value* vectors = b_.CreateUDiv(b_.CreateSub(len, head), i64(lanes));
+    loop(i64(0), vectors, nullptr, [&](Value* v, Value*) {
+      Value* j = b_.CreateAdd(head, b_.CreateMul(v, i64(lanes)));
+      Value* x = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(st, tmp, j), llvm::Align(size));
+      auto* store = b_.CreateAlignedStore(x, b_.CreateInBoundsGEP(st, dst, j), llvm::Align(32));
+      store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                         llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+      return nullptr;
+    });
+    Value* tail = b_.CreateAdd(head, b_.CreateMul(vectors, i64(lanes)));
+    loop(tail, len, nullptr, [&](Value* j, Value*) { return copy(j); });
+  }
+
+  // --- the row cache ---
+  // A row fusion whose row reduction reads an expensive value that the output reads too (softmax: sum(exp(x - m))
+  // and exp(x - m) / sum) would compute it twice per element. Instead the reduction, emitted first for each row
+  // (prime_row_reductions), stores the row of values in a stack array as it goes, and the output loop loads them:
+  // each element is computed once, and the array stays in L1/L2 between the two passes.
+  static constexpr int64_t kRowCacheBytes = int64_t{64} << 10;  // per cached value: one row, on the stack
+  struct RowCache {
+    const Instruction* filler;  // the reduce whose pass stores the row
+    Value* array = nullptr;
+    llvm::Type* type = nullptr;
+    bool filled = false;  // the current row's values are stored (emission order)
+  };
+  std::unordered_map<const Instruction*, RowCache> row_cache_;
+  const Instruction* filling_ = nullptr;  // the instruction whose row gen_reduce stores now
+  Value* loop_linear_ = nullptr;          // the output loop's linear index and column, while emitting its body
+  Value* loop_col_ = nullptr;
+  std::vector<const Instruction*> row_reductions_;  // trailing row reductions, operands first (when caching)
+
+  // A reduce over the last dimension only of an operand shaped like the output: its value is one per output row.
+  static bool is_row_reduction(const Instruction& i, const std::vector<int64_t>& out_dims) {
+    if (i.opcode != Opcode::kReduce || i.operands.size() != 2 || out_dims.empty()) return false;
+    const auto& rd = i.attrs.get_ints("dimensions");
+    return i.operand(0)->shape.dims == out_dims && rd.size() == 1 &&
+           rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
+  }
+
+  void plan_row_cache(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
+    // Post-order of what the kernel computes, from the roots: operands before users; buffers (the kernel's
+    // operands, a fusion's parameters) are loaded, not computed, so the walk stops there.
+    std::vector<const Instruction*> order;
+    std::unordered_set<const Instruction*> seen;
+    std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
+      if (buffers_.count(i) || !seen.insert(i).second) return;
+      for (auto* o : i->operands) visit(o);
+      order.push_back(i);
+    };
+    for (auto* r : roots) visit(r);
+    std::vector<const Instruction*> reductions;
+    for (auto* i : order) {
+      if (!is_row_reduction(*i, dims)) continue;
+      reductions.push_back(i);
+      const Instruction* e = i->operand(0);
+      switch (e->opcode) {  // cheap to recompute: not worth a store and a load
+        case Opcode::kParameter: case Opcode::kConstant: case Opcode::kBroadcastInDim: case Opcode::kReshape:
+        case Opcode::kCopy: case Opcode::kConvert: case Opcode::kIota:
+          continue;
+        default: break;
+      }
+      if (!seen.count(e) || row_cache_.count(e)) continue;
+      bool read_elsewhere = false;  // by something other than a reduce
+      for (auto* u : e->users()) read_elsewhere = read_elsewhere || (seen.count(u) && u->opcode != Opcode::kReduce);
+      if (!read_elsewhere) continue;
+      RowCache rc{i};
+      rc.type = ctype(e->shape.dtype);
+      if (rc.type->isIntegerTy(1) || dims.back() * (rc.type->getPrimitiveSizeInBits() / 8) > kRowCacheBytes) continue;
+      auto ip = b_.saveIP();
+      b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+      rc.array = b_.CreateAlloca(llvm::ArrayType::get(rc.type, static_cast<uint64_t>(dims.back())));
+      b_.restoreIP(ip);
+      row_cache_[e] = rc;
+    }
+    if (!row_cache_.empty()) row_reductions_ = std::move(reductions);
+  }
+
+  // With a row cache: every row reduction, operands first, before the row's output loop (so the cached rows are
+  // stored before that loop reads them, and a reduction inside another's operand is emitted once, before it).
+  void prime_row_reductions(const std::vector<Value*>& row_multi) {
+    if (row_reductions_.empty()) return;
+    for (auto& [e, rc] : row_cache_) rc.filled = false;
+    for (auto* red : row_reductions_) {
+      const Instruction* e = red->operand(0);
+      auto rc = row_cache_.find(e);
+      bool fill = rc != row_cache_.end() && rc->second.filler == red;
+      filling_ = fill ? e : nullptr;
+      Index ri = multi_index(red->shape.dims, row_multi);
+      ri.linear = row_linear_;
+      gen(red, ri);
+      filling_ = nullptr;
+      if (fill) rc->second.filled = true;
+    }
+    hoist_bb_ = b_.GetInsertBlock();
+  }
+
+  // The output loop's current row: its linear index, and the (extent, index) of its dimensions larger than 1.
+  Value* row_linear_ = nullptr;
+  std::vector<std::pair<int64_t, Value*>> row_key_;
+  static std::vector<std::pair<int64_t, Value*>> nonunit(const std::vector<int64_t>& dims,
+                                                         const std::vector<Value*>& m) {
+    std::vector<std::pair<int64_t, Value*>> out;
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (dims[k] != 1) out.emplace_back(dims[k], m[k]);
+    return out;
+  }
+  // Whether idx is element row_linear_ of its (row-shaped) value.
+  bool at_current_row(const Index& idx) const {
+    if (!row_linear_) return false;
+    if (idx.linear) return idx.linear == row_linear_;
+    return idx.has_multi && nonunit(idx.dims, idx.multi) == row_key_;
+  }
+
+  // The cached row value of inst at the output loop's own index, or nullptr.
+  Value* row_cached(const Instruction* inst, const Index& idx) {
+    if (row_cache_.empty() || !loop_linear_ || idx.linear != loop_linear_) return nullptr;
+    auto it = row_cache_.find(inst);
+    if (it == row_cache_.end() || !it->second.filled) return nullptr;
+    return b_.CreateLoad(it->second.type, b_.CreateInBoundsGEP(it->second.type, it->second.array, loop_col_));
+  }
+
   // Reductions over leading dimensions only (a column sum), every root alike: walking each output's reduced
   // elements would stride through memory once per output. Instead each output tile of kColumnTile consecutive
   // elements keeps its accumulators in an array (16 KiB of doubles: L1), and the reduced rows are walked in memory
   // order, each updating the whole tile (long contiguous runs of vectorised loads; 256-wide tiles, 1 KiB runs 16
-  // KiB apart, prefetched badly). Float sums accumulate in double, in the interpreter's order.
+  // KiB apart, prefetched badly), four rows per pass (see rows_into_tile). Float sums accumulate in double.
   static constexpr int64_t kColumnTile = 2048;
 
   bool column_reduction(const std::vector<const Instruction*>& roots, const std::vector<Layout>& out_layouts) const {
@@ -271,19 +476,39 @@ class Emitter {
           for (auto& a : accs) put(a, j, a.wide ? fconst(b_.getDoubleTy(), 0.0) : identity(a.r, a.d));
           return nullptr;
         });
-        loop(i64(0), i64(n), nullptr, [&](Value* k, Value*) {
-          Value* xbase = b_.CreateAdd(b_.CreateMul(k, i64(out_n)), base);
+        // Reduced rows k0 .. k0 + count - 1 into the tile: their elements are combined first (a sum in double),
+        // then into the accumulator, so each accumulator is loaded and stored once per `count` rows and `count`
+        // rows are read as parallel streams.
+        auto rows_into_tile = [&](Value* k0, int64_t count) {
+          std::vector<Value*> xbase;
+          for (int64_t q = 0; q < count; ++q)
+            xbase.push_back(b_.CreateAdd(b_.CreateMul(b_.CreateAdd(k0, i64(q)), i64(out_n)), base));
           loop(i64(0), len, nullptr, [&](Value* j, Value*) {
-            Index xi;
-            xi.dims = xd;
-            xi.linear = b_.CreateAdd(xbase, j);
+            std::vector<Index> xi(count);
+            for (int64_t q = 0; q < count; ++q) {
+              xi[q].dims = xd;
+              xi[q].linear = b_.CreateAdd(xbase[q], j);
+            }
             for (auto& a : accs) {
-              Value* x = gen(a.root->operand(0), xi);
+              Value* part = nullptr;
+              for (int64_t q = 0; q < count; ++q) {
+                Value* x = gen(a.root->operand(0), xi[q]);
+                if (a.wide) x = b_.CreateFPExt(x, b_.getDoubleTy());
+                part = !part ? x : a.wide ? b_.CreateFAdd(part, x) : combine(a.r, a.d, part, x, false);
+              }
               Value* cur = get(a, j);
-              put(a, j, a.wide ? b_.CreateFAdd(cur, b_.CreateFPExt(x, b_.getDoubleTy())) : combine(a.r, a.d, cur, x, false));
+              put(a, j, a.wide ? b_.CreateFAdd(cur, part) : combine(a.r, a.d, cur, part, false));
             }
             return nullptr;
           });
+        };
+        constexpr int64_t kRowsPerPass = 4;
+        loop(i64(0), i64(n / kRowsPerPass), nullptr, [&](Value* k, Value*) {
+          rows_into_tile(b_.CreateMul(k, i64(kRowsPerPass)), kRowsPerPass);
+          return nullptr;
+        });
+        loop(i64(n / kRowsPerPass * kRowsPerPass), i64(n), nullptr, [&](Value* k, Value*) {
+          rows_into_tile(k, 1);
           return nullptr;
         });
         loop(i64(0), len, nullptr, [&](Value* j, Value*) {
@@ -520,8 +745,12 @@ class Emitter {
   Value* gen(const Instruction* inst, Index idx) {
     auto bit = buffers_.find(inst);
     if (bit != buffers_.end()) return load(bit->second, linear_in(idx, buffer_layout(inst)), inst->shape.dtype);
+    if (Value* cached = row_cached(inst, idx)) return cached;
     std::vector<Value*> key{idx.linear};
     if (idx.has_multi) key.insert(key.end(), idx.multi.begin(), idx.multi.end());
+    // A reduce at the current row is one value however its index was reached (through a reshape: linear only;
+    // through a broadcast: the row's multi-index): one key, so that it is emitted once per row.
+    if (inst->opcode == Opcode::kReduce && at_current_row(idx)) key = {row_linear_};
     auto mk = std::make_pair(inst, key);
     auto it = memo_.find(mk);
     if (it != memo_.end()) return it->second;
@@ -769,7 +998,12 @@ class Emitter {
           xi.multi.push_back(at != rorder.end() ? rm[static_cast<size_t>(at - rorder.begin())] : (*outm)[oi++]);
         }
         xi.has_multi = true;
-        return gen(x, xi);
+        Value* v = gen(x, xi);
+        if (x == filling_) {  // this row's values, for the output loop (see prime_row_reductions)
+          RowCache& rc = row_cache_.at(x);
+          b_.CreateStore(v, b_.CreateInBoundsGEP(rc.type, rc.array, k));
+        }
+        return v;
       }
       std::vector<Value*> rm = delinearize(k, rext), m;
       size_t ri = 0, oi = 0;

@@ -7,6 +7,7 @@
 // Taylor coefficients, see digamma_f64); erf_inv is Giles' approximation in f32, refined by Newton steps on the C
 // library's erf/erfc in f64. Everything else in f64 calls the C library (scalar, correctly rounded or nearly so):
 // f64 accuracy needs longer polynomials than are worth writing here.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -36,6 +37,25 @@ Value* horner(B& b, Value* x, std::initializer_list<double> coeffs) {
 }
 Value* fma(B& b, Value* x, Value* y, Value* z) {
   return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {x, y, z});
+}
+// Estrin's scheme: the polynomial horner() evaluates (coefficients highest degree first) with a dependency chain of
+// about log2(degree) fused multiply-adds instead of degree: a transcendental in an elementwise kernel is latency-
+// bound (the out-of-order window holds only a few iterations), so a shorter chain is a faster kernel.
+Value* estrin(B& b, Value* x, std::initializer_list<double> coeffs) {
+  std::vector<double> a(coeffs.begin(), coeffs.end());
+  std::reverse(a.begin(), a.end());  // lowest degree first
+  std::vector<Value*> terms;
+  for (size_t i = 0; i < a.size(); i += 2)
+    terms.push_back(i + 1 < a.size() ? fma(b, c(b, x, a[i + 1]), x, c(b, x, a[i])) : c(b, x, a[i]));
+  Value* power = x;
+  while (terms.size() > 1) {
+    power = b.CreateFMul(power, power);
+    std::vector<Value*> next;
+    for (size_t i = 0; i < terms.size(); i += 2)
+      next.push_back(i + 1 < terms.size() ? fma(b, terms[i + 1], power, terms[i]) : terms[i]);
+    terms = std::move(next);
+  }
+  return terms[0];
 }
 Value* unary_intr(B& b, llvm::Intrinsic::ID id, Value* x) { return b.CreateUnaryIntrinsic(id, x); }
 Value* is_nan(B& b, Value* x) { return b.CreateFCmpUNO(x, x); }
@@ -120,10 +140,10 @@ Value* tanh_f32(B& b, Value* x) {
   Value* ax = unary_intr(b, llvm::Intrinsic::fabs, x);
   Value* xc = b.CreateSelect(b.CreateFCmpOGT(ax, c(b, x, 9.0)), c(b, x, 9.0), ax);  // NaN stays NaN
   Value* z = b.CreateFMul(xc, xc);
-  Value* p = horner(b, z, {-1.2338740272566096e-11, 3.077899890513436e-08, 2.8092008506064303e-05,
-                           0.003872630652040243, 0.1368337720632553, 1.0});
-  Value* q = horner(b, z, {1.2931501487400965e-06, 0.00039461374399252236, 0.027261679992079735,
-                           0.4701671004295349, 1.0});
+  Value* p = estrin(b, z, {-1.2338740272566096e-11, 3.077899890513436e-08, 2.8092008506064303e-05,
+                            0.003872630652040243, 0.1368337720632553, 1.0});
+  Value* q = estrin(b, z, {1.2931501487400965e-06, 0.00039461374399252236, 0.027261679992079735,
+                            0.4701671004295349, 1.0});
   Value* y = b.CreateFDiv(b.CreateFMul(xc, p), q);
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, y, x);
 }

@@ -189,17 +189,19 @@ def main():
         mlp_sizes, elems, rows = [(64, 128, 128)], [1 << 16], [(64, 256)]
         train_sizes, depths, layer_dims = [(64, 128)], [8], (32, 64)
     else:
-        mlp_sizes = [(n, n, n) for n in (256, 512, 1024, 2048)]
+        mlp_sizes = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 1024, 1024), (2048, 2048, 2048),
+                     (4096, 4096, 4096)]
         elems, rows = [1 << 16, 1 << 20, 1 << 24], [(n, n) for n in (256, 1024, 4096)]
         train_sizes, depths, layer_dims = [(64, 256), (256, 512), (1024, 1024)], [4, 16, 64], (64, 128)
     if want("matmul"):
         for dn in (["f32"] if a.quick else ["f32", "bf16"]):
             dt = DT[dn]
             es = jnp.dtype(dt).itemsize
-            for n in ([16] if a.smoke else [256] if a.quick else [256, 512, 1024, 2048]):
-                x = jnp.asarray(rng.standard_normal((n, n)), dt)
-                w = jnp.asarray(rng.standard_normal((n, n)) / math.sqrt(n), dt)
-                run("matmul", f"{n}x{n}x{n}", dn, jnp.matmul, (x, w), es * 3 * n * n, 2.0 * n ** 3, min_time)
+            for (m, k, n) in ([(16, 16, 16)] if a.smoke else [(256, 256, 256)] if a.quick else mlp_sizes):
+                x = jnp.asarray(rng.standard_normal((m, k)), dt)
+                w = jnp.asarray(rng.standard_normal((k, n)) / math.sqrt(k), dt)
+                run("matmul", f"{m}x{k}x{n}", dn, jnp.matmul, (x, w), es * (m * k + k * n + m * n), 2.0 * m * k * n,
+                    min_time)
     if want("mlp_block"):
         for dn in (["f32"] if a.quick else ["f32", "bf16"]):
             dt = DT[dn]

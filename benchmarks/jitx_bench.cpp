@@ -12,6 +12,7 @@
 #define EIGEN_USE_THREADS
 #include <Eigen/Dense>
 #include <unsupported/Eigen/CXX11/Tensor>
+#include <array>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -186,12 +187,17 @@ void bench_mlp(int64_t M, int64_t K, int64_t N, DType dt) {
 /// x @ w alone: jitx (its own GEMM for f32/bf16) beside Eigen's tensor contraction on a pool of all hardware
 /// threads, which is what jitx ran before; for bf16 Eigen gets f32 copies and its product is rounded back, as
 /// jitx's Eigen path did (both conversions timed).
-void bench_matmul(int64_t n, DType dt) {
-  std::string size = fmt::format("{}x{}x{}", n, n, n);
-  std::vector<float> xv = randn(n * n, 1.0f, 31), wv = randn(n * n, 1.0f / std::sqrt(float(n)), 32);
-  Array x = array(xv, {n, n}, dt), w = array(wv, {n, n}, dt);
+// The matmul and MLP block sizes (M x K x N), smallest work first: squares and the 2048x1024x1024 and
+// 4096^3; the MLP block's report line divides it by the matmul of the same size.
+constexpr std::array<std::array<int64_t, 3>, 6> kGemmSizes{
+    {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}}};
+
+void bench_matmul(int64_t m, int64_t k, int64_t n, DType dt) {
+  std::string size = fmt::format("{}x{}x{}", m, k, n);
+  std::vector<float> xv = randn(m * k, 1.0f, 31), wv = randn(k * n, 1.0f / std::sqrt(float(k)), 32);
+  Array x = array(xv, {m, k}, dt), w = array(wv, {k, n}, dt);
   double es = static_cast<double>(dtype_size(dt));
-  double bytes = es * 3.0 * n * n, flops = 2.0 * n * n * n;
+  double bytes = es * (double(m) * k + double(k) * n + double(m) * n), flops = 2.0 * m * k * n;
   run_jitx("matmul", size, dt, bytes, flops, [](Array a, Array b) { return jnp::matmul(a, b); }, x, w);
   std::string dn(dtype_name(dt));
   if (skipped({"matmul", size, dn, "eigen", {}, bytes, flops, -1, ""})) return;
@@ -199,8 +205,8 @@ void bench_matmul(int64_t n, DType dt) {
   static Eigen::ThreadPoolDevice device(&pool, pool.NumThreads());
   using T2 = Eigen::Tensor<float, 2, Eigen::RowMajor>;
   using B2 = Eigen::Tensor<Eigen::bfloat16, 2, Eigen::RowMajor>;
-  T2 a = Eigen::TensorMap<T2>(xv.data(), n, n), b = Eigen::TensorMap<T2>(wv.data(), n, n), c(n, n);
-  B2 a16 = a.cast<Eigen::bfloat16>(), b16 = b.cast<Eigen::bfloat16>(), c16(n, n);
+  T2 a = Eigen::TensorMap<T2>(xv.data(), m, k), b = Eigen::TensorMap<T2>(wv.data(), k, n), c(m, n);
+  B2 a16 = a.cast<Eigen::bfloat16>(), b16 = b.cast<Eigen::bfloat16>(), c16(m, n);
   Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> cd = {Eigen::IndexPair<Eigen::Index>(1, 0)};
   auto st = bench::measure(
       [&] {
@@ -579,13 +585,13 @@ int main(int argc, char** argv) {
   if (want("probe_gemm")) probe_gemm(g_smoke ? 32 : g_quick ? 256 : 1024);
   if (want("matmul")) {
     if (g_smoke) {
-      bench_matmul(16, float32);
-      bench_matmul(16, bfloat16);
+      bench_matmul(16, 16, 16, float32);
+      bench_matmul(16, 16, 16, bfloat16);
     } else if (g_quick) {
-      bench_matmul(256, float32);
+      bench_matmul(256, 256, 256, float32);
     } else {
       for (DType dt : {float32, bfloat16})
-        for (int64_t n : {256, 512, 1024, 2048}) bench_matmul(n, dt);
+        for (auto [m, k, n] : kGemmSizes) bench_matmul(m, k, n, dt);
     }
   }
   if (want("mlp_block")) {
@@ -596,7 +602,7 @@ int main(int argc, char** argv) {
       bench_mlp(64, 128, 128, float32);
     } else {
       for (DType dt : {float32, bfloat16})
-        for (int64_t n : {256, 512, 1024, 2048}) bench_mlp(n, n, n, dt);
+        for (auto [m, k, n] : kGemmSizes) bench_mlp(m, k, n, dt);
     }
   }
   if (want("gelu_chain")) {

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "backend_test_util.h"
 #include "backends/cpu/kernels.h"
 #include "core/literal.h"
 #include "hlo/ir/hlo.h"
@@ -22,6 +23,7 @@
 #include "runtime/runtime.h"
 
 using namespace jitx;
+using namespace jitx::testing;
 using detail::Literal;
 using Catch::Matchers::Contains;
 
@@ -49,30 +51,12 @@ Tol cpu_tol(DType d) {
   }
 }
 
-runtime::Device& device() {
-  static runtime::Device* d = new runtime::Device(0, "cpu-test");
-  return *d;
-}
-runtime::Backend& native() {
-  static auto b = runtime::make_cpu_backend();
-  return *b;
-}
-runtime::Backend& interp() {
-  static auto b = runtime::make_interpreter_backend();
-  return *b;
-}
-
 std::mt19937& rng() {
   static std::mt19937 g(20240611u);
   return g;
 }
 
 std::string hlo_name(DType d) { return std::string(hlo::hlo_dtype_name(d)); }
-std::string shape_text(DType d, const std::vector<int64_t>& dims) {
-  std::string s = hlo_name(d) + "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
 
 Literal random_literal(const hlo::Shape& s, double lo, double hi) {
   Literal l = Literal::make(s.dtype, s.dims);
@@ -84,16 +68,6 @@ Literal random_literal(const hlo::Shape& s, double lo, double hi) {
     else l.set_i64(i, static_cast<int64_t>(std::floor(u(rng()))));
   }
   return l;
-}
-
-std::vector<Literal> run(runtime::Backend& b, std::shared_ptr<const hlo::Module> m, const std::vector<Literal>& args) {
-  auto exe = b.compile(m);
-  std::vector<std::shared_ptr<runtime::Buffer>> bufs;
-  for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &device()));
-  auto outs = exe->execute(bufs, &device());
-  std::vector<Literal> r;
-  for (auto& o : outs) r.push_back(o->literal());
-  return r;
 }
 
 /// tol_of: the dtype whose tolerance applies, when the computation ran in a less precise one than its result
@@ -660,12 +634,12 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
   std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op("f32[1000]", "exponential", {"f32[1000]"}));
   auto exe = native().compile(m);
   Literal x = random_literal(hlo::Shape(DType::float32, {1000}), -1, 1);
-  auto arg = runtime::Buffer::from_literal(x, &device());
+  auto arg = runtime::Buffer::from_literal(x, &test_device());
   SECTION("a call returns before its work has run") {
     std::promise<void> gate;
     auto opened = gate.get_future().share();
-    device().stream.enqueue([opened] { opened.wait(); });  // holds the stream
-    auto outs = exe->execute(std::vector{arg}, &device());
+    test_device().stream.enqueue([opened] { opened.wait(); });  // holds the stream
+    auto outs = exe->execute(std::vector{arg}, &test_device());
     CHECK(!outs[0]->ready->is_ready());
     gate.set_value();
     Literal y = outs[0]->literal();
@@ -673,12 +647,12 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
     CHECK(y.get_f64(7) == Approx(std::exp(static_cast<float>(x.get_f64(7)))).epsilon(1e-6));
   }
   SECTION("an input that failed passes its error on, and a failing op is named") {
-    auto bad = runtime::Buffer::pending(DType::float32, {1000}, &device());
+    auto bad = runtime::Buffer::pending(DType::float32, {1000}, &test_device());
     bad->ready->set_error(std::make_exception_ptr(RuntimeError("upstream failure")));
-    auto outs = exe->execute(std::vector{bad}, &device());
+    auto outs = exe->execute(std::vector{bad}, &test_device());
     CHECK_THROWS_WITH(outs[0]->literal(), Contains("upstream failure"));
     std::shared_ptr<const hlo::Module> cc = hlo::parse_hlo(one_op("f32[4]", "custom-call", {"f32[4]"}, ", custom_call_target=\"nope\""));
-    auto outs2 = native().compile(cc)->execute(std::vector{runtime::Buffer::from_literal(random_literal(hlo::Shape(DType::float32, {4}), 0, 1), &device())}, &device());
+    auto outs2 = native().compile(cc)->execute(std::vector{runtime::Buffer::from_literal(random_literal(hlo::Shape(DType::float32, {4}), 0, 1), &test_device())}, &test_device());
     CHECK_THROWS_WITH(outs2[0]->literal(), Contains("%r"));
   }
   SECTION("many threads share one executable") {
@@ -689,7 +663,7 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
         for (int k = 0; k < 50; ++k) {
           Literal in = Literal::make(DType::float32, {1000});
           for (int64_t i = 0; i < 1000; ++i) in.set_f64(i, 0.001 * ((t * 50 + k + i) % 100));
-          auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(in, &device())}, &device());
+          auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(in, &test_device())}, &test_device());
           Literal y = outs[0]->literal();
           for (int64_t i = 0; i < 1000; i += 97)
             if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > 1e-5) wrong++;
@@ -727,11 +701,11 @@ ENTRY %main (a: f32[{0}], b: f32[{0}]) -> (f32[{0}]) {{
   for (auto* b : {&native(), &interp()}) {
     auto exe = b->compile(m);
     std::vector<std::shared_ptr<runtime::Buffer>> bufs;
-    for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &device()));
+    for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &test_device()));
     int reps = b == &native() ? 20 : 1;
-    exe->execute(bufs, &device())[0]->ready->wait();  // warm up (page faults, caches)
+    exe->execute(bufs, &test_device())[0]->ready->wait();  // warm up (page faults, caches)
     auto t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < reps; ++r) exe->execute(bufs, &device())[0]->ready->wait();
+    for (int r = 0; r < reps; ++r) exe->execute(bufs, &test_device())[0]->ready->wait();
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
     double gb = 3.0 * 4 * n / 1e9;  // two reads and one write
     WARN(b->name() << ": " << s * 1e3 << " ms per call, " << gb / s << " GB/s");

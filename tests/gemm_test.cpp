@@ -13,6 +13,7 @@
 #include <cmath>
 #include <random>
 
+#include "backend_test_util.h"
 #include "core/literal.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
@@ -20,34 +21,10 @@
 #include "runtime/runtime.h"
 
 using namespace jitx;
+using namespace jitx::testing;
 using detail::Literal;
 
 namespace {
-
-runtime::Device& device() {
-  static runtime::Device* d = new runtime::Device(0, "gemm-test");
-  return *d;
-}
-runtime::Backend& native() {
-  static auto b = runtime::make_cpu_backend();
-  return *b;
-}
-runtime::Backend& interp() {
-  static auto b = runtime::make_interpreter_backend();
-  return *b;
-}
-
-std::vector<Literal> run(runtime::Backend& b, const std::string& text, const std::vector<Literal>& args) {
-  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
-  hlo::verify(*m);
-  auto exe = b.compile(m);
-  std::vector<std::shared_ptr<runtime::Buffer>> bufs;
-  for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &device()));
-  auto outs = exe->execute(bufs, &device());
-  std::vector<Literal> r;
-  for (auto& o : outs) r.push_back(o->literal());
-  return r;
-}
 
 double unit_roundoff(DType d) {
   switch (d) {
@@ -58,11 +35,7 @@ double unit_roundoff(DType d) {
   }
 }
 
-std::string ty(DType d, const std::vector<int64_t>& dims) {
-  std::string s = std::string(hlo::hlo_dtype_name(d)) + "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
+std::string ty(DType d, const std::vector<int64_t>& dims) { return shape_text(d, dims); }
 
 std::string list(const std::vector<int64_t>& v) {
   std::string s;

@@ -20,6 +20,7 @@
 #include "jitx/jit.h"
 #include "jitx/nn.h"
 #include "jitx/numpy.h"
+#include "jitx/random.h"
 #include "runtime/runtime.h"
 
 using namespace jitx;
@@ -596,6 +597,95 @@ TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[
     CHECK(max_ulp <= f.max_ulp);
     if (std::getenv("JITX_PRINT_ULP")) WARN(f.op << ": max error " << max_ulp << " ULP");
   }
+}
+
+TEST_CASE("cpu: logistic in long rows runs as two loops per block (staged) and stays within a few ULP", "[cpu]") {
+  // Rows of 1500 columns (a block of 1024 and a partial one), three rows: x * logistic(3x). The kernel computes
+  // logistic's range reduction for a block in one loop and finishes it in the element loop (two_stage_math_parts).
+  auto text = [](DType d) {
+    return fmt::format(R"(HloModule m
+
+%fused (a: {0}[3,1500]) -> {0}[3,1500] {{
+  %a = {0}[3,1500] parameter(0)
+  %c = {0}[] constant(3)
+  %cb = {0}[3,1500] broadcast(%c), broadcast_dimensions={{}}
+  %z = {0}[3,1500] multiply(%a, %cb)
+  %l = {0}[3,1500] logistic(%z)
+  ROOT %r = {0}[3,1500] multiply(%a, %l)
+}}
+
+ENTRY %main (a: {0}[3,1500]) -> ({0}[3,1500]) {{
+  %a = {0}[3,1500] parameter(0)
+  %f = {0}[3,1500] fusion(%a), kind=kLoop, calls=%fused
+  ROOT %t = ({0}[3,1500]) tuple(%f)
+}}
+)",
+                       hlo_name(d));
+  };
+  // f32 against double precision on [-32, 32] (3x reaches past both ends of exp's range) and special values at
+  // a row start, around the block boundary and at the end. Allowance: logistic's 4 ULP plus the product's
+  // rounding; a logistic below the normal range (3x < -87.3) may be flushed to 0, an error of at most |x| 2^-126.
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text(DType::float32));
+  Literal x = random_literal(hlo::Shape(DType::float32, {3, 1500}), -32, 32);
+  const std::vector<std::pair<int64_t, double>> specials{
+      {0, NAN}, {1, INFINITY}, {2, -INFINITY}, {1023, 29.47}, {1024, -29.47}, {1025, -29.1}, {1500, 0.0},
+      {1501, -0.0}, {2000, 1e30}, {2001, -1e30}, {4499, -29.0}, {3000, 1e-30}, {3001, -1e-30}};
+  for (auto [i, v] : specials) x.set_f64(i, v);
+  Literal y = run(native(), m, {x})[0];
+  double max_ulp = 0;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    double a = x.get_f64(i), g = y.get_f64(i);
+    double z = static_cast<float>(3.0 * a);
+    double ref = a * (1 / (1 + std::exp(-z)));
+    INFO("x = " << a << ": got " << g << ", want " << ref);
+    if (std::isnan(ref)) {
+      CHECK(std::isnan(g));
+      continue;
+    }
+    if (std::isinf(ref)) {
+      CHECK(g == ref);
+      continue;
+    }
+    double ulp = std::ldexp(1.0, std::max(std::ilogb(static_cast<float>(ref)), -126) - 23);
+    double err = std::fabs(g - ref);
+    CHECK(err <= 5 * ulp + std::fabs(a) * std::ldexp(1.0, -126));
+    if (std::fabs(z) < 87) max_ulp = std::max(max_ulp, err / ulp);
+  }
+  CHECK(max_ulp <= 5);
+  // bf16/f16 (computed in f32, rounded like the interpreter) against the interpreter.
+  for (DType d : {DType::bfloat16, DType::float16}) check_module(text(d), -12, 12);
+}
+
+TEST_CASE("cpu: GELU's tanh form runs as x * logistic(2u), accurate in the negative tail too", "[cpu]") {
+  // nn::gelu(x) = 0.5 x (1 + tanh(u)); the simplifier rewrites 1 + tanh(u) = 2 logistic(2u). In f32 the tanh form
+  // loses relative accuracy where u < 0 (1 + tanh(u) cancels); the logistic form does not. Reference: the tanh
+  // formula in double precision on the f32 inputs.
+  auto f = jit([](Array v) { return nn::gelu(v); });
+  Array x = random::uniform(random::PRNGKey(7), {4, 2048}, DType::float32, -9.0, 6.0);
+  std::vector<double> xs = x.to_vector<double>();
+  std::vector<double> got = f(x).to_vector<double>();
+  std::string optimised = f.lower(x).compile().as_text();
+  CHECK_THAT(optimised, Contains("logistic("));
+  CHECK_THAT(optimised, !Contains("tanh("));
+  double worst_rel = 0, worst_abs = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    double v = xs[i];
+    // 0.5 (1 + tanh(u)) as 1 / (1 + exp(-2u)), which does not cancel in double either.
+    double ref = v / (1 + std::exp(-2 * std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+    double err = std::fabs(got[i] - ref);
+    INFO("x = " << v << ": got " << got[i] << ", want " << ref);
+    // u is computed in f32 (its constants rounded too): a relative error of a few 1e-8 in u is an absolute one of
+    // ~1e-6 at u = -33 (x = -9), which exp(2u) turns into a relative one of ~2|u| 1e-8. Measured: below 1e-5
+    // relative everywhere |gelu| > 1e-30, while the f32 tanh form is off by 100% past x = -5 (1 + tanh(u) is 0).
+    if (std::fabs(ref) > 1e-30) {
+      CHECK(err <= 2e-5 * std::fabs(ref));
+      worst_rel = std::max(worst_rel, err / std::fabs(ref));
+    } else {
+      CHECK(err <= 1e-37);
+    }
+    worst_abs = std::max(worst_abs, err);
+  }
+  if (std::getenv("JITX_PRINT_ULP")) WARN("gelu: worst relative error " << worst_rel << ", absolute " << worst_abs);
 }
 
 TEST_CASE("cpu: the optimised IR of an elementwise fusion uses vector instructions", "[cpu]") {

@@ -822,6 +822,86 @@ ENTRY %main (p: f32[2], q: f32[2]) -> f32[2] {
 )");
 }
 
+TEST_CASE("algsimp: 1 + tanh(y) becomes 2 logistic(2y); power-of-two scalings fold", "[hlo]") {
+  SECTION("GELU's tail 0.5 x (1 + tanh(u)) becomes x * logistic(2u), the 2 folded into u's constant") {
+    auto r = simplify(R"(HloModule m
+ENTRY %main (x: f32[64]) -> f32[64] {
+  %x = f32[64] parameter(0)
+  %k = f32[] constant(0.797884583)
+  %kb = f32[64] broadcast(%k), broadcast_dimensions={}
+  %u = f32[64] multiply(%x, %kb)
+  %t = f32[64] tanh(%u)
+  %one = f32[] constant(1)
+  %ob = f32[64] broadcast(%one), broadcast_dimensions={}
+  %s = f32[64] add(%ob, %t)
+  %half = f32[] constant(0.5)
+  %hb = f32[64] broadcast(%half), broadcast_dimensions={}
+  %hx = f32[64] multiply(%hb, %x)
+  ROOT %g = f32[64] multiply(%hx, %s)
+}
+)");
+    CHECK(count_of(r.text, "tanh(") == 0);
+    CHECK(count_of(r.text, " logistic(") == 1);
+    CHECK(count_of(r.text, " multiply(") == 2);  // x * 2k and x * logistic: the 0.5 and the 2s are gone
+    CHECK_THAT(r.text, Contains("constant(1.595769"));
+  }
+  SECTION("tanh(y) + 1 with other scalings keeps the factor 2") {
+    auto r = simplify(R"(HloModule m
+ENTRY %main (y: f32[8], z: f32[8]) -> f32[8] {
+  %y = f32[8] parameter(0)
+  %z = f32[8] parameter(1)
+  %t = f32[8] tanh(%y)
+  %one = f32[8] constant({1, 1, 1, 1, 1, 1, 1, 1})
+  %s = f32[8] add(%t, %one)
+  ROOT %m = f32[8] multiply(%s, %z)
+}
+)");
+    CHECK(count_of(r.text, "tanh(") == 0);
+    CHECK(count_of(r.text, " logistic(") == 1);
+  }
+  SECTION("a tanh read elsewhere stays (the rewrite would compute both)") {
+    check_unchanged<AlgebraicSimplifier>(R"(HloModule m
+ENTRY %main (y: f32[8]) -> (f32[8], f32[8]) {
+  %y = f32[8] parameter(0)
+  %t = f32[8] tanh(%y)
+  %one = f32[] constant(1)
+  %ob = f32[8] broadcast(%one), broadcast_dimensions={}
+  %s = f32[8] add(%ob, %t)
+  ROOT %r = (f32[8], f32[8]) tuple(%s, %t)
+}
+)");
+  }
+  SECTION("(A c1) c2 folds only when c2 is a power of two; (c1 A)(c2 B) only when c1 c2 = 1") {
+    auto r = simplify(R"(HloModule m
+ENTRY %main (a: f32[4], b: f32[4]) -> (f32[4], f32[4], f32[4], f32[4]) {
+  %a = f32[4] parameter(0)
+  %b = f32[4] parameter(1)
+  %c3 = f32[] constant(3)
+  %c3b = f32[4] broadcast(%c3), broadcast_dimensions={}
+  %c4 = f32[] constant(4)
+  %c4b = f32[4] broadcast(%c4), broadcast_dimensions={}
+  %c7 = f32[] constant(7)
+  %c7b = f32[4] broadcast(%c7), broadcast_dimensions={}
+  %c025 = f32[] constant(0.25)
+  %c025b = f32[4] broadcast(%c025), broadcast_dimensions={}
+  %a3 = f32[4] multiply(%a, %c3b)
+  %folds = f32[4] multiply(%a3, %c4b)
+  %keeps = f32[4] multiply(%a3, %c7b)
+  %a4 = f32[4] multiply(%c4b, %a)
+  %b025 = f32[4] multiply(%b, %c025b)
+  %cancels = f32[4] multiply(%a4, %b025)
+  %a7 = f32[4] multiply(%c7b, %a)
+  %stays = f32[4] multiply(%a7, %b025)
+  ROOT %r = (f32[4], f32[4], f32[4], f32[4]) tuple(%folds, %keeps, %cancels, %stays)
+}
+)");
+    CHECK_THAT(r.text, Contains("constant(12)"));
+    CHECK_THAT(r.text, Contains("multiply(%a, %b)"));
+    CHECK_THAT(r.text, Contains("multiply(%a3, %c7b)"));
+    CHECK_THAT(r.text, Contains("multiply(%a7, %b025)"));
+  }
+}
+
 // === constant folding ==========================================================================================
 
 TEST_CASE("constant folding: small all-constant instructions become constants", "[hlo]") {

@@ -189,6 +189,7 @@ class Emitter {
       b_.restoreIP(ip);
     }
     if (plain) plan_row_cache(roots, dims);
+    if (plain && row_cache_.empty()) plan_stages(roots, dims);
     loop(r0, r1, nullptr, [&](Value* r, Value*) {
       std::vector<Value*> row_multi = delinearize(r, row_dims);
       // Reductions whose index does not change along the row are emitted here, once per row (see hoist()).
@@ -201,8 +202,8 @@ class Emitter {
       row_memo_ = memo_;
       collect_ = true;
       Value* row_start = b_.CreateMul(r, i64(cols), "", true, true);
-      // One element of every root at column c; with `bases`, stored there (indexed from column `from`).
-      auto element = [&](Value* c, const std::vector<Value*>* bases, Value* from) {
+      // The output index at column c (its loop's current element).
+      auto index_at = [&](Value* c) {
         Index idx;
         idx.dims = dims;
         idx.linear = b_.CreateAdd(row_start, c, "", true, true);
@@ -213,6 +214,11 @@ class Emitter {
         idx.has_multi = true;
         loop_linear_ = idx.linear;
         loop_col_ = c;
+        return idx;
+      };
+      // One element of every root at column c; with `bases`, stored there (indexed from column `from`).
+      auto element = [&](Value* c, const std::vector<Value*>* bases, Value* from) {
+        Index idx = index_at(c);
         for (size_t k = 0; k < roots.size(); ++k) {
           Value* v = gen(roots[k], idx);
           if (bases) store((*bases)[k], b_.CreateSub(c, from), outs[k]->dtype, v);
@@ -221,19 +227,39 @@ class Emitter {
         loop_linear_ = loop_col_ = nullptr;
         return nullptr;
       };
-      if (!streaming) {
+      if (!streaming && staged_.empty()) {
         loop(c0, c1, nullptr, [&](Value* c, Value*) { return element(c, nullptr, nullptr); });
       } else {
-        // Streaming: each block of kStreamBlock columns is computed into small stack arrays (plain stores, which
-        // the vectoriser widens as usual and which stay in L1), then copied out by stream_out. The loop vectoriser
-        // does not widen non-temporal stores it cannot prove aligned, and a column loop's start is not aligned.
+        // Blocks of kStreamBlock columns. Streaming: each block is computed into small stack arrays (plain stores,
+        // which the vectoriser widens as usual and which stay in L1), then copied out by stream_out. The loop
+        // vectoriser does not widen non-temporal stores it cannot prove aligned, and a column loop's start is not
+        // aligned. Staged ops: a first loop over the block stores their stage-1 values (see plan_stages).
         Value* nblocks = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(c1, c0), i64(kStreamBlock - 1)), i64(kStreamBlock));
         loop(i64(0), nblocks, nullptr, [&](Value* blk, Value*) {
           Value* lo = b_.CreateAdd(c0, b_.CreateMul(blk, i64(kStreamBlock)));
           Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kStreamBlock)), c1);
-          loop(lo, hi, nullptr, [&](Value* c, Value*) { return element(c, &stream_tmp_, lo); });
-          for (size_t k = 0; k < roots.size(); ++k)
-            stream_out(stream_tmp_[k], ptrs[k], b_.CreateAdd(row_start, lo), b_.CreateSub(hi, lo), outs[k]->dtype);
+          if (!staged_.empty()) {
+            loop(lo, hi, nullptr, [&](Value* c, Value*) {
+              Index idx = index_at(c);
+              for (auto& [inst, st] : staged_) {
+                Value* x = gen(inst->operand(0), idx);
+                std::vector<Value*> parts = emit_float_math_stage1(b_, inst->opcode, x);
+                JITX_ASSERT(parts.size() == st.arrays.size(), "cpu emitter: stage-1 value count");
+                for (size_t k = 0; k < parts.size(); ++k)
+                  b_.CreateStore(parts[k], b_.CreateInBoundsGEP(b_.getFloatTy(), st.arrays[k], b_.CreateSub(c, lo)));
+              }
+              loop_linear_ = loop_col_ = nullptr;
+              return nullptr;
+            });
+            stage_lo_ = lo;
+          }
+          loop(lo, hi, nullptr, [&](Value* c, Value*) {
+            return element(c, streaming ? &stream_tmp_ : nullptr, lo);
+          });
+          stage_lo_ = nullptr;
+          if (streaming)
+            for (size_t k = 0; k < roots.size(); ++k)
+              stream_out(stream_tmp_[k], ptrs[k], b_.CreateAdd(row_start, lo), b_.CreateSub(hi, lo), outs[k]->dtype);
           return nullptr;
         });
       }
@@ -401,6 +427,64 @@ class Emitter {
     auto it = row_cache_.find(inst);
     if (it == row_cache_.end() || !it->second.filled) return nullptr;
     return b_.CreateLoad(it->second.type, b_.CreateInBoundsGEP(it->second.type, it->second.array, loop_col_));
+  }
+
+  // --- staged ops ---
+  // A transcendental's dependency chain is long (logistic: ~50 cycles of latency from operand to result), and the
+  // out-of-order core holds only so many waiting instructions: in one loop it overlaps a few elements' chains and
+  // stalls (GELU ran at half the FMA units' throughput). An op with a two-stage lowering (two_stage_math_parts) in a
+  // kernel that walks its output in blocks is computed in two loops per block of kStreamBlock columns: the first
+  // computes its operand and stage 1, storing the stage-1 values in stack arrays (4 KiB each: L1); the second, the
+  // kernel's usual element loop, loads them and runs stage 2. Each loop's chain is half as long. Only for ops
+  // shaped like the output (one value per element of the loop) in kernels without reductions (no row-level
+  // hoisting between the loops).
+  struct Staged {
+    std::vector<Value*> arrays;  // one float array of kStreamBlock per stage-1 value
+  };
+  std::vector<std::pair<const Instruction*, Staged>> staged_;  // in the computation's order (deterministic IR)
+  Value* stage_lo_ = nullptr;  // the current block's first column, while its second loop is emitted
+
+  void plan_stages(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
+    if (dims.empty() || dims.back() < kStreamBlock / 4) return;  // short rows: blocks would be mostly overhead
+    std::vector<const Instruction*> order;
+    std::unordered_set<const Instruction*> seen;
+    std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
+      if (buffers_.count(i) || !seen.insert(i).second) return;
+      for (auto* o : i->operands) visit(o);
+      order.push_back(i);
+    };
+    for (auto* r : roots) visit(r);
+    std::vector<const Instruction*> staged;
+    for (auto* i : order) {
+      if (i->opcode == Opcode::kReduce || i->opcode == Opcode::kReduceWindow) return;
+      if (i->shape.dims == dims && i->operands.size() == 1 && i->operand(0)->shape.dims == dims &&
+          two_stage_math_parts(i->opcode, ctype(i->shape.dtype)) > 0)
+        staged.push_back(i);
+    }
+    for (auto* i : staged) {
+      Staged st;
+      auto ip = b_.saveIP();
+      b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+      for (int k = 0; k < two_stage_math_parts(i->opcode, ctype(i->shape.dtype)); ++k) {
+        auto* a = b_.CreateAlloca(llvm::ArrayType::get(b_.getFloatTy(), kStreamBlock));
+        a->setAlignment(llvm::Align(64));
+        st.arrays.push_back(a);
+      }
+      b_.restoreIP(ip);
+      staged_.emplace_back(i, std::move(st));
+    }
+  }
+
+  // A staged op's value at the element loop's own index (stage 2 from the stored values), or nullptr.
+  Value* staged_value(const Instruction* inst, const Index& idx) {
+    if (!stage_lo_ || !loop_linear_ || idx.linear != loop_linear_) return nullptr;
+    auto it = std::find_if(staged_.begin(), staged_.end(), [&](auto& s) { return s.first == inst; });
+    if (it == staged_.end()) return nullptr;
+    std::vector<Value*> parts;
+    Value* at = b_.CreateSub(loop_col_, stage_lo_);
+    for (Value* a : it->second.arrays)
+      parts.push_back(b_.CreateLoad(b_.getFloatTy(), b_.CreateInBoundsGEP(b_.getFloatTy(), a, at)));
+    return round(inst->shape.dtype, emit_float_math_stage2(b_, inst->opcode, parts));
   }
 
   // Reductions over leading dimensions only (a column sum), every root alike: walking each output's reduced
@@ -754,8 +838,10 @@ class Emitter {
     auto mk = std::make_pair(inst, key);
     auto it = memo_.find(mk);
     if (it != memo_.end()) return it->second;
-    Value* v = inst->opcode == Opcode::kReduce && collect_ && hoist_bb_ && row_level(idx) ? hoist(inst, idx)
-                                                                                        : gen_uncached(*inst, idx);
+    Value* v = staged_value(inst, idx);
+    if (!v)
+      v = inst->opcode == Opcode::kReduce && collect_ && hoist_bb_ && row_level(idx) ? hoist(inst, idx)
+                                                                                   : gen_uncached(*inst, idx);
     memo_[mk] = v;
     return v;
   }

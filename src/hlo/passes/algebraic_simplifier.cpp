@@ -41,6 +41,21 @@ bool exact_in(DType d, double v) {
   l.set_f64(0, v);
   return l.get_f64(0) == v;
 }
+/// Whether v is a finite power of two (so multiplying by it is exact, barring overflow and underflow).
+bool is_pow2(double v) {
+  int e = 0;
+  return std::isfinite(v) && v != 0 && std::fabs(std::frexp(v, &e)) == 0.5;
+}
+/// i = c * A or A * c with c a floating splat constant: c's value and A, else nullptr.
+Instruction* scaled_by_constant(Instruction* i, double& c) {
+  if (i->opcode != Opcode::kMultiply || !is_floating(i->shape.dtype)) return nullptr;
+  for (int k = 0; k < 2; ++k)
+    if (const Literal* l = splat_literal(i->operand(k))) {
+      c = l->get_f64(0);
+      return i->operand(1 - k);
+    }
+  return nullptr;
+}
 bool is_identity(const Ints& p) {
   for (size_t k = 0; k < p.size(); ++k)
     if (p[k] != static_cast<int64_t>(k)) return false;
@@ -121,6 +136,7 @@ class Simplifier {
         if (splat_is(op(1), 0)) return rule = "A + 0 => A", op(0);
         // 0 + A => A
         if (splat_is(op(0), 0)) return rule = "0 + A => A", op(1);
+        if (!integral) return one_plus_tanh(i, rule);
         break;
       case Opcode::kSubtract:
         // A - 0 => A (+0 only for floats: A - (-0) turns -0 into +0)
@@ -131,6 +147,7 @@ class Simplifier {
         if (splat_is(op(1), 1)) return rule = "A * 1 => A", op(0);
         // 1 * A => A
         if (splat_is(op(0), 1)) return rule = "1 * A => A", op(1);
+        if (!integral) return scaled_products(i, rule);
         if (integral) {
           // A * 0 => 0 (integers only)
           if (splat_is(op(1), 0)) return rule = "A * 0 => 0 (integers)", op(1);
@@ -274,6 +291,48 @@ class Simplifier {
     if (is_floating(d) && !exact_in(d, static_cast<double>(count))) return nullptr;
     rule = "reduce(broadcast(A), add) => broadcast(A) * count";
     return add(Opcode::kMultiply, i->shape, {r, splat(d, i->shape.dims, static_cast<double>(count))});
+  }
+
+  // 1 + tanh(Y) => 2 * logistic(2Y), exactly equal in real arithmetic (tanh(y) = 2 logistic(2y) - 1). GELU's tail
+  // 0.5 x (1 + tanh(u)) is written this way in every framework; as 1 + tanh it loses all relative accuracy for
+  // u < 0 (the sum cancels) and costs a rational tanh; as x * logistic(2u) (after the power-of-two rules below
+  // fold the 0.5 and the 2s) it is accurate everywhere and costs one exp and one division. Only when nothing else
+  // reads the tanh, so no work is duplicated.
+  Instruction* one_plus_tanh(Instruction* i, std::string_view& rule) {
+    for (int k = 0; k < 2; ++k) {
+      Instruction* t = i->operand(k);
+      if (t->opcode != Opcode::kTanh || uses_[t] != 1 || !splat_is(i->operand(1 - k), 1)) continue;
+      const Shape& s = i->shape;
+      Instruction* twice = add(Opcode::kMultiply, s, {t->operand(0), splat(s.dtype, s.dims, 2)});
+      Instruction* l = add(Opcode::kLogistic, s, {twice});
+      rule = "1 + tanh(Y) => 2 * logistic(2Y)";
+      return add(Opcode::kMultiply, s, {splat(s.dtype, s.dims, 2), l});
+    }
+    return nullptr;
+  }
+
+  // Products with power-of-two constants, whose scaling is exact (barring overflow and underflow):
+  //   (c1 A) (c2 B) => A B when c1 c2 = 1: both sides round A B once;
+  //   (c1 A) c2 => (c1 c2) A when c2 is a power of two: round(c1 A) 2^k = round(c1 2^k A).
+  Instruction* scaled_products(Instruction* i, std::string_view& rule) {
+    const Shape& s = i->shape;
+    double c1 = 0, c2 = 0;
+    Instruction* a = scaled_by_constant(i->operand(0), c1);
+    Instruction* b = scaled_by_constant(i->operand(1), c2);
+    if (a && b && is_pow2(c1) && is_pow2(c2) && c1 * c2 == 1) {
+      rule = "(c1 A) (c2 B) => A B (powers of two, c1 c2 = 1)";
+      return add(Opcode::kMultiply, s, {a, b});
+    }
+    for (int k = 0; k < 2; ++k) {
+      const Literal* outer = splat_literal(i->operand(1 - k));
+      Instruction* inner = scaled_by_constant(i->operand(k), c1);
+      if (!outer || !inner || !is_pow2(outer->get_f64(0))) continue;
+      double folded = c1 * outer->get_f64(0);
+      if (!exact_in(s.dtype, folded) || !std::isfinite(folded)) continue;
+      rule = "(c1 A) c2 => (c1 c2) A (c2 a power of two)";
+      return add(Opcode::kMultiply, s, {inner, splat(s.dtype, s.dims, folded)});
+    }
+    return nullptr;
   }
 
   // transpose(dot(A, B)) => dot(B, A) when the transpose only swaps the lhs's and the rhs's free dimensions (no

@@ -190,8 +190,12 @@ class Emitter {
     }
     if (plain) plan_row_cache(roots, dims);
     if (plain && row_cache_.empty()) plan_stages(roots, dims);
+    // Streaming kernels with short rows (a row fusion's, say) prefetch the next row whole at each row's start, so
+    // that the row's reductions read it from cache; long rows prefetch block by block (see prefetch_next).
+    bool prefetch_rows = streaming && rank >= 2 && cols <= kStreamBlock * 16;
     loop(r0, r1, nullptr, [&](Value* r, Value*) {
       std::vector<Value*> row_multi = delinearize(r, row_dims);
+      if (prefetch_rows) prefetch_next(dims, b_.CreateMul(b_.CreateAdd(r, i64(1)), i64(cols)), cols);
       // Reductions whose index does not change along the row are emitted here, once per row (see hoist()).
       hoist_bb_ = llvm::BasicBlock::Create(ctx_, "row", f_);
       b_.CreateBr(hoist_bb_);
@@ -238,7 +242,7 @@ class Emitter {
         loop(i64(0), nblocks, nullptr, [&](Value* blk, Value*) {
           Value* lo = b_.CreateAdd(c0, b_.CreateMul(blk, i64(kStreamBlock)));
           Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kStreamBlock)), c1);
-          if (streaming) prefetch_next_block(dims, b_.CreateAdd(row_start, hi));
+          if (streaming && !prefetch_rows) prefetch_next(dims, b_.CreateAdd(row_start, hi), kStreamBlock);
           if (!staged_.empty()) {
             loop(lo, hi, nullptr, [&](Value* c, Value*) {
               Index idx = index_at(c);
@@ -294,17 +298,17 @@ class Emitter {
 
   static constexpr int64_t kStreamBlock = 1024;  // columns computed per block before they are streamed out
 
-  // Streaming kernels read their inputs from memory once: at each block's start, the next block of every input read
-  // at the output's own index is prefetched, so that its lines arrive while this block computes (a compute-heavy
-  // block otherwise leaves the hardware prefetcher's requests to the few misses at the front of the window).
-  // Prefetching past the end of a buffer is harmless (prefetches do not fault).
-  void prefetch_next_block(const std::vector<int64_t>& dims, Value* next) {
+  // Streaming kernels read their inputs from memory once: at each block's start, the next block (`count` elements
+  // from linear index `next`) of every input read at the output's own index is prefetched, so that its lines
+  // arrive while this block computes (a compute-heavy block otherwise leaves the hardware prefetcher's requests to
+  // the few misses at the front of the window). Prefetching past the end of a buffer is harmless (no faults).
+  void prefetch_next(const std::vector<int64_t>& dims, Value* next, int64_t count) {
     auto* pf = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
     for (auto& [inst, ptr] : buffers_) {
       if (inst->shape.dims != dims || inst->opcode == Opcode::kConstant) continue;
       int64_t size = static_cast<int64_t>(dtype_size(inst->shape.dtype));
       Value* base = b_.CreateGEP(b_.getInt8Ty(), ptr, b_.CreateMul(next, i64(size)));
-      loop(i64(0), i64(kStreamBlock * size / 64), nullptr, [&](Value* j, Value*) {
+      loop(i64(0), i64((count * size + 63) / 64), nullptr, [&](Value* j, Value*) {
         // read, high temporal locality (into L1), data cache
         b_.CreateCall(pf, {b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(j, i64(64))), b_.getInt32(0),
                            b_.getInt32(3), b_.getInt32(1)});

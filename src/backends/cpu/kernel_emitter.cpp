@@ -260,7 +260,7 @@ class Emitter {
           }
           loop(lo, hi, nullptr, [&](Value* c, Value*) {
             return element(c, streaming ? &stream_tmp_ : nullptr, lo);
-          });
+          }, staged_.empty() ? 1 : kStagedInterleave);
           stage_lo_ = nullptr;
           if (streaming)
             for (size_t k = 0; k < roots.size(); ++k)
@@ -467,6 +467,7 @@ class Emitter {
   };
   std::vector<std::pair<const Instruction*, Staged>> staged_;  // in the computation's order (deterministic IR)
   Value* stage_lo_ = nullptr;  // the current block's first column, while its second loop is emitted
+  static constexpr int kStagedInterleave = 2;  // vectors per iteration of the second loop
 
   void plan_stages(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
     if (dims.empty() || dims.back() < kStreamBlock / 4) return;  // short rows: blocks would be mostly overhead
@@ -690,19 +691,19 @@ class Emitter {
 
   // A counted loop [lo, hi) with one optional loop-carried value; returns its final value.
   template <class F>
-  Value* loop(Value* lo, Value* hi, Value* acc0, F body) {
+  Value* loop(Value* lo, Value* hi, Value* acc0, F body, int interleave = 1) {
     std::vector<Value*> accs0;
     if (acc0) accs0.push_back(acc0);
     auto r = loop_n(lo, hi, accs0, [&](Value* i, const std::vector<Value*>& acc) {
       Value* next = body(i, acc.empty() ? nullptr : acc[0]);
       return acc.empty() ? std::vector<Value*>{} : std::vector<Value*>{next};
-    });
+    }, interleave);
     return r.empty() ? nullptr : r[0];
   }
 
   // A counted loop [lo, hi) carrying several values: body(i, current) returns the next ones; returns the last.
   template <class F>
-  std::vector<Value*> loop_n(Value* lo, Value* hi, const std::vector<Value*>& accs0, F body) {
+  std::vector<Value*> loop_n(Value* lo, Value* hi, const std::vector<Value*>& accs0, F body, int interleave = 1) {
     auto saved = memo_;  // values made inside the loop do not dominate what follows it
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "loop", f_);
@@ -725,7 +726,16 @@ class Emitter {
     Value* inext = b_.CreateAdd(i, i64(1), "", true, true);
     i->addIncoming(inext, b_.GetInsertBlock());
     for (size_t k = 0; k < acc.size(); ++k) llvm::cast<llvm::PHINode>(acc[k])->addIncoming(next[k], b_.GetInsertBlock());
-    b_.CreateBr(header);
+    auto* latch = b_.CreateBr(header);
+    if (interleave > 1) {
+      // llvm.loop metadata asking the vectoriser to interleave (its cost model picks 1 for long bodies).
+      llvm::Metadata* count[] = {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
+                                 llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(interleave)))};
+      llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx_, count)};
+      auto* md = llvm::MDNode::getDistinct(ctx_, ops);
+      md->replaceOperandWith(0, md);
+      latch->setMetadata(llvm::LLVMContext::MD_loop, md);
+    }
     b_.SetInsertPoint(exit);
     memo_ = std::move(saved);
     return acc;

@@ -1182,13 +1182,14 @@ ENTRY %main (a: f32[3,5,130]) -> (f32[3,5,130]) {
 
 TEST_CASE("cpu: large outputs are written with streaming stores (odd lengths, multi-output, rows)", "[cpu]") {
   // Over the 16 MiB threshold: a 1-D multi-output fusion whose length is not a multiple of a vector, and rows whose
-  // length is not either (every row starts at a different alignment, so each needs its own unaligned head).
+  // length is not either (every row starts at a different alignment, so each needs its own unaligned head). Cheap
+  // elementwise work only: a kernel with a transcendental per element does not stream (see the IR test below).
   check_native(R"(HloModule m
 
 %fused (a: f32[2100003], b: f32[2100003]) -> (f32[2100003], f32[2100003]) {
   %a = f32[2100003] parameter(0)
   %b = f32[2100003] parameter(1)
-  %e = f32[2100003] exponential(%a)
+  %e = f32[2100003] multiply(%a, %a)
   %m = f32[2100003] multiply(%e, %b)
   ROOT %t = (f32[2100003], f32[2100003]) tuple(%e, %m)
 }
@@ -1203,13 +1204,13 @@ ENTRY %main (a: f32[2100003], b: f32[2100003]) -> (f32[2100003], f32[2100003]) {
 }
 )");
   check_native(one_op("bf16[1031,8201]", "add", {"bf16[1031,8201]", "bf16[1031,8201]"}));
-  check_native(one_op("f16[8390001]", "tanh", {"f16[8390001]"}));
+  check_native(one_op("f16[8390001]", "negate", {"f16[8390001]"}));
   check_native(R"(HloModule m
 
 %fused (a: f32[3500007], b: f32[3500007]) -> (f32[3500007], pred[3500007]) {
   %a = f32[3500007] parameter(0)
   %b = f32[3500007] parameter(1)
-  %e = f32[3500007] exponential(%a)
+  %e = f32[3500007] subtract(%a, %b)
   %lt = pred[3500007] compare(%a, %b), direction=LT
   ROOT %t = (f32[3500007], pred[3500007]) tuple(%e, %lt)
 }
@@ -1223,22 +1224,48 @@ ENTRY %main (a: f32[3500007], b: f32[3500007]) -> (f32[3500007], pred[3500007]) 
   ROOT %t = (f32[3500007], pred[3500007]) tuple(%x, %y)
 }
 )");
-  // A softmax with 16 MiB of output: the row cache and streaming stores together.
+  // A row fusion with 16 MiB of output, the row cache and streaming stores together: y = a b / sum(a b) per row.
+  check_native(R"(HloModule m
+
+%fused (a: f32[1025,4099], b: f32[1025,4099]) -> f32[1025,4099] {
+  %a = f32[1025,4099] parameter(0)
+  %b = f32[1025,4099] parameter(1)
+  %z = f32[] constant(0)
+  %e = f32[1025,4099] multiply(%a, %b)
+  %s = f32[1025] reduce(%e, %z), dimensions={1}, reducer=add
+  %sb = f32[1025,4099] broadcast(%s), broadcast_dimensions={0}
+  ROOT %y = f32[1025,4099] divide(%e, %sb)
+}
+
+ENTRY %main (a: f32[1025,4099], b: f32[1025,4099]) -> (f32[1025,4099]) {
+  %a = f32[1025,4099] parameter(0)
+  %b = f32[1025,4099] parameter(1)
+  %f = f32[1025,4099] fusion(%a, %b), kind=kRow, calls=%fused
+  ROOT %t = (f32[1025,4099]) tuple(%f)
+}
+)",
+               0.5, 2);
+  // Softmax at 16 MiB: exp per element, so plain stores (and the row cache).
   check_native(softmax_module(DType::float32, 1025, 4099), -8, 8);
 }
 
-TEST_CASE("cpu: streaming stores in the optimised IR only for large outputs", "[cpu]") {
-  auto ir_of = [](const std::string& shape) {
-    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op(shape, "exponential", {shape}));
+TEST_CASE("cpu: streaming stores in the optimised IR only for large outputs of memory-bound kernels", "[cpu]") {
+  auto ir_of = [](const std::string& shape, const char* op) {
+    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op(shape, op, {shape}));
     return cpu::optimized_ir({m->entry->instructions[1].get()});
   };
-  std::string big = ir_of("f32[4096,4096]");
+  std::string big = ir_of("f32[4096,4096]", "negate");
   CHECK_THAT(big, Contains("!nontemporal"));
   CHECK_THAT(big, Contains("<8 x float>"));
   CHECK_THAT(big, Contains("sfence"));
-  std::string small = ir_of("f32[1024,1024]");
+  CHECK_THAT(big, Contains("llvm.prefetch"));  // the next blocks of the input
+  std::string small = ir_of("f32[1024,1024]", "negate");
   CHECK_THAT(small, !Contains("!nontemporal"));
   CHECK_THAT(small, !Contains("sfence"));
+  // A transcendental per element makes the kernel compute-bound: its stores stay plain.
+  std::string heavy = ir_of("f32[4096,4096]", "exponential");
+  CHECK_THAT(heavy, !Contains("!nontemporal"));
+  CHECK_THAT(heavy, Contains("<8 x float>"));
 }
 
 TEST_CASE("cpu: column reductions with row counts off the four-row pass, odd widths and half types", "[cpu]") {

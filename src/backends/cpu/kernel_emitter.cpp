@@ -319,8 +319,11 @@ class Emitter {
   // the few misses at the front of the window). Prefetching past the end of a buffer is harmless (no faults).
   void prefetch_next(const std::vector<int64_t>& dims, Value* next, int64_t count) {
     auto* pf = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
-    for (auto& [inst, ptr] : buffers_) {
-      if (inst->shape.dims != dims || inst->opcode == Opcode::kConstant) continue;
+    std::vector<std::pair<const Instruction*, Value*>> inputs;
+    for (auto& [inst, ptr] : buffers_)
+      if (inst->shape.dims == dims && inst->opcode != Opcode::kConstant) inputs.emplace_back(inst, ptr);
+    std::sort(inputs.begin(), inputs.end(), [](auto& a, auto& b) { return a.first->name < b.first->name; });  // same IR every time
+    for (auto& [inst, ptr] : inputs) {
       int64_t size = static_cast<int64_t>(dtype_size(inst->shape.dtype));
       Value* base = b_.CreateGEP(b_.getInt8Ty(), ptr, b_.CreateMul(next, i64(size)));
       loop(i64(0), i64((count * size + 63) / 64), nullptr, [&](Value* j, Value*) {

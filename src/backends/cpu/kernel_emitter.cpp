@@ -322,7 +322,8 @@ class Emitter {
     std::vector<std::pair<const Instruction*, Value*>> inputs;
     for (auto& [inst, ptr] : buffers_)
       if (inst->shape.dims == dims && inst->opcode != Opcode::kConstant) inputs.emplace_back(inst, ptr);
-    std::sort(inputs.begin(), inputs.end(), [](auto& a, auto& b) { return a.first->name < b.first->name; });  // same IR every time
+    // In a fixed order: the same IR on every compile.
+    std::sort(inputs.begin(), inputs.end(), [](auto& a, auto& b) { return a.first->name < b.first->name; });
     for (auto& [inst, ptr] : inputs) {
       int64_t size = static_cast<int64_t>(dtype_size(inst->shape.dtype));
       Value* base = b_.CreateGEP(b_.getInt8Ty(), ptr, b_.CreateMul(next, i64(size)));

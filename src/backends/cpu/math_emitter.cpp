@@ -450,7 +450,8 @@ bool has_float_math(Opcode op) {
 int two_stage_math_parts(Opcode op, llvm::Type* t) { return op == Opcode::kLogistic && t->isFloatTy() ? 2 : 0; }
 
 std::vector<Value*> emit_float_math_stage1(B& b, Opcode op, Value* x) {
-  JITX_ASSERT(two_stage_math_parts(op, x->getType()) > 0, "cpu emitter: no two-stage lowering for {}", hlo::opcode_name(op));
+  JITX_ASSERT(two_stage_math_parts(op, x->getType()) > 0, "cpu emitter: no two-stage lowering for {}",
+              hlo::opcode_name(op));
   return logistic_f32_stage1(b, x);
 }
 Value* emit_float_math_stage2(B& b, Opcode op, const std::vector<Value*>& parts) {

@@ -3,7 +3,8 @@
 // backward + Adam) and a stack of layers as lax::scan vs unrolled, jitx (jit and eager) beside
 // hand-written Eigen, plus the machine's limits (STREAM triad, Eigen GEMM). Prints JSON lines;
 // benchmarks/jax_bench.py is the JAX peer.
-//   jitx_bench [--smoke] [--quick] [--only <workload>] [--max-call-s <seconds>]
+//   jitx_bench [--smoke] [--quick] [--only <workload>] [--size <MxKxN>] [--dtype f32|bf16] [--max-call-s <seconds>]
+// --size and --dtype keep only the matmul / MLP block sizes and dtypes named (a workload's run at one size).
 // Full mode sweeps sizes from small to large; a system whose next call is predicted (from the
 // previous size) to exceed --max-call-s (default 2 s) is reported as skipped there instead of
 // stalling the run.
@@ -75,6 +76,11 @@ std::vector<float> randn(size_t n, float scale, uint32_t seed) {
 }
 
 bool want(const std::string& w) { return g_only.empty() || g_only == w; }
+std::string g_size, g_dtype;  // --size / --dtype: the matmul and MLP block sizes and dtypes to run ("" all)
+bool want_gemm(int64_t m, int64_t k, int64_t n, DType dt) {
+  return (g_size.empty() || g_size == fmt::format("{}x{}x{}", m, k, n)) &&
+         (g_dtype.empty() || g_dtype == dtype_name(dt));
+}
 
 // --- the machine's limits
 // ---------------------------------------------------------------------------
@@ -561,12 +567,17 @@ int main(int argc, char** argv) {
       g_quick = true;
     else if (a == "--only" && i + 1 < argc)
       g_only = argv[++i];
+    else if (a == "--size" && i + 1 < argc)
+      g_size = argv[++i];
+    else if (a == "--dtype" && i + 1 < argc)
+      g_dtype = argv[++i];
     else if (a == "--max-call-s" && i + 1 < argc)
       max_call_s = std::stod(argv[++i]);
     else {
       std::fprintf(
           stderr,
-          "usage: jitx_bench [--smoke] [--quick] [--only <workload>] [--max-call-s <seconds>]\n");
+          "usage: jitx_bench [--smoke] [--quick] [--only <workload>] [--size <MxKxN>] [--dtype f32|bf16] "
+          "[--max-call-s <seconds>]\n");
       return 2;
     }
   }
@@ -591,7 +602,8 @@ int main(int argc, char** argv) {
       bench_matmul(256, 256, 256, float32);
     } else {
       for (DType dt : {float32, bfloat16})
-        for (auto [m, k, n] : kGemmSizes) bench_matmul(m, k, n, dt);
+        for (auto [m, k, n] : kGemmSizes)
+          if (want_gemm(m, k, n, dt)) bench_matmul(m, k, n, dt);
     }
   }
   if (want("mlp_block")) {
@@ -602,7 +614,8 @@ int main(int argc, char** argv) {
       bench_mlp(64, 128, 128, float32);
     } else {
       for (DType dt : {float32, bfloat16})
-        for (auto [m, k, n] : kGemmSizes) bench_mlp(m, k, n, dt);
+        for (auto [m, k, n] : kGemmSizes)
+          if (want_gemm(m, k, n, dt)) bench_mlp(m, k, n, dt);
     }
   }
   if (want("gelu_chain")) {

@@ -67,11 +67,12 @@ inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, i
 /// Several systems measured in rounds, each round calling every fn once (in an order that rotates from round to
 /// round), after one untimed call each: a machine whose speed drifts (other processes, frequency) slows all of them
 /// alike, so their ratios hold even where each time alone is noisy. Rounds continue until min_time_s has passed
-/// and min_reps rounds are done. When the slowest first call exceeds slow_s, min_time_s is dropped and the rounds
+/// and min_reps rounds are done (more than measure()'s 5: short calls on a busy machine vary from call to call, and
+/// the median of 9 rounds holds where that of 5 did not). When the slowest first call exceeds slow_s, min_time_s is dropped and the rounds
 /// are slow_reps: enough for a few-percent difference between seconds-long calls to show above the noise (three
 /// calls each, one after the other, do not), at a few calls' cost.
 inline std::vector<Stats> measure_interleaved(const std::vector<std::function<void()>>& fns, double min_time_s = 0.3,
-                                              int min_reps = 5, int slow_reps = 5, double slow_s = 0.5) {
+                                              int min_reps = 9, int slow_reps = 5, double slow_s = 0.5) {
   std::vector<std::vector<double>> t(fns.size());
   auto timed = [&](size_t i) {
     auto s = Clock::now();

@@ -65,12 +65,14 @@ inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, i
 }
 
 /// Several systems measured in rounds, each round calling every fn once (in an order that rotates from round to
-/// round), after one untimed call each: a machine whose speed drifts (other processes, frequency) slows all of them
-/// alike, so their ratios hold even where each time alone is noisy. Rounds continue until min_time_s has passed
-/// and min_reps rounds are done (more than measure()'s 5: short calls on a busy machine vary from call to call, and
-/// the median of 9 rounds holds where that of 5 did not). When the slowest first call exceeds slow_s, min_time_s is dropped and the rounds
-/// are slow_reps: enough for a few-percent difference between seconds-long calls to show above the noise (three
-/// calls each, one after the other, do not), at a few calls' cost.
+/// round), after one untimed call each (which also compiles what eager code compiles on first use): a machine whose
+/// speed drifts (other processes, frequency) slows all of them alike, so their ratios hold even where each time
+/// alone is noisy. Rounds continue until min_time_s has passed and min_reps rounds are done (more than measure()'s
+/// 5: short calls on a busy machine vary from call to call, and the median of 9 rounds holds where that of 5 did
+/// not). When the first round's slowest call exceeds slow_s, the rounds are slow_reps and min_time_s is dropped:
+/// enough for a few-percent difference between seconds-long calls to show above the noise (three calls each, one
+/// system after the other, do not), at a few calls' cost. A warm-up call longer than g_stop_after_s ends it there,
+/// its times the result, as measure() does.
 inline std::vector<Stats> measure_interleaved(const std::vector<std::function<void()>>& fns, double min_time_s = 0.3,
                                               int min_reps = 9, int slow_reps = 5, double slow_s = 0.5) {
   std::vector<std::vector<double>> t(fns.size());
@@ -79,26 +81,27 @@ inline std::vector<Stats> measure_interleaved(const std::vector<std::function<vo
     fns[i]();
     return std::chrono::duration<double, std::milli>(Clock::now() - s).count();
   };
-  double first = 0;
-  for (size_t i = 0; i < fns.size(); ++i) first = std::max(first, timed(i) * 1e-3);
-  if (g_stop_after_s > 0 && first > g_stop_after_s) {
-    min_reps = 1;  // as measure(): one (timed) call each, the slow system's time is what it is
-    min_time_s = 0;
-  } else if (first > slow_s) {
-    min_reps = slow_reps;
-    min_time_s = 0;
-  }
+  std::vector<double> warm(fns.size());
+  for (size_t i = 0; i < fns.size(); ++i) warm[i] = timed(i);
+  bool stop = g_stop_after_s > 0 && *std::max_element(warm.begin(), warm.end()) > g_stop_after_s * 1e3;
   auto start = Clock::now();
-  for (int round = 0; round < min_reps || std::chrono::duration<double>(Clock::now() - start).count() < min_time_s;
+  for (int round = 0; !stop && (round < min_reps ||
+                                std::chrono::duration<double>(Clock::now() - start).count() < min_time_s);
        ++round) {
+    double slowest = 0;
     for (size_t k = 0; k < fns.size(); ++k) {
       size_t i = (k + static_cast<size_t>(round)) % fns.size();
       t[i].push_back(timed(i));
+      slowest = std::max(slowest, t[i].back());
+    }
+    if (round == 0 && slowest > slow_s * 1e3) {
+      min_reps = slow_reps;
+      min_time_s = 0;
     }
     if (round > 100000) break;
   }
   std::vector<Stats> out;
-  for (auto& v : t) out.push_back(stats_of(std::move(v)));
+  for (size_t i = 0; i < fns.size(); ++i) out.push_back(stats_of(stop ? std::vector<double>{warm[i]} : std::move(t[i])));
   return out;
 }
 

@@ -12,6 +12,8 @@
 // XLA computes. It is also cheaper (a round to nearest even is ~6 integer ops per value, more than most ops it
 // follows) and more accurate (one rounding instead of one per op). With config().allow_excess_precision off, each
 // op's result is rounded to its type, as the interpreter rounds after every op (then the two agree bit for bit).
+// A convert to f16/bf16 inside a fusion is such an op too: like XLA, which drops f32 -> bf16 -> f32 pairs however
+// they arose, excess precision does not round it unless it is stored.
 //
 // For memory-bound kernels: a row fusion computes a value that a row reduction and the output both read once
 // (the row cache: softmax's exp), column reductions walk rows in memory order over tiles of accumulators, and

@@ -24,6 +24,15 @@ struct Stats {
 /// call, not several.
 inline double g_stop_after_s = 0;
 
+/// Median, minimum and deciles of call times (ms).
+inline Stats stats_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  auto q = [&](double f) {
+    return t[std::min(t.size() - 1, static_cast<size_t>(f * static_cast<double>(t.size())))];
+  };
+  return Stats{q(0.5), t.front(), q(0.1), q(0.9), static_cast<int>(t.size())};
+}
+
 /// Runs fn (which must wait for its own result, e.g. with block_until_ready) until min_time_s has
 /// passed and at least min_reps times, after `warmup` untimed calls. A call slower than slow_s
 /// (seen in the first warm-up) cuts the warm-up to that one call and the repeats to 3, so a slow
@@ -52,11 +61,48 @@ inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, i
     t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
     if (t.size() > 100000) break;
   }
-  std::sort(t.begin(), t.end());
-  auto q = [&](double f) {
-    return t[std::min(t.size() - 1, static_cast<size_t>(f * static_cast<double>(t.size())))];
+  return stats_of(std::move(t));
+}
+
+/// Several systems measured in rounds, each round calling every fn once (in an order that rotates from round to
+/// round), after one untimed call each (which also compiles what eager code compiles on first use): a machine whose
+/// speed drifts (other processes, frequency) slows all of them alike, so their ratios hold even where each time
+/// alone is noisy. Rounds continue until min_time_s has passed and min_reps rounds are done (more than measure()'s
+/// 5: short calls on a busy machine vary from call to call, and the median of 9 rounds holds where that of 5 did
+/// not). When the first round's slowest call exceeds slow_s, the rounds are slow_reps and min_time_s is dropped:
+/// enough for a few-percent difference between seconds-long calls to show above the noise (three calls each, one
+/// system after the other, do not), at a few calls' cost. A warm-up call longer than g_stop_after_s ends it there,
+/// its times the result, as measure() does.
+inline std::vector<Stats> measure_interleaved(const std::vector<std::function<void()>>& fns, double min_time_s = 0.3,
+                                              int min_reps = 9, int slow_reps = 5, double slow_s = 0.5) {
+  std::vector<std::vector<double>> t(fns.size());
+  auto timed = [&](size_t i) {
+    auto s = Clock::now();
+    fns[i]();
+    return std::chrono::duration<double, std::milli>(Clock::now() - s).count();
   };
-  return Stats{q(0.5), t.front(), q(0.1), q(0.9), static_cast<int>(t.size())};
+  std::vector<double> warm(fns.size());
+  for (size_t i = 0; i < fns.size(); ++i) warm[i] = timed(i);
+  bool stop = g_stop_after_s > 0 && *std::max_element(warm.begin(), warm.end()) > g_stop_after_s * 1e3;
+  auto start = Clock::now();
+  for (int round = 0; !stop && (round < min_reps ||
+                                std::chrono::duration<double>(Clock::now() - start).count() < min_time_s);
+       ++round) {
+    double slowest = 0;
+    for (size_t k = 0; k < fns.size(); ++k) {
+      size_t i = (k + static_cast<size_t>(round)) % fns.size();
+      t[i].push_back(timed(i));
+      slowest = std::max(slowest, t[i].back());
+    }
+    if (round == 0 && slowest > slow_s * 1e3) {
+      min_reps = slow_reps;
+      min_time_s = 0;
+    }
+    if (round > 100000) break;
+  }
+  std::vector<Stats> out;
+  for (size_t i = 0; i < fns.size(); ++i) out.push_back(stats_of(stop ? std::vector<double>{warm[i]} : std::move(t[i])));
+  return out;
 }
 
 /// Skips what would take too long: predicts a call's time from the same workload and system at the

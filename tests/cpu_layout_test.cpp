@@ -39,7 +39,8 @@ Literal random_literal(const hlo::Shape& s) {
 }
 
 /// Allowance against the interpreter: f32 polynomial math and reassociated sums (rtol 1e-5), f64 1e-12, bf16 two
-/// ULP (1.6e-2), integers exact; dots sum K terms in another order, so atol grows with K (atol_scale).
+/// ULP (1.6e-2: the short fused chains here are rounded once, where stored, and the interpreter's after every
+/// op), integers exact; dots sum K terms in another order, so atol grows with K (atol_scale).
 double rtol_of(DType d) {
   switch (d) {
     case DType::float64: return 1e-12;

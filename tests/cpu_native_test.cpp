@@ -62,7 +62,8 @@ Array small_ints(DType d, Shape s, int64_t hi) {
 
 /// The CPU backend's allowance against the interpreter (see cpu_backend_test.cpp's cpu_tol): f32 polynomial math
 /// within a few ULP and reassociated sums, f64 C-library math (the interpreter's own digamma/erf_inv are ~1e-14),
-/// f16/bf16 one rounding apart.
+/// f16/bf16 about a rounding apart: a primitive's fused ops are rounded once, where stored (excess precision), the
+/// interpreter's after every op; a primitive lowers to a short chain, its per-op roundings within 2 ULP.
 std::pair<double, double> tol_of(DType d) {
   switch (d) {
     case DType::float64: return {1e-10, 1e-12};

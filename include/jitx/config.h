@@ -14,6 +14,12 @@ struct Config {
   bool verify_passes = false;         // JITX_VERIFY=1: run the HLO verifier after every pass
   bool dump_passes = false;           // JITX_DUMP_PASSES=1: with dump_to, write the HLO after every pass
   bool trace_passes = false;          // JITX_TRACE_PASSES=1: log one line per rewrite an HLO pass makes
+  // JITX_ALLOW_EXCESS_PRECISION=0 turns it off (XLA's xla_allow_excess_precision, on in XLA and JAX by default).
+  // On: inside a fused kernel of the cpu backend, f16/bf16 intermediate values stay in f32 and are rounded to
+  // their type only where they are written to memory, as XLA computes them. Off: every op's f16/bf16 result is
+  // rounded, as the interpreter rounds (bit-exact with it). Read when a function is compiled: changing it does
+  // not recompile what is compiled already.
+  bool allow_excess_precision = true;
 };
 
 /// The global configuration (initialised from the environment on first use).

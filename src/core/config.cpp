@@ -29,6 +29,7 @@ Config& config() {
     c.verify_passes = env_bool("JITX_VERIFY", false);
     c.dump_passes = env_bool("JITX_DUMP_PASSES", false);
     c.trace_passes = env_bool("JITX_TRACE_PASSES", false);
+    c.allow_excess_precision = env_bool("JITX_ALLOW_EXCESS_PRECISION", true);
     if (auto n = env_str("JITX_CPU_DEVICE_COUNT"); !n.empty()) c.cpu_device_count = std::max(1, std::atoi(n.c_str()));
     return c;
   }();

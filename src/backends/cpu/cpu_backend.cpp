@@ -803,6 +803,7 @@ class CpuBackend : public Backend {
 
     cpu::JitOptions jo;
     jo.module_name = module->name;
+    jo.allow_excess_precision = cfg.allow_excess_precision;
     if (!cfg.dump_to.empty()) {
       std::filesystem::create_directories(cfg.dump_to);
       static std::atomic<int64_t> seq{0};

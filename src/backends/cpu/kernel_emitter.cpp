@@ -3,8 +3,17 @@
 //
 // Every element is generated on demand by gen(instruction, index): elementwise ops at the same index, data
 // movement as index math, a reduce as a loop over its reduced dimensions. So a loop fusion, an input (reduction)
-// fusion and a row fusion are all "evaluate the fused computation per output element". f16/bf16 values are
-// computed in f32 and rounded to their type after every op, as the interpreter rounds after every op.
+// fusion and a row fusion are all "evaluate the fused computation per output element".
+//
+// f16/bf16 values are computed in f32. By default (excess precision, XLA's xla_allow_excess_precision, which XLA
+// and JAX turn on) they stay in f32 through the whole fused computation and are rounded to their type only where
+// they are written to memory (the kernel's outputs): XLA's float normalization computes bf16 ops in f32 and its
+// simplify-fp-conversions pass then drops the f32 -> bf16 -> f32 round trips between them, so this is the value
+// XLA computes. It is also cheaper (a round to nearest even is ~6 integer ops per value, more than most ops it
+// follows) and more accurate (one rounding instead of one per op). With config().allow_excess_precision off, each
+// op's result is rounded to its type, as the interpreter rounds after every op (then the two agree bit for bit).
+// A convert to f16/bf16 inside a fusion is such an op too: like XLA, which drops f32 -> bf16 -> f32 pairs however
+// they arose, excess precision does not round it unless it is stored.
 //
 // For memory-bound kernels: a row fusion computes a value that a row reduction and the output both read once
 // (the row cache: softmax's exp), column reductions walk rows in memory order over tiles of accumulators, and
@@ -125,7 +134,8 @@ struct Index {
 
 class Emitter {
  public:
-  Emitter(llvm::Module& m, llvm::Function* f) : m_(m), ctx_(m.getContext()), b_(ctx_), f_(f) {}
+  Emitter(llvm::Module& m, llvm::Function* f, bool excess_precision)
+      : m_(m), ctx_(m.getContext()), b_(ctx_), f_(f), excess_precision_(excess_precision) {}
 
   void emit(const Instruction& inst) {
     auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f_);
@@ -658,6 +668,7 @@ class Emitter {
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   llvm::Function* f_;
+  bool excess_precision_;  // f16/bf16 values are rounded only when stored (see the file comment)
   std::unordered_map<const Instruction*, Value*> buffers_;
   // The layouts of the kernel's operand buffers (those of the instruction's operands: a fusion's parameters may
   // carry a stale copy); buffers not listed (constants) are row-major.
@@ -859,7 +870,10 @@ class Emitter {
       default: return v;
     }
   }
-  Value* round(DType d, Value* v) { return is_half(d) ? from_storage(d, to_storage(d, v)) : v; }
+  // An op's result of type d: rounded to d only without excess precision (with it, f16/bf16 values keep their f32
+  // precision until store() rounds them). Values kept in the kernel's own stack arrays (the row cache, column
+  // accumulators) are f32 and unrounded alike: only what is written to a buffer is rounded.
+  Value* round(DType d, Value* v) { return is_half(d) && !excess_precision_ ? from_storage(d, to_storage(d, v)) : v; }
   Value* load(Value* ptr, Value* linear, DType d) {
     Value* p = b_.CreateInBoundsGEP(stype(d), ptr, linear);
     return from_storage(d, b_.CreateLoad(stype(d), p));
@@ -1196,7 +1210,8 @@ class Emitter {
     if (is_float(to)) {
       Value* r;
       if (is_half(to) && (from == DType::float64 || (!is_float(from) && dtype_size(from) >= 4))) {
-        // As the interpreter does: to f32 with round-to-odd, then to the half type, so it rounds once.
+        // As the interpreter does: to f32 with round-to-odd, then to the half type, so it rounds once (with excess
+        // precision the round-to-odd f32 is the value, within an f32 ulp, and a store rounds it once to the type).
         Value* vd = from == DType::float64 ? v : is_signed(from) ? b_.CreateSIToFP(v, b_.getDoubleTy())
                                                                  : b_.CreateUIToFP(v, b_.getDoubleTy());
         return round(to, round_odd_f32(vd));
@@ -1422,7 +1437,7 @@ LoopSpace loop_space(const Instruction& inst) {
 
 std::string kernel_symbol(size_t i) { return fmt::format("jitx_kernel_{}", i); }
 
-void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts) {
+void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts, bool allow_excess_precision) {
   llvm::LLVMContext& ctx = m.getContext();
   auto* ptr = llvm::PointerType::get(ctx, 0);
   auto* i64 = llvm::Type::getInt64Ty(ctx);
@@ -1440,7 +1455,7 @@ void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts)
       body->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
     }
     body->addFnAttr(llvm::Attribute::NoUnwind);
-    Emitter e(m, body);
+    Emitter e(m, body, allow_excess_precision);
     e.num_ptrs_ = nptr;
     e.emit(inst);
 

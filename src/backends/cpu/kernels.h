@@ -40,12 +40,16 @@ struct JitOptions {
   std::string module_name;
   std::string dump_prefix;  // when set: <prefix>.ll (before), <prefix>.opt.ll (after), <prefix>.s
   int opt_level = 2;
+  /// f16/bf16 values stay in f32 inside a kernel and are rounded only when stored (config().allow_excess_precision;
+  /// see the emitter); false: rounded after every op, as the interpreter does.
+  bool allow_excess_precision = true;
 };
 
 /// Emits one function per instruction, optimises the module and JIT-compiles it; throws CompileError.
 CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& insts, const JitOptions& options);
 
 /// The optimised LLVM IR of kernels for insts (for tests that look for vector instructions).
-std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level = 2);
+std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level = 2,
+                         bool allow_excess_precision = true);
 
 }  // namespace jitx::cpu

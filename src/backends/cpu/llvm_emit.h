@@ -14,8 +14,9 @@ class IRBuilderBase;
 
 namespace jitx::cpu {
 
-/// Adds `void kernel_<i>(ptr bufs, i64 r0, i64 r1, i64 c0, i64 c1)` for each instruction to m.
-void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& insts);
+/// Adds `void kernel_<i>(ptr bufs, i64 r0, i64 r1, i64 c0, i64 c1)` for each instruction to m. With
+/// allow_excess_precision, f16/bf16 values are rounded only when stored; otherwise after every op.
+void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& insts, bool allow_excess_precision);
 std::string kernel_symbol(size_t i);
 
 /// Vectorisable float math on a float or double scalar (the loop vectoriser widens it). Returns nullptr for

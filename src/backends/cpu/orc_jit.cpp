@@ -135,7 +135,7 @@ Built build(const std::vector<const hlo::Instruction*>& insts, const JitOptions&
     r.mod->setDataLayout(j.tm->createDataLayout());
     r.mod->setTargetTriple(j.tm->getTargetTriple().str());
   }
-  emit_kernels(*r.mod, insts);
+  emit_kernels(*r.mod, insts, o.allow_excess_precision);
   std::string err;
   llvm::raw_string_ostream es(err);
   if (llvm::verifyModule(*r.mod, &es))
@@ -221,10 +221,12 @@ CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& inst
   return out;
 }
 
-std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level) {
+std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level,
+                         bool allow_excess_precision) {
   JitOptions o;
   o.module_name = "ir";
   o.opt_level = opt_level;
+  o.allow_excess_precision = allow_excess_precision;
   Built b = build(insts, o);
   return to_text(*b.mod);
 }

@@ -1,13 +1,13 @@
 // LLVM ORC for the CPU backend: one process-wide LLJIT for the host CPU, one JITDylib per executable, one kernel per
 // distinct instruction, the kernels shared out between threads (one module, context and target machine each) that
-// run a pass pipeline cut from O2 (no loop unrolling) and code generation without loop strength reduction to object
-// files, which JITLink links; IR/assembly dumps. llvm::Error never crosses out of this file: it becomes
-// jitx::CompileError.
+// run a pass pipeline cut from O2 (no loop unrolling) and code generation to object files, which JITLink links;
+// IR/assembly dumps. llvm::Error never crosses out of this file: it becomes jitx::CompileError.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -19,7 +19,6 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/OptBisect.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -123,8 +122,8 @@ class TargetMachineLease {
 // function. Kernels are loop nests with no calls to other kernels, no switches, exceptions, globals to optimise or
 // recursion, so O2's interprocedural passes, its CGSCC walk (which re-simplifies every function it inlines into)
 // and its second and third rounds of scalar clean-up (jump threading, value propagation, dead store elimination,
-// instcombine eight times) find nothing to do here but still take over half of LLVM's time (40 of 70 ms
-// on a bf16 MLP block on a 2-core VM). What stays, in O2's order:
+// instcombine eight times) find nothing to do here but took half of the optimiser's time (O2: 30 ms on the bf16
+// MLP block's two kernels on a 2-core VM; this pipeline: 15 ms). What stays, in O2's order:
 //  - always-inline: the kernel body into its wrapper (the body is marked alwaysinline: no inline cost analysis);
 //  - SROA, early CSE (the elemental emitter recomputes shared subexpressions), instcombine, simplifycfg,
 //    reassociate (constant operands together);
@@ -183,19 +182,6 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
   pb.buildPerModuleDefaultPipeline(ol).run(m, mam);
 }
 
-/// Skips loop strength reduction in code generation. LSR rewrites a loop's induction variables and addresses for
-/// the target's addressing modes; the emitter's loops index every buffer with one i64 counter, which x86 addressing
-/// takes as it is, and the vector loops came out the same or a few instructions shorter without it. It cost a
-/// quarter of code generation's time (8 of 32 ms on a bf16 MLP block). A pass gate on the module's context is the
-/// way to leave out one pass of LLVM's fixed code generation pipeline without touching process-wide options.
-class SkipStrengthReduction : public llvm::OptPassGate {
- public:
-  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) override {
-    return pass != "Loop Strength Reduction" && pass != "Canonicalize Freeze Instructions in Loops";
-  }
-  bool isEnabled() const override { return true; }
-};
-
 std::string to_text(const llvm::Module& m) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -221,8 +207,6 @@ Built build(const std::vector<const hlo::Instruction*>& insts, size_t first, con
   Built r;
   auto t0 = Clock::now();
   r.ctx = std::make_unique<llvm::LLVMContext>();
-  static SkipStrengthReduction gate;  // stateless; outlives every context
-  r.ctx->setOptPassGate(gate);
   r.mod = std::make_unique<llvm::Module>(o.module_name.empty() ? "jitx" : o.module_name, *r.ctx);
   r.mod->setDataLayout(tm.createDataLayout());
   r.mod->setTargetTriple(tm.getTargetTriple().str());
@@ -354,7 +338,13 @@ CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& inst
     // Parts but the first on threads of their own (not the runtime's pool: a compile may run on one of its
     // workers, which would then wait for itself); the first on this thread.
     std::vector<std::thread> threads;
-    for (size_t p = 1; p < parts.size(); ++p) threads.emplace_back(compile_part, std::ref(parts[p]), std::cref(o));
+    for (size_t p = 1; p < parts.size(); ++p) {
+      try {
+        threads.emplace_back(compile_part, std::ref(parts[p]), std::cref(o));
+      } catch (const std::system_error&) {  // no thread to be had: this one compiles the part
+        compile_part(parts[p], o);
+      }
+    }
     compile_part(parts[0], o);
     for (auto& t : threads) t.join();
   }

@@ -1285,7 +1285,7 @@ LoopSpace loop_space(const Instruction& inst) {
 
 std::string kernel_symbol(size_t i) { return fmt::format("jitx_kernel_{}", i); }
 
-void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts, size_t first) {
+void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts) {
   llvm::LLVMContext& ctx = m.getContext();
   auto* ptr = llvm::PointerType::get(ctx, 0);
   auto* i64 = llvm::Type::getInt64Ty(ctx);
@@ -1297,19 +1297,18 @@ void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts,
     params.insert(params.end(), 4, i64);
     auto* body_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
     auto* body = llvm::Function::Create(body_ty, llvm::GlobalValue::InternalLinkage,
-                                        kernel_symbol(first + k) + "." + inst.name, m);
+                                        kernel_symbol(k) + "." + inst.name, m);
     for (size_t p = 0; p < nptr; ++p) {
       body->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::NoAlias);
       body->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
     }
     body->addFnAttr(llvm::Attribute::NoUnwind);
-    body->addFnAttr(llvm::Attribute::AlwaysInline);  // into the wrapper (see the pass pipeline in orc_jit.cpp)
     Emitter e(m, body);
     e.num_ptrs_ = nptr;
     e.emit(inst);
 
     auto* wrap_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64, i64, i64}, false);
-    auto* wrap = llvm::Function::Create(wrap_ty, llvm::GlobalValue::ExternalLinkage, kernel_symbol(first + k), m);
+    auto* wrap = llvm::Function::Create(wrap_ty, llvm::GlobalValue::ExternalLinkage, kernel_symbol(k), m);
     wrap->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", wrap));
     std::vector<Value*> args;

@@ -13,8 +13,8 @@ class IRBuilderBase;
 
 namespace jitx::cpu {
 
-/// Adds `void kernel_<first + i>(ptr bufs, i64 r0, i64 r1, i64 c0, i64 c1)` for each instruction insts[i] to m.
-void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& insts, size_t first = 0);
+/// Adds `void kernel_<i>(ptr bufs, i64 r0, i64 r1, i64 c0, i64 c1)` for each instruction to m.
+void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& insts);
 std::string kernel_symbol(size_t i);
 
 /// Vectorisable float math on a float or double scalar (the loop vectoriser widens it). Returns nullptr for

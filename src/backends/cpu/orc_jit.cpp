@@ -124,7 +124,7 @@ class TargetMachineLease {
 // and its second and third rounds of scalar clean-up (jump threading, value propagation, dead store elimination,
 // instcombine eight times) find nothing to do here but took half of the optimiser's time (O2: 30 ms on the bf16
 // MLP block's two kernels on a 2-core VM; this pipeline: 15 ms). What stays, in O2's order:
-//  - always-inline: the kernel body into its wrapper (the body is marked alwaysinline: no inline cost analysis);
+//  - always-inline: the kernel body into its wrapper (build() marks bodies alwaysinline: no inline cost analysis);
 //  - SROA, early CSE (the elemental emitter recomputes shared subexpressions), instcombine, simplifycfg,
 //    reassociate (constant operands together);
 //  - LICM, loop rotation (the vectoriser wants rotated loops) and LICM again; loop idiom recognition (a fill or
@@ -210,7 +210,15 @@ Built build(const std::vector<const hlo::Instruction*>& insts, size_t first, con
   r.mod = std::make_unique<llvm::Module>(o.module_name.empty() ? "jitx" : o.module_name, *r.ctx);
   r.mod->setDataLayout(tm.createDataLayout());
   r.mod->setTargetTriple(tm.getTargetTriple().str());
-  emit_kernels(*r.mod, insts, first);
+  emit_kernels(*r.mod, insts);
+  // The pipeline inlines each kernel's body (the module's internal functions) into its wrapper with always-inline,
+  // which skips the inliner's cost analysis.
+  for (llvm::Function& f : *r.mod)
+    if (f.hasInternalLinkage() && !f.isDeclaration()) f.addFnAttr(llvm::Attribute::AlwaysInline);
+  // Kernels are numbered across the parts of an executable: this part's from `first`. Renamed from the last, each
+  // name is free when it is taken (the part's own names are 0 .. size-1, below first + i for i not yet renamed).
+  if (first > 0)
+    for (size_t i = insts.size(); i-- > 0;) r.mod->getFunction(kernel_symbol(i))->setName(kernel_symbol(first + i));
   std::string err;
   llvm::raw_string_ostream es(err);
   if (llvm::verifyModule(*r.mod, &es))

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,15 @@ inline std::string json(const Result& r) {
                 r.stats.median_ms, r.stats.min_ms, r.stats.p10_ms, r.stats.p90_ms, r.stats.reps,
                 r.bytes, r.flops, r.compile_ms, r.note.c_str());
   return buf;
+}
+
+/// n normally distributed floats (mean 0, standard deviation scale), the same for the same seed.
+inline std::vector<float> randn(size_t n, float scale, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
 }
 
 }  // namespace bench

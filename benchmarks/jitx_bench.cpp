@@ -67,13 +67,7 @@ bool skipped(const Result& r) {
   return true;
 }
 
-std::vector<float> randn(size_t n, float scale, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::normal_distribution<float> d(0.0f, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(g);
-  return v;
-}
+using bench::randn;
 
 bool want(const std::string& w) { return g_only.empty() || g_only == w; }
 std::string g_size, g_dtype;  // --size / --dtype: the matmul and MLP block sizes and dtypes to run ("" all)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "backends/interpreter/evaluator.h"
 #include "core/trace.h"
@@ -147,6 +148,40 @@ TEST_CASE("compile: an unrolled stack compiles the same kernels whatever its dep
   if (default_platform() == "cpu") {
     CHECK(steps[5] > steps[2]);
     CHECK(kernels[2] == kernels[5]);
+  }
+}
+
+TEST_CASE("compile: kernels compiled in parts on several threads give the interpreter's values", "[cpu]") {
+  // Outputs of different shapes: separate kernels, which the CPU backend shares out between threads and numbers
+  // anew so that each thread's are consecutive.
+  Array z = random_array({37, 29});
+  auto f = jit([](Array v) {
+    return std::make_tuple(jnp::sum(v, {0}), jnp::max(v, {1}), jnp::exp(v) * 2.0f, jnp::transpose(v) + 1.0f,
+                           jnp::tanh(v[3]), jnp::mean(jnp::square(v)));
+  }, {.name = "parts"});
+  auto compiled = f.lower(z).compile();
+  auto [a, b, c, d, e, g] = compiled(z);
+  auto m = hlo::parse_hlo(compiled.as_text());
+  std::vector<detail::Literal> args{detail::concrete_buffer(z, "test")->literal()};
+  auto want = interpreter::evaluate(*m, args);
+  std::vector<Array> got{a, b, c, d, e, g};
+  for (size_t k = 0; k < got.size(); ++k) {
+    auto lit = detail::concrete_buffer(got[k], "test")->literal();
+    const auto& w = want.tuple.at(k).array;
+    REQUIRE(lit.dims == w.dims);
+    int64_t bad = 0;  // f32 after a few ops: rtol 1e-4, atol 1e-5
+    for (int64_t i = 0; i < w.size(); ++i)
+      bad += !(std::fabs(lit.get_f64(i) - w.get_f64(i)) <= 1e-5 + 1e-4 * std::fabs(w.get_f64(i)));
+    INFO("output " << k);
+    CHECK(bad == 0);
+  }
+  if (default_platform() == "cpu") {
+    auto st = compiled.executable_stats();
+    CHECK(st.at("llvm_kernels") >= 4);
+    CHECK(st.at("llvm_parts") >= 1);
+    CHECK(st.at("llvm_parts") <= st.at("llvm_kernels"));
+    CHECK(st.at("llvm_parts") == std::min<int64_t>({st.at("llvm_kernels"), 8,
+                                                    std::max<int64_t>(1, std::thread::hardware_concurrency())}));
   }
 }
 

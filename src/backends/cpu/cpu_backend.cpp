@@ -224,6 +224,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
     if (whole_module_fallback) return {{"whole_module_fallback", 1}};
     return {{"native_kernels", counts.kernels},
             {"llvm_kernels", static_cast<int64_t>(kernels.distinct)},  // compiled: equal instructions share one
+            {"llvm_parts", static_cast<int64_t>(kernels.parts)},       // threads they were compiled on
             {"eigen_dots", counts.dots},
             {"library_ops", counts.library},
             {"update_slices", counts.update_slices},
@@ -822,10 +823,10 @@ class CpuBackend : public Backend {
       const auto& n = exe->counts;
       detail::log_line(fmt::format(
           "[jitx] cpu backend: '{}': {} programs, {} native kernels, {} Eigen dots, {} library ops, {} in-place updates, "
-          "{} while loops, {} conditionals, {} interpreter fallbacks, {} layout copies; {} distinct LLVM kernels; plan "
-          "{:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms",
+          "{} while loops, {} conditionals, {} interpreter fallbacks, {} layout copies; {} distinct LLVM kernels on {} "
+          "threads; plan {:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms",
           module->name, exe->programs.size(), n.kernels, n.dots, n.library, n.update_slices, n.whiles, n.conditionals,
-          n.fallbacks.size(), n.layout_copies, exe->kernels.distinct, plan_ms, t.emit_ms, t.optimize_ms, t.codegen_ms));
+          n.fallbacks.size(), n.layout_copies, exe->kernels.distinct, exe->kernels.parts, plan_ms, t.emit_ms, t.optimize_ms, t.codegen_ms));
       if (!n.fallbacks.empty())
         detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs on the interpreter: {}", module->name,
                                      fmt::join(n.fallbacks, "; ")));

@@ -24,6 +24,8 @@ struct LoopSpace {
 };
 LoopSpace loop_space(const hlo::Instruction& inst);
 
+/// Where compile_kernels' time went. Kernels compile in parts on several threads at once: these are the phases of
+/// the part that took longest (so they add up to the time spent), and codegen includes linking.
 struct CompileTimes {
   double emit_ms = 0, optimize_ms = 0, codegen_ms = 0;
 };
@@ -32,6 +34,7 @@ struct CompileTimes {
 struct CompiledKernels {
   std::vector<KernelFn> fns;  // one per requested instruction, in order
   size_t distinct = 0;        // kernels compiled: instructions with equal canonical text share one
+  size_t parts = 0;           // threads they were compiled on
   std::shared_ptr<void> owner;
   CompileTimes times;
 };

@@ -90,6 +90,22 @@ TEST_CASE("jit compiles once per signature and explains misses", "[jit]") {
   CHECK(f.num_compiles() == 3);
 }
 
+TEST_CASE("a change of config().allow_excess_precision is a cache miss, and the new setting takes effect", "[jit]") {
+  LogCapture log;
+  // A bf16 chain whose per-op rounding and excess precision differ: x * 1.1 + x * 0.3, rounded after each op or once.
+  auto f = jit([](Array x) { return x * 1.1 + x * 0.3; }, {.name = "chain"});
+  Array x = array(random_floats(64, 7), {64}).astype(bfloat16);
+  bool saved = config().allow_excess_precision;
+  config().allow_excess_precision = true;
+  auto once = f(x).astype(float32).to_vector<float>();
+  config().allow_excess_precision = false;
+  auto per_op = f(x).astype(float32).to_vector<float>();
+  config().allow_excess_precision = saved;
+  CHECK(f.num_compiles() == 2);
+  CHECK(log.all().find("config().allow_excess_precision: seen true, now false") != std::string::npos);
+  if (default_platform() == "cpu") CHECK(once != per_op);  // the interpreter always rounds per op
+}
+
 TEST_CASE("C++ scalars are traced as weak-typed arrays: a changing value does not recompile", "[jit]") {
   auto step = jit([](Array w, Array lr) { return w - lr * w; });
   Array w = array<float>({1.0f, 2.0f, -4.0f});

@@ -62,10 +62,14 @@ struct Key {
   std::vector<StaticLeaf> static_leaves;
   std::vector<std::string> static_leaf_paths;
   int device = 0;
+  // Configuration that changes the compiled code (not the traced function): a compile with other settings is
+  // another executable, as JAX keys its caches on the relevant config.
+  bool excess_precision = true;
   size_t hash = 0;
 
   bool operator==(const Key& o) const {
     if (hash != o.hash || structure != o.structure || avals != o.avals || device != o.device ||
+        excess_precision != o.excess_precision ||
         statics.size() != o.statics.size() || !(static_leaves == o.static_leaves))
       return false;
     for (size_t i = 0; i < statics.size(); ++i)
@@ -89,7 +93,8 @@ Key make_key(const CallSignature& sig, bool with_paths = true) {
   k.structure = sig.flat.structure;
   if (with_paths) add_paths(k, sig);
   k.leaf_args = sig.flat.leaf_args;
-  size_t h = std::hash<std::string>{}(k.structure);
+  k.excess_precision = config().allow_excess_precision;
+  size_t h = hash_combine(std::hash<std::string>{}(k.structure), k.excess_precision);
   for (auto& a : sig.flat.leaves) {
     if (!a.valid()) throw_error<TypeError>("jit", "an argument Array is empty (default-constructed)");
     k.avals.push_back(a.aval());
@@ -146,6 +151,9 @@ std::vector<std::string> differences(const Key& seen, const Key& now) {
       out.push_back(fmt::format("{} (static value): seen {}, but now given {}", now.static_leaf_paths[i],
                                 seen.static_leaves[i].value.values_str(8), now.static_leaves[i].value.values_str(8)));
   if (seen.device != now.device) out.push_back(fmt::format("device: seen {}, now {}", seen.device, now.device));
+  if (seen.excess_precision != now.excess_precision)
+    out.push_back(fmt::format("config().allow_excess_precision: seen {}, now {}", seen.excess_precision,
+                              now.excess_precision));
   return out;
 }
 
@@ -153,7 +161,7 @@ std::vector<std::string> differences(const Key& seen, const Key& now) {
 /// static value), many for a different tree structure.
 size_t distance(const Key& seen, const Key& now) {
   if (seen.structure != now.structure) return 1000;
-  size_t d = seen.device != now.device;
+  size_t d = (seen.device != now.device) + (seen.excess_precision != now.excess_precision);
   for (size_t i = 0; i < now.avals.size() && i < seen.avals.size(); ++i) {
     d += seen.avals[i].shape != now.avals[i].shape;
     d += seen.avals[i].dtype != now.avals[i].dtype;

@@ -605,7 +605,7 @@ TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[
 }
 
 TEST_CASE("cpu: logistic in long rows runs as two loops per block (staged) and stays within a few ULP", "[cpu]") {
-  // Rows of 1500 columns (a block of 1024 and a partial one), three rows: x * logistic(3x). The kernel computes
+  // Rows of 1500 columns (five blocks of 256 and a partial one), three rows: x * logistic(3x). The kernel computes
   // logistic's range reduction for a block in one loop and finishes it in the element loop (two_stage_math_parts).
   auto text = [](DType d) {
     return fmt::format(R"(HloModule m

@@ -489,7 +489,7 @@ class Emitter {
   // out-of-order core holds only so many waiting instructions: in one loop it overlaps a few elements' chains and
   // stalls (GELU ran at half the FMA units' throughput). An op with a two-stage lowering (two_stage_math_parts) in a
   // kernel that walks its output in blocks is computed in two loops per block of kStreamBlock columns: the first
-  // computes its operand and stage 1, storing the stage-1 values in stack arrays (4 KiB each: L1); the second, the
+  // computes its operand and stage 1, storing the stage-1 values in stack arrays (1 KiB each: L1); the second, the
   // kernel's usual element loop, loads them and runs stage 2. Each loop's chain is half as long. Only for ops
   // shaped like the output (one value per element of the loop) in kernels without reductions (no row-level
   // hoisting between the loops).

@@ -402,9 +402,9 @@ class Emitter {
            rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
   }
 
-  void plan_row_cache(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
-    // Post-order of what the kernel computes, from the roots: operands before users; buffers (the kernel's
-    // operands, a fusion's parameters) are loaded, not computed, so the walk stops there.
+  // Post-order of what the kernel computes, from the roots: operands before users; buffers (the kernel's operands,
+  // a fusion's parameters) are loaded, not computed, so the walk stops there.
+  std::vector<const Instruction*> computed_order(const std::vector<const Instruction*>& roots) const {
     std::vector<const Instruction*> order;
     std::unordered_set<const Instruction*> seen;
     std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
@@ -413,6 +413,12 @@ class Emitter {
       order.push_back(i);
     };
     for (auto* r : roots) visit(r);
+    return order;
+  }
+
+  void plan_row_cache(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
+    std::vector<const Instruction*> order = computed_order(roots);
+    std::unordered_set<const Instruction*> seen(order.begin(), order.end());
     std::vector<const Instruction*> reductions;
     for (auto* i : order) {
       if (!is_row_reduction(*i, dims)) continue;
@@ -502,16 +508,8 @@ class Emitter {
 
   void plan_stages(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
     if (dims.empty() || dims.back() < 256) return;  // short rows: blocks would be mostly overhead
-    std::vector<const Instruction*> order;
-    std::unordered_set<const Instruction*> seen;
-    std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
-      if (buffers_.count(i) || !seen.insert(i).second) return;
-      for (auto* o : i->operands) visit(o);
-      order.push_back(i);
-    };
-    for (auto* r : roots) visit(r);
     std::vector<const Instruction*> staged;
-    for (auto* i : order) {
+    for (auto* i : computed_order(roots)) {
       if (i->opcode == Opcode::kReduce || i->opcode == Opcode::kReduceWindow) return;
       if (i->shape.dims == dims && i->operands.size() == 1 && i->operand(0)->shape.dims == dims &&
           two_stage_math_parts(i->opcode, ctype(i->shape.dtype)) > 0)

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "backend_test_util.h"
+#include "compile_log.h"
 #include "backends/cpu/kernels.h"
 #include "core/literal.h"
 #include "hlo/ir/hlo.h"
@@ -130,20 +131,9 @@ std::string one_op(const std::string& out, const std::string& op, const std::vec
 
 /// The CPU backend's compile log for text (what runs natively, what falls back to the interpreter).
 std::string cpu_compile_log(const std::string& text) {
-  std::string log;
-  bool was = config().log_compiles;
-  config().log_compiles = true;
-  set_log_sink([&](const std::string& s) { log += s + "\n"; });
-  try {
-    native().compile(hlo::parse_hlo(text));
-  } catch (...) {
-    set_log_sink(nullptr);
-    config().log_compiles = was;
-    throw;
-  }
-  set_log_sink(nullptr);
-  config().log_compiles = was;
-  return log;
+  CompileLogCapture log;
+  native().compile(hlo::parse_hlo(text));
+  return log.text;
 }
 
 /// Checks text against the interpreter and that the CPU backend runs all of it natively.

@@ -13,6 +13,7 @@
 #include "jitx/config.h"
 #include "primitives/primitive.h"
 #include "runtime/runtime.h"
+#include "compile_log.h"
 #include "test_util.h"
 
 using namespace jitx;
@@ -89,23 +90,16 @@ struct Walk {
   bool run(const std::string& what, const WalkFn& f, const std::vector<Array>& args) {
     auto j = jit([f](std::vector<Array> a) { return f(a); });
     std::string log;
-    bool was = config().log_compiles;
-    config().log_compiles = true;
-    set_log_sink([&](const std::string& s) { log += s + "\n"; });
     std::optional<decltype(j.lower(args).compile())> c;
-    try {
-      c.emplace(j.lower(args).compile());
-    } catch (const TypeError&) {
-      set_log_sink(nullptr);
-      config().log_compiles = was;
-      return false;
-    } catch (...) {
-      set_log_sink(nullptr);
-      config().log_compiles = was;
-      throw;
+    {
+      CompileLogCapture capture;
+      try {
+        c.emplace(j.lower(args).compile());
+      } catch (const TypeError&) {
+        return false;
+      }
+      log = capture.text;
     }
-    set_log_sink(nullptr);
-    config().log_compiles = was;
     INFO(what);
     auto got = (*c)(args);
     if (default_platform() == "cpu") {

@@ -29,9 +29,13 @@ bool has_float_math(hlo::Opcode op);
 /// Ops whose lowering on scalar type t splits in two halves (f32 logistic): stage 1 maps the operand to this many
 /// float values (0: no split), stage 2 finishes from them. A kernel computes a block of elements' stage 1 in one
 /// loop, stores the values in stack arrays and runs stage 2 in a second loop (see the kernel emitter's staged
-/// ops): shorter dependency chains per loop, which the out-of-order core overlaps better.
+/// ops): shorter dependency chains per loop, which the out-of-order core overlaps better. Stage 1 computes the
+/// op of scale * x (a kernel folds a multiply by a constant into it); stage 2 returns times * op(...) when times is
+/// given (a kernel folds the multiply that consumes the op into it), else op(...).
 int two_stage_math_parts(hlo::Opcode op, llvm::Type* t);
-std::vector<llvm::Value*> emit_float_math_stage1(llvm::IRBuilderBase& b, hlo::Opcode op, llvm::Value* x);
-llvm::Value* emit_float_math_stage2(llvm::IRBuilderBase& b, hlo::Opcode op, const std::vector<llvm::Value*>& parts);
+std::vector<llvm::Value*> emit_float_math_stage1(llvm::IRBuilderBase& b, hlo::Opcode op, llvm::Value* x,
+                                                 double scale = 1.0);
+llvm::Value* emit_float_math_stage2(llvm::IRBuilderBase& b, hlo::Opcode op, const std::vector<llvm::Value*>& parts,
+                                    llvm::Value* times = nullptr);
 
 }  // namespace jitx::cpu

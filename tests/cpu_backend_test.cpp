@@ -1263,6 +1263,31 @@ TEST_CASE("cpu: streaming stores in the optimised IR only for large outputs of m
   std::string heavy = ir_of("f32[4096,4096]", "exponential");
   CHECK_THAT(heavy, !Contains("!nontemporal"));
   CHECK_THAT(heavy, Contains("<8 x float>"));
+  // A memory-bound row kernel reads each row again from cache after its reduction: it prefetches the next row
+  // block by block meanwhile. Softmax (exp per element) does not.
+  auto row_ir = [](const std::string& text) {
+    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+    return cpu::optimized_ir({m->entry->instructions[1].get()});
+  };
+  std::string centred = row_ir(R"(HloModule m
+
+%fused (a: f32[4096,4096]) -> f32[4096,4096] {
+  %a = f32[4096,4096] parameter(0)
+  %z = f32[] constant(-3e+38)
+  %m = f32[4096] reduce(%a, %z), dimensions={1}, reducer=max
+  %mb = f32[4096,4096] broadcast(%m), broadcast_dimensions={0}
+  ROOT %d = f32[4096,4096] subtract(%a, %mb)
+}
+
+ENTRY %main (a: f32[4096,4096]) -> (f32[4096,4096]) {
+  %a = f32[4096,4096] parameter(0)
+  %f = f32[4096,4096] fusion(%a), kind=kRow, calls=%fused
+  ROOT %t = (f32[4096,4096]) tuple(%f)
+}
+)");
+  CHECK_THAT(centred, Contains("!nontemporal"));
+  CHECK_THAT(centred, Contains("llvm.prefetch"));
+  CHECK_THAT(row_ir(softmax_module(DType::float32, 4096, 4096)), !Contains("llvm.prefetch"));
 }
 
 TEST_CASE("cpu: column reductions with row counts off the four-row pass, odd widths and half types", "[cpu]") {

@@ -264,6 +264,49 @@ TEST_CASE("cpu: reductions (row, column, middle, all) for every reducer and dtyp
   CHECK(std::fabs(got - ref) <= 8e-7 * ref);  // naive sequential f32 summation is off by ~1e-4 here
 }
 
+TEST_CASE("cpu: bitcast-convert between types of one width fuses and keeps every bit", "[cpu]") {
+  // Inside a fusion (after an add in the source type), against the interpreter bit for bit. Integer sources stay
+  // below the float types' NaN patterns (whose payloads a float round trip need not keep).
+  const std::vector<std::pair<DType, DType>> pairs{
+      {DType::float32, DType::int32},   {DType::float32, DType::uint32}, {DType::int32, DType::float32},
+      {DType::uint32, DType::float32},  {DType::float16, DType::int16},  {DType::int16, DType::float16},
+      {DType::bfloat16, DType::uint16}, {DType::uint16, DType::bfloat16}, {DType::float16, DType::bfloat16},
+      {DType::float64, DType::int64},   {DType::int64, DType::float64}};
+  for (auto [from, to] : pairs) {
+    std::string text = fmt::format(R"(HloModule m
+
+%fused (a: {0}[37,300]) -> {1}[37,300] {{
+  %a = {0}[37,300] parameter(0)
+  %s = {0}[37,300] add(%a, %a)
+  ROOT %b = {1}[37,300] bitcast-convert(%s)
+}}
+
+ENTRY %main (a: {0}[37,300]) -> ({1}[37,300]) {{
+  %a = {0}[37,300] parameter(0)
+  %f = {1}[37,300] fusion(%a), kind=kLoop, calls=%fused
+  ROOT %t = ({1}[37,300]) tuple(%f)
+}}
+)",
+                                   hlo_name(from), hlo_name(to));
+    INFO(text);
+    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+    bool float_source = is_floating(from) && from != DType::float16;  // f16 -> bf16: keep below f16's NaNs too
+    Literal x = random_literal(m->entry->parameters[0]->shape, float_source ? -1e4 : 0, float_source ? 1e4 : 15000);
+    Literal want = run(interp(), m, {x})[0], got = run(native(), m, {x})[0];
+    REQUIRE(got.nbytes() == want.nbytes());
+    CHECK(std::memcmp(got.data(), want.data(), got.nbytes()) == 0);
+    CHECK_THAT(cpu_compile_log(text), Contains(" 0 interpreter fallbacks"));
+  }
+  // Random normals: the bits, their bitcast to floats in [1, 2) and the transform to normals are one kernel.
+  auto f = jit([](Array key) { return random::normal(key, {64, 300}, DType::float32); });
+  std::string optimised = f.lower(random::PRNGKey(3)).compile().as_text();
+  std::string entry = optimised.substr(optimised.find("ENTRY"));
+  CHECK_THAT(entry, !Contains("bitcast-convert"));
+  size_t fusions = 0;
+  for (size_t at = entry.find("fusion("); at != std::string::npos; at = entry.find("fusion(", at + 1)) ++fusions;
+  CHECK(fusions == 1);
+}
+
 TEST_CASE("cpu: loop, multi-output, input (reduction) and row fusions", "[cpu]") {
   for (DType d : kFloats) {
     std::string s = hlo_name(d);

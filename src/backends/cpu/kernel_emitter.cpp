@@ -62,6 +62,11 @@ std::string inner_reason(const Instruction& i) {
     case Opcode::kPad: case Opcode::kConcatenate: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
     case Opcode::kSelect: case Opcode::kClamp: case Opcode::kCompare: case Opcode::kConvert:
       return "";
+    case Opcode::kBitcastConvert:
+      if (i.operand(0)->shape.dims != i.shape.dims || dtype_size(d) != dtype_size(i.operand(0)->shape.dtype) ||
+          d == DType::bool_ || i.operand(0)->shape.dtype == DType::bool_)
+        return "bitcast-convert between types of different widths";
+      return "";
     case Opcode::kReduce:
       if (i.operands.size() != 2) return "variadic reduce";
       if (!is_supported_reducer(i.attrs.get_str("reducer"))) return "reducer " + i.attrs.get_str("reducer");
@@ -1033,6 +1038,11 @@ class Emitter {
         return gen(inst.operand(0), o);
       }
       case Opcode::kCopy: return gen(inst.operand(0), idx);
+      case Opcode::kBitcastConvert: {  // one width (inner_reason): the stored bits, read as the other type
+        DType in = inst.operand(0)->shape.dtype;
+        Value* bits = b_.CreateBitCast(to_storage(in, gen(inst.operand(0), idx)), stype(inst.shape.dtype));
+        return from_storage(inst.shape.dtype, bits);
+      }
       case Opcode::kTranspose: {
         const auto& perm = a.get_ints("permutation");
         std::vector<Value*> m(perm.size());

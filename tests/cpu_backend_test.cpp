@@ -1509,12 +1509,51 @@ TEST_CASE("cpu: excess precision (the default) is more accurate than per-op roun
   }
 }
 
+TEST_CASE("cpu: excess precision lets a multiply and the add it feeds fuse into one FMA (as XLA:CPU and JAX do)",
+          "[cpu]") {
+  // w - 0.1 g at w = 1, g = 10: rounded twice it is 0 (0.1f * 10 rounds to 1); as one fused multiply-add it is
+  // 1 - 1.0000000149 = -1.49e-8, which is what jax.jit gives on CPU. Per-op rounding keeps the two roundings.
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(R"(HloModule m
+
+%fused (w: f32[2], g: f32[2]) -> f32[2] {
+  %w = f32[2] parameter(0)
+  %g = f32[2] parameter(1)
+  %c = f32[] constant(0.1)
+  %cb = f32[2] broadcast(%c), broadcast_dimensions={}
+  %p = f32[2] multiply(%cb, %g)
+  ROOT %d = f32[2] subtract(%w, %p)
+}
+
+ENTRY %main (w: f32[2], g: f32[2]) -> (f32[2]) {
+  %w = f32[2] parameter(0)
+  %g = f32[2] parameter(1)
+  %f = f32[2] fusion(%w, %g), kind=kLoop, calls=%fused
+  ROOT %t = (f32[2]) tuple(%f)
+}
+)");
+  Literal w = Literal::make(DType::float32, {2}), g = Literal::make(DType::float32, {2});
+  w.set_f64(0, 1.0), w.set_f64(1, 2.0), g.set_f64(0, 10.0), g.set_f64(1, 20.0);
+  {
+    ExcessPrecision on(true);
+    Literal r = run(native(), m, {w, g}).at(0);
+    CHECK(r.get_f64(0) == std::fma(-0.1f, 10.0f, 1.0f));
+    CHECK(r.get_f64(0) != 0.0);
+    CHECK(r.get_f64(1) == std::fma(-0.1f, 20.0f, 2.0f));
+  }
+  {
+    ExcessPrecision off(false);
+    Literal r = run(native(), m, {w, g}).at(0);
+    CHECK(r.get_f64(0) == 0.0);
+    CHECK(r.get_f64(1) == 0.0);
+  }
+}
+
 TEST_CASE("cpu: with excess precision off, f16/bf16 fusions round after every op, bit-exact with the interpreter",
           "[cpu]") {
   // Only exactly rounded ops (+, -, *, max, negate, select, converts): each op's f32 result rounded to the type is
   // then the interpreter's correctly rounded result, bit for bit. With excess precision on, the same fusion is
-  // instead, bit for bit, the whole chain computed in f32 (the module with f32 for the type, on the interpreter,
-  // which rounds those ops exactly as LLVM's f32 ops do) rounded once to the type, converts to it included.
+  // instead, bit for bit, the whole chain computed in f32 (the module with f32 for the type, compiled the same way:
+  // the same multiplies fuse into adds) rounded once to the type, converts to it included.
   for (DType d : {DType::bfloat16, DType::float16}) {
     auto module_text = [](const std::string& s) {
       return fmt::format(R"(HloModule m
@@ -1559,7 +1598,10 @@ ENTRY %main (a: {0}[96,200], b: {0}[96,200], c: {0}[200]) -> ({0}[96,200]) {{
       for (int64_t i = 0; i < args.back().size(); ++i) args32.back().set_f64(i, args.back().get_f64(i));
     }
     Literal want = run(interp(), m, args).at(0);
-    Literal f32 = run(interp(), module_text("f32"), args32).at(0);
+    Literal f32 = [&] {
+      ExcessPrecision on(true);
+      return run(native(), module_text("f32"), args32).at(0);
+    }();
     Literal rounded_once = Literal::make(d, f32.dims);
     for (int64_t i = 0; i < f32.size(); ++i) rounded_once.set_f64(i, f32.get_f64(i));
     Literal per_op = [&] {

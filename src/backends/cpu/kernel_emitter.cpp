@@ -12,6 +12,7 @@
 // XLA computes. It is also cheaper (a round to nearest even is ~6 integer ops per value, more than most ops it
 // follows) and more accurate (one rounding instead of one per op). With config().allow_excess_precision off, each
 // op's result is rounded to its type, as the interpreter rounds after every op (then the two agree bit for bit).
+// Excess precision also lets a multiply and the add that consumes it fuse into an FMA (see contractible).
 // A convert to f16/bf16 inside a fusion is such an op too: like XLA, which drops f32 -> bf16 -> f32 pairs however
 // they arose, excess precision does not round it unless it is stored.
 //
@@ -1361,6 +1362,14 @@ class Emitter {
     return b_.CreateICmp(p, x, y);
   }
 
+  // With excess precision allowed (the default), a fused multiply and the add or subtract that consumes it may be
+  // one fused multiply-add: one rounding instead of two, as XLA:CPU compiles every kernel ("always allow FMA
+  // fusion: this increases precision"). Off, every op rounds, as the interpreter does.
+  Value* contractible(Value* v) {
+    if (auto* i = llvm::dyn_cast<llvm::Instruction>(v); i && excess_precision_) i->setHasAllowContract(true);
+    return v;
+  }
+
   Value* float_op(Opcode op, std::vector<Value*>& o) {
     Value* x = o[0];
     llvm::Type* t = x->getType();
@@ -1380,9 +1389,9 @@ class Emitter {
       case Opcode::kSqrt: return intr(llvm::Intrinsic::sqrt);
       case Opcode::kRsqrt: return b_.CreateFDiv(fconst(t, 1.0), intr(llvm::Intrinsic::sqrt));
       case Opcode::kIsFinite: return b_.CreateFCmpOLT(intr(llvm::Intrinsic::fabs), fconst(t, INFINITY));
-      case Opcode::kAdd: return b_.CreateFAdd(x, o[1]);
-      case Opcode::kSubtract: return b_.CreateFSub(x, o[1]);
-      case Opcode::kMultiply: return b_.CreateFMul(x, o[1]);
+      case Opcode::kAdd: return contractible(b_.CreateFAdd(x, o[1]));
+      case Opcode::kSubtract: return contractible(b_.CreateFSub(x, o[1]));
+      case Opcode::kMultiply: return contractible(b_.CreateFMul(x, o[1]));
       case Opcode::kDivide: return b_.CreateFDiv(x, o[1]);
       case Opcode::kMaximum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, o[1]);
       case Opcode::kMinimum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, o[1]);

@@ -291,6 +291,45 @@ void bench_rows(int64_t rows, int64_t cols) {
   emit({"column_sum", size, "f32", "eigen", sc, 4.0 * rows * cols + 4.0 * cols, 0, -1, ""});
 }
 
+/// The memory-bound bar: the GELU tail on 64 MiB and layer norm on 4096^2 f32 at >= 80% of the triad.
+/// The triad of this VM moves by up to 40% between minutes (25-43 GB/s in the runs so far), so the probe at the
+/// start of a run says little about the bandwidth minutes later: here each workload is measured in interleaved
+/// rounds with a triad on all cores (arrays of n floats, each thread first-touching its slice), and the report
+/// compares the two medians.
+void bench_bandwidth_bar(int64_t n, int64_t rows) {
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
+  auto in_parallel = [&](auto&& part) {
+    std::vector<std::thread> ts;
+    for (int t = 0; t < threads; ++t) ts.emplace_back([&, t] { part(n * t / threads, n * (t + 1) / threads); });
+    for (auto& t : ts) t.join();
+  };
+  in_parallel([&](int64_t lo, int64_t hi) {
+    std::fill(a.get() + lo, a.get() + hi, 0.0f);
+    std::fill(b.get() + lo, b.get() + hi, 1.5f);
+    std::fill(c.get() + lo, c.get() + hi, 2.5f);
+  });
+  auto triad = [&] {
+    in_parallel([&](int64_t lo, int64_t hi) {
+      float* pa = a.get();
+      const float *pb = b.get(), *pc = c.get();
+      for (int64_t i = lo; i < hi; ++i) pa[i] = pb[i] + 0.5f * pc[i];
+      asm volatile("" : : "r"(pa) : "memory");
+    });
+  };
+  auto one = [&](const char* name, const std::string& size, const Array& x, auto f) {
+    auto compiled = jit(f, {.name = name}).lower(x).compile();
+    auto st = bench::measure_interleaved({[&] { block_until_ready(compiled(x)); }, triad}, g_min_time);
+    emit({"bandwidth_bar", size, "f32", "jitx", st[0], 2.0 * 4 * static_cast<double>(x.size()), 0, -1, name});
+    emit({"bandwidth_bar", size, "f32", "stream-triad-all", st[1], 3.0 * 4 * static_cast<double>(n), 2.0 * n, -1,
+          fmt::format("{} threads, interleaved with {}", threads, name)});
+  };
+  one("gelu", std::to_string(n), array(randn(n, 1.0f, 4), {n}), [](Array v) { return nn::gelu(v); });
+  int64_t cols = n / rows;
+  one("layer_norm", fmt::format("{}x{}", rows, cols), array(randn(n, 1.0f, 5), {rows, cols}),
+      [](Array v) { return nn::layer_norm(v); });
+}
+
 void bench_dispatch() {
   // A cached jitted call on three tiny arrays, with block_until_ready, and the enqueue alone.
   Array a = array<float>({1, 2, 3}), b = array<float>({4, 5, 6}), c = array<float>({7, 8, 9});
@@ -644,6 +683,7 @@ int main(int argc, char** argv) {
     else
       for (int64_t n : {256, 1024, 4096}) bench_rows(n, n);
   }
+  if (want("bandwidth_bar")) bench_bandwidth_bar(g_smoke ? 1 << 12 : g_quick ? 1 << 20 : 1 << 24, g_smoke ? 16 : g_quick ? 1024 : 4096);
   if (want("dispatch")) bench_dispatch();
   if (want("train_step")) {
     if (g_smoke)

@@ -24,14 +24,14 @@ out=benchmarks/results
 mkdir -p "$out"
 : >"$out/jitx.jsonl"
 : >"$out/jax.jsonl"
-workloads="probe_triad probe_gemm matmul mlp_block gelu_chain rows dispatch train_step scan_layers"
+workloads="probe_triad probe_gemm matmul mlp_block gelu_chain rows bandwidth_bar dispatch train_step scan_layers"
 for w in $workloads; do
   echo "== jitx: $w" >&2
   timeout "$limit_s" ./build/benchmarks/jitx_bench $mode --only "$w" --max-call-s "$max_call_s" | tee -a "$out/jitx.jsonl" ||
     echo "jitx_bench --only $w failed (exit $?); continuing" >&2
 done
 for w in $workloads; do
-  case "$w" in probe_*) continue ;; esac
+  case "$w" in probe_* | bandwidth_bar) continue ;; esac
   echo "== JAX: $w" >&2
   timeout "$limit_s" "$venv/bin/python" benchmarks/jax_bench.py $mode --only "$w" --max-call-s "$max_call_s" |
     grep -v '"_meta"' | tee -a "$out/jax.jsonl" || echo "jax_bench.py --only $w failed (exit $?); continuing" >&2

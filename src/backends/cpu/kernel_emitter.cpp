@@ -64,10 +64,7 @@ std::string inner_reason(const Instruction& i) {
     case Opcode::kSelect: case Opcode::kClamp: case Opcode::kCompare: case Opcode::kConvert:
       return "";
     case Opcode::kBitcastConvert:
-      if (i.operand(0)->shape.dims != i.shape.dims || dtype_size(d) != dtype_size(i.operand(0)->shape.dtype) ||
-          d == DType::bool_ || i.operand(0)->shape.dtype == DType::bool_)
-        return "bitcast-convert between types of different widths";
-      return "";
+      return hlo::is_elementwise_bitcast(i) ? "" : "bitcast-convert between types of different widths";
     case Opcode::kReduce:
       if (i.operands.size() != 2) return "variadic reduce";
       if (!is_supported_reducer(i.attrs.get_str("reducer"))) return "reducer " + i.attrs.get_str("reducer");

@@ -148,6 +148,10 @@ std::vector<int64_t> minor_to_major(const Shape& s);
 /// (layout assignment makes transposes so; backends and buffer assignment treat them as bitcasts).
 bool is_layout_bitcast(const Instruction& i);
 
+/// Whether a kBitcastConvert reinterprets each element's bits as another type of the same width (not bool): an
+/// elementwise op, which fusion fuses and backends compute in place of a value conversion.
+bool is_elementwise_bitcast(const Instruction& i);
+
 /// Checks every instruction's operands, arities and shapes; throws CompileError naming the instruction.
 void verify(const Module& m);
 

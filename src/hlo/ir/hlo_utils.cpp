@@ -151,6 +151,13 @@ std::vector<int64_t> minor_to_major(const Shape& s) {
   return l;
 }
 
+bool is_elementwise_bitcast(const Instruction& i) {
+  if (i.opcode != Opcode::kBitcastConvert || i.shape.is_tuple || i.operands.size() != 1) return false;
+  const Shape& in = i.operand(0)->shape;
+  return !in.is_tuple && in.dims == i.shape.dims && dtype_size(in.dtype) == dtype_size(i.shape.dtype) &&
+         in.dtype != DType::bool_ && i.shape.dtype != DType::bool_;
+}
+
 bool is_layout_bitcast(const Instruction& i) {
   if (i.shape.is_tuple || i.operands.size() != 1 || i.operand(0)->shape.is_tuple) return false;
   const Shape& in = i.operand(0)->shape;

@@ -44,10 +44,7 @@ bool is_loop_op(const Instruction& i) {
   if (i.shape.is_tuple) return false;
   // A bitcast-convert between types of one width is elementwise (a reinterpretation of each element's bits): it
   // fuses, so that random bits and the floats made from them are one kernel (XLA fuses it too).
-  if (i.opcode == Opcode::kBitcastConvert)
-    return i.operands.size() == 1 && i.operand(0)->shape.dims == i.shape.dims &&
-           dtype_size(i.shape.dtype) == dtype_size(i.operand(0)->shape.dtype) && i.shape.dtype != DType::bool_ &&
-           i.operand(0)->shape.dtype != DType::bool_;
+  if (i.opcode == Opcode::kBitcastConvert) return is_elementwise_bitcast(i);
   if (!is_loop_fusible(i.opcode)) return false;
   return i.opcode != Opcode::kConstant || i.shape.num_elements() <= kSmallConstant;
 }

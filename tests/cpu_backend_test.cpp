@@ -637,6 +637,35 @@ TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[
   }
 }
 
+TEST_CASE("cpu: f32 exp at the ends of its range: overflow, subnormal results, specials (staged and not)", "[cpu]") {
+  // exp clamps its argument and lets the clamped ends give the limits (no selects on the result): the correctly
+  // rounded result within 1 ULP (2^-149 for subnormal results), +inf above ln(FLT_MAX), 0 far below, NaN kept.
+  const std::vector<double> xs{-INFINITY, INFINITY, NAN, 88.72283935546875, 88.7228317, 88.0, 80.5, -87.3, -87.5,
+                               -95.0, -100.0, -103.0, -103.9, -103.97, -103.972084045410, -103.98, -104.0, -105.0,
+                               -150.0, -1e30, 1e30, 0.0, -0.0, 1e-30, -1e-30, 0.5, -0.5};
+  for (int64_t cols : {int64_t{7}, int64_t{4096}}) {  // 7: one loop; 4096: staged (two loops per block)
+    INFO("columns: " << cols);
+    std::string shape = fmt::format("f32[4,{}]", cols);
+    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op(shape, "exponential", {shape}));
+    Literal x = Literal::make(DType::float32, {4, cols});
+    for (int64_t i = 0; i < x.size(); ++i) x.set_f64(i, xs[static_cast<size_t>(i) % xs.size()]);
+    Literal y = run(native(), m, {x})[0];
+    for (int64_t i = 0; i < x.size(); ++i) {
+      double a = x.get_f64(i), g = y.get_f64(i);
+      double ref = static_cast<float>(std::exp(a));  // correctly rounded, subnormals included
+      INFO("exp(" << a << "): got " << g << ", want " << ref);
+      if (std::isnan(a)) {
+        CHECK(std::isnan(g));
+      } else if (std::isinf(ref) || ref == 0) {
+        CHECK(g == ref);
+      } else {
+        double ulp = std::ldexp(1.0, std::max(std::ilogb(static_cast<float>(ref)), -126) - 23);
+        CHECK(std::fabs(g - ref) <= ulp);
+      }
+    }
+  }
+}
+
 TEST_CASE("cpu: logistic in long rows runs as two loops per block (staged) and stays within a few ULP", "[cpu]") {
   // Rows of 1500 columns (five blocks of 256 and a partial one), three rows: x * logistic(3x). The kernel computes
   // logistic's range reduction for a block in one loop and finishes it in the element loop (two_stage_math_parts).

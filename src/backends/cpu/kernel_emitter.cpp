@@ -26,6 +26,7 @@
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
@@ -613,6 +614,57 @@ class Emitter {
     return round(inst->shape.dtype, emit_float_math_stage2(b_, it->first->opcode, parts, times));
   }
 
+  // Staging inside a row reduction's blocks (gen_reduce): the two-stage ops of the summed expression x that are
+  // evaluated at x's own index (reached from x through elementwise ops of x's shape), with their stack arrays.
+  struct ReduceStage {
+    const std::vector<std::pair<const Instruction*, std::vector<Value*>>>* ops = nullptr;
+    Value* lo = nullptr;      // the block's first reduced element
+    Value* k = nullptr;       // the summing loop's reduced element
+    Value* linear = nullptr;  // x's linear index at k, as element() built it
+  };
+  ReduceStage red_stage_;
+
+  std::vector<std::pair<const Instruction*, std::vector<Value*>>> plan_reduce_stages(const Instruction* x,
+                                                                                      int64_t block) {
+    std::vector<std::pair<const Instruction*, std::vector<Value*>>> out;
+    std::unordered_set<const Instruction*> seen;
+    std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
+      if (buffers_.count(i) || !seen.insert(i).second || i->shape.dims != x->shape.dims) return;
+      if (!hlo::is_elementwise(i->opcode)) return;
+      int parts = two_stage_math_parts(i->opcode, ctype(i->shape.dtype));
+      if (parts > 0 && i->operands.size() == 1) {
+        std::vector<Value*> arrays;
+        auto ip = b_.saveIP();
+        b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+        for (int q = 0; q < parts; ++q) {
+          auto* a = b_.CreateAlloca(llvm::ArrayType::get(b_.getFloatTy(), static_cast<uint64_t>(block)));
+          a->setAlignment(llvm::Align(64));
+          arrays.push_back(a);
+        }
+        b_.restoreIP(ip);
+        out.emplace_back(i, std::move(arrays));
+        return;  // its operand is computed in the staging loop
+      }
+      for (auto* o : i->operands) visit(o);
+    };
+    visit(x);
+    return out;
+  }
+
+  // A staged op of the current row reduction block at the summing loop's element (stage 2), or nullptr.
+  Value* reduce_staged_value(const Instruction* inst, Index& idx) {
+    if (!red_stage_.lo || !red_stage_.k || idx.linear != red_stage_.linear) return nullptr;
+    for (auto& [op, arrays] : *red_stage_.ops) {
+      if (op != inst) continue;
+      std::vector<Value*> parts;
+      Value* at = b_.CreateSub(red_stage_.k, red_stage_.lo);
+      for (Value* a : arrays)
+        parts.push_back(b_.CreateLoad(b_.getFloatTy(), b_.CreateInBoundsGEP(b_.getFloatTy(), a, at)));
+      return round(inst->shape.dtype, emit_float_math_stage2(b_, inst->opcode, parts));
+    }
+    return nullptr;
+  }
+
   // Reductions over leading dimensions only (a column sum), every root alike: walking each output's reduced
   // elements would stride through memory once per output. Instead each output tile of kColumnTile consecutive
   // elements keeps its accumulators in an array (16 KiB of doubles: L1), and the reduced rows are walked in memory
@@ -978,6 +1030,7 @@ class Emitter {
     auto it = memo_.find(mk);
     if (it != memo_.end()) return it->second;
     Value* v = staged_value(inst, idx);
+    if (!v) v = reduce_staged_value(inst, idx);
     if (!v)
       v = inst->opcode == Opcode::kReduce && collect_ && hoist_bb_ && row_level(idx) ? hoist(inst, idx)
                                                                                    : gen_uncached(*inst, idx);
@@ -1183,6 +1236,13 @@ class Emitter {
   // bf16/f16) run in blocks of 256 whose partial sums may be reassociated (vectorised lanes); block sums are added
   // in double: error ~ 256 / lanes ulp instead of n ulp.
   Value* gen_reduce(const Instruction& inst, Index& idx) {
+    // A reduction inside another's summing loop starts without the outer one's staging, and gives it back.
+    ReduceStage outer = std::exchange(red_stage_, ReduceStage{});
+    Value* v = gen_reduce_body(inst, idx);
+    red_stage_ = outer;
+    return v;
+  }
+  Value* gen_reduce_body(const Instruction& inst, Index& idx) {
     const std::string& r = inst.attrs.get_str("reducer");
     const Instruction* x = inst.operand(0);
     DType d = x->shape.dtype;
@@ -1213,21 +1273,27 @@ class Emitter {
       base = b_.CreateMul(linear_in(idx, canonical_layout(idx.dims, out_m2m)), i64(n));
     }
     const std::vector<Value*>* outm = &multi_of(idx);  // before the loops, so that it dominates them
+    // x's index at reduced element k of a trailing (row) reduction. The multi-index too, so that per-row values
+    // reached from the element (the mean inside a variance) see the output's own index Values and are found in
+    // the memo, not recomputed per element.
+    auto row_index = [&](Value* k) {
+      Index xi;
+      xi.dims = xd;
+      xi.linear = b_.CreateAdd(base, k);
+      xi.layout = lx;
+      std::vector<Value*> rm = delinearize(k, rorder_ext);
+      size_t oi = 0;
+      for (int64_t a = 0; a < rank; ++a) {
+        auto at = std::find(rorder.begin(), rorder.end(), a);
+        xi.multi.push_back(at != rorder.end() ? rm[static_cast<size_t>(at - rorder.begin())] : (*outm)[oi++]);
+      }
+      xi.has_multi = true;
+      return xi;
+    };
     auto element = [&](Value* k) {
       if (trailing) {
-        // The multi-index too, so that per-row values reached from the element (the mean inside a variance)
-        // see the output's own index Values and are found in the memo, not recomputed per element.
-        Index xi;
-        xi.dims = xd;
-        xi.linear = b_.CreateAdd(base, k);
-        xi.layout = lx;
-        std::vector<Value*> rm = delinearize(k, rorder_ext);
-        size_t oi = 0;
-        for (int64_t a = 0; a < rank; ++a) {
-          auto at = std::find(rorder.begin(), rorder.end(), a);
-          xi.multi.push_back(at != rorder.end() ? rm[static_cast<size_t>(at - rorder.begin())] : (*outm)[oi++]);
-        }
-        xi.has_multi = true;
+        Index xi = row_index(k);
+        if (red_stage_.lo) red_stage_.linear = xi.linear;  // see reduce_staged_value
         Value* v = gen(x, xi);
         if (x == filling_) {  // this row's values, for the output loop (see prime_row_reductions)
           RowCache& rc = row_cache_.at(x);
@@ -1248,10 +1314,30 @@ class Emitter {
     if (is_float(d) && (r == "add") && n > kBlock) {
       int64_t nb = (n + kBlock - 1) / kBlock;
       // Block sums are added in double, so the error is that of one block.
+      // Transcendentals in the summed expression are staged per block, as in elementwise kernels (see Staged):
+      // a first loop stores their stage-1 values, the summing loop finishes them (softmax's exp).
+      std::vector<std::pair<const Instruction*, std::vector<Value*>>> staged =
+          trailing ? plan_reduce_stages(x, kBlock) : decltype(staged){};
       acc = loop(i64(0), i64(nb), fconst(b_.getDoubleTy(), 0.0), [&](Value* blk, Value* total) {
         Value* lo = b_.CreateMul(blk, i64(kBlock));
         Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kBlock)), i64(n));
-        Value* part = loop(lo, hi, identity(r, d), [&](Value* k, Value* p) { return combine(r, d, p, element(k), true); });
+        if (!staged.empty()) {
+          loop(lo, hi, nullptr, [&](Value* k, Value*) {
+            Index xi = row_index(k);
+            for (auto& [op, arrays] : staged) {
+              std::vector<Value*> parts = emit_float_math_stage1(b_, op->opcode, gen(op->operand(0), xi));
+              for (size_t q = 0; q < parts.size(); ++q)
+                b_.CreateStore(parts[q], b_.CreateInBoundsGEP(b_.getFloatTy(), arrays[q], b_.CreateSub(k, lo)));
+            }
+            return nullptr;
+          });
+          red_stage_ = {&staged, lo, nullptr, nullptr};
+        }
+        Value* part = loop(lo, hi, identity(r, d), [&](Value* k, Value* p) {
+          if (red_stage_.lo) red_stage_.k = k;
+          return combine(r, d, p, element(k), true);
+        });
+        red_stage_ = {};
         return b_.CreateFAdd(total, b_.CreateFPExt(part, b_.getDoubleTy()));
       });
       acc = b_.CreateFPTrunc(acc, ctype(d));

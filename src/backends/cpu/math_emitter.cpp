@@ -68,23 +68,37 @@ Value* pow2i(B& b, Value* n) {
 }
 
 // expf: n = round(x / ln2), r = x - n ln2 (two-part ln2), exp(r) by a degree-7 polynomial, scaled by 2^n in two
-// steps so results down to the subnormal range stay exact.
-Value* exp_f32(B& b, Value* x) {
-  Value* xc = b.CreateMinNum(b.CreateMaxNum(x, c(b, x, -104.0)), c(b, x, 88.72283935546875));
+// steps (2^n1 2^n2) so results down to the subnormal range stay exact and round once. In two halves for kernels
+// that stage it (see emit_float_math_stage1): stage 1 is the range reduction and the two scale factors, stage 2 the
+// polynomial and the two multiplies. No selects on the result: x is clamped to [-104, 88.7228] (NaN kept), and
+// the clamped ends give the right limits by themselves (at 88.7228, 2^128 overflows to +inf; at -104, about
+// 2^-150 rounds to 0; below -103.97, where the true result is under 2^-150, too); NaN propagates through r. The
+// scale factors come from the shifter's bits (n + 1.5 2^23), not a float-to-int conversion, which would be poison
+// for a NaN.
+Value* pow2_of_integral(B& b, Value* n) {  // 2^n for an integral float n in [-126, 127]; 1 for NaN
+  Value* j = b.CreateFAdd(n, c(b, n, 12582912.0));
+  Value* bits = b.CreateAdd(b.CreateShl(b.CreateBitCast(j, b.getInt32Ty()), 23), b.getInt32(127 << 23));
+  return b.CreateBitCast(bits, b.getFloatTy());
+}
+std::vector<Value*> exp_f32_stage1(B& b, Value* x) {
+  Value* lo = c(b, x, -104.0);
+  Value* hi = c(b, x, 88.72283935546875);
+  Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, lo), lo, x);
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, hi), hi, xc);
   Value* n = unary_intr(b, llvm::Intrinsic::roundeven, b.CreateFMul(xc, c(b, x, 1.44269504088896341)));
   Value* r = fma(b, n, c(b, x, -0.693359375), xc);
   r = fma(b, n, c(b, x, 2.12194440e-4), r);
+  Value* n1 = unary_intr(b, llvm::Intrinsic::trunc, b.CreateFMul(n, c(b, x, 0.5)));
+  return {r, pow2_of_integral(b, n1), pow2_of_integral(b, b.CreateFSub(n, n1))};
+}
+Value* exp_f32_stage2(B& b, const std::vector<Value*>& parts) {
+  Value *r = parts[0], *s1 = parts[1], *s2 = parts[2];
   Value* p = horner(b, r, {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2, 1.6666665459E-1,
                            5.0000001201E-1});
-  Value* r2 = b.CreateFMul(r, r);
-  Value* y = b.CreateFAdd(fma(b, p, r2, r), c(b, x, 1.0));
-  Value* n1 = unary_intr(b, llvm::Intrinsic::trunc, b.CreateFMul(n, c(b, x, 0.5)));
-  Value* n2 = b.CreateFSub(n, n1);
-  y = b.CreateFMul(b.CreateFMul(y, pow2i(b, n1)), pow2i(b, n2));
-  y = b.CreateSelect(b.CreateFCmpOGT(x, c(b, x, 88.72283935546875)), c(b, x, INFINITY), y);
-  y = b.CreateSelect(b.CreateFCmpOLT(x, c(b, x, -103.972084045410)), c(b, x, 0.0), y);
-  return b.CreateSelect(is_nan(b, x), x, y);
+  Value* y = b.CreateFAdd(fma(b, p, b.CreateFMul(r, r), r), c(b, r, 1.0));
+  return b.CreateFMul(b.CreateFMul(y, s1), s2);
 }
+Value* exp_f32(B& b, Value* x) { return exp_f32_stage2(b, exp_f32_stage1(b, x)); }
 
 // logf: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(1 + f) by a degree-9 polynomial, e ln2 in two parts.
 Value* log_f32(B& b, Value* x) {
@@ -457,16 +471,27 @@ bool has_float_math(Opcode op) {
   return op == Opcode::kLogistic || op == Opcode::kErfInv || op == Opcode::kDigamma || libm_name(op) != nullptr;
 }
 
-int two_stage_math_parts(Opcode op, llvm::Type* t) { return op == Opcode::kLogistic && t->isFloatTy() ? 2 : 0; }
+int two_stage_math_parts(Opcode op, llvm::Type* t) {
+  if (!t->isFloatTy()) return 0;
+  return op == Opcode::kLogistic ? 2 : op == Opcode::kExp ? 3 : 0;
+}
 
 std::vector<Value*> emit_float_math_stage1(B& b, Opcode op, Value* x, double scale) {
   JITX_ASSERT(two_stage_math_parts(op, x->getType()) > 0, "cpu emitter: no two-stage lowering for {}",
               hlo::opcode_name(op));
+  if (op == Opcode::kExp) {
+    JITX_ASSERT(scale == 1.0, "cpu emitter: exp takes no folded scale");
+    return exp_f32_stage1(b, x);
+  }
   return logistic_f32_stage1(b, x, scale);
 }
 Value* emit_float_math_stage2(B& b, Opcode op, const std::vector<Value*>& parts, Value* times) {
   JITX_ASSERT(two_stage_math_parts(op, parts.at(0)->getType()) > 0, "cpu emitter: no two-stage lowering for {}",
               hlo::opcode_name(op));
+  if (op == Opcode::kExp) {
+    Value* e = exp_f32_stage2(b, parts);
+    return times ? b.CreateFMul(times, e) : e;
+  }
   return logistic_f32_stage2(b, parts, times);
 }
 

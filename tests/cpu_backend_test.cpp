@@ -666,6 +666,68 @@ TEST_CASE("cpu: f32 exp at the ends of its range: overflow, subnormal results, s
   }
 }
 
+TEST_CASE("cpu: row sums stage the exp and logistic of their summed expression per block", "[cpu]") {
+  // sum_j (exp(a) + logistic(a) * b): rows of 1000 (three full blocks of 256 and a partial one) and of 300, five
+  // rows; exp and logistic are each computed in two loops per block inside the sum. Against the interpreter, f32
+  // and (computed in f32) bf16/f16; then with infinities and a NaN in some rows.
+  for (int64_t cols : {int64_t{1000}, int64_t{300}}) {
+    for (DType d : {DType::float32, DType::bfloat16, DType::float16}) {
+      std::string text = fmt::format(R"(HloModule m
+
+%fused (a: {0}[5,{1}], b: {0}[5,{1}]) -> {0}[5] {{
+  %a = {0}[5,{1}] parameter(0)
+  %b = {0}[5,{1}] parameter(1)
+  %e = {0}[5,{1}] exponential(%a)
+  %l = {0}[5,{1}] logistic(%a)
+  %lb = {0}[5,{1}] multiply(%l, %b)
+  %s = {0}[5,{1}] add(%e, %lb)
+  %z = {0}[] constant(0)
+  ROOT %r = {0}[5] reduce(%s, %z), dimensions={{1}}, reducer=add
+}}
+
+ENTRY %main (a: {0}[5,{1}], b: {0}[5,{1}]) -> ({0}[5]) {{
+  %a = {0}[5,{1}] parameter(0)
+  %b = {0}[5,{1}] parameter(1)
+  %f = {0}[5] fusion(%a, %b), kind=kInput, calls=%fused
+  ROOT %t = ({0}[5]) tuple(%f)
+}}
+)",
+                                     hlo_name(d), cols);
+      check_native(text, -4, 4, static_cast<double>(cols) / 64);
+    }
+    std::string f32 = fmt::format(R"(HloModule m
+
+%fused (a: f32[5,{0}]) -> f32[5] {{
+  %a = f32[5,{0}] parameter(0)
+  %e = f32[5,{0}] exponential(%a)
+  %z = f32[] constant(0)
+  ROOT %r = f32[5] reduce(%e, %z), dimensions={{1}}, reducer=add
+}}
+
+ENTRY %main (a: f32[5,{0}]) -> (f32[5]) {{
+  %a = f32[5,{0}] parameter(0)
+  %f = f32[5] fusion(%a), kind=kInput, calls=%fused
+  ROOT %t = (f32[5]) tuple(%f)
+}}
+)",
+                                  cols);
+    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(f32);
+    // The staging arrays (stage 1's values for a block of 256) are in the kernel.
+    CHECK_THAT(cpu::optimized_ir({m->entry->instructions[1].get()}), Contains("alloca [256 x float]"));
+    Literal x = random_literal(hlo::Shape(DType::float32, {5, cols}), -4, 4);
+    x.set_f64(1 * cols + 257, INFINITY);  // row 1: +inf
+    x.set_f64(2 * cols + 3, NAN);         // row 2: NaN
+    x.set_f64(3 * cols + 256, -INFINITY);  // row 3: exp(-inf) = 0, the row stays finite
+    x.set_f64(4 * cols + cols - 1, 200.0);  // row 4: exp overflows to +inf
+    Literal got = run(native(), m, {x})[0], want = run(interp(), m, {x})[0];
+    CHECK(std::isinf(got.get_f64(1)));
+    CHECK(std::isnan(got.get_f64(2)));
+    CHECK(std::isfinite(got.get_f64(3)));
+    CHECK(std::isinf(got.get_f64(4)));
+    for (int64_t r : {0, 3}) CHECK(std::fabs(got.get_f64(r) - want.get_f64(r)) <= 1e-5 * std::fabs(want.get_f64(r)));
+  }
+}
+
 TEST_CASE("cpu: logistic in long rows runs as two loops per block (staged) and stays within a few ULP", "[cpu]") {
   // Rows of 1500 columns (five blocks of 256 and a partial one), three rows: x * logistic(3x). The kernel computes
   // logistic's range reduction for a block in one loop and finishes it in the element loop (two_stage_math_parts).

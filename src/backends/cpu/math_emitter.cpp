@@ -60,13 +60,6 @@ Value* estrin(B& b, Value* x, std::initializer_list<double> coeffs) {
 Value* unary_intr(B& b, llvm::Intrinsic::ID id, Value* x) { return b.CreateUnaryIntrinsic(id, x); }
 Value* is_nan(B& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 
-// 2^n for an integer-valued float n in [-126, 127].
-Value* pow2i(B& b, Value* n) {
-  Value* i = b.CreateFPToSI(n, b.getInt32Ty());
-  Value* bits = b.CreateShl(b.CreateAdd(i, b.getInt32(127)), 23);
-  return b.CreateBitCast(bits, b.getFloatTy());
-}
-
 // expf: n = round(x / ln2), r = x - n ln2 (two-part ln2), exp(r) by a degree-7 polynomial, scaled by 2^n in two
 // steps (2^n1 2^n2) so results down to the subnormal range stay exact and round once. In two halves for kernels
 // that stage it (see emit_float_math_stage1): stage 1 is the range reduction and the two scale factors, stage 2 the

@@ -78,40 +78,51 @@ bool want_gemm(int64_t m, int64_t k, int64_t n, DType dt) {
 
 // --- the machine's limits
 // ---------------------------------------------------------------------------
-/// STREAM's triad a = b + s*c over n floats, as STREAM measures a machine: with one thread and with every hardware
-/// thread (each on its own contiguous slice, which it also first-touches, as STREAM's OpenMP loops do). The
-/// all-thread rate is the bandwidth limit the memory-bound workloads are compared with, since jitx and JAX use
-/// every core; the one-thread rate is reported beside it. Bytes count the three arrays (not the write-allocate
-/// read of a), as STREAM counts them.
-void probe_triad(int64_t n) {
+/// STREAM's triad a = b + s*c over [lo, hi).
+void triad_part(float* a, const float* b, const float* c, int64_t lo, int64_t hi) {
   const float s = 0.5f;
-  auto triad = [s](float* a, const float* b, const float* c, int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
-    asm volatile("" : : "r"(a) : "memory");
-  };
-  const double bytes = 3.0 * 4 * static_cast<double>(n);
-  {
-    std::vector<float> a(n), b(n, 1.5f), c(n, 2.5f);
-    auto st = bench::measure([&] { triad(a.data(), b.data(), c.data(), 0, n); }, g_min_time);
-    emit({"probe_triad", std::to_string(n), "f32", "stream-triad", st, bytes, 2.0 * n, -1,
-          "one thread, a = b + s*c"});
+  for (int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
+  asm volatile("" : : "r"(a) : "memory");
+}
+
+/// The triad on every hardware thread, each on its own contiguous slice, which it also first-touches (as STREAM's
+/// OpenMP loops do). Bytes count the three arrays (not the write-allocate read of a), as STREAM counts them.
+struct AllCoreTriad {
+  int64_t n;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::unique_ptr<float[]> a{new float[n]}, b{new float[n]}, c{new float[n]};  // touched by their threads
+  explicit AllCoreTriad(int64_t size) : n(size) {
+    in_parallel([&](int64_t lo, int64_t hi) {
+      std::fill(a.get() + lo, a.get() + hi, 0.0f);
+      std::fill(b.get() + lo, b.get() + hi, 1.5f);
+      std::fill(c.get() + lo, c.get() + hi, 2.5f);
+    });
   }
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);  // not touched here
-  auto in_parallel = [&](auto&& part) {
+  template <class F>
+  void in_parallel(F&& part) {
     std::vector<std::thread> ts;
     for (int t = 0; t < threads; ++t) ts.emplace_back([&, t] { part(n * t / threads, n * (t + 1) / threads); });
     for (auto& t : ts) t.join();
-  };
-  in_parallel([&](int64_t lo, int64_t hi) {
-    std::fill(a.get() + lo, a.get() + hi, 0.0f);
-    std::fill(b.get() + lo, b.get() + hi, 1.5f);
-    std::fill(c.get() + lo, c.get() + hi, 2.5f);
-  });
-  auto st = bench::measure(
-      [&] { in_parallel([&](int64_t lo, int64_t hi) { triad(a.get(), b.get(), c.get(), lo, hi); }); }, g_min_time);
-  emit({"probe_triad", std::to_string(n), "f32", "stream-triad-all", st, bytes, 2.0 * n, -1,
-        fmt::format("{} threads, a = b + s*c", threads)});
+  }
+  void run() { in_parallel([&](int64_t lo, int64_t hi) { triad_part(a.get(), b.get(), c.get(), lo, hi); }); }
+  double bytes() const { return 3.0 * 4 * static_cast<double>(n); }
+};
+
+/// STREAM's triad as STREAM measures a machine: with one thread and with every hardware thread. The all-thread
+/// rate is the bandwidth limit the memory-bound workloads are compared with, since jitx and JAX use every core;
+/// the one-thread rate is reported beside it.
+void probe_triad(int64_t n) {
+  const double bytes = 3.0 * 4 * static_cast<double>(n);
+  {
+    std::vector<float> a(n), b(n, 1.5f), c(n, 2.5f);
+    auto st = bench::measure([&] { triad_part(a.data(), b.data(), c.data(), 0, n); }, g_min_time);
+    emit({"probe_triad", std::to_string(n), "f32", "stream-triad", st, bytes, 2.0 * n, -1,
+          "one thread, a = b + s*c"});
+  }
+  AllCoreTriad all(n);
+  auto st = bench::measure([&] { all.run(); }, g_min_time);
+  emit({"probe_triad", std::to_string(n), "f32", "stream-triad-all", st, all.bytes(), 2.0 * n, -1,
+        fmt::format("{} threads, a = b + s*c", all.threads)});
 }
 
 void probe_gemm(int64_t n) {
@@ -297,32 +308,14 @@ void bench_rows(int64_t rows, int64_t cols) {
 /// rounds with a triad on all cores (arrays of n floats, each thread first-touching its slice), and the report
 /// compares the two medians.
 void bench_bandwidth_bar(int64_t n, int64_t rows) {
-  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
-  auto in_parallel = [&](auto&& part) {
-    std::vector<std::thread> ts;
-    for (int t = 0; t < threads; ++t) ts.emplace_back([&, t] { part(n * t / threads, n * (t + 1) / threads); });
-    for (auto& t : ts) t.join();
-  };
-  in_parallel([&](int64_t lo, int64_t hi) {
-    std::fill(a.get() + lo, a.get() + hi, 0.0f);
-    std::fill(b.get() + lo, b.get() + hi, 1.5f);
-    std::fill(c.get() + lo, c.get() + hi, 2.5f);
-  });
-  auto triad = [&] {
-    in_parallel([&](int64_t lo, int64_t hi) {
-      float* pa = a.get();
-      const float *pb = b.get(), *pc = c.get();
-      for (int64_t i = lo; i < hi; ++i) pa[i] = pb[i] + 0.5f * pc[i];
-      asm volatile("" : : "r"(pa) : "memory");
-    });
-  };
+  AllCoreTriad triad(n);
   auto one = [&](const char* name, const std::string& size, const Array& x, auto f) {
     auto compiled = jit(f, {.name = name}).lower(x).compile();
-    auto st = bench::measure_interleaved({[&] { block_until_ready(compiled(x)); }, triad}, g_min_time);
+    auto st = bench::measure_interleaved({[&] { block_until_ready(compiled(x)); }, [&] { triad.run(); }},
+                                         g_min_time);
     emit({"bandwidth_bar", size, "f32", "jitx", st[0], 2.0 * 4 * static_cast<double>(x.size()), 0, -1, name});
-    emit({"bandwidth_bar", size, "f32", "stream-triad-all", st[1], 3.0 * 4 * static_cast<double>(n), 2.0 * n, -1,
-          fmt::format("{} threads, interleaved with {}", threads, name)});
+    emit({"bandwidth_bar", size, "f32", "stream-triad-all", st[1], triad.bytes(), 2.0 * n, -1,
+          fmt::format("{} threads, interleaved with {}", triad.threads, name)});
   };
   one("gelu", std::to_string(n), array(randn(n, 1.0f, 4), {n}), [](Array v) { return nn::gelu(v); });
   int64_t cols = n / rows;

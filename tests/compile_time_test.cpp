@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "core/trace.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
@@ -53,7 +53,7 @@ void check_against_interpreter(const C& compiled, const std::vector<Array>& args
   auto m = hlo::parse_hlo(compiled.as_text());
   std::vector<detail::Literal> lits;
   for (auto& a : args) lits.push_back(detail::concrete_buffer(a, "test")->literal());
-  interpreter::Value result = interpreter::evaluate(*m, lits);
+  evaluator::Value result = evaluator::evaluate(*m, lits);
   const auto& want = result.tuple.at(0).array;
   auto g = detail::concrete_buffer(got, "test")->literal();
   REQUIRE(g.dims == want.dims);
@@ -163,7 +163,7 @@ TEST_CASE("compile: kernels compiled in parts on several threads give the interp
   auto [a, b, c, d, e, g] = compiled(z);
   auto m = hlo::parse_hlo(compiled.as_text());
   std::vector<detail::Literal> args{detail::concrete_buffer(z, "test")->literal()};
-  auto want = interpreter::evaluate(*m, args);
+  auto want = evaluator::evaluate(*m, args);
   std::vector<Array> got{a, b, c, d, e, g};
   for (size_t k = 0; k < got.size(); ++k) {
     auto lit = detail::concrete_buffer(got[k], "test")->literal();
@@ -195,7 +195,7 @@ TEST_CASE("compile: contiguous slices are copies with the interpreter's values",
   auto [a, b, c, d] = compiled(z);
   auto m = hlo::parse_hlo(compiled.as_text());
   std::vector<detail::Literal> args{detail::concrete_buffer(z, "test")->literal()};
-  auto want = interpreter::evaluate(*m, args);
+  auto want = evaluator::evaluate(*m, args);
   std::vector<Array> got{a, b, c, d};
   for (size_t k = 0; k < got.size(); ++k) {
     auto g = detail::concrete_buffer(got[k], "test")->literal();

@@ -5,7 +5,7 @@
 #include <random>
 #include <sstream>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
 #include "hlo/passes/licm.h"
@@ -372,7 +372,7 @@ ENTRY %main.8 (p.9: pred[], x.10: f32[]) -> (f32[]) {
     lp.set_i64(0, p);
     auto lx = detail::Literal::make(DType::float32, {});
     lx.set_f64(0, 2.5);
-    return interpreter::evaluate(*m, {lp, lx}).tuple.at(0).array.get_f64(0);
+    return evaluator::evaluate(*m, {lp, lx}).tuple.at(0).array.get_f64(0);
   };
   CHECK(run(true) == -2.5);
   CHECK(run(false) == 2.5);

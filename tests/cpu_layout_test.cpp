@@ -8,7 +8,7 @@
 #include <random>
 
 #include "backends/cpu/kernels.h"
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "core/literal.h"
 #include "hlo/analysis/buffer_assignment.h"
 #include "hlo/ir/hlo.h"
@@ -60,7 +60,7 @@ std::map<std::string, int64_t> check(std::string text, DType d = DType::float32,
   hlo::verify(*m);
   std::vector<Literal> args;
   for (auto* p : m->entry->parameters) args.push_back(random_literal(p->shape));
-  interpreter::Value want = interpreter::evaluate(*m, args);
+  evaluator::Value want = evaluator::evaluate(*m, args);
   auto exe = runtime::make_cpu_backend()->compile(m);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &device()));

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "core/trace.h"
 #include "hlo/ir/hlo_parser.h"
 #include "jitx/config.h"
@@ -113,7 +113,7 @@ struct Walk {
     auto m = hlo::parse_hlo(c->as_text());
     std::vector<detail::Literal> lits;
     for (auto& a : args) lits.push_back(detail::concrete_buffer(a, "test")->literal());
-    interpreter::Value want = interpreter::evaluate(*m, lits);
+    evaluator::Value want = evaluator::evaluate(*m, lits);
     REQUIRE(want.tuple.size() == got.size());
     for (size_t k = 0; k < got.size(); ++k) {
       const auto& w = want.tuple[k].array;

@@ -9,7 +9,7 @@
 #include <future>
 #include <random>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "core/trace.h"
 #include "hlo/analysis/buffer_assignment.h"
 #include "hlo/ir/hlo.h"
@@ -47,7 +47,7 @@ void check_native(const C& compiled, const std::vector<Array>& args, const std::
   auto m = hlo::parse_hlo(compiled.as_text());
   std::vector<detail::Literal> lits;
   for (auto& a : args) lits.push_back(literal_of(a));
-  interpreter::Value want = interpreter::evaluate(*m, lits);
+  evaluator::Value want = evaluator::evaluate(*m, lits);
   REQUIRE(want.tuple.size() == got.size());
   for (size_t k = 0; k < got.size(); ++k) {
     const auto& w = want.tuple[k].array;

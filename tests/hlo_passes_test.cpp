@@ -7,7 +7,7 @@
 #include <fstream>
 #include <random>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
 #include "hlo/passes/algebraic_simplifier.h"
@@ -50,7 +50,7 @@ Literal random_literal(const hlo::Shape& s, std::mt19937& rng) {
   return l;
 }
 
-void check_same(const interpreter::Value& a, const interpreter::Value& b) {
+void check_same(const evaluator::Value& a, const evaluator::Value& b) {
   REQUIRE(a.is_tuple == b.is_tuple);
   if (a.is_tuple) {
     REQUIRE(a.tuple.size() == b.tuple.size());
@@ -79,7 +79,7 @@ void check_same_values(const Module& before, const Module& after) {
   for (int trial = 0; trial < 3; ++trial) {
     std::vector<Literal> args;
     for (auto* p : before.entry->parameters) args.push_back(random_literal(p->shape, rng));
-    check_same(interpreter::evaluate(before, args), interpreter::evaluate(after, args));
+    check_same(evaluator::evaluate(before, args), evaluator::evaluate(after, args));
   }
 }
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
 
@@ -55,7 +55,7 @@ inline Literal random_literal(const hlo::Shape& s, std::mt19937& rng) {
   return l;
 }
 
-inline void check_same(const interpreter::Value& a, const interpreter::Value& b) {
+inline void check_same(const evaluator::Value& a, const evaluator::Value& b) {
   REQUIRE(a.is_tuple == b.is_tuple);
   if (a.is_tuple) {
     REQUIRE(a.tuple.size() == b.tuple.size());
@@ -84,7 +84,7 @@ inline void check_same_values(const Module& before, const Module& after) {
   for (int trial = 0; trial < 2; ++trial) {
     std::vector<Literal> args;
     for (auto* p : before.entry->parameters) args.push_back(random_literal(p->shape, rng));
-    check_same(interpreter::evaluate(before, args), interpreter::evaluate(after, args));
+    check_same(evaluator::evaluate(before, args), evaluator::evaluate(after, args));
   }
 }
 

@@ -1,5 +1,6 @@
 // jitx::config: process-wide settings, from code or from JITX_* environment variables.
 #pragma once
+#include <functional>
 #include <string>
 
 namespace jitx {
@@ -8,7 +9,6 @@ struct Config {
   bool log_compiles = false;          // JITX_LOG_COMPILES=1
   bool explain_cache_misses = false;  // JITX_EXPLAIN_CACHE_MISSES=1
   std::string dump_to;                // JITX_DUMP_TO=dir
-  std::string compilation_cache_dir;  // JITX_COMPILATION_CACHE_DIR=dir
   std::string platform;               // JITX_PLATFORM=cpu (default)|interpreter
   int cpu_device_count = 1;           // JITX_CPU_DEVICE_COUNT=n
   bool verify_passes = false;         // JITX_VERIFY=1: run the HLO verifier after every pass
@@ -25,6 +25,10 @@ struct Config {
 
 /// The global configuration (initialised from the environment on first use).
 Config& config();
+
+/// Sets where jitx's log lines go (compile logs, cache-miss explanations, pass traces; default: stderr). Pass
+/// nullptr to restore the default.
+void set_log_sink(std::function<void(const std::string&)> sink);
 
 /// The platform executables run on ("cpu" or "interpreter"), after JITX_PLATFORM and defaults.
 std::string default_platform();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "jitx/array.h"
+#include "jitx/config.h"
 #include "jitx/pytree.h"
 
 namespace jitx {
@@ -337,8 +338,5 @@ auto make_jaxpr(F&& f, JitOptions options = {}) {
     return j.lower(std::forward<decltype(args)>(args)...).jaxpr();
   };
 }
-
-/// Set where jitx's log lines go (default: stderr). Pass nullptr to restore the default.
-void set_log_sink(std::function<void(const std::string&)> sink);
 
 }  // namespace jitx

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "core/log.h"
 #include "core/trace.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/config.h"
@@ -20,22 +21,7 @@
 #include "runtime/runtime.h"
 
 namespace jitx {
-namespace {
-std::mutex g_log_mu;
-std::function<void(const std::string&)> g_log_sink;
-}  // namespace
-
-void set_log_sink(std::function<void(const std::string&)> sink) {
-  std::lock_guard<std::mutex> l(g_log_mu);
-  g_log_sink = std::move(sink);
-}
-
 namespace detail {
-void log_line(const std::string& s) {
-  std::lock_guard<std::mutex> l(g_log_mu);
-  if (g_log_sink) g_log_sink(s);
-  else std::cerr << s << std::endl;
-}
 
 bool tracing_active() { return current_trace() != nullptr; }
 

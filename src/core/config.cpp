@@ -24,7 +24,6 @@ Config& config() {
     c.log_compiles = env_bool("JITX_LOG_COMPILES", false);
     c.explain_cache_misses = env_bool("JITX_EXPLAIN_CACHE_MISSES", false);
     c.dump_to = env_str("JITX_DUMP_TO");
-    c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
     c.platform = env_str("JITX_PLATFORM");
     c.verify_passes = env_bool("JITX_VERIFY", false);
     c.dump_passes = env_bool("JITX_DUMP_PASSES", false);

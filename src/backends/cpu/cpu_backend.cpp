@@ -13,15 +13,12 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "core/errors.h"
+#include "core/log.h"
 #include "hlo/analysis/buffer_assignment.h"
 #include "jitx/config.h"
 #include "runtime/runtime.h"
-
-namespace jitx::detail {
-void log_line(const std::string& s);  // api/jit.cpp: the log sink shared with compile logs
-}
 
 namespace jitx::runtime {
 namespace {
@@ -378,25 +375,25 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
         return;
       }
       case Step::Kind::kFallback: {
-        std::vector<interpreter::Value> args;
+        std::vector<evaluator::Value> args;
         for (size_t k = 0; k < st.ins.size(); ++k) {
           const hlo::Shape& s = st.inst->operand(k)->shape;
           auto leaf = [&](const hlo::Shape& ls, const Slice& sl) {
             auto lit = detail::Literal::make(ls.dtype, ls.dims);
             std::memcpy(lit.data(), ptr(sl), lit.nbytes());
-            return interpreter::Value{lit, {}, false};
+            return evaluator::Value{lit, {}, false};
           };
           if (!s.is_tuple) {
             args.push_back(leaf(s, st.ins[k][0]));
           } else {
-            interpreter::Value t;
+            evaluator::Value t;
             t.is_tuple = true;
             for (size_t e = 0; e < s.tuple_shapes.size(); ++e) t.tuple.push_back(leaf(s.tuple_shapes[e], st.ins[k][e]));
             args.push_back(t);
           }
         }
-        interpreter::Value v = interpreter::evaluate(*st.fallback, args);
-        auto put = [&](const interpreter::Value& x, const Slice& sl) {
+        evaluator::Value v = evaluator::evaluate(*st.fallback, args);
+        auto put = [&](const evaluator::Value& x, const Slice& sl) {
           std::memcpy(ptr(sl), x.array.data(), x.array.nbytes());
         };
         if (v.is_tuple)

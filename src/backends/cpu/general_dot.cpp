@@ -4,7 +4,7 @@
 // Each operand is packed into a row-major [batch, M, K] / [batch, K, N] buffer of the compute type (batch, free
 // and contracting dimensions in the HLO's order), multiplied batch by batch, and the [batch, M, N] product is the
 // dot's result in row-major order (batch dimensions, lhs free, rhs free). Compute types follow the interpreter
-// (backends/interpreter/evaluator.cpp eval_dot): integers accumulate on unsigned words, wrapping (truncation to
+// (hlo/evaluator/evaluator.cpp eval_dot): integers accumulate on unsigned words, wrapping (truncation to
 // the result's width commutes with + and *); bool is OR of ANDs; float operands multiply in f32 (f64 when the
 // result is f64) and are rounded once to the result's dtype.
 #include <algorithm>

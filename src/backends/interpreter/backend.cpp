@@ -1,5 +1,5 @@
 // The interpreter backend: executables that run the reference evaluator on a device's stream.
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "runtime/runtime.h"
 
 #include <cstring>
@@ -20,7 +20,7 @@ class InterpreterExecutable : public Executable {
       try {
         std::vector<detail::Literal> lits;
         for (auto& b : ins) lits.push_back(b->literal());  // waits on each input's event
-        interpreter::Value v = interpreter::evaluate(*mod, lits);
+        evaluator::Value v = evaluator::evaluate(*mod, lits);
         for (size_t i = 0; i < outs.size(); ++i) {
           auto& lit = v.tuple.at(i).array;
           // Outputs own their storage: a result that aliases an input (a reshape) is copied.

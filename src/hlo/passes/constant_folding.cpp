@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 #include "core/errors.h"
 
 namespace jitx::hlo {
@@ -33,15 +33,15 @@ bool foldable(const Instruction& i, int64_t max_elements) {
 std::optional<detail::Literal> evaluate_alone(const Instruction& i) {
   Computation scratch;  // no module: its instructions are named by opcode only
   std::vector<Instruction*> params;
-  std::vector<interpreter::Value> args;
+  std::vector<evaluator::Value> args;
   for (size_t k = 0; k < i.operands.size(); ++k) {
     params.push_back(scratch.add_parameter(static_cast<int64_t>(k), i.operands[k]->shape));
-    args.push_back(interpreter::Value{*i.operands[k]->literal, {}, false});
+    args.push_back(evaluator::Value{*i.operands[k]->literal, {}, false});
   }
   Instruction* copy = scratch.add(i.opcode, i.shape, params, i.attrs);
   scratch.root = copy;
   try {
-    interpreter::Value v = interpreter::evaluate(scratch, args);
+    evaluator::Value v = evaluator::evaluate(scratch, args);
     if (v.is_tuple) return std::nullopt;
     return v.array;
   } catch (const CompileError&) {  // "not supported by the interpreter": leave the instruction alone

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "core/log.h"
 #include "hlo/passes/algebraic_simplifier.h"
 #include "hlo/passes/constant_folding.h"
 #include "hlo/passes/cse.h"
@@ -16,10 +17,6 @@
 #include "hlo/passes/licm.h"
 #include "hlo/passes/scheduling.h"
 #include "jitx/config.h"
-
-namespace jitx::detail {
-void log_line(const std::string& s);  // api/jit.cpp: the log sink shared with compile logs
-}
 
 namespace jitx::hlo {
 

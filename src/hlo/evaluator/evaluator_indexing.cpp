@@ -1,5 +1,5 @@
 // Reference evaluator for gather, scatter, sort, top_k and convolution: plain loops that follow the StableHLO spec.
-#include "backends/interpreter/evaluator_indexing.h"
+#include "hlo/evaluator/evaluator_indexing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "core/errors.h"
 
-namespace jitx::interpreter {
+namespace jitx::evaluator {
 namespace {
 using detail::Literal;
 using hlo::Instruction;
@@ -273,4 +273,4 @@ Literal eval_convolution(const Instruction& inst, const Literal& lhs, const Lite
   return out;
 }
 
-}  // namespace jitx::interpreter
+}  // namespace jitx::evaluator

@@ -2,9 +2,9 @@
 #pragma once
 #include <vector>
 
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 
-namespace jitx::interpreter {
+namespace jitx::evaluator {
 
 /// StableHLO gather; start indices are clamped so each slice lies inside the operand.
 detail::Literal eval_gather(const hlo::Instruction& inst, const detail::Literal& operand, const detail::Literal& indices);
@@ -18,4 +18,4 @@ Value eval_top_k(const hlo::Instruction& inst, const detail::Literal& x);
 /// General dilated convolution with feature and batch groups; floats accumulate in double.
 detail::Literal eval_convolution(const hlo::Instruction& inst, const detail::Literal& lhs, const detail::Literal& rhs);
 
-}  // namespace jitx::interpreter
+}  // namespace jitx::evaluator

@@ -1,10 +1,10 @@
 // erf_inv (initial guess + Newton steps on std::erf) and digamma (recurrence + asymptotic series).
-#include "backends/interpreter/special.h"
+#include "hlo/evaluator/special.h"
 
 #include <cmath>
 #include <limits>
 
-namespace jitx::interpreter {
+namespace jitx::evaluator {
 
 double erf_inv(double x) {
   if (std::isnan(x) || x < -1 || x > 1) return std::numeric_limits<double>::quiet_NaN();
@@ -63,4 +63,4 @@ double digamma(double x) {
   return result + std::log(x) - 0.5 / x + t;
 }
 
-}  // namespace jitx::interpreter
+}  // namespace jitx::evaluator

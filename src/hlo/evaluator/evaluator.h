@@ -5,7 +5,7 @@
 #include "core/literal.h"
 #include "hlo/ir/hlo.h"
 
-namespace jitx::interpreter {
+namespace jitx::evaluator {
 
 /// A value of the interpreter: an array literal or a tuple of values.
 struct Value {
@@ -20,4 +20,4 @@ Value evaluate(const hlo::Computation& c, const std::vector<Value>& args);
 /// Evaluates the module's entry computation.
 Value evaluate(const hlo::Module& m, const std::vector<detail::Literal>& args);
 
-}  // namespace jitx::interpreter
+}  // namespace jitx::evaluator

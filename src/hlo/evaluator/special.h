@@ -1,7 +1,7 @@
 // Special functions in double precision that <cmath> lacks: erf_inv, digamma.
 #pragma once
 
-namespace jitx::interpreter {
+namespace jitx::evaluator {
 double erf_inv(double x);
 double digamma(double x);
-}  // namespace jitx::interpreter
+}  // namespace jitx::evaluator

@@ -1,5 +1,5 @@
 // Reference evaluator for HLO: elementwise math, data movement, reductions, dot.
-#include "backends/interpreter/evaluator.h"
+#include "hlo/evaluator/evaluator.h"
 
 #include <algorithm>
 #include <bit>
@@ -8,11 +8,11 @@
 #include <limits>
 #include <unordered_map>
 
-#include "backends/interpreter/evaluator_indexing.h"
-#include "backends/interpreter/special.h"
+#include "hlo/evaluator/evaluator_indexing.h"
+#include "hlo/evaluator/special.h"
 #include "core/errors.h"
 
-namespace jitx::interpreter {
+namespace jitx::evaluator {
 namespace {
 using detail::Literal;
 using hlo::Instruction;
@@ -695,4 +695,4 @@ Value evaluate(const hlo::Module& m, const std::vector<Literal>& args) {
   return evaluate(*m.entry, vs);
 }
 
-}  // namespace jitx::interpreter
+}  // namespace jitx::evaluator

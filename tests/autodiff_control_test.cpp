@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 #include "test_util.h"
 
 namespace {

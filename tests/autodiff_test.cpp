@@ -2,7 +2,7 @@
 #include <map>
 #include <set>
 
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 #include "test_util.h"
 
 namespace {

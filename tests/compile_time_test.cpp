@@ -14,6 +14,7 @@
 #include "hlo/ir/hlo_parser.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/jitx.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 #include "test_util.h"
 

@@ -15,6 +15,7 @@
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
 #include "jitx/jitx.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 #include "test_util.h"
 

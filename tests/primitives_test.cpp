@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 #include "test_util.h"
 
 using namespace jitx;

@@ -3,7 +3,8 @@
 // flow; custom rules; errors.
 #include <map>
 
-#include "primitives/primitive.h"
+#include "core/primitive.h"
+#include "lowering/lower_ctx.h"
 #include "test_util.h"
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/trace.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 
 namespace jitx {

@@ -13,11 +13,13 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "core/trace.h"
+#include "dispatch/execute.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/config.h"
 #include "hlo/analysis/buffer_assignment.h"
 #include "hlo/analysis/cost_analysis.h"
 #include "lowering/lower.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 
 namespace jitx {
@@ -395,22 +397,13 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
   for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
-  runtime::Placement at = runtime::place(bufs);
-  if (at.second >= 0)
-    throw_error<RuntimeError>(e.name, "got arguments committed to different devices: {} is on {}, {} is on {} "
-                              "(device_put them onto one device)", sig.flat.paths[at.first],
-                              bufs[at.first]->device->str(), sig.flat.paths[at.second], bufs[at.second]->device->str());
-  auto outs = e.exe->execute(bufs, at.device);
-  if (at.committed)
-    for (auto& o : outs) o->committed = true;
+  std::vector<Array> result = execute_placed(*e.exe, bufs, e.out_avals, e.name,
+                                             {"arguments", [&](size_t i) { return sig.flat.paths[i]; }});
   // Donated arguments cannot be used again (their buffers belong to the call now).
   if (!options_.donate_argnums.empty()) {
     for (size_t i = 0; i < sig.flat.leaves.size(); ++i)
       if (sig.flat.leaf_args[i] >= 0 && is_donated(static_cast<size_t>(sig.flat.leaf_args[i]))) bufs[i]->deleted = true;
   }
-  std::vector<Array> result;
-  result.reserve(outs.size());
-  for (size_t i = 0; i < outs.size(); ++i) result.push_back(make_concrete(outs[i], e.out_avals[i].weak_type));
   return result;
 }
 

@@ -13,7 +13,7 @@
 #include "jitx/jit.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx::random {
 using detail::ApiScope;

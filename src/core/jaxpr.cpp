@@ -5,7 +5,7 @@
 #include <unordered_set>
 #include <variant>
 
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx::detail {
 

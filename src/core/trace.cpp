@@ -4,8 +4,7 @@
 #include <atomic>
 
 #include "core/errors.h"
-#include "primitives/primitive.h"
-#include "runtime/runtime.h"
+#include "core/primitive.h"
 
 namespace jitx::detail {
 namespace {
@@ -64,7 +63,7 @@ Atom JaxprTrace::to_atom(const Array& a) {
     if (t.trace.get() == this) return Atom::of(static_cast<const JaxprTracer&>(t).var);
   } else if (a.ndim() == 0) {
     // Concrete scalars become literals, as JAX does.
-    auto lit = concrete_buffer(a, fn_name)->literal();
+    Literal lit = a.impl()->host_literal(fn_name);
     LiteralValue v;
     v.aval = a.aval();
     if (is_floating(a.dtype())) v.f = lit.get_f64(0);
@@ -130,35 +129,14 @@ ClosedJaxpr trace_to_jaxpr(const std::string& fn_name, const std::vector<ShapedA
   return trace->finish(args, outs);
 }
 
+Literal ArrayImpl::host_literal(std::string_view op) const {
+  throw_error<TracerError>(op, "needs a concrete value, but got an abstract {}", aval.str());
+}
+
 const Array* concrete_primal(const Array& a) {
   const Array* p = &a;
   while (p && p->valid() && p->is_tracer()) p = static_cast<const Tracer&>(*p->impl()).primal_value();
   return p;
-}
-
-const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::string_view op) {
-  if (!a.valid()) throw_error<TypeError>(op, "the Array is empty (default-constructed)");
-  if (a.is_tracer()) {
-    if (const Array* p = concrete_primal(a)) return concrete_buffer(*p, op);
-    auto& t = static_cast<const Tracer&>(*a.impl());
-    throw_error<TracerError>(op,
-                             "needs a concrete value, but got a tracer {} while tracing '{}'. The value is not known "
-                             "until the compiled function runs: return it from the function instead, or use "
-                             "lax::cond / lax::while_loop for data-dependent control flow",
-                             t.aval.str(), t.trace->fn_name);
-  }
-  auto& c = static_cast<const ConcreteArray&>(*a.impl());
-  if (c.buffer->deleted)
-    throw_error<RuntimeError>(op, "this Array's buffer was donated to a jitted call (donate_argnums) and is no "
-                                  "longer valid; use the call's output instead");
-  return c.buffer;
-}
-
-Array make_concrete(std::shared_ptr<runtime::Buffer> buf, bool weak_type) {
-  auto c = std::make_shared<ConcreteArray>();
-  c->aval = ShapedArray{buf->dims, buf->dtype, weak_type};
-  c->buffer = std::move(buf);
-  return Array(c);
 }
 
 }  // namespace jitx::detail

@@ -7,12 +7,9 @@
 #include <vector>
 
 #include "core/jaxpr.h"
+#include "core/literal.h"
 #include "core/params.h"
 #include "jitx/array.h"
-
-namespace jitx::runtime {
-class Buffer;
-}
 
 namespace jitx::detail {
 
@@ -22,11 +19,9 @@ struct ArrayImpl {
   ShapedArray aval;
   virtual ~ArrayImpl() = default;
   virtual bool is_tracer() const { return false; }
-};
-
-/// A value on a device: a buffer (whose ready event says when its contents are computed).
-struct ConcreteArray : ArrayImpl {
-  std::shared_ptr<runtime::Buffer> buffer;
+  /// The value, read to the host (waiting for it to be computed). Only concrete arrays (runtime/concrete.h) have
+  /// one; `op` names the reader in errors.
+  virtual Literal host_literal(std::string_view op) const;
 };
 
 class Trace;
@@ -99,8 +94,5 @@ ClosedJaxpr trace_to_jaxpr(const std::string& fn_name, const std::vector<ShapedA
 /// The concrete array a value stands for: itself, or the concrete primal under JVP tracers (so C++ control
 /// flow on values works under grad, as Python control flow does under jax.grad); null if none.
 const Array* concrete_primal(const Array& a);
-/// A concrete array's buffer (looking through JVP tracers to a concrete primal); throws TracerError for tracers.
-const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::string_view op);
-Array make_concrete(std::shared_ptr<runtime::Buffer> buf, bool weak_type = false);
 
 }  // namespace jitx::detail

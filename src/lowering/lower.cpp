@@ -1,10 +1,12 @@
 // Lowering a closed jaxpr to an hlo::Module: one HLO computation, each equation via its primitive's rule.
 #include "lowering/lower.h"
+#include "lowering/lower_ctx.h"
 
 #include <unordered_map>
 
 #include "core/trace.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 
 namespace jitx::detail {

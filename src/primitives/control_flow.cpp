@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "primitives/control_flow_rules.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
+#include "lowering/lower_ctx.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
 

@@ -1,7 +1,7 @@
 // The differentiation rules of cond, while and scan (control_flow_ad.cpp), registered with the primitives in
 // control_flow.cpp.
 #pragma once
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx::detail {
 JvpFn cond_jvp_rule();

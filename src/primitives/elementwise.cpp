@@ -3,7 +3,8 @@
 #include <cmath>
 
 #include "core/trace.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
+#include "lowering/lower_ctx.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
 

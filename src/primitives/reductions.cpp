@@ -4,7 +4,8 @@
 #include <limits>
 #include <numeric>
 
-#include "primitives/primitive.h"
+#include "core/primitive.h"
+#include "lowering/lower_ctx.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
 

@@ -129,14 +129,37 @@ Client& Client::get() {
   return *c;
 }
 
+namespace {
+std::map<std::string, BackendFactory, std::less<>>& backend_registry() {
+  static std::map<std::string, BackendFactory, std::less<>> r;
+  return r;
+}
+}  // namespace
+
+bool register_backend(std::string platform, BackendFactory make) {
+  JITX_ASSERT(!backend_registry().count(platform), "backend {} registered twice", platform);
+  backend_registry().emplace(std::move(platform), make);
+  return true;
+}
+
+std::vector<std::string> registered_platforms() {
+  std::vector<std::string> out;
+  for (auto& [name, make] : backend_registry()) out.push_back(name);
+  return out;
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view platform) {
+  auto it = backend_registry().find(platform);
+  if (it == backend_registry().end())
+    throw RuntimeError(fmt::format("[jitx] unknown platform '{}' (JITX_PLATFORM); expected one of: {}", platform,
+                                   fmt::join(registered_platforms(), ", ")));
+  return it->second();
+}
+
 Client::Client() {
   const auto& cfg = config();
   // The LLVM CPU backend is the default (the whole test suite passes on it); "interpreter" selects the oracle.
-  std::string platform = cfg.platform.empty() ? "cpu" : cfg.platform;
-  if (platform != "interpreter" && platform != "cpu")
-    throw RuntimeError(fmt::format("[jitx] unknown platform '{}' (JITX_PLATFORM); expected 'interpreter' or 'cpu'",
-                                   platform));
-  backend_ = platform == "cpu" ? make_cpu_backend() : make_interpreter_backend();
+  backend_ = make_backend(cfg.platform.empty() ? "cpu" : cfg.platform);
   int n = std::max(1, cfg.cpu_device_count);
   for (int i = 0; i < n; ++i) devices_.push_back(std::make_unique<Device>(i, backend_->name()));
 }

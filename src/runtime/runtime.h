@@ -143,6 +143,15 @@ class Backend {
   }
 };
 
+/// Backends register a factory under their platform name at start-up (runtime never names a backend itself).
+using BackendFactory = std::unique_ptr<Backend> (*)();
+bool register_backend(std::string platform, BackendFactory make);
+/// A new backend of a registered platform; throws RuntimeError listing the registered ones for any other name.
+std::unique_ptr<Backend> make_backend(std::string_view platform);
+/// The platforms registered, sorted.
+std::vector<std::string> registered_platforms();
+
+/// The reference interpreter backend (backends/interpreter): the evaluator on a device's stream.
 std::unique_ptr<Backend> make_interpreter_backend();
 /// The LLVM CPU backend (backends/cpu): native kernels, Eigen dots, interpreter fallbacks for the rest.
 std::unique_ptr<Backend> make_cpu_backend();

@@ -10,7 +10,7 @@
 #include "jitx/autodiff.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx::detail {
 

@@ -15,7 +15,7 @@
 #include "jitx/autodiff.h"
 #include "jitx/lax.h"
 #include "jitx/vmap.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx::detail {
 

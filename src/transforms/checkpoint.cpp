@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "lowering/lower_ctx.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
 

@@ -1,6 +1,7 @@
 // custom_jvp and custom_vjp: user differentiation rules, applied when a JVP trace sees the call. A custom_vjp's
 // tangent is a custom_lin equation (linear in the tangents) whose transpose runs the user's bwd, traced to a jaxpr.
 #include "core/errors.h"
+#include "lowering/lower_ctx.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
 

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/literal.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 #include "jitx/lax.h"
 #include "transforms/ad.h"

@@ -778,7 +778,7 @@ class CpuBackend : public Backend {
     bool nested = has_nested_tuple(module->entry->root->shape);
     for (auto& i : module->entry->instructions) nested = nested || has_nested_tuple(i->shape) || (i->opcode == Opcode::kParameter && i->shape.is_tuple);
     if (nested || !module->entry->root->shape.is_tuple) {
-      exe->whole_module_fallback = make_interpreter_backend()->compile(module);
+      exe->whole_module_fallback = make_backend("interpreter")->compile(module);
       if (cfg.log_compiles)
         detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs entirely on the interpreter (nested tuples)", module->name));
       return exe;
@@ -834,5 +834,8 @@ class CpuBackend : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+namespace {
+const bool registered = register_backend("cpu", &make_cpu_backend);
+}  // namespace
 
 }  // namespace jitx::runtime

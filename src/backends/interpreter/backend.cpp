@@ -58,5 +58,8 @@ class InterpreterBackend : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_interpreter_backend() { return std::make_unique<InterpreterBackend>(); }
+namespace {
+const bool registered = register_backend("interpreter", &make_interpreter_backend);
+}  // namespace
 
 }  // namespace jitx::runtime

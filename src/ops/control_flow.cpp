@@ -4,7 +4,7 @@
 #include "core/errors.h"
 #include "core/trace.h"
 #include "jitx/lax.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx::detail {
 namespace {

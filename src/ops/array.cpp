@@ -6,9 +6,10 @@
 
 #include "core/errors.h"
 #include "core/trace.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 
 namespace jitx {

@@ -9,8 +9,9 @@
 
 #include "core/errors.h"
 #include "core/trace.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 #include "jitx/lax.h"
+#include "runtime/concrete.h"
 #include "runtime/runtime.h"
 
 namespace jitx::numpy {

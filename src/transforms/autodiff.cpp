@@ -1,7 +1,7 @@
 // jitx::stop_gradient (the rest of the autodiff API is templates over detail::{jvp,linearize}_flat).
 #include "core/errors.h"
 #include "jitx/autodiff.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx {
 Array stop_gradient(const Array& x, Loc loc) {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/errors.h"
-#include "primitives/primitive.h"
+#include "core/primitive.h"
 
 namespace jitx::lax {
 using detail::ApiScope;

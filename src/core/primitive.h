@@ -1,4 +1,4 @@
-// Primitive: one object per jaxpr primitive with its shape rule, errors and lowering, side by side.
+// Primitive: the interface every jaxpr primitive implements (its rules live in src/primitives), the registry and bind.
 #pragma once
 #include <functional>
 #include <span>
@@ -7,26 +7,18 @@
 
 #include "core/jaxpr.h"
 #include "core/params.h"
-#include "hlo/ir/hlo.h"
 #include "jitx/array.h"
+
+namespace jitx::hlo {
+class Instruction;
+class Computation;
+class Module;
+}  // namespace jitx::hlo
 
 namespace jitx::detail {
 
-/// What a lowering rule gets: the computation to build into, and the types on both sides.
-struct LowerCtx {
-  hlo::Computation* comp;
-  std::span<const ShapedArray> in_avals;
-  std::span<const ShapedArray> out_avals;
-  const Params& params;
-  /// Lowers a closed sub-jaxpr into a fresh computation (one parameter per invar; a tuple root for several outputs).
-  std::function<hlo::Computation*(const ClosedJaxpr&, const std::string&)> lower_sub;
-  /// Lowers a closed sub-jaxpr's equations into `into`, given the instructions for its invars; returns its outputs.
-  std::function<std::vector<hlo::Instruction*>(hlo::Computation* into, const ClosedJaxpr&,
-                                               const std::vector<hlo::Instruction*>&)>
-      lower_into;
-  /// The module being built (control flow adds computations to it).
-  hlo::Module* module = nullptr;
-};
+/// What a lowering rule gets (lowering/lower_ctx.h defines it).
+struct LowerCtx;
 
 using AbstractEvalFn = std::function<std::vector<ShapedArray>(std::span<const ShapedArray>, const Params&)>;
 using LowerFn = std::function<std::vector<hlo::Instruction*>(LowerCtx&, std::span<hlo::Instruction* const>)>;
@@ -77,12 +69,13 @@ inline Array bind1(const Primitive& p, std::vector<Array> inputs, const Params& 
   return bind(p, std::move(inputs), params)[0];
 }
 
-/// Runs one primitive eagerly on concrete arrays (through a cached single-op executable).
-std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params);
+/// How bind runs a primitive that no trace claims: on concrete arrays, eagerly. The dispatch layer installs it
+/// (dispatch/eager.cpp) at start-up; core knows only this signature.
+using EagerEvalFn = std::vector<Array> (*)(const Primitive& p, std::span<const Array> inputs, const Params& params);
+void set_eager_evaluator(EagerEvalFn fn);
 
 /// Helpers for shape rules.
 int64_t canonical_axis(int64_t axis, int64_t rank, std::string_view op);
 std::string avals_str(std::span<const ShapedArray> avals);
-hlo::Shape hlo_shape(const ShapedArray& a);
 
 }  // namespace jitx::detail

@@ -1,0 +1,71 @@
+// The primitive registry, bind (the one dispatch point) and the shape helpers of rules.
+#include "core/primitive.h"
+
+#include <map>
+
+#include "core/trace.h"
+
+namespace jitx::detail {
+namespace {
+std::map<std::string, std::unique_ptr<Primitive>, std::less<>>& registry() {
+  static auto* r = new std::map<std::string, std::unique_ptr<Primitive>, std::less<>>();
+  return *r;
+}
+}  // namespace
+
+const Primitive& register_primitive(Primitive p) {
+  auto& r = registry();
+  JITX_ASSERT(!r.count(p.name), "primitive {} registered twice", p.name);
+  auto name = p.name;
+  auto [it, ok] = r.emplace(name, std::make_unique<Primitive>(std::move(p)));
+  return *it->second;
+}
+
+const Primitive* find_primitive(std::string_view name) {
+  auto& r = registry();
+  auto it = r.find(name);
+  return it == r.end() ? nullptr : it->second.get();
+}
+
+const Primitive& primitive(std::string_view name) {
+  const Primitive* p = find_primitive(name);
+  JITX_ASSERT(p, "primitive {} is not registered", name);
+  return *p;
+}
+
+std::vector<const Primitive*> all_primitives() {
+  std::vector<const Primitive*> out;
+  for (auto& [k, v] : registry()) out.push_back(v.get());
+  return out;
+}
+
+namespace {
+EagerEvalFn& eager_evaluator() {
+  static EagerEvalFn fn = nullptr;
+  return fn;
+}
+}  // namespace
+
+void set_eager_evaluator(EagerEvalFn fn) { eager_evaluator() = fn; }
+
+std::vector<Array> bind(const Primitive& p, std::vector<Array> inputs, const Params& params) {
+  if (Trace* t = find_top_trace(inputs, p.name)) return t->process_primitive(p, inputs, params);
+  EagerEvalFn eager = eager_evaluator();
+  JITX_ASSERT(eager, "bind({}): no eager evaluator is installed (dispatch/eager.cpp sets it at start-up)", p.name);
+  return eager(p, inputs, params);
+}
+
+// --- helpers -----------------------------------------------------------------------------------------
+int64_t canonical_axis(int64_t axis, int64_t rank, std::string_view op) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1) || (rank == 0))
+    throw_error<ShapeError>(op, "axis {} is out of bounds for an array of rank {}", axis, rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::string avals_str(std::span<const ShapedArray> avals) {
+  std::vector<std::string> s;
+  for (auto& a : avals) s.push_back(a.str());
+  return fmt::format("{}", fmt::join(s, ", "));
+}
+
+}  // namespace jitx::detail

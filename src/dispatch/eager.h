@@ -1,0 +1,14 @@
+// Eager evaluation of one primitive on concrete arrays (what bind does when no trace claims the primitive).
+#pragma once
+#include <span>
+#include <vector>
+
+#include "core/primitive.h"
+
+namespace jitx::detail {
+
+/// Runs one primitive eagerly on concrete arrays, through a single-op executable cached per (primitive, params,
+/// input types). Installed as bind's eager evaluator at start-up.
+std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params);
+
+}  // namespace jitx::detail

@@ -58,7 +58,7 @@ class JitCore {
   using TraceFn = std::function<std::vector<Array>(const std::vector<Array>& traced_leaves, std::shared_ptr<void>& skeleton)>;
 
   /// The compiled entry for this signature (compiling at most once per signature, also across threads).
-  std::shared_ptr<CompiledEntry> get(const CallSignature& sig, const TraceFn& trace, const Loc& loc, bool count_call);
+  std::shared_ptr<CompiledEntry> get(const CallSignature& sig, const TraceFn& trace, const Loc& loc);
   /// Traces and lowers without touching the cache (AOT).
   std::shared_ptr<CompiledEntry> lower(const CallSignature& sig, const TraceFn& trace, const Loc& loc);
   static void compile(CompiledEntry& e);
@@ -288,7 +288,7 @@ class Jitted {
       return invoke_traced<S>(sig.flat.leaves, args...);
     }
     auto sig = signature<S>(args...);
-    auto entry = core_->get(sig, trace_fn<S>(args...), loc, true);
+    auto entry = core_->get(sig, trace_fn<S>(args...), loc);
     return finish<R>(*entry, sig, loc);
   }
 

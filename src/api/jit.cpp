@@ -231,7 +231,7 @@ size_t JitCore::cache_size() const {
 const std::shared_ptr<void>& JitCore::skeleton(const CompiledEntry& e) { return e.skeleton; }
 
 namespace {
-void trace_and_lower(CompiledEntry& e, const CallSignature& sig, const JitCore::TraceFn& trace) {
+void trace_and_lower(CompiledEntry& e, const JitCore::TraceFn& trace) {
   auto t0 = Clock::now();
   std::vector<ShapedArray> in_avals = e.key.avals;
   std::shared_ptr<void> skeleton;
@@ -248,7 +248,6 @@ void trace_and_lower(CompiledEntry& e, const CallSignature& sig, const JitCore::
   hlo::verify(*e.module);
   e.lower_ms = ms_since(t1);
   e.seq = g_module_seq++;
-  (void)sig;
   const auto& dir = config().dump_to;
   if (!dir.empty()) {
     std::filesystem::create_directories(dir);
@@ -324,11 +323,11 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
   e->key = make_key(sig);
   e->name = name_;
   e->donate_argnums = options_.donate_argnums;
-  trace_and_lower(*e, sig, trace);
+  trace_and_lower(*e, trace);
   return e;
 }
 
-std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const TraceFn& trace, const Loc& loc, bool) {
+std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const TraceFn& trace, const Loc& loc) {
   ApiScope s(loc);
   Key key = make_key(sig, /*with_paths=*/false);
   std::shared_ptr<CompiledEntry> e;
@@ -367,7 +366,7 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
   try {
     // One trace and compile per signature, even when several threads miss at once.
     std::call_once(e->traced_once, [&] {
-      trace_and_lower(*e, sig, trace);
+      trace_and_lower(*e, trace);
       compile(*e);
       impl_->compiles++;
     });

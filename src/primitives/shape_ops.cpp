@@ -135,7 +135,8 @@ BatchResult pad_batch(Ins args, Dims dims, const Params& ps) {
   return {{lax::select(inside, padded, v)}, {0}};
 }
 
-const bool registered = [] {
+// Broadcasting, reshaping, transposing and reversing: the ops that move no element values.
+const bool registered_layout_ops = [] {
   {
     Primitive p;
     p.name = "broadcast_in_dim";
@@ -244,6 +245,11 @@ const bool registered = [] {
     };
     register_primitive(std::move(p));
   }
+  return true;
+}();
+
+// Slicing, dynamic slices and updates, concatenation, padding and iota.
+const bool registered_slicing_ops = [] {
   {
     Primitive p;
     p.name = "slice";

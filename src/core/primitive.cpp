@@ -1,4 +1,4 @@
-// The primitive registry, bind (the one dispatch point) and the shape helpers of rules.
+// The primitive registry and bind (the one dispatch point).
 #include "core/primitive.h"
 
 #include <map>
@@ -53,19 +53,6 @@ std::vector<Array> bind(const Primitive& p, std::vector<Array> inputs, const Par
   EagerEvalFn eager = eager_evaluator();
   JITX_ASSERT(eager, "bind({}): no eager evaluator is installed (dispatch/eager.cpp sets it at start-up)", p.name);
   return eager(p, inputs, params);
-}
-
-// --- helpers -----------------------------------------------------------------------------------------
-int64_t canonical_axis(int64_t axis, int64_t rank, std::string_view op) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1) || (rank == 0))
-    throw_error<ShapeError>(op, "axis {} is out of bounds for an array of rank {}", axis, rank);
-  return axis < 0 ? axis + rank : axis;
-}
-
-std::string avals_str(std::span<const ShapedArray> avals) {
-  std::vector<std::string> s;
-  for (auto& a : avals) s.push_back(a.str());
-  return fmt::format("{}", fmt::join(s, ", "));
 }
 
 }  // namespace jitx::detail

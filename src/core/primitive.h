@@ -7,6 +7,7 @@
 
 #include "core/jaxpr.h"
 #include "core/params.h"
+#include "core/shape_util.h"
 #include "jitx/array.h"
 
 namespace jitx::hlo {
@@ -74,8 +75,5 @@ inline Array bind1(const Primitive& p, std::vector<Array> inputs, const Params& 
 using EagerEvalFn = std::vector<Array> (*)(const Primitive& p, std::span<const Array> inputs, const Params& params);
 void set_eager_evaluator(EagerEvalFn fn);
 
-/// Helpers for shape rules.
-int64_t canonical_axis(int64_t axis, int64_t rank, std::string_view op);
-std::string avals_str(std::span<const ShapedArray> avals);
 
 }  // namespace jitx::detail

@@ -251,3 +251,77 @@ TEST_CASE("zero-size arrays work where they should", "[errors]") {
   expect_error<ShapeError>([&] { jnp::min(e); }, "min", {"empty"});
   expect_error<ShapeError>([&] { jnp::argmax(e); }, "argmax", {"empty"});
 }
+
+// --- sizes, dtypes and options that used to crash, hang or throw a non-jitx exception -------------------------------
+TEST_CASE("host data must fill the shape it is given", "[errors]") {
+  expect_error<ShapeError>([] { array(std::vector<float>{1, 2, 3}, {2, 4}); }, "array", {"3 values", "(2, 4)", "8"});
+  expect_error<ShapeError>([] { array(std::vector<int>(9, 1), {2, 4}); }, "array", {"9 values", "holds 8"});
+  auto ok = array(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(ok.to_vector<float>() == std::vector<float>{1, 2, 3, 4, 5, 6});
+}
+
+TEST_CASE("shapes whose element count or byte size overflows int64 are ShapeErrors", "[errors]") {
+  expect_error<ShapeError>([] { zeros({int64_t(1) << 62, 4}); }, "full", {"more elements than int64"});
+  expect_error<ShapeError>([] { zeros({int64_t(1) << 61}, float64); }, "full", {"too large to address"});
+  expect_error<ShapeError>([] { jnp::reshape(zeros({4}), {(int64_t(1) << 62) + 3, 4}); }, "reshape", {});
+  expect_error<ShapeError>([] { jnp::broadcast_to(zeros({1}), {int64_t(1) << 32, int64_t(1) << 32}); },
+                           "broadcast_in_dim", {"more elements than int64"});
+  expect_error<ShapeError>([] { lax::iota(int32, int64_t(1) << 62); }, "iota", {"too large to address"});
+  // Inside a trace the same rule holds (the result type is checked whatever the transformation).
+  expect_error<ShapeError>([] { jit([](Array x) { return jnp::broadcast_to(x, {int64_t(1) << 40, 1 << 30}); })(
+                                    zeros({1})); }, "broadcast_in_dim", {}, false);
+  expect_error<ShapeError>([] { zeros({3, -2}); }, "full", {"negative dimension"});
+}
+
+TEST_CASE("invalid dtype values are TypeErrors, not hangs", "[errors]") {
+  expect_error<TypeError>([] { zeros({3}, DType(200)); }, "full", {"DType(200)"});
+  expect_error<TypeError>([] { zeros({3}).astype(DType(200)); }, "convert_element_type", {"DType(200)"});
+  expect_error<TypeError>([] { array(std::vector<float>{1, 2}, {2}, DType(99)); }, "array", {"DType(99)"});
+  CHECK_FALSE(is_valid_dtype(DType(13)));
+  CHECK(is_valid_dtype(DType::float64));
+}
+
+TEST_CASE("an allocation that fails is a RuntimeError naming the size, not std::bad_alloc", "[errors]") {
+  // 2^40 int32 values (4 TiB) are a valid shape that no host can hold.
+  try {
+    arange(int64_t(1) << 40).block_until_ready();
+    FAIL("expected a RuntimeError");
+  } catch (const RuntimeError& e) {
+    std::string m = e.what();
+    INFO(m);
+    CHECK_THAT(m, Contains("[allocate] out of host memory allocating"));
+    CHECK_THAT(m, Contains("live arrays"));
+  }
+}
+
+TEST_CASE("one_hot, logsumexp and softmax at the edges of their domains", "[errors]") {
+  expect_error<ShapeError>([] { nn::one_hot(array({1, 2}), -1); }, "one_hot", {"non-negative", "-1"});
+  CHECK(nn::one_hot(array({1, 2}), 0).shape() == Shape{2, 0});
+  // Over an empty axis JAX gives -inf (logsumexp) and an empty result (softmax), as max with initial=-inf does.
+  Array lse = nn::logsumexp(zeros({3, 0}), {-1});
+  REQUIRE(lse.shape() == Shape{3});
+  for (float v : lse.to_vector<float>()) CHECK(v == -std::numeric_limits<float>::infinity());
+  CHECK(nn::softmax(zeros({3, 0}), -1).shape() == Shape{3, 0});
+  CHECK(nn::log_softmax(zeros({2, 0}), -1).shape() == Shape{2, 0});
+  // jitted too
+  Array jl = jit([](Array x) { return nn::logsumexp(x, {0}); })(zeros({0, 2}));
+  for (float v : jl.to_vector<float>()) CHECK(v == -std::numeric_limits<float>::infinity());
+  // Ordinary rows are unchanged: logsumexp([0, log 3]) = log 4.
+  CHECK(nn::logsumexp(array({0.f, std::log(3.f)}), {0}).item<float>() == Approx(std::log(4.f)));
+}
+
+TEST_CASE("jit rejects static and donated positions that are out of range or overlap", "[errors]") {
+  auto twice = [](Array x) { return x * 2; };
+  // (Calls through operator() name jit.h as their site until the call-site capture of the usability issue lands.)
+  expect_error<TypeError>([&] { jit(twice, {.static_argnums = {3}})(zeros({2})); }, "fn",
+                          {"static_argnums containing 3", "called with 1 argument"}, false);
+  expect_error<TypeError>([&] { jit(twice, {.donate_argnums = {1}})(zeros({2})); }, "fn",
+                          {"donate_argnums containing 1", "positions below 1"}, false);
+  expect_error<TypeError>([] { jit([](Array x, int k) { return x * k; }, {.static_argnums = {1}, .donate_argnums = {1}}); },
+                          "jit", {"both static_argnums and donate_argnums"}, false);
+  expect_error<TypeError>([&] { jit(twice, {.static_argnums = {-1}}); }, "jit", {"no negative"}, false);
+  expect_error<TypeError>([&] { jit(twice, {.donate_argnums = {0, 0}}); }, "jit", {"twice"}, false);
+  // In range, they work as before.
+  auto j = jit([](Array x, int k) { return x * k; }, {.static_argnums = {1}});
+  CHECK(j(array({1.f, 2.f}), 3).to_vector<float>() == std::vector<float>{3, 6});
+}

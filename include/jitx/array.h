@@ -138,8 +138,13 @@ struct ArrayLike {
 // --- creation --------------------------------------------------------------------------------------
 /// An array from host data (copied); dtype is T's unless given.
 Array array_from_data(const void* data, DType src_dtype, Shape shape, DType dtype, Loc loc = Loc::current());
+namespace detail {
+/// ShapeError naming `array` unless `count` values fill `shape` exactly.
+void check_host_count(size_t count, const Shape& shape, Loc loc);
+}  // namespace detail
 template <class T>
 Array array(const std::vector<T>& data, Shape shape, DType dtype = dtype_of<T>(), Loc loc = Loc::current()) {
+  detail::check_host_count(data.size(), shape, loc);
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> b(data.begin(), data.end());
     return array_from_data(b.data(), DType::bool_, std::move(shape), dtype, loc);

@@ -12,6 +12,8 @@ enum class DType : uint8_t {
   float16, bfloat16, float32, float64,
 };
 inline constexpr int kNumDTypes = 13;
+/// Whether d is one of the 13 dtypes (a DType cast from an arbitrary integer may not be).
+inline constexpr bool is_valid_dtype(DType d) { return static_cast<int>(d) < kNumDTypes; }
 
 inline constexpr DType bool_ = DType::bool_;
 inline constexpr DType int8 = DType::int8;

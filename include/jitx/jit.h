@@ -70,6 +70,8 @@ class JitCore {
   const std::string& name() const { return name_; }
   const JitOptions& options() const { return options_; }
   bool is_static(size_t i) const;
+  /// TypeError naming the call site when a static or donated position is not below nargs.
+  void check_arity(size_t nargs, const Loc& loc) const;
   bool is_donated(size_t i) const;
   /// Number of compiles so far (for tests and benchmarks).
   size_t num_compiles() const;
@@ -179,6 +181,7 @@ class Jitted {
   template <class... Args>
   Lowered<F> lower(Args&&... args) const {
     constexpr bool S = kTraceScalars<Args...>;
+    core_->check_arity(sizeof...(Args), Loc::current());
     auto sig = signature<S>(args...);
     auto e = core_->lower(sig, trace_fn<S>(args...), Loc::current());
     return Lowered<F>(core_, e, f_);
@@ -287,6 +290,8 @@ class Jitted {
       auto sig = signature<S>(args...);
       return invoke_traced<S>(sig.flat.leaves, args...);
     }
+    if (!core_->options().static_argnums.empty() || !core_->options().donate_argnums.empty())
+      core_->check_arity(sizeof...(Args), loc);
     auto sig = signature<S>(args...);
     auto entry = core_->get(sig, trace_fn<S>(args...), loc);
     return finish<R>(*entry, sig, loc);

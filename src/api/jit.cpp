@@ -210,6 +210,34 @@ struct JitCore::Impl {
 JitCore::JitCore(std::string name, JitOptions options)
     : impl_(std::make_unique<Impl>()), name_(std::move(name)), options_(std::move(options)) {
   if (name_.empty()) name_ = "fn";
+  auto check = [&](const std::vector<int>& nums, std::string_view what) {
+    for (size_t i = 0; i < nums.size(); ++i) {
+      if (nums[i] < 0)
+        throw_error<TypeError>("jit", "{} of '{}' has {}: jitx counts argument positions from 0 and takes no negative "
+                               "positions", what, name_, nums[i]);
+      for (size_t k = 0; k < i; ++k)
+        if (nums[k] == nums[i]) throw_error<TypeError>("jit", "{} of '{}' lists {} twice", what, name_, nums[i]);
+    }
+  };
+  check(options_.static_argnums, "static_argnums");
+  check(options_.donate_argnums, "donate_argnums");
+  for (int s : options_.static_argnums)
+    if (is_donated(static_cast<size_t>(s)))
+      throw_error<TypeError>("jit", "argument {} of '{}' is in both static_argnums and donate_argnums; a static "
+                             "argument has no buffer to donate (as JAX: they cannot overlap)", s, name_);
+}
+
+void JitCore::check_arity(size_t nargs, const Loc& loc) const {
+  auto check = [&](const std::vector<int>& nums, std::string_view what) {
+    for (int n : nums)
+      if (static_cast<size_t>(n) >= nargs) {
+        ApiScope s(loc);
+        throw_error<TypeError>(name_, "was jitted with {} containing {}, but called with {} argument{}; expected "
+                               "positions below {}", what, n, nargs, nargs == 1 ? "" : "s", nargs);
+      }
+  };
+  check(options_.static_argnums, "static_argnums");
+  check(options_.donate_argnums, "donate_argnums");
 }
 JitCore::~JitCore() = default;
 

@@ -2,8 +2,10 @@
 #include "jitx/nn.h"
 
 #include <cmath>
+#include <limits>
 
 #include "core/errors.h"
+#include "core/shape_util.h"
 #include "jitx/autodiff.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
@@ -48,12 +50,28 @@ Array softplus(const Array& x, Loc loc) {
   return jnp::maximum(x, Array(0)) + jnp::log1p(jnp::exp(-jnp::abs(x)));
 }
 
+namespace {
+/// jnp.max(x, axes, keepdims=True, initial=-inf), as JAX's logsumexp and softmax take it: -inf over an empty axis
+/// (where max alone has no identity and throws).
+Array max_or_neg_inf(const Array& x, const std::vector<int64_t>& axes) {
+  Shape kept = x.shape();
+  bool empty = false;
+  for (int64_t a : axes) {
+    int64_t d = detail::canonical_axis(a, x.ndim(), "max");
+    empty = empty || kept[d] == 0;
+    kept[d] = 1;
+  }
+  if (!empty) return jnp::max(x, axes, true);
+  return lax::full(kept, Array::scalar(-std::numeric_limits<double>::infinity(), x.dtype()));
+}
+}  // namespace
+
 Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
   // Shift by the maximum (held constant for differentiation, as JAX does); rows whose maximum is not finite
   // (all -inf, or containing +inf/NaN) shift by 0 so that log(sum(exp(x))) gives -inf, +inf or NaN, not NaN
   // from inf - inf.
-  Array m = stop_gradient(jnp::max(x, axes, true));
+  Array m = stop_gradient(max_or_neg_inf(x, axes));
   m = jnp::where(jnp::isfinite(m), m, Array(0));
   Array r = jnp::log(jnp::sum(jnp::exp(x - m), axes, true)) + m;
   return keepdims ? r : jnp::squeeze(r, axes);
@@ -61,14 +79,14 @@ Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc lo
 
 Array softmax(const Array& x, int64_t axis, Loc loc) {
   ApiScope s(loc);
-  Array m = jnp::max(x, {axis}, true);
+  Array m = max_or_neg_inf(x, {axis});
   Array e = jnp::exp(x - m);
   return e / jnp::sum(e, {axis}, true);
 }
 
 Array log_softmax(const Array& x, int64_t axis, Loc loc) {
   ApiScope s(loc);
-  Array shifted = x - jnp::max(x, {axis}, true);
+  Array shifted = x - max_or_neg_inf(x, {axis});
   return shifted - jnp::log(jnp::sum(jnp::exp(shifted), {axis}, true));
 }
 
@@ -76,6 +94,8 @@ Array one_hot(const Array& x, int64_t num_classes, DType dtype, Loc loc) {
   ApiScope s(loc);
   if (!is_integer(x.dtype()))
     detail::throw_error<TypeError>("one_hot", "needs integer class indices, got {}", dtype_name(x.dtype()));
+  if (num_classes < 0)
+    detail::throw_error<ShapeError>("one_hot", "num_classes must be non-negative, got {}", num_classes);
   Shape shape = x.shape();
   shape.push_back(num_classes);
   Array classes = lax::broadcasted_iota(x.dtype(), shape, x.ndim());

@@ -21,7 +21,12 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
     {"f16", "f16", 2, 16},       {"bf16", "bf16", 2, 16},  {"f32", "f32", 4, 32},
     {"f64", "f64", 8, 64},
 }};
-const DTypeInfo& info(DType d) { return kInfo[static_cast<int>(d)]; }
+const DTypeInfo& info(DType d) {
+  if (!is_valid_dtype(d))
+    throw TypeError(fmt::format("[dtype] DType({}) is not a jitx dtype; expected one of bool, i8, i16, i32, i64, u8, "
+                                "u16, u32, u64, f16, bf16, f32, f64", static_cast<int>(d)));
+  return kInfo[static_cast<int>(d)];
+}
 }  // namespace
 
 std::string_view dtype_name(DType d) { return info(d).name; }

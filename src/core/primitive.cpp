@@ -14,6 +14,15 @@ std::map<std::string, std::unique_ptr<Primitive>, std::less<>>& registry() {
 }  // namespace
 
 const Primitive& register_primitive(Primitive p) {
+  // Every result type is checked once, here, whatever the rule: no dimension negative, no element count or byte
+  // size that overflows int64, no invalid dtype (a later kernel would read a wrapped size's buffer).
+  if (p.abstract_eval)
+    p.abstract_eval = [rule = std::move(p.abstract_eval), name = p.name](std::span<const ShapedArray> in,
+                                                                         const Params& params) {
+      std::vector<ShapedArray> out = rule(in, params);
+      check_avals(out, name);
+      return out;
+    };
   auto& r = registry();
   JITX_ASSERT(!r.count(p.name), "primitive {} registered twice", p.name);
   auto name = p.name;

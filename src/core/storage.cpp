@@ -16,6 +16,7 @@ constexpr size_t kMaxCachedBytes = size_t(1) << 30;
 // Blocks are rounded up to a size class (multiples of 64 bytes below 4 KiB, powers of two above)
 // and freed blocks wait in a per-class list for reuse: fresh pages cost ~11 us per 4 KiB to fault in.
 size_t size_class(size_t n) {
+  if (n > (size_t(1) << 62)) return n;  // no machine has this much; aligned_alloc fails and says so
   n = (n + kAlign - 1) / kAlign * kAlign;
   if (n <= 4096) return n;
   size_t c = 4096;
@@ -27,6 +28,7 @@ struct Cache {
   std::mutex mu;
   std::unordered_map<size_t, std::vector<void*>> free_lists;
   size_t cached_bytes = 0;
+  size_t live_bytes = 0;  // held by Storage objects now (for the out-of-memory message)
 };
 Cache& cache() {
   static Cache* c = new Cache();  // leaked on purpose: outlives static Storage owners
@@ -48,13 +50,21 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
     }
   }
   if (!p) p = std::aligned_alloc(kAlign, cls);
-  if (!p) throw RuntimeError(fmt::format("[allocate] out of host memory allocating {} bytes", cls));
+  auto& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (!p)
+    throw RuntimeError(fmt::format("[allocate] out of host memory allocating {} bytes ({:.1f} MiB); jitx holds {} "
+                                   "bytes ({:.1f} MiB) in live arrays and {} bytes in its cache of freed blocks",
+                                   nbytes, nbytes / 1048576.0, c.live_bytes, c.live_bytes / 1048576.0,
+                                   c.cached_bytes));
+  c.live_bytes += cls;
   return std::shared_ptr<Storage>(new Storage(p, cls));
 }
 
 Storage::~Storage() {
   auto& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
+  c.live_bytes -= nbytes_;
   if (c.cached_bytes + nbytes_ <= kMaxCachedBytes) {
     c.free_lists[nbytes_].push_back(ptr_);
     c.cached_bytes += nbytes_;

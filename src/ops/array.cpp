@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/trace.h"
 #include "core/primitive.h"
+#include "core/shape_util.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
 #include "runtime/concrete.h"
@@ -122,10 +123,18 @@ std::string Array::to_string() const {
 std::ostream& operator<<(std::ostream& os, const Array& a) { return os << a.to_string(); }
 
 // --- creation ------------------------------------------------------------------------------------------
+void detail::check_host_count(size_t count, const Shape& shape, Loc loc) {
+  ApiScope s(loc);
+  int64_t need = detail::checked_num_elements(shape, DType::uint8, "array");
+  if (static_cast<int64_t>(count) != need)
+    throw_error<ShapeError>("array", "got {} values for shape {}, which holds {}; pass as many values as the shape has "
+                                     "elements", count, detail::shape_str(shape), need);
+}
+
 Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc loc) {
   ApiScope s(loc);
-  for (auto d : shape)
-    if (d < 0) throw_error<ShapeError>("array", "shape {} has a negative dimension", detail::shape_str(shape));
+  detail::checked_num_elements(shape, src, "array");
+  detail::checked_num_elements(shape, dtype, "array");
   auto lit = detail::Literal::make(dtype, shape);
   if (lit.size() > 0) {
     if (!data) throw_error<TypeError>("array", "got a null data pointer for shape {}", detail::shape_str(shape));
@@ -137,8 +146,7 @@ Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc
 namespace {
 Array fill(Shape shape, double v, DType d, Loc loc) {
   ApiScope s(loc);
-  for (auto x : shape)
-    if (x < 0) throw_error<ShapeError>("full", "shape {} has a negative dimension", detail::shape_str(shape));
+  detail::checked_num_elements(shape, d, "full");
   Array scalar = Array::scalar(v, d);
   return lax::full(std::move(shape), scalar, loc);
 }
@@ -158,21 +166,25 @@ Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   if (step == 0) throw_error<ShapeError>("arange", "step must not be zero");
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
   // A constant, as jnp.arange is: computed on the host in double, then converted.
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<double>(i) * step;
-  return array_from_data(v.data(), DType::float64, {n}, dtype, loc);
+  detail::checked_num_elements(std::vector<int64_t>{n}, dtype, "arange");
+  auto v = detail::Literal::make(DType::float64, {n});  // a failed allocation is a RuntimeError, not bad_alloc
+  auto* p = static_cast<double*>(v.data());
+  for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
+  return array_from_data(p, DType::float64, {n}, dtype, loc);
 }
 Array arange(int64_t stop, DType dtype, Loc loc) { return arange(0.0, static_cast<double>(stop), 1.0, dtype, loc); }
 
 Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype, Loc loc) {
   ApiScope s(loc);
   if (num < 0) throw_error<ShapeError>("linspace", "num must be non-negative, got {}", num);
-  std::vector<double> v(num);
+  detail::checked_num_elements(std::vector<int64_t>{num}, dtype, "linspace");
+  auto lit = detail::Literal::make(DType::float64, {num});
+  auto* v = static_cast<double*>(lit.data());
   double div = endpoint ? static_cast<double>(num - 1) : static_cast<double>(num);
   double step = div > 0 ? (stop - start) / div : 0;
   for (int64_t i = 0; i < num; ++i) v[i] = start + static_cast<double>(i) * step;
   if (endpoint && num > 1) v[num - 1] = stop;
-  return array_from_data(v.data(), DType::float64, {num}, dtype, loc);
+  return array_from_data(v, DType::float64, {num}, dtype, loc);
 }
 
 Array eye(int64_t n, int64_t m, int64_t k, DType dtype, Loc loc) {

@@ -1,5 +1,6 @@
 // jitx::config: process-wide settings, from code or from JITX_* environment variables.
 #pragma once
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -11,6 +12,9 @@ struct Config {
   std::string dump_to;                // JITX_DUMP_TO=dir
   std::string platform;               // JITX_PLATFORM=cpu (default)|interpreter
   int cpu_device_count = 1;           // JITX_CPU_DEVICE_COUNT=n
+  // Bounds of the executable caches (least recently used entries are evicted; JITX_LOG_COMPILES logs each):
+  size_t jit_cache_size = 1024;     // JITX_JIT_CACHE_SIZE=n: signatures kept per jitted function
+  size_t eager_cache_size = 4096;   // JITX_EAGER_CACHE_SIZE=n: single-op executables kept for eager evaluation
   bool verify_passes = false;         // JITX_VERIFY=1: run the HLO verifier after every pass
   bool dump_passes = false;           // JITX_DUMP_PASSES=1: with dump_to, write the HLO after every pass
   bool trace_passes = false;          // JITX_TRACE_PASSES=1: log one line per rewrite an HLO pass makes

@@ -76,8 +76,11 @@ class JitCore {
   /// Number of compiles so far (for tests and benchmarks).
   size_t num_compiles() const;
   size_t cache_size() const;
+  /// Entries dropped from the cache to stay under config().jit_cache_size (least recently used first).
+  size_t num_evictions() const;
 
  private:
+  void evict_for_one_more();
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string name_;
@@ -189,6 +192,7 @@ class Jitted {
 
   size_t num_compiles() const { return core_->num_compiles(); }
   size_t cache_size() const { return core_->cache_size(); }
+  size_t num_evictions() const { return core_->num_evictions(); }
   const F& fun() const { return f_; }
 
   // --- machinery shared with Compiled and make_jaxpr ---

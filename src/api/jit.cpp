@@ -187,6 +187,7 @@ std::vector<int64_t> donated_parameters(const Key& key, const std::vector<int>& 
 struct CompiledEntry {
   Key key;
   std::string name;
+  uint64_t last_use = 0;  // the cache's clock at the latest lookup (least recently used entries go first)
   std::once_flag traced_once;
   std::mutex compile_mu;
   ClosedJaxpr jaxpr;
@@ -204,7 +205,9 @@ struct CompiledEntry {
 struct JitCore::Impl {
   mutable std::mutex mu;
   std::unordered_map<Key, std::shared_ptr<CompiledEntry>, KeyHash> cache;
+  uint64_t clock = 0;  // guarded by mu
   std::atomic<size_t> compiles{0};
+  std::atomic<size_t> evictions{0};
 };
 
 JitCore::JitCore(std::string name, JitOptions options)
@@ -252,6 +255,24 @@ bool JitCore::is_donated(size_t i) const {
   return false;
 }
 size_t JitCore::num_compiles() const { return impl_->compiles.load(); }
+size_t JitCore::num_evictions() const { return impl_->evictions.load(); }
+
+// Called with impl_->mu held, before an insertion: drops least recently used entries until one more fits under
+// config().jit_cache_size. A call still running an evicted executable keeps it alive (entries are shared_ptrs).
+void JitCore::evict_for_one_more() {
+  size_t limit = std::max<size_t>(1, config().jit_cache_size);
+  while (impl_->cache.size() >= limit) {
+    auto victim = impl_->cache.begin();
+    for (auto it = impl_->cache.begin(); it != impl_->cache.end(); ++it)
+      if (it->second->last_use < victim->second->last_use) victim = it;
+    if (config().log_compiles)
+      log_line(fmt::format("[jitx] Evicted '{}' for signature {} from its jit cache (limit {} entries, "
+                           "JITX_JIT_CACHE_SIZE); a call with it compiles again", name_,
+                           signature_str(victim->first), limit));
+    impl_->cache.erase(victim);
+    impl_->evictions++;
+  }
+}
 size_t JitCore::cache_size() const {
   std::lock_guard<std::mutex> l(impl_->mu);
   return impl_->cache.size();
@@ -365,6 +386,7 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
     auto it = impl_->cache.find(key);
     if (it != impl_->cache.end()) {
       e = it->second;
+      e->last_use = ++impl_->clock;
     } else {
       miss = true;
       add_paths(key, sig);
@@ -388,6 +410,8 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
       e->key = key;
       e->name = name_;
       e->donate_argnums = options_.donate_argnums;
+      e->last_use = ++impl_->clock;
+      evict_for_one_more();
       impl_->cache.emplace(key, e);
     }
   }

@@ -1,6 +1,7 @@
 // jitx::config, initialised from JITX_* environment variables.
 #include "jitx/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -29,6 +30,8 @@ Config& config() {
     c.dump_passes = env_bool("JITX_DUMP_PASSES", false);
     c.trace_passes = env_bool("JITX_TRACE_PASSES", false);
     c.allow_excess_precision = env_bool("JITX_ALLOW_EXCESS_PRECISION", true);
+    if (auto n = env_str("JITX_JIT_CACHE_SIZE"); !n.empty()) c.jit_cache_size = std::max(1L, std::atol(n.c_str()));
+    if (auto n = env_str("JITX_EAGER_CACHE_SIZE"); !n.empty()) c.eager_cache_size = std::max(1L, std::atol(n.c_str()));
     if (auto n = env_str("JITX_CPU_DEVICE_COUNT"); !n.empty()) c.cpu_device_count = std::max(1, std::atoi(n.c_str()));
     return c;
   }();

@@ -1,10 +1,13 @@
 // Eager evaluation: a primitive on concrete arrays runs through a cached single-op executable.
 #include "dispatch/eager.h"
 
+#include <algorithm>
 #include <mutex>
 #include <unordered_map>
 
+#include "core/log.h"
 #include "core/trace.h"
+#include "jitx/config.h"
 #include "runtime/concrete.h"
 #include "dispatch/execute.h"
 #include "lowering/lower.h"
@@ -31,12 +34,48 @@ struct EagerKeyHash {
 struct EagerEntry {
   std::shared_ptr<runtime::Executable> exe;
   std::vector<ShapedArray> out_avals;
+  uint64_t last_use = 0;  // the cache's clock at the latest lookup
 };
+
+struct EagerCache {
+  std::mutex mu;
+  std::unordered_map<EagerKey, EagerEntry, EagerKeyHash> entries;
+  uint64_t clock = 0;
+  size_t evictions = 0;
+
+  /// With mu held: drops least recently used executables until one more fits under config().eager_cache_size.
+  void evict_for_one_more() {
+    size_t limit = std::max<size_t>(1, config().eager_cache_size);
+    while (entries.size() >= limit) {
+      auto victim = entries.begin();
+      for (auto it = entries.begin(); it != entries.end(); ++it)
+        if (it->second.last_use < victim->second.last_use) victim = it;
+      if (config().log_compiles)
+        log_line(fmt::format("[jitx] Evicted the eager executable of '{}' for ({}) (limit {} entries, "
+                             "JITX_EAGER_CACHE_SIZE)", victim->first.prim->name, avals_str(victim->first.in_avals),
+                             limit));
+      entries.erase(victim);
+      ++evictions;
+    }
+  }
+};
+EagerCache& eager_cache() {
+  static auto* c = new EagerCache();  // never destroyed: executables may run while the process exits
+  return *c;
+}
 }  // namespace
 
+size_t eager_cache_evictions() {
+  std::lock_guard<std::mutex> l(eager_cache().mu);
+  return eager_cache().evictions;
+}
+size_t eager_cache_size() {
+  std::lock_guard<std::mutex> l(eager_cache().mu);
+  return eager_cache().entries.size();
+}
+
 std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params) {
-  static std::mutex mu;
-  static std::unordered_map<EagerKey, EagerEntry, EagerKeyHash> cache;
+  EagerCache& cache = eager_cache();
   EagerKey key{&p, params, {}};
   for (auto& a : inputs) key.in_avals.push_back(a.aval());
   // Validate (and compute result types) before touching any buffer, so errors come first.
@@ -51,9 +90,12 @@ std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inp
     if (std::holds_alternative<std::shared_ptr<const ClosedJaxpr>>(v) || std::holds_alternative<JaxprList>(v))
       cacheable = false;
   if (cacheable) {
-    std::lock_guard<std::mutex> l(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) entry = it->second;
+    std::lock_guard<std::mutex> l(cache.mu);
+    auto it = cache.entries.find(key);
+    if (it != cache.entries.end()) {
+      it->second.last_use = ++cache.clock;
+      entry = it->second;
+    }
   }
   if (!entry.exe) {
     ClosedJaxpr cj;
@@ -74,8 +116,12 @@ std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inp
     auto module = lower_jaxpr(cj, "eager_" + p.name);
     entry.exe = runtime::Client::get().backend().compile(module);
     entry.out_avals = out_avals;
-    std::lock_guard<std::mutex> l(mu);
-    if (cacheable) cache.emplace(key, entry);
+    std::lock_guard<std::mutex> l(cache.mu);
+    if (cacheable && !cache.entries.count(key)) {
+      cache.evict_for_one_more();
+      entry.last_use = ++cache.clock;
+      cache.entries.emplace(key, entry);
+    }
   }
   return execute_placed(*entry.exe, args, out_avals, p.name,
                         {"operands", [](size_t i) { return fmt::format("operand {}", i); }});

@@ -11,4 +11,8 @@ namespace jitx::detail {
 /// input types). Installed as bind's eager evaluator at start-up.
 std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params);
 
+/// The eager executable cache's size and how many entries it has evicted (config().eager_cache_size bounds it).
+size_t eager_cache_size();
+size_t eager_cache_evictions();
+
 }  // namespace jitx::detail

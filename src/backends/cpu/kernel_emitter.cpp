@@ -1,10 +1,11 @@
 // The CPU backend's IR emitter: one LLVM function per instruction (or fusion), a loop nest over the output with
 // each element computed by inlining the (fused) computation, XLA's elemental-emitter style.
 //
-// The jobs are split as XLA:CPU splits them: what one element computes (elemental_emitter.h, with the f32 math in
-// math_emitter.cpp), loops, streaming stores, prefetch and staged ops (loop_emitter.h), reductions, the row cache
-// and column reductions (reduction_emitter.h), what can be emitted at all (kernel_planner.cpp). This file binds a
-// kernel's buffers, picks its loop nest and emits it, and adds the functions the JIT exports.
+// The jobs are split as XLA:CPU splits them: what one element computes (elemental_emitter.h; the arithmetic of its
+// ops, elementwise_emitter.h, with f32 math in math_emitter.cpp), loops, streaming stores, prefetch and staged ops
+// (loop_emitter.h), reductions, the row cache and column reductions (reduction_emitter.h), what can be emitted at
+// all (kernel_planner.cpp). This file binds a kernel's buffers, picks its loop nest and emits it, and adds the
+// functions the JIT exports.
 #include <algorithm>
 #include <utility>
 

@@ -48,7 +48,7 @@ struct JitOptions {
   std::string dump_prefix;  // when set: <prefix>.ll (before), <prefix>.opt.ll (after), <prefix>.s
   int opt_level = 2;
   /// f16/bf16 values stay in f32 inside a kernel and are rounded only when stored (config().allow_excess_precision;
-  /// see elemental_emitter.h); false: rounded after every op, as the interpreter does.
+  /// see elementwise_emitter.h); false: rounded after every op, as the interpreter does.
   bool allow_excess_precision = true;
 };
 

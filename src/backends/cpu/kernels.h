@@ -24,6 +24,10 @@ struct LoopSpace {
 };
 LoopSpace loop_space(const hlo::Instruction& inst);
 
+/// Runs a compiled kernel over its whole loop space, split across the pool by rows (or columns when rows are
+/// few) when the work is large enough to pay for it (kernel_launch.cpp).
+void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& space);
+
 /// Where compile_kernels' time went. Kernels compile in parts on several threads at once: these are the phases of
 /// the part that took longest (so they add up to the time spent), and codegen includes linking.
 struct CompileTimes {
@@ -44,7 +48,7 @@ struct JitOptions {
   std::string dump_prefix;  // when set: <prefix>.ll (before), <prefix>.opt.ll (after), <prefix>.s
   int opt_level = 2;
   /// f16/bf16 values stay in f32 inside a kernel and are rounded only when stored (config().allow_excess_precision;
-  /// see the emitter); false: rounded after every op, as the interpreter does.
+  /// see elementwise_emitter.h); false: rounded after every op, as the interpreter does.
   bool allow_excess_precision = true;
 };
 

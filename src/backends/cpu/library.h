@@ -4,41 +4,20 @@
 // dots, sort, gather, scatter, reduce-window, the variadic argmax/argmin reduce, and a slice that is one contiguous
 // run of its operand (a memcpy).
 #pragma once
+#include <cstdint>
 #include <memory>
-#include <span>
-#include <vector>
 
-#include "backends/cpu/kernels.h"
+#include "backends/cpu/library_op.h"
 #include "hlo/ir/hlo.h"
 
 namespace jitx::cpu {
-
-/// One instruction of an entry computation, prepared at compile time and run once per execution.
-class LibraryOp {
- public:
-  virtual ~LibraryOp() = default;
-  /// Instructions this op needs compiled as native kernels with the rest of the executable (an output fusion's
-  /// epilogue); the backend compiles them and hands their functions to bind(), in the same order.
-  virtual std::vector<const hlo::Instruction*> kernels() const { return {}; }
-  virtual void bind(const std::vector<KernelFn>& /*fns*/) {}
-  /// Whether the op only copies its result's bytes (a contiguous slice): cheap enough to run inline when small.
-  virtual bool is_copy() const { return false; }
-  /// ins: one pointer per operand (arrays only), outs: one per leaf of the result, all row-major (the backend
-  /// copies operands to row-major first, see LayoutLegalizer), except that an output fusion reads its operands
-  /// through their layouts.
-  virtual void run(std::span<const void* const> ins, std::span<void* const> outs) const = 0;
-};
 
 /// The library op for inst, or nullptr when there is none (the backend then tries an emitted kernel, and falls
 /// back to the interpreter with a logged reason).
 std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst);
 
-/// Runs a compiled kernel over its whole loop space, split across the pool by rows (or columns when rows are
-/// few) when the work is large enough to pay for it.
-void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& space);
-
 // --- the ops (one translation unit each); each returns nullptr for instructions it does not handle ---
-std::unique_ptr<LibraryOp> make_output_fusion(const hlo::Instruction& fusion);
+// (output fusions: output_fusion.h)
 std::unique_ptr<LibraryOp> make_convolution(const hlo::Instruction& conv);
 std::unique_ptr<LibraryOp> make_data_op(const hlo::Instruction& inst);  // sort, gather, scatter, reduce-window, argmax
 /// Dots the Eigen dot does not take: integer and bool dots, and operands of another dtype than the result.

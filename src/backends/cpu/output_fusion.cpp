@@ -4,7 +4,7 @@
 //
 // The epilogue kernel is an ordinary kLoop fusion built from the fused computation with the dot replaced by a new
 // last parameter, the product, in the accumulation type (f32 for f32/bf16/f16 dots, f64 for f64). For a bf16/f16
-// dot the epilogue first converts the product to the dot's dtype: without excess precision (see kernel_emitter.cpp)
+// dot the epilogue first converts the product to the dot's dtype: without excess precision (see elementwise_emitter.h)
 // it is rounded exactly where the unfused dot would round it; with it (the default) the convert rounds nothing and
 // the epilogue computes on the f32 product, which is never stored. When the product's type is also the fusion's result type (f32), the GEMM writes each tile
 // straight into the result buffer and the epilogue rewrites it in place (the kernel reads its product parameter
@@ -15,11 +15,12 @@
 // it when cols is the dot's N (the product of the rhs's free dimensions: true when it has exactly one). For
 // other dots (no rhs free dimension, f64 through Eigen) the whole product is computed first, into the result or a
 // temporary, and the epilogue runs over it once.
+#include "backends/cpu/output_fusion.h"
+
 #include <algorithm>
 #include <unordered_map>
 
 #include "backends/cpu/gemm.h"
-#include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/storage.h"

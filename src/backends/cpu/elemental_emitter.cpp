@@ -1,0 +1,258 @@
+// The element-level emitter (see elemental_emitter.h): the memo, index math, loads and stores, and each op's value
+// at an index (data movement as index math; the arithmetic of elementwise ops is elementwise_emitter.cpp's).
+#include "backends/cpu/elemental_emitter.h"
+
+#include <cstdint>
+
+#include <llvm/IR/Constants.h>
+
+#include "core/errors.h"
+
+namespace jitx::cpu {
+using hlo::Instruction;
+using hlo::Opcode;
+using llvm::Value;
+
+Value* ElementalEmitter::gen(const Instruction* inst, Index idx) {
+  auto bit = buffers_.find(inst);
+  if (bit != buffers_.end()) return load(bit->second, linear_in(idx, buffer_layout(inst)), inst->shape.dtype);
+  if (Value* held = held_value(inst, idx)) return held;
+  std::vector<Value*> key{idx.linear};
+  if (idx.has_multi) key.insert(key.end(), idx.multi.begin(), idx.multi.end());
+  if (Value* shared = shared_key(*inst, idx)) key = {shared};
+  auto mk = std::make_pair(inst, key);
+  auto it = memo_.find(mk);
+  if (it != memo_.end()) return it->second;
+  Value* v = substitute(inst, idx);
+  if (!v) v = gen_uncached(*inst, idx);
+  memo_[mk] = v;
+  return v;
+}
+
+// --- indices ---
+std::vector<Value*> ElementalEmitter::delinearize(Value* lin, const std::vector<int64_t>& dims) {
+  std::vector<Value*> m(dims.size());
+  for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
+    if (k == 0) m[k] = lin;
+    else {
+      m[k] = b_.CreateURem(lin, i64(dims[k]));
+      lin = b_.CreateUDiv(lin, i64(dims[k]));
+    }
+    if (dims[k] == 1) m[k] = i64(0);
+  }
+  return m;
+}
+// Emits no arithmetic for size-1 dimensions, zero indices or unit strides: besides saving instructions, an
+// index such as (row, 0) of a [R, 1] value then stays the row's own Value, so row_level() sees that a
+// reduction reached through it is per row and hoist() computes it once per row, not once per element.
+// The element's position in memory laid out by `layout` (canonical, over idx.dims): idx.linear when idx is
+// ordered that way already, otherwise computed from the multi-index (and kept when it is idx's own order).
+Value* ElementalEmitter::linear_in(Index& idx, const Layout& layout) {
+  bool own = layout == idx.layout;
+  if (own && idx.linear) return idx.linear;
+  const std::vector<Value*>& multi = multi_of(idx);
+  Value* l = nullptr;
+  int64_t stride = 1;
+  for (int64_t k : minor_to_major_of(layout, idx.dims.size())) {
+    Value* m = multi[k];
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(m);
+    if (idx.dims[k] != 1 && !(c && c->isZero())) {
+      Value* term = stride == 1 ? m : b_.CreateMul(m, i64(stride));
+      l = l ? b_.CreateAdd(l, term) : term;
+    }
+    stride *= idx.dims[k];
+  }
+  if (!l) l = i64(0);
+  if (own) idx.linear = l;
+  return l;
+}
+const std::vector<Value*>& ElementalEmitter::multi_of(Index& idx) {
+  if (!idx.has_multi) {
+    JITX_ASSERT(idx.layout.empty(), "cpu emitter: an index ordered by a layout without its multi-index");
+    idx.multi = delinearize(idx.linear, idx.dims);
+    idx.has_multi = true;
+  }
+  return idx.multi;
+}
+Index ElementalEmitter::multi_index(std::vector<int64_t> dims, std::vector<Value*> multi) {
+  Index i;
+  i.dims = std::move(dims);
+  i.multi = std::move(multi);
+  i.has_multi = true;
+  return i;
+}
+Index ElementalEmitter::scalar_index() {
+  Index i;
+  i.linear = i64(0);
+  i.has_multi = true;
+  return i;
+}
+
+// --- memory ---
+Value* ElementalEmitter::load(Value* ptr, Value* linear, DType d) {
+  Value* p = b_.CreateInBoundsGEP(stype(d), ptr, linear);
+  return from_storage(d, b_.CreateLoad(stype(d), p));
+}
+void ElementalEmitter::store(Value* ptr, Value* linear, DType d, Value* v) {
+  Value* p = b_.CreateInBoundsGEP(stype(d), ptr, linear);
+  b_.CreateStore(to_storage(d, v), p);
+}
+Value* ElementalEmitter::constant_global(const Instruction& c) {
+  const detail::Literal& lit = *c.literal;
+  llvm::StringRef raw(static_cast<const char*>(lit.data()), lit.nbytes());
+  llvm::Constant* data = llvm::ConstantDataArray::getRaw(raw, static_cast<uint64_t>(lit.size()), stype(lit.dtype));
+  auto* g = new llvm::GlobalVariable(m_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data, "const");
+  g->setAlignment(llvm::Align(64));
+  return g;
+}
+
+// --- element generation ---
+Value* ElementalEmitter::operand_at(const Instruction& inst, size_t k, Index& idx) {
+  const Instruction* o = inst.operand(k);
+  if (o->shape.dims.empty() && !idx.dims.empty()) return gen(o, scalar_index());
+  return gen(o, idx);
+}
+
+Value* ElementalEmitter::scalar_i64(const Instruction* o) {
+  Value* v = gen(o, scalar_index());
+  return b_.CreateIntCast(v, b_.getInt64Ty(), is_signed(o->shape.dtype));
+}
+Value* ElementalEmitter::clamp_i64(Value* v, int64_t lo, int64_t hi) {
+  v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(lo)), i64(lo), v);
+  return b_.CreateSelect(b_.CreateICmpSGT(v, i64(hi)), i64(hi), v);
+}
+
+Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
+  const auto& a = inst.attrs;
+  DType d = inst.shape.dtype;
+  switch (inst.opcode) {
+    case Opcode::kConstant: {
+      if (inst.literal->size() == 1) {
+        detail::Literal l = *inst.literal;
+        if (is_float(d)) return fconst(ctype(d), l.get_f64(0));
+        unsigned bits = ctype(d)->getIntegerBitWidth();
+        uint64_t u = l.get_u64(0) & (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1);
+        return llvm::ConstantInt::get(ctx_, llvm::APInt(bits, u));
+      }
+      Value* g = constant_global(inst);
+      buffers_[&inst] = g;  // a literal: row-major
+      return load(g, linear_of(idx), d);
+    }
+    case Opcode::kIota: {
+      Value* m = multi_of(idx).at(a.get_int("iota_dimension"));
+      if (is_float(d)) return round(d, b_.CreateUIToFP(m, ctype(d)));
+      if (d == DType::bool_) return b_.CreateICmpNE(m, i64(0));
+      return b_.CreateIntCast(m, ctype(d), false);
+    }
+    case Opcode::kBroadcastInDim: {
+      const auto& bd = a.get_ints("broadcast_dimensions");
+      const auto& od = inst.operand(0)->shape.dims;
+      std::vector<Value*> m;
+      for (size_t j = 0; j < bd.size(); ++j) m.push_back(od[j] == 1 ? i64(0) : multi_of(idx)[bd[j]]);
+      return gen(inst.operand(0), multi_index(od, m));
+    }
+    case Opcode::kReshape: {
+      Index o;
+      o.dims = inst.operand(0)->shape.dims;
+      o.linear = linear_of(idx);
+      return gen(inst.operand(0), o);
+    }
+    case Opcode::kCopy: return gen(inst.operand(0), idx);
+    case Opcode::kBitcastConvert: {  // one width (inner_reason): the stored bits, read as the other type
+      DType in = inst.operand(0)->shape.dtype;
+      Value* bits = b_.CreateBitCast(to_storage(in, gen(inst.operand(0), idx)), stype(inst.shape.dtype));
+      return from_storage(inst.shape.dtype, bits);
+    }
+    case Opcode::kTranspose: {
+      const auto& perm = a.get_ints("permutation");
+      std::vector<Value*> m(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) m[perm[i]] = multi_of(idx)[i];
+      return gen(inst.operand(0), multi_index(inst.operand(0)->shape.dims, m));
+    }
+    case Opcode::kSlice: {
+      const auto& st = a.get_ints("start_indices");
+      const auto& sd = a.get_ints("strides");
+      std::vector<Value*> m;
+      for (size_t i = 0; i < st.size(); ++i)
+        m.push_back(b_.CreateAdd(b_.CreateMul(multi_of(idx)[i], i64(sd[i])), i64(st[i])));
+      return gen(inst.operand(0), multi_index(inst.operand(0)->shape.dims, m));
+    }
+    case Opcode::kReverse: {
+      std::vector<Value*> m = multi_of(idx);
+      for (auto k : a.get_ints("dimensions")) m[k] = b_.CreateSub(i64(idx.dims[k] - 1), m[k]);
+      return gen(inst.operand(0), multi_index(idx.dims, m));
+    }
+    case Opcode::kPad: {
+      const auto& lo = a.get_ints("edge_padding_low");
+      const auto& in = a.get_ints("interior_padding");
+      const auto& od = inst.operand(0)->shape.dims;
+      Value* inside = b_.getTrue();
+      std::vector<Value*> m;
+      for (size_t i = 0; i < od.size(); ++i) {
+        Value* p = b_.CreateSub(multi_of(idx)[i], i64(lo[i]));
+        Value* q = b_.CreateSDiv(p, i64(in[i] + 1));
+        Value* ok = b_.CreateAnd(b_.CreateICmpSGE(p, i64(0)), b_.CreateICmpSLT(q, i64(od[i])));
+        if (in[i]) ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateSRem(p, i64(in[i] + 1)), i64(0)));
+        inside = b_.CreateAnd(inside, ok);
+        m.push_back(clamp_i64(q, 0, od[i] - 1));
+      }
+      Value* v = gen(inst.operand(0), multi_index(od, m));
+      Value* pad = gen(inst.operand(1), scalar_index());
+      return b_.CreateSelect(inside, v, pad);
+    }
+    case Opcode::kConcatenate: {
+      int64_t dim = a.get_int("dimension");
+      Value* result = nullptr;
+      int64_t off = 0;
+      for (auto* o : inst.operands) {
+        std::vector<Value*> m = multi_of(idx);
+        Value* p = b_.CreateSub(m[dim], i64(off));
+        m[dim] = clamp_i64(p, 0, o->shape.dims[dim] - 1);
+        Value* v = gen(o, multi_index(o->shape.dims, m));
+        result = result ? b_.CreateSelect(b_.CreateICmpSGE(p, i64(0)), v, result) : v;
+        off += o->shape.dims[dim];
+      }
+      return result;
+    }
+    case Opcode::kDynamicSlice: {
+      const auto& od = inst.operand(0)->shape.dims;
+      std::vector<Value*> m;
+      for (size_t i = 0; i < od.size(); ++i) {
+        Value* s = clamp_start(inst.operand(1 + i), od[i] - idx.dims[i]);
+        m.push_back(b_.CreateAdd(s, multi_of(idx)[i]));
+      }
+      return gen(inst.operand(0), multi_index(od, m));
+    }
+    case Opcode::kDynamicUpdateSlice: {
+      const auto& ud = inst.operand(1)->shape.dims;
+      Value* inside = b_.getTrue();
+      std::vector<Value*> m;
+      for (size_t i = 0; i < ud.size(); ++i) {
+        Value* s = clamp_start(inst.operand(2 + i), idx.dims[i] - ud[i]);
+        Value* p = b_.CreateSub(multi_of(idx)[i], s);
+        inside = b_.CreateAnd(inside, b_.CreateAnd(b_.CreateICmpSGE(p, i64(0)), b_.CreateICmpSLT(p, i64(ud[i]))));
+        m.push_back(clamp_i64(p, 0, ud[i] - 1));
+      }
+      Value* u = gen(inst.operand(1), multi_index(ud, m));
+      return b_.CreateSelect(inside, u, gen(inst.operand(0), idx));
+    }
+    case Opcode::kReduce: return gen_reduce(inst, idx);
+    default: break;
+  }
+  JITX_ASSERT(hlo::is_elementwise(inst.opcode), "cpu emitter: unexpected {}", hlo::opcode_name(inst.opcode));
+  std::vector<Value*> ops;
+  for (size_t k = 0; k < inst.operands.size(); ++k) ops.push_back(operand_at(inst, k, idx));
+  return elementwise(inst, ops);
+}
+
+Value* ElementalEmitter::clamp_start(const Instruction* o, int64_t hi) {
+  Value* v = gen(o, scalar_index());
+  if (is_signed(o->shape.dtype)) v = b_.CreateSExt(v, b_.getInt64Ty());
+  else {  // unsigned: values above INT64_MAX clamp to the top
+    v = b_.CreateZExt(v, b_.getInt64Ty());
+    if (dtype_size(o->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);
+  }
+  return clamp_i64(v, 0, hi);
+}
+
+}  // namespace jitx::cpu

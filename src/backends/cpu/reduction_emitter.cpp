@@ -1,0 +1,403 @@
+// The reduction emitter (see reduction_emitter.h): a reduce's loop over its reduced elements, the row cache, staged
+// row reductions and column reductions.
+#include "backends/cpu/reduction_emitter.h"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <unordered_set>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "backends/cpu/llvm_emit.h"
+#include "core/errors.h"
+
+namespace jitx::cpu {
+using hlo::Instruction;
+using hlo::Opcode;
+using llvm::Value;
+
+// --- the element-level emitter's hooks ---
+// A reduce at the current row is one value however its index was reached (through a reshape: linear only;
+// through a broadcast: the row's multi-index): one key, so that it is emitted once per row.
+Value* ReductionEmitter::shared_key(const Instruction& inst, const Index& idx) {
+  return inst.opcode == Opcode::kReduce && at_current_row(idx) ? row_linear_ : nullptr;
+}
+
+// The second stage of a staged op (in the output loop or a row reduction's block), or a reduction whose index is
+// the same along the whole row, emitted before the row's loop.
+Value* ReductionEmitter::substitute(const Instruction* inst, Index& idx) {
+  Value* v = staged_value(inst, idx);
+  if (!v) v = reduce_staged_value(inst, idx);
+  if (!v && inst->opcode == Opcode::kReduce && collect_ && hoist_bb_ && row_level(idx)) v = hoist(inst, idx);
+  return v;
+}
+
+// --- the row cache ---
+void ReductionEmitter::plan_row_cache(const std::vector<const Instruction*>& roots,
+                                      const std::vector<int64_t>& dims) {
+  std::vector<const Instruction*> order = computed_order(roots);
+  std::unordered_set<const Instruction*> seen(order.begin(), order.end());
+  std::vector<const Instruction*> reductions;
+  for (auto* i : order) {
+    if (!is_row_reduction(*i, dims)) continue;
+    reductions.push_back(i);
+    const Instruction* e = i->operand(0);
+    switch (e->opcode) {  // cheap to recompute: not worth a store and a load
+      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kBroadcastInDim: case Opcode::kReshape:
+      case Opcode::kCopy: case Opcode::kConvert: case Opcode::kIota:
+        continue;
+      default: break;
+    }
+    if (!seen.count(e) || row_cache_.count(e)) continue;
+    bool read_elsewhere = false;  // by something other than a reduce
+    for (auto* u : e->users()) read_elsewhere = read_elsewhere || (seen.count(u) && u->opcode != Opcode::kReduce);
+    if (!read_elsewhere) continue;
+    RowCache rc{i};
+    rc.type = ctype(e->shape.dtype);
+    if (rc.type->isIntegerTy(1) || dims.back() * (rc.type->getPrimitiveSizeInBits() / 8) > kRowCacheBytes) continue;
+    auto ip = b_.saveIP();
+    b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+    rc.array = b_.CreateAlloca(llvm::ArrayType::get(rc.type, static_cast<uint64_t>(dims.back())));
+    b_.restoreIP(ip);
+    row_cache_[e] = rc;
+  }
+  if (!row_cache_.empty()) row_reductions_ = std::move(reductions);
+}
+
+// With a row cache: every row reduction, operands first, before the row's output loop (so the cached rows are
+// stored before that loop reads them, and a reduction inside another's operand is emitted once, before it).
+void ReductionEmitter::prime_row_reductions(const std::vector<Value*>& row_multi) {
+  if (row_reductions_.empty()) return;
+  for (auto& [e, rc] : row_cache_) rc.filled = false;
+  for (auto* red : row_reductions_) {
+    const Instruction* e = red->operand(0);
+    auto rc = row_cache_.find(e);
+    bool fill = rc != row_cache_.end() && rc->second.filler == red;
+    filling_ = fill ? e : nullptr;
+    Index ri = multi_index(red->shape.dims, row_multi);
+    ri.linear = row_linear_;
+    gen(red, ri);
+    filling_ = nullptr;
+    if (fill) rc->second.filled = true;
+  }
+  hoist_bb_ = b_.GetInsertBlock();
+}
+
+// The cached row value of inst at the output loop's own index, or nullptr.
+Value* ReductionEmitter::row_cached(const Instruction* inst, const Index& idx) {
+  if (row_cache_.empty() || !loop_linear_ || idx.linear != loop_linear_) return nullptr;
+  auto it = row_cache_.find(inst);
+  if (it == row_cache_.end() || !it->second.filled) return nullptr;
+  return b_.CreateLoad(it->second.type, b_.CreateInBoundsGEP(it->second.type, it->second.array, loop_col_));
+}
+
+// --- staged row reductions ---
+std::vector<std::pair<const Instruction*, std::vector<Value*>>> ReductionEmitter::plan_reduce_stages(
+    const Instruction* x, int64_t block) {
+  std::vector<std::pair<const Instruction*, std::vector<Value*>>> out;
+  std::unordered_set<const Instruction*> seen;
+  std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
+    if (buffers_.count(i) || !seen.insert(i).second || i->shape.dims != x->shape.dims) return;
+    if (!hlo::is_elementwise(i->opcode)) return;
+    int parts = two_stage_math_parts(i->opcode, ctype(i->shape.dtype));
+    if (parts > 0 && i->operands.size() == 1) {
+      std::vector<Value*> arrays;
+      auto ip = b_.saveIP();
+      b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+      for (int q = 0; q < parts; ++q) {
+        auto* a = b_.CreateAlloca(llvm::ArrayType::get(b_.getFloatTy(), static_cast<uint64_t>(block)));
+        a->setAlignment(llvm::Align(64));
+        arrays.push_back(a);
+      }
+      b_.restoreIP(ip);
+      out.emplace_back(i, std::move(arrays));
+      return;  // its operand is computed in the staging loop
+    }
+    for (auto* o : i->operands) visit(o);
+  };
+  visit(x);
+  return out;
+}
+
+// A staged op of the current row reduction block at the summing loop's element (stage 2), or nullptr.
+Value* ReductionEmitter::reduce_staged_value(const Instruction* inst, Index& idx) {
+  if (!red_stage_.lo || !red_stage_.k || idx.linear != red_stage_.linear) return nullptr;
+  for (auto& [op, arrays] : *red_stage_.ops) {
+    if (op != inst) continue;
+    std::vector<Value*> parts;
+    Value* at = b_.CreateSub(red_stage_.k, red_stage_.lo);
+    for (Value* a : arrays)
+      parts.push_back(b_.CreateLoad(b_.getFloatTy(), b_.CreateInBoundsGEP(b_.getFloatTy(), a, at)));
+    return round(inst->shape.dtype, emit_float_math_stage2(b_, inst->opcode, parts));
+  }
+  return nullptr;
+}
+
+// --- reductions ---
+// The layout in which x's elements are cheapest to read in order: that of the buffer it is (or, through
+// elementwise ops on its shape, is computed from); row-major otherwise.
+Layout ReductionEmitter::read_layout(const Instruction* x, int depth) const {
+  if (buffers_.count(x)) return buffer_layout(x);
+  if (depth > 8 || !(hlo::is_elementwise(x->opcode) || x->opcode == Opcode::kCopy)) return {};
+  for (auto* o : x->operands)
+    if (o->shape.dims == x->shape.dims)
+      if (Layout l = read_layout(o, depth + 1); !l.empty()) return l;
+  return {};
+}
+
+// One output element of a reduce: a loop over the reduced elements. Float sums (f32 accumulators for
+// bf16/f16) run in blocks of 256 whose partial sums may be reassociated (vectorised lanes); block sums are added
+// in double: error ~ 256 / lanes ulp instead of n ulp.
+Value* ReductionEmitter::gen_reduce(const Instruction& inst, Index& idx) {
+  // A reduction inside another's summing loop starts without the outer one's staging, and gives it back.
+  ReduceStage outer = std::exchange(red_stage_, ReduceStage{});
+  Value* v = gen_reduce_body(inst, idx);
+  red_stage_ = outer;
+  return v;
+}
+Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
+  const std::string& r = inst.attrs.get_str("reducer");
+  const Instruction* x = inst.operand(0);
+  DType d = x->shape.dtype;
+  std::vector<int64_t> rdims = inst.attrs.get_ints("dimensions");
+  std::sort(rdims.begin(), rdims.end());
+  const auto& xd = x->shape.dims;
+  int64_t rank = static_cast<int64_t>(xd.size());
+  std::vector<int64_t> rext;
+  for (auto k : rdims) rext.push_back(xd[k]);
+  int64_t n = detail::num_elements(rext);
+  // A row reduction when the reduced dims are the minor-most in the order x is read from memory (row-major, or
+  // the layout of the buffer x comes from): element k of output element o is then at o * n + k in that order.
+  Layout lx = read_layout(x);
+  std::vector<int64_t> xorder = minor_to_major_of(lx, xd.size());
+  size_t nr = rdims.size();
+  bool trailing = nr <= xorder.size() && std::is_permutation(xorder.begin(), xorder.begin() + static_cast<std::ptrdiff_t>(nr), rdims.begin(), rdims.end());
+  std::vector<int64_t> rorder(xorder.rend() - static_cast<std::ptrdiff_t>(nr), xorder.rend()), rorder_ext;  // major to minor
+  for (auto k : rorder) rorder_ext.push_back(xd[k]);
+  Value* init = gen(inst.operand(1), scalar_index());
+  Value* base = nullptr;
+  if (trailing) {
+    // The kept dims' order in lx, as a layout of the output.
+    std::vector<int64_t> kept, out_m2m;
+    for (int64_t a = 0; a < rank; ++a)
+      if (!std::binary_search(rdims.begin(), rdims.end(), a)) kept.push_back(a);
+    for (size_t j = nr; j < xorder.size(); ++j)
+      out_m2m.push_back(std::find(kept.begin(), kept.end(), xorder[j]) - kept.begin());
+    base = b_.CreateMul(linear_in(idx, canonical_layout(idx.dims, out_m2m)), i64(n));
+  }
+  const std::vector<Value*>* outm = &multi_of(idx);  // before the loops, so that it dominates them
+  // x's index at reduced element k of a trailing (row) reduction. The multi-index too, so that per-row values
+  // reached from the element (the mean inside a variance) see the output's own index Values and are found in
+  // the memo, not recomputed per element.
+  auto row_index = [&](Value* k) {
+    Index xi;
+    xi.dims = xd;
+    xi.linear = b_.CreateAdd(base, k);
+    xi.layout = lx;
+    std::vector<Value*> rm = delinearize(k, rorder_ext);
+    size_t oi = 0;
+    for (int64_t a = 0; a < rank; ++a) {
+      auto at = std::find(rorder.begin(), rorder.end(), a);
+      xi.multi.push_back(at != rorder.end() ? rm[static_cast<size_t>(at - rorder.begin())] : (*outm)[oi++]);
+    }
+    xi.has_multi = true;
+    return xi;
+  };
+  auto element = [&](Value* k) {
+    if (trailing) {
+      Index xi = row_index(k);
+      if (red_stage_.lo) red_stage_.linear = xi.linear;  // see reduce_staged_value
+      Value* v = gen(x, xi);
+      if (x == filling_) {  // this row's values, for the output loop (see prime_row_reductions)
+        RowCache& rc = row_cache_.at(x);
+        b_.CreateStore(v, b_.CreateInBoundsGEP(rc.type, rc.array, k));
+      }
+      return v;
+    }
+    std::vector<Value*> rm = delinearize(k, rext), m;
+    size_t ri = 0, oi = 0;
+    for (int64_t a = 0; a < rank; ++a) {
+      if (ri < rdims.size() && rdims[ri] == a) m.push_back(rm[ri++]);
+      else m.push_back((*outm)[oi++]);
+    }
+    return gen(x, multi_index(xd, m));
+  };
+  Value* acc;
+  constexpr int64_t kBlock = 256;
+  if (is_float(d) && (r == "add") && n > kBlock) {
+    int64_t nb = (n + kBlock - 1) / kBlock;
+    // Block sums are added in double, so the error is that of one block.
+    // Transcendentals in the summed expression are staged per block, as in elementwise kernels (see Staged):
+    // a first loop stores their stage-1 values, the summing loop finishes them (softmax's exp).
+    std::vector<std::pair<const Instruction*, std::vector<Value*>>> staged =
+        trailing ? plan_reduce_stages(x, kBlock) : decltype(staged){};
+    acc = loop(i64(0), i64(nb), fconst(b_.getDoubleTy(), 0.0), [&](Value* blk, Value* total) {
+      Value* lo = b_.CreateMul(blk, i64(kBlock));
+      Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kBlock)), i64(n));
+      if (!staged.empty()) {
+        loop(lo, hi, nullptr, [&](Value* k, Value*) {
+          Index xi = row_index(k);
+          for (auto& [op, arrays] : staged) {
+            std::vector<Value*> parts = emit_float_math_stage1(b_, op->opcode, gen(op->operand(0), xi));
+            for (size_t q = 0; q < parts.size(); ++q)
+              b_.CreateStore(parts[q], b_.CreateInBoundsGEP(b_.getFloatTy(), arrays[q], b_.CreateSub(k, lo)));
+          }
+          return nullptr;
+        });
+        red_stage_ = {&staged, lo, nullptr, nullptr};
+      }
+      Value* part = loop(lo, hi, identity(r, d), [&](Value* k, Value* p) {
+        if (red_stage_.lo) red_stage_.k = k;
+        return combine(r, d, p, element(k), true);
+      });
+      red_stage_ = {};
+      return b_.CreateFAdd(total, b_.CreateFPExt(part, b_.getDoubleTy()));
+    });
+    acc = b_.CreateFPTrunc(acc, ctype(d));
+  } else if (is_float(d) && (r == "max" || r == "min")) {
+    // maxnum/minnum (which the vectoriser reduces in vector lanes, unlike NaN-propagating maximum/minimum)
+    // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give. The sign of a zero
+    // result may differ from the interpreter's (max(-0, +0)); values compare equal.
+    bool mx = r == "max";
+    auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse()}, [&](Value* k, const std::vector<Value*>& p) {
+      Value* x = element(k);
+      Value* m = mx ? b_.CreateMaxNum(p[0], x) : b_.CreateMinNum(p[0], x);
+      // nnan/nsz let the vectoriser reduce it; a NaN makes the lanes poison, which the select below discards.
+      llvm::FastMathFlags fmf;
+      fmf.setNoNaNs();
+      fmf.setNoSignedZeros();
+      llvm::cast<llvm::Instruction>(m)->setFastMathFlags(fmf);
+      return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x))};
+    });
+    acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(ctype(d)), accs[0]);
+  } else {
+    acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
+      return combine(r, d, p, element(k), is_float(d) && r == "add");
+    });
+  }
+  return round(d, combine(r, d, init, acc, false));
+}
+
+// --- column reductions ---
+bool ReductionEmitter::column_reduction(const std::vector<const Instruction*>& roots,
+                                        const std::vector<Layout>& out_layouts) const {
+  for (auto& l : out_layouts)
+    if (!l.empty()) return false;  // the tiles are written row-major
+  for (auto* r : roots) {
+    if (r->opcode != Opcode::kReduce || r->operands.size() != 2) return false;
+    // ... and the reduced rows read row-major (an operand whose layout puts the reduced dims minor is a row
+    // reduction, see gen_reduce).
+    if (!read_layout(r->operand(0)).empty()) return false;
+    const auto& xd = r->operand(0)->shape.dims;
+    const auto& rd = r->attrs.get_ints("dimensions");
+    if (xd != roots[0]->operand(0)->shape.dims || rd != roots[0]->attrs.get_ints("dimensions")) return false;
+    if (rd.empty() || rd.size() >= xd.size()) return false;
+    for (size_t k = 0; k < rd.size(); ++k)
+      if (rd[k] != static_cast<int64_t>(k)) return false;
+  }
+  return !roots.empty();
+}
+
+void ReductionEmitter::emit_column_reduction(const std::vector<const Instruction*>& roots,
+                                             const std::vector<const hlo::Shape*>& outs,
+                                             const std::vector<Value*>& ptrs, Value* r0, Value* r1, Value* c0,
+                                             Value* c1) {
+  const auto& dims = outs[0]->dims;
+  int64_t cols = dims.back(), out_n = detail::num_elements(dims);
+  const auto& xd = roots[0]->operand(0)->shape.dims;
+  int64_t n = out_n == 0 ? 0 : detail::num_elements(xd) / out_n;
+  struct Acc {
+    const Instruction* root;
+    std::string r;
+    DType d;
+    bool wide;  // a float sum, accumulated in double
+    llvm::Type* type;
+    Value* array;
+    Value* init;
+  };
+  std::vector<Acc> accs;
+  auto ip = b_.saveIP();
+  b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
+  for (auto* root : roots) {
+    Acc a{root, root->attrs.get_str("reducer"), root->operand(0)->shape.dtype, false, nullptr, nullptr, nullptr};
+    a.wide = is_float(a.d) && a.r == "add";
+    a.type = a.wide ? b_.getDoubleTy() : ctype(a.d);
+    if (a.type->isIntegerTy(1)) a.type = b_.getInt8Ty();  // bool accumulators live in memory as bytes
+    a.array = b_.CreateAlloca(llvm::ArrayType::get(a.type, kColumnTile));
+    accs.push_back(a);
+  }
+  b_.restoreIP(ip);
+  for (auto& a : accs) a.init = gen(a.root->operand(1), scalar_index());
+  auto slot = [&](Acc& a, Value* j) { return b_.CreateInBoundsGEP(a.type, a.array, j); };
+  auto get = [&](Acc& a, Value* j) {
+    Value* v = b_.CreateLoad(a.type, slot(a, j));
+    return a.type == b_.getInt8Ty() && a.d == DType::bool_ ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+  };
+  auto put = [&](Acc& a, Value* j, Value* v) {
+    if (v->getType()->isIntegerTy(1)) v = b_.CreateZExt(v, b_.getInt8Ty());
+    b_.CreateStore(v, slot(a, j));
+  };
+  loop(r0, r1, nullptr, [&](Value* r, Value*) {
+    Value* width = b_.CreateSub(c1, c0);
+    Value* tiles = b_.CreateUDiv(b_.CreateAdd(width, i64(kColumnTile - 1)), i64(kColumnTile));
+    loop(i64(0), tiles, nullptr, [&](Value* t, Value*) {
+      Value* lo = b_.CreateAdd(c0, b_.CreateMul(t, i64(kColumnTile)));
+      Value* len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(kColumnTile), b_.CreateSub(c1, lo));
+      Value* base = b_.CreateAdd(b_.CreateMul(r, i64(cols)), lo);  // the tile's first output element
+      loop(i64(0), len, nullptr, [&](Value* j, Value*) {
+        for (auto& a : accs) put(a, j, a.wide ? fconst(b_.getDoubleTy(), 0.0) : identity(a.r, a.d));
+        return nullptr;
+      });
+      // Reduced rows k0 .. k0 + count - 1 into the tile: their elements are combined first (a sum in double),
+      // then into the accumulator, so each accumulator is loaded and stored once per `count` rows and `count`
+      // rows are read as parallel streams.
+      auto rows_into_tile = [&](Value* k0, int64_t count) {
+        std::vector<Value*> xbase;
+        for (int64_t q = 0; q < count; ++q)
+          xbase.push_back(b_.CreateAdd(b_.CreateMul(b_.CreateAdd(k0, i64(q)), i64(out_n)), base));
+        loop(i64(0), len, nullptr, [&](Value* j, Value*) {
+          std::vector<Index> xi(count);
+          for (int64_t q = 0; q < count; ++q) {
+            xi[q].dims = xd;
+            xi[q].linear = b_.CreateAdd(xbase[q], j);
+          }
+          for (auto& a : accs) {
+            Value* part = nullptr;
+            for (int64_t q = 0; q < count; ++q) {
+              Value* x = gen(a.root->operand(0), xi[q]);
+              if (a.wide) x = b_.CreateFPExt(x, b_.getDoubleTy());
+              part = !part ? x : a.wide ? b_.CreateFAdd(part, x) : combine(a.r, a.d, part, x, false);
+            }
+            Value* cur = get(a, j);
+            put(a, j, a.wide ? b_.CreateFAdd(cur, part) : combine(a.r, a.d, cur, part, false));
+          }
+          return nullptr;
+        });
+      };
+      constexpr int64_t kRowsPerPass = 4;
+      loop(i64(0), i64(n / kRowsPerPass), nullptr, [&](Value* k, Value*) {
+        rows_into_tile(b_.CreateMul(k, i64(kRowsPerPass)), kRowsPerPass);
+        return nullptr;
+      });
+      loop(i64(n / kRowsPerPass * kRowsPerPass), i64(n), nullptr, [&](Value* k, Value*) {
+        rows_into_tile(k, 1);
+        return nullptr;
+      });
+      loop(i64(0), len, nullptr, [&](Value* j, Value*) {
+        for (size_t k = 0; k < accs.size(); ++k) {
+          Acc& a = accs[k];
+          Value* v = get(a, j);
+          if (a.wide) v = b_.CreateFPTrunc(v, ctype(a.d));
+          store(ptrs[k], b_.CreateAdd(base, j), outs[k]->dtype, round(a.d, combine(a.r, a.d, a.init, v, false)));
+        }
+        return nullptr;
+      });
+      return nullptr;
+    });
+    return nullptr;
+  });
+}
+
+}  // namespace jitx::cpu

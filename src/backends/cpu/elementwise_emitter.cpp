@@ -211,7 +211,7 @@ Value* ElementwiseEmitter::float_op(Opcode op, std::vector<Value*>& o) {
   return r;
 }
 
-// Integer ops with XLA's semantics (interpreter/evaluator.cpp binary_int): division by zero, overflow, wide shifts.
+// Integer ops with XLA's semantics (hlo/evaluator/evaluator.cpp binary_int): division by zero, overflow, wide shifts.
 Value* ElementwiseEmitter::int_op(Opcode op, DType d, std::vector<Value*>& o) {
   Value* x = o[0];
   llvm::Type* t = x->getType();

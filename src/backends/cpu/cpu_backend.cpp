@@ -17,6 +17,7 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "hlo/analysis/buffer_assignment.h"
+#include "hlo/ir/attributes.h"
 #include "jitx/config.h"
 #include "runtime/runtime.h"
 
@@ -479,7 +480,7 @@ class LayoutLegalizer {
           for (size_t k = 0; k < i->operands.size(); ++k) i->shape.tuple_shapes.at(k) = i->operand(k)->shape;
           continue;
         case Opcode::kGetTupleElement:
-          i->shape = i->operand(0)->shape.tuple_shapes.at(static_cast<size_t>(i->attrs.get_int("index")));
+          i->shape = i->operand(0)->shape.tuple_shapes.at(static_cast<size_t>(hlo::tuple_index_of(*i)));
           continue;
         default: break;
       }
@@ -600,7 +601,7 @@ class ProgramBuilder {
       if (i.opcode == Opcode::kTuple || i.opcode == Opcode::kOptimizationBarrier) {
         for (auto* o : i.operands) mine.insert(mine.end(), leaves.at(o).begin(), leaves.at(o).end());
       } else if (i.opcode == Opcode::kGetTupleElement) {
-        mine.push_back(leaves.at(i.operand(0)).at(i.attrs.get_int("index")));
+        mine.push_back(leaves.at(i.operand(0)).at(hlo::tuple_index_of(i)));
       } else if (!i.shape.is_tuple) {
         mine.push_back(slice(ba.value_of.at(&i)));
       } else {
@@ -749,7 +750,7 @@ bool is_small(const CpuExecutable& exe) {
       case Step::Kind::kKernel: work += st.space.rows * st.space.cols * st.space.work_per_point; break;
       case Step::Kind::kDot: {
         int64_t k = 1;
-        for (auto d : st.inst->attrs.get_ints("lhs_contracting_dimensions")) k *= st.inst->operand(0)->shape.dims.at(d);
+        for (auto d : hlo::DotDimensionNumbers::of(*st.inst).lhs_contracting_dims) k *= st.inst->operand(0)->shape.dims.at(d);
         work += st.inst->shape.num_elements() * k;
         break;
       }

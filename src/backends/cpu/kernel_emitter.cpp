@@ -39,6 +39,7 @@
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
 #include "hlo/analysis/cost_analysis.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 namespace {
@@ -50,8 +51,8 @@ bool is_float(DType d) { return is_floating(d); }
 bool is_signed(DType d) { return is_signed_integer(d); }
 bool is_half(DType d) { return d == DType::float16 || d == DType::bfloat16; }
 
-bool is_supported_reducer(const std::string& r) {
-  return r == "add" || r == "mul" || r == "max" || r == "min" || r == "and" || r == "or";
+bool is_supported_reducer(hlo::Reducer r) {
+  return r != hlo::Reducer::kArgmax && r != hlo::Reducer::kArgmin && r != hlo::Reducer::kReplace;
 }
 
 // What gen() can compute inside a kernel (top-level or fused).
@@ -68,7 +69,7 @@ std::string inner_reason(const Instruction& i) {
       return hlo::is_elementwise_bitcast(i) ? "" : "bitcast-convert between types of different widths";
     case Opcode::kReduce:
       if (i.operands.size() != 2) return "variadic reduce";
-      if (!is_supported_reducer(i.attrs.get_str("reducer"))) return "reducer " + i.attrs.get_str("reducer");
+      if (!is_supported_reducer(hlo::reducer_of(i))) return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
       return "";
     default: break;
   }
@@ -156,7 +157,7 @@ class Emitter {
       const hlo::Computation& fc = *inst.called.at(0);
       // in_place_parameter (set by output fusions): that parameter is read through the output pointer, since
       // it is the same buffer (one pointer, so noalias holds and the read-then-write per element is plain).
-      int64_t in_place = inst.attrs.get_int("in_place_parameter", -1);
+      int64_t in_place = hlo::in_place_parameter_of(inst);
       for (auto* p : fc.parameters) {
         buffers_[p] = p->parameter_number == in_place ? ptrs.at(0) : ptrs.at(outs.size() + p->parameter_number);
         buffer_layouts_[p] = p->parameter_number == in_place ? layout_of(*outs[0])
@@ -307,7 +308,7 @@ class Emitter {
   // 16M f32: 7.0 ms streaming, 5.0 ms with plain stores; softmax on 4096^2: 11.9 vs 9.5 ms; layer norm, whose
   // only transcendental is per row: 5.1 vs 6.0 ms).
   static bool streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs) {
-    if (inst.attrs.get_int("in_place_parameter", -1) >= 0) return false;  // the output is read too
+    if (inst.opcode == Opcode::kFusion && hlo::in_place_parameter_of(inst) >= 0) return false;  // the output is read too
     std::vector<const Instruction*> computed{&inst};
     if (inst.opcode == Opcode::kFusion) {
       computed.clear();
@@ -415,7 +416,7 @@ class Emitter {
   // A reduce over the last dimension only of an operand shaped like the output: its value is one per output row.
   static bool is_row_reduction(const Instruction& i, const std::vector<int64_t>& out_dims) {
     if (i.opcode != Opcode::kReduce || i.operands.size() != 2 || out_dims.empty()) return false;
-    const auto& rd = i.attrs.get_ints("dimensions");
+    const auto& rd = hlo::dimensions_of(i);
     return i.operand(0)->shape.dims == out_dims && rd.size() == 1 &&
            rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
   }
@@ -681,8 +682,8 @@ class Emitter {
       // reduction, see gen_reduce).
       if (!read_layout(r->operand(0)).empty()) return false;
       const auto& xd = r->operand(0)->shape.dims;
-      const auto& rd = r->attrs.get_ints("dimensions");
-      if (xd != roots[0]->operand(0)->shape.dims || rd != roots[0]->attrs.get_ints("dimensions")) return false;
+      const auto& rd = hlo::dimensions_of(*r);
+      if (xd != roots[0]->operand(0)->shape.dims || rd != hlo::dimensions_of(*roots[0])) return false;
       if (rd.empty() || rd.size() >= xd.size()) return false;
       for (size_t k = 0; k < rd.size(); ++k)
         if (rd[k] != static_cast<int64_t>(k)) return false;
@@ -709,7 +710,7 @@ class Emitter {
     auto ip = b_.saveIP();
     b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
     for (auto* root : roots) {
-      Acc a{root, root->attrs.get_str("reducer"), root->operand(0)->shape.dtype, false, nullptr, nullptr, nullptr};
+      Acc a{root, std::string(hlo::reducer_name(hlo::reducer_of(*root))), root->operand(0)->shape.dtype, false, nullptr, nullptr, nullptr};
       a.wide = is_float(a.d) && a.r == "add";
       a.type = a.wide ? b_.getDoubleTy() : ctype(a.d);
       if (a.type->isIntegerTy(1)) a.type = b_.getInt8Ty();  // bool accumulators live in memory as bytes
@@ -1054,7 +1055,6 @@ class Emitter {
   }
 
   Value* gen_uncached(const Instruction& inst, Index& idx) {
-    const auto& a = inst.attrs;
     DType d = inst.shape.dtype;
     switch (inst.opcode) {
       case Opcode::kConstant: {
@@ -1070,13 +1070,13 @@ class Emitter {
         return load(g, linear_of(idx), d);
       }
       case Opcode::kIota: {
-        Value* m = multi_of(idx).at(a.get_int("iota_dimension"));
+        Value* m = multi_of(idx).at(hlo::iota_dimension_of(inst));
         if (is_float(d)) return round(d, b_.CreateUIToFP(m, ctype(d)));
         if (d == DType::bool_) return b_.CreateICmpNE(m, i64(0));
         return b_.CreateIntCast(m, ctype(d), false);
       }
       case Opcode::kBroadcastInDim: {
-        const auto& bd = a.get_ints("broadcast_dimensions");
+        const auto& bd = hlo::broadcast_dimensions_of(inst);
         const auto& od = inst.operand(0)->shape.dims;
         std::vector<Value*> m;
         for (size_t j = 0; j < bd.size(); ++j) m.push_back(od[j] == 1 ? i64(0) : multi_of(idx)[bd[j]]);
@@ -1095,14 +1095,14 @@ class Emitter {
         return from_storage(inst.shape.dtype, bits);
       }
       case Opcode::kTranspose: {
-        const auto& perm = a.get_ints("permutation");
+        const auto& perm = hlo::permutation_of(inst);
         std::vector<Value*> m(perm.size());
         for (size_t i = 0; i < perm.size(); ++i) m[perm[i]] = multi_of(idx)[i];
         return gen(inst.operand(0), multi_index(inst.operand(0)->shape.dims, m));
       }
       case Opcode::kSlice: {
-        const auto& st = a.get_ints("start_indices");
-        const auto& sd = a.get_ints("strides");
+        auto slice = hlo::SliceConfig::of(inst);
+        const auto &st = slice.start_indices, &sd = slice.strides;
         std::vector<Value*> m;
         for (size_t i = 0; i < st.size(); ++i)
           m.push_back(b_.CreateAdd(b_.CreateMul(multi_of(idx)[i], i64(sd[i])), i64(st[i])));
@@ -1110,12 +1110,12 @@ class Emitter {
       }
       case Opcode::kReverse: {
         std::vector<Value*> m = multi_of(idx);
-        for (auto k : a.get_ints("dimensions")) m[k] = b_.CreateSub(i64(idx.dims[k] - 1), m[k]);
+        for (auto k : hlo::dimensions_of(inst)) m[k] = b_.CreateSub(i64(idx.dims[k] - 1), m[k]);
         return gen(inst.operand(0), multi_index(idx.dims, m));
       }
       case Opcode::kPad: {
-        const auto& lo = a.get_ints("edge_padding_low");
-        const auto& in = a.get_ints("interior_padding");
+        auto padding = hlo::PaddingConfig::of(inst);
+        const auto &lo = padding.low, &in = padding.interior;
         const auto& od = inst.operand(0)->shape.dims;
         Value* inside = b_.getTrue();
         std::vector<Value*> m;
@@ -1132,7 +1132,7 @@ class Emitter {
         return b_.CreateSelect(inside, v, pad);
       }
       case Opcode::kConcatenate: {
-        int64_t dim = a.get_int("dimension");
+        int64_t dim = hlo::concatenate_dimension_of(inst);
         Value* result = nullptr;
         int64_t off = 0;
         for (auto* o : inst.operands) {
@@ -1243,10 +1243,10 @@ class Emitter {
     return v;
   }
   Value* gen_reduce_body(const Instruction& inst, Index& idx) {
-    const std::string& r = inst.attrs.get_str("reducer");
+    const std::string r(hlo::reducer_name(hlo::reducer_of(inst)));
     const Instruction* x = inst.operand(0);
     DType d = x->shape.dtype;
-    std::vector<int64_t> rdims = inst.attrs.get_ints("dimensions");
+    std::vector<int64_t> rdims = hlo::dimensions_of(inst);
     std::sort(rdims.begin(), rdims.end());
     const auto& xd = x->shape.dims;
     int64_t rank = static_cast<int64_t>(xd.size());
@@ -1412,7 +1412,7 @@ class Emitter {
     DType in = inst.operand(0)->shape.dtype;
     if (op == Opcode::kConvert) return convert(ops[0], in, d);
     if (op == Opcode::kSelect) return b_.CreateSelect(ops[0], ops[1], ops[2]);
-    if (op == Opcode::kCompare) return compare(inst.attrs.get_str("direction"), in, ops[0], ops[1]);
+    if (op == Opcode::kCompare) return compare(hlo::Comparison::of(inst).direction, in, ops[0], ops[1]);
     if (op == Opcode::kClamp) {
       DType cd = inst.operand(1)->shape.dtype;
       Value *lo = ops[0], *x = ops[1], *hi = ops[2];
@@ -1430,17 +1430,18 @@ class Emitter {
     return is_signed(d) ? b_.CreateICmpSLT(x, y) : b_.CreateICmpULT(x, y);
   }
 
-  Value* compare(const std::string& dir, DType d, Value* x, Value* y) {
+  Value* compare(hlo::ComparisonDirection dir, DType d, Value* x, Value* y) {
     using P = llvm::CmpInst::Predicate;
+    using D = hlo::ComparisonDirection;
     P p;
     if (is_float(d)) {
-      p = dir == "EQ" ? P::FCMP_OEQ : dir == "NE" ? P::FCMP_UNE : dir == "LT" ? P::FCMP_OLT : dir == "LE" ? P::FCMP_OLE
-        : dir == "GT" ? P::FCMP_OGT : P::FCMP_OGE;
+      p = dir == D::kEq ? P::FCMP_OEQ : dir == D::kNe ? P::FCMP_UNE : dir == D::kLt ? P::FCMP_OLT : dir == D::kLe ? P::FCMP_OLE
+        : dir == D::kGt ? P::FCMP_OGT : P::FCMP_OGE;
       return b_.CreateFCmp(p, x, y);
     }
     bool sg = is_signed(d);
-    p = dir == "EQ" ? P::ICMP_EQ : dir == "NE" ? P::ICMP_NE : dir == "LT" ? (sg ? P::ICMP_SLT : P::ICMP_ULT)
-      : dir == "LE" ? (sg ? P::ICMP_SLE : P::ICMP_ULE) : dir == "GT" ? (sg ? P::ICMP_SGT : P::ICMP_UGT)
+    p = dir == D::kEq ? P::ICMP_EQ : dir == D::kNe ? P::ICMP_NE : dir == D::kLt ? (sg ? P::ICMP_SLT : P::ICMP_ULT)
+      : dir == D::kLe ? (sg ? P::ICMP_SLE : P::ICMP_ULE) : dir == D::kGt ? (sg ? P::ICMP_SGT : P::ICMP_UGT)
       : (sg ? P::ICMP_SGE : P::ICMP_UGE);
     return b_.CreateICmp(p, x, y);
   }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "hlo/ir/attributes.h"
 #include "hlo/passes/fusion.h"
 #include "hlo_test_util.h"
 
@@ -73,7 +74,7 @@ ENTRY %main (x: f32[4,16]) -> (f32[4], f32[4]) {
 )");
   auto fs = fusions(*r.module);
   REQUIRE(fs.size() == 1);
-  CHECK(fusion_kind(*fs[0]) == "kInput");
+  CHECK(fusion_kind_of(*fs[0]) == FusionKind::kInput);
   CHECK(fs[0]->shape.is_tuple);
   CHECK(fused_count(*fs[0], Opcode::kReduce) == 2);
   CHECK(fs[0]->operands.size() == 1);  // x is read once
@@ -97,7 +98,7 @@ ENTRY %main (x: f32[4,3], w: f32[3,5], b: f32[5]) -> f32[4,5] {
 )");
   auto fs = fusions(*r.module);
   REQUIRE(fs.size() == 1);
-  CHECK(fusion_kind(*fs[0]) == "kOutput");
+  CHECK(fusion_kind_of(*fs[0]) == FusionKind::kOutput);
   CHECK(fused_count(*fs[0], Opcode::kDot) == 1);
   CHECK(fused_count(*fs[0], Opcode::kBroadcastInDim) == 1);
   CHECK(fs[0]->called[0]->root->opcode == Opcode::kNegate);
@@ -120,9 +121,9 @@ ENTRY %main (x: f32[4,3], w: f32[3,5], b: f32[4,5]) -> (f32[4,5], f32[4,5]) {
 )");
   auto fs = fusions(*r.module);
   REQUIRE(fs.size() == 2);
-  CHECK(fusion_kind(*fs[0]) == "kOutput");
+  CHECK(fusion_kind_of(*fs[0]) == FusionKind::kOutput);
   CHECK(fs[0]->called[0]->root->opcode == Opcode::kAdd);
-  CHECK(fusion_kind(*fs[1]) == "kLoop");
+  CHECK(fusion_kind_of(*fs[1]) == FusionKind::kLoop);
 }
 
 TEST_CASE("fusion: layer norm becomes one kRow fusion", "[fusion]") {
@@ -150,7 +151,7 @@ ENTRY %main (h: f32[4,8]) -> f32[4,8] {
 )");
   auto fs = fusions(*r.module);
   REQUIRE(fs.size() == 1);
-  CHECK(fusion_kind(*fs[0]) == "kRow");
+  CHECK(fusion_kind_of(*fs[0]) == FusionKind::kRow);
   CHECK(fused_count(*fs[0], Opcode::kReduce) == 2);
   CHECK(fused_count(*fs[0], Opcode::kRsqrt) == 1);
   CHECK(fs[0]->operands.size() == 1);  // h is read once per row
@@ -185,8 +186,8 @@ ENTRY %main (x: f32[6,5]) -> (f32[5], f32[6], f32[6,5]) {
   // The tanh/exp chain is its own loop fusion; both reductions take their elementwise work.
   size_t loops = 0, inputs = 0;
   for (auto* f : fusions(*r.module)) {
-    loops += fusion_kind(*f) == "kLoop";
-    inputs += fusion_kind(*f) == "kInput";
+    loops += fusion_kind_of(*f) == FusionKind::kLoop;
+    inputs += fusion_kind_of(*f) == FusionKind::kInput;
   }
   CHECK(loops == 1);
   CHECK(inputs == 2);

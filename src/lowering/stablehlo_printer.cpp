@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 #include "lowering/lower.h"
 
 namespace jitx::detail {
@@ -192,15 +193,29 @@ std::string dense_literal(const Literal& l) {
   return fmt::format("dense<{}>", s);
 }
 
-std::string_view reducer_op(const std::string& r) {
-  if (r == "add") return "stablehlo.add";
-  if (r == "mul") return "stablehlo.multiply";
-  if (r == "max") return "stablehlo.maximum";
-  if (r == "min") return "stablehlo.minimum";
-  if (r == "and") return "stablehlo.and";
-  if (r == "or") return "stablehlo.or";
-  JITX_ASSERT(false, "no StableHLO op for reducer {}", r);
+std::string_view reducer_op(hlo::Reducer r) {
+  switch (r) {
+    case hlo::Reducer::kAdd: return "stablehlo.add";
+    case hlo::Reducer::kMul: return "stablehlo.multiply";
+    case hlo::Reducer::kMax: return "stablehlo.maximum";
+    case hlo::Reducer::kMin: return "stablehlo.minimum";
+    case hlo::Reducer::kAnd: return "stablehlo.and";
+    case hlo::Reducer::kOr: return "stablehlo.or";
+    default: break;
+  }
+  JITX_ASSERT(false, "no StableHLO op for reducer {}", hlo::reducer_name(r));
   return "";
+}
+
+/// A gather's or scatter's dimension numbers as MLIR prints them: `key = [1, 2]` for the non-empty lists, then
+/// index_vector_dim.
+std::string dimension_numbers(std::initializer_list<std::pair<std::string_view, const std::vector<int64_t>*>> lists,
+                              int64_t index_vector_dim) {
+  std::vector<std::string> dn;
+  for (auto& [key, v] : lists)
+    if (!v->empty()) dn.push_back(fmt::format("{} = [{}]", key, fmt::join(*v, ", ")));
+  dn.push_back(fmt::format("index_vector_dim = {}", index_vector_dim));
+  return fmt::format("{}", fmt::join(dn, ", "));
 }
 
 std::string compare_type(DType d) {
@@ -428,7 +443,7 @@ class Printer {
   RegionNames region_names() const { return RegionNames{region_value_base_, num_args_, region_conflict_base_, body_names_}; }
 
   /// `({ ^bb0(...): <one binary op> stablehlo.return })` for reduce_window.
-  std::string binary_region(const std::string& r, DType d) {
+  std::string binary_region(hlo::Reducer r, DType d) {
     RegionNames n = region_names();
     std::string t = scalar_type(d), a = n.a(), b = n.a(), v = n.v();
     std::string s = "({\n";
@@ -439,8 +454,8 @@ class Printer {
   }
 
   /// The update region of a scatter: "replace" returns the update, the other kinds combine with one binary op.
-  std::string scatter_region(const std::string& r, DType d) {
-    if (r != "replace") return binary_region(r, d);
+  std::string scatter_region(hlo::Reducer r, DType d) {
+    if (r != hlo::Reducer::kReplace) return binary_region(r, d);
     RegionNames n = region_names();
     std::string t = scalar_type(d), a = n.a(), b = n.a();
     return fmt::format("({{\n    ^bb0({}: {}, {}: {}):\n      stablehlo.return {} : {}\n    }})", a, t, b, t, b, t);
@@ -552,12 +567,11 @@ class Printer {
   }
 
   void print_reduce(std::string& out, const Instruction& i) {
-    const auto& a = i.attrs;
-    const std::string& r = a.get_str("reducer");
-    std::string dims = dims_list(a.get_ints("dimensions"));
+    hlo::Reducer r = hlo::reducer_of(i);
+    std::string dims = dims_list(hlo::dimensions_of(i));
     size_t n = i.operands.size() / 2;
-    if (r != "argmax" && r != "argmin") {
-      JITX_ASSERT(n == 1, "a {} reduce has one operand", r);
+    if (r != hlo::Reducer::kArgmax && r != hlo::Reducer::kArgmin) {
+      JITX_ASSERT(n == 1, "a {} reduce has one operand", hlo::reducer_name(r));
       return pretty(out, i, "stablehlo.reduce",
                     fmt::format("({} init: {}) applies {} across dimensions = {} : {}", name(i.operand(0)),
                                 name(i.operand(1)), reducer_op(r), dims, functional_type(i)));
@@ -584,7 +598,7 @@ class Printer {
       out += fmt::format("      {} = stablehlo.{} {}, {} : {}\n", v, op, x, y, pred);
       return v;
     };
-    std::string better = cmp(r == "argmax" ? "GT" : "LT", av, bv, vd);
+    std::string better = cmp(r == hlo::Reducer::kArgmax ? "GT" : "LT", av, bv, vd);
     std::string eq = cmp("EQ", av, bv, vd);
     if (is_floating(vd)) {
       // better' = (better or a is NaN) and b is not NaN; eq' = eq or both are NaN.
@@ -605,7 +619,6 @@ class Printer {
 
   void print_inst(std::string& out, const Instruction& i) {
     auto op = hlo::opcode_mlir_name(i.opcode);
-    const auto& a = i.attrs;
     switch (i.opcode) {
       case Opcode::kParameter: return;
       case Opcode::kConstant: {
@@ -620,15 +633,18 @@ class Printer {
           return;
         }
         if (i.operand(0)->opcode != Opcode::kTuple) {
-          names_[&i] = fmt::format("{}#{}", name(i.operand(0)), a.get_int("index"));
+          names_[&i] = fmt::format("{}#{}", name(i.operand(0)), hlo::tuple_index_of(i));
           return;
         }
-        names_[&i] = name(i.operand(0)->operand(a.get_int("index")));
+        names_[&i] = name(i.operand(0)->operand(hlo::tuple_index_of(i)));
         return;
-      case Opcode::kCompare:
+      case Opcode::kCompare: {
+        auto c = hlo::Comparison::of(i);
         return pretty(out, i, op,
-                      fmt::format("{}, {}, {}, {} : {}", a.get_str("direction"), name(i.operand(0)), name(i.operand(1)),
-                                  a.get_str("compare_type"), functional_type(i)));
+                      fmt::format("{}, {}, {}, {} : {}", hlo::comparison_direction_name(c.direction),
+                                  name(i.operand(0)), name(i.operand(1)), hlo::comparison_type_name(c.type),
+                                  functional_type(i)));
+      }
       case Opcode::kSelect: {
         // custom<SelectOpType>: `pred type, result type` when both cases have the result's type.
         bool same = i.operand(1)->shape.mlir() == i.shape.mlir() && i.operand(2)->shape.mlir() == i.shape.mlir();
@@ -639,7 +655,7 @@ class Printer {
       }
       case Opcode::kBroadcastInDim:
         return pretty(out, i, op,
-                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(a.get_ints("broadcast_dimensions")),
+                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(hlo::broadcast_dimensions_of(i)),
                                   functional_type(i)));
       case Opcode::kReshape:
       case Opcode::kConvert:
@@ -647,19 +663,20 @@ class Printer {
         return pretty(out, i, op, fmt::format("{} : {}", operand_list(i), functional_type(i)));
       case Opcode::kTranspose:
         return pretty(out, i, op,
-                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(a.get_ints("permutation")),
+                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(hlo::permutation_of(i)),
                                   functional_type(i)));
       case Opcode::kReverse:
         return pretty(out, i, op,
-                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(a.get_ints("dimensions")),
+                      fmt::format("{}, dims = {} : {}", operand_list(i), dims_list(hlo::dimensions_of(i)),
                                   same_or_functional_type(i)));
       case Opcode::kIota:
-        return pretty(out, i, op, fmt::format("dim = {} : {}", a.get_int("iota_dimension"), i.shape.mlir()));
+        return pretty(out, i, op, fmt::format("dim = {} : {}", hlo::iota_dimension_of(i), i.shape.mlir()));
       case Opcode::kConcatenate:
         return pretty(out, i, op,
-                      fmt::format("{}, dim = {} : {}", operand_list(i), a.get_int("dimension"), functional_type(i)));
+                      fmt::format("{}, dim = {} : {}", operand_list(i), hlo::concatenate_dimension_of(i), functional_type(i)));
       case Opcode::kSlice: {
-        auto start = a.get_ints("start_indices"), limit = a.get_ints("limit_indices"), strides = a.get_ints("strides");
+        auto slice = hlo::SliceConfig::of(i);
+        const auto &start = slice.start_indices, &limit = slice.limit_indices, &strides = slice.strides;
         std::vector<std::string> ranges;
         for (size_t k = 0; k < start.size(); ++k)
           ranges.push_back(strides[k] == 1 ? fmt::format("{}:{}", start[k], limit[k])
@@ -669,90 +686,86 @@ class Printer {
       }
       case Opcode::kDynamicSlice:
         return pretty(out, i, op,
-                      fmt::format("{}, sizes = {} : {}", operand_list(i), dims_list(a.get_ints("slice_sizes")),
+                      fmt::format("{}, sizes = {} : {}", operand_list(i), dims_list(i.shape.dims),
                                   functional_type(i)));
       case Opcode::kDynamicUpdateSlice:
         return pretty(out, i, op, fmt::format("{} : {}", operand_list(i), functional_type(i)));
-      case Opcode::kPad:
+      case Opcode::kPad: {
+        auto p = hlo::PaddingConfig::of(i);
         return pretty(out, i, op,
-                      fmt::format("{}, low = {}, high = {}, interior = {} : {}", operand_list(i),
-                                  dims_list(a.get_ints("edge_padding_low")), dims_list(a.get_ints("edge_padding_high")),
-                                  dims_list(a.get_ints("interior_padding")), functional_type(i)));
+                      fmt::format("{}, low = {}, high = {}, interior = {} : {}", operand_list(i), dims_list(p.low),
+                                  dims_list(p.high), dims_list(p.interior), functional_type(i)));
+      }
       case Opcode::kDot: {
-        auto lb = a.get_ints("lhs_batch_dimensions"), rb = a.get_ints("rhs_batch_dimensions");
+        auto dn = hlo::DotDimensionNumbers::of(i);
+        const auto &lb = dn.lhs_batch_dims, &rb = dn.rhs_batch_dims;
         std::string batch = lb.empty() ? "" : fmt::format("batching_dims = {} x {}, ", dims_list(lb), dims_list(rb));
         return pretty(out, i, op,
                       fmt::format("{}, {}contracting_dims = {} x {}, precision = [DEFAULT, DEFAULT] : {}", operand_list(i),
-                                  batch, dims_list(a.get_ints("lhs_contracting_dimensions")),
-                                  dims_list(a.get_ints("rhs_contracting_dimensions")), functional_type(i)));
+                                  batch, dims_list(dn.lhs_contracting_dims), dims_list(dn.rhs_contracting_dims),
+                                  functional_type(i)));
       }
       case Opcode::kReduce: return print_reduce(out, i);
       case Opcode::kReduceWindow: {
-        auto pad = a.get_ints("padding");
+        auto w = hlo::Window::of(i);
         std::vector<std::string> pairs;
-        for (size_t k = 0; k < pad.size(); k += 2) pairs.push_back(fmt::format("[{}, {}]", pad[k], pad[k + 1]));
+        for (auto& p : w.padding) pairs.push_back(fmt::format("[{}, {}]", p.low, p.high));
         // Properties in MLIR's (alphabetical) order, as JAX prints them.
         std::string attrs = fmt::format(
             "base_dilations = {}, padding = dense<{}> : tensor<{}x2xi64>, window_dilations = {}, window_dimensions = {}, "
             "window_strides = {}",
-            i64_array(a.get_ints("base_dilations")), pairs.empty() ? "" : fmt::format("[{}]", fmt::join(pairs, ", ")),
-            pad.size() / 2, i64_array(a.get_ints("window_dilations")), i64_array(a.get_ints("window_dimensions")),
-            i64_array(a.get_ints("window_strides")));
-        return generic(out, i, op, attrs, binary_region(a.get_str("reducer"), i.operand(0)->shape.dtype));
+            i64_array(w.base_dilations), pairs.empty() ? "" : fmt::format("[{}]", fmt::join(pairs, ", ")),
+            pairs.size(), i64_array(w.window_dilations), i64_array(w.dimensions), i64_array(w.strides));
+        return generic(out, i, op, attrs, binary_region(hlo::reducer_of(i), i.operand(0)->shape.dtype));
       }
       case Opcode::kGather: {
-        std::vector<std::string> dn;
-        auto dims = [&](const char* key) {
-          const auto& v = a.get_ints(key);
-          if (!v.empty()) dn.push_back(fmt::format("{} = [{}]", key, fmt::join(v, ", ")));
-        };
-        for (auto* key : {"offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
-                          "start_index_map"})
-          dims(key);
-        dn.push_back(fmt::format("index_vector_dim = {}", a.get_int("index_vector_dim")));
+        auto g = hlo::GatherDimensionNumbers::of(i);
+        std::string dn = dimension_numbers({{"offset_dims", &g.offset_dims},
+                                            {"collapsed_slice_dims", &g.collapsed_slice_dims},
+                                            {"operand_batching_dims", &g.operand_batching_dims},
+                                            {"start_indices_batching_dims", &g.start_indices_batching_dims},
+                                            {"start_index_map", &g.start_index_map}},
+                                           g.index_vector_dim);
         return generic(out, i, op,
                        fmt::format("dimension_numbers = #stablehlo.gather<{}>, indices_are_sorted = {}, slice_sizes = {}",
-                                   fmt::join(dn, ", "), a.get_bool("indices_are_sorted") ? "true" : "false",
-                                   i64_array(a.get_ints("slice_sizes"))));
+                                   dn, g.indices_are_sorted ? "true" : "false", i64_array(g.slice_sizes)));
       }
       case Opcode::kScatter: {
-        std::vector<std::string> dn;
-        for (auto* key : {"update_window_dims", "inserted_window_dims", "input_batching_dims",
-                          "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"}) {
-          const auto& v = a.get_ints(key);
-          if (!v.empty()) dn.push_back(fmt::format("{} = [{}]", key, fmt::join(v, ", ")));
-        }
-        dn.push_back(fmt::format("index_vector_dim = {}", a.get_int("index_vector_dim")));
+        auto s = hlo::ScatterDimensionNumbers::of(i);
+        std::string dn = dimension_numbers({{"update_window_dims", &s.update_window_dims},
+                                            {"inserted_window_dims", &s.inserted_window_dims},
+                                            {"input_batching_dims", &s.input_batching_dims},
+                                            {"scatter_indices_batching_dims", &s.scatter_indices_batching_dims},
+                                            {"scatter_dims_to_operand_dims", &s.scatter_dims_to_operand_dims}},
+                                           s.index_vector_dim);
         return generic(out, i, op,
                        fmt::format("indices_are_sorted = {}, scatter_dimension_numbers = #stablehlo.scatter<{}>, "
                                    "unique_indices = {}",
-                                   a.get_bool("indices_are_sorted") ? "true" : "false", fmt::join(dn, ", "),
-                                   a.get_bool("unique_indices") ? "true" : "false"),
-                       scatter_region(a.get_str("reducer"), i.operand(0)->shape.dtype));
+                                   s.indices_are_sorted ? "true" : "false", dn, s.unique_indices ? "true" : "false"),
+                       scatter_region(hlo::reducer_of(i), i.operand(0)->shape.dtype));
       }
       case Opcode::kSort: {
         std::vector<DType> types;
         for (auto* o : i.operands) types.push_back(o->shape.dtype);
+        auto cfg = hlo::SortConfig::of(i);
         return generic(out, i, op,
-                       fmt::format("dimension = {} : i64, is_stable = {}", a.get_int("dimension"),
-                                   a.get_bool("is_stable") ? "true" : "false"),
-                       sort_region(types, a.get_int("num_keys"), "    "));
+                       fmt::format("dimension = {} : i64, is_stable = {}", cfg.dimension, cfg.is_stable ? "true" : "false"),
+                       sort_region(types, cfg.num_keys, "    "));
       }
-      case Opcode::kTopK: return generic(out, i, op, fmt::format("k = {} : i64", a.get_int("k")));
+      case Opcode::kTopK: return generic(out, i, op, fmt::format("k = {} : i64", hlo::top_k_of(i)));
       case Opcode::kConvolution: {
-        const auto& pad = a.get_ints("padding");
+        auto c = hlo::ConvConfig::of(i);
         std::string attrs = fmt::format(
             "batch_group_count = {} : i64, dimension_numbers = #stablehlo.conv<{}x{}->{}>, feature_group_count = {} : i64",
-            a.get_int("batch_group_count"), conv_labels(a.get_ints("lhs_spec"), "b", "f"),
-            conv_labels(a.get_ints("rhs_spec"), "o", "i"), conv_labels(a.get_ints("out_spec"), "b", "f"),
-            a.get_int("feature_group_count"));
-        if (!pad.empty()) {  // no spatial axes: the window attributes are left out (their defaults)
+            c.batch_group_count, conv_labels(c.dnums.lhs_spec(), "b", "f"), conv_labels(c.dnums.rhs_spec(), "o", "i"),
+            conv_labels(c.dnums.out_spec(), "b", "f"), c.feature_group_count);
+        if (c.window.rank() > 0) {  // no spatial axes: the window attributes are left out (their defaults)
           std::vector<std::string> pairs;
-          for (size_t k = 0; k < pad.size(); k += 2) pairs.push_back(fmt::format("[{}, {}]", pad[k], pad[k + 1]));
+          for (auto& p : c.window.padding) pairs.push_back(fmt::format("[{}, {}]", p.low, p.high));
           attrs += fmt::format(", lhs_dilation = {}, padding = dense<[{}]> : tensor<{}x2xi64>, rhs_dilation = {}, "
                                "window_strides = {}",
-                               i64_array(a.get_ints("lhs_dilation")), fmt::join(pairs, ", "), pad.size() / 2,
-                               i64_array(a.get_ints("rhs_dilation")), i64_array(a.get_ints("window_strides")));
+                               i64_array(c.window.base_dilations), fmt::join(pairs, ", "), pairs.size(),
+                               i64_array(c.window.window_dilations), i64_array(c.window.strides));
         }
         return generic(out, i, op, attrs);
       }

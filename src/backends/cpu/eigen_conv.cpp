@@ -17,6 +17,7 @@
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/literal.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 namespace {
@@ -54,7 +55,7 @@ void store(void* p, DType d, int64_t i, T v) {
 
 class Convolution : public LibraryOp {
  public:
-  explicit Convolution(const Instruction& i) : inst_(i) {}
+  Convolution(const Instruction& i, hlo::ConvConfig conv) : inst_(i), conv_(std::move(conv)) {}
 
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     DType d = inst_.shape.dtype;
@@ -67,11 +68,9 @@ class Convolution : public LibraryOp {
  private:
   template <class T>
   void run_typed(std::span<const void* const> ins, std::span<void* const> outs) const {
-    const auto& a = inst_.attrs;
-    const auto &ls = a.get_ints("lhs_spec"), &rs = a.get_ints("rhs_spec"), &os = a.get_ints("out_spec");
-    const auto &strides = a.get_ints("window_strides"), &pad = a.get_ints("padding");
-    const auto &ld = a.get_ints("lhs_dilation"), &rd = a.get_ints("rhs_dilation");
-    int64_t g = a.get_int("feature_group_count"), bg = a.get_int("batch_group_count");
+    const Ints ls = conv_.dnums.lhs_spec(), rs = conv_.dnums.rhs_spec(), os = conv_.dnums.out_spec();
+    const auto &strides = conv_.window.strides, &ld = conv_.window.base_dilations, &rd = conv_.window.window_dilations;
+    int64_t g = conv_.feature_group_count, bg = conv_.batch_group_count;
     const hlo::Shape &lsh = inst_.operand(0)->shape, &rsh = inst_.operand(1)->shape;
     const Ints& od = inst_.shape.dims;
     size_t nsp = ls.size() - 2;
@@ -141,7 +140,7 @@ class Convolution : public LibraryOp {
             for (int64_t w = 0; w < wn; ++w) {
               int64_t off = 0;
               for (size_t k = 0; k < nsp && off >= 0; ++k) {
-                int64_t p = opos[k] * strides[k] + wpos[w][k] * rd[k] - pad[2 * k];
+                int64_t p = opos[k] * strides[k] + wpos[w][k] * rd[k] - conv_.window.padding[k].low;
                 if (p < 0 || p % ld[k] != 0 || p / ld[k] >= lhs_sp[k]) off = -1;
                 else off += p / ld[k] * lst[ls[2 + k]];
               }
@@ -170,15 +169,16 @@ class Convolution : public LibraryOp {
   }
 
   const Instruction& inst_;
+  hlo::ConvConfig conv_;
 };
 }  // namespace
 
 std::unique_ptr<LibraryOp> make_convolution(const Instruction& conv) {
   DType d = conv.shape.dtype;
   if (d == DType::bool_ || conv.operand(0)->shape.dtype != d || conv.operand(1)->shape.dtype != d) return nullptr;
-  const auto& a = conv.attrs;
-  if (a.get_int("feature_group_count") > 1 && a.get_int("batch_group_count") > 1) return nullptr;
-  return std::make_unique<Convolution>(conv);
+  auto c = hlo::ConvConfig::of(conv);
+  if (c.feature_group_count > 1 && c.batch_group_count > 1) return nullptr;
+  return std::make_unique<Convolution>(conv, std::move(c));
 }
 
 }  // namespace jitx::cpu

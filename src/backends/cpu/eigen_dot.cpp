@@ -19,6 +19,7 @@
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/literal.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 namespace {
@@ -91,9 +92,9 @@ std::vector<int64_t> in_memory_order(const hlo::Shape& s, std::initializer_list<
 // out is of the dot's dtype, or of T when unrounded (an output fusion's epilogue rounds it).
 template <class T>
 void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, void* out, bool unrounded) {
-  const auto& a = inst.attrs;
-  auto lc = a.get_ints("lhs_contracting_dimensions"), rc = a.get_ints("rhs_contracting_dimensions");
-  auto lb = a.get_ints("lhs_batch_dimensions"), rb = a.get_ints("rhs_batch_dimensions");
+  auto dn = hlo::DotDimensionNumbers::of(inst);
+  auto &lc = dn.lhs_contracting_dims, &rc = dn.rhs_contracting_dims;
+  auto &lb = dn.lhs_batch_dims, &rb = dn.rhs_batch_dims;
   const auto& ld = inst.operand(0)->shape.dims;
   const auto& rd = inst.operand(1)->shape.dims;
   DType dt = inst.operand(0)->shape.dtype;

@@ -7,6 +7,7 @@
 #include <llvm/IR/Constants.h>
 
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 using hlo::Instruction;
@@ -123,7 +124,6 @@ Value* ElementalEmitter::clamp_i64(Value* v, int64_t lo, int64_t hi) {
 }
 
 Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
-  const auto& a = inst.attrs;
   DType d = inst.shape.dtype;
   switch (inst.opcode) {
     case Opcode::kConstant: {
@@ -139,13 +139,13 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       return load(g, linear_of(idx), d);
     }
     case Opcode::kIota: {
-      Value* m = multi_of(idx).at(a.get_int("iota_dimension"));
+      Value* m = multi_of(idx).at(hlo::iota_dimension_of(inst));
       if (is_float(d)) return round(d, b_.CreateUIToFP(m, ctype(d)));
       if (d == DType::bool_) return b_.CreateICmpNE(m, i64(0));
       return b_.CreateIntCast(m, ctype(d), false);
     }
     case Opcode::kBroadcastInDim: {
-      const auto& bd = a.get_ints("broadcast_dimensions");
+      const auto& bd = hlo::broadcast_dimensions_of(inst);
       const auto& od = inst.operand(0)->shape.dims;
       std::vector<Value*> m;
       for (size_t j = 0; j < bd.size(); ++j) m.push_back(od[j] == 1 ? i64(0) : multi_of(idx)[bd[j]]);
@@ -164,14 +164,14 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       return from_storage(inst.shape.dtype, bits);
     }
     case Opcode::kTranspose: {
-      const auto& perm = a.get_ints("permutation");
+      const auto& perm = hlo::permutation_of(inst);
       std::vector<Value*> m(perm.size());
       for (size_t i = 0; i < perm.size(); ++i) m[perm[i]] = multi_of(idx)[i];
       return gen(inst.operand(0), multi_index(inst.operand(0)->shape.dims, m));
     }
     case Opcode::kSlice: {
-      const auto& st = a.get_ints("start_indices");
-      const auto& sd = a.get_ints("strides");
+      auto slice = hlo::SliceConfig::of(inst);
+      const auto &st = slice.start_indices, &sd = slice.strides;
       std::vector<Value*> m;
       for (size_t i = 0; i < st.size(); ++i)
         m.push_back(b_.CreateAdd(b_.CreateMul(multi_of(idx)[i], i64(sd[i])), i64(st[i])));
@@ -179,12 +179,12 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
     }
     case Opcode::kReverse: {
       std::vector<Value*> m = multi_of(idx);
-      for (auto k : a.get_ints("dimensions")) m[k] = b_.CreateSub(i64(idx.dims[k] - 1), m[k]);
+      for (auto k : hlo::dimensions_of(inst)) m[k] = b_.CreateSub(i64(idx.dims[k] - 1), m[k]);
       return gen(inst.operand(0), multi_index(idx.dims, m));
     }
     case Opcode::kPad: {
-      const auto& lo = a.get_ints("edge_padding_low");
-      const auto& in = a.get_ints("interior_padding");
+      auto padding = hlo::PaddingConfig::of(inst);
+      const auto &lo = padding.low, &in = padding.interior;
       const auto& od = inst.operand(0)->shape.dims;
       Value* inside = b_.getTrue();
       std::vector<Value*> m;
@@ -201,7 +201,7 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       return b_.CreateSelect(inside, v, pad);
     }
     case Opcode::kConcatenate: {
-      int64_t dim = a.get_int("dimension");
+      int64_t dim = hlo::concatenate_dimension_of(inst);
       Value* result = nullptr;
       int64_t off = 0;
       for (auto* o : inst.operands) {

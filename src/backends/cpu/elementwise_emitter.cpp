@@ -9,6 +9,7 @@
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 using hlo::Instruction;
@@ -138,7 +139,7 @@ Value* ElementwiseEmitter::elementwise(const Instruction& inst, std::vector<Valu
   DType in = inst.operand(0)->shape.dtype;
   if (op == Opcode::kConvert) return convert(ops[0], in, d);
   if (op == Opcode::kSelect) return b_.CreateSelect(ops[0], ops[1], ops[2]);
-  if (op == Opcode::kCompare) return compare(inst.attrs.get_str("direction"), in, ops[0], ops[1]);
+  if (op == Opcode::kCompare) return compare(hlo::Comparison::of(inst).direction, in, ops[0], ops[1]);
   if (op == Opcode::kClamp) {
     DType cd = inst.operand(1)->shape.dtype;
     Value *lo = ops[0], *x = ops[1], *hi = ops[2];
@@ -156,17 +157,18 @@ Value* ElementwiseEmitter::lt(DType d, Value* x, Value* y) {
   return is_signed(d) ? b_.CreateICmpSLT(x, y) : b_.CreateICmpULT(x, y);
 }
 
-Value* ElementwiseEmitter::compare(const std::string& dir, DType d, Value* x, Value* y) {
+Value* ElementwiseEmitter::compare(hlo::ComparisonDirection dir, DType d, Value* x, Value* y) {
   using P = llvm::CmpInst::Predicate;
+  using D = hlo::ComparisonDirection;
   P p;
   if (is_float(d)) {
-    p = dir == "EQ" ? P::FCMP_OEQ : dir == "NE" ? P::FCMP_UNE : dir == "LT" ? P::FCMP_OLT : dir == "LE" ? P::FCMP_OLE
-      : dir == "GT" ? P::FCMP_OGT : P::FCMP_OGE;
+    p = dir == D::kEq ? P::FCMP_OEQ : dir == D::kNe ? P::FCMP_UNE : dir == D::kLt ? P::FCMP_OLT
+      : dir == D::kLe ? P::FCMP_OLE : dir == D::kGt ? P::FCMP_OGT : P::FCMP_OGE;
     return b_.CreateFCmp(p, x, y);
   }
   bool sg = is_signed(d);
-  p = dir == "EQ" ? P::ICMP_EQ : dir == "NE" ? P::ICMP_NE : dir == "LT" ? (sg ? P::ICMP_SLT : P::ICMP_ULT)
-    : dir == "LE" ? (sg ? P::ICMP_SLE : P::ICMP_ULE) : dir == "GT" ? (sg ? P::ICMP_SGT : P::ICMP_UGT)
+  p = dir == D::kEq ? P::ICMP_EQ : dir == D::kNe ? P::ICMP_NE : dir == D::kLt ? (sg ? P::ICMP_SLT : P::ICMP_ULT)
+    : dir == D::kLe ? (sg ? P::ICMP_SLE : P::ICMP_ULE) : dir == D::kGt ? (sg ? P::ICMP_SGT : P::ICMP_UGT)
     : (sg ? P::ICMP_SGE : P::ICMP_UGE);
   return b_.CreateICmp(p, x, y);
 }

@@ -19,6 +19,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include "backends/cpu/kernel_planner.h"
+#include "hlo/ir/attributes.h"
 #include "hlo/ir/hlo.h"
 
 namespace jitx::cpu {
@@ -55,7 +56,7 @@ class ElementwiseEmitter {
   Value* round_odd_f32(Value* x);
   Value* elementwise(const Instruction& inst, std::vector<Value*>& ops);
   Value* lt(DType d, Value* x, Value* y);
-  Value* compare(const std::string& dir, DType d, Value* x, Value* y);
+  Value* compare(hlo::ComparisonDirection dir, DType d, Value* x, Value* y);
   Value* contractible(Value* v);
   Value* float_op(Opcode op, std::vector<Value*>& o);
   Value* int_op(Opcode op, DType d, std::vector<Value*>& o);

@@ -30,6 +30,7 @@
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/literal.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu::blocked {
 namespace {
@@ -451,9 +452,9 @@ bool handles(const hlo::Instruction& dot) {
 
 std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* lhs, const void* rhs) {
   if (!handles(dot)) return std::nullopt;
-  const auto& a = dot.attrs;
-  Ints lc = a.get_ints("lhs_contracting_dimensions"), rc = a.get_ints("rhs_contracting_dimensions");
-  Ints lb = a.get_ints("lhs_batch_dimensions"), rb = a.get_ints("rhs_batch_dimensions");
+  auto dn = hlo::DotDimensionNumbers::of(dot);
+  const Ints &lc = dn.lhs_contracting_dims, &rc = dn.rhs_contracting_dims;
+  const Ints &lb = dn.lhs_batch_dims, &rb = dn.rhs_batch_dims;
   const hlo::Shape& ls = dot.operand(0)->shape;
   const hlo::Shape& rs = dot.operand(1)->shape;
   Ints lf = free_dims(ls.dims.size(), lc, lb), rf = free_dims(rs.dims.size(), rc, rb);

@@ -15,6 +15,7 @@
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/literal.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 namespace {
@@ -74,9 +75,9 @@ void store_as(void* p, DType d, int64_t i, T v) {
 class GeneralDot : public LibraryOp {
  public:
   explicit GeneralDot(const Instruction& i) : inst_(i) {
-    const auto& a = i.attrs;
-    lhs_ = plan(i.operand(0)->shape.dims, a.get_ints("lhs_batch_dimensions"), a.get_ints("lhs_contracting_dimensions"), true);
-    rhs_ = plan(i.operand(1)->shape.dims, a.get_ints("rhs_batch_dimensions"), a.get_ints("rhs_contracting_dimensions"), false);
+    auto dn = hlo::DotDimensionNumbers::of(i);
+    lhs_ = plan(i.operand(0)->shape.dims, dn.lhs_batch_dims, dn.lhs_contracting_dims, true);
+    rhs_ = plan(i.operand(1)->shape.dims, dn.rhs_batch_dims, dn.rhs_contracting_dims, false);
   }
 
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {

@@ -20,6 +20,7 @@
 #include "backends/cpu/llvm_emit.h"
 #include "backends/cpu/reduction_emitter.h"
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 namespace {
@@ -65,7 +66,7 @@ class KernelEmitter final : public ReductionEmitter {
       const hlo::Computation& fc = *inst.called.at(0);
       // in_place_parameter (set by output fusions): that parameter is read through the output pointer, since
       // it is the same buffer (one pointer, so noalias holds and the read-then-write per element is plain).
-      int64_t in_place = inst.attrs.get_int("in_place_parameter", -1);
+      int64_t in_place = hlo::in_place_parameter_of(inst);
       for (auto* p : fc.parameters) {
         buffers_[p] = p->parameter_number == in_place ? ptrs.at(0) : ptrs.at(outs.size() + p->parameter_number);
         buffer_layouts_[p] = p->parameter_number == in_place ? layout_of(*outs[0])

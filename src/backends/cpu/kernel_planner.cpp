@@ -9,14 +9,15 @@
 
 #include "backends/cpu/kernels.h"
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 using hlo::Instruction;
 using hlo::Opcode;
 
 namespace {
-bool is_supported_reducer(const std::string& r) {
-  return r == "add" || r == "mul" || r == "max" || r == "min" || r == "and" || r == "or";
+bool is_supported_reducer(hlo::Reducer r) {
+  return r != hlo::Reducer::kArgmax && r != hlo::Reducer::kArgmin && r != hlo::Reducer::kReplace;
 }
 
 // What gen() can compute inside a kernel (top-level or fused).
@@ -33,7 +34,7 @@ std::string inner_reason(const Instruction& i) {
       return hlo::is_elementwise_bitcast(i) ? "" : "bitcast-convert between types of different widths";
     case Opcode::kReduce:
       if (i.operands.size() != 2) return "variadic reduce";
-      if (!is_supported_reducer(i.attrs.get_str("reducer"))) return "reducer " + i.attrs.get_str("reducer");
+      if (!is_supported_reducer(hlo::reducer_of(i))) return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
       return "";
     default: break;
   }
@@ -96,7 +97,7 @@ std::vector<int64_t> minor_to_major_of(const Layout& l, size_t rank) {
 
 bool is_row_reduction(const Instruction& i, const std::vector<int64_t>& out_dims) {
   if (i.opcode != Opcode::kReduce || i.operands.size() != 2 || out_dims.empty()) return false;
-  const auto& rd = i.attrs.get_ints("dimensions");
+  const auto& rd = hlo::dimensions_of(i);
   return i.operand(0)->shape.dims == out_dims && rd.size() == 1 &&
          rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
 }

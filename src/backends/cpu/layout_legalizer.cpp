@@ -10,6 +10,7 @@
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::runtime::cpu_backend {
 using hlo::Instruction;
@@ -48,7 +49,7 @@ void LayoutLegalizer::run(hlo::Computation& c) {
         for (size_t k = 0; k < i->operands.size(); ++k) i->shape.tuple_shapes.at(k) = i->operand(k)->shape;
         continue;
       case Opcode::kGetTupleElement:
-        i->shape = i->operand(0)->shape.tuple_shapes.at(static_cast<size_t>(i->attrs.get_int("index")));
+        i->shape = i->operand(0)->shape.tuple_shapes.at(static_cast<size_t>(hlo::tuple_index_of(*i)));
         continue;
       default: break;
     }

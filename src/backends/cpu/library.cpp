@@ -7,6 +7,7 @@
 
 #include "backends/cpu/output_fusion.h"
 #include "backends/cpu/parallel.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 namespace {
@@ -44,8 +45,8 @@ std::unique_ptr<LibraryOp> make_contiguous_slice(const hlo::Instruction& inst) {
   }
   if (slice->opcode != hlo::Opcode::kSlice) return nullptr;
   const hlo::Shape& in = slice->operand(0)->shape;
-  const auto& start = slice->attrs.get_ints("start_indices");
-  auto strides = slice->attrs.get_ints("strides", std::vector<int64_t>(start.size(), 1));
+  auto config = hlo::SliceConfig::of(*slice);
+  const auto &start = config.start_indices, &strides = config.strides;
   if (slice->shape.is_tuple || !slice->shape.layout.empty() || !in.layout.empty() || start.size() != in.dims.size())
     return nullptr;
   // Contiguous: unit strides, dims after some k taken whole and dims before k of size 1 in the result.

@@ -14,6 +14,7 @@
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
 #include "hlo/analysis/cost_analysis.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 using hlo::Instruction;
@@ -86,7 +87,7 @@ std::vector<const Instruction*> LoopEmitter::computed_order(const std::vector<co
 // 16M f32: 7.0 ms streaming, 5.0 ms with plain stores; softmax on 4096^2: 11.9 vs 9.5 ms; layer norm, whose
 // only transcendental is per row: 5.1 vs 6.0 ms).
 bool LoopEmitter::streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs) {
-  if (inst.attrs.get_int("in_place_parameter", -1) >= 0) return false;  // the output is read too
+  if (inst.opcode == Opcode::kFusion && hlo::in_place_parameter_of(inst) >= 0) return false;  // the output is read too
   std::vector<const Instruction*> computed{&inst};
   if (inst.opcode == Opcode::kFusion) {
     computed.clear();

@@ -24,7 +24,7 @@
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/storage.h"
-#include "hlo/passes/fusion.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 namespace {
@@ -50,7 +50,8 @@ class OutputFusion : public LibraryOp {
     space_ = loop_space(*epilogue_);
     // Per-tile epilogues need the GEMM's rows and columns to be the kernel's: N == cols (then rows == batch * M).
     if (blocked::handles(dot)) {
-      auto rc = dot.attrs.get_ints("rhs_contracting_dimensions"), rb = dot.attrs.get_ints("rhs_batch_dimensions");
+      auto dn = hlo::DotDimensionNumbers::of(dot);
+      const auto &rc = dn.rhs_contracting_dims, &rb = dn.rhs_batch_dims;
       const auto& rd = dot.operand(1)->shape.dims;
       int64_t n = 1;
       for (int64_t d = 0; d < static_cast<int64_t>(rd.size()); ++d)
@@ -152,7 +153,8 @@ class OutputFusion : public LibraryOp {
 }  // namespace
 
 std::unique_ptr<LibraryOp> make_output_fusion(const Instruction& fusion) {
-  if (fusion.opcode != Opcode::kFusion || hlo::fusion_kind(fusion) != "kOutput" || fusion.shape.is_tuple)
+  if (fusion.opcode != Opcode::kFusion || hlo::fusion_kind_of(fusion) != hlo::FusionKind::kOutput ||
+      fusion.shape.is_tuple)
     return nullptr;
   const hlo::Computation& fc = *fusion.called.at(0);
   const Instruction* dot = find_dot(fc);

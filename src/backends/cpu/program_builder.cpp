@@ -9,6 +9,7 @@
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::runtime::cpu_backend {
 using hlo::Instruction;
@@ -70,7 +71,7 @@ void ProgramBuilder::build_into(Program& prog, const hlo::Computation& c, const 
     if (i.opcode == Opcode::kTuple || i.opcode == Opcode::kOptimizationBarrier) {
       for (auto* o : i.operands) mine.insert(mine.end(), leaves.at(o).begin(), leaves.at(o).end());
     } else if (i.opcode == Opcode::kGetTupleElement) {
-      mine.push_back(leaves.at(i.operand(0)).at(i.attrs.get_int("index")));
+      mine.push_back(leaves.at(i.operand(0)).at(hlo::tuple_index_of(i)));
     } else if (!i.shape.is_tuple) {
       mine.push_back(slice(ba.value_of.at(&i)));
     } else {
@@ -213,7 +214,7 @@ bool is_small(const CpuExecutable& exe) {
       case Step::Kind::kKernel: work += st.space.rows * st.space.cols * st.space.work_per_point; break;
       case Step::Kind::kDot: {
         int64_t k = 1;
-        for (auto d : st.inst->attrs.get_ints("lhs_contracting_dimensions")) k *= st.inst->operand(0)->shape.dims.at(d);
+        for (auto d : hlo::DotDimensionNumbers::of(*st.inst).lhs_contracting_dims) k *= st.inst->operand(0)->shape.dims.at(d);
         work += st.inst->shape.num_elements() * k;
         break;
       }

@@ -12,6 +12,7 @@
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
 using hlo::Instruction;
@@ -158,10 +159,10 @@ Value* ReductionEmitter::gen_reduce(const Instruction& inst, Index& idx) {
   return v;
 }
 Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
-  const std::string& r = inst.attrs.get_str("reducer");
+  const std::string r(hlo::reducer_name(hlo::reducer_of(inst)));
   const Instruction* x = inst.operand(0);
   DType d = x->shape.dtype;
-  std::vector<int64_t> rdims = inst.attrs.get_ints("dimensions");
+  std::vector<int64_t> rdims = hlo::dimensions_of(inst);
   std::sort(rdims.begin(), rdims.end());
   const auto& xd = x->shape.dims;
   int64_t rank = static_cast<int64_t>(xd.size());
@@ -291,8 +292,8 @@ bool ReductionEmitter::column_reduction(const std::vector<const Instruction*>& r
     // reduction, see gen_reduce).
     if (!read_layout(r->operand(0)).empty()) return false;
     const auto& xd = r->operand(0)->shape.dims;
-    const auto& rd = r->attrs.get_ints("dimensions");
-    if (xd != roots[0]->operand(0)->shape.dims || rd != roots[0]->attrs.get_ints("dimensions")) return false;
+    const auto& rd = hlo::dimensions_of(*r);
+    if (xd != roots[0]->operand(0)->shape.dims || rd != hlo::dimensions_of(*roots[0])) return false;
     if (rd.empty() || rd.size() >= xd.size()) return false;
     for (size_t k = 0; k < rd.size(); ++k)
       if (rd[k] != static_cast<int64_t>(k)) return false;
@@ -321,7 +322,7 @@ void ReductionEmitter::emit_column_reduction(const std::vector<const Instruction
   auto ip = b_.saveIP();
   b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
   for (auto* root : roots) {
-    Acc a{root, root->attrs.get_str("reducer"), root->operand(0)->shape.dtype, false, nullptr, nullptr, nullptr};
+    Acc a{root, std::string(hlo::reducer_name(hlo::reducer_of(*root))), root->operand(0)->shape.dtype, false, nullptr, nullptr, nullptr};
     a.wide = is_float(a.d) && a.r == "add";
     a.type = a.wide ? b_.getDoubleTy() : ctype(a.d);
     if (a.type->isIntegerTy(1)) a.type = b_.getInt8Ty();  // bool accumulators live in memory as bytes

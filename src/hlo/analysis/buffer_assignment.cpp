@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::hlo {
 namespace {
@@ -37,7 +38,7 @@ void build_values(const Computation& c, BufferAssignment& ba, ValueMap& vm) {
         ids.insert(ids.end(), oi.begin(), oi.end());
       }
     } else if (i.opcode == Opcode::kGetTupleElement) {
-      ids.push_back(vm.ids.at(i.operand(0)).at(i.attrs.get_int("index")));
+      ids.push_back(vm.ids.at(i.operand(0)).at(tuple_index_of(i)));
     } else if (aliases_operand(i)) {
       ids = vm.ids.at(i.operand(0));
     } else if (i.shape.is_tuple) {
@@ -142,7 +143,7 @@ bool can_share_operand_buffer(const Instruction& inst, size_t k) {
   if (!same_memory_order(o, inst.shape)) return false;
   if (is_elementwise(inst.opcode)) return true;
   if (inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
-  if (inst.opcode == Opcode::kFusion && inst.attrs.has("kind") && inst.attrs.get_str("kind") == "kLoop") {
+  if (inst.opcode == Opcode::kFusion && fusion_kind_of(inst) == FusionKind::kLoop) {
     // Safe when every use of that parameter inside the fusion is elementwise on the output's shape.
     const Computation* f = inst.called.at(0);
     const Instruction* param = f->parameters.at(k);

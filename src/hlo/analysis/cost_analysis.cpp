@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::hlo {
 
@@ -46,7 +47,7 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
   switch (op) {
     case Opcode::kDot: {
       double k = 1;
-      for (auto d : i.attrs.get_ints("lhs_contracting_dimensions")) k *= static_cast<double>(i.operand(0)->shape.dims[d]);
+      for (auto d : DotDimensionNumbers::of(i).lhs_contracting_dims) k *= static_cast<double>(i.operand(0)->shape.dims[d]);
       flops += 2.0 * elements(i.shape) * k;
       return;
     }
@@ -56,18 +57,14 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
       return;
     case Opcode::kReduceWindow: {
       double w = 1;
-      for (auto d : i.attrs.get_ints("window_dimensions")) w *= static_cast<double>(d);
+      for (auto d : Window::of(i).dimensions) w *= static_cast<double>(d);
       flops += elements(i.shape) * w;
       return;
     }
     case Opcode::kConvolution: {
       // 2 * output elements * (kernel elements / output features).
       double kernel = elements(i.operand(1)->shape);
-      double out_features = 1;
-      if (i.attrs.has("output_feature_dimension"))
-        out_features = static_cast<double>(i.shape.dims[i.attrs.get_int("output_feature_dimension")]);
-      else if (i.attrs.has("kernel_output_feature_dimension"))
-        out_features = static_cast<double>(i.operand(1)->shape.dims[i.attrs.get_int("kernel_output_feature_dimension")]);
+      double out_features = static_cast<double>(i.shape.dims[ConvConfig::of(i).dnums.output_feature_dimension]);
       flops += 2.0 * elements(i.shape) * kernel / std::max(1.0, out_features);
       return;
     }
@@ -102,7 +99,7 @@ CostAnalysis analyze_cost(const Module& m) {
     ic.name = i.name;
     ic.kind = std::string(opcode_name(i.opcode));
     if (i.opcode == Opcode::kFusion) {
-      ic.kind = "fusion(" + (i.attrs.has("kind") ? i.attrs.get_str("kind") : std::string("kLoop")) + ")";
+      ic.kind = fmt::format("fusion({})", fusion_kind_name(fusion_kind_of(i)));
       for (auto& f : i.called.at(0)->instructions) op_cost(*f, ic.flops, ic.transcendentals);
     } else {
       op_cost(i, ic.flops, ic.transcendentals);

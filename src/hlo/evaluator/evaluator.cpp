@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "hlo/evaluator/evaluator_indexing.h"
+#include "hlo/ir/attributes.h"
 #include "hlo/evaluator/special.h"
 #include "core/errors.h"
 
@@ -159,17 +160,6 @@ uint64_t binary_int(Opcode op, uint64_t a, uint64_t b, DType d, const Instructio
   }
 }
 
-bool compare(const std::string& dir, int cmp, bool unordered) {
-  // cmp: -1, 0, 1; unordered: a NaN was involved (then only NE is true).
-  if (unordered) return dir == "NE";
-  if (dir == "EQ") return cmp == 0;
-  if (dir == "NE") return cmp != 0;
-  if (dir == "LT") return cmp < 0;
-  if (dir == "LE") return cmp <= 0;
-  if (dir == "GT") return cmp > 0;
-  return cmp >= 0;  // GE
-}
-
 Literal eval_elementwise(const Instruction& inst, const std::vector<const Literal*>& ops) {
   Literal out = Literal::make(inst.shape.dtype, inst.shape.dims);
   int64_t n = out.size();
@@ -210,7 +200,7 @@ Literal eval_elementwise(const Instruction& inst, const std::vector<const Litera
     return out;
   }
   if (op == Opcode::kCompare) {
-    const std::string& dir = inst.attrs.get_str("direction");
+    auto comparison = hlo::Comparison::of(inst);
     Dom dm = domain(in_d);
     for (int64_t i = 0; i < n; ++i) {
       int cmp = 0;
@@ -226,7 +216,7 @@ Literal eval_elementwise(const Instruction& inst, const std::vector<const Litera
         uint64_t a = ops[0]->get_u64(i), b = ops[1]->get_u64(i);
         cmp = a < b ? -1 : a > b ? 1 : 0;
       }
-      out.set_i64(i, compare(dir, cmp, unordered));
+      out.set_i64(i, comparison.holds(cmp, unordered));
     }
     return out;
   }
@@ -265,26 +255,27 @@ struct Acc {
   uint64_t u = 0;
 };
 
-void reduce_step(const std::string& r, Dom dm, DType d, Acc& acc, const Literal& x, int64_t j) {
+void reduce_step(hlo::Reducer r, Dom dm, DType d, Acc& acc, const Literal& x, int64_t j) {
+  using hlo::Reducer;
   if (dm == Dom::kFloat) {
     double v = x.get_f64(j);
-    if (r == "add") acc.f += v;
-    else if (r == "mul") acc.f *= v;
-    else if (r == "max") acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::max(acc.f, v);
-    else if (r == "min") acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::min(acc.f, v);
-    else JITX_ASSERT(false, "float reducer {}", r);
+    if (r == Reducer::kAdd) acc.f += v;
+    else if (r == Reducer::kMul) acc.f *= v;
+    else if (r == Reducer::kMax) acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::max(acc.f, v);
+    else if (r == Reducer::kMin) acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::min(acc.f, v);
+    else JITX_ASSERT(false, "float reducer {}", hlo::reducer_name(r));
     return;
   }
   uint64_t v = dm == Dom::kSigned ? static_cast<uint64_t>(x.get_i64(j)) : x.get_u64(j);
-  if (r == "add") acc.u = is_bool(d) ? (acc.u | v) : acc.u + v;
-  else if (r == "mul") acc.u = is_bool(d) ? (acc.u & v) : acc.u * v;
-  else if (r == "and") acc.u &= v;
-  else if (r == "or") acc.u |= v;
-  else if (r == "max")
+  if (r == Reducer::kAdd) acc.u = is_bool(d) ? (acc.u | v) : acc.u + v;
+  else if (r == Reducer::kMul) acc.u = is_bool(d) ? (acc.u & v) : acc.u * v;
+  else if (r == Reducer::kAnd) acc.u &= v;
+  else if (r == Reducer::kOr) acc.u |= v;
+  else if (r == Reducer::kMax)
     acc.u = dm == Dom::kSigned ? static_cast<uint64_t>(std::max(int64_t(acc.u), int64_t(v))) : std::max(acc.u, v);
-  else if (r == "min")
+  else if (r == Reducer::kMin)
     acc.u = dm == Dom::kSigned ? static_cast<uint64_t>(std::min(int64_t(acc.u), int64_t(v))) : std::min(acc.u, v);
-  else JITX_ASSERT(false, "integer reducer {}", r);
+  else JITX_ASSERT(false, "integer reducer {}", hlo::reducer_name(r));
 }
 
 void acc_init(Dom dm, Acc& acc, const Literal& init) {
@@ -298,8 +289,8 @@ void acc_store(Dom dm, Literal& out, int64_t i, const Acc& acc) {
 }
 
 Value eval_reduce(const Instruction& inst, const std::vector<const Literal*>& ops) {
-  const std::string& r = inst.attrs.get_str("reducer");
-  const auto& dims = inst.attrs.get_ints("dimensions");
+  hlo::Reducer r = hlo::reducer_of(inst);
+  const auto& dims = hlo::dimensions_of(inst);
   const Literal& x = *ops[0];
   std::vector<bool> reduced(x.dims.size(), false);
   for (auto d : dims) reduced[d] = true;
@@ -316,13 +307,13 @@ Value eval_reduce(const Instruction& inst, const std::vector<const Literal*>& op
       if (!reduced[i]) l += idx[i] * out_strides[k++];
     return l;
   };
-  if (r == "argmax" || r == "argmin") {
+  if (r == hlo::Reducer::kArgmax || r == hlo::Reducer::kArgmin) {
     // Variadic (value, index) reduce; ties and NaNs pick the first index, as JAX's argmax does.
     const Literal& idx = *ops[1];
     Literal vals = Literal::make(x.dtype, out_dims), inds = Literal::make(idx.dtype, out_dims);
     std::vector<double> best(out_n);
     std::vector<int64_t> best_i(out_n, -1);
-    bool is_max = r == "argmax";
+    bool is_max = r == hlo::Reducer::kArgmax;
     Dom dm = domain(x.dtype);
     // Integers compare exactly in their own domain (a double cannot tell 2^60 from 2^60 + 1).
     std::vector<uint64_t> best_u(out_n, 0);
@@ -371,10 +362,9 @@ Value eval_reduce(const Instruction& inst, const std::vector<const Literal*>& op
 
 Literal eval_reduce_window(const Instruction& inst, const std::vector<const Literal*>& ops) {
   const Literal& x = *ops[0];
-  const std::string& r = inst.attrs.get_str("reducer");
-  auto wd = inst.attrs.get_ints("window_dimensions"), ws = inst.attrs.get_ints("window_strides");
-  auto pad = inst.attrs.get_ints("padding"), bd = inst.attrs.get_ints("base_dilations");
-  auto wdl = inst.attrs.get_ints("window_dilations");
+  hlo::Reducer r = hlo::reducer_of(inst);
+  hlo::Window win = hlo::Window::of(inst);
+  const auto &wd = win.dimensions, &ws = win.strides, &bd = win.base_dilations, &wdl = win.window_dilations;
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   Dom dm = domain(x.dtype);
   auto xs = detail::row_major_strides(x.dims);
@@ -389,7 +379,7 @@ Literal eval_reduce_window(const Instruction& inst, const std::vector<const Lite
       bool inside = true;
       int64_t l = 0;
       for (size_t a = 0; a < rank && inside; ++a) {
-        int64_t pos = oc.idx[a] * ws[a] + wc.idx[a] * wdl[a] - pad[2 * a];  // in the dilated base
+        int64_t pos = oc.idx[a] * ws[a] + wc.idx[a] * wdl[a] - win.padding[a].low;  // in the dilated base
         if (pos < 0 || pos % bd[a] != 0) inside = false;
         else {
           int64_t src = pos / bd[a];
@@ -405,8 +395,9 @@ Literal eval_reduce_window(const Instruction& inst, const std::vector<const Lite
 }
 
 Literal eval_dot(const Instruction& inst, const Literal& l, const Literal& r) {
-  auto lc = inst.attrs.get_ints("lhs_contracting_dimensions"), rc = inst.attrs.get_ints("rhs_contracting_dimensions");
-  auto lb = inst.attrs.get_ints("lhs_batch_dimensions"), rb = inst.attrs.get_ints("rhs_batch_dimensions");
+  auto dn = hlo::DotDimensionNumbers::of(inst);
+  const auto &lc = dn.lhs_contracting_dims, &rc = dn.rhs_contracting_dims;
+  const auto &lb = dn.lhs_batch_dims, &rb = dn.rhs_batch_dims;
   auto in = [](const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); };
   std::vector<int64_t> lfree, rfree;
   for (int64_t i = 0; i < static_cast<int64_t>(l.dims.size()); ++i)
@@ -450,7 +441,7 @@ Literal eval_dot(const Instruction& inst, const Literal& l, const Literal& r) {
 
 // --- data movement ------------------------------------------------------------------------------------
 Literal eval_broadcast(const Instruction& inst, const Literal& x) {
-  const auto& bd = inst.attrs.get_ints("broadcast_dimensions");
+  const auto& bd = hlo::broadcast_dimensions_of(inst);
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   auto xs = detail::row_major_strides(x.dims);
   detail::IndexCounter oc(out.dims);
@@ -463,7 +454,7 @@ Literal eval_broadcast(const Instruction& inst, const Literal& x) {
 }
 
 Literal eval_transpose(const Instruction& inst, const Literal& x) {
-  const auto& perm = inst.attrs.get_ints("permutation");
+  const auto& perm = hlo::permutation_of(inst);
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   auto xs = detail::row_major_strides(x.dims);
   detail::IndexCounter oc(out.dims);
@@ -476,7 +467,7 @@ Literal eval_transpose(const Instruction& inst, const Literal& x) {
 }
 
 Literal eval_reverse(const Instruction& inst, const Literal& x) {
-  const auto& dims = inst.attrs.get_ints("dimensions");
+  const auto& dims = hlo::dimensions_of(inst);
   Literal out = Literal::make(x.dtype, x.dims);
   auto xs = detail::row_major_strides(x.dims);
   detail::IndexCounter oc(out.dims);
@@ -489,8 +480,8 @@ Literal eval_reverse(const Instruction& inst, const Literal& x) {
 }
 
 Literal eval_slice(const Instruction& inst, const Literal& x) {
-  const auto& start = inst.attrs.get_ints("start_indices");
-  const auto& strides = inst.attrs.get_ints("strides");
+  auto slice = hlo::SliceConfig::of(inst);
+  const auto &start = slice.start_indices, &strides = slice.strides;
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   auto xs = detail::row_major_strides(x.dims);
   detail::IndexCounter oc(out.dims);
@@ -544,7 +535,7 @@ Literal eval_dynamic_update_slice(const std::vector<const Literal*>& ops) {
 }
 
 Literal eval_concatenate(const Instruction& inst, const std::vector<const Literal*>& ops) {
-  int64_t dim = inst.attrs.get_int("dimension");
+  int64_t dim = hlo::concatenate_dimension_of(inst);
   Literal out = Literal::make(inst.shape.dtype, inst.shape.dims);
   auto os = detail::row_major_strides(out.dims);
   int64_t offset = 0;
@@ -561,7 +552,8 @@ Literal eval_concatenate(const Instruction& inst, const std::vector<const Litera
 }
 
 Literal eval_pad(const Instruction& inst, const Literal& x, const Literal& v) {
-  auto lo = inst.attrs.get_ints("edge_padding_low"), in = inst.attrs.get_ints("interior_padding");
+  auto padding = hlo::PaddingConfig::of(inst);
+  const auto &lo = padding.low, &in = padding.interior;
   Literal out = Literal::make(x.dtype, inst.shape.dims);
   for (int64_t o = 0; o < out.size(); ++o) copy_elem(out, o, v, 0);
   auto os = detail::row_major_strides(out.dims);
@@ -580,7 +572,7 @@ Literal eval_pad(const Instruction& inst, const Literal& x, const Literal& v) {
 }
 
 Literal eval_iota(const Instruction& inst) {
-  int64_t d = inst.attrs.get_int("iota_dimension");
+  int64_t d = hlo::iota_dimension_of(inst);
   Literal out = Literal::make(inst.shape.dtype, inst.shape.dims);
   detail::IndexCounter c(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, c.next()) out.set_i64(o, c.idx[d]);
@@ -646,7 +638,7 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
         v.is_tuple = true;
         for (auto* x : vals) v.tuple.push_back(*x);
         break;
-      case Opcode::kGetTupleElement: v = vals[0]->tuple.at(inst.attrs.get_int("index")); break;
+      case Opcode::kGetTupleElement: v = vals[0]->tuple.at(hlo::tuple_index_of(inst)); break;
       case Opcode::kWhile: {
         // The loop runs natively: cond and body are evaluated once per iteration on the carried values.
         std::vector<Value> state;

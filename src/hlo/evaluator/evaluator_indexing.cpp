@@ -8,15 +8,14 @@
 #include <numeric>
 
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
+#include "hlo/ir/indexing.h"
 
 namespace jitx::evaluator {
 namespace {
 using detail::Literal;
 using hlo::Instruction;
 using Ints = std::vector<int64_t>;
-
-bool contains(const Ints& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 
 inline void copy_elem(Literal& dst, int64_t i, const Literal& src, int64_t j) {
   size_t es = dtype_size(dst.dtype);
@@ -29,172 +28,90 @@ Literal copy_literal(const Literal& x) {
   return out;
 }
 
-/// An index value read as int64 (huge uint64 values saturate, so they stay out of range).
-int64_t read_index(const Literal& l, int64_t i) {
-  if (l.dtype == DType::uint64) return static_cast<int64_t>(std::min<uint64_t>(l.get_u64(i), INT64_MAX));
-  return l.get_i64(i);
-}
-
-/// The axes of an index array other than index_vector_dim, in order: they pair with the result's batch axes.
-Ints index_batch_axes(int64_t rank, int64_t ivd) {
-  Ints out;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != ivd) out.push_back(d);
-  return out;
-}
-
-/// The start vector at idx_pos (index_vector_dim is walked here), scattered into operand axes by index_map.
-void read_start(const Literal& idx, Ints& idx_pos, int64_t ivd, const Ints& index_map, const Ints& idx_strides,
-                Ints& full_start) {
-  int64_t rank = static_cast<int64_t>(idx.dims.size());
-  for (size_t j = 0; j < index_map.size(); ++j) {
-    if (ivd < rank) idx_pos[ivd] = static_cast<int64_t>(j);
-    full_start[index_map[j]] = read_index(idx, detail::linear_index(idx_pos, idx_strides));
-  }
-}
-
-/// -1, 0, 1 comparing elements a and b of l in sort order: floats with -0.0 == 0.0 and NaNs (all equal) last.
-int compare_keys(const Literal& l, int64_t a, int64_t b) {
-  if (is_floating(l.dtype)) {
-    double x = l.get_f64(a), y = l.get_f64(b);
-    bool xn = std::isnan(x), yn = std::isnan(y);
-    if (xn || yn) return xn == yn ? 0 : (xn ? 1 : -1);
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  if (is_signed_integer(l.dtype)) {
-    int64_t x = l.get_i64(a), y = l.get_i64(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  }
-  uint64_t x = l.get_u64(a), y = l.get_u64(b);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /// out[o] = reducer(out[o], upd[u]); floats in double (rounded on store), integers wrap, bools use or/and.
-void combine(const std::string& r, Literal& out, int64_t o, const Literal& upd, int64_t u) {
-  if (r == "replace") return copy_elem(out, o, upd, u);
+void combine(hlo::Reducer r, Literal& out, int64_t o, const Literal& upd, int64_t u) {
+  using hlo::Reducer;
+  if (r == Reducer::kReplace) return copy_elem(out, o, upd, u);
   DType d = out.dtype;
   if (is_floating(d)) {
     double a = out.get_f64(o), b = upd.get_f64(u), v = 0;
     bool nan = std::isnan(a) || std::isnan(b);
-    if (r == "add") v = a + b;
-    else if (r == "mul") v = a * b;
-    else if (r == "max") v = nan ? NAN : std::max(a, b);
-    else if (r == "min") v = nan ? NAN : std::min(a, b);
-    else JITX_ASSERT(false, "scatter reducer {}", r);
+    if (r == Reducer::kAdd) v = a + b;
+    else if (r == Reducer::kMul) v = a * b;
+    else if (r == Reducer::kMax) v = nan ? NAN : std::max(a, b);
+    else if (r == Reducer::kMin) v = nan ? NAN : std::min(a, b);
+    else JITX_ASSERT(false, "scatter reducer {}", hlo::reducer_name(r));
     return out.set_f64(o, v);
   }
   if (is_bool(d)) {
     bool a = out.get_u64(o) != 0, b = upd.get_u64(u) != 0;
-    bool any = r == "add" || r == "max";
+    bool any = r == Reducer::kAdd || r == Reducer::kMax;
     return out.set_i64(o, any ? (a || b) : (a && b));
   }
   if (is_signed_integer(d)) {
     int64_t a = out.get_i64(o), b = upd.get_i64(u);
     uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-    int64_t v = r == "add" ? static_cast<int64_t>(ua + ub)
-                : r == "mul" ? static_cast<int64_t>(ua * ub)
-                : r == "max" ? std::max(a, b)
-                             : std::min(a, b);
+    int64_t v = r == Reducer::kAdd ? static_cast<int64_t>(ua + ub)
+                : r == Reducer::kMul ? static_cast<int64_t>(ua * ub)
+                : r == Reducer::kMax ? std::max(a, b)
+                                     : std::min(a, b);
     return out.set_i64(o, v);
   }
   uint64_t a = out.get_u64(o), b = upd.get_u64(u);
-  uint64_t v = r == "add" ? a + b : r == "mul" ? a * b : r == "max" ? std::max(a, b) : std::min(a, b);
+  uint64_t v = r == Reducer::kAdd   ? a + b
+               : r == Reducer::kMul ? a * b
+               : r == Reducer::kMax ? std::max(a, b)
+                                    : std::min(a, b);
   out.set_u64(o, v);
 }
 }  // namespace
 
 Literal eval_gather(const Instruction& inst, const Literal& x, const Literal& idx) {
-  const auto& a = inst.attrs;
-  const auto &offset = a.get_ints("offset_dims"), &collapsed = a.get_ints("collapsed_slice_dims");
-  const auto &obd = a.get_ints("operand_batching_dims"), &sibd = a.get_ints("start_indices_batching_dims");
-  const auto &sim = a.get_ints("start_index_map"), &sizes = a.get_ints("slice_sizes");
-  int64_t ivd = a.get_int("index_vector_dim");
+  auto ix = hlo::WindowIndexing::gather(hlo::GatherDimensionNumbers::of(inst), x.dims, idx.dims, inst.shape.dims);
   Literal out = Literal::make(x.dtype, inst.shape.dims);
-  int64_t rank = static_cast<int64_t>(out.dims.size()), xr = static_cast<int64_t>(x.dims.size());
-  Ints out_batch;  // result axes that are not offset axes, paired with the index array's batch axes
-  for (int64_t d = 0; d < rank; ++d)
-    if (!contains(offset, d)) out_batch.push_back(d);
-  Ints idx_batch = index_batch_axes(static_cast<int64_t>(idx.dims.size()), ivd);
-  Ints offset_operand;  // operand axes that are not collapsed or batching, paired with offset_dims
-  for (int64_t d = 0; d < xr; ++d)
-    if (!contains(collapsed, d) && !contains(obd, d)) offset_operand.push_back(d);
-  auto xs = detail::row_major_strides(x.dims), is = detail::row_major_strides(idx.dims);
-  Ints idx_pos(idx.dims.size(), 0), start(xr, 0), operand_index(xr, 0);
-  detail::IndexCounter oc(out.dims);
-  for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
-    for (size_t k = 0; k < out_batch.size(); ++k) idx_pos[idx_batch[k]] = oc.idx[out_batch[k]];
-    std::fill(start.begin(), start.end(), 0);
-    read_start(idx, idx_pos, ivd, sim, is, start);
-    for (int64_t d = 0; d < xr; ++d) operand_index[d] = std::clamp<int64_t>(start[d], 0, x.dims[d] - sizes[d]);
-    for (size_t k = 0; k < obd.size(); ++k) operand_index[obd[k]] += idx_pos[sibd[k]];
-    for (size_t k = 0; k < offset.size(); ++k) operand_index[offset_operand[k]] += oc.idx[offset[k]];
-    copy_elem(out, o, x, detail::linear_index(operand_index, xs));
+  auto cursor = ix.cursor();
+  detail::IndexCounter bc(ix.batch_dims);
+  for (int64_t b = 0; b < detail::num_elements(ix.batch_dims); ++b, bc.next()) {
+    int64_t base = 0, start = ix.locate(bc.idx.data(), idx.data(), idx.dtype, base, cursor);
+    hlo::for_each_offset(ix.window_dims, ix.window_strides, ix.window_operand_strides,
+                         [&](int64_t o, int64_t w) { copy_elem(out, base + o, x, start + w); });
   }
   return out;
 }
 
 Literal eval_scatter(const Instruction& inst, const Literal& x, const Literal& idx, const Literal& upd) {
-  const auto& a = inst.attrs;
-  const auto &uwd = a.get_ints("update_window_dims"), &iwd = a.get_ints("inserted_window_dims");
-  const auto &ibd = a.get_ints("input_batching_dims"), &sibd = a.get_ints("scatter_indices_batching_dims");
-  const auto& sdod = a.get_ints("scatter_dims_to_operand_dims");
-  int64_t ivd = a.get_int("index_vector_dim");
-  const std::string& reducer = a.get_str("reducer");
+  auto ix = hlo::WindowIndexing::scatter(hlo::ScatterDimensionNumbers::of(inst), x.dims, idx.dims, upd.dims);
+  hlo::Reducer reducer = hlo::reducer_of(inst);
   Literal out = copy_literal(x);
-  int64_t xr = static_cast<int64_t>(x.dims.size()), ur = static_cast<int64_t>(upd.dims.size());
-  Ints upd_scatter;
-  for (int64_t d = 0; d < ur; ++d)
-    if (!contains(uwd, d)) upd_scatter.push_back(d);
-  Ints idx_batch = index_batch_axes(static_cast<int64_t>(idx.dims.size()), ivd);
-  Ints window_operand;  // operand axes paired with update_window_dims
-  for (int64_t d = 0; d < xr; ++d)
-    if (!contains(iwd, d) && !contains(ibd, d)) window_operand.push_back(d);
-  Ints extent(xr, 1);  // the window's size on each operand axis
-  for (size_t k = 0; k < uwd.size(); ++k) extent[window_operand[k]] = upd.dims[uwd[k]];
-  auto xs = detail::row_major_strides(x.dims), is = detail::row_major_strides(idx.dims);
-  Ints idx_pos(idx.dims.size(), 0), start(xr, 0), result_index(xr, 0);
-  detail::IndexCounter uc(upd.dims);
-  for (int64_t u = 0; u < upd.size(); ++u, uc.next()) {
-    for (size_t k = 0; k < upd_scatter.size(); ++k) idx_pos[idx_batch[k]] = uc.idx[upd_scatter[k]];
-    std::fill(start.begin(), start.end(), 0);
-    read_start(idx, idx_pos, ivd, sdod, is, start);
-    for (size_t k = 0; k < ibd.size(); ++k) start[ibd[k]] += idx_pos[sibd[k]];
-    // XLA drops a whole update window that does not fit inside the operand.
-    bool fits = true;
-    for (int64_t d = 0; d < xr && fits; ++d) fits = start[d] >= 0 && start[d] <= x.dims[d] - extent[d];
-    if (!fits) continue;
-    result_index = start;
-    for (size_t k = 0; k < uwd.size(); ++k) result_index[window_operand[k]] += uc.idx[uwd[k]];
-    combine(reducer, out, detail::linear_index(result_index, xs), upd, u);
+  auto cursor = ix.cursor();
+  detail::IndexCounter bc(ix.batch_dims);
+  // In update order: with duplicate indices the later update wins (replace) or combines after the earlier one.
+  for (int64_t b = 0; b < detail::num_elements(ix.batch_dims); ++b, bc.next()) {
+    int64_t base = 0, start = ix.locate(bc.idx.data(), idx.data(), idx.dtype, base, cursor);
+    if (start < 0) continue;  // a window that does not fit is dropped
+    hlo::for_each_offset(ix.window_dims, ix.window_strides, ix.window_operand_strides,
+                         [&](int64_t u, int64_t w) { combine(reducer, out, start + w, upd, base + u); });
   }
   return out;
 }
 
 Value eval_sort(const Instruction& inst, const std::vector<const Literal*>& ops) {
-  int64_t dim = inst.attrs.get_int("dimension"), num_keys = inst.attrs.get_int("num_keys");
-  const Ints& dims = ops[0]->dims;
-  int64_t n = dims[dim];
-  int64_t stride = detail::row_major_strides(dims)[dim];
+  auto cfg = hlo::SortConfig::of(inst);
+  hlo::SortLines lines(ops[0]->dims, cfg.dimension);
+  std::vector<const void*> keys;
+  std::vector<DType> key_dtypes;
+  for (int64_t k = 0; k < cfg.num_keys; ++k) keys.push_back(ops[k]->data()), key_dtypes.push_back(ops[k]->dtype);
   std::vector<Literal> outs;
   for (auto* o : ops) outs.push_back(Literal::make(o->dtype, o->dims));
-  Ints lines = dims;
-  lines[dim] = 1;
-  auto strides = detail::row_major_strides(dims);
-  detail::IndexCounter lc(lines);
-  Ints perm(n);
-  for (int64_t l = 0; l < detail::num_elements(lines); ++l, lc.next()) {
-    int64_t base = detail::linear_index(lc.idx, strides);
-    std::iota(perm.begin(), perm.end(), 0);
-    // A stable sort is a valid answer for is_stable=false too.
-    std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) {
-      for (int64_t k = 0; k < num_keys; ++k) {
-        int c = compare_keys(*ops[k], base + i * stride, base + j * stride);
-        if (c != 0) return c < 0;
-      }
-      return false;
-    });
+  hlo::SortScratch scratch;
+  Ints perm(lines.n);
+  // A stable sort is a valid answer for is_stable=false too.
+  for (int64_t l = 0; l < lines.count; ++l) {
+    int64_t base = lines.base(l);
+    hlo::sort_line(keys, key_dtypes, base, lines.stride, lines.n, perm.data(), scratch);
     for (size_t k = 0; k < ops.size(); ++k)
-      for (int64_t t = 0; t < n; ++t) copy_elem(outs[k], base + t * stride, *ops[k], base + perm[t] * stride);
+      for (int64_t t = 0; t < lines.n; ++t)
+        copy_elem(outs[k], base + t * lines.stride, *ops[k], base + perm[t] * lines.stride);
   }
   if (outs.size() == 1) return Value{outs[0], {}, false};
   Value v;
@@ -204,19 +121,18 @@ Value eval_sort(const Instruction& inst, const std::vector<const Literal*>& ops)
 }
 
 Value eval_top_k(const Instruction& inst, const Literal& x) {
-  int64_t k = inst.attrs.get_int("k");
+  int64_t k = hlo::top_k_of(inst);
   int64_t n = x.dims.back(), rows = n == 0 ? 0 : x.size() / n;
   Ints out_dims = x.dims;
   out_dims.back() = k;
   Literal vals = Literal::make(x.dtype, out_dims), inds = Literal::make(DType::int32, out_dims);
-  Ints perm(n);
+  hlo::SortScratch scratch;
+  Ints pos(k);
   for (int64_t r = 0; r < rows; ++r) {
-    std::iota(perm.begin(), perm.end(), 0);
-    std::stable_sort(perm.begin(), perm.end(),
-                     [&](int64_t i, int64_t j) { return compare_keys(x, r * n + i, r * n + j) > 0; });
+    hlo::top_k_line(x.data(), x.dtype, r * n, n, k, pos.data(), scratch);
     for (int64_t t = 0; t < k; ++t) {
-      copy_elem(vals, r * k + t, x, r * n + perm[t]);
-      inds.set_i64(r * k + t, perm[t]);
+      copy_elem(vals, r * k + t, x, r * n + pos[t]);
+      inds.set_i64(r * k + t, pos[t]);
     }
   }
   Value v;
@@ -227,41 +143,43 @@ Value eval_top_k(const Instruction& inst, const Literal& x) {
 }
 
 Literal eval_convolution(const Instruction& inst, const Literal& lhs, const Literal& rhs) {
-  const auto& a = inst.attrs;
-  const auto &ls = a.get_ints("lhs_spec"), &rs = a.get_ints("rhs_spec"), &os = a.get_ints("out_spec");
-  const auto &strides = a.get_ints("window_strides"), &pad = a.get_ints("padding");
-  const auto &ld = a.get_ints("lhs_dilation"), &rd = a.get_ints("rhs_dilation");
-  int64_t g = a.get_int("feature_group_count"), bg = a.get_int("batch_group_count");
-  size_t nsp = ls.size() - 2;
+  auto conv = hlo::ConvConfig::of(inst);
+  const hlo::ConvDimensionNumbers& dn = conv.dnums;
+  const hlo::Window& win = conv.window;  // its dimensions are the kernel's spatial extents
+  const Ints &in_sp = dn.input_spatial_dimensions, &k_sp = dn.kernel_spatial_dimensions,
+             &out_sp = dn.output_spatial_dimensions;
+  int64_t g = conv.feature_group_count, bg = conv.batch_group_count;
+  size_t nsp = in_sp.size();
   Literal out = Literal::make(inst.shape.dtype, inst.shape.dims);
   auto lst = detail::row_major_strides(lhs.dims), rst = detail::row_major_strides(rhs.dims);
-  int64_t o_feat = rhs.dims[rs[0]], i_feat = rhs.dims[rs[1]], out_batch = out.dims[os[0]];
-  Ints window(nsp);
-  for (size_t k = 0; k < nsp; ++k) window[k] = rhs.dims[rs[2 + k]];
-  int64_t wn = detail::num_elements(window);
+  int64_t o_feat = rhs.dims[dn.kernel_output_feature_dimension], i_feat = rhs.dims[dn.kernel_input_feature_dimension];
+  int64_t out_batch = out.dims[dn.output_batch_dimension];
+  int64_t wn = detail::num_elements(win.dimensions);
   bool fl = is_floating(lhs.dtype), sg = is_signed_integer(lhs.dtype);
   detail::IndexCounter oc(out.dims);
   for (int64_t o = 0; o < out.size(); ++o, oc.next()) {
-    int64_t b = oc.idx[os[0]], f = oc.idx[os[1]];
+    int64_t b = oc.idx[dn.output_batch_dimension], f = oc.idx[dn.output_feature_dimension];
     int64_t fgroup = f / (o_feat / g), bgroup = f / (o_feat / bg);
-    int64_t lhs_base = (bgroup * out_batch + b) * lst[ls[0]];
-    int64_t rhs_base = f * rst[rs[0]];
+    int64_t lhs_base = (bgroup * out_batch + b) * lst[dn.input_batch_dimension];
+    int64_t rhs_base = f * rst[dn.kernel_output_feature_dimension];
     double facc = 0;
     uint64_t iacc = 0;
-    detail::IndexCounter wc(window);
+    detail::IndexCounter wc(win.dimensions);
     for (int64_t w = 0; w < wn; ++w, wc.next()) {
       int64_t lsp = lhs_base, rsp = rhs_base;
       bool inside = true;
       for (size_t k = 0; k < nsp && inside; ++k) {
         // Position in the dilated, padded lhs; only the points of the undilated lhs contribute.
-        int64_t pos = oc.idx[os[2 + k]] * strides[k] + wc.idx[k] * rd[k] - pad[2 * k];
-        if (pos < 0 || pos % ld[k] != 0 || pos / ld[k] >= lhs.dims[ls[2 + k]]) inside = false;
-        else lsp += (pos / ld[k]) * lst[ls[2 + k]];
-        rsp += wc.idx[k] * rst[rs[2 + k]];
+        int64_t pos = oc.idx[out_sp[k]] * win.strides[k] + wc.idx[k] * win.window_dilations[k] - win.padding[k].low;
+        int64_t ld = win.base_dilations[k];
+        if (pos < 0 || pos % ld != 0 || pos / ld >= lhs.dims[in_sp[k]]) inside = false;
+        else lsp += (pos / ld) * lst[in_sp[k]];
+        rsp += wc.idx[k] * rst[k_sp[k]];
       }
       if (!inside) continue;
       for (int64_t c = 0; c < i_feat; ++c) {
-        int64_t li = lsp + (fgroup * i_feat + c) * lst[ls[1]], ri = rsp + c * rst[rs[1]];
+        int64_t li = lsp + (fgroup * i_feat + c) * lst[dn.input_feature_dimension];
+        int64_t ri = rsp + c * rst[dn.kernel_input_feature_dimension];
         if (fl) facc += lhs.get_f64(li) * rhs.get_f64(ri);
         else if (sg) iacc += static_cast<uint64_t>(lhs.get_i64(li)) * static_cast<uint64_t>(rhs.get_i64(ri));
         else iacc += lhs.get_u64(li) * rhs.get_u64(ri);

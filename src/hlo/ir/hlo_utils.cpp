@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 #include "hlo/ir/hlo.h"
 
 #define XXH_INLINE_ALL
@@ -162,7 +163,7 @@ bool is_layout_bitcast(const Instruction& i) {
   if (i.shape.is_tuple || i.operands.size() != 1 || i.operand(0)->shape.is_tuple) return false;
   const Shape& in = i.operand(0)->shape;
   std::vector<int64_t> perm;  // result dim k is operand dim perm[k]
-  if (i.opcode == Opcode::kTranspose) perm = i.attrs.get_ints("permutation");
+  if (i.opcode == Opcode::kTranspose) perm = permutation_of(i);
   else if (i.opcode == Opcode::kCopy)
     for (int64_t k = 0; k < in.rank(); ++k) perm.push_back(k);
   else return false;

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "hlo/ir/attributes.h"
 #include "hlo/ir/hlo.h"
 
 namespace jitx::hlo {
@@ -26,6 +27,7 @@ void verify_instruction(const Instruction& i) {
     for (size_t k = 0; k < i.operands.size(); ++k)
       check(!op_shape(k).is_tuple && op_shape(k).dims == i.shape.dims, i,
             fmt::format("operand {} has shape {}, expected dims of {}", k, op_shape(k).str(), i.shape.str()));
+    if (i.opcode == Opcode::kCompare) Comparison::of(i);
     bool out_bool = i.opcode == Opcode::kCompare || i.opcode == Opcode::kIsFinite;
     if (i.opcode != Opcode::kConvert) {
       for (size_t k = 1; k < i.operands.size(); ++k)
@@ -44,10 +46,9 @@ void verify_instruction(const Instruction& i) {
       check(op_shape(1).same_type(i.shape), i, "operand must match the result");
       break;
     case Opcode::kBroadcastInDim: {
-      const auto& bd = i.attrs.get_ints("broadcast_dimensions");
-      check(static_cast<int64_t>(bd.size()) == op_shape(0).rank(), i, "broadcast_dimensions size != operand rank");
+      const auto& bd = broadcast_dimensions_of(i);
       for (size_t k = 0; k < bd.size(); ++k)
-        check(bd[k] < i.shape.rank() && (op_shape(0).dims[k] == 1 || op_shape(0).dims[k] == i.shape.dims[bd[k]]), i,
+        check(op_shape(0).dims[k] == 1 || op_shape(0).dims[k] == i.shape.dims[bd[k]], i,
               "operand dimension does not broadcast");
       break;
     }
@@ -55,13 +56,15 @@ void verify_instruction(const Instruction& i) {
       check(op_shape(0).num_elements() == i.shape.num_elements(), i, "reshape changes the element count");
       break;
     case Opcode::kTranspose: {
-      auto perm = i.attrs.get_ints("permutation");
-      check(static_cast<int64_t>(perm.size()) == op_shape(0).rank(), i, "permutation size != rank");
+      const auto& perm = permutation_of(i);
+      check(i.shape.rank() == op_shape(0).rank(), i, "transpose changes the rank");
       for (size_t k = 0; k < perm.size(); ++k) check(op_shape(0).dims[perm[k]] == i.shape.dims[k], i, "permuted dims mismatch");
       break;
     }
     case Opcode::kSlice: {
-      auto s = i.attrs.get_ints("start_indices"), l = i.attrs.get_ints("limit_indices"), st = i.attrs.get_ints("strides");
+      auto slice = SliceConfig::of(i);
+      const auto &s = slice.start_indices, &l = slice.limit_indices, &st = slice.strides;
+      check(i.shape.rank() == op_shape(0).rank(), i, "slice changes the rank");
       for (int64_t k = 0; k < op_shape(0).rank(); ++k) {
         check(s[k] >= 0 && l[k] <= op_shape(0).dims[k] && s[k] <= l[k], i, "slice out of bounds");
         check(i.shape.dims[k] == (l[k] - s[k] + st[k] - 1) / st[k], i, "slice result size mismatch");
@@ -73,11 +76,11 @@ void verify_instruction(const Instruction& i) {
       check(i.operands.size() % 2 == 0, i, "reduce needs operands and inits in pairs");
       for (size_t k = n; k < i.operands.size(); ++k) check(op_shape(k).dims.empty(), i, "init values must be scalars");
       // Reducers are named, not computations: the only variadic ones are the (value, index) argmax/argmin.
-      const std::string& reducer = i.attrs.get_str("reducer");
-      bool arg = reducer == "argmax" || reducer == "argmin";
+      Reducer reducer = reducer_of(i);
+      bool arg = reducer == Reducer::kArgmax || reducer == Reducer::kArgmin;
       check(arg ? n == 2 : n == 1, i, arg ? "an argmax/argmin reduce takes (values, indices, inits)"
                                           : "a reduce with several operands needs the argmax or argmin reducer");
-      auto dims = i.attrs.get_ints("dimensions");
+      const auto& dims = dimensions_of(i);
       std::vector<int64_t> expect;
       for (int64_t k = 0; k < op_shape(0).rank(); ++k)
         if (std::find(dims.begin(), dims.end(), k) == dims.end()) expect.push_back(op_shape(0).dims[k]);
@@ -86,15 +89,18 @@ void verify_instruction(const Instruction& i) {
       break;
     }
     case Opcode::kDot: {
-      auto lc = i.attrs.get_ints("lhs_contracting_dimensions"), rc = i.attrs.get_ints("rhs_contracting_dimensions");
-      check(lc.size() == rc.size(), i, "contracting dimensions must pair up");
-      for (size_t k = 0; k < lc.size(); ++k)
-        check(op_shape(0).dims.at(lc[k]) == op_shape(1).dims.at(rc[k]), i, "contracting sizes differ");
+      auto dn = DotDimensionNumbers::of(i);
+      for (size_t k = 0; k < dn.lhs_contracting_dims.size(); ++k)
+        check(op_shape(0).dims[dn.lhs_contracting_dims[k]] == op_shape(1).dims[dn.rhs_contracting_dims[k]], i,
+              "contracting sizes differ");
+      for (size_t k = 0; k < dn.lhs_batch_dims.size(); ++k)
+        check(op_shape(0).dims[dn.lhs_batch_dims[k]] == op_shape(1).dims[dn.rhs_batch_dims[k]], i,
+              "batch sizes differ");
       break;
     }
     case Opcode::kGetTupleElement:
       check(op_shape(0).is_tuple, i, "operand is not a tuple");
-      check(op_shape(0).tuple_shapes.at(i.attrs.get_int("index")).same_type(i.shape), i, "element shape mismatch");
+      check(op_shape(0).tuple_shapes[tuple_index_of(i)].same_type(i.shape), i, "element shape mismatch");
       break;
     case Opcode::kTuple:
     case Opcode::kOptimizationBarrier:
@@ -105,17 +111,25 @@ void verify_instruction(const Instruction& i) {
       check(i.literal && i.literal->dims == i.shape.dims && i.literal->dtype == i.shape.dtype, i, "literal mismatch");
       break;
     case Opcode::kConcatenate: {
-      int64_t d = i.attrs.get_int("dimension"), total = 0;
-      for (size_t k = 0; k < i.operands.size(); ++k) total += op_shape(k).dims.at(d);
+      int64_t d = concatenate_dimension_of(i), total = 0;
+      for (size_t k = 0; k < i.operands.size(); ++k) {
+        check(op_shape(k).rank() == i.shape.rank(), i, fmt::format("operand {} has another rank", k));
+        total += op_shape(k).dims[d];
+      }
       check(total == i.shape.dims.at(d), i, "concatenated size mismatch");
       break;
     }
-    case Opcode::kGather:
-      check(i.attrs.get_ints("slice_sizes").size() == static_cast<size_t>(op_shape(0).rank()), i,
-            "slice_sizes needs one entry per operand axis");
+    case Opcode::kGather: {
+      auto dn = GatherDimensionNumbers::of(i);
       check(i.shape.dtype == op_shape(0).dtype, i, "result dtype differs from the operand's");
+      for (int64_t a = 0; a < op_shape(0).rank(); ++a)
+        check(dn.slice_sizes[a] <= op_shape(0).dims[a], i,
+              fmt::format("slice_sizes[{}]={} exceeds the operand's extent {}", a, dn.slice_sizes[a], op_shape(0).dims[a]));
       break;
+    }
     case Opcode::kScatter:
+      ScatterDimensionNumbers::of(i);
+      reducer_of(i);
       check(op_shape(0).same_type(i.shape), i, "result must match the operand");
       check(op_shape(2).dtype == op_shape(0).dtype, i, "updates dtype differs from the operand's");
       break;
@@ -126,10 +140,11 @@ void verify_instruction(const Instruction& i) {
         check(op_shape(k).dims == op_shape(0).dims, i, "sort operands must share a shape");
         check(op_shape(k).same_type(n == 1 ? i.shape : i.shape.tuple_shapes[k]), i, "sort result mismatch");
       }
-      check(i.attrs.get_int("dimension") < op_shape(0).rank(), i, "sort dimension out of range");
+      SortConfig::of(i);
       break;
     }
     case Opcode::kTopK:
+      top_k_of(i);
       check(i.shape.is_tuple && i.shape.tuple_shapes.size() == 2 && i.shape.tuple_shapes[1].dtype == DType::int32, i,
             "top_k returns (values, s32 indices)");
       break;
@@ -171,6 +186,22 @@ void verify_instruction(const Instruction& i) {
     case Opcode::kConvolution:
       check(op_shape(0).dtype == op_shape(1).dtype && op_shape(0).rank() == op_shape(1).rank(), i,
             "convolution operands need equal dtypes and ranks");
+      ConvConfig::of(i);
+      break;
+    case Opcode::kIota:
+      iota_dimension_of(i);
+      break;
+    case Opcode::kReverse:
+      check(op_shape(0).same_type(i.shape), i, "reverse changes the type");
+      dimensions_of(i);
+      break;
+    case Opcode::kPad:
+      check(op_shape(0).rank() == i.shape.rank(), i, "pad changes the rank");
+      PaddingConfig::of(i);
+      break;
+    case Opcode::kReduceWindow:
+      Window::of(i);
+      reducer_of(i);
       break;
     case Opcode::kCopy:
       check(op_shape(0).same_type(i.shape), i, "copy changes the type");
@@ -182,9 +213,8 @@ void verify_instruction(const Instruction& i) {
       for (size_t k = 0; k < i.operands.size(); ++k)
         check(f->parameters[k]->shape.same_type(op_shape(k)), i, fmt::format("fused parameter {} type mismatch", k));
       check(f->root && f->root->shape.same_type(i.shape), i, "fused root type != fusion type");
-      std::string kind = i.attrs.has("kind") ? i.attrs.get_str("kind") : "kLoop";
-      check(kind == "kLoop" || kind == "kInput" || kind == "kOutput" || kind == "kRow", i,
-            fmt::format("unknown fusion kind '{}'", kind));
+      fusion_kind_of(i);
+      in_place_parameter_of(i);
       for (auto& fi : f->instructions) check(fi->called.empty(), i, "a fused computation calls another computation");
       break;
     }

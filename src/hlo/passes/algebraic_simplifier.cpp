@@ -8,6 +8,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "hlo/ir/attributes.h"
+
 namespace jitx::hlo {
 namespace {
 using detail::Literal;
@@ -64,11 +66,11 @@ bool is_identity(const Ints& p) {
 bool contains(const Ints& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 /// The identity element of a reducer for dtype d, if init holds it.
-bool init_is_identity(const std::string& reducer, const Instruction* init, DType d) {
+bool init_is_identity(Reducer reducer, const Instruction* init, DType d) {
   const Literal* l = splat_literal(init);
   if (!l) return false;
-  if (reducer == "add") return l->get_f64(0) == 0;
-  bool is_max = reducer == "max";
+  if (reducer == Reducer::kAdd) return l->get_f64(0) == 0;
+  bool is_max = reducer == Reducer::kMax;
   if (is_floating(d)) return l->get_f64(0) == (is_max ? -INFINITY : INFINITY);
   if (is_unsigned_integer(d)) return is_max ? l->get_u64(0) == 0 : l->get_u64(0) == (~0ULL >> (64 - dtype_bits(d)));
   int bits = dtype_bits(d);
@@ -189,12 +191,12 @@ class Simplifier {
           return rule = "reshape(reshape(A)) => reshape(A)", add(Opcode::kReshape, s, {op(0)->operand(0)});
         break;
       case Opcode::kTranspose: {
-        const Ints& p2 = i->attrs.get_ints("permutation");
+        const Ints& p2 = permutation_of(*i);
         // transpose(A) => A for the identity permutation
         if (is_identity(p2) && s.layout == op(0)->shape.layout) return rule = "transpose(A) => A (identity)", op(0);
         // transpose(transpose(A)) => transpose(A) with the composed permutation: out dim k is A's dim p1[p2[k]]
         if (op(0)->opcode == Opcode::kTranspose) {
-          const Ints& p1 = op(0)->attrs.get_ints("permutation");
+          const Ints& p1 = permutation_of(*op(0));
           Ints p(p2.size());
           for (size_t k = 0; k < p2.size(); ++k) p[k] = p1[p2[k]];
           Instruction* a = op(0)->operand(0);
@@ -207,13 +209,13 @@ class Simplifier {
         break;
       }
       case Opcode::kBroadcastInDim: {
-        const Ints& bd2 = i->attrs.get_ints("broadcast_dimensions");
+        const Ints& bd2 = broadcast_dimensions_of(*i);
         // broadcast(A) => A when it neither adds nor expands a dimension
         if (op(0)->shape.same_type(s) && is_identity(bd2) && op(0)->shape.layout == s.layout)
           return rule = "broadcast(A) => A (identity)", op(0);
         // broadcast(broadcast(A)) => broadcast(A): A's dim k lands at bd2[bd1[k]]
         if (op(0)->opcode == Opcode::kBroadcastInDim) {
-          const Ints& bd1 = op(0)->attrs.get_ints("broadcast_dimensions");
+          const Ints& bd1 = broadcast_dimensions_of(*op(0));
           Ints bd(bd1.size());
           for (size_t k = 0; k < bd1.size(); ++k) bd[k] = bd2[bd1[k]];
           rule = "broadcast(broadcast(A)) => broadcast(A)";
@@ -222,16 +224,16 @@ class Simplifier {
         break;
       }
       case Opcode::kSlice: {
-        const Ints& st2 = i->attrs.get_ints("start_indices");
+        auto s2 = SliceConfig::of(*i);
+        const Ints& st2 = s2.start_indices;
         // slice(A) => A when it keeps every element (starts at 0, same dims)
         if (op(0)->shape.same_type(s) && std::all_of(st2.begin(), st2.end(), [](int64_t x) { return x == 0; }) &&
             op(0)->shape.layout == s.layout)
           return rule = "slice(A) => A (full range)", op(0);
         // slice(slice(A)) => slice(A): element k is A[s1 + (s2 + k*t2)*t1]
         if (op(0)->opcode == Opcode::kSlice && s.num_elements() > 0) {
-          const Ints& st1 = op(0)->attrs.get_ints("start_indices");
-          const Ints& t1 = op(0)->attrs.get_ints("strides");
-          const Ints& t2 = i->attrs.get_ints("strides");
+          auto s1 = SliceConfig::of(*op(0));
+          const Ints &st1 = s1.start_indices, &t1 = s1.strides, &t2 = s2.strides;
           Ints start(s.rank()), limit(s.rank()), stride(s.rank());
           for (int64_t k = 0; k < s.rank(); ++k) {
             start[k] = st1[k] + st2[k] * t1[k];
@@ -239,8 +241,7 @@ class Simplifier {
             limit[k] = start[k] + (s.dims[k] - 1) * stride[k] + 1;
           }
           rule = "slice(slice(A)) => slice(A)";
-          return add(Opcode::kSlice, s, {op(0)->operand(0)},
-                     Params{{"start_indices", start}, {"limit_indices", limit}, {"strides", stride}});
+          return add(Opcode::kSlice, s, {op(0)->operand(0)}, to_params(SliceConfig{start, limit, stride}));
         }
         break;
       }
@@ -265,14 +266,14 @@ class Simplifier {
   // reduce(broadcast(A)) along dims the broadcast added => broadcast(A) * count (add) or broadcast(A) (max, min)
   Instruction* reduce_of_broadcast(Instruction* i, std::string_view& rule) {
     if (i->operands.size() != 2 || i->operand(0)->opcode != Opcode::kBroadcastInDim) return nullptr;
-    const std::string& reducer = i->attrs.get_str("reducer");
+    Reducer reducer = reducer_of(*i);
     Instruction* b = i->operand(0);
     Instruction* a = b->operand(0);
     DType d = i->shape.dtype;
-    if ((reducer != "add" && reducer != "max" && reducer != "min") || is_bool(d)) return nullptr;
+    if ((reducer != Reducer::kAdd && reducer != Reducer::kMax && reducer != Reducer::kMin) || is_bool(d)) return nullptr;
     if (!init_is_identity(reducer, i->operand(1), d)) return nullptr;
-    const Ints& dims = i->attrs.get_ints("dimensions");
-    const Ints& bd = b->attrs.get_ints("broadcast_dimensions");
+    const Ints& dims = dimensions_of(*i);
+    const Ints& bd = broadcast_dimensions_of(*b);
     for (auto x : bd)
       if (contains(dims, x)) return nullptr;  // a reduced dim carries A's data: not a plain repeat
     int64_t count = 1;
@@ -287,7 +288,7 @@ class Simplifier {
     Instruction* r = a;
     if (!(is_identity(new_bd) && a->shape.dims == i->shape.dims))
       r = add(Opcode::kBroadcastInDim, Shape(d, i->shape.dims), {a}, Params{{"broadcast_dimensions", new_bd}});
-    if (reducer != "add") return rule = "reduce(broadcast(A), max|min) => broadcast(A)", r;
+    if (reducer != Reducer::kAdd) return rule = "reduce(broadcast(A), max|min) => broadcast(A)", r;
     if (is_floating(d) && !exact_in(d, static_cast<double>(count))) return nullptr;
     rule = "reduce(broadcast(A), add) => broadcast(A) * count";
     return add(Opcode::kMultiply, i->shape, {r, splat(d, i->shape.dims, static_cast<double>(count))});
@@ -340,18 +341,17 @@ class Simplifier {
   // the transpose's pass over memory goes (autodiff writes weight gradients as transpose(dot(g, x))).
   Instruction* transpose_of_dot(Instruction* i, std::string_view& rule) {
     Instruction* dot = i->operand(0);
-    const Params& a = dot->attrs;
-    if (!a.get_ints("lhs_batch_dimensions", {}).empty() || !a.get_ints("rhs_batch_dimensions", {}).empty())
-      return nullptr;
-    int64_t nl = dot->operand(0)->shape.rank() - static_cast<int64_t>(a.get_ints("lhs_contracting_dimensions").size());
+    auto dn = DotDimensionNumbers::of(*dot);
+    if (!dn.lhs_batch_dims.empty() || !dn.rhs_batch_dims.empty()) return nullptr;
+    int64_t nl = dot->operand(0)->shape.rank() - static_cast<int64_t>(dn.lhs_contracting_dims.size());
     int64_t nr = dot->shape.rank() - nl;
     Ints want;  // the rhs's free dimensions, then the lhs's
     for (int64_t k = 0; k < nr; ++k) want.push_back(nl + k);
     for (int64_t k = 0; k < nl; ++k) want.push_back(k);
-    if (i->attrs.get_ints("permutation") != want) return nullptr;
-    Params attrs = a;
-    attrs.set("lhs_contracting_dimensions", a.get_ints("rhs_contracting_dimensions"));
-    attrs.set("rhs_contracting_dimensions", a.get_ints("lhs_contracting_dimensions"));
+    if (permutation_of(*i) != want) return nullptr;
+    Params attrs = dot->attrs;
+    std::swap(dn.lhs_contracting_dims, dn.rhs_contracting_dims);
+    dn.set_on(attrs);
     rule = "transpose(dot(A, B)) => dot(B, A)";
     return add(Opcode::kDot, i->shape, {dot->operand(1), dot->operand(0)}, attrs);
   }
@@ -362,10 +362,10 @@ class Simplifier {
     for (int side = 0; side < 2; ++side) {
       Instruction* t = i->operand(side);
       if (t->opcode != Opcode::kTranspose) continue;
-      const Ints& p = t->attrs.get_ints("permutation");
-      std::string pre = side == 0 ? "lhs" : "rhs";
-      Ints contracting = i->attrs.get_ints(pre + "_contracting_dimensions");
-      Ints batch = i->attrs.get_ints(pre + "_batch_dimensions", {});
+      const Ints& p = permutation_of(*t);
+      auto dn = DotDimensionNumbers::of(*i);
+      Ints& contracting = side == 0 ? dn.lhs_contracting_dims : dn.rhs_contracting_dims;
+      Ints& batch = side == 0 ? dn.lhs_batch_dims : dn.rhs_batch_dims;
       Ints free_mapped;
       for (int64_t k = 0; k < t->shape.rank(); ++k)
         if (!contains(contracting, k) && !contains(batch, k)) free_mapped.push_back(p[k]);
@@ -373,8 +373,7 @@ class Simplifier {
       for (auto& x : contracting) x = p[x];
       for (auto& x : batch) x = p[x];
       Params attrs = i->attrs;
-      attrs.set(pre + "_contracting_dimensions", contracting);
-      attrs.set(pre + "_batch_dimensions", batch);
+      dn.set_on(attrs);
       std::vector<Instruction*> ops = i->operands;
       ops[side] = t->operand(0);
       rule = side == 0 ? "dot(transpose(A), B) => dot(A, B) (dimension numbers)"

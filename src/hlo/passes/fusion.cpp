@@ -9,10 +9,9 @@
 
 #include "core/errors.h"
 #include "hlo/analysis/cost_analysis.h"
+#include "hlo/ir/attributes.h"
 
 namespace jitx::hlo {
-
-std::string fusion_kind(const Instruction& f) { return f.attrs.has("kind") ? f.attrs.get_str("kind") : "kLoop"; }
 
 bool is_loop_fusible(Opcode op) {
   if (is_elementwise(op)) return true;
@@ -196,7 +195,7 @@ class FusionBuilder {
       if (!is_simple_reduce(*o)) return false;
     for (auto* r : reduces) {
       if (r->operand(0)->shape.dims != reduces[0]->operand(0)->shape.dims) return false;
-      if (r->attrs.get_ints("dimensions") != reduces[0]->attrs.get_ints("dimensions")) return false;
+      if (dimensions_of(*r) != dimensions_of(*reduces[0])) return false;
     }
     return true;
   }
@@ -214,7 +213,7 @@ class FusionBuilder {
     leading1_dims = leading_dims;
     leading1_dims.push_back(k);
     for (auto* r : reduces)
-      if (r->operand(0)->shape.dims != D || r->attrs.get_ints("dimensions") != Ints{k}) return false;
+      if (r->operand(0)->shape.dims != D || dimensions_of(*r) != Ints{k}) return false;
     for (auto* i : g.members) {
       const Shape& s = i->shape;
       switch (i->opcode) {
@@ -224,7 +223,7 @@ class FusionBuilder {
           break;
         case Opcode::kBroadcastInDim: {
           const Shape& o = i->operand(0)->shape;
-          const Ints& bd = i->attrs.get_ints("broadcast_dimensions");
+          const Ints& bd = broadcast_dimensions_of(*i);
           bool ok = o.dims.empty() && (full(s) || row(s));
           if (full(s)) {
             ok = ok || (o.dims == lead && bd == leading_dims) || (o.dims == lead1 && bd == leading1_dims) ||

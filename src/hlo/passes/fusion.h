@@ -71,9 +71,6 @@ class Fusion : public HloPass {
   Options options_;
 };
 
-/// The `kind` attribute of a kFusion instruction ("kLoop" if absent).
-std::string fusion_kind(const Instruction& fusion);
-
 /// Whether an opcode may sit in a kLoop fusion (see above; constants also need at most 16 elements).
 bool is_loop_fusible(Opcode op);
 

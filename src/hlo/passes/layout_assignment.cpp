@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "hlo/ir/attributes.h"
 #include "hlo/passes/fusion.h"
 
 namespace jitx::hlo {
@@ -20,7 +21,7 @@ Ints canonical(Ints l) { return l == row_major(static_cast<int64_t>(l.size())) ?
 
 /// The layout that makes transpose(x, perm) copy-free: result dim k is operand dim perm[k].
 Ints bitcast_layout(const Instruction& t) {
-  const Ints& perm = t.attrs.get_ints("permutation");
+  const Ints& perm = permutation_of(t);
   Ints out;
   for (auto d : minor_to_major(t.operand(0)->shape))
     out.push_back(std::find(perm.begin(), perm.end(), d) - perm.begin());
@@ -36,7 +37,7 @@ bool dims_minor(const Ints& layout, const Ints& dims) {
 
 bool plain_rank2_dot(const Instruction& d) {
   return d.opcode == Opcode::kDot && d.operand(0)->shape.rank() == 2 && d.operand(1)->shape.rank() == 2 &&
-         d.attrs.get_ints("lhs_batch_dimensions", {}).empty();
+         DotDimensionNumbers::of(d).lhs_batch_dims.empty();
 }
 
 /// The layout in which loop fusion f writes its result while reading its main operand in memory order: from the
@@ -54,7 +55,7 @@ Ints streaming_layout(const Instruction& f) {
       return out;
     }
     if (x->opcode == Opcode::kTranspose) {
-      const Ints& p = x->attrs.get_ints("permutation");
+      const Ints& p = permutation_of(*x);
       for (auto& k : perm) k = p[k];
       x = x->operand(0);
       continue;
@@ -77,24 +78,24 @@ Take takes(const Instruction& c, const Instruction& v, const Ints& L) {
     case Opcode::kDot:
       return plain_rank2_dot(c) ? Take::kPrefers : Take::kNo;
     case Opcode::kReduce:
-      return c.operand(0) == &v && c.operands.size() == 2 && dims_minor(L, c.attrs.get_ints("dimensions"))
+      return c.operand(0) == &v && c.operands.size() == 2 && dims_minor(L, dimensions_of(c))
                  ? Take::kPrefers
                  : Take::kNo;
     case Opcode::kFusion: {
       const Computation* f = c.called.at(0);
-      std::string kind = fusion_kind(c);
+      FusionKind kind = fusion_kind_of(c);
       Take best = Take::kAccepts;
       for (size_t k = 0; k < c.operands.size(); ++k) {
         if (c.operand(k) != &v) continue;
         const Instruction* p = f->parameters.at(k);
         for (auto& fi : f->instructions) {
           if (std::find(fi->operands.begin(), fi->operands.end(), p) == fi->operands.end()) continue;
-          if (kind == "kRow") return Take::kNo;  // rows must stay contiguous
+          if (kind == FusionKind::kRow) return Take::kNo;  // rows must stay contiguous
           if (fi->opcode == Opcode::kDot) {
             if (!plain_rank2_dot(*fi)) return Take::kNo;
             best = Take::kPrefers;
-          } else if (fi->opcode == Opcode::kReduce && kind == "kInput") {
-            if (!dims_minor(L, fi->attrs.get_ints("dimensions"))) return Take::kNo;
+          } else if (fi->opcode == Opcode::kReduce && kind == FusionKind::kInput) {
+            if (!dims_minor(L, dimensions_of(*fi))) return Take::kNo;
             best = Take::kPrefers;
           }
           // Loop ops index through any layout.
@@ -191,11 +192,11 @@ class Assigner {
       if (!plain_rank2_dot(*d)) continue;
       for (int side = 0; side < 2; ++side) {
         Instruction* p = d->operand(side);
-        if (p->opcode != Opcode::kFusion || fusion_kind(*p) != "kLoop" || p == c.root || p->shape.is_tuple) continue;
+        if (p->opcode != Opcode::kFusion || fusion_kind_of(*p) != FusionKind::kLoop || p == c.root || p->shape.is_tuple) continue;
         auto us = p->users();
         if (us.size() != 1 || d->operand(0) == d->operand(1)) continue;
-        int64_t contracting =
-            d->attrs.get_ints(side == 0 ? "lhs_contracting_dimensions" : "rhs_contracting_dimensions").at(0);
+        auto dn = DotDimensionNumbers::of(*d);
+        int64_t contracting = (side == 0 ? dn.lhs_contracting_dims : dn.rhs_contracting_dims).at(0);
         int64_t other = 1 - contracting;
         Ints want = side == 0 ? Ints{contracting, other} : Ints{other, contracting};
         Ints stream = streaming_layout(*p);

@@ -1,0 +1,166 @@
+// jitx::numpy indexing and sorting: take, integer-array and slice indexing, sort and argsort.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "core/errors.h"
+#include "core/primitive.h"
+#include "core/trace.h"
+#include "jitx/lax.h"
+#include "jitx/numpy.h"
+
+namespace jitx::numpy {
+using detail::ApiScope;
+using detail::shape_str;
+using detail::throw_error;
+
+namespace {
+/// Integer indices in a common dtype, negative ones counted from the end of an axis of size n.
+Array normalize_index(const Array& i, int64_t n, std::string_view op) {
+  if (!is_integer(i.dtype()))
+    throw_error<TypeError>(op, "indices must be integers, got {}", i.aval().str());
+  DType d = dtype_bits(i.dtype()) == 64 ? DType::int64 : DType::int32;
+  if (is_unsigned_integer(i.dtype()) && i.dtype() != DType::uint64) d = DType::int64;
+  if (i.dtype() == DType::uint64) return lax::convert_element_type(i, DType::int64);
+  Array c = lax::convert_element_type(i, d);
+  return where(less(c, Array::scalar_int(0, d)), add(c, Array::scalar_int(n, d)), c);
+}
+
+/// The indices for the leading axes of x stacked into one array of shape broadcast(index shapes) + [k].
+Array stack_indices(const Array& x, const std::vector<Array>& indices, std::string_view op) {
+  if (indices.empty()) throw_error<TypeError>(op, "needs at least one index array");
+  if (static_cast<int64_t>(indices.size()) > x.ndim())
+    throw_error<ShapeError>(op, "got {} index arrays for an array of rank {}", indices.size(), x.ndim());
+  std::vector<Shape> shapes;
+  for (auto& i : indices) {
+    if (!i.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) index Array");
+    shapes.push_back(i.shape());
+  }
+  Shape b = broadcast_shapes(shapes, op);
+  std::vector<Array> cols;
+  bool wide = false;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    cols.push_back(normalize_index(indices[k], x.dim(static_cast<int64_t>(k)), op));
+    wide = wide || cols.back().dtype() == DType::int64;
+  }
+  for (auto& c : cols) {
+    if (wide) c = lax::convert_element_type(c, DType::int64);
+    c = lax::reshape(broadcast_to(c, b), [&] { Shape s = b; s.push_back(1); return s; }());
+  }
+  return cols.size() == 1 ? cols[0] : lax::concatenate(cols, static_cast<int64_t>(b.size()));
+}
+
+std::vector<int64_t> range(int64_t lo, int64_t hi) {
+  std::vector<int64_t> v;
+  for (int64_t i = lo; i < hi; ++i) v.push_back(i);
+  return v;
+}
+}  // namespace
+
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, std::string_view mode, Loc loc) {
+  ApiScope s(loc);
+  if (mode != "fill" && mode != "clip" && mode != "wrap")
+    throw_error<TypeError>("take", "mode must be \"fill\", \"clip\" or \"wrap\", got \"{}\"", mode);
+  Array a = axis ? x : ravel(x);
+  int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "take");
+  int64_t n = a.dim(ax);
+  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" and "fill" count negative indices from
+  // the end and let gather clamp the rest; "fill" then replaces what indices outside [-n, n) read.
+  Array idx;
+  std::optional<Array> valid;
+  if (mode == "wrap") {
+    if (n == 0) throw_error<ShapeError>("take", "cannot take from the empty axis {} with mode \"wrap\"", ax);
+    idx = normalize_index(indices, n, "take");
+    Array nn = Array::scalar_int(n, idx.dtype());
+    idx = lax::rem(lax::add(lax::rem(idx, nn), nn), nn);
+  } else {
+    idx = normalize_index(indices, n, "take");
+    if (mode == "fill")
+      valid = lax::bitwise_and(lax::ge(idx, Array::scalar_int(0, idx.dtype())),
+                               lax::lt(idx, Array::scalar_int(n, idx.dtype())));
+  }
+  int64_t r = idx.ndim();
+  Shape is = idx.shape();
+  is.push_back(1);
+  idx = lax::reshape(idx, is);
+  lax::GatherDimensionNumbers dn;
+  dn.offset_dims = range(0, ax);
+  for (int64_t d = ax + 1; d < a.ndim(); ++d) dn.offset_dims.push_back(d - 1 + r);
+  dn.collapsed_slice_dims = {ax};
+  dn.start_index_map = {ax};
+  dn.index_vector_dim = r;
+  Shape sizes = a.shape();
+  sizes[ax] = 1;
+  Array out = lax::gather(a, idx, dn, sizes);
+  if (!valid) return out;
+  // JAX's fill values: NaN for inexact dtypes, the minimum of signed integers, the maximum of unsigned ones, true.
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < r; ++d) dims.push_back(ax + d);
+  Array mask = lax::broadcast_in_dim(*valid, out.shape(), dims);
+  DType dt = a.dtype();
+  Array fill = is_floating(dt)           ? Array::scalar(std::numeric_limits<double>::quiet_NaN(), dt)
+               : is_bool(dt)             ? Array::scalar_int(1, dt)
+               : is_unsigned_integer(dt) ? lax::bitwise_not(Array::scalar_int(0, dt))
+                                         : Array::scalar_int(std::numeric_limits<int64_t>::min() >> (64 - dtype_bits(dt)), dt);
+  return lax::select(mask, out, lax::broadcast_in_dim(fill, out.shape(), {}));
+}
+
+Array sort(const Array& x, std::optional<int64_t> axis, Loc loc) {
+  ApiScope s(loc);
+  if (!axis) return lax::sort(ravel(x), 0);
+  return lax::sort(x, detail::canonical_axis(*axis, x.ndim(), "sort"));
+}
+
+Array argsort(const Array& x, std::optional<int64_t> axis, Loc loc) {
+  ApiScope s(loc);
+  Array a = axis ? x : ravel(x);
+  int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "argsort");
+  Array iota = lax::broadcasted_iota(DType::int32, a.shape(), ax);
+  return lax::sort({a, iota}, ax, true, 1)[1];
+}
+
+IndexUpdateRef at(const Array& x, const Array& index) { return IndexUpdateRef(x, {index}); }
+IndexUpdateRef at(const Array& x, std::vector<Array> indices) { return IndexUpdateRef(x, std::move(indices)); }
+
+Array IndexUpdateRef::get(Loc loc) const {
+  ApiScope s(loc);
+  Array idx = stack_indices(x_, indices_, "at.get");
+  int64_t k = static_cast<int64_t>(indices_.size()), r = idx.ndim() - 1;
+  lax::GatherDimensionNumbers dn;
+  dn.offset_dims = range(r, r + x_.ndim() - k);
+  dn.collapsed_slice_dims = range(0, k);
+  dn.start_index_map = range(0, k);
+  dn.index_vector_dim = r;
+  Shape sizes(static_cast<size_t>(k), 1);
+  for (int64_t d = k; d < x_.ndim(); ++d) sizes.push_back(x_.dim(d));
+  return lax::gather(x_, idx, dn, sizes);
+}
+
+Array IndexUpdateRef::update(std::string_view kind, const Array& values) const {
+  std::string op = fmt::format("at.{}", kind);
+  Array idx = stack_indices(x_, indices_, op);
+  int64_t k = static_cast<int64_t>(indices_.size()), r = idx.ndim() - 1;
+  Shape ushape(idx.shape().begin(), idx.shape().end() - 1);
+  for (int64_t d = k; d < x_.ndim(); ++d) ushape.push_back(x_.dim(d));
+  if (!values.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) values Array");
+  Array v = broadcast_to(lax::convert_element_type(values, x_.dtype()), ushape);
+  lax::ScatterDimensionNumbers dn;
+  dn.update_window_dims = range(r, r + x_.ndim() - k);
+  dn.inserted_window_dims = range(0, k);
+  dn.scatter_dims_to_operand_dims = range(0, k);
+  dn.index_vector_dim = r;
+  if (kind == "set") return lax::scatter(x_, idx, v, dn);
+  if (kind == "add") return lax::scatter_add(x_, idx, v, dn);
+  if (kind == "mul") return lax::scatter_mul(x_, idx, v, dn);
+  if (kind == "min") return lax::scatter_min(x_, idx, v, dn);
+  return lax::scatter_max(x_, idx, v, dn);
+}
+
+Array IndexUpdateRef::set(const Array& v, Loc loc) const { ApiScope s(loc); return update("set", v); }
+Array IndexUpdateRef::add(const Array& v, Loc loc) const { ApiScope s(loc); return update("add", v); }
+Array IndexUpdateRef::mul(const Array& v, Loc loc) const { ApiScope s(loc); return update("mul", v); }
+Array IndexUpdateRef::min(const Array& v, Loc loc) const { ApiScope s(loc); return update("min", v); }
+Array IndexUpdateRef::max(const Array& v, Loc loc) const { ApiScope s(loc); return update("max", v); }
+
+}  // namespace jitx::numpy

@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <future>
@@ -892,44 +891,6 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
       });
     for (auto& t : ts) t.join();
     CHECK(wrong == 0);
-  }
-}
-
-// Hidden (run with `jitx_tests "[.cpu-bench]"`): GB/s of a fused elementwise chain on 16M floats, cpu vs interpreter.
-TEST_CASE("cpu: elementwise chain bandwidth, cpu vs interpreter", "[.cpu-bench]") {
-  const int64_t n = 1 << 24;
-  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(fmt::format(R"(HloModule bench
-
-%fused (a: f32[{0}], b: f32[{0}]) -> f32[{0}] {{
-  %a = f32[{0}] parameter(0)
-  %b = f32[{0}] parameter(1)
-  %h = f32[] constant(0.5)
-  %hb = f32[{0}] broadcast(%h), broadcast_dimensions={{}}
-  %x = f32[{0}] multiply(%a, %hb)
-  %y = f32[{0}] add(%x, %b)
-  ROOT %z = f32[{0}] maximum(%y, %a)
-}}
-
-ENTRY %main (a: f32[{0}], b: f32[{0}]) -> (f32[{0}]) {{
-  %a = f32[{0}] parameter(0)
-  %b = f32[{0}] parameter(1)
-  %f = f32[{0}] fusion(%a, %b), kind=kLoop, calls=%fused
-  ROOT %t = (f32[{0}]) tuple(%f)
-}}
-)", n));
-  std::vector<Literal> args{random_literal(hlo::Shape(DType::float32, {n}), -1, 1),
-                            random_literal(hlo::Shape(DType::float32, {n}), -1, 1)};
-  for (auto* b : {&native(), &interp()}) {
-    auto exe = b->compile(m);
-    std::vector<std::shared_ptr<runtime::Buffer>> bufs;
-    for (auto& a : args) bufs.push_back(runtime::Buffer::from_literal(a, &test_device()));
-    int reps = b == &native() ? 20 : 1;
-    exe->execute(bufs, &test_device())[0]->ready->wait();  // warm up (page faults, caches)
-    auto t0 = std::chrono::steady_clock::now();
-    for (int r = 0; r < reps; ++r) exe->execute(bufs, &test_device())[0]->ready->wait();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
-    double gb = 3.0 * 4 * n / 1e9;  // two reads and one write
-    WARN(b->name() << ": " << s * 1e3 << " ms per call, " << gb / s << " GB/s");
   }
 }
 

@@ -22,6 +22,7 @@
 #include "jitx/numpy.h"
 #include "jitx/random.h"
 #include "runtime/runtime.h"
+#include "tolerances.h"
 
 using namespace jitx;
 using namespace jitx::testing;
@@ -29,33 +30,6 @@ using detail::Literal;
 using Catch::Matchers::Contains;
 
 namespace {
-
-/// The CPU backend's allowance against the interpreter, per dtype: |got - want| <= atol + rtol |want|.
-/// f32: the polynomial math is within 4 ULP (see the ULP test), sums reassociate in blocks: rtol 1e-5 (~80 ULP,
-///      room for a reassociated sum of a few thousand terms), atol 1e-6.
-/// f64: C library math and blocked sums: rtol 1e-12.
-/// f16/bf16: computed in f32. With excess precision (the default, config().allow_excess_precision) a fused chain
-///      is rounded once, where it is stored, while the interpreter (the oracle) rounds after every op: their
-///      difference is the reference's own per-op roundings (u = 2^-11 f16, 2^-8 bf16, relative, each), carried
-///      through the chain's later ops. For the chains here (a handful of ops on values up to ~10, some followed by
-///      exp, which turns an absolute input error into a relative one) that is a few ULP of the result:
-///      rtol 4 ULP = 8u (f16 4e-3, bf16 3.2e-2), atol 2e-3 (2e-2 bf16) for results near zero. (Per-op rounding,
-///      the flag off, is bit-exact with the interpreter on exactly rounded ops: see "excess precision" below.)
-/// Integers and bool: exact.
-/// Dots sum K products in a different order than the interpreter's double loop: atol grows with K (kDotAtolScale).
-constexpr double kDotAtolScale = 100;
-struct Tol {
-  double rtol, atol;
-};
-Tol cpu_tol(DType d) {
-  switch (d) {
-    case DType::float64: return {1e-12, 1e-12};
-    case DType::float32: return {1e-5, 1e-6};
-    case DType::float16: return {4e-3, 2e-3};
-    case DType::bfloat16: return {3.2e-2, 2e-2};
-    default: return {0, 0};
-  }
-}
 
 std::mt19937& rng() {
   static std::mt19937 g(20240611u);
@@ -76,14 +50,15 @@ Literal random_literal(const hlo::Shape& s, double lo, double hi) {
   return l;
 }
 
-/// tol_of: the dtype whose tolerance applies, when the computation ran in a less precise one than its result
-/// (an f16 epilogue converted to f32 at the end carries f16's rounding).
+/// Compares with the fused bound of the table (a fused kernel against the interpreter). tol_of: the dtype whose
+/// bound applies, when the computation ran in a less precise one than its result (an f16 epilogue converted to f32
+/// at the end carries f16's rounding).
 void compare(const Literal& got, const Literal& want, const std::string& what, double atol_scale = 1,
              std::optional<DType> tol_of = {}) {
   INFO(what);
   REQUIRE(got.dtype == want.dtype);
   REQUIRE(got.dims == want.dims);
-  Tol t = cpu_tol(tol_of.value_or(want.dtype));
+  Tol t = tol(tol_of.value_or(want.dtype), Bound::kFused);
   t.atol *= atol_scale;
   int64_t bad = 0;
   for (int64_t i = 0; i < want.size() && bad < 5; ++i) {
@@ -260,7 +235,7 @@ TEST_CASE("cpu: reductions (row, column, middle, all) for every reducer and dtyp
   double ref = 0;
   for (int64_t i = 0; i < x.size(); ++i) ref += x.get_f64(i);
   double got = run(native(), m, {x})[0].get_f64(0);
-  CHECK(std::fabs(got - ref) <= 8e-7 * ref);  // naive sequential f32 summation is off by ~1e-4 here
+  CHECK(std::fabs(got - ref) <= kF32Accuracy.long_sum * ref);  // naive sequential f32 summation is off by ~1e-4 here
 }
 
 TEST_CASE("cpu: bitcast-convert between types of one width fuses and keeps every bit", "[cpu]") {
@@ -558,7 +533,7 @@ TEST_CASE("cpu: erf_inv and digamma are within a few ULP of long-double referenc
     edges.insert(edges.end(), tiny.begin(), tiny.end());
     auto [e1, at1] = max_ulp_error("erf-inv", d, samples(d, -1, 1, 1 << 15, edges), ref_erf_inv);
     INFO(dtype_name(d) << " erf_inv: max error " << e1 << " ULP at " << at1);
-    CHECK(e1 <= (f32 ? 4.0 : 2.0));
+    CHECK(e1 <= (f32 ? kF32SpecialUlp : kF64SpecialUlp).erf_inv);
     if (std::getenv("JITX_PRINT_ULP")) WARN(dtype_name(d) << " erf_inv: max error " << e1 << " ULP at " << at1);
 
     std::vector<double> pos;
@@ -566,7 +541,7 @@ TEST_CASE("cpu: erf_inv and digamma are within a few ULP of long-double referenc
     for (int k = -500; k <= 500; ++k) pos.push_back(1.4616321449683623 + k * (f32 ? 1e-7 : 1e-9));  // the root
     auto [e2, at2] = max_ulp_error("digamma", d, samples(d, 0, 12, 1 << 14, pos), [](long double x) { return ref_digamma(x); });
     INFO(dtype_name(d) << " digamma (x > 0): max error " << e2 << " ULP at " << at2);
-    CHECK(e2 <= (f32 ? 1.0 : 5.0));
+    CHECK(e2 <= (f32 ? kF32SpecialUlp : kF64SpecialUlp).digamma);
     if (std::getenv("JITX_PRINT_ULP")) WARN(dtype_name(d) << " digamma (x > 0): max error " << e2 << " ULP at " << at2);
 
     // x < 0: the absolute error in ULP of max(|psi(x)|, 1).
@@ -589,7 +564,7 @@ TEST_CASE("cpu: erf_inv and digamma are within a few ULP of long-double referenc
       if (!(err <= e3)) e3 = err, at3 = x.get_f64(i);
     }
     INFO(dtype_name(d) << " digamma (x < 0): max error " << e3 << " ULP of max(|psi|, 1) at " << at3);
-    CHECK(e3 <= (f32 ? 1.0 : 10.0));
+    CHECK(e3 <= (f32 ? kF32SpecialUlp : kF64SpecialUlp).digamma_negative);
     if (std::getenv("JITX_PRINT_ULP"))
       WARN(dtype_name(d) << " digamma (x < 0): max error " << e3 << " ULP of max(|psi|, 1) at " << at3);
   }
@@ -602,14 +577,14 @@ TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[
     const char* op;
     double lo, hi;
     double (*ref)(double);
-    double max_ulp = 4.0;
+    double max_ulp = kF32MathUlp.polynomial;
   };
   const std::vector<F> fs{{"exponential", -87, 88, [](double x) { return std::exp(x); }},
                           {"exponential-minus-one", -10, 10, [](double x) { return std::expm1(x); }},
                           {"log", 1e-30, 1e30, [](double x) { return std::log(x); }},
                           {"log-plus-one", -0.99, 100, [](double x) { return std::log1p(x); }},
-                          {"tanh", -10, 10, [](double x) { return std::tanh(x); }, 5.0},
-                          {"tanh", -1e-3, 1e-3, [](double x) { return std::tanh(x); }, 5.0},
+                          {"tanh", -10, 10, [](double x) { return std::tanh(x); }, kF32MathUlp.tanh},
+                          {"tanh", -1e-3, 1e-3, [](double x) { return std::tanh(x); }, kF32MathUlp.tanh},
                           {"logistic", -30, 30, [](double x) { return 1 / (1 + std::exp(-x)); }},
                           {"erf", -5, 5, [](double x) { return std::erf(x); }},
                           {"sine", -1e4, 1e4, [](double x) { return std::sin(x); }},
@@ -659,7 +634,7 @@ TEST_CASE("cpu: f32 exp at the ends of its range: overflow, subnormal results, s
         CHECK(g == ref);
       } else {
         double ulp = std::ldexp(1.0, std::max(std::ilogb(static_cast<float>(ref)), -126) - 23);
-        CHECK(std::fabs(g - ref) <= ulp);
+        CHECK(std::fabs(g - ref) <= kF32MathUlp.exp_range_ends * ulp);
       }
     }
   }
@@ -723,7 +698,8 @@ ENTRY %main (a: f32[5,{0}]) -> (f32[5]) {{
     CHECK(std::isnan(got.get_f64(2)));
     CHECK(std::isfinite(got.get_f64(3)));
     CHECK(std::isinf(got.get_f64(4)));
-    for (int64_t r : {0, 3}) CHECK(std::fabs(got.get_f64(r) - want.get_f64(r)) <= 1e-5 * std::fabs(want.get_f64(r)));
+    for (int64_t r : {0, 3})
+      CHECK(std::fabs(got.get_f64(r) - want.get_f64(r)) <= tol(DType::float32, Bound::kSum).rtol * std::fabs(want.get_f64(r)));
   }
 }
 
@@ -778,10 +754,10 @@ ENTRY %main (a: {0}[3,1500]) -> ({0}[3,1500]) {{
     }
     double ulp = std::ldexp(1.0, std::max(std::ilogb(static_cast<float>(ref)), -126) - 23);
     double err = std::fabs(g - ref);
-    CHECK(err <= 5 * ulp + std::fabs(a) * std::ldexp(1.0, -126));
+    CHECK(err <= kF32MathUlp.logistic_product * ulp + std::fabs(a) * std::ldexp(1.0, -126));
     if (std::fabs(z) < 87) max_ulp = std::max(max_ulp, err / ulp);
   }
-  CHECK(max_ulp <= 5);
+  CHECK(max_ulp <= kF32MathUlp.logistic_product);
   // bf16/f16 (computed in f32, rounded like the interpreter) against the interpreter.
   for (DType d : {DType::bfloat16, DType::float16}) check_module(text(d), -12, 12);
 }
@@ -808,10 +784,10 @@ TEST_CASE("cpu: GELU's tanh form runs as x * logistic(2u), accurate in the negat
     // ~1e-6 at u = -33 (x = -9), which exp(2u) turns into a relative one of ~2|u| 1e-8. Measured: below 1e-5
     // relative everywhere |gelu| > 1e-30, while the f32 tanh form is off by 100% past x = -5 (1 + tanh(u) is 0).
     if (std::fabs(ref) > 1e-30) {
-      CHECK(err <= 2e-5 * std::fabs(ref));
+      CHECK(err <= kF32Accuracy.gelu * std::fabs(ref));
       worst_rel = std::max(worst_rel, err / std::fabs(ref));
     } else {
-      CHECK(err <= 1e-37);
+      CHECK(err <= kF32Accuracy.gelu_tiny);
     }
     worst_abs = std::max(worst_abs, err);
   }
@@ -864,7 +840,7 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
     gate.set_value();
     Literal y = outs[0]->literal();
     CHECK(outs[0]->ready->is_ready());
-    CHECK(y.get_f64(7) == Approx(std::exp(static_cast<float>(x.get_f64(7)))).epsilon(1e-6));
+    CHECK(y.get_f64(7) == Approx(std::exp(static_cast<float>(x.get_f64(7)))).epsilon(kF32Accuracy.exp_scalar));
   }
   SECTION("an input that failed passes its error on, and a failing op is named") {
     auto bad = runtime::Buffer::pending(DType::float32, {1000}, &test_device());
@@ -886,7 +862,7 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
           auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(in, &test_device())}, &test_device());
           Literal y = outs[0]->literal();
           for (int64_t i = 0; i < 1000; i += 97)
-            if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > 1e-5) wrong++;
+            if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > kF32Accuracy.exp_threads) wrong++;
         }
       });
     for (auto& t : ts) t.join();
@@ -1267,7 +1243,7 @@ ENTRY %main (a: f32[3,5,130]) -> (f32[3,5,130]) {
     for (int64_t c = 0; c < 300; ++c) s += std::exp(double(xs[r * 300 + c]) - m);
     for (int64_t c = 0; c < 300; ++c) {
       double want = std::exp(double(xs[r * 300 + c]) - m) / s;
-      REQUIRE(std::fabs(sm[r * 300 + c] - want) <= 1e-6 * want + 1e-12);
+      REQUIRE(std::fabs(sm[r * 300 + c] - want) <= kF32Accuracy.softmax.rtol * want + kF32Accuracy.softmax.atol);
     }
   }
 }
@@ -1409,7 +1385,7 @@ TEST_CASE("cpu: column reductions with row counts off the four-row pass, odd wid
   for (int64_t c = 0; c < cols; ++c) {
     double ref = 0;
     for (int64_t r = 0; r < rows; ++r) ref += x.get_f64(r * cols + c);
-    CHECK(std::fabs(got.get_f64(c) - ref) <= 1e-7 * ref);  // one f32 rounding of a double-precision sum
+    CHECK(std::fabs(got.get_f64(c) - ref) <= kF32Accuracy.column_sum * ref);  // one f32 rounding of a double-precision sum
   }
 }
 
@@ -1553,7 +1529,7 @@ TEST_CASE("cpu: excess precision (the default) is more accurate than per-op roun
       INFO("error in ULP: excess precision max " << max_excess << " mean " << sum_excess / n << "; per-op max "
                                                  << max_per_op << " mean " << sum_per_op / n << "; interpreter mean "
                                                  << sum_oracle / n);
-      CHECK(max_excess <= 0.75);
+      CHECK(max_excess <= kExcessPrecisionUlp);
       CHECK(max_per_op > 1.0);
       CHECK(sum_excess < 0.75 * sum_per_op);
       CHECK(sum_excess < 0.75 * sum_oracle);

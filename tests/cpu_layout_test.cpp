@@ -38,20 +38,10 @@ Literal random_literal(const hlo::Shape& s) {
   return l;
 }
 
-/// Allowance against the interpreter: f32 polynomial math and reassociated sums (rtol 1e-5), f64 1e-12, bf16 two
-/// ULP (1.6e-2: the short fused chains here are rounded once, where stored, and the interpreter's after every
-/// op), integers exact; dots sum K terms in another order, so atol grows with K (atol_scale).
-double rtol_of(DType d) {
-  switch (d) {
-    case DType::float64: return 1e-12;
-    case DType::float32: return 1e-5;
-    case DType::bfloat16: return 1.6e-2;
-    default: return 0;
-  }
-}
-
 /// Runs text (with `T` replaced by the dtype's HLO name) on the CPU backend and the interpreter with the same
-/// random inputs, compares every output, and returns the CPU executable's stats.
+/// random inputs, compares every output, and returns the CPU executable's stats. The bound is the table's sum (the
+/// short fused chains here, dots and reductions of layout-changed operands); dots sum K terms in another order, so
+/// atol grows with K (atol_scale).
 std::map<std::string, int64_t> check(std::string text, DType d = DType::float32, double atol_scale = 1) {
   std::string t(hlo::hlo_dtype_name(d));
   for (size_t at; (at = text.find("$T")) != std::string::npos;) text.replace(at, 2, t);
@@ -74,8 +64,8 @@ std::map<std::string, int64_t> check(std::string text, DType d = DType::float32,
     int64_t bad = 0;
     for (int64_t i = 0; i < w.size() && bad < 5; ++i) {
       double gv = g.get_f64(i), wv = w.get_f64(i);
-      double tol = rtol_of(d) * (std::fabs(wv) + atol_scale);
-      bool ok = std::fabs(gv - wv) <= tol;
+      testing::Tol t = testing::tol(d, testing::Bound::kSum);
+      bool ok = std::fabs(gv - wv) <= t.atol * atol_scale + t.rtol * std::fabs(wv);
       if (!ok) UNSCOPED_INFO("element " << i << ": got " << gv << " want " << wv);
       bad += !ok;
     }

@@ -27,12 +27,9 @@ Array f32(const std::vector<double>& v, Shape s) { return make(v, std::move(s), 
 
 detail::Literal literal_of(const Array& a) { return detail::concrete_buffer(a, "test")->literal(); }
 
-/// The allowance of the CPU backend against the interpreter for f32 results after a few dozen dependent ops: the
-/// interpreter rounds each op from double, the CPU computes in f32 with polynomial math (a few ULP per op).
-constexpr double kRtol = 1e-4, kAtol = 1e-5;
-
 /// Runs the compiled program's optimised HLO on the interpreter (the oracle) and compares every output with what
-/// the compiled executable returned; on cpu, also requires that nothing ran on the interpreter.
+/// the compiled executable returned (within the table's sum bound: loop bodies of a few dozen dependent ops, sums
+/// among them); on cpu, also requires that nothing ran on the interpreter.
 template <class C>
 void check_native(const C& compiled, const std::vector<Array>& args, const std::vector<Array>& got, int min_loops,
                   int min_branches) {
@@ -58,7 +55,8 @@ void check_native(const C& compiled, const std::vector<Array>& args, const std::
     for (int64_t i = 0; i < w.size(); ++i) {
       if (is_floating(w.dtype)) {
         double gv = g.get_f64(i), wv = w.get_f64(i);
-        CHECK(std::fabs(gv - wv) <= kAtol + kRtol * std::fabs(wv));
+        Tol t = tol(w.dtype, Bound::kSum);
+        CHECK(std::fabs(gv - wv) <= t.atol + t.rtol * std::fabs(wv));
       } else {
         CHECK(g.get_i64(i) == w.get_i64(i));
       }
@@ -451,8 +449,10 @@ ENTRY %main (x: f32[4], idx: s32[]) -> (s32[], f32[4], f32[4], f32[4], f32[4]) {
     INFO("index " << idx);
     CHECK(got[0].get_i64(0) == 5);
     for (size_t k = 0; k < got.size(); ++k)
-      for (int64_t i = 0; i < want[k].size(); ++i)
-        CHECK(std::fabs(got[k].get_f64(i) - want[k].get_f64(i)) <= kAtol + kRtol * std::fabs(want[k].get_f64(i)));
+      for (int64_t i = 0; i < want[k].size(); ++i) {
+        Tol t = tol(want[k].dtype, Bound::kSum);
+        CHECK(std::fabs(got[k].get_f64(i) - want[k].get_f64(i)) <= t.atol + t.rtol * std::fabs(want[k].get_f64(i)));
+      }
   }
 }
 

@@ -16,6 +16,7 @@
 #include "hlo/passes/dce.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/jitx.h"
+#include "tolerances.h"
 
 using namespace jitx;
 using namespace jitx::hlo;
@@ -65,7 +66,7 @@ void check_same(const evaluator::Value& a, const evaluator::Value& b) {
       double p = x.get_f64(k), q = y.get_f64(k);
       if (std::isnan(p) && std::isnan(q)) continue;
       INFO("element " << k << ": " << p << " vs " << q);
-      REQUIRE(std::fabs(p - q) <= 1e-6 * std::max({1.0, std::fabs(p), std::fabs(q)}));
+      REQUIRE(std::fabs(p - q) <= jitx::testing::kRewriteRtol * std::max({1.0, std::fabs(p), std::fabs(q)}));
     } else {
       INFO("element " << k);
       REQUIRE(x.get_u64(k) == y.get_u64(k));  // integers: exactly
@@ -1042,5 +1043,6 @@ TEST_CASE("jit: the optimised MLP block (gelu, layer norm) computes what the eag
   INFO(compiled.as_text());
   auto got = compiled(x, w, b).to_vector<float>();
   REQUIRE(got.size() == eager.size());
-  for (size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(eager[k]).epsilon(1e-5).margin(1e-6));
+  const jitx::testing::Tol t = jitx::testing::tol(DType::float32, jitx::testing::Bound::kSum);  // a dot and row sums, reassociated
+  for (size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(eager[k]).epsilon(t.rtol).margin(t.atol));
 }

@@ -11,6 +11,7 @@
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
+#include "tolerances.h"
 
 namespace jitx::hlo::testing {
 using detail::Literal;
@@ -74,7 +75,7 @@ inline void check_same(const evaluator::Value& a, const evaluator::Value& b) {
     double p = a.array.get_f64(k), q = b.array.get_f64(k);
     if (std::isnan(p) && std::isnan(q)) continue;
     INFO("element " << k << ": " << p << " vs " << q);
-    REQUIRE(std::fabs(p - q) <= 1e-6 * std::max({1.0, std::fabs(p), std::fabs(q)}));
+    REQUIRE(std::fabs(p - q) <= jitx::testing::kRewriteRtol * std::max({1.0, std::fabs(p), std::fabs(q)}));
   }
 }
 

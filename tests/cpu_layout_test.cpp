@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "backend_test_util.h"
 #include "backends/cpu/kernels.h"
 #include "hlo/evaluator/evaluator.h"
 #include "core/literal.h"
@@ -20,6 +21,7 @@
 using namespace jitx;
 using Catch::Matchers::Contains;
 using detail::Literal;
+using testing::check_native;
 
 namespace {
 
@@ -399,4 +401,33 @@ TEST_CASE("cpu layouts: a layout-changed transpose inside a jitted scan body", "
     CHECK(st.at("while_loops") == 1);
     CHECK(st.at("interpreter_fallbacks") == 0);
   }
+}
+
+TEST_CASE("cpu: a transpose that layout assignment made a bitcast aliases its operand, read through its layout",
+          "[cpu]") {
+  // Layout assignment gives %t the layout {0,1} (memory ordered as %a), which buffer assignment treats as an
+  // alias of %a's buffer. Its consumers read it through that layout, and nothing writes over %a (the caller's
+  // argument: a backend that read and wrote row-major once transposed it in place, giving wrong results).
+  std::string text = R"(HloModule m
+
+%fused (p: f32[8,6]) -> f32[8,6] {
+  %p = f32[8,6]{0,1} parameter(0)
+  %two = f32[] constant(2)
+  %b = f32[8,6] broadcast(%two), broadcast_dimensions={}
+  ROOT %m = f32[8,6] multiply(%p, %b)
+}
+
+ENTRY %main (a: f32[6,8]) -> (f32[6], f32[8,6], f32[6,8]) {
+  %a = f32[6,8] parameter(0)
+  %t = f32[8,6]{0,1} transpose(%a), permutation={1,0}
+  %z = f32[] constant(0)
+  %r = f32[6] reduce(%t, %z), dimensions={0}, reducer=add
+  %f = f32[8,6] fusion(%t), kind=kLoop, calls=%fused
+  %n = f32[6,8] negate(%a)
+  ROOT %out = (f32[6], f32[8,6], f32[6,8]) tuple(%r, %f, %n)
+}
+)";
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+  REQUIRE(hlo::is_layout_bitcast(*m->entry->find("t")));
+  check_native(text);
 }

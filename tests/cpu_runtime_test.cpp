@@ -1,5 +1,6 @@
 // The CPU runtime: loops and branches as compiled programs (no interpreter), buffer assignment of loop carries and
-// scan outputs in place, donation writing into the donated buffer, several devices.
+// scan outputs in place, donation writing into the donated buffer, several devices, and asynchronous execution
+// (errors reach the waiter; concurrent callers share an executable).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,7 +9,9 @@
 #include <chrono>
 #include <future>
 #include <random>
+#include <thread>
 
+#include "backend_test_util.h"
 #include "hlo/evaluator/evaluator.h"
 #include "core/trace.h"
 #include "hlo/analysis/buffer_assignment.h"
@@ -20,6 +23,8 @@
 
 using namespace jitx;
 using namespace jitx::testing;
+using Catch::Matchers::Contains;
+using detail::Literal;
 
 namespace {
 
@@ -490,4 +495,48 @@ ENTRY %main (x: f32[4]) -> (f32[4]) {
   auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(random_f32({4}), runtime::Client::get().default_device())},
                            runtime::Client::get().default_device());
   CHECK_THROWS_WITH(outs[0]->literal(), Catch::Contains("%bad"));
+}
+
+TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent callers", "[cpu]") {
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op("f32[1000]", "exponential", {"f32[1000]"}));
+  auto exe = native().compile(m);
+  Literal x = random_literal(hlo::Shape(DType::float32, {1000}), -1, 1);
+  auto arg = runtime::Buffer::from_literal(x, &test_device());
+  SECTION("a call returns before its work has run") {
+    std::promise<void> gate;
+    auto opened = gate.get_future().share();
+    test_device().stream.enqueue([opened] { opened.wait(); });  // holds the stream
+    auto outs = exe->execute(std::vector{arg}, &test_device());
+    CHECK(!outs[0]->ready->is_ready());
+    gate.set_value();
+    Literal y = outs[0]->literal();
+    CHECK(outs[0]->ready->is_ready());
+    CHECK(y.get_f64(7) == Approx(std::exp(static_cast<float>(x.get_f64(7)))).epsilon(kF32Accuracy.exp_scalar));
+  }
+  SECTION("an input that failed passes its error on, and a failing op is named") {
+    auto bad = runtime::Buffer::pending(DType::float32, {1000}, &test_device());
+    bad->ready->set_error(std::make_exception_ptr(RuntimeError("upstream failure")));
+    auto outs = exe->execute(std::vector{bad}, &test_device());
+    CHECK_THROWS_WITH(outs[0]->literal(), Contains("upstream failure"));
+    std::shared_ptr<const hlo::Module> cc = hlo::parse_hlo(one_op("f32[4]", "custom-call", {"f32[4]"}, ", custom_call_target=\"nope\""));
+    auto outs2 = native().compile(cc)->execute(std::vector{runtime::Buffer::from_literal(random_literal(hlo::Shape(DType::float32, {4}), 0, 1), &test_device())}, &test_device());
+    CHECK_THROWS_WITH(outs2[0]->literal(), Contains("%r"));
+  }
+  SECTION("many threads share one executable") {
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 8; ++t)
+      ts.emplace_back([&, t] {
+        for (int k = 0; k < 50; ++k) {
+          Literal in = Literal::make(DType::float32, {1000});
+          for (int64_t i = 0; i < 1000; ++i) in.set_f64(i, 0.001 * ((t * 50 + k + i) % 100));
+          auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(in, &test_device())}, &test_device());
+          Literal y = outs[0]->literal();
+          for (int64_t i = 0; i < 1000; i += 97)
+            if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > kF32Accuracy.exp_threads) wrong++;
+        }
+      });
+    for (auto& t : ts) t.join();
+    CHECK(wrong == 0);
+  }
 }

@@ -302,25 +302,32 @@ void bench_rows(int64_t rows, int64_t cols) {
   emit({"column_sum", size, "f32", "eigen", sc, 4.0 * rows * cols + 4.0 * cols, 0, -1, ""});
 }
 
-/// The memory-bound bar: the GELU tail on 64 MiB and layer norm on 4096^2 f32 at >= 80% of the triad.
-/// The triad of this VM moves by up to 40% between minutes (25-43 GB/s in the runs so far), so the probe at the
-/// start of a run says little about the bandwidth minutes later: here each workload is measured in interleaved
-/// rounds with a triad on all cores (arrays of n floats, each thread first-touching its slice), and the report
-/// compares the two medians.
+/// The memory-bound bar: the GELU tail on 64 MiB and layer norm on 4096^2 f32 at >= 80% of the triad, and
+/// a cheap elementwise chain of two inputs, max(0.5 a + b, a), one loop fusion over two arrays of n floats (what the
+/// unit tests once timed in a hidden case, GB/s on cpu and the interpreter: `JITX_PLATFORM=interpreter jitx_bench
+/// --only bandwidth_bar` gives the interpreter's). The triad of this VM moves by up to 40% between minutes (25-43
+/// GB/s in the runs so far), so the probe at the start of a run says little about the bandwidth minutes later: here
+/// each workload is measured in interleaved rounds with a triad on all cores (arrays of n floats, each thread
+/// first-touching its slice), and the report compares the two medians.
 void bench_bandwidth_bar(int64_t n, int64_t rows) {
   AllCoreTriad triad(n);
-  auto one = [&](const char* name, const std::string& size, const Array& x, auto f) {
-    auto compiled = jit(f, {.name = name}).lower(x).compile();
-    auto st = bench::measure_interleaved({[&] { block_until_ready(compiled(x)); }, [&] { triad.run(); }},
+  // Bytes: every input read once and the output (as large as one input) written once.
+  auto one = [&](const char* name, const std::string& size, auto f, const auto&... xs) {
+    auto compiled = jit(f, {.name = name}).lower(xs...).compile();
+    auto st = bench::measure_interleaved({[&] { block_until_ready(compiled(xs...)); }, [&] { triad.run(); }},
                                          g_min_time);
-    emit({"bandwidth_bar", size, "f32", "jitx", st[0], 2.0 * 4 * static_cast<double>(x.size()), 0, -1, name});
+    double elements = static_cast<double>((xs.size() + ...));
+    double bytes = 4.0 * (elements + elements / sizeof...(xs));
+    emit({"bandwidth_bar", size, "f32", "jitx", st[0], bytes, 0, -1, name});
     emit({"bandwidth_bar", size, "f32", "stream-triad-all", st[1], triad.bytes(), 2.0 * n, -1,
           fmt::format("{} threads, interleaved with {}", triad.threads, name)});
   };
-  one("gelu", std::to_string(n), array(randn(n, 1.0f, 4), {n}), [](Array v) { return nn::gelu(v); });
+  one("gelu", std::to_string(n), [](Array v) { return nn::gelu(v); }, array(randn(n, 1.0f, 4), {n}));
   int64_t cols = n / rows;
-  one("layer_norm", fmt::format("{}x{}", rows, cols), array(randn(n, 1.0f, 5), {rows, cols}),
-      [](Array v) { return nn::layer_norm(v); });
+  one("layer_norm", fmt::format("{}x{}", rows, cols), [](Array v) { return nn::layer_norm(v); },
+      array(randn(n, 1.0f, 5), {rows, cols}));
+  one("elementwise_chain", std::to_string(n), [](Array a, Array b) { return jnp::maximum(a * 0.5f + b, a); },
+      array(randn(n, 1.0f, 6), {n}), array(randn(n, 1.0f, 7), {n}));
 }
 
 void bench_dispatch() {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "backend_test_util.h"
 #include "backends/cpu/kernels.h"
 #include "hlo/evaluator/evaluator.h"
 #include "core/literal.h"
@@ -20,6 +21,7 @@
 using namespace jitx;
 using Catch::Matchers::Contains;
 using detail::Literal;
+using testing::check_native;
 
 namespace {
 
@@ -38,20 +40,10 @@ Literal random_literal(const hlo::Shape& s) {
   return l;
 }
 
-/// Allowance against the interpreter: f32 polynomial math and reassociated sums (rtol 1e-5), f64 1e-12, bf16 two
-/// ULP (1.6e-2: the short fused chains here are rounded once, where stored, and the interpreter's after every
-/// op), integers exact; dots sum K terms in another order, so atol grows with K (atol_scale).
-double rtol_of(DType d) {
-  switch (d) {
-    case DType::float64: return 1e-12;
-    case DType::float32: return 1e-5;
-    case DType::bfloat16: return 1.6e-2;
-    default: return 0;
-  }
-}
-
 /// Runs text (with `T` replaced by the dtype's HLO name) on the CPU backend and the interpreter with the same
-/// random inputs, compares every output, and returns the CPU executable's stats.
+/// random inputs, compares every output, and returns the CPU executable's stats. The bound is the table's sum (the
+/// short fused chains here, dots and reductions of layout-changed operands); dots sum K terms in another order, so
+/// atol grows with K (atol_scale).
 std::map<std::string, int64_t> check(std::string text, DType d = DType::float32, double atol_scale = 1) {
   std::string t(hlo::hlo_dtype_name(d));
   for (size_t at; (at = text.find("$T")) != std::string::npos;) text.replace(at, 2, t);
@@ -74,8 +66,8 @@ std::map<std::string, int64_t> check(std::string text, DType d = DType::float32,
     int64_t bad = 0;
     for (int64_t i = 0; i < w.size() && bad < 5; ++i) {
       double gv = g.get_f64(i), wv = w.get_f64(i);
-      double tol = rtol_of(d) * (std::fabs(wv) + atol_scale);
-      bool ok = std::fabs(gv - wv) <= tol;
+      testing::Tol t = testing::tol(d, testing::Bound::kSum);
+      bool ok = std::fabs(gv - wv) <= t.atol * atol_scale + t.rtol * std::fabs(wv);
       if (!ok) UNSCOPED_INFO("element " << i << ": got " << gv << " want " << wv);
       bad += !ok;
     }
@@ -409,4 +401,33 @@ TEST_CASE("cpu layouts: a layout-changed transpose inside a jitted scan body", "
     CHECK(st.at("while_loops") == 1);
     CHECK(st.at("interpreter_fallbacks") == 0);
   }
+}
+
+TEST_CASE("cpu: a transpose that layout assignment made a bitcast aliases its operand, read through its layout",
+          "[cpu]") {
+  // Layout assignment gives %t the layout {0,1} (memory ordered as %a), which buffer assignment treats as an
+  // alias of %a's buffer. Its consumers read it through that layout, and nothing writes over %a (the caller's
+  // argument: a backend that read and wrote row-major once transposed it in place, giving wrong results).
+  std::string text = R"(HloModule m
+
+%fused (p: f32[8,6]) -> f32[8,6] {
+  %p = f32[8,6]{0,1} parameter(0)
+  %two = f32[] constant(2)
+  %b = f32[8,6] broadcast(%two), broadcast_dimensions={}
+  ROOT %m = f32[8,6] multiply(%p, %b)
+}
+
+ENTRY %main (a: f32[6,8]) -> (f32[6], f32[8,6], f32[6,8]) {
+  %a = f32[6,8] parameter(0)
+  %t = f32[8,6]{0,1} transpose(%a), permutation={1,0}
+  %z = f32[] constant(0)
+  %r = f32[6] reduce(%t, %z), dimensions={0}, reducer=add
+  %f = f32[8,6] fusion(%t), kind=kLoop, calls=%fused
+  %n = f32[6,8] negate(%a)
+  ROOT %out = (f32[6], f32[8,6], f32[6,8]) tuple(%r, %f, %n)
+}
+)";
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+  REQUIRE(hlo::is_layout_bitcast(*m->entry->find("t")));
+  check_native(text);
 }

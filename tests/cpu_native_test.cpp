@@ -62,20 +62,6 @@ Array small_ints(DType d, Shape s, int64_t hi) {
   return make_int(v, std::move(s), d);
 }
 
-/// The CPU backend's allowance against the interpreter (see cpu_backend_test.cpp's cpu_tol): f32 polynomial math
-/// within a few ULP and reassociated sums, f64 C-library math (the interpreter's own digamma/erf_inv are ~1e-14),
-/// f16/bf16 about a rounding apart: a primitive's fused ops are rounded once, where stored (excess precision), the
-/// interpreter's after every op; a primitive lowers to a short chain, its per-op roundings within 2 ULP.
-std::pair<double, double> tol_of(DType d) {
-  switch (d) {
-    case DType::float64: return {1e-10, 1e-12};
-    case DType::float32: return {1e-5, 1e-6};
-    case DType::float16: return {2e-3, 1e-3};
-    case DType::bfloat16: return {1.6e-2, 1e-2};
-    default: return {0, 0};
-  }
-}
-
 /// One case of the walk: a primitive, a program using it, and its inputs for a dtype.
 struct Entry {
   std::string prim;
@@ -121,7 +107,8 @@ struct Walk {
       auto g = detail::concrete_buffer(got[k], "test")->literal();
       REQUIRE(g.dims == w.dims);
       REQUIRE(g.dtype == w.dtype);
-      auto [rtol, atol] = tol_of(w.dtype);
+      // A primitive lowers to a short chain, perhaps a reduction (sums in blocks) or a fused chain rounded once.
+      auto [rtol, atol] = tol(w.dtype, Bound::kSum);
       int bad = 0;
       for (int64_t i = 0; i < w.size(); ++i) {
         bool ok;

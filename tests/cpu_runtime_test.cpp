@@ -1,5 +1,6 @@
 // The CPU runtime: loops and branches as compiled programs (no interpreter), buffer assignment of loop carries and
-// scan outputs in place, donation writing into the donated buffer, several devices.
+// scan outputs in place, donation writing into the donated buffer, several devices, and asynchronous execution
+// (errors reach the waiter; concurrent callers share an executable).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,7 +9,9 @@
 #include <chrono>
 #include <future>
 #include <random>
+#include <thread>
 
+#include "backend_test_util.h"
 #include "hlo/evaluator/evaluator.h"
 #include "core/trace.h"
 #include "hlo/analysis/buffer_assignment.h"
@@ -21,6 +24,8 @@
 
 using namespace jitx;
 using namespace jitx::testing;
+using Catch::Matchers::Contains;
+using detail::Literal;
 
 namespace {
 
@@ -28,12 +33,9 @@ Array f32(const std::vector<double>& v, Shape s) { return make(v, std::move(s), 
 
 detail::Literal literal_of(const Array& a) { return detail::concrete_buffer(a, "test")->literal(); }
 
-/// The allowance of the CPU backend against the interpreter for f32 results after a few dozen dependent ops: the
-/// interpreter rounds each op from double, the CPU computes in f32 with polynomial math (a few ULP per op).
-constexpr double kRtol = 1e-4, kAtol = 1e-5;
-
 /// Runs the compiled program's optimised HLO on the interpreter (the oracle) and compares every output with what
-/// the compiled executable returned; on cpu, also requires that nothing ran on the interpreter.
+/// the compiled executable returned (within the table's sum bound: loop bodies of a few dozen dependent ops, sums
+/// among them); on cpu, also requires that nothing ran on the interpreter.
 template <class C>
 void check_native(const C& compiled, const std::vector<Array>& args, const std::vector<Array>& got, int min_loops,
                   int min_branches) {
@@ -59,7 +61,8 @@ void check_native(const C& compiled, const std::vector<Array>& args, const std::
     for (int64_t i = 0; i < w.size(); ++i) {
       if (is_floating(w.dtype)) {
         double gv = g.get_f64(i), wv = w.get_f64(i);
-        CHECK(std::fabs(gv - wv) <= kAtol + kRtol * std::fabs(wv));
+        Tol t = tol(w.dtype, Bound::kSum);
+        CHECK(std::fabs(gv - wv) <= t.atol + t.rtol * std::fabs(wv));
       } else {
         CHECK(g.get_i64(i) == w.get_i64(i));
       }
@@ -452,8 +455,10 @@ ENTRY %main (x: f32[4], idx: s32[]) -> (s32[], f32[4], f32[4], f32[4], f32[4]) {
     INFO("index " << idx);
     CHECK(got[0].get_i64(0) == 5);
     for (size_t k = 0; k < got.size(); ++k)
-      for (int64_t i = 0; i < want[k].size(); ++i)
-        CHECK(std::fabs(got[k].get_f64(i) - want[k].get_f64(i)) <= kAtol + kRtol * std::fabs(want[k].get_f64(i)));
+      for (int64_t i = 0; i < want[k].size(); ++i) {
+        Tol t = tol(want[k].dtype, Bound::kSum);
+        CHECK(std::fabs(got[k].get_f64(i) - want[k].get_f64(i)) <= t.atol + t.rtol * std::fabs(want[k].get_f64(i)));
+      }
   }
 }
 
@@ -491,4 +496,48 @@ ENTRY %main (x: f32[4]) -> (f32[4]) {
   auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(random_f32({4}), runtime::Client::get().default_device())},
                            runtime::Client::get().default_device());
   CHECK_THROWS_WITH(outs[0]->literal(), Catch::Contains("%bad"));
+}
+
+TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent callers", "[cpu]") {
+  std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op("f32[1000]", "exponential", {"f32[1000]"}));
+  auto exe = native().compile(m);
+  Literal x = random_literal(hlo::Shape(DType::float32, {1000}), -1, 1);
+  auto arg = runtime::Buffer::from_literal(x, &test_device());
+  SECTION("a call returns before its work has run") {
+    std::promise<void> gate;
+    auto opened = gate.get_future().share();
+    test_device().stream.enqueue([opened] { opened.wait(); });  // holds the stream
+    auto outs = exe->execute(std::vector{arg}, &test_device());
+    CHECK(!outs[0]->ready->is_ready());
+    gate.set_value();
+    Literal y = outs[0]->literal();
+    CHECK(outs[0]->ready->is_ready());
+    CHECK(y.get_f64(7) == Approx(std::exp(static_cast<float>(x.get_f64(7)))).epsilon(kF32Accuracy.exp_scalar));
+  }
+  SECTION("an input that failed passes its error on, and a failing op is named") {
+    auto bad = runtime::Buffer::pending(DType::float32, {1000}, &test_device());
+    bad->ready->set_error(std::make_exception_ptr(RuntimeError("upstream failure")));
+    auto outs = exe->execute(std::vector{bad}, &test_device());
+    CHECK_THROWS_WITH(outs[0]->literal(), Contains("upstream failure"));
+    std::shared_ptr<const hlo::Module> cc = hlo::parse_hlo(one_op("f32[4]", "custom-call", {"f32[4]"}, ", custom_call_target=\"nope\""));
+    auto outs2 = native().compile(cc)->execute(std::vector{runtime::Buffer::from_literal(random_literal(hlo::Shape(DType::float32, {4}), 0, 1), &test_device())}, &test_device());
+    CHECK_THROWS_WITH(outs2[0]->literal(), Contains("%r"));
+  }
+  SECTION("many threads share one executable") {
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 8; ++t)
+      ts.emplace_back([&, t] {
+        for (int k = 0; k < 50; ++k) {
+          Literal in = Literal::make(DType::float32, {1000});
+          for (int64_t i = 0; i < 1000; ++i) in.set_f64(i, 0.001 * ((t * 50 + k + i) % 100));
+          auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(in, &test_device())}, &test_device());
+          Literal y = outs[0]->literal();
+          for (int64_t i = 0; i < 1000; i += 97)
+            if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > kF32Accuracy.exp_threads) wrong++;
+        }
+      });
+    for (auto& t : ts) t.join();
+    CHECK(wrong == 0);
+  }
 }

@@ -21,7 +21,10 @@
 #include "runtime/runtime.h"
 
 using namespace jitx;
-using namespace jitx::testing;
+using jitx::testing::interp;
+using jitx::testing::native;
+using jitx::testing::run;
+using jitx::testing::shape_text;
 using detail::Literal;
 
 namespace {

@@ -172,16 +172,6 @@ void both_close(const Fn& f, const Array& key, const Shape& shape, DType d,
   }
 }
 
-// erf_inv and erf are polynomial approximations in XLA's f32 code, exactly rounded in jitx's:
-// normal differs from JAX 0.10.2 (CPU) by up to 3 f32 ULPs, truncated_normal by up to 5 (|diff|
-// <= 3.4e-7 at |x| ~ 1.5).
-constexpr double kF32Tol = 6e-7;
-// uniform with a range computes floats * (maxval - minval) + minval. XLA's CPU and GPU code
-// generators contract that into one fused multiply-add, so JAX's values are the exactly rounded
-// a*b+c; jitx rounds the product first (as written, identically eagerly and under jit), which can
-// differ by an ULP of the product.
-constexpr double kRangeTol = 1e-6;
-constexpr double kF64Tol = 1e-15;  // one f64 ULP seen
 }  // namespace
 
 TEST_CASE("PRNGKey splits a 64-bit seed into hi and lo words as JAX", "[random]") {
@@ -279,7 +269,7 @@ TEST_CASE("uniform matches JAX bit for bit", "[random]") {
       [](auto& v) {
         return random::uniform(v[0], {2, 3}, float32, -2.0, 3.0);
       },
-      k42, {2, 3}, float32, ref::uniform_42_2x3_m2_3, "uniform(k42, -2, 3)", kRangeTol);
+      k42, {2, 3}, float32, ref::uniform_42_2x3_m2_3, "uniform(k42, -2, 3)", kJaxReference.uniform_f32);
   both_close([](auto& v) { return random::uniform(v[0], {4}, bfloat16); }, k7, {4}, bfloat16,
              ref::uniform_7_4_bf16, "uniform(k7, bf16)", 0);
   both_close([](auto& v) { return random::uniform(v[0], {4}, float16); }, k7, {4}, float16,
@@ -289,7 +279,7 @@ TEST_CASE("uniform matches JAX bit for bit", "[random]") {
         return random::uniform(v[0], {2, 3}, float32, make({0, 10, 20}, float32), 30.0);
       },
       k42, {2, 3}, float32, ref::uniform_42_3_arrmin, "uniform(k42, minval=[0, 10, 20], maxval=30)",
-      kRangeTol);
+      kJaxReference.uniform_f32);
   both_close([](auto& v) { return random::uniform(v[0], {4}, float64); }, k0, {4}, float64,
              ref::uniform_0_4_f64, "uniform(k0, f64)", 0);
 }
@@ -297,18 +287,18 @@ TEST_CASE("uniform matches JAX bit for bit", "[random]") {
 TEST_CASE("normal and truncated_normal match JAX", "[random]") {
   Array k0 = raw_key(ref::key_0), k42 = raw_key(ref::key_42), k7 = raw_key(ref::key_7);
   both_close([](auto& v) { return random::normal(v[0], {6}); }, k0, {6}, float32, ref::normal_0_6,
-             "normal(k0)", kF32Tol);
+             "normal(k0)", kJaxReference.normal_f32);
   both_close(
       [](auto& v) {
         return random::normal(v[0], {2, 2});
       },
-      k42, {2, 2}, float32, ref::normal_42_2x2, "normal(k42)", kF32Tol);
+      k42, {2, 2}, float32, ref::normal_42_2x2, "normal(k42)", kJaxReference.normal_f32);
   both_close([](auto& v) { return random::normal(v[0], {3}, float64); }, k7, {3}, float64,
-             ref::normal_7_3_f64, "normal(k7, f64)", kF64Tol);
+             ref::normal_7_3_f64, "normal(k7, f64)", kJaxReference.f64);
   both_close([](auto& v) { return random::truncated_normal(v[0], -1.0, 2.0, Shape{6}); }, k0, {6},
-             float32, ref::tnormal_0_6_m1_2, "truncated_normal(k0, -1, 2)", kF32Tol);
+             float32, ref::tnormal_0_6_m1_2, "truncated_normal(k0, -1, 2)", kJaxReference.normal_f32);
   both_close([](auto& v) { return random::truncated_normal(v[0], 0.0, 0.5, Shape{4}); }, k42, {4},
-             float32, ref::tnormal_42_4_0_05, "truncated_normal(k42, 0, 0.5)", kF32Tol);
+             float32, ref::tnormal_42_4_0_05, "truncated_normal(k42, 0, 0.5)", kJaxReference.normal_f32);
   // Without a shape, the result has lower's and upper's broadcast shape, and stays inside the open
   // interval.
   Array t = random::truncated_normal(k7, make({-0.1, 0.0, 1.0}, float32), 1.5);

@@ -1,4 +1,5 @@
-// Shared helpers for the primitive, numpy and error tests: random inputs, per-dtype tolerances, eager+jit runs.
+// Shared helpers for the primitive, numpy and error tests: random inputs, eager+jit runs, checks against the
+// tolerance table (tolerances.h).
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "jitx/jitx.h"
+#include "tolerances.h"
 
 namespace jitx::testing {
 
@@ -18,31 +20,6 @@ namespace jitx::testing {
 inline std::mt19937& rng() {
   static std::mt19937 g(20240611u);
   return g;
-}
-
-/// How close a result of dtype d must be to a double-precision reference: |got - ref| <= atol + rtol * scale.
-///
-/// The interpreter computes every float op in double and rounds once to the output dtype, so a correct
-/// result is within half an ULP of the reference on the (already rounded) inputs. The allowances below are
-/// a few ULPs, leaving room for backends that compute f32 math with f32 polynomial approximations and
-/// for bf16/f16 ops that round an intermediate (exp2 = exp(x * ln2)):
-///   f64:  ULP 2.2e-16   -> rtol 1e-12 (loose enough for iterative special functions, tight enough to
-///                          catch a single-precision algorithm hiding behind an f64 result)
-///   f32:  ULP 1.2e-7    -> rtol 2e-6 (~16 ULP), atol 1e-7 for results that cancel to ~0
-///   f16:  ULP 9.8e-4    -> rtol 2e-3 (~2 ULP),  atol 1e-4
-///   bf16: ULP 7.8e-3    -> rtol 1.6e-2 (~2 ULP), atol 1e-3
-///   integers and bool: exact.
-struct Tol {
-  double rtol, atol;
-};
-inline Tol tol(DType d) {
-  switch (d) {
-    case DType::float64: return {1e-12, 1e-13};
-    case DType::float32: return {2e-6, 1e-7};
-    case DType::float16: return {2e-3, 1e-4};
-    case DType::bfloat16: return {1.6e-2, 1e-3};
-    default: return {0, 0};
-  }
 }
 
 inline const std::vector<DType>& float_dtypes() {
@@ -121,7 +98,8 @@ inline std::vector<Array> eager_and_jit(const std::function<Array(const std::vec
   return {e, r};
 }
 
-/// Checks got against ref elementwise with d's tolerance; scale defaults to |ref|. NaN must match NaN.
+/// Checks got against ref elementwise with d's op bound (a reference on the same inputs); scale defaults to |ref|.
+/// NaN must match NaN.
 inline void check_close(const Array& got, const std::vector<double>& ref, DType d, const std::string& what,
                         const std::vector<double>& scale = {}) {
   INFO(what << " dtype=" << dtype_name(d));

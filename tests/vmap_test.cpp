@@ -12,6 +12,10 @@ using namespace jitx;
 using jitx::testing::make;
 using jitx::testing::make_int;
 using jitx::testing::uniform;
+using jitx::testing::Bound;
+using jitx::testing::kBatchedDraws;
+using jitx::testing::Tol;
+using jitx::testing::tol;
 using Arrays = std::vector<Array>;
 
 // --- the reference: a loop over the examples -------------------------------------------------------------
@@ -45,9 +49,9 @@ Arrays loop_reference(const std::function<Arrays(const Arrays&)>& f, const Array
   return out;
 }
 
-/// got == want: same type, values within rtol/atol for floats (a batched op may sum in another order), exact for
-/// integers and bools; NaN matches NaN.
-void check_same(const Array& got, const Array& want, const std::string& what, double rtol = 2e-6, double atol = 1e-6) {
+/// got == want: same type, values within t for floats, exact for integers and bools; NaN matches NaN. The second
+/// form takes the table's bound b (kSum where a batched op sums in another order than its per-example loop).
+void check_same(const Array& got, const Array& want, const std::string& what, Tol t) {
   INFO(what << ": got " << got.aval().str() << ", want " << want.aval().str());
   REQUIRE(got.shape() == want.shape());
   REQUIRE(got.dtype() == want.dtype());
@@ -56,9 +60,12 @@ void check_same(const Array& got, const Array& want, const std::string& what, do
   for (size_t i = 0; i < g.size(); ++i) {
     INFO("element " << i << ": " << g[i] << " vs " << w[i]);
     if (std::isnan(w[i])) CHECK(std::isnan(g[i]));
-    else if (fl) CHECK(std::fabs(g[i] - w[i]) <= atol + rtol * std::fabs(w[i]));
+    else if (fl) CHECK(std::fabs(g[i] - w[i]) <= t.atol + t.rtol * std::fabs(w[i]));
     else CHECK(g[i] == w[i]);
   }
+}
+void check_same(const Array& got, const Array& want, const std::string& what, Bound b = Bound::kOp) {
+  check_same(got, want, what, tol(want.dtype(), b));
 }
 
 // --- the table ---------------------------------------------------------------------------------------------
@@ -389,12 +396,12 @@ TEST_CASE("per-example gradients: vmap(grad(f)) matches a loop of grad", "[vmap]
   CHECK(g.b.shape() == Shape{5, 2});
   for (int64_t i = 0; i < 5; ++i) {
     Params2 gi = grad(mlp_loss)(p, example(xs, 0, i), example(ys, 0, i));
-    check_same(example(g.w, 0, i), gi.w, "per-example dW", 1e-5, 1e-6);
-    check_same(example(g.b, 0, i), gi.b, "per-example db", 1e-5, 1e-6);
+    check_same(example(g.w, 0, i), gi.w, "per-example dW", Bound::kSum);
+    check_same(example(g.b, 0, i), gi.b, "per-example db", Bound::kSum);
   }
   // Under jit too.
   Params2 gj = jit(vmap(grad(mlp_loss), {std::nullopt, 0, 0}))(p, xs, ys);
-  check_same(gj.w, g.w, "jit(vmap(grad)) dW", 1e-5, 1e-6);
+  check_same(gj.w, g.w, "jit(vmap(grad)) dW", Bound::kSum);
 }
 
 TEST_CASE("checkpoint under vmap: per-example gradients of a rematerialised loss match a loop", "[vmap][autodiff]") {
@@ -406,8 +413,8 @@ TEST_CASE("checkpoint under vmap: per-example gradients of a rematerialised loss
     Params2 gj = jit(vmap(grad(loss), {std::nullopt, 0, 0}))(p, xs, ys);
     for (int64_t i = 0; i < 4; ++i) {
       Params2 gi = grad(mlp_loss)(p, example(xs, 0, i), example(ys, 0, i));
-      check_same(example(g.w, 0, i), gi.w, "checkpointed per-example dW", 1e-5, 1e-6);
-      check_same(example(gj.b, 0, i), gi.b, "jit checkpointed per-example db", 1e-5, 1e-6);
+      check_same(example(g.w, 0, i), gi.w, "checkpointed per-example dW", Bound::kSum);
+      check_same(example(gj.b, 0, i), gi.b, "jit checkpointed per-example db", Bound::kSum);
     }
   }
 }
@@ -424,13 +431,13 @@ TEST_CASE("grad of vmap: the gradient of a batched loss", "[vmap][autodiff]") {
     gw = gw + gi.w;
     gb = gb + gi.b;
   }
-  check_same(g.w, gw, "grad(vmap) dW", 1e-5, 1e-6);
-  check_same(g.b, gb, "grad(vmap) db", 1e-5, 1e-6);
+  check_same(g.w, gw, "grad(vmap) dW", Bound::kSum);
+  check_same(g.b, gb, "grad(vmap) db", Bound::kSum);
   // Gradient with respect to the mapped input: each example's gradient, stacked.
   Array gx = grad([&](const Array& x) { return jnp::sum(vmap(mlp_loss, {std::nullopt, 0, 0})(p, x, ys)); })(xs);
   for (int64_t i = 0; i < 5; ++i)
-    check_same(example(gx, 0, i), grad(mlp_loss, argnums<1>)(p, example(xs, 0, i), example(ys, 0, i)), "d/dx", 1e-5,
-               1e-6);
+    check_same(example(gx, 0, i), grad(mlp_loss, argnums<1>)(p, example(xs, 0, i), example(ys, 0, i)), "d/dx",
+               Bound::kSum);
 }
 
 TEST_CASE("jit(vmap(f)) traces to one batched jaxpr; vmap(jit(f)) works", "[vmap][jit]") {
@@ -459,14 +466,14 @@ TEST_CASE("nested vmap maps over two axes", "[vmap]") {
   auto pair = [](const Array& x, const Array& y) { return jnp::sum(x * y); };
   Array got = vmap([&](const Array& x) { return vmap([&](const Array& y) { return pair(x, y); })(b); })(a);
   CHECK(got.shape() == Shape{3, 5});
-  check_same(got, lax::dot(a, b.T()), "pairwise dots", 1e-5, 1e-6);
+  check_same(got, lax::dot(a, b.T()), "pairwise dots", Bound::kSum);
   // Inner mapped along axis 1, outer along axis 0 of a batch of matrices, with out_axes 1 inside.
   Array m = rand_f32({2, 3, 4});
   Array r = vmap(vmap([](const Array& col) { return jnp::cumsum(col) * 2.0f; }, 1, 1))(m);
-  check_same(r, jnp::cumsum(m, 1) * 2.0f, "nested cumsum", 1e-5, 1e-6);
+  check_same(r, jnp::cumsum(m, 1) * 2.0f, "nested cumsum", Bound::kSum);
   // Three levels of vmap around grad.
   Array g = vmap(vmap(vmap(grad([](const Array& x) { return lax::sin(x) * x; }))))(m);
-  check_same(g, lax::cos(m) * m + lax::sin(m), "nested per-element grad", 1e-5, 1e-6);
+  check_same(g, lax::cos(m) * m + lax::sin(m), "nested per-element grad", Bound::kSum);
 }
 
 // --- control flow --------------------------------------------------------------------------------------------
@@ -545,8 +552,8 @@ TEST_CASE("scan under vmap: batched xs, carries and captured values", "[vmap][co
     Arrays got = vmap(f, InAxes(std::vector<Axis>(axes)))(a0, a1);
     int64_t n = 4;
     Arrays ref = loop_reference([&](const Arrays& a) { return f(a[0], a[1]); }, {a0, a1}, axes, n, 0);
-    check_same(got[0], ref[0], "scan carry", 1e-5, 1e-6);
-    check_same(got[1], ref[1], "scan ys", 1e-5, 1e-6);
+    check_same(got[0], ref[0], "scan carry", Bound::kSum);
+    check_same(got[1], ref[1], "scan ys", Bound::kSum);
   }
 }
 
@@ -573,7 +580,7 @@ TEST_CASE("custom_jvp and custom_vjp under vmap keep their rules", "[vmap][autod
   check_same(vmap(g, {0, std::nullopt})(xs, s), xs * 2.0f, "custom_vjp value");
   auto [gx, gs] = grad(loss, argnums<0, 1>)(xs, s);
   check_same(gx, full({5}, 20.0f), "custom_vjp dx");
-  check_same(gs, jnp::sum(xs) * 10.0f, "custom_vjp ds (summed over examples)", 1e-5, 1e-6);
+  check_same(gs, jnp::sum(xs) * 10.0f, "custom_vjp ds (summed over examples)", Bound::kSum);
   check_same(vmap(grad(g), {0, std::nullopt})(xs, s), full({5}, 20.0f), "vmap(grad(custom_vjp))");
 }
 
@@ -582,7 +589,7 @@ TEST_CASE("random: vmap over keys matches a loop", "[vmap][random]") {
   auto f = [](const Array& k) { return random::normal(k, {3}); };
   Array got = vmap(f)(keys);
   check_same(got, loop_reference([&](const Arrays& a) { return Arrays{f(a[0])}; }, {keys}, {0}, 4, 0)[0], "normal",
-             1e-6, 1e-7);
+             kBatchedDraws);
 }
 
 // --- errors ---------------------------------------------------------------------------------------------------

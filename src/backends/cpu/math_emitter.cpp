@@ -3,7 +3,7 @@
 // The loop vectoriser widens straight-line code but not libm calls, so exp, log, tanh, logistic, erf, sin, cos,
 // expm1 and log1p on f32 (and on bf16/f16, computed in f32) are written out here (Cephes-style minimax
 // polynomials, Horner with fused multiply-add). Measured error against double-precision references is in
-// tests/cpu_backend_test.cpp. digamma (f32 and f64) is straight-line double-precision code (series with exact
+// tests/cpu_math_test.cpp. digamma (f32 and f64) is straight-line double-precision code (series with exact
 // Taylor coefficients, see digamma_f64); erf_inv is Giles' approximation in f32, refined by Newton steps on the C
 // library's erf/erfc in f64. Everything else in f64 calls the C library (scalar, correctly rounded or nearly so):
 // f64 accuracy needs longer polynomials than are worth writing here.
@@ -142,7 +142,7 @@ Value* expm1_f32(B& b, Value* x) {
 // tanh: x P(x^2) / Q(x^2) on |x| <= 9 (a rational minimax fit of relative error 3e-9; above 9, tanh rounds to
 // +-1 in f32 and the clamped argument gives exactly that). One division and ten fused multiply-adds: no exp, no
 // branches, about a third of the instructions of 1 - 2 / (exp(2|x|) + 1), which made GELU compute-bound.
-// Measured error <= 5 ULP (tests/cpu_backend_test.cpp), mostly near saturation where P and Q are large.
+// Measured error <= 5 ULP (tests/cpu_math_test.cpp), mostly near saturation where P and Q are large.
 Value* tanh_f32(B& b, Value* x) {
   Value* ax = unary_intr(b, llvm::Intrinsic::fabs, x);
   Value* xc = b.CreateSelect(b.CreateFCmpOGT(ax, c(b, x, 9.0)), c(b, x, 9.0), ax);  // NaN stays NaN

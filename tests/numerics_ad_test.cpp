@@ -109,3 +109,40 @@ TEST_CASE("numerics: tanh', logistic', sin' and cos' at the ends of the range", 
                     {-0.6565766930580139, -0.791163444519043, 0.5218765139579773}, 2e-6, 1e-7, "cos");
 }
 
+TEST_CASE("numerics: pow's partial derivatives at 0 follow JAX's conventions", "[numerics][autodiff]") {
+  // Float exponents (lax::pow): d/dx = y x^(y-1), NaN at (0, 0) (before: 0); d/dy = log(x) x^y with log(0) read as 0.
+  struct Case {
+    double x, y, dx, dy;
+  };
+  for (const Case& c : std::vector<Case>{{0, 0, NAN, 0},
+                                         {0, 1, 1, 0},
+                                         {0, 2, 0, 0},
+                                         {0, 0.5, INFINITY, 0},
+                                         {0, -1, -INFINITY, NAN},
+                                         {2, 0, 0, 0.6931471805599453},
+                                         {-2, 2, -4, NAN}}) {
+    INFO("pow at x = " << c.x << ", y = " << c.y);
+    Array x = make({c.x}, {}, DType::float64), y = make({c.y}, {}, DType::float64);
+    auto f = [](Array a, Array b) { return lax::pow(a, b); };
+    for (bool jitted : {false, true}) {
+      auto g = jitted ? jit(grad(f, argnums<0, 1>))(x, y) : grad(f, argnums<0, 1>)(x, y);
+      double dx = std::get<0>(g).item<double>(), dy = std::get<1>(g).item<double>();
+      if (std::isnan(c.dx)) CHECK(std::isnan(dx));
+      else CHECK(dx == c.dx);
+      if (std::isnan(c.dy)) CHECK(std::isnan(dy));
+      else CHECK(std::fabs(dy - c.dy) <= 1e-15);
+    }
+  }
+  // Integer exponents (jnp::power): JAX's rule for them is 0 where y = 0, at x = 0 too; a float 0 exponent gives NaN.
+  Array zeros = make({0, 0}, DType::float64);
+  Array ints = make_int({0, 1}, DType::int32);
+  check_derivatives([ints](const Array& a) { return jnp::power(a, ints); }, zeros, {0, 1}, 0, 0, "power(x, [0, 1])");
+  check_derivatives([](const Array& a) { return jnp::power(a, Array(0)); }, zeros, {0, 0}, 0, 0, "power(x, 0)");
+  check_derivatives([](const Array& a) { return jnp::power(a, Array(2)); }, make({0, 3}, DType::float64), {0, 6}, 0, 0,
+                    "power(x, 2)");
+  check_derivatives([](const Array& a) { return jnp::power(a, Array::scalar(0.0, DType::float64)); }, zeros,
+                    {NAN, NAN}, 0, 0, "power(x, 0.0)");
+  // The values stay x^y: 0^0 = 1, NaN^0 = 1.
+  both_close([](auto& a) { return jnp::power(a[0], a[1]); }, {make({0, NAN, 2, -2}, DType::float32),
+             make_int({0, 0, 3, 3}, DType::int32)}, {1, 1, 8, -8}, DType::float32, "power(x, int)");
+}

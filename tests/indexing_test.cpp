@@ -524,7 +524,10 @@ TEST_CASE("top_k picks the largest values, ties to the lower index", "[indexing]
     for (int64_t r = 0; r < 12; ++r) {
       Ints perm(10);
       std::iota(perm.begin(), perm.end(), 0);
-      std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return h[r * 10 + a] > h[r * 10 + b]; });
+      // XLA's TopK order (IEEE total order): the rounding makes -0.0s, which rank below 0.0.
+      auto above = [](double a, double b) { return a > b || (a == b && !std::signbit(a) && std::signbit(b)); };
+      std::stable_sort(perm.begin(), perm.end(),
+                       [&](int64_t a, int64_t b) { return above(h[r * 10 + a], h[r * 10 + b]); });
       for (int64_t t = 0; t < k; ++t) {
         wv.push_back(h[r * 10 + perm[t]]);
         wi.push_back(static_cast<double>(perm[t]));

@@ -259,3 +259,69 @@ TEST_CASE("numerics: nn::gelu gives the same values eagerly and under jit, with 
     check_relative(g, want, 2e-5, 1e-37, "gelu on random arguments");
 }
 
+TEST_CASE("numerics: max and min order -0 below +0 everywhere, as XLA does", "[numerics]") {
+  // Before: reductions, clamp, cummax/cummin, reduce_window, scatter-max/min and top_k treated -0 and +0 as equal
+  // (and kept whichever came first); the interpreter's maximum/minimum too. JAX: max([0, -0, 0, -0]) = 0.
+  for (DType d : {DType::float32, DType::float64, DType::bfloat16}) {
+    auto arr = [d](std::vector<double> v) { return make(v, d); };
+    Fn max = [](auto& a) { return jnp::max(a[0]); };
+    Fn min = [](auto& a) { return jnp::min(a[0]); };
+    both_same(max, {arr({0.0, -0.0, 0.0, -0.0})}, {0.0}, "max");
+    both_same(max, {arr({-0.0, 0.0})}, {0.0}, "max");
+    both_same(max, {arr({-0.0, -0.0})}, {-0.0}, "max");
+    both_same(min, {arr({0.0, -0.0, 0.0})}, {-0.0}, "min");
+    both_same(min, {arr({0.0, 0.0})}, {0.0}, "min");
+    Array m = make({-0.0, 0.0, 0.0, -0.0}, {2, 2}, d);
+    both_same([](auto& a) { return jnp::max(a[0], {1}); }, {m}, {0.0, 0.0}, "max along rows");
+    both_same([](auto& a) { return jnp::min(a[0], {1}); }, {m}, {-0.0, -0.0}, "min along rows");
+    both_same([](auto& a) { return jnp::max(a[0], {0}); }, {m}, {0.0, 0.0}, "max along columns");
+    both_same([](auto& a) { return jnp::min(a[0], {0}); }, {m}, {-0.0, -0.0}, "min along columns");
+    // Long rows (vectorised reductions), the +0 (or -0) in one place.
+    std::vector<double> neg(1000, -0.0), pos(1000, 0.0);
+    neg[517] = 0.0;
+    pos[517] = -0.0;
+    both_same(max, {arr(neg)}, {0.0}, "max of 1000");
+    both_same(min, {arr(pos)}, {-0.0}, "min of 1000");
+    std::vector<double> rows(10, -0.0);
+    rows[5] = 0.0;
+    both_same([](auto& a) { return jnp::max(jnp::reshape(a[0], {10, 100}), {1}); }, {arr(neg)}, rows, "max of rows");
+    both_same([](auto& a) { return jnp::maximum(a[0], a[1]); }, {arr({0.0, -0.0}), arr({-0.0, 0.0})}, {0.0, 0.0},
+              "maximum");
+    both_same([](auto& a) { return jnp::minimum(a[0], a[1]); }, {arr({0.0, -0.0}), arr({-0.0, 0.0})}, {-0.0, -0.0},
+              "minimum");
+    // clamp is min(max(x, lo), hi): NaN from any operand.
+    Fn clamp = [](auto& a) { return lax::clamp(a[0], a[1], a[2]); };
+    both_same(clamp, {arr({0.0}), arr({-0.0}), arr({1.0})}, {0.0}, "clamp(0, -0, 1)");
+    both_same(clamp, {arr({-0.0}), arr({0.0}), arr({1.0})}, {0.0}, "clamp(-0, 0, 1)");
+    both_same(clamp, {arr({NAN}), arr({1.5}), arr({2.0})}, {NAN}, "clamp(nan, 1.5, 2)");
+    both_same(clamp, {arr({0.0}), arr({1.5}), arr({NAN})}, {NAN}, "clamp(0, 1.5, nan)");
+    both_same([](auto& a) { return jnp::clip(a[0], a[1], a[2]); }, {arr({-0.0, 0.0}), arr({0.0}), arr({1.0})},
+              {0.0, 0.0}, "clip");
+    both_same([](auto& a) { return lax::cummax(a[0]); }, {arr({-0.0, 0.0, -0.0})}, {-0.0, 0.0, 0.0}, "cummax");
+    both_same([](auto& a) { return lax::cummin(a[0]); }, {arr({0.0, -0.0, 0.0})}, {0.0, -0.0, -0.0}, "cummin");
+    lax::WindowConfig w;
+    w.window_dimensions = {2};
+    w.window_strides = {1};
+    w.padding = {{0, 0}};
+    both_same([w](auto& a) { return lax::reduce_window_max(a[0], w); }, {arr({-0.0, 0.0, -0.0, -0.0})},
+              {0.0, 0.0, -0.0}, "reduce_window_max");
+    both_same([w](auto& a) { return lax::reduce_window_min(a[0], w); }, {arr({0.0, -0.0, 0.0, 0.0})},
+              {-0.0, -0.0, 0.0}, "reduce_window_min");
+    both_same([](auto& a) { return jnp::at(a[0], array<int32_t>({0, 0})).max(a[1]); },
+              {arr({-0.0, -0.0}), arr({0.0, -0.0})}, {0.0, -0.0}, "scatter-max");
+    both_same([](auto& a) { return jnp::at(a[0], array<int32_t>({0})).min(a[1]); }, {arr({0.0, 0.0}), arr({-0.0})},
+              {-0.0, 0.0}, "scatter-min");
+    // top_k ranks in IEEE's total order: +NaN above everything, -NaN below, +0 above -0.
+    auto top = [](auto& a) { return lax::top_k(a[0], a[0].dim(0)).first; };
+    auto top_i = [](auto& a) { return jnp::astype(lax::top_k(a[0], a[0].dim(0)).second, DType::float32); };
+    both_same(top, {arr({-0.0, 0.0})}, {0.0, -0.0}, "top_k");
+    both_same(top_i, {arr({-0.0, 0.0})}, {1, 0}, "top_k indices");
+    both_same(top_i, {arr({1, NAN, -INFINITY, -0.0, 0.0, 2})}, {1, 5, 0, 4, 3, 2}, "top_k indices with NaN");
+    both_same(top_i, {arr({1, -NAN, -INFINITY, -0.0, 0.0, 2})}, {5, 0, 4, 3, 2, 1}, "top_k indices with -NaN");
+    // sort and argmax keep treating the zeros as equal (stable, first index), as JAX does.
+    both_same([](auto& a) { return lax::sort(a[0]); }, {arr({0.0, -0.0, 0.0, -0.0})}, {0.0, -0.0, 0.0, -0.0}, "sort");
+    both_same([](auto& a) { return jnp::astype(jnp::argmax(a[0]), DType::float32); }, {arr({-0.0, 0.0})}, {0},
+              "argmax");
+  }
+}
+

@@ -15,6 +15,7 @@
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
+#include "core/float_minmax.h"
 #include "core/literal.h"
 
 namespace jitx::cpu {
@@ -99,6 +100,15 @@ uint64_t sort_key(const void* p, DType d, int64_t i) {
     default: return load_u(p, d, i);
   }
 }
+// The key of IEEE's total order for floats (XLA's TopK order): -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN;
+// sort_key's for other dtypes.
+uint64_t total_order_key(const void* p, DType d, int64_t i) {
+  if (domain(d) != Dom::kFloat) return sort_key(p, d, i);
+  double v = load_f(p, d, i);
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return (b >> 63) ? ~b : b | (uint64_t{1} << 63);
+}
 
 
 /// An index element read as int64 (huge uint64 values saturate, so they stay out of range).
@@ -166,8 +176,8 @@ class TopK : public LibraryOp {
     parallel_chunks(rows, n * 8, [&](int64_t lo, int64_t hi) {
       std::vector<std::pair<uint64_t, int64_t>> pairs(static_cast<size_t>(n));
       for (int64_t r = lo; r < hi; ++r) {
-        // Largest first, ties by position: (~key, position) ascending.
-        for (int64_t t = 0; t < n; ++t) pairs[t] = {~sort_key(ins[0], xs.dtype, r * n + t), t};
+        // Largest first in total order, ties by position: (~key, position) ascending.
+        for (int64_t t = 0; t < n; ++t) pairs[t] = {~total_order_key(ins[0], xs.dtype, r * n + t), t};
         std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end());
         for (int64_t t = 0; t < k; ++t) {
           copy_elem(outs[0], r * k + t, ins[0], r * n + pairs[t].second, es);
@@ -259,11 +269,10 @@ void combine(const std::string& r, void* out, int64_t o, const void* upd, int64_
   switch (domain(d)) {
     case Dom::kFloat: {
       double a = load_f(out, d, o), b = load_f(upd, d, u), v;
-      bool nan = std::isnan(a) || std::isnan(b);
       if (r == "add") v = a + b;
       else if (r == "mul") v = a * b;
-      else if (r == "max") v = nan ? NAN : std::max(a, b);
-      else v = nan ? NAN : std::min(a, b);
+      else if (r == "max") v = detail::float_max(a, b);
+      else v = detail::float_min(a, b);
       return store_f(out, d, o, v);
     }
     case Dom::kSigned: {
@@ -356,8 +365,8 @@ void acc_step(const std::string& r, Dom dm, DType d, Acc& acc, const void* x, in
     double v = load_f(x, d, j);
     if (r == "add") acc.f += v;
     else if (r == "mul") acc.f *= v;
-    else if (r == "max") acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::max(acc.f, v);
-    else acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::min(acc.f, v);
+    else if (r == "max") acc.f = detail::float_max(acc.f, v);
+    else acc.f = detail::float_min(acc.f, v);
     return;
   }
   uint64_t v = load_u(x, d, j);

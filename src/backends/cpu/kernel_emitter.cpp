@@ -1343,10 +1343,15 @@ class Emitter {
       acc = b_.CreateFPTrunc(acc, ctype(d));
     } else if (is_float(d) && (r == "max" || r == "min")) {
       // maxnum/minnum (which the vectoriser reduces in vector lanes, unlike NaN-propagating maximum/minimum)
-      // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give. The sign of a zero
-      // result may differ from the interpreter's (max(-0, +0)); values compare equal.
+      // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give; and, as nsz leaves
+      // the sign of a zero result open, an "any +0" (max) or "any -0" (min) flag that sets it as maximum/minimum
+      // would (a zero max is +0 iff some element is +0).
       bool mx = r == "max";
-      auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse()}, [&](Value* k, const std::vector<Value*>& p) {
+      llvm::Type* t = ctype(d);
+      llvm::Type* it = b_.getIntNTy(t->getPrimitiveSizeInBits());
+      Value* zero_bits = b_.CreateBitCast(fconst(t, mx ? 0.0 : -0.0), it);
+      auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse(), b_.getFalse()},
+                         [&](Value* k, const std::vector<Value*>& p) {
         Value* x = element(k);
         Value* m = mx ? b_.CreateMaxNum(p[0], x) : b_.CreateMinNum(p[0], x);
         // nnan/nsz let the vectoriser reduce it; a NaN makes the lanes poison, which the select below discards.
@@ -1354,9 +1359,12 @@ class Emitter {
         fmf.setNoNaNs();
         fmf.setNoSignedZeros();
         llvm::cast<llvm::Instruction>(m)->setFastMathFlags(fmf);
-        return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x))};
+        Value* zero = b_.CreateICmpEQ(b_.CreateBitCast(x, it), zero_bits);
+        return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x)), b_.CreateOr(p[2], zero)};
       });
-      acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(ctype(d)), accs[0]);
+      Value* zero = b_.CreateSelect(accs[2], fconst(t, mx ? 0.0 : -0.0), fconst(t, mx ? -0.0 : 0.0));
+      acc = b_.CreateSelect(b_.CreateFCmpOEQ(accs[0], fconst(t, 0.0)), zero, accs[0]);
+      acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(t), acc);
     } else {
       acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
         return combine(r, d, p, element(k), is_float(d) && r == "add");
@@ -1416,10 +1424,12 @@ class Emitter {
     if (op == Opcode::kClamp) {
       DType cd = inst.operand(1)->shape.dtype;
       Value *lo = ops[0], *x = ops[1], *hi = ops[2];
+      if (is_float(cd)) {  // XLA's min(max(x, lo), hi): NaN from any operand, -0 below +0
+        Value* m = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, lo);
+        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, m, hi);
+      }
       Value* m = b_.CreateSelect(lt(cd, x, lo), lo, x);  // std::max(x, lo)
-      m = b_.CreateSelect(lt(cd, hi, m), hi, m);          // std::min(m, hi)
-      if (is_float(cd)) m = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, m);
-      return m;
+      return b_.CreateSelect(lt(cd, hi, m), hi, m);       // std::min(m, hi)
     }
     if (is_float(in)) return round(d, float_op(op, ops));
     return int_op(op, in, ops);

@@ -11,6 +11,7 @@
 #include "hlo/evaluator/evaluator_indexing.h"
 #include "hlo/evaluator/special.h"
 #include "core/errors.h"
+#include "core/float_minmax.h"
 
 namespace jitx::evaluator {
 namespace {
@@ -98,8 +99,8 @@ double binary_float(Opcode op, double x, double y) {
     case Opcode::kDivide: return x / y;
     case Opcode::kRemainder: return std::fmod(x, y);
     case Opcode::kPower: return std::pow(x, y);
-    case Opcode::kMaximum: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
-    case Opcode::kMinimum: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case Opcode::kMaximum: return detail::float_max(x, y);
+    case Opcode::kMinimum: return detail::float_min(x, y);
     case Opcode::kAtan2: return std::atan2(x, y);
     default: break;
   }
@@ -190,7 +191,7 @@ Literal eval_elementwise(const Instruction& inst, const std::vector<const Litera
     for (int64_t i = 0; i < n; ++i) {
       if (domain(d) == Dom::kFloat) {
         double lo = ops[0]->get_f64(at(ops[0], i)), x = ops[1]->get_f64(i), hi = ops[2]->get_f64(at(ops[2], i));
-        out.set_f64(i, std::isnan(x) ? x : std::min(std::max(x, lo), hi));
+        out.set_f64(i, detail::float_min(detail::float_max(x, lo), hi));  // XLA's: NaN from any operand
       } else if (domain(d) == Dom::kSigned) {
         int64_t lo = ops[0]->get_i64(at(ops[0], i)), x = ops[1]->get_i64(i), hi = ops[2]->get_i64(at(ops[2], i));
         out.set_i64(i, std::min(std::max(x, lo), hi));
@@ -270,8 +271,8 @@ void reduce_step(const std::string& r, Dom dm, DType d, Acc& acc, const Literal&
     double v = x.get_f64(j);
     if (r == "add") acc.f += v;
     else if (r == "mul") acc.f *= v;
-    else if (r == "max") acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::max(acc.f, v);
-    else if (r == "min") acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::min(acc.f, v);
+    else if (r == "max") acc.f = detail::float_max(acc.f, v);
+    else if (r == "min") acc.f = detail::float_min(acc.f, v);
     else JITX_ASSERT(false, "float reducer {}", r);
     return;
   }

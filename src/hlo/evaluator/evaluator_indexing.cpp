@@ -2,12 +2,14 @@
 #include "hlo/evaluator/evaluator_indexing.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
 
 #include "core/errors.h"
+#include "core/float_minmax.h"
 
 namespace jitx::evaluator {
 namespace {
@@ -69,17 +71,27 @@ int compare_keys(const Literal& l, int64_t a, int64_t b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/// compare_keys in IEEE's total order for floats (XLA's TopK order): -NaN first, -0.0 below 0.0, +NaN last.
+int compare_total(const Literal& l, int64_t a, int64_t b) {
+  if (!is_floating(l.dtype)) return compare_keys(l, a, b);
+  auto key = [&](int64_t i) {
+    int64_t k = std::bit_cast<int64_t>(l.get_f64(i));
+    return k < 0 ? k ^ std::numeric_limits<int64_t>::max() : k;
+  };
+  int64_t x = key(a), y = key(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /// out[o] = reducer(out[o], upd[u]); floats in double (rounded on store), integers wrap, bools use or/and.
 void combine(const std::string& r, Literal& out, int64_t o, const Literal& upd, int64_t u) {
   if (r == "replace") return copy_elem(out, o, upd, u);
   DType d = out.dtype;
   if (is_floating(d)) {
     double a = out.get_f64(o), b = upd.get_f64(u), v = 0;
-    bool nan = std::isnan(a) || std::isnan(b);
     if (r == "add") v = a + b;
     else if (r == "mul") v = a * b;
-    else if (r == "max") v = nan ? NAN : std::max(a, b);
-    else if (r == "min") v = nan ? NAN : std::min(a, b);
+    else if (r == "max") v = detail::float_max(a, b);
+    else if (r == "min") v = detail::float_min(a, b);
     else JITX_ASSERT(false, "scatter reducer {}", r);
     return out.set_f64(o, v);
   }
@@ -213,7 +225,7 @@ Value eval_top_k(const Instruction& inst, const Literal& x) {
   for (int64_t r = 0; r < rows; ++r) {
     std::iota(perm.begin(), perm.end(), 0);
     std::stable_sort(perm.begin(), perm.end(),
-                     [&](int64_t i, int64_t j) { return compare_keys(x, r * n + i, r * n + j) > 0; });
+                     [&](int64_t i, int64_t j) { return compare_total(x, r * n + i, r * n + j) > 0; });
     for (int64_t t = 0; t < k; ++t) {
       copy_elem(vals, r * k + t, x, r * n + perm[t]);
       inds.set_i64(r * k + t, perm[t]);

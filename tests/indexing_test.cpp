@@ -377,7 +377,7 @@ TEST_CASE("jnp.take, x.at[...] and jnp.argsort agree with direct loops", "[index
   Ints shape{4, 5, 3};
   Array x = make(random_values(g, numel(shape), DType::float32), shape, DType::float32);
   Vec xv = held(x);
-  Ints idx{4, -1, 0, 2, 9, -7};  // -1 -> the last; 9 and -7 are out of range on every axis
+  Ints idx{4, -1, 0, 2, 9, -7};  // -1: the last ("fill", "wrap") or the first ("clip"); 9 and -7 out of range
   Array i = make_idx(idx, {2, 3});
   for (std::string mode : {"fill", "clip", "wrap"})
     for (int64_t axis : {0, 1, 2}) {
@@ -396,7 +396,8 @@ TEST_CASE("jnp.take, x.at[...] and jnp.argsort agree with direct loops", "[index
         if (mode == "wrap") {
           k = ((k % n) + n) % n;
         } else {
-          if (k < 0) k += n;
+          // "clip" clamps the index as it is (NumPy's and JAX's: -1 reads the first element).
+          if (k < 0 && mode == "fill") k += n;
           if (mode == "fill" && (k < 0 || k >= n)) {
             want[l] = std::nan("");
             continue;

@@ -325,3 +325,112 @@ TEST_CASE("numerics: max and min order -0 below +0 everywhere, as XLA does", "[n
   }
 }
 
+TEST_CASE("numerics: jnp::take with mode clip clamps negative indices to 0", "[numerics]") {
+  // Before: -1 took the last element (the index was wrapped before clamping). JAX and NumPy: the first.
+  Array x = f32({0, 1, 2, 3, 4});
+  for (DType id : {DType::int32, DType::int64, DType::int8}) {
+    Array i = make_int({-1, -7, 7, 2}, id);
+    both_same([](auto& a) { return jnp::take(a[0], a[1], std::nullopt, "clip"); }, {x, i}, {0, 0, 4, 2}, "clip");
+    both_same([](auto& a) { return jnp::take(a[0], a[1], std::nullopt, "fill"); }, {x, make_int({-1, -5, -6, 5}, id)},
+              {4, 0, NAN, NAN}, "fill");
+    both_same([](auto& a) { return jnp::take(a[0], a[1], std::nullopt, "wrap"); }, {x, make_int({-1, -6, 7}, id)},
+              {4, 4, 2}, "wrap");
+  }
+  // Unsigned indices past int64's range are past the end.
+  both_same([](auto& a) { return jnp::take(a[0], a[1], std::nullopt, "clip"); },
+            {x, make_int({-1, 3}, DType::uint64)}, {4, 3}, "clip, uint64");
+}
+
+TEST_CASE("numerics: float floor_divide and remainder at zeros, infinities and NaN", "[numerics]") {
+  // Before: +-inf // 3 was +-inf (JAX: NaN) and 5 // -inf was -0 (JAX and NumPy: -1). All pairs of x and y.
+  std::vector<double> xs{5, -5, 0, -0.0, INFINITY, -INFINITY, NAN, 7.5, -7.5, 1e300};
+  std::vector<double> ys{3, -3, 0, -0.0, INFINITY, -INFINITY, NAN, 2.5, -2.5, 1e-300};
+  std::vector<double> x, y;
+  for (double a : xs)
+    for (double b : ys) x.push_back(a), y.push_back(b);
+  Fn fd = [](auto& a) { return jnp::floor_divide(a[0], a[1]); };
+  Fn rm = [](auto& a) { return jnp::remainder(a[0], a[1]); };
+  const std::vector<double> floor_divide64{
+      1.0, -2.0, INFINITY, -INFINITY, 0.0, -1.0, NAN, 2.0, -2.0, 4.9999999999999997e+300, -2.0, 1.0, -INFINITY,
+      INFINITY, -1.0, -0.0, NAN, -2.0, 2.0, -4.9999999999999997e+300, 0.0, -0.0, NAN, NAN, 0.0, -0.0, NAN, 0.0, -0.0,
+      0.0, 0.0, -0.0, NAN, NAN, 0.0, -0.0, NAN, 0.0, -0.0, 0.0, NAN, NAN, INFINITY, -INFINITY, NAN, NAN, NAN, NAN,
+      NAN, NAN, NAN, NAN, -INFINITY, INFINITY, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+      NAN, NAN, 2.0, -3.0, INFINITY, -INFINITY, 0.0, -1.0, NAN, 3.0, -3.0, 7.5e+300, -3.0, 2.0, -INFINITY, INFINITY,
+      -1.0, -0.0, NAN, -3.0, 3.0, -7.5e+300, 3.3333333333333335e+299, -3.3333333333333335e+299, INFINITY, -INFINITY,
+      0.0, -1.0, NAN, 4e+299, -4e+299, INFINITY};
+  const std::vector<double> remainder64{
+      2.0, -1.0, NAN, NAN, 5.0, -INFINITY, NAN, 0.0, 0.0, 4.8159326401985574e-301, 1.0, -2.0, NAN, NAN, INFINITY,
+      -5.0, NAN, -0.0, -0.0, 5.184067359801443e-301, 0.0, 0.0, NAN, NAN, 0.0, 0.0, NAN, 0.0, 0.0, 0.0, -0.0, -0.0,
+      NAN, NAN, -0.0, -0.0, NAN, -0.0, -0.0, -0.0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+      NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1.5, -1.5, NAN, NAN, 7.5,
+      -INFINITY, NAN, 0.0, 0.0, 7.223898960297836e-301, 1.5, -1.5, NAN, NAN, INFINITY, -7.5, NAN, -0.0, -0.0,
+      2.776101039702164e-301, 0.0, 0.0, NAN, NAN, 1e+300, -INFINITY, NAN, 0.0, 0.0, 4.891554850853602e-301};
+  // In f32, 1e300 is inf and 1e-300 is 0.
+  const std::vector<double> floor_divide32{
+      1.0, -2.0, INFINITY, -INFINITY, 0.0, -1.0, NAN, 2.0, -2.0, INFINITY, -2.0, 1.0, -INFINITY, INFINITY, -1.0,
+      -0.0, NAN, -2.0, 2.0, -INFINITY, 0.0, -0.0, NAN, NAN, 0.0, -0.0, NAN, 0.0, -0.0, NAN, 0.0, -0.0, NAN, NAN, 0.0,
+      -0.0, NAN, 0.0, -0.0, NAN, NAN, NAN, INFINITY, -INFINITY, NAN, NAN, NAN, NAN, NAN, INFINITY, NAN, NAN,
+      -INFINITY, INFINITY, NAN, NAN, NAN, NAN, NAN, -INFINITY, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 2.0,
+      -3.0, INFINITY, -INFINITY, 0.0, -1.0, NAN, 3.0, -3.0, INFINITY, -3.0, 2.0, -INFINITY, INFINITY, -1.0, -0.0,
+      NAN, -3.0, 3.0, -INFINITY, NAN, NAN, INFINITY, -INFINITY, NAN, NAN, NAN, NAN, NAN, INFINITY};
+  const std::vector<double> remainder32{
+      2.0, -1.0, NAN, NAN, 5.0, -INFINITY, NAN, 0.0, 0.0, NAN, 1.0, -2.0, NAN, NAN, INFINITY, -5.0, NAN, -0.0, -0.0,
+      NAN, 0.0, 0.0, NAN, NAN, 0.0, 0.0, NAN, 0.0, 0.0, NAN, -0.0, -0.0, NAN, NAN, -0.0, -0.0, NAN, -0.0, -0.0, NAN,
+      NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+      NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 1.5, -1.5, NAN, NAN, 7.5, -INFINITY, NAN, 0.0, 0.0, NAN, 1.5, -1.5,
+      NAN, NAN, INFINITY, -7.5, NAN, -0.0, -0.0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+  for (auto [d, fd_want, rm_want] : {std::tuple{DType::float64, &floor_divide64, &remainder64},
+                                     std::tuple{DType::float32, &floor_divide32, &remainder32}}) {
+    std::vector<Array> args{make(x, d), make(y, d)};
+    both_same(fd, args, *fd_want, "floor_divide");
+    both_same(rm, args, *rm_want, "remainder");
+  }
+}
+
+TEST_CASE("numerics: integer floor_divide and remainder by zero and at the extremes, every integer dtype",
+          "[numerics]") {
+  // Before: floor_divide(5, 0) was -1 (JAX: lax.div's -1, less one as the signs differ: -2) and remainder(x, 0) x
+  // (JAX: 0, it divides by 1 instead). All pairs of x and y, x major.
+  struct Case {
+    DType d;
+    std::vector<int64_t> xs, ys, floor_divide, remainder;
+  };
+  for (const Case& c : std::vector<Case>{
+    {DType::int8, {-128, -7, -5, -1, 0, 5, 7, 127}, {0, 3, -3, -1},
+      {-2, -43, 42, -128, -2, -3, 2, 7, -2, -2, 1, 5, -2, -1, 0, 1, -1, 0, 0, 0, -2, 1, -2, -5, -2, 2, -3, -7, -2,
+      42, -43, -127},
+      {0, 1, -2, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 2, -1, 0, 0, 0, 0, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 1, -2, 0}},
+    {DType::int16, {-32768, -7, -5, -1, 0, 5, 7, 32767}, {0, 3, -3, -1},
+      {-2, -10923, 10922, -32768, -2, -3, 2, 7, -2, -2, 1, 5, -2, -1, 0, 1, -1, 0, 0, 0, -2, 1, -2, -5, -2, 2, -3,
+      -7, -2, 10922, -10923, -32767},
+      {0, 1, -2, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 2, -1, 0, 0, 0, 0, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 1, -2, 0}},
+    {DType::int32, {-2147483648, -7, -5, -1, 0, 5, 7, 2147483647}, {0, 3, -3, -1},
+      {-2, -715827883, 715827882, -2147483648, -2, -3, 2, 7, -2, -2, 1, 5, -2, -1, 0, 1, -1, 0, 0, 0, -2, 1, -2, -5,
+      -2, 2, -3, -7, -2, 715827882, -715827883, -2147483647},
+      {0, 1, -2, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 2, -1, 0, 0, 0, 0, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 1, -2, 0}},
+    {DType::int64, {INT64_MIN, -7, -5, -1, 0, 5, 7, 9223372036854775807}, {0, 3, -3, -1},
+      {-2, -3074457345618258603, 3074457345618258602, INT64_MIN, -2, -3, 2, 7, -2, -2, 1, 5, -2, -1, 0, 1, -1, 0, 0,
+      0, -2, 1, -2, -5, -2, 2, -3, -7, -2, 3074457345618258602, -3074457345618258603, -9223372036854775807},
+      {0, 1, -2, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 2, -1, 0, 0, 0, 0, 0, 0, 2, -1, 0, 0, 1, -2, 0, 0, 1, -2, 0}},
+    {DType::uint8, {0, 1, 5, 7, 255}, {0, 3, 255},
+      {255, 0, 0, 255, 0, 0, 255, 1, 0, 255, 2, 0, 255, 85, 1},
+      {0, 0, 0, 0, 1, 1, 0, 2, 5, 0, 1, 7, 0, 0, 0}},
+    {DType::uint16, {0, 1, 5, 7, 65535}, {0, 3, 65535},
+      {65535, 0, 0, 65535, 0, 0, 65535, 1, 0, 65535, 2, 0, 65535, 21845, 1},
+      {0, 0, 0, 0, 1, 1, 0, 2, 5, 0, 1, 7, 0, 0, 0}},
+    {DType::uint32, {0, 1, 5, 7, 4294967295}, {0, 3, 4294967295},
+      {4294967295, 0, 0, 4294967295, 0, 0, 4294967295, 1, 0, 4294967295, 2, 0, 4294967295, 1431655765, 1},
+      {0, 0, 0, 0, 1, 1, 0, 2, 5, 0, 1, 7, 0, 0, 0}},
+    {DType::uint64, {0, 1, 5, 7, -1}, {0, 3, -1},
+      {-1, 0, 0, -1, 0, 0, -1, 1, 0, -1, 2, 0, -1, 6148914691236517205, 1},
+      {0, 0, 0, 0, 1, 1, 0, 2, 5, 0, 1, 7, 0, 0, 0}}
+       }) {
+    std::vector<int64_t> x, y;
+    for (int64_t a : c.xs)
+      for (int64_t b : c.ys) x.push_back(a), y.push_back(b);
+    std::vector<Array> args{make_int(x, c.d), make_int(y, c.d)};
+    both_exact([](auto& a) { return jnp::floor_divide(a[0], a[1]); }, args, c.floor_divide, c.d, "floor_divide");
+    both_exact([](auto& a) { return jnp::remainder(a[0], a[1]); }, args, c.remainder, c.d, "remainder");
+  }
+}
+

@@ -168,26 +168,40 @@ Array true_divide(const Array& x, const Array& y, Loc loc) {
 }
 Array divide(const Array& x, const Array& y, Loc loc) { return true_divide(x, y, loc); }
 
+// floor_divide and remainder follow jnp's formulas operation for operation, so that division by zero, infinities
+// and NaN give what JAX gives: lax.div by zero is -1 (all ones for unsigned), lax.rem by zero the dividend.
 Array floor_divide(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   auto [a, b] = promote_and_broadcast(x, y, "floor_divide");
-  if (is_floating(a.dtype())) return lax::floor(lax::div(a, b));
-  if (is_unsigned_integer(a.dtype())) return lax::div(a, b);
-  // Round toward negative infinity: subtract one where the signs differ and the division is inexact.
-  Array q = lax::div(a, b);
-  Array r = lax::rem(a, b);
-  Array zero = convert(Array(0), a.dtype(), false);
-  Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
-  return lax::select(fix, lax::sub(q, convert(Array(1), a.dtype(), false)), q);
+  DType d = a.dtype();
+  auto k = [d](double v) { return convert(Array(v), d, false); };
+  if (is_unsigned_integer(d) || is_bool(d)) return lax::div(a, b);
+  if (is_integer(d)) {
+    // One less where the signs differ and the division is inexact; the signs as lax.sign gives them, so that
+    // x // 0 = -1 - 1 = -2 for x != 0 (JAX's).
+    Array fix = lax::bitwise_and(lax::ne(lax::sign(a), lax::sign(b)), lax::ne(lax::rem(a, b), k(0)));
+    Array q = lax::div(a, b);
+    return lax::select(fix, lax::sub(q, k(1)), q);
+  }
+  // JAX's _float_divmod (CPython's float_divmod): (x - fmod(x, y)) / y, one less where fmod's sign differs from
+  // y's, rounded. +-inf // y is NaN (fmod is NaN); x // -+inf is -1 for x of the other sign (fmod is x).
+  Array mod = lax::rem(a, b);
+  Array num = jnp::where(lax::eq(b, k(0)), a, lax::sub(a, mod));
+  Array div = lax::div(num, b);
+  Array fix = lax::bitwise_and(lax::ne(mod, k(0)), lax::ne(lax::sign(b), lax::sign(mod)));
+  return lax::round(lax::select(fix, lax::sub(div, k(1)), div), lax::RoundingMethod::AWAY_FROM_ZERO);
 }
 
 Array remainder(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   auto [a, b] = promote_and_broadcast(x, y, "remainder");
+  DType d = a.dtype();
+  Array zero = convert(Array(0), d, false);
+  // An integer divisor of 0 counts as 1, so x % 0 = 0 (JAX's); floats give fmod's NaN.
+  if (is_integer(d)) b = jnp::where(lax::eq(b, zero), convert(Array(1), d, false), b);
   Array r = lax::rem(a, b);
-  if (is_unsigned_integer(a.dtype())) return r;
+  if (is_unsigned_integer(d)) return r;
   // Python's sign convention: the result takes the divisor's sign.
-  Array zero = convert(Array(0), a.dtype(), false);
   Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
   return lax::select(fix, lax::add(r, b), r);
 }
@@ -706,14 +720,20 @@ Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std
 // --- indexing and sorting --------------------------------------------------------------------------------------
 namespace jitx::numpy {
 namespace {
-/// Integer indices in a common dtype, negative ones counted from the end of an axis of size n.
-Array normalize_index(const Array& i, int64_t n, std::string_view op) {
+/// Integer indices as int32 or int64 (the index dtypes gather takes).
+Array signed_index(const Array& i, std::string_view op) {
   if (!is_integer(i.dtype()))
     throw_error<TypeError>(op, "indices must be integers, got {}", i.aval().str());
   DType d = dtype_bits(i.dtype()) == 64 ? DType::int64 : DType::int32;
   if (is_unsigned_integer(i.dtype()) && i.dtype() != DType::uint64) d = DType::int64;
-  if (i.dtype() == DType::uint64) return lax::convert_element_type(i, DType::int64);
-  Array c = lax::convert_element_type(i, d);
+  return lax::convert_element_type(i, d);
+}
+
+/// Integer indices in a common dtype, negative ones counted from the end of an axis of size n.
+Array normalize_index(const Array& i, int64_t n, std::string_view op) {
+  Array c = signed_index(i, op);
+  if (i.dtype() == DType::uint64) return c;
+  DType d = c.dtype();
   return where(less(c, Array::scalar_int(0, d)), add(c, Array::scalar_int(n, d)), c);
 }
 
@@ -755,8 +775,9 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
   Array a = axis ? x : ravel(x);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "take");
   int64_t n = a.dim(ax);
-  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" and "fill" count negative indices from
-  // the end and let gather clamp the rest; "fill" then replaces what indices outside [-n, n) read.
+  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" clamps it as it is (gather clamps: -1
+  // reads element 0, as in NumPy and JAX); "fill" counts negative indices from the end, lets gather clamp the rest
+  // and then replaces what indices outside [-n, n) read.
   Array idx;
   std::optional<Array> valid;
   if (mode == "wrap") {
@@ -764,6 +785,12 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
     idx = normalize_index(indices, n, "take");
     Array nn = Array::scalar_int(n, idx.dtype());
     idx = lax::rem(lax::add(lax::rem(idx, nn), nn), nn);
+  } else if (mode == "clip") {
+    // uint64 indices past int64's range saturate (they are past the end), rather than wrap to negative.
+    Array i = indices.dtype() == DType::uint64
+                  ? lax::min(indices, Array::scalar_int(std::numeric_limits<int64_t>::max(), DType::uint64))
+                  : indices;
+    idx = signed_index(i, "take");
   } else {
     idx = normalize_index(indices, n, "take");
     if (mode == "fill")

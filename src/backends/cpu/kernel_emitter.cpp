@@ -1379,14 +1379,9 @@ class Emitter {
     llvm::Type* t = ctype(to);
     if (to == DType::bool_) return is_float(from) ? b_.CreateFCmpUNE(v, fconst(v->getType(), 0.0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
     if (is_float(to)) {
+      // To f16/bf16 (computed in f32: t is float) from f64 or an integer this rounds to f32 and then to the half
+      // type, as XLA converts (and as the interpreter does).
       Value* r;
-      if (is_half(to) && (from == DType::float64 || (!is_float(from) && dtype_size(from) >= 4))) {
-        // As the interpreter does: to f32 with round-to-odd, then to the half type, so it rounds once (with excess
-        // precision the round-to-odd f32 is the value, within an f32 ulp, and a store rounds it once to the type).
-        Value* vd = from == DType::float64 ? v : is_signed(from) ? b_.CreateSIToFP(v, b_.getDoubleTy())
-                                                                 : b_.CreateUIToFP(v, b_.getDoubleTy());
-        return round(to, round_odd_f32(vd));
-      }
       if (is_float(from)) r = b_.CreateFPCast(v, t);
       else if (is_signed(from)) r = b_.CreateSIToFP(v, t);
       else r = b_.CreateUIToFP(v, t);
@@ -1397,21 +1392,6 @@ class Emitter {
       return b_.CreateIntrinsic(id, {t, v->getType()}, {v});
     }
     return b_.CreateIntCast(v, t, is_signed(from));
-  }
-
-  // double -> float truncating toward zero and setting the last bit when inexact (infinities and NaN as they are).
-  Value* round_odd_f32(Value* x) {
-    auto* i32 = b_.getInt32Ty();
-    Value* t = b_.CreateFPTrunc(x, b_.getFloatTy());
-    Value* back = b_.CreateFPExt(t, b_.getDoubleTy());
-    Value* fin = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, t), fconst(b_.getFloatTy(), INFINITY));
-    Value* inexact = b_.CreateAnd(fin, b_.CreateFCmpONE(back, x));
-    Value* away = b_.CreateFCmpOGT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
-                                   b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
-    Value* bits = b_.CreateBitCast(t, i32);
-    bits = b_.CreateSelect(b_.CreateAnd(inexact, away), b_.CreateSub(bits, b_.getInt32(1)), bits);
-    bits = b_.CreateSelect(inexact, b_.CreateOr(bits, b_.getInt32(1)), bits);
-    return b_.CreateBitCast(bits, b_.getFloatTy());
   }
 
   Value* elementwise(const Instruction& inst, std::vector<Value*>& ops) {

@@ -203,6 +203,15 @@ Literal eval_elementwise(const Instruction& inst, const std::vector<const Litera
     return out;
   }
   if (op == Opcode::kConvert) {
+    // To f16/bf16 from f64 or an integer, XLA (and so JAX) converts through f32, rounding twice: int32
+    // 2^30 + 2^22 + 1 becomes the f32 tie 2^30 + 2^22, then the bf16 2^30. The CPU kernels do the same.
+    bool half = out.dtype == DType::float16 || out.dtype == DType::bfloat16;
+    if (half && in_d != DType::float32 && in_d != DType::float16 && in_d != DType::bfloat16) {
+      Literal f = Literal::make(DType::float32, out.dims);
+      Literal::convert(ops[0]->data(), in_d, f.data(), DType::float32, static_cast<size_t>(n));
+      Literal::convert(f.data(), DType::float32, out.data(), out.dtype, static_cast<size_t>(n));
+      return out;
+    }
     Literal::convert(ops[0]->data(), in_d, out.data(), out.dtype, static_cast<size_t>(n));
     return out;
   }

@@ -420,7 +420,8 @@ TEST_CASE("stablehlo: the MLP block of examples/mlp_block.cpp", "[stablehlo]") {
   contains_all(t, {"stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : "
                    "(tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>",
                    "stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>",
-                   "stablehlo.tanh", "applies stablehlo.add across dimensions = [1]", "stablehlo.rsqrt",
+                   // gelu's tail as x logistic(2u) (= 0.5 x (1 + tanh(u)), see nn::gelu)
+                   "stablehlo.logistic", "applies stablehlo.add across dimensions = [1]", "stablehlo.rsqrt",
                    "dense<9.99999974E-6> : tensor<f32>"});
 }
 

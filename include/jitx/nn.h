@@ -8,7 +8,8 @@
 namespace jitx::nn {
 
 Array relu(const Array& x, Loc loc = Loc::current());
-/// GELU; approximate=true is the tanh form (JAX's default), false the exact erf form.
+/// GELU; approximate=true is the tanh form (JAX's default, computed as the equal x logistic(2u)), false the exact
+/// erf form (as JAX: 0.5 x erfc(-x / sqrt(2))).
 Array gelu(const Array& x, bool approximate = true, Loc loc = Loc::current());
 Array silu(const Array& x, Loc loc = Loc::current());
 Array sigmoid(const Array& x, Loc loc = Loc::current());

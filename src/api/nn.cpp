@@ -21,17 +21,28 @@ Array constant(double v, const Array& x) { return Array::scalar(v, is_floating(x
 
 Array relu(const Array& x, Loc loc) {
   ApiScope s(loc);
-  return jnp::maximum(x, Array(0));
+  // JAX's rule: the derivative is 0 at x = 0 (not max's 1/2 for a tie), so relu'(x) = [x > 0].
+  // The rule's output is relu's own (as JAX's defjvps computes it), so that differentiating the rule applies it again.
+  static const auto f = custom_jvp([](const Array& v) { return jnp::maximum(v, Array(0)); },
+                                   [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+                                     const Array& v = std::get<0>(p);
+                                     return std::make_pair(relu(v), jnp::where(v > 0, std::get<0>(t), Array(0)));
+                                   });
+  return f(x);
 }
 
 Array gelu(const Array& x, bool approximate, Loc loc) {
   ApiScope s(loc);
   if (approximate) {
-    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    Array inner = (x + constant(0.044715, x) * (x * x * x)) * constant(std::sqrt(2.0 / M_PI), x);
-    return 0.5 * x * (1.0 + jnp::tanh(inner));
+    // JAX's 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), as x logistic(2u) (equal in real arithmetic:
+    // 1 + tanh(u) = 2 logistic(2u)), which is what jit's simplifier makes of the tanh form too: eager and jit run
+    // the same ops, and the tail keeps its relative accuracy (1 + tanh(u) cancels for u < 0; in f32 it is 0 from
+    // x = -10 on, and its derivative 1 - tanh^2 loses everything there).
+    Array inner = (x + constant(0.044715, x) * (x * x * x)) * constant(2 * std::sqrt(2.0 / M_PI), x);
+    return x * lax::logistic(inner);
   }
-  return 0.5 * x * (1.0 + lax::erf(x * constant(1.0 / std::sqrt(2.0), x)));
+  // JAX's form: 0.5 x erfc(-x / sqrt(2)) keeps the tail's relative accuracy, where 1 + erf(x / sqrt(2)) cancels.
+  return 0.5 * x * lax::erfc(-x * constant(std::sqrt(0.5), x));
 }
 
 Array sigmoid(const Array& x, Loc loc) {
@@ -46,8 +57,18 @@ Array silu(const Array& x, Loc loc) {
 
 Array softplus(const Array& x, Loc loc) {
   ApiScope s(loc);
-  // log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), stable for large |x|.
-  return jnp::maximum(x, Array(0)) + jnp::log1p(jnp::exp(-jnp::abs(x)));
+  // JAX's softplus is logaddexp(x, 0), whose rule gives exp(x - softplus(x)) = logistic(x): 1/2 at x = 0, where
+  // differentiating max(x, 0) + log1p(exp(-|x|)) through max and abs gave 1/2 - 1/2 = 0. Infinities count as 0
+  // in the exponent (JAX's _replace_inf), so softplus'(inf) = 1. The rule's output is softplus's own, so that its
+  // derivative (the second derivative) applies the rule again: softplus''(0) = 1/4.
+  auto value = [](const Array& v) { return jnp::maximum(v, Array(0)) + jnp::log1p(jnp::exp(-jnp::abs(v))); };
+  static const auto f = custom_jvp(value, [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+    const Array& v = std::get<0>(p);
+    Array out = softplus(v);
+    auto finite = [](const Array& a) { return jnp::where(a == INFINITY, Array(0), a); };
+    return std::make_pair(out, std::get<0>(t) * jnp::exp(finite(v) - finite(out)));
+  });
+  return f(x);
 }
 
 namespace {

@@ -43,6 +43,16 @@ float to_float_round_odd(double v) {
   return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
 }
 
+/// a as a double rounded to odd: exact below 2^53, else truncated with the last bit set when bits were dropped, so
+/// that a later rounding to a narrower type (through to_float_round_odd) rounds a once.
+double u64_to_double_round_odd(uint64_t a) {
+  int drop = 11 - std::countl_zero(a);  // bits below the 53 a keeps
+  if (drop <= 0) return static_cast<double>(a);
+  uint64_t q = a >> drop;
+  if (a & ((uint64_t{1} << drop) - 1)) q |= 1;
+  return std::ldexp(static_cast<double>(q), drop);
+}
+
 template <class T>
 T load(const void* p, int64_t i) {
   T v;
@@ -52,6 +62,23 @@ T load(const void* p, int64_t i) {
 template <class T>
 void store(void* p, int64_t i, T v) {
   std::memcpy(static_cast<char*>(p) + i * sizeof(T), &v, sizeof(T));
+}
+
+/// Stores the integer -a (neg) or a in the float dtype dd, rounded once (as NumPy and ml_dtypes convert): a
+/// 64-bit integer through double would round twice (2^62 + 2^38 + 1 to f32: 2^62 instead of 2^62 + 2^39).
+void store_int_as_float(void* p, DType dd, int64_t i, uint64_t a, bool neg) {
+  switch (dd) {
+    case DType::float32: store<float>(p, i, neg ? -static_cast<float>(a) : static_cast<float>(a)); return;
+    case DType::float64: store<double>(p, i, neg ? -static_cast<double>(a) : static_cast<double>(a)); return;
+    default: {
+      double v = u64_to_double_round_odd(a);
+      float f = to_float_round_odd(neg ? -v : v);
+      store<uint16_t>(p, i, dd == DType::float16 ? float_to_half(f) : float_to_bfloat16(f));
+    }
+  }
+}
+void store_int_as_float(void* p, DType dd, int64_t i, int64_t v) {
+  store_int_as_float(p, dd, i, v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), v < 0);
 }
 
 double load_f64(const void* p, DType d, int64_t i) {
@@ -143,12 +170,12 @@ void Literal::set_i64(int64_t i, int64_t v) {
     case DType::uint16: store<uint16_t>(p, i, static_cast<uint16_t>(v)); return;
     case DType::uint32: store<uint32_t>(p, i, static_cast<uint32_t>(v)); return;
     case DType::uint64: store<uint64_t>(p, i, static_cast<uint64_t>(v)); return;
-    default: set_f64(i, static_cast<double>(v)); return;
+    default: store_int_as_float(p, dtype, i, v); return;
   }
 }
 
 void Literal::set_u64(int64_t i, uint64_t v) {
-  if (is_floating(dtype)) set_f64(i, static_cast<double>(v));
+  if (is_floating(dtype)) store_int_as_float(data(), dtype, i, v, false);
   else set_i64(i, static_cast<int64_t>(v));
 }
 
@@ -162,8 +189,11 @@ void Literal::convert(const void* src, DType sd, void* dst, DType dd, size_t n) 
     if (dd == DType::bool_) {
       bool nz = is_floating(sd) ? load_f64(src, sd, ii) != 0 : load_i64(src, sd, ii) != 0;
       store<uint8_t>(dst, ii, nz);
+    } else if (!is_floating(sd) && is_floating(dd)) {
+      if (sd == DType::uint64) store_int_as_float(dst, dd, ii, load<uint64_t>(src, ii), false);
+      else store_int_as_float(dst, dd, ii, load_i64(src, sd, ii));
     } else if (is_floating(dd)) {
-      double v = sd == DType::uint64 ? static_cast<double>(load<uint64_t>(src, ii)) : load_f64(src, sd, ii);
+      double v = load_f64(src, sd, ii);
       switch (dd) {
         case DType::float16: store<uint16_t>(dst, ii, float_to_half(to_float_round_odd(v))); break;
         case DType::bfloat16: store<uint16_t>(dst, ii, float_to_bfloat16(to_float_round_odd(v))); break;

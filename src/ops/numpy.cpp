@@ -169,26 +169,40 @@ Array true_divide(const Array& x, const Array& y, Loc loc) {
 }
 Array divide(const Array& x, const Array& y, Loc loc) { return true_divide(x, y, loc); }
 
+// floor_divide and remainder follow jnp's formulas operation for operation, so that division by zero, infinities
+// and NaN give what JAX gives: lax.div by zero is -1 (all ones for unsigned), lax.rem by zero the dividend.
 Array floor_divide(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   auto [a, b] = promote_and_broadcast(x, y, "floor_divide");
-  if (is_floating(a.dtype())) return lax::floor(lax::div(a, b));
-  if (is_unsigned_integer(a.dtype())) return lax::div(a, b);
-  // Round toward negative infinity: subtract one where the signs differ and the division is inexact.
-  Array q = lax::div(a, b);
-  Array r = lax::rem(a, b);
-  Array zero = convert(Array(0), a.dtype(), false);
-  Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
-  return lax::select(fix, lax::sub(q, convert(Array(1), a.dtype(), false)), q);
+  DType d = a.dtype();
+  auto k = [d](double v) { return convert(Array(v), d, false); };
+  if (is_unsigned_integer(d) || is_bool(d)) return lax::div(a, b);
+  if (is_integer(d)) {
+    // One less where the signs differ and the division is inexact; the signs as lax.sign gives them, so that
+    // x // 0 = -1 - 1 = -2 for x != 0 (JAX's).
+    Array fix = lax::bitwise_and(lax::ne(lax::sign(a), lax::sign(b)), lax::ne(lax::rem(a, b), k(0)));
+    Array q = lax::div(a, b);
+    return lax::select(fix, lax::sub(q, k(1)), q);
+  }
+  // JAX's _float_divmod (CPython's float_divmod): (x - fmod(x, y)) / y, one less where fmod's sign differs from
+  // y's, rounded. +-inf // y is NaN (fmod is NaN); x // -+inf is -1 for x of the other sign (fmod is x).
+  Array mod = lax::rem(a, b);
+  Array num = jnp::where(lax::eq(b, k(0)), a, lax::sub(a, mod));
+  Array div = lax::div(num, b);
+  Array fix = lax::bitwise_and(lax::ne(mod, k(0)), lax::ne(lax::sign(b), lax::sign(mod)));
+  return lax::round(lax::select(fix, lax::sub(div, k(1)), div), lax::RoundingMethod::AWAY_FROM_ZERO);
 }
 
 Array remainder(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   auto [a, b] = promote_and_broadcast(x, y, "remainder");
+  DType d = a.dtype();
+  Array zero = convert(Array(0), d, false);
+  // An integer divisor of 0 counts as 1, so x % 0 = 0 (JAX's); floats give fmod's NaN.
+  if (is_integer(d)) b = jnp::where(lax::eq(b, zero), convert(Array(1), d, false), b);
   Array r = lax::rem(a, b);
-  if (is_unsigned_integer(a.dtype())) return r;
+  if (is_unsigned_integer(d)) return r;
   // Python's sign convention: the result takes the divisor's sign.
-  Array zero = convert(Array(0), a.dtype(), false);
   Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
   return lax::select(fix, lax::add(r, b), r);
 }
@@ -198,6 +212,14 @@ Array power(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   auto [a, b] = promote_and_broadcast(x, y, "power");
   if (is_bool(a.dtype())) throw_error<TypeError>("power", "is not defined for bool operands");
+  if (is_floating(a.dtype()) && !is_floating(y.dtype())) {
+    // An integer exponent, as JAX's lax.pow with one (and integer_pow) differentiates it: 0 where y = 0 (x^0 is 1
+    // for every x), not 0 * x^-1, which is NaN at x = 0. The exponent seen by pow is 1 there, so that no NaN
+    // reaches the derivative through the discarded branch.
+    Array y0 = lax::eq(b, convert(Array(0), b.dtype(), false));
+    Array one = convert(Array(1), a.dtype(), false);
+    return jnp::where(y0, one, lax::pow(a, jnp::where(y0, one, b)));
+  }
   return lax::pow(a, b);
 }
 

@@ -16,14 +16,20 @@ using detail::shape_str;
 using detail::throw_error;
 
 namespace {
-/// Integer indices in a common dtype, negative ones counted from the end of an axis of size n.
-Array normalize_index(const Array& i, int64_t n, std::string_view op) {
+/// Integer indices as int32 or int64 (the index dtypes gather takes).
+Array signed_index(const Array& i, std::string_view op) {
   if (!is_integer(i.dtype()))
     throw_error<TypeError>(op, "indices must be integers, got {}", i.aval().str());
   DType d = dtype_bits(i.dtype()) == 64 ? DType::int64 : DType::int32;
   if (is_unsigned_integer(i.dtype()) && i.dtype() != DType::uint64) d = DType::int64;
-  if (i.dtype() == DType::uint64) return lax::convert_element_type(i, DType::int64);
-  Array c = lax::convert_element_type(i, d);
+  return lax::convert_element_type(i, d);
+}
+
+/// Integer indices in a common dtype, negative ones counted from the end of an axis of size n.
+Array normalize_index(const Array& i, int64_t n, std::string_view op) {
+  Array c = signed_index(i, op);
+  if (i.dtype() == DType::uint64) return c;
+  DType d = c.dtype();
   return where(less(c, Array::scalar_int(0, d)), add(c, Array::scalar_int(n, d)), c);
 }
 
@@ -65,8 +71,9 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
   Array a = axis ? x : ravel(x);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "take");
   int64_t n = a.dim(ax);
-  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" and "fill" count negative indices from
-  // the end and let gather clamp the rest; "fill" then replaces what indices outside [-n, n) read.
+  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" clamps it as it is (gather clamps: -1
+  // reads element 0, as in NumPy and JAX); "fill" counts negative indices from the end, lets gather clamp the rest
+  // and then replaces what indices outside [-n, n) read.
   Array idx;
   std::optional<Array> valid;
   if (mode == "wrap") {
@@ -74,6 +81,12 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
     idx = normalize_index(indices, n, "take");
     Array nn = Array::scalar_int(n, idx.dtype());
     idx = lax::rem(lax::add(lax::rem(idx, nn), nn), nn);
+  } else if (mode == "clip") {
+    // uint64 indices past int64's range saturate (they are past the end), rather than wrap to negative.
+    Array i = indices.dtype() == DType::uint64
+                  ? lax::min(indices, Array::scalar_int(std::numeric_limits<int64_t>::max(), DType::uint64))
+                  : indices;
+    idx = signed_index(i, "take");
   } else {
     idx = normalize_index(indices, n, "take");
     if (mode == "fill")

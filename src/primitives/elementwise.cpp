@@ -60,7 +60,7 @@ std::vector<Array> transpose_div(std::span<const Array> ct, std::span<const Line
   if (args[1].is_linear()) not_differentiable("div", "it is not linear in its divisor, so it cannot be transposed");
   return {unbroadcast(lax::div(ct[0], args[1].value), args[0].aval), Array()};
 }
-/// x with zeros replaced by ones (keeps pow's derivatives finite where they are multiplied by zero).
+/// x with zeros replaced by ones: pow's derivative in y reads log(0) as 0 (JAX's _replace_zero).
 Array replace_zero(A x) { return jnp::where(x == 0, Array(1.0), x); }
 
 enum class Kinds { kFloat, kNumeric, kIntOrBool, kInt, kAny, kSigned };
@@ -261,10 +261,11 @@ const bool registered = [] {
   register_binary("rem", Opcode::kRemainder, Kinds::kNumeric,
                   [](A t, A, A, A) { return t; },
                   [](A t, A, A x, A y) { return -t * (lax::sign(x / y) * lax::floor(lax::abs(x / y))); });
+  // JAX's rules for a float exponent: y x^(y-1), so NaN (0 * inf) at x = y = 0 and -inf at x = 0, y = -1; and
+  // log(x) x^y with log(0) read as 0, so 0 at x = 0 where x^y is finite (NaN where it is inf). jnp::power gives
+  // an integer exponent JAX's integer rule (0 where y = 0).
   register_binary("pow", Opcode::kPower, Kinds::kNumeric,
-                  [](A t, A, A x, A y) {
-                    return t * jnp::where(y == 0, Array(0.0), replace_zero(y) * lax::pow(x, y - 1.0));
-                  },
+                  [](A t, A, A x, A y) { return t * (y * lax::pow(x, y - 1.0)); },
                   [](A t, A ans, A x, A) { return t * (lax::log(replace_zero(x)) * ans); });
   register_binary("max", Opcode::kMaximum, Kinds::kAny,
                   [](A t, A ans, A x, A y) { return t * balanced_eq(x, ans, y); },

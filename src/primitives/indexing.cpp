@@ -534,7 +534,8 @@ const bool registered = [] {
     register_primitive(std::move(p));
   }
   {
-    // top_k[k]: the k largest entries along the last axis (NaN counts as largest), ties to the lower index.
+    // top_k[k]: the k largest entries along the last axis in IEEE's total order (as XLA's TopK: +NaN largest, -NaN
+    // smallest, +0 above -0), ties to the lower index.
     Primitive p;
     p.name = "top_k";
     p.batch = leading_batch("top_k", [](Params&, int64_t) {});  // along the last axis, which stays last

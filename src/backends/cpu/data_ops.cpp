@@ -16,6 +16,7 @@
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
 #include "core/errors.h"
+#include "core/float_minmax.h"
 #include "core/literal.h"
 #include "hlo/ir/attributes.h"
 #include "hlo/ir/indexing.h"
@@ -192,11 +193,10 @@ void combine(hlo::Reducer r, void* out, int64_t o, const void* upd, int64_t u, D
   switch (domain(d)) {
     case Dom::kFloat: {
       double a = load_f(out, d, o), b = load_f(upd, d, u), v;
-      bool nan = std::isnan(a) || std::isnan(b);
       if (r == Reducer::kAdd) v = a + b;
       else if (r == Reducer::kMul) v = a * b;
-      else if (r == Reducer::kMax) v = nan ? NAN : std::max(a, b);
-      else v = nan ? NAN : std::min(a, b);
+      else if (r == Reducer::kMax) v = detail::float_max(a, b);
+      else v = detail::float_min(a, b);
       return store_f(out, d, o, v);
     }
     case Dom::kSigned: {
@@ -259,8 +259,8 @@ void acc_step(hlo::Reducer r, Dom dm, DType d, Acc& acc, const void* x, int64_t 
     double v = load_f(x, d, j);
     if (r == Reducer::kAdd) acc.f += v;
     else if (r == Reducer::kMul) acc.f *= v;
-    else if (r == Reducer::kMax) acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::max(acc.f, v);
-    else acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::min(acc.f, v);
+    else if (r == Reducer::kMax) acc.f = detail::float_max(acc.f, v);
+    else acc.f = detail::float_min(acc.f, v);
     return;
   }
   uint64_t v = load_u(x, d, j);

@@ -98,14 +98,9 @@ Value* ElementwiseEmitter::convert(Value* v, DType from, DType to) {
   llvm::Type* t = ctype(to);
   if (to == DType::bool_) return is_float(from) ? b_.CreateFCmpUNE(v, fconst(v->getType(), 0.0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (is_float(to)) {
+    // To f16/bf16 (computed in f32: t is float) from f64 or an integer this rounds to f32 and then to the half
+    // type, as XLA converts (and as the interpreter does).
     Value* r;
-    if (is_half(to) && (from == DType::float64 || (!is_float(from) && dtype_size(from) >= 4))) {
-      // As the interpreter does: to f32 with round-to-odd, then to the half type, so it rounds once (with excess
-      // precision the round-to-odd f32 is the value, within an f32 ulp, and a store rounds it once to the type).
-      Value* vd = from == DType::float64 ? v : is_signed(from) ? b_.CreateSIToFP(v, b_.getDoubleTy())
-                                                               : b_.CreateUIToFP(v, b_.getDoubleTy());
-      return round(to, round_odd_f32(vd));
-    }
     if (is_float(from)) r = b_.CreateFPCast(v, t);
     else if (is_signed(from)) r = b_.CreateSIToFP(v, t);
     else r = b_.CreateUIToFP(v, t);
@@ -118,21 +113,6 @@ Value* ElementwiseEmitter::convert(Value* v, DType from, DType to) {
   return b_.CreateIntCast(v, t, is_signed(from));
 }
 
-// double -> float truncating toward zero and setting the last bit when inexact (infinities and NaN as they are).
-Value* ElementwiseEmitter::round_odd_f32(Value* x) {
-  auto* i32 = b_.getInt32Ty();
-  Value* t = b_.CreateFPTrunc(x, b_.getFloatTy());
-  Value* back = b_.CreateFPExt(t, b_.getDoubleTy());
-  Value* fin = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, t), fconst(b_.getFloatTy(), INFINITY));
-  Value* inexact = b_.CreateAnd(fin, b_.CreateFCmpONE(back, x));
-  Value* away = b_.CreateFCmpOGT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
-                                 b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
-  Value* bits = b_.CreateBitCast(t, i32);
-  bits = b_.CreateSelect(b_.CreateAnd(inexact, away), b_.CreateSub(bits, b_.getInt32(1)), bits);
-  bits = b_.CreateSelect(inexact, b_.CreateOr(bits, b_.getInt32(1)), bits);
-  return b_.CreateBitCast(bits, b_.getFloatTy());
-}
-
 Value* ElementwiseEmitter::elementwise(const Instruction& inst, std::vector<Value*>& ops) {
   Opcode op = inst.opcode;
   DType d = inst.shape.dtype;
@@ -143,10 +123,12 @@ Value* ElementwiseEmitter::elementwise(const Instruction& inst, std::vector<Valu
   if (op == Opcode::kClamp) {
     DType cd = inst.operand(1)->shape.dtype;
     Value *lo = ops[0], *x = ops[1], *hi = ops[2];
+    if (is_float(cd)) {  // XLA's min(max(x, lo), hi): NaN from any operand, -0 below +0
+      Value* m = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, lo);
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, m, hi);
+    }
     Value* m = b_.CreateSelect(lt(cd, x, lo), lo, x);  // std::max(x, lo)
-    m = b_.CreateSelect(lt(cd, hi, m), hi, m);          // std::min(m, hi)
-    if (is_float(cd)) m = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, m);
-    return m;
+    return b_.CreateSelect(lt(cd, hi, m), hi, m);       // std::min(m, hi)
   }
   if (is_float(in)) return round(d, float_op(op, ops));
   return int_op(op, in, ops);

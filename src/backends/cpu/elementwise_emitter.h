@@ -53,7 +53,6 @@ class ElementwiseEmitter {
 
   // --- elementwise ---
   Value* convert(Value* v, DType from, DType to);
-  Value* round_odd_f32(Value* x);
   Value* elementwise(const Instruction& inst, std::vector<Value*>& ops);
   Value* lt(DType d, Value* x, Value* y);
   Value* compare(hlo::ComparisonDirection dir, DType d, Value* x, Value* y);

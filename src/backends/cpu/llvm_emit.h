@@ -20,11 +20,14 @@ void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& i
 std::string kernel_symbol(size_t i);
 
 /// Vectorisable float math on a float or double scalar (the loop vectoriser widens it). Returns nullptr for
-/// ops it does not implement. f32 exp/expm1/log/log1p/tanh/logistic/erf/sin/cos/erf_inv and digamma (f32, f64)
+/// ops it does not implement. f32 exp/expm1/log/log1p/tanh/logistic/erf/erfc/sin/cos/erf_inv and digamma (f32, f64)
 /// are polynomial approximations; the rest (and f64 erf_inv's Newton steps) call the C library.
 llvm::Value* emit_float_math(llvm::IRBuilderBase& b, hlo::Opcode op, llvm::Value* x, llvm::Value* y = nullptr);
 /// Whether emit_float_math handles op.
 bool has_float_math(hlo::Opcode op);
+/// Whether emit_float_math added masked vector variants of helper functions to m: the optimiser inlines them
+/// once the loops are vectorised (always-inline, then globaldce for the unused ones).
+bool has_vector_variants(const llvm::Module& m);
 
 /// Ops whose lowering on scalar type t splits in two halves (f32 logistic): stage 1 maps the operand to this many
 /// float values (0: no split), stage 2 finishes from them. A kernel computes a block of elements' stage 1 in one

@@ -176,10 +176,17 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
     llvm::ModulePassManager mpm;
     check(pb.parsePassPipeline(mpm, pipeline), "building the kernel pass pipeline");
     mpm.run(m, mam);
-    return;
+  } else {
+    auto ol = level >= 3 ? llvm::OptimizationLevel::O3 : llvm::OptimizationLevel::O1;
+    pb.buildPerModuleDefaultPipeline(ol).run(m, mam);
   }
-  auto ol = level >= 3 ? llvm::OptimizationLevel::O3 : llvm::OptimizationLevel::O1;
-  pb.buildPerModuleDefaultPipeline(ol).run(m, mam);
+  // Masked vector variants of helper functions (sin/cos of large arguments, math_emitter.cpp) inline into the
+  // vectorised loops, and the unused ones go.
+  if (has_vector_variants(m)) {
+    llvm::ModulePassManager post;
+    check(pb.parsePassPipeline(post, "always-inline,globaldce"), "building the post-vectorisation pipeline");
+    post.run(m, mam);
+  }
 }
 
 std::string to_text(const llvm::Module& m) {
@@ -212,9 +219,10 @@ Built build(const std::vector<const hlo::Instruction*>& insts, size_t first, con
   r.mod->setTargetTriple(tm.getTargetTriple().str());
   emit_kernels(*r.mod, insts, o.allow_excess_precision);
   // The pipeline inlines each kernel's body (the module's internal functions) into its wrapper with always-inline,
-  // which skips the inliner's cost analysis.
+  // which skips the inliner's cost analysis. Helpers the math emitter marks noinline stay calls.
   for (llvm::Function& f : *r.mod)
-    if (f.hasInternalLinkage() && !f.isDeclaration()) f.addFnAttr(llvm::Attribute::AlwaysInline);
+    if (f.hasInternalLinkage() && !f.isDeclaration() && !f.hasFnAttribute(llvm::Attribute::NoInline))
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
   // Kernels are numbered across the parts of an executable: this part's from `first`. Renamed from the last, each
   // name is free when it is taken (the part's own names are 0 .. size-1, below first + i for i not yet renamed).
   if (first > 0)

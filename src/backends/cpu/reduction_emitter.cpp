@@ -259,10 +259,15 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
     acc = b_.CreateFPTrunc(acc, ctype(d));
   } else if (is_float(d) && (r == "max" || r == "min")) {
     // maxnum/minnum (which the vectoriser reduces in vector lanes, unlike NaN-propagating maximum/minimum)
-    // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give. The sign of a zero
-    // result may differ from the interpreter's (max(-0, +0)); values compare equal.
+    // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give; and, as nsz leaves
+    // the sign of a zero result open, an "any +0" (max) or "any -0" (min) flag that sets it as maximum/minimum
+    // would (a zero max is +0 iff some element is +0).
     bool mx = r == "max";
-    auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse()}, [&](Value* k, const std::vector<Value*>& p) {
+    llvm::Type* t = ctype(d);
+    llvm::Type* it = b_.getIntNTy(t->getPrimitiveSizeInBits());
+    Value* zero_bits = b_.CreateBitCast(fconst(t, mx ? 0.0 : -0.0), it);
+    auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse(), b_.getFalse()},
+                       [&](Value* k, const std::vector<Value*>& p) {
       Value* x = element(k);
       Value* m = mx ? b_.CreateMaxNum(p[0], x) : b_.CreateMinNum(p[0], x);
       // nnan/nsz let the vectoriser reduce it; a NaN makes the lanes poison, which the select below discards.
@@ -270,9 +275,12 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
       fmf.setNoNaNs();
       fmf.setNoSignedZeros();
       llvm::cast<llvm::Instruction>(m)->setFastMathFlags(fmf);
-      return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x))};
+      Value* zero = b_.CreateICmpEQ(b_.CreateBitCast(x, it), zero_bits);
+      return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x)), b_.CreateOr(p[2], zero)};
     });
-    acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(ctype(d)), accs[0]);
+    Value* zero = b_.CreateSelect(accs[2], fconst(t, mx ? 0.0 : -0.0), fconst(t, mx ? -0.0 : 0.0));
+    acc = b_.CreateSelect(b_.CreateFCmpOEQ(accs[0], fconst(t, 0.0)), zero, accs[0]);
+    acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(t), acc);
   } else {
     acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
       return combine(r, d, p, element(k), is_float(d) && r == "add");

@@ -12,6 +12,7 @@
 #include "hlo/ir/attributes.h"
 #include "hlo/evaluator/special.h"
 #include "core/errors.h"
+#include "core/float_minmax.h"
 
 namespace jitx::evaluator {
 namespace {
@@ -99,8 +100,8 @@ double binary_float(Opcode op, double x, double y) {
     case Opcode::kDivide: return x / y;
     case Opcode::kRemainder: return std::fmod(x, y);
     case Opcode::kPower: return std::pow(x, y);
-    case Opcode::kMaximum: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
-    case Opcode::kMinimum: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case Opcode::kMaximum: return detail::float_max(x, y);
+    case Opcode::kMinimum: return detail::float_min(x, y);
     case Opcode::kAtan2: return std::atan2(x, y);
     default: break;
   }
@@ -180,7 +181,7 @@ Literal eval_elementwise(const Instruction& inst, const std::vector<const Litera
     for (int64_t i = 0; i < n; ++i) {
       if (domain(d) == Dom::kFloat) {
         double lo = ops[0]->get_f64(at(ops[0], i)), x = ops[1]->get_f64(i), hi = ops[2]->get_f64(at(ops[2], i));
-        out.set_f64(i, std::isnan(x) ? x : std::min(std::max(x, lo), hi));
+        out.set_f64(i, detail::float_min(detail::float_max(x, lo), hi));  // XLA's: NaN from any operand
       } else if (domain(d) == Dom::kSigned) {
         int64_t lo = ops[0]->get_i64(at(ops[0], i)), x = ops[1]->get_i64(i), hi = ops[2]->get_i64(at(ops[2], i));
         out.set_i64(i, std::min(std::max(x, lo), hi));
@@ -192,6 +193,15 @@ Literal eval_elementwise(const Instruction& inst, const std::vector<const Litera
     return out;
   }
   if (op == Opcode::kConvert) {
+    // To f16/bf16 from f64 or an integer, XLA (and so JAX) converts through f32, rounding twice: int32
+    // 2^30 + 2^22 + 1 becomes the f32 tie 2^30 + 2^22, then the bf16 2^30. The CPU kernels do the same.
+    bool half = out.dtype == DType::float16 || out.dtype == DType::bfloat16;
+    if (half && in_d != DType::float32 && in_d != DType::float16 && in_d != DType::bfloat16) {
+      Literal f = Literal::make(DType::float32, out.dims);
+      Literal::convert(ops[0]->data(), in_d, f.data(), DType::float32, static_cast<size_t>(n));
+      Literal::convert(f.data(), DType::float32, out.data(), out.dtype, static_cast<size_t>(n));
+      return out;
+    }
     Literal::convert(ops[0]->data(), in_d, out.data(), out.dtype, static_cast<size_t>(n));
     return out;
   }
@@ -261,8 +271,8 @@ void reduce_step(hlo::Reducer r, Dom dm, DType d, Acc& acc, const Literal& x, in
     double v = x.get_f64(j);
     if (r == Reducer::kAdd) acc.f += v;
     else if (r == Reducer::kMul) acc.f *= v;
-    else if (r == Reducer::kMax) acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::max(acc.f, v);
-    else if (r == Reducer::kMin) acc.f = std::isnan(acc.f) || std::isnan(v) ? NAN : std::min(acc.f, v);
+    else if (r == Reducer::kMax) acc.f = detail::float_max(acc.f, v);
+    else if (r == Reducer::kMin) acc.f = detail::float_min(acc.f, v);
     else JITX_ASSERT(false, "float reducer {}", hlo::reducer_name(r));
     return;
   }

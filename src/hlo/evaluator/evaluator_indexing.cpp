@@ -2,6 +2,7 @@
 #include "hlo/evaluator/evaluator_indexing.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,6 +11,7 @@
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
 #include "hlo/ir/indexing.h"
+#include "core/float_minmax.h"
 
 namespace jitx::evaluator {
 namespace {
@@ -35,11 +37,10 @@ void combine(hlo::Reducer r, Literal& out, int64_t o, const Literal& upd, int64_
   DType d = out.dtype;
   if (is_floating(d)) {
     double a = out.get_f64(o), b = upd.get_f64(u), v = 0;
-    bool nan = std::isnan(a) || std::isnan(b);
     if (r == Reducer::kAdd) v = a + b;
     else if (r == Reducer::kMul) v = a * b;
-    else if (r == Reducer::kMax) v = nan ? NAN : std::max(a, b);
-    else if (r == Reducer::kMin) v = nan ? NAN : std::min(a, b);
+    else if (r == Reducer::kMax) v = detail::float_max(a, b);
+    else if (r == Reducer::kMin) v = detail::float_min(a, b);
     else JITX_ASSERT(false, "scatter reducer {}", hlo::reducer_name(r));
     return out.set_f64(o, v);
   }

@@ -47,9 +47,26 @@ inline uint64_t float_key(double v) {
   return std::isnan(v) ? ~uint64_t{0} : b ^ flip;
 }
 
-/// f(i) -> key for elements of dtype d, the dtype dispatched once.
+// IEEE 754 total order (XLA's TopK order): -NaN first, -0.0 below +0.0, +NaN last.
+inline uint64_t total_key(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return b ^ (static_cast<uint64_t>(static_cast<int64_t>(b) >> 63) | (uint64_t{1} << 63));
+}
+
+/// f(i) -> key for elements of dtype d, the dtype dispatched once; `total` orders floats by total_key.
 template <class F>
-void with_key_of(DType d, F&& f) {
+void with_key_of(DType d, F&& f, bool total = false) {
+  if (total && is_floating(d)) {
+    switch (d) {
+      case DType::float16:
+        return f([](const void* p, int64_t i) { return total_key(half_to_float(load<uint16_t>(p, i))); });
+      case DType::bfloat16:
+        return f([](const void* p, int64_t i) { return total_key(bfloat16_to_float(load<uint16_t>(p, i))); });
+      case DType::float32: return f([](const void* p, int64_t i) { return total_key(load<float>(p, i)); });
+      default: return f([](const void* p, int64_t i) { return total_key(load<double>(p, i)); });
+    }
+  }
   switch (d) {
     case DType::bool_:
     case DType::uint8: return f([](const void* p, int64_t i) { return uint64_t{load<uint8_t>(p, i)}; });
@@ -71,10 +88,12 @@ void with_key_of(DType d, F&& f) {
 
 /// out(t, key of element base + t * stride) for t < n.
 template <class F>
-void line_keys(const void* data, DType d, int64_t base, int64_t stride, int64_t n, F&& out) {
-  with_key_of(d, [&](auto key) {
-    for (int64_t t = 0; t < n; ++t) out(t, key(data, base + t * stride));
-  });
+void line_keys(const void* data, DType d, int64_t base, int64_t stride, int64_t n, F&& out, bool total = false) {
+  with_key_of(
+      d, [&](auto key) {
+        for (int64_t t = 0; t < n; ++t) out(t, key(data, base + t * stride));
+      },
+      total);
 }
 }  // namespace
 
@@ -198,9 +217,10 @@ void sort_line(std::span<const void* const> keys, std::span<const DType> dtypes,
 }
 
 void top_k_line(const void* data, DType d, int64_t base, int64_t n, int64_t k, int64_t* pos, SortScratch& s) {
-  // Largest first, ties by position: (~key, position) ascending.
+  // Largest first in IEEE total order (as XLA's TopK: +NaN first, +0.0 above -0.0), ties by position:
+  // (~key, position) ascending.
   s.pairs.resize(static_cast<size_t>(n));
-  line_keys(data, d, base, 1, n, [&](int64_t t, uint64_t key) { s.pairs[t] = {~key, t}; });
+  line_keys(data, d, base, 1, n, [&](int64_t t, uint64_t key) { s.pairs[t] = {~key, t}; }, /*total=*/true);
   std::partial_sort(s.pairs.begin(), s.pairs.begin() + k, s.pairs.end());
   for (int64_t t = 0; t < k; ++t) pos[t] = s.pairs[t].second;
 }

@@ -1,372 +1,265 @@
-// The HLO text parser: a hand-written recursive-descent reader of print_hlo's output.
+// The HLO text parser: a hand-written recursive-descent reader of print_hlo's output (tokens in hlo_lexer.h).
 #include "hlo/ir/hlo_parser.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
 #include "core/errors.h"
+#include "hlo/ir/hlo_lexer.h"
 
 namespace jitx::hlo {
 namespace {
 
+/// Reads computations, instructions, shapes, literals and attribute values from the lexer's tokens.
 class Parser {
  public:
-  explicit Parser(std::string_view text) : s_(text) {}
+  explicit Parser(std::string_view text) : lex_(text) {}
 
-  std::unique_ptr<Module> module() {
-    expect_word("HloModule");
-    auto m = std::make_unique<Module>(name());
-    m_ = m.get();
-    if (try_char(',')) {
-      expect_word("entry_computation_layout");
-      expect('=');
-      skip_braced();  // derived from the entry computation; nothing to keep
-    }
-    while (true) {
-      skip_ws();
-      if (pos_ >= s_.size()) break;
-      computation();
-    }
-    if (!m->entry) fail("no ENTRY computation");
-    // Resolve called computations now that every computation is known.
-    for (auto& [inst, names] : calls_) {
-      for (auto& n : names) {
-        Computation* c = m->find_computation(n);
-        if (!c) fail(fmt::format("%{} calls unknown computation %{}", inst->name, n));
-        inst->called.push_back(c);
-      }
-    }
-    return m;
-  }
+  std::unique_ptr<Module> module();
 
  private:
-  std::string_view s_;
-  size_t pos_ = 0;
+  HloLexer lex_;
   Module* m_ = nullptr;
   std::vector<std::pair<Instruction*, std::vector<std::string>>> calls_;
 
-  [[noreturn]] void fail(std::string_view msg) const {
-    size_t line = 1 + std::count(s_.begin(), s_.begin() + std::min(pos_, s_.size()), '\n');
-    size_t bol = s_.rfind('\n', pos_ == 0 ? 0 : pos_ - 1);
-    bol = bol == std::string_view::npos ? 0 : bol + 1;
-    size_t eol = s_.find('\n', pos_);
-    std::string_view text = s_.substr(bol, (eol == std::string_view::npos ? s_.size() : eol) - bol);
-    throw CompileError(fmt::format("[hlo parser] line {}: {} (in: '{}')", line, msg, text));
-  }
+  [[noreturn]] void fail(std::string_view msg) const { lex_.fail(msg); }
+  DType dtype();
+  Shape shape(bool with_layout);
+  void set_element(detail::Literal& l, int64_t i, const std::string& t);
+  detail::Literal literal(const Shape& s);
+  detail::ParamValue attr_value();
+  void computation();
+  /// One `[ROOT] %name = shape opcode(operands), attrs` line; by_name holds the computation's earlier ones.
+  std::unique_ptr<Instruction> instruction(std::unordered_map<std::string, Instruction*>& by_name, bool& is_root);
+  /// `, key=value` attributes and `calls=%a, %b` after the operand list.
+  void attributes(Instruction& inst, std::vector<std::string>& called);
+};
 
-  void skip_ws() {
-    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+std::unique_ptr<Module> Parser::module() {
+  lex_.expect_word("HloModule");
+  auto m = std::make_unique<Module>(lex_.name());
+  m_ = m.get();
+  if (lex_.try_char(',')) {
+    lex_.expect_word("entry_computation_layout");
+    lex_.expect('=');
+    lex_.skip_braced();  // derived from the entry computation; nothing to keep
   }
-  char peek() {
-    skip_ws();
-    return pos_ < s_.size() ? s_[pos_] : '\0';
-  }
-  bool try_char(char c) {
-    if (peek() != c) return false;
-    ++pos_;
-    return true;
-  }
-  void expect(char c) {
-    if (!try_char(c)) fail(fmt::format("expected '{}'", c));
-  }
-  bool try_word(std::string_view w) {
-    skip_ws();
-    if (s_.substr(pos_, w.size()) != w) return false;
-    size_t end = pos_ + w.size();
-    if (end < s_.size() && is_name_char(s_[end])) return false;
-    pos_ = end;
-    return true;
-  }
-  void expect_word(std::string_view w) {
-    if (!try_word(w)) fail(fmt::format("expected '{}'", w));
-  }
-  static bool is_name_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-  }
-  std::string name() {
-    skip_ws();
-    size_t b = pos_;
-    while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
-    if (b == pos_) fail("expected a name");
-    return std::string(s_.substr(b, pos_ - b));
-  }
-  std::string percent_name() {
-    expect('%');
-    return name();
-  }
-  int64_t integer() {
-    skip_ws();
-    size_t b = pos_;
-    if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
-    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-    if (b == pos_) fail("expected an integer");
-    return std::stoll(std::string(s_.substr(b, pos_ - b)));
-  }
-  std::vector<int64_t> int_list(char open, char close) {
-    expect(open);
-    std::vector<int64_t> v;
-    if (try_char(close)) return v;
-    do v.push_back(integer());
-    while (try_char(','));
-    expect(close);
-    return v;
-  }
-  void skip_braced() {
-    expect('{');
-    int depth = 1;
-    while (pos_ < s_.size() && depth > 0) {
-      if (s_[pos_] == '{') ++depth;
-      if (s_[pos_] == '}') --depth;
-      ++pos_;
+  while (!lex_.at_end()) computation();
+  if (!m->entry) fail("no ENTRY computation");
+  // Resolve called computations now that every computation is known.
+  for (auto& [inst, names] : calls_) {
+    for (auto& n : names) {
+      Computation* c = m->find_computation(n);
+      if (!c) fail(fmt::format("%{} calls unknown computation %{}", inst->name, n));
+      inst->called.push_back(c);
     }
-    if (depth) fail("unbalanced braces");
   }
+  return m;
+}
 
-  DType dtype() {
-    std::string n = name();
-    for (int d = 0; d < kNumDTypes; ++d)
-      if (hlo_dtype_name(static_cast<DType>(d)) == n) return static_cast<DType>(d);
-    fail(fmt::format("unknown element type '{}'", n));
-  }
+DType Parser::dtype() {
+  std::string n = lex_.name();
+  for (int d = 0; d < kNumDTypes; ++d)
+    if (hlo_dtype_name(static_cast<DType>(d)) == n) return static_cast<DType>(d);
+  fail(fmt::format("unknown element type '{}'", n));
+}
 
-  Shape shape(bool with_layout) {
-    if (try_char('(')) {
-      std::vector<Shape> elems;
-      if (!try_char(')')) {
-        do elems.push_back(shape(with_layout));
-        while (try_char(','));
-        expect(')');
-      }
-      return Shape::tuple(std::move(elems));
+Shape Parser::shape(bool with_layout) {
+  if (lex_.try_char('(')) {
+    std::vector<Shape> elems;
+    if (!lex_.try_char(')')) {
+      do elems.push_back(shape(with_layout));
+      while (lex_.try_char(','));
+      lex_.expect(')');
     }
-    DType d = dtype();
-    Shape s(d, int_list('[', ']'));
-    if (with_layout && peek() == '{') {
-      s.layout = int_list('{', '}');
-      std::vector<int64_t> row_major;
-      for (int64_t i = s.rank() - 1; i >= 0; --i) row_major.push_back(i);
-      if (s.layout == row_major) s.layout.clear();  // the default prints the same way
-      else if (static_cast<int64_t>(s.layout.size()) != s.rank()) fail("layout size does not match the rank");
+    return Shape::tuple(std::move(elems));
+  }
+  DType d = dtype();
+  Shape s(d, lex_.int_list('[', ']'));
+  if (with_layout && lex_.peek() == '{') {
+    s.layout = lex_.int_list('{', '}');
+    std::vector<int64_t> row_major;
+    for (int64_t i = s.rank() - 1; i >= 0; --i) row_major.push_back(i);
+    if (s.layout == row_major) s.layout.clear();  // the default prints the same way
+    else if (static_cast<int64_t>(s.layout.size()) != s.rank()) fail("layout size does not match the rank");
+  }
+  return s;
+}
+
+void Parser::set_element(detail::Literal& l, int64_t i, const std::string& t) {
+  DType d = l.dtype;
+  size_t es = dtype_size(d);
+  char* dst = static_cast<char*>(l.data()) + i * es;
+  try {
+    if (d == DType::bool_) {
+      if (t != "true" && t != "false") fail(fmt::format("expected true or false, got '{}'", t));
+      l.set_i64(i, t == "true");
+    } else if (is_unsigned_integer(d)) {
+      l.set_u64(i, std::stoull(t));
+    } else if (is_integer(d)) {
+      l.set_i64(i, std::stoll(t));
+    } else if (t.rfind("nan", 0) == 0) {
+      uint64_t bits = t == "nan" ? canonical_nan_bits(d) : std::stoull(t.substr(4, t.size() - 5), nullptr, 16);
+      std::memcpy(dst, &bits, es);  // little-endian hosts
+    } else if (d == DType::float64) {
+      l.set_f64(i, lex_.to_double(t));
+    } else {
+      l.set_f64(i, static_cast<double>(lex_.to_float(t)));  // the printed float is exact in f32, f16 and bf16
     }
-    return s;
+  } catch (const std::logic_error&) {
+    fail(fmt::format("bad {} constant value '{}'", hlo_dtype_name(d), t));
   }
+}
 
-  // A literal element token: number, true/false, inf, -inf, nan, nan(0x<bits>).
-  std::string scalar_token() {
-    skip_ws();
-    size_t b = pos_;
-    while (pos_ < s_.size() && !std::strchr(",{}) \t\r\n", s_[pos_])) {
-      if (s_[pos_] == '(') {  // nan(0x...)
-        size_t e = s_.find(')', pos_);
-        if (e == std::string_view::npos) fail("unterminated nan(...)");
-        pos_ = e;
-      }
-      ++pos_;
+detail::Literal Parser::literal(const Shape& s) {
+  if (s.is_tuple) fail("tuple constants are not supported");
+  auto lit = detail::Literal::make(s.dtype, s.dims);
+  int64_t n = 0, total = lit.size();
+  auto rec = [&](auto& self) -> void {
+    if (lex_.try_char('{')) {
+      if (lex_.try_char('}')) return;
+      do self(self);
+      while (lex_.try_char(','));
+      lex_.expect('}');
+      return;
     }
-    if (b == pos_) fail("expected a constant value");
-    return std::string(s_.substr(b, pos_ - b));
-  }
+    std::string t = lex_.scalar_token();
+    if (n >= total) fail(fmt::format("constant has more than {} values", total));
+    set_element(lit, n++, t);
+  };
+  if (lex_.peek() == ')' && total == 0) return lit;
+  rec(rec);
+  if (n != total) fail(fmt::format("constant has {} values, its shape {} needs {}", n, s.str(), total));
+  return lit;
+}
 
-  // strtod/strtof, not stod/stof: those throw on subnormals (ERANGE), which print_hlo writes.
-  double to_double(const std::string& t) const {
-    char* end = nullptr;
-    double v = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size()) fail(fmt::format("bad number '{}'", t));
-    return v;
-  }
-  float to_float(const std::string& t) const {
-    char* end = nullptr;
-    float v = std::strtof(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size()) fail(fmt::format("bad number '{}'", t));
-    return v;
-  }
-
-  void set_element(detail::Literal& l, int64_t i, const std::string& t) {
-    DType d = l.dtype;
-    size_t es = dtype_size(d);
-    char* dst = static_cast<char*>(l.data()) + i * es;
+detail::ParamValue Parser::attr_value() {
+  char c = lex_.peek();
+  if (c == '{') return lex_.int_list('{', '}');
+  if (c == '"') return lex_.quoted_string();
+  std::string t = lex_.bare_token();
+  if (t.empty()) fail("expected an attribute value");
+  if (t == "true" || t == "false") return t == "true";
+  for (int d = 0; d < kNumDTypes; ++d)
+    if (hlo_dtype_name(static_cast<DType>(d)) == t) return static_cast<DType>(d);
+  if (t == "inf" || t == "nan" || t == "-inf" || t == "-nan") return lex_.to_double(t);
+  if (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-') {
     try {
-      if (d == DType::bool_) {
-        if (t != "true" && t != "false") fail(fmt::format("expected true or false, got '{}'", t));
-        l.set_i64(i, t == "true");
-      } else if (is_unsigned_integer(d)) {
-        l.set_u64(i, std::stoull(t));
-      } else if (is_integer(d)) {
-        l.set_i64(i, std::stoll(t));
-      } else if (t.rfind("nan", 0) == 0) {
-        uint64_t bits = t == "nan" ? canonical_nan_bits(d) : std::stoull(t.substr(4, t.size() - 5), nullptr, 16);
-        std::memcpy(dst, &bits, es);  // little-endian hosts
-      } else if (d == DType::float64) {
-        l.set_f64(i, to_double(t));
-      } else {
-        l.set_f64(i, static_cast<double>(to_float(t)));  // the printed float is exact in f32, f16 and bf16
-      }
+      if (t.find_first_of(".en") != std::string::npos) return lex_.to_double(t);
+      size_t used = 0;
+      int64_t v = std::stoll(t, &used);
+      if (used == t.size()) return v;
     } catch (const std::logic_error&) {
-      fail(fmt::format("bad {} constant value '{}'", hlo_dtype_name(d), t));
     }
+    fail(fmt::format("bad number '{}'", t));
   }
+  return t;
+}
 
-  detail::Literal literal(const Shape& s) {
-    if (s.is_tuple) fail("tuple constants are not supported");
-    auto lit = detail::Literal::make(s.dtype, s.dims);
-    int64_t n = 0, total = lit.size();
-    auto rec = [&](auto& self) -> void {
-      if (try_char('{')) {
-        if (try_char('}')) return;
-        do self(self);
-        while (try_char(','));
-        expect('}');
-        return;
-      }
-      std::string t = scalar_token();
-      if (n >= total) fail(fmt::format("constant has more than {} values", total));
-      set_element(lit, n++, t);
-    };
-    if (peek() == ')' && total == 0) return lit;
-    rec(rec);
-    if (n != total) fail(fmt::format("constant has {} values, its shape {} needs {}", n, s.str(), total));
-    return lit;
+void Parser::computation() {
+  bool is_entry = lex_.try_word("ENTRY");
+  std::string cname = lex_.percent_name();
+  if (m_->find_computation(cname)) fail(fmt::format("duplicate computation %{}", cname));
+  auto comp = std::make_unique<Computation>();
+  comp->name = cname;
+  comp->parent = m_;
+  m_->reserve_name(cname);
+  // The signature repeats what the parameter instructions say; it is read and checked for form only.
+  lex_.expect('(');
+  if (!lex_.try_char(')')) {
+    do {
+      lex_.name();
+      lex_.expect(':');
+      shape(false);
+    } while (lex_.try_char(','));
+    lex_.expect(')');
   }
-
-  detail::ParamValue attr_value() {
-    char c = peek();
-    if (c == '{') return int_list('{', '}');
-    if (c == '"') {
-      ++pos_;
-      std::string v;
-      while (pos_ < s_.size() && s_[pos_] != '"') {
-        if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) {
-          ++pos_;
-          v += s_[pos_] == 'n' ? '\n' : s_[pos_];
-        } else {
-          v += s_[pos_];
-        }
-        ++pos_;
-      }
-      if (pos_ >= s_.size()) fail("unterminated string");
-      ++pos_;
-      return v;
+  lex_.expect('-');
+  lex_.expect('>');
+  shape(false);
+  lex_.expect('{');
+  std::unordered_map<std::string, Instruction*> by_name;
+  while (!lex_.try_char('}')) {
+    bool is_root = false;
+    std::unique_ptr<Instruction> inst = instruction(by_name, is_root);
+    inst->parent = comp.get();
+    Instruction* raw = inst.get();
+    if (raw->opcode == Opcode::kParameter) comp->parameters.push_back(raw);
+    if (is_root) {
+      if (comp->root) fail(fmt::format("computation %{} has two ROOT instructions", cname));
+      comp->root = raw;
     }
-    size_t b = pos_;
-    while (pos_ < s_.size() && s_[pos_] != ',' && !std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-    std::string t(s_.substr(b, pos_ - b));
-    if (t.empty()) fail("expected an attribute value");
-    if (t == "true" || t == "false") return t == "true";
-    for (int d = 0; d < kNumDTypes; ++d)
-      if (hlo_dtype_name(static_cast<DType>(d)) == t) return static_cast<DType>(d);
-    if (t == "inf" || t == "nan" || t == "-inf" || t == "-nan") return to_double(t);
-    if (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-') {
-      try {
-        if (t.find_first_of(".en") != std::string::npos) return to_double(t);
-        size_t used = 0;
-        int64_t v = std::stoll(t, &used);
-        if (used == t.size()) return v;
-      } catch (const std::logic_error&) {
-      }
-      fail(fmt::format("bad number '{}'", t));
-    }
-    return t;
+    comp->instructions.push_back(std::move(inst));
   }
+  if (!comp->root) fail(fmt::format("computation %{} has no ROOT instruction", cname));
+  std::stable_sort(comp->parameters.begin(), comp->parameters.end(),
+                   [](auto* a, auto* b) { return a->parameter_number < b->parameter_number; });
+  if (is_entry) {
+    if (m_->entry) fail("two ENTRY computations");
+    m_->entry = comp.get();
+  }
+  m_->computations.push_back(std::move(comp));
+}
 
-  void computation() {
-    bool is_entry = try_word("ENTRY");
-    std::string cname = percent_name();
-    if (m_->find_computation(cname)) fail(fmt::format("duplicate computation %{}", cname));
-    auto comp = std::make_unique<Computation>();
-    comp->name = cname;
-    comp->parent = m_;
-    m_->reserve_name(cname);
-    // The signature repeats what the parameter instructions say; it is read and checked for form only.
-    expect('(');
-    if (!try_char(')')) {
-      do {
-        name();
-        expect(':');
-        shape(false);
-      } while (try_char(','));
-      expect(')');
-    }
-    expect('-');
-    expect('>');
-    shape(false);
-    expect('{');
-    std::unordered_map<std::string, Instruction*> by_name;
-    while (!try_char('}')) {
-      bool is_root = try_word("ROOT");
-      auto inst = std::make_unique<Instruction>();
-      inst->name = percent_name();
-      if (by_name.count(inst->name)) fail(fmt::format("duplicate instruction %{}", inst->name));
-      expect('=');
-      inst->shape = shape(true);
-      skip_ws();
-      size_t b = pos_;
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-')) ++pos_;
-      std::string op(s_.substr(b, pos_ - b));
-      try {
-        inst->opcode = opcode_from_name(op);
-      } catch (const CompileError&) {
-        fail(fmt::format("unknown opcode '{}'", op));
-      }
-      expect('(');
-      if (inst->opcode == Opcode::kParameter) {
-        inst->parameter_number = integer();
-      } else if (inst->opcode == Opcode::kConstant) {
-        inst->literal = std::make_shared<detail::Literal>(literal(inst->shape));
-      } else if (peek() != ')') {
-        do {
-          std::string on = percent_name();
-          auto it = by_name.find(on);
-          if (it == by_name.end()) fail(fmt::format("operand %{} is not defined before its use", on));
-          inst->operands.push_back(it->second);
-        } while (try_char(','));
-      }
-      expect(')');
-      std::vector<std::string> called;
-      while (try_char(',')) {
-        std::string key = name();
-        expect('=');
-        if (key == "calls") {
-          called.push_back(percent_name());
-          while (true) {  // calls=%a, %b: a comma followed by '%' continues the list
-            size_t save = pos_;
-            if (try_char(',') && peek() == '%') {
-              called.push_back(percent_name());
-              continue;
-            }
-            pos_ = save;
-            break;
-          }
+std::unique_ptr<Instruction> Parser::instruction(std::unordered_map<std::string, Instruction*>& by_name,
+                                                 bool& is_root) {
+  is_root = lex_.try_word("ROOT");
+  auto inst = std::make_unique<Instruction>();
+  inst->name = lex_.percent_name();
+  if (by_name.count(inst->name)) fail(fmt::format("duplicate instruction %{}", inst->name));
+  lex_.expect('=');
+  inst->shape = shape(true);
+  std::string op = lex_.opcode_word();
+  try {
+    inst->opcode = opcode_from_name(op);
+  } catch (const CompileError&) {
+    fail(fmt::format("unknown opcode '{}'", op));
+  }
+  lex_.expect('(');
+  if (inst->opcode == Opcode::kParameter) {
+    inst->parameter_number = lex_.integer();
+  } else if (inst->opcode == Opcode::kConstant) {
+    inst->literal = std::make_shared<detail::Literal>(literal(inst->shape));
+  } else if (lex_.peek() != ')') {
+    do {
+      std::string on = lex_.percent_name();
+      auto it = by_name.find(on);
+      if (it == by_name.end()) fail(fmt::format("operand %{} is not defined before its use", on));
+      inst->operands.push_back(it->second);
+    } while (lex_.try_char(','));
+  }
+  lex_.expect(')');
+  std::vector<std::string> called;
+  attributes(*inst, called);
+  m_->reserve_name(inst->name);
+  by_name[inst->name] = inst.get();
+  if (!called.empty()) calls_.emplace_back(inst.get(), std::move(called));
+  return inst;
+}
+
+void Parser::attributes(Instruction& inst, std::vector<std::string>& called) {
+  while (lex_.try_char(',')) {
+    std::string key = lex_.name();
+    lex_.expect('=');
+    if (key == "calls") {
+      called.push_back(lex_.percent_name());
+      while (true) {  // calls=%a, %b: a comma followed by '%' continues the list
+        size_t save = lex_.position();
+        if (lex_.try_char(',') && lex_.peek() == '%') {
+          called.push_back(lex_.percent_name());
           continue;
         }
-        if (inst->attrs.has(key)) fail(fmt::format("attribute {} given twice", key));
-        inst->attrs.set(key, attr_value());
+        lex_.rewind(save);
+        break;
       }
-      inst->parent = comp.get();
-      m_->reserve_name(inst->name);
-      Instruction* raw = inst.get();
-      by_name[raw->name] = raw;
-      if (!called.empty()) calls_.emplace_back(raw, std::move(called));
-      if (raw->opcode == Opcode::kParameter) comp->parameters.push_back(raw);
-      if (is_root) {
-        if (comp->root) fail(fmt::format("computation %{} has two ROOT instructions", cname));
-        comp->root = raw;
-      }
-      comp->instructions.push_back(std::move(inst));
+      continue;
     }
-    if (!comp->root) fail(fmt::format("computation %{} has no ROOT instruction", cname));
-    std::stable_sort(comp->parameters.begin(), comp->parameters.end(),
-                     [](auto* a, auto* b) { return a->parameter_number < b->parameter_number; });
-    if (is_entry) {
-      if (m_->entry) fail("two ENTRY computations");
-      m_->entry = comp.get();
-    }
-    m_->computations.push_back(std::move(comp));
+    if (inst.attrs.has(key)) fail(fmt::format("attribute {} given twice", key));
+    inst.attrs.set(key, attr_value());
   }
-};
+}
 
 }  // namespace
 

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
       sizes.clear();
       int64_t m, k, n;
       int used = 0;
-      for (const char* p = v.c_str(); std::sscanf(p, "%ldx%ldx%ld%n", &m, &k, &n, &used) == 3; p += used + (p[used] == ',')) {
+      for (const char* p = v.c_str(); std::sscanf(p, "%ldx%ldx%ld%n", &m, &k, &n, &used) == 3;
+           p += used + (p[used] == ',')) {
         sizes.push_back({m, k, n});
         if (p[used] != ',') break;
       }

@@ -102,7 +102,8 @@ inline std::vector<Stats> measure_interleaved(const std::vector<std::function<vo
     if (round > 100000) break;
   }
   std::vector<Stats> out;
-  for (size_t i = 0; i < fns.size(); ++i) out.push_back(stats_of(stop ? std::vector<double>{warm[i]} : std::move(t[i])));
+  for (size_t i = 0; i < fns.size(); ++i)
+    out.push_back(stats_of(stop ? std::vector<double>{warm[i]} : std::move(t[i])));
   return out;
 }
 

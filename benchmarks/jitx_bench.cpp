@@ -683,7 +683,8 @@ int main(int argc, char** argv) {
     else
       for (int64_t n : {256, 1024, 4096}) bench_rows(n, n);
   }
-  if (want("bandwidth_bar")) bench_bandwidth_bar(g_smoke ? 1 << 12 : g_quick ? 1 << 20 : 1 << 24, g_smoke ? 16 : g_quick ? 1024 : 4096);
+  if (want("bandwidth_bar"))
+    bench_bandwidth_bar(g_smoke ? 1 << 12 : g_quick ? 1 << 20 : 1 << 24, g_smoke ? 16 : g_quick ? 1024 : 4096);
   if (want("dispatch")) bench_dispatch();
   if (want("train_step")) {
     if (g_smoke)

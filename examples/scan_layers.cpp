@@ -19,8 +19,11 @@ Array block(const Array& x, const Array& w1, const Array& w2) {
 }
 
 Array stack_scan(Array x, Layers p) {
-  return lax::scan([](Array h, const std::pair<Array, Array>& w) { return std::make_pair(block(h, w.first, w.second), std::tuple<>{}); },
-                   x, std::make_pair(p.w1, p.w2))
+  return lax::scan(
+             [](Array h, const std::pair<Array, Array>& w) {
+               return std::make_pair(block(h, w.first, w.second), std::tuple<>{});
+             },
+             x, std::make_pair(p.w1, p.w2))
       .first;
 }
 

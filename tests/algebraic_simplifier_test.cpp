@@ -359,8 +359,9 @@ ENTRY %main (a: f32[2,3,4], b: f32[4,5]) -> f32[5,2,3] {
 }
 )");
     CHECK(count_of(r.text, "transpose(") == 0);
-    CHECK_THAT(r.text, Contains("f32[5,2,3]{2,1,0} dot(%b, %a), lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, "
-                                "rhs_batch_dimensions={}, rhs_contracting_dimensions={2}"));
+    CHECK_THAT(r.text,
+               Contains("f32[5,2,3]{2,1,0} dot(%b, %a), lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, "
+                        "rhs_batch_dimensions={}, rhs_contracting_dimensions={2}"));
   }
   SECTION("must not change: the dot has another user, a batch dimension, or the permutation mixes the blocks") {
     check_unchanged<AlgebraicSimplifier>(R"(HloModule m

@@ -41,11 +41,12 @@ Arrays axpy(const Arrays& x, const Arrays& v, double s) {
   return r;
 }
 
-/// Checks f's gradient at xs (f64): equal to the unrolled reference's gradient (when ref is given) (1e-10 relative, the same math
-/// in a different order), its directional derivative equal to a central difference (1e-6: the difference's
+/// Checks f's gradient at xs (f64): equal to the unrolled reference's gradient (when ref is given) (1e-10 relative, the
+/// same math in a different order), its directional derivative equal to a central difference (1e-6: the difference's
 /// truncation and rounding error at eps 1e-5) and to jvp's (1e-10).
 void check_grad(const Fn& f, const Fn& ref, const Arrays& xs) {
-  if (ref) CHECK(std::fabs(f(xs).item<double>() - ref(xs).item<double>()) <= 1e-12 * (1 + std::fabs(ref(xs).item<double>())));
+  if (ref)
+    CHECK(std::fabs(f(xs).item<double>() - ref(xs).item<double>()) <= 1e-12 * (1 + std::fabs(ref(xs).item<double>())));
   Arrays g = jitx::grad(f)(xs), gr = ref ? jitx::grad(ref)(xs) : g;
   REQUIRE(g.size() == xs.size());
   for (size_t k = 0; k < g.size(); ++k) {
@@ -86,7 +87,9 @@ TEST_CASE("grad through switch_: pytree outputs, a closed-over value, a branch w
     DYNAMIC_SECTION("branch " << idx) {
       auto b0 = [&](const Array& a) { return std::make_pair(a * w, jnp::sum(a)); };
       auto b1 = [&](const Array& a) { return std::make_pair(jnp::tanh(a), jnp::sum(a * a) * 0.5); };
-      auto b2 = [&](const Array& a) { return std::make_pair(jitx::zeros_like(a), Array::scalar(2.0, DType::float64)); };  // no tangent
+      auto b2 = [&](const Array& a) {
+        return std::make_pair(jitx::zeros_like(a), Array::scalar(2.0, DType::float64));
+      };  // no tangent
       auto loss = [&](const std::pair<Array, Array>& p, const Arrays& x) {
         return jnp::sum(p.first * x[1]) + p.second * p.second;
       };
@@ -124,7 +127,8 @@ TEST_CASE("grad through scan (forward and reverse) matches the unrolled loop", "
           h = rnn_step(h, p[1][t], p[2]);
           ys[t] = h * h;
         }
-        return jnp::sum(jnp::stack(ys) * jitx::arange(int64_t{5}, DType::float64).reshape({5, 1})) + jnp::sum(h * h * h);
+        return jnp::sum(jnp::stack(ys) * jitx::arange(int64_t{5}, DType::float64).reshape({5, 1})) +
+               jnp::sum(h * h * h);
       };
       check_grad(f, ref, {rand64({3}), rand64({5, 3}), rand64({3, 3})});
     }
@@ -319,8 +323,9 @@ TEST_CASE("second derivatives through cond and scan", "[autodiff][control]") {
   // Through scan: g(x) = x_3 with x_{k+1} = sin(x_k) * x_k; the second derivative against a difference of
   // the (reverse-mode) first derivative.
   auto g = [](const Array& x) {
-    return lax::scan([](const Array& c, const std::tuple<>&) { return std::make_pair(jnp::sin(c) * c, std::tuple<>{}); },
-                     x, std::tuple<>{}, lax::ScanOptions{.length = 3})
+    return lax::scan(
+               [](const Array& c, const std::tuple<>&) { return std::make_pair(jnp::sin(c) * c, std::tuple<>{}); }, x,
+               std::tuple<>{}, lax::ScanOptions{.length = 3})
         .first;
   };
   double x0 = 0.9, eps = 1e-5;
@@ -352,7 +357,8 @@ TEST_CASE("jvp through while_loop; reverse mode names the fix", "[autodiff][cont
   };
   auto [yr, tyr] = jitx::jvp(unrolled, std::tuple<Array, Array>{x, c}, std::tuple<Array, Array>{tx, tc});
   double eps = 1e-6;
-  auto yp = run(x + tx * eps, c + tc * eps).to_vector<double>(), ym = run(x - tx * eps, c - tc * eps).to_vector<double>();
+  auto yp = run(x + tx * eps, c + tc * eps).to_vector<double>(),
+       ym = run(x - tx * eps, c - tc * eps).to_vector<double>();
   auto got = ty.to_vector<double>(), want = tyr.to_vector<double>();
   for (size_t i = 0; i < got.size(); ++i) {
     CHECK(std::fabs(got[i] - want[i]) <= 1e-12 * (1 + std::fabs(want[i])));
@@ -503,13 +509,19 @@ TEST_CASE("checkpoint(nothing_saveable) shrinks the compiled gradient's temp mem
   // The same layers in a scan over stacked weights, the body checkpointed or not.
   Array wst = jnp::stack(ws);
   auto scan_temp = [&](bool remat) {
-    auto g = jit(grad([remat](const Array& a, const Array& w) {
-      auto layer = [](const Array& h, const Array& v) { return jnp::tanh(jnp::matmul(jnp::tanh(jnp::matmul(h, v)), v)); };
-      auto [h, ys] = lax::scan([&](const Array& c, const Array& v) {
-        return std::make_pair(remat ? checkpoint(layer)(c, v) : layer(c, v), std::tuple<>{});
-      }, a, w);
-      return jnp::sum(h * h);
-    }, argnums<1>));
+    auto g = jit(grad(
+        [remat](const Array& a, const Array& w) {
+          auto layer = [](const Array& h, const Array& v) {
+            return jnp::tanh(jnp::matmul(jnp::tanh(jnp::matmul(h, v)), v));
+          };
+          auto [h, ys] = lax::scan(
+              [&](const Array& c, const Array& v) {
+                return std::make_pair(remat ? checkpoint(layer)(c, v) : layer(c, v), std::tuple<>{});
+              },
+              a, w);
+          return jnp::sum(h * h);
+        },
+        argnums<1>));
     return g.lower(x, wst).compile().memory_analysis().temp_size_in_bytes;
   };
   int64_t scan_plain = scan_temp(false), scan_remat = scan_temp(true);
@@ -596,7 +608,8 @@ TEST_CASE("scatter-mul/min/max derivatives: finite differences, ties averaged, u
   lax::ScatterDimensionNumbers dn{.update_window_dims = {1}, .inserted_window_dims = {0},
                                   .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1};
   Array w = rand64({5, 3});
-  using Scatter = Array (*)(const Array&, const Array&, const Array&, const lax::ScatterDimensionNumbers&, bool, bool, Loc);
+  using Scatter =
+      Array (*)(const Array&, const Array&, const Array&, const lax::ScatterDimensionNumbers&, bool, bool, Loc);
   for (auto [name, op] : {std::pair<const char*, Scatter>{"min", lax::scatter_min}, {"max", lax::scatter_max},
                           {"mul", lax::scatter_mul}}) {
     DYNAMIC_SECTION("scatter-" << name) {

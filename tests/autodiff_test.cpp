@@ -45,39 +45,76 @@ lax::ConvDimensionNumbers nchw() { return lax::conv_dimension_numbers("NCHW", "O
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> c = {
-      UNARY(neg, -2, 2), UNARY(abs, -2, 2), UNARY(exp, -2, 2), UNARY(exp2, -2, 2), UNARY(expm1, -2, 2),
-      UNARY(log, 0.5, 2), UNARY(log1p, -0.5, 2), UNARY(sqrt, 0.5, 2), UNARY(rsqrt, 0.5, 2), UNARY(cbrt, 0.5, 2),
-      UNARY(tanh, -2, 2), UNARY(logistic, -3, 3), UNARY(sin, -3, 3), UNARY(cos, -3, 3), UNARY(tan, -1, 1),
-      UNARY(asin, -0.8, 0.8), UNARY(acos, -0.8, 0.8), UNARY(atan, -2, 2), UNARY(sinh, -2, 2), UNARY(cosh, -2, 2),
-      UNARY(asinh, -2, 2), UNARY(acosh, 1.5, 3), UNARY(atanh, -0.7, 0.7), UNARY(erf, -2, 2), UNARY(erfc, -2, 2),
-      UNARY(erf_inv, -0.8, 0.8), UNARY(lgamma, 0.5, 3), UNARY(sign, -2, 2), UNARY(floor, -2, 2),
-      UNARY(ceil, -2, 2), Case{"round", {{{3, 4}, -2, 2}}, [](const Arrays& x) { return lax::round(x[0]); }},
-      BINARY(add, "add", -2, 2, -2, 2), BINARY(sub, "sub", -2, 2, -2, 2), BINARY(mul, "mul", -2, 2, -2, 2),
-      BINARY(div, "div", -2, 2, 0.5, 2), BINARY(rem, "rem", 1, 5, 0.6, 0.9), BINARY(pow, "pow", 0.5, 2, -1.5, 1.5),
-      BINARY(max, "max", -2, 2, -2, 2), BINARY(min, "min", -2, 2, -2, 2), BINARY(atan2, "atan2", 0.3, 2, 0.3, 2),
+      UNARY(neg, -2, 2),
+      UNARY(abs, -2, 2),
+      UNARY(exp, -2, 2),
+      UNARY(exp2, -2, 2),
+      UNARY(expm1, -2, 2),
+      UNARY(log, 0.5, 2),
+      UNARY(log1p, -0.5, 2),
+      UNARY(sqrt, 0.5, 2),
+      UNARY(rsqrt, 0.5, 2),
+      UNARY(cbrt, 0.5, 2),
+      UNARY(tanh, -2, 2),
+      UNARY(logistic, -3, 3),
+      UNARY(sin, -3, 3),
+      UNARY(cos, -3, 3),
+      UNARY(tan, -1, 1),
+      UNARY(asin, -0.8, 0.8),
+      UNARY(acos, -0.8, 0.8),
+      UNARY(atan, -2, 2),
+      UNARY(sinh, -2, 2),
+      UNARY(cosh, -2, 2),
+      UNARY(asinh, -2, 2),
+      UNARY(acosh, 1.5, 3),
+      UNARY(atanh, -0.7, 0.7),
+      UNARY(erf, -2, 2),
+      UNARY(erfc, -2, 2),
+      UNARY(erf_inv, -0.8, 0.8),
+      UNARY(lgamma, 0.5, 3),
+      UNARY(sign, -2, 2),
+      UNARY(floor, -2, 2),
+      UNARY(ceil, -2, 2),
+      Case{"round", {{{3, 4}, -2, 2}}, [](const Arrays& x) { return lax::round(x[0]); }},
+      BINARY(add, "add", -2, 2, -2, 2),
+      BINARY(sub, "sub", -2, 2, -2, 2),
+      BINARY(mul, "mul", -2, 2, -2, 2),
+      BINARY(div, "div", -2, 2, 0.5, 2),
+      BINARY(rem, "rem", 1, 5, 0.6, 0.9),
+      BINARY(pow, "pow", 0.5, 2, -1.5, 1.5),
+      BINARY(max, "max", -2, 2, -2, 2),
+      BINARY(min, "min", -2, 2, -2, 2),
+      BINARY(atan2, "atan2", 0.3, 2, 0.3, 2),
       // a scalar operand next to an array: its cotangent is summed
       Case{"mul", {{{}, -2, 2}, {{3, 4}}}, [](const Arrays& x) { return lax::mul(x[0], x[1]); }},
       Case{"sub", {{{3, 4}}, {{}}}, [](const Arrays& x) { return lax::sub(x[0], x[1]); }},
       Case{"div", {{{}, 1, 2}, {{3, 4}, 0.5, 2}}, [](const Arrays& x) { return lax::div(x[0], x[1]); }},
-      Case{"select_n", {{{3, 4}}, {{3, 4}}},
+      Case{"select_n",
+           {{{3, 4}}, {{3, 4}}},
            [](const Arrays& x) {
              Array pred = make_int({1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0}, {3, 4}, DType::bool_);
              return lax::select_n(pred, x[0], x[1]);
            }},
-      Case{"clamp", {{{}, -0.5, -0.3}, {{3, 4}, -1, 1}, {{}, 0.3, 0.5}},
+      Case{"clamp",
+           {{{}, -0.5, -0.3}, {{3, 4}, -1, 1}, {{}, 0.3, 0.5}},
            [](const Arrays& x) { return lax::clamp(x[0], x[1], x[2]); }},
-      Case{"convert_element_type", {{{3, 4}}},
+      Case{"convert_element_type",
+           {{{3, 4}}},
            [](const Arrays& x) {
              return bind_prim("convert_element_type", {x[0]}, {{"new_dtype", DType::float64}, {"weak_type", true}});
            }},
-      Case{"broadcast_in_dim", {{{3, 1}}}, [](const Arrays& x) { return lax::broadcast_in_dim(x[0], {2, 3, 4}, {1, 2}); }},
+      Case{"broadcast_in_dim",
+           {{{3, 1}}},
+           [](const Arrays& x) { return lax::broadcast_in_dim(x[0], {2, 3, 4}, {1, 2}); }},
       Case{"reshape", {{{3, 4}}}, [](const Arrays& x) { return lax::reshape(x[0], {2, 6}); }},
       Case{"transpose", {{{2, 3, 4}}}, [](const Arrays& x) { return lax::transpose(x[0], {2, 0, 1}); }},
       Case{"rev", {{{3, 4}}}, [](const Arrays& x) { return lax::rev(x[0], {1}); }},
       Case{"slice", {{{5, 6}}}, [](const Arrays& x) { return lax::slice(x[0], {1, 0}, {5, 6}, {2, 3}); }},
-      Case{"dynamic_slice", {{{5, 6}}},
+      Case{"dynamic_slice",
+           {{{5, 6}}},
            [](const Arrays& x) { return lax::dynamic_slice(x[0], {Array(1), Array(4)}, {2, 3}); }},
-      Case{"dynamic_update_slice", {{{5, 6}}, {{2, 3}}},
+      Case{"dynamic_update_slice",
+           {{{5, 6}}, {{2, 3}}},
            [](const Arrays& x) { return lax::dynamic_update_slice(x[0], x[1], {Array(3), Array(1)}); }},
       Case{"concatenate", {{{2, 3}}, {{4, 3}}}, [](const Arrays& x) { return lax::concatenate({x[0], x[1]}, 0); }},
       Case{"pad", {{{3, 4}}, {{}}}, [](const Arrays& x) { return lax::pad(x[0], x[1], {{1, 2, 1}, {-1, 0, 0}}); }},
@@ -86,13 +123,17 @@ const std::vector<Case>& cases() {
       Case{"reduce_prod", {{{2, 3, 4}, 0.5, 1.5}}, [](const Arrays& x) { return lax::reduce_prod(x[0], {0, 2}); }},
       Case{"reduce_max", {{{3, 4}}}, [](const Arrays& x) { return lax::reduce_max(x[0], {0}); }},
       Case{"reduce_min", {{{3, 4}}}, [](const Arrays& x) { return lax::reduce_min(x[0], {1}); }},
-      Case{"reduce_window_sum", {{{2, 5, 6}}},
+      Case{"reduce_window_sum",
+           {{{2, 5, 6}}},
            [](const Arrays& x) {
-             return lax::reduce_window_sum(x[0], {{1, 2, 3}, {1, 2, 1}, {{0, 0}, {1, 0}, {0, 1}}, {1, 2, 1}, {1, 1, 2}});
+             return lax::reduce_window_sum(x[0],
+                                           {{1, 2, 3}, {1, 2, 1}, {{0, 0}, {1, 0}, {0, 1}}, {1, 2, 1}, {1, 1, 2}});
            }},
-      Case{"reduce_window_max", {{{5, 6}}},
+      Case{"reduce_window_max",
+           {{{5, 6}}},
            [](const Arrays& x) { return lax::reduce_window_max(x[0], {{2, 2}, {2, 1}, {{1, 0}, {0, 1}}, {}, {}}); }},
-      Case{"reduce_window_min", {{{5, 6}}},
+      Case{"reduce_window_min",
+           {{{5, 6}}},
            [](const Arrays& x) { return lax::reduce_window_min(x[0], {{3, 2}, {1, 2}, {}, {1, 2}, {}}); }},
       Case{"cumsum", {{{3, 4}}}, [](const Arrays& x) { return lax::cumsum(x[0], 1); }},
       Case{"cumsum", {{{3, 4}}}, [](const Arrays& x) { return lax::cumsum(x[0], 0, true); }},
@@ -101,27 +142,33 @@ const std::vector<Case>& cases() {
       Case{"cummax", {{{3, 5}}}, [](const Arrays& x) { return lax::cummax(x[0], 1); }},
       Case{"cummin", {{{4, 3}}}, [](const Arrays& x) { return lax::cummin(x[0], 0, true); }},
       Case{"dot_general", {{{3, 4}}, {{4, 5}}}, [](const Arrays& x) { return lax::dot(x[0], x[1]); }},
-      Case{"dot_general", {{{2, 3, 4}}, {{2, 5, 4}}},
+      Case{"dot_general",
+           {{{2, 3, 4}}, {{2, 5, 4}}},
            [](const Arrays& x) { return lax::dot_general(x[0], x[1], {{2}, {2}, {0}, {0}}); }},
-      Case{"gather", {{{5, 4}}},
+      Case{"gather",
+           {{{5, 4}}},
            [](const Arrays& x) { return jnp::take(x[0], make_int({4, 0, 2, 2, 9}, DType::int32), 0, "clip"); }},
-      Case{"scatter-add", {{{5, 3}}, {{4, 3}}},
+      Case{"scatter-add",
+           {{{5, 3}}, {{4, 3}}},
            [](const Arrays& x) { return jnp::at(x[0], make_int({1, 3, 1, 7}, DType::int32)).add(x[1]); }},
-      Case{"scatter", {{{5, 3}}, {{4, 3}}},
+      Case{"scatter",
+           {{{5, 3}}, {{4, 3}}},
            [](const Arrays& x) { return jnp::at(x[0], make_int({1, 3, 1, 7}, DType::int32)).set(x[1]); }},
       Case{"sort", {{{3, 5}}}, [](const Arrays& x) { return lax::sort(x[0], 1); }},
       Case{"sort", {{{4, 3}}, {{4, 3}}}, [](const Arrays& x) { return lax::sort({x[0], x[1]}, 0, true, 1)[1]; }},
       Case{"top_k", {{{3, 6}}}, [](const Arrays& x) { return lax::top_k(x[0], 2).first; }},
-      Case{"conv_general_dilated", {{{2, 3, 6, 5}}, {{4, 3, 3, 2}}},
-           [](const Arrays& x) {
-             return lax::conv_general_dilated(x[0], x[1], {2, 1}, {{1, 0}, {0, 1}}, {}, {1, 2}, nchw());
-           }},
-      Case{"conv_general_dilated", {{{1, 5, 4, 4}}, {{3, 2, 2, 6}}},  // NHWC / HWIO, lhs dilation, feature groups
+      Case{"conv_general_dilated",
+           {{{2, 3, 6, 5}}, {{4, 3, 3, 2}}},
+           [](const Arrays&
+                  x) { return lax::conv_general_dilated(x[0], x[1], {2, 1}, {{1, 0}, {0, 1}}, {}, {1, 2}, nchw()); }},
+      Case{"conv_general_dilated",
+           {{{1, 5, 4, 4}}, {{3, 2, 2, 6}}},  // NHWC / HWIO, lhs dilation, feature groups
            [](const Arrays& x) {
              return lax::conv_general_dilated(x[0], x[1], {1, 2}, {{1, 1}, {2, 0}}, {2, 1}, {},
                                               lax::conv_dimension_numbers("NHWC", "HWIO", "NHWC"), 2);
            }},
-      Case{"conv_general_dilated", {{{4, 2, 5, 5}}, {{6, 2, 3, 3}}},  // batch groups
+      Case{"conv_general_dilated",
+           {{{4, 2, 5, 5}}, {{6, 2, 3, 3}}},  // batch groups
            [](const Arrays& x) {
              return lax::conv_general_dilated(x[0], x[1], {1, 1}, {{0, 0}, {1, 1}}, {}, {}, nchw(), 1, 2);
            }},
@@ -187,7 +234,8 @@ void check_case(const Case& c) {
 
 TEST_CASE("every primitive's JVP and VJP match central finite differences (f64)", "[autodiff]") {
   for (auto& c : cases()) {
-    DYNAMIC_SECTION(c.prim << " on " << c.inputs.size() << " input(s), first " << detail::shape_str(c.inputs[0].shape)) {
+    DYNAMIC_SECTION(c.prim << " on " << c.inputs.size() << " input(s), first "
+                           << detail::shape_str(c.inputs[0].shape)) {
       check_case(c);
     }
   }
@@ -208,7 +256,8 @@ TEST_CASE("every registered primitive has differentiation rules or is listed", "
 TEST_CASE("primitives without tangents give zero tangents; unsupported ones throw clear errors", "[autodiff]") {
   Array x = f64({0.5, -1.5, 2.0}, {3});
   Array t = f64({1, 1, 1}, {3});
-  auto [y, ty] = jitx::jvp([](const Array& a) { return lax::convert_element_type(lax::gt(a, lax::neg(a)), DType::float64); }, x, t);
+  auto [y, ty] = jitx::jvp(
+      [](const Array& a) { return lax::convert_element_type(lax::gt(a, lax::neg(a)), DType::float64); }, x, t);
   CHECK(ty.to_vector<double>() == std::vector<double>{0, 0, 0});
   auto [s, ts] = jitx::jvp([](const Array& a) { return a * stop_gradient(a); }, x, t);
   CHECK(ts.to_vector<double>() == x.to_vector<double>());

@@ -125,8 +125,9 @@ inline std::string one_op(const std::string& out, const std::string& op, const s
     body += fmt::format("  %p{} = {} parameter({})\n", i, params[i], i);
     ops += fmt::format("{}%p{}", i ? ", " : "", i);
   }
-  return fmt::format("HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}  %r = {} {}({}){}\n  ROOT %t = ({}) tuple(%r)\n}}\n",
-                     sig, out, body, out, op, ops, attrs, out);
+  return fmt::format(
+      "HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}  %r = {} {}({}){}\n  ROOT %t = ({}) tuple(%r)\n}}\n", sig, out,
+      body, out, op, ops, attrs, out);
 }
 
 /// The CPU backend's compile log for text (what runs natively, what falls back to the interpreter).

@@ -299,7 +299,8 @@ TEST_CASE("stablehlo: while, case and if with regions", "[control]") {
   };
   Array s = Array::scalar(1, DType::float32);
   // Byte for byte what jax.jit(w).lower(1.0, 2.0).as_text() prints (JAX 0.10).
-  CHECK(jit(w, {.name = "w"}).lower(s, s).as_text() == R"(module @jit_w attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  CHECK(jit(w, {.name = "w"}).lower(s, s).as_text() ==
+        R"(module @jit_w attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<f32>, %arg1: tensor<f32>) -> (tensor<i32> {jax.result_info = "result[0]"}, tensor<f32> {jax.result_info = "result[1]"}) {
     %c = stablehlo.constant dense<0> : tensor<i32>
     %0:3 = stablehlo.while(%iterArg = %arg1, %iterArg_0 = %c, %iterArg_1 = %arg0) : tensor<f32>, tensor<i32>, tensor<f32>
@@ -320,7 +321,8 @@ TEST_CASE("stablehlo: while, case and if with regions", "[control]") {
   auto c = [](Array p, Array x) {
     return lax::cond(p, [](Array v) { return jnp::sin(v); }, [](Array v) { return jnp::cos(v) * 2.0f; }, x);
   };
-  CHECK(jit(c, {.name = "f"}).lower(Array(true), s).as_text() == R"(module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  CHECK(jit(c, {.name = "f"}).lower(Array(true), s).as_text() ==
+        R"(module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<i1>, %arg1: tensor<f32>) -> (tensor<f32> {jax.result_info = "result"}) {
     %0 = stablehlo.convert %arg0 : (tensor<i1>) -> tensor<i32>
     %1 = "stablehlo.case"(%0) ({
@@ -406,7 +408,8 @@ TEST_CASE("errors: carry, branch and predicate types name the combinator, the pa
   auto m1 = error_of<TypeError>([&] {
     jit([](Array x) {
       return lax::while_loop([](const Carry& c) { return c.count < 3; },
-                             [](const Carry& c) { return Carry{c.count + 1, c.x.astype(DType::int32)}; }, Carry{Array(0), x});
+                             [](const Carry& c) { return Carry{c.count + 1, c.x.astype(DType::int32)}; },
+                             Carry{Array(0), x});
     })(f32({1, 2}, {2}));
   });
   CHECK_THAT(m1, Contains("while_loop") && Contains("carry.x") && Contains("f32[2]") && Contains("i32[2]"));
@@ -433,7 +436,8 @@ TEST_CASE("errors: carry, branch and predicate types name the combinator, the pa
     lax::scan([](Array c, Array x) { return std::make_pair(x, c); }, Array::scalar(0, DType::float32), zeros({4, 2}));
   });
   CHECK_THAT(m6, Contains("scan") && Contains("carry") && Contains("f32[]") && Contains("f32[2]"));
-  auto m7 = error_of<TypeError>([&] { lax::switch_(s, std::tuple{[](Array v) { return v; }, [](Array v) { return v; }}, s); });
+  auto m7 = error_of<TypeError>(
+      [&] { lax::switch_(s, std::tuple{[](Array v) { return v; }, [](Array v) { return v; }}, s); });
   CHECK_THAT(m7, Contains("switch") && Contains("integer scalar"));
 
   auto m8 = error_of<TracerError>([] {

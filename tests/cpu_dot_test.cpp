@@ -14,10 +14,18 @@ TEST_CASE("cpu: dot_general through Eigen (plain, transposed, batched) and integ
     return one_op(shape_text(d, o), "dot", {shape_text(d, l), shape_text(d, r)}, attrs);
   };
   for (DType d : {DType::float32, DType::float64, DType::bfloat16, DType::float16, DType::int32}) {
-    check_dot(dot(d, {37, 64}, {64, 29}, {37, 29}, ", lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}"));
-    check_dot(dot(d, {64, 37}, {29, 64}, {37, 29}, ", lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={1}"));
-    check_dot(dot(d, {3, 8, 5}, {5, 3, 7}, {3, 8, 7}, ", lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={1}, rhs_contracting_dimensions={0}"));
-    check_dot(dot(d, {16}, {16}, {}, ", lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}"));
+    check_dot(dot(d, {37, 64}, {64, 29}, {37, 29},
+                  ", lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, "
+                  "rhs_contracting_dimensions={0}"));
+    check_dot(dot(d, {64, 37}, {29, 64}, {37, 29},
+                  ", lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, "
+                  "rhs_contracting_dimensions={1}"));
+    check_dot(dot(d, {3, 8, 5}, {5, 3, 7}, {3, 8, 7},
+                  ", lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={1}, "
+                  "rhs_contracting_dimensions={0}"));
+    check_dot(dot(d, {16}, {16}, {},
+                  ", lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, "
+                  "rhs_contracting_dimensions={0}"));
   }
 }
 
@@ -65,8 +73,12 @@ ENTRY %main (x: {0}{1}, w: {0}{2}, b: {0}[40]) -> ({3}[24,40]) {{
 }}
 )", s, ldims, rdims, o, cd, fmt::format(fmt::runtime(tail), s, "", "", o));
   };
-  const std::string plain = "lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}";
-  const std::string trans = "lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, rhs_contracting_dimensions={1}";
+  const std::string plain =
+      "lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, "
+      "rhs_contracting_dimensions={0}";
+  const std::string trans =
+      "lhs_batch_dimensions={}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={}, "
+      "rhs_contracting_dimensions={1}";
   for (DType d : kFloats) {
     INFO(hlo_name(d));
     check_native(gelu_bias(d, d, "[24,96]", "[96,40]", plain), -1, 1, kDotAtolScale);
@@ -98,7 +110,9 @@ ENTRY %main (x: {0}[4,64,80], w: {0}[4,80,300], b: {0}[4,300]) -> ({0}[4,64,300]
   %f = {0}[4,64,300] fusion(%x, %w, %b), kind=kOutput, calls=%fused
   ROOT %t = ({0}[4,64,300]) tuple(%f)
 }}
-)", hlo_name(d)), -1, 1, kDotAtolScale);
+)",
+                             hlo_name(d)),
+                 -1, 1, kDotAtolScale);
   }
 }
 

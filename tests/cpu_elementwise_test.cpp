@@ -58,7 +58,8 @@ TEST_CASE("cpu: integer and bool ops match the interpreter (division by zero, wi
     check_module(one_op(s, "power", {s, s}), 0, 5);  // integer power falls back to the interpreter
   }
   auto b = shape_text(DType::bool_, {64});
-  for (const char* op : {"and", "or", "xor", "add", "multiply", "maximum", "minimum"}) check_module(one_op(b, op, {b, b}));
+  for (const char* op : {"and", "or", "xor", "add", "multiply", "maximum", "minimum"})
+    check_module(one_op(b, op, {b, b}));
   check_module(one_op(b, "not", {b}));
 }
 

@@ -74,7 +74,8 @@ std::map<std::string, int64_t> check(std::string text, DType d = DType::float32,
     CHECK(bad == 0);
   }
   // The arguments are the caller's: nothing may have been written over them (an aliased transpose must not be).
-  for (size_t k = 0; k < args.size(); ++k) CHECK(std::memcmp(bufs[k]->literal().data(), args[k].data(), args[k].nbytes()) == 0);
+  for (size_t k = 0; k < args.size(); ++k)
+    CHECK(std::memcmp(bufs[k]->literal().data(), args[k].data(), args[k].nbytes()) == 0);
   auto st = exe->stats();
   CHECK(st.at("interpreter_fallbacks") == 0);
   return st;
@@ -98,7 +99,8 @@ ENTRY %main (a: $T[40,24], b: $T[33,40]) -> ($T[24,33]) {
   %d = $T[24,33] dot(%t, %u), lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
   ROOT %r = ($T[24,33]) tuple(%d)
 }
-)", d, 40);
+)",
+                    d, 40);
     CHECK(st.at("native_kernels") == 0);
     CHECK(st.at("eigen_dots") == 1);
     CHECK(st.at("layout_copies") == 0);
@@ -111,7 +113,8 @@ ENTRY %main (a: f32[40,24], b: f32[33,40]) -> (f32[24,33]) {
   %u = f32[40,33]{0,1} transpose(%b), permutation={1,0}
   ROOT %d = f32[24,33] dot(%t, %u), lhs_batch_dimensions={}, lhs_contracting_dimensions={1}, rhs_batch_dimensions={}, rhs_contracting_dimensions={0}
 }
-)")).temp_size == 0);
+)"))
+              .temp_size == 0);
     // Batched: [B, K, M] with its minor two dims swapped is a column-major [B, M, K] per batch.
     st = check(R"(HloModule m
 ENTRY %main (a: $T[3,20,12], b: $T[3,20,7]) -> ($T[3,12,7]) {
@@ -121,7 +124,8 @@ ENTRY %main (a: $T[3,20,12], b: $T[3,20,7]) -> ($T[3,12,7]) {
   %d = $T[3,12,7] dot(%t, %b), lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={0}, rhs_contracting_dimensions={1}
   ROOT %r = ($T[3,12,7]) tuple(%d)
 }
-)", d, 20);
+)",
+               d, 20);
     CHECK(st.at("native_kernels") == 0);
     CHECK(st.at("layout_copies") == 0);
     // A layout that is no transposed matrix ([B, K, M] read with its batch dim minor): the dot permutes it.
@@ -133,7 +137,8 @@ ENTRY %main (a: $T[12,3,20], b: $T[3,20,7]) -> ($T[3,12,7]) {
   %d = $T[3,12,7] dot(%t, %b), lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={0}, rhs_contracting_dimensions={1}
   ROOT %r = ($T[3,12,7]) tuple(%d)
 }
-)", d, 20);
+)",
+               d, 20);
     CHECK(st.at("native_kernels") == 0);
   }
 }
@@ -213,7 +218,8 @@ ENTRY %main (a: $T[300,700]) -> ($T[300], $T[700], $T[300,700]) {
   ROOT %out = ($T[300], $T[700], $T[300,700]) tuple(%r, %c, %back)
 }
 )", d, 30);
-    CHECK(st.at("native_kernels") == 3);  // the second transpose is a layout change too: %f's memory is row-major [300, 700]
+    CHECK(st.at("native_kernels") ==
+          3);  // the second transpose is a layout change too: %f's memory is row-major [300, 700]
     CHECK(st.at("layout_copies") == 0);
   }
 }
@@ -265,7 +271,8 @@ ENTRY %main (a: f32[40,24], c: f32[33,40], b: f32[33]) -> (f32[24,33]) {
   %f = f32[24,33] fusion(%t, %u, %b), kind=kOutput, calls=%fused
   ROOT %r = (f32[24,33]) tuple(%f)
 }
-)", DType::float32, 40);
+)",
+                  DType::float32, 40);
   CHECK(st.at("library_ops") == 1);
   CHECK(st.at("native_kernels") == 0);
   CHECK(st.at("layout_copies") == 0);
@@ -322,13 +329,15 @@ ENTRY %main (h: $T[16,16], w: $T[16,16]) -> ($T[16,16], $T[16,16]) {
   %g2 = $T[16,16] get-tuple-element(%l), index=2
   ROOT %out = ($T[16,16], $T[16,16]) tuple(%g1, %g2)
 }
-)", d, 16);
+)",
+                    d, 16);
     CHECK(st.at("while_loops") == 1);
     CHECK(st.at("layout_copies") == 1);  // %wt returned as a carry is copied to row-major
   }
 }
 
-TEST_CASE("cpu layouts: a jitted transpose read by a reduction and an elementwise op is a layout change", "[cpu][jit]") {
+TEST_CASE("cpu layouts: a jitted transpose read by a reduction and an elementwise op is a layout change",
+          "[cpu][jit]") {
   // Layout assignment makes x.T a layout change (the reduction over its dim 0 then reads x's rows) and copies it
   // to row-major for exp; no temporary holds the transpose itself, only the copy.
   const int64_t m = 48, n = 40;

@@ -37,20 +37,35 @@ TEST_CASE("cpu: sort (stable, multi-operand, several keys) and top-k run nativel
     check_native(one_op(t, "sort", {t}, ", dimension=0, num_keys=1, is_stable=true"), -4, 4);
     // Keys with a payload; two keys with a payload.
     std::string u = shape_text(DType::int32, {6, 33});
-    check_native(module_with({s, u}, "  %r = (" + s + ", " + u + ") sort(%p0, %p1), dimension=1, num_keys=1, is_stable=true\n"
-                             "  %a = " + s + " get-tuple-element(%r), index=0\n  %b = " + u + " get-tuple-element(%r), index=1\n",
-                             {{"a", s}, {"b", u}}), -4, 4);
-    check_native(module_with({s, s, u}, "  %r = (" + s + ", " + s + ", " + u + ") sort(%p0, %p1, %p2), dimension=1, num_keys=2, is_stable=true\n"
-                             "  %a = " + s + " get-tuple-element(%r), index=0\n  %c = " + u + " get-tuple-element(%r), index=2\n",
-                             {{"a", s}, {"c", u}}), -2, 2);
+    check_native(
+        module_with({s, u},
+                    "  %r = (" + s + ", " + u +
+                        ") sort(%p0, %p1), dimension=1, num_keys=1, is_stable=true\n"
+                        "  %a = " +
+                        s + " get-tuple-element(%r), index=0\n  %b = " + u + " get-tuple-element(%r), index=1\n",
+                    {{"a", s}, {"b", u}}),
+        -4, 4);
+    check_native(
+        module_with({s, s, u},
+                    "  %r = (" + s + ", " + s + ", " + u +
+                        ") sort(%p0, %p1, %p2), dimension=1, num_keys=2, is_stable=true\n"
+                        "  %a = " +
+                        s + " get-tuple-element(%r), index=0\n  %c = " + u + " get-tuple-element(%r), index=2\n",
+                    {{"a", s}, {"c", u}}),
+        -2, 2);
     std::string k = shape_text(d, {6, 5}), ki = shape_text(DType::int32, {6, 5});
-    check_native(module_with({s}, "  %r = (" + k + ", " + ki + ") topk(%p0), k=5\n  %a = " + k +
-                                       " get-tuple-element(%r), index=0\n  %b = " + ki + " get-tuple-element(%r), index=1\n",
-                             {{"a", k}, {"b", ki}}), -4, 4);
+    check_native(module_with({s},
+                             "  %r = (" + k + ", " + ki + ") topk(%p0), k=5\n  %a = " + k +
+                                 " get-tuple-element(%r), index=0\n  %b = " + ki + " get-tuple-element(%r), index=1\n",
+                             {{"a", k}, {"b", ki}}),
+                 -4, 4);
   }
   // NaNs sort last (the interpreter's order); check through a float key computed as log of negative numbers.
-  check_native(module_with({"f32[4,20]"}, "  %l = f32[4,20] log(%p0)\n  %r = f32[4,20] sort(%l), dimension=1, num_keys=1, is_stable=true\n",
-                           {{"r", "f32[4,20]"}}), -1, 3);
+  check_native(
+      module_with({"f32[4,20]"},
+                  "  %l = f32[4,20] log(%p0)\n  %r = f32[4,20] sort(%l), dimension=1, num_keys=1, is_stable=true\n",
+                  {{"r", "f32[4,20]"}}),
+      -1, 3);
 }
 
 TEST_CASE("cpu: gather and scatter (every reducer, clamped and dropped indices) run natively", "[cpu]") {
@@ -66,10 +81,13 @@ TEST_CASE("cpu: gather and scatter (every reducer, clamped and dropped indices) 
     for (const char* r : {"add", "mul", "max", "min", "replace"}) {
       INFO(r);
       // 12 updates into 10 rows: duplicates combine in update order; windows out of range are dropped.
-      check_native(one_op(shape_text(d, {10, 7}), "scatter", {shape_text(d, {10, 7}), "s32[12,1]", shape_text(d, {12, 7})},
-                          fmt::format(", update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, "
-                                      "index_vector_dim=1, input_batching_dims={{}}, scatter_indices_batching_dims={{}}, reducer={}", r)),
-                   -2, 12);
+      check_native(
+          one_op(shape_text(d, {10, 7}), "scatter", {shape_text(d, {10, 7}), "s32[12,1]", shape_text(d, {12, 7})},
+                 fmt::format(
+                     ", update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, "
+                     "index_vector_dim=1, input_batching_dims={{}}, scatter_indices_batching_dims={{}}, reducer={}",
+                     r)),
+          -2, 12);
     }
   }
 }
@@ -94,12 +112,14 @@ TEST_CASE("cpu: reduce-window and argmax/argmin reduces run natively", "[cpu]") 
         INFO(r << " over " << dim);
         std::string od = shape_text(d, {dim == 0 ? 9 : 8}), oi = shape_text(DType::int32, {dim == 0 ? 9 : 8});
         // Values in [-3, 3) rounded to integers for int32: ties pick the first index.
-        check_native(module_with({in}, fmt::format("  %i = s32[8,9] iota(), iota_dimension={0}\n"
-                                                   "  %c0 = {1} constant(0)\n  %c1 = s32[] constant(0)\n"
-                                                   "  %r = ({2}, {3}) reduce(%p0, %i, %c0, %c1), dimensions={{{0}}}, reducer={4}\n"
-                                                   "  %v = {2} get-tuple-element(%r), index=0\n  %x = {3} get-tuple-element(%r), index=1\n",
-                                                   dim, init, od, oi, r),
-                                 {{"v", od}, {"x", oi}}));
+        check_native(module_with(
+            {in},
+            fmt::format("  %i = s32[8,9] iota(), iota_dimension={0}\n"
+                        "  %c0 = {1} constant(0)\n  %c1 = s32[] constant(0)\n"
+                        "  %r = ({2}, {3}) reduce(%p0, %i, %c0, %c1), dimensions={{{0}}}, reducer={4}\n"
+                        "  %v = {2} get-tuple-element(%r), index=0\n  %x = {3} get-tuple-element(%r), index=1\n",
+                        dim, init, od, oi, r),
+            {{"v", od}, {"x", oi}}));
       }
   }
 }

@@ -37,7 +37,8 @@ std::pair<double, double> max_ulp_error(const std::string& op, DType d, const st
     if (std::isnan(static_cast<double>(r)) || std::isinf(static_cast<double>(r))) {
       err = (std::isnan(got) && std::isnan(static_cast<double>(r))) || got == static_cast<double>(r) ? 0 : INFINITY;
     } else {
-      int e = f32 ? std::max(std::ilogb(static_cast<float>(r)), -126) - 23 : std::max(std::ilogb(static_cast<double>(r)), -1022) - 52;
+      int e = f32 ? std::max(std::ilogb(static_cast<float>(r)), -126) - 23
+                  : std::max(std::ilogb(static_cast<double>(r)), -1022) - 52;
       err = static_cast<double>(std::fabs(static_cast<long double>(got) - r) / std::ldexp(1.0L, e));
     }
     if (!(err <= worst)) worst = err, at = x.get_f64(i);
@@ -130,7 +131,8 @@ TEST_CASE("cpu: erf_inv and digamma are within a few ULP of long-double referenc
     std::vector<double> pos;
     for (int k = 0; k < 400; ++k) pos.push_back(std::pow(10.0, -30 + 36.0 * k / 400));  // 1e-30 .. 1e6
     for (int k = -500; k <= 500; ++k) pos.push_back(1.4616321449683623 + k * (f32 ? 1e-7 : 1e-9));  // the root
-    auto [e2, at2] = max_ulp_error("digamma", d, samples(d, 0, 12, 1 << 14, pos), [](long double x) { return ref_digamma(x); });
+    auto [e2, at2] =
+        max_ulp_error("digamma", d, samples(d, 0, 12, 1 << 14, pos), [](long double x) { return ref_digamma(x); });
     INFO(dtype_name(d) << " digamma (x > 0): max error " << e2 << " ULP at " << at2);
     CHECK(e2 <= (f32 ? kF32SpecialUlp : kF64SpecialUlp).digamma);
     if (std::getenv("JITX_PRINT_ULP")) WARN(dtype_name(d) << " digamma (x > 0): max error " << e2 << " ULP at " << at2);
@@ -182,12 +184,14 @@ TEST_CASE("cpu: f32 math is within a few ULP of double-precision references", "[
                           {"cosine", -1e4, 1e4, [](double x) { return std::cos(x); }}};
   const int64_t n = 1 << 16;
   for (auto& f : fs) {
-    std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op(fmt::format("f32[{}]", n), f.op, {fmt::format("f32[{}]", n)}));
+    std::shared_ptr<const hlo::Module> m =
+        hlo::parse_hlo(one_op(fmt::format("f32[{}]", n), f.op, {fmt::format("f32[{}]", n)}));
     Literal x = Literal::make(DType::float32, {n});
     bool log_scale = std::string(f.op) == "log";
     for (int64_t i = 0; i < n; ++i) {
       double t = (i + 0.5) / n;
-      x.set_f64(i, log_scale ? std::exp(std::log(f.lo) + t * (std::log(f.hi) - std::log(f.lo))) : f.lo + t * (f.hi - f.lo));
+      x.set_f64(
+          i, log_scale ? std::exp(std::log(f.lo) + t * (std::log(f.hi) - std::log(f.lo))) : f.lo + t * (f.hi - f.lo));
     }
     Literal y = run(native(), m, {x})[0];
     double max_ulp = 0;

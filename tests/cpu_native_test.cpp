@@ -240,8 +240,9 @@ TEST_CASE("cpu: every primitive runs natively (no interpreter fallback) and matc
            {DType::float32, DType::int32}, {DType::int32, DType::float32}, {DType::float64, DType::uint64},
            {DType::bfloat16, DType::int16}, {DType::float16, DType::uint16}, {DType::int8, DType::uint8},
            {DType::float32, DType::uint16}, {DType::uint16, DType::float32}})
-    es.push_back({"bitcast_convert_type", [to](const V& a) { return V{lax::bitcast_convert_type(a[0], to)}; },
-                  [from](DType) { return V{random_array(from, from == DType::uint16 ? Shape{2, 9, 2} : Shape{2, 9})}; }});
+    es.push_back(
+        {"bitcast_convert_type", [to](const V& a) { return V{lax::bitcast_convert_type(a[0], to)}; },
+         [from](DType) { return V{random_array(from, from == DType::uint16 ? Shape{2, 9, 2} : Shape{2, 9})}; }});
   w.group("bitcast_convert_type", es, {DType::float32});
 
   // Reductions over axis subsets of a rank-3 array, argmax/argmin (the variadic (value, index) reduce) over each
@@ -255,9 +256,10 @@ TEST_CASE("cpu: every primitive runs natively (no interpreter fallback) and matc
                     [](DType d) { return V{random_array(d, {3, 4, 5}, 0.5, 1.5)}; }});
   for (auto [name, op] : std::vector<std::pair<const char*, Array (*)(const Array&, int64_t, DType, Loc)>>{
            {"argmax", lax::argmax}, {"argmin", lax::argmin}})
-    for (auto [axis, idx] : std::vector<std::pair<int64_t, DType>>{{0, DType::int32}, {1, DType::uint8}, {2, DType::int64}})
-        es.push_back({name, [op, axis, idx](const V& a) { return V{op(a[0], axis, idx, Loc::current())}; },
-                      [](DType d) { return V{random_array(d, {3, 4, 5})}; }});
+    for (auto [axis, idx] :
+         std::vector<std::pair<int64_t, DType>>{{0, DType::int32}, {1, DType::uint8}, {2, DType::int64}})
+      es.push_back({name, [op, axis, idx](const V& a) { return V{op(a[0], axis, idx, Loc::current())}; },
+                    [](DType d) { return V{random_array(d, {3, 4, 5})}; }});
   for (auto [name, op] : std::vector<std::pair<const char*, Array (*)(const Array&, int64_t, bool, Loc)>>{
            {"cumsum", lax::cumsum}, {"cumprod", lax::cumprod}, {"cummax", lax::cummax}, {"cummin", lax::cummin}})
     for (auto [axis, reverse] : std::vector<std::pair<int64_t, bool>>{{0, false}, {1, true}})
@@ -287,12 +289,15 @@ TEST_CASE("cpu: every primitive runs natively (no interpreter fallback) and matc
                     return V{lax::dot_general(a[0], a[1], {{1}, {0}, {}, {}}, pref)};
                   }, [](DType d) { return V{random_array(d, {4, 6}), random_array(d, {6, 3})}; }});
   // Convolutions: strides, padding, both dilations; feature groups; batch groups.
-  es.push_back({"conv_general_dilated", [](const V& a) {
-                  return V{lax::conv_general_dilated(a[0], a[1], {1, 2}, {{1, 1}, {0, 1}}, {1, 1}, {1, 2}, nchw()),
-                           lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {1, 0}}, {2, 1}, {1, 1}, nchw()),
-                           lax::conv_general_dilated(a[2], a[3], {1, 1}, {{1, 1}, {1, 1}}, {1, 1}, {1, 1}, nchw(), 2),
-                           lax::conv_general_dilated(a[4], a[5], {1, 1}, {{0, 0}, {0, 0}}, {1, 1}, {1, 1}, nchw(), 1, 2)};
-                }, [](DType d) {
+  es.push_back({"conv_general_dilated",
+                [](const V& a) {
+                  return V{
+                      lax::conv_general_dilated(a[0], a[1], {1, 2}, {{1, 1}, {0, 1}}, {1, 1}, {1, 2}, nchw()),
+                      lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {1, 0}}, {2, 1}, {1, 1}, nchw()),
+                      lax::conv_general_dilated(a[2], a[3], {1, 1}, {{1, 1}, {1, 1}}, {1, 1}, {1, 1}, nchw(), 2),
+                      lax::conv_general_dilated(a[4], a[5], {1, 1}, {{0, 0}, {0, 0}}, {1, 1}, {1, 1}, nchw(), 1, 2)};
+                },
+                [](DType d) {
                   return V{random_array(d, {2, 3, 6, 7}), random_array(d, {4, 3, 3, 2}), random_array(d, {2, 4, 5, 5}),
                            random_array(d, {6, 2, 3, 3}), random_array(d, {4, 2, 4, 4}), random_array(d, {4, 2, 2, 2})};
                 }});
@@ -310,13 +315,17 @@ TEST_CASE("cpu: every primitive runs natively (no interpreter fallback) and matc
   move("rev", [](const V& a) { return V{lax::rev(a[0], {0, 2})}; }, {2, 3, 4});
   move("slice", [](const V& a) { return V{lax::slice(a[0], {1, 0}, {5, 7}, {2, 3})}; }, {6, 7});
   move("concatenate", [](const V& a) { return V{lax::concatenate({a[0], lax::rev(a[0], {0}), a[0]}, 1)}; }, {2, 3});
-  move("pad", [](const V& a) { return V{lax::pad(a[0], lax::slice(lax::reshape(a[0], {12}), {5}, {6}).reshape({}), {{1, -1, 1}, {2, 0, 0}})}; },
+  move("pad",
+       [](const V& a) {
+         return V{lax::pad(a[0], lax::slice(lax::reshape(a[0], {12}), {5}, {6}).reshape({}), {{1, -1, 1}, {2, 0, 0}})};
+       },
        {3, 4});
   move("iota", [](const V& a) { return V{lax::broadcasted_iota(a[0].dtype(), {3, 4}, 1), lax::iota(a[0].dtype(), 5)}; },
        {1});
   es.push_back({"dynamic_slice", [](const V& a) { return V{lax::dynamic_slice(a[0], {a[1], a[2]}, {2, 3})}; },
                 [](DType d) { return V{random_array(d, {5, 6}), Array(3), Array(-1)}; }});
-  es.push_back({"dynamic_update_slice", [](const V& a) { return V{lax::dynamic_update_slice(a[0], a[1], {a[2], a[3]})}; },
+  es.push_back({"dynamic_update_slice",
+                [](const V& a) { return V{lax::dynamic_update_slice(a[0], a[1], {a[2], a[3]})}; },
                 [](DType d) { return V{random_array(d, {5, 6}), random_array(d, {2, 3}), Array(4), Array(1)}; }});
   lax::GatherDimensionNumbers gd{{1}, {0}, {}, {}, {0}, 1};
   lax::ScatterDimensionNumbers sd{{1}, {0}, {}, {}, {0}, 1};
@@ -327,7 +336,8 @@ TEST_CASE("cpu: every primitive runs natively (no interpreter fallback) and matc
            {"scatter-min", lax::scatter_min}, {"scatter-max", lax::scatter_max}})
     es.push_back({name, [op, sd](const V& a) { return V{op(a[0], a[1], a[2], sd, false, false, Loc::current())}; },
                   [](DType d) {
-                    return V{random_array(d, {5, 3}), make_int({3, 0, 1, 4}, {4, 1}, DType::int32), random_array(d, {4, 3})};
+                    return V{random_array(d, {5, 3}), make_int({3, 0, 1, 4}, {4, 1}, DType::int32),
+                             random_array(d, {4, 3})};
                   }});
   for (int64_t dim : {0, 1})
     es.push_back({"sort", [dim](const V& a) {
@@ -400,5 +410,6 @@ ENTRY %main (a: f32[3,4], b: s32[3,4]) -> ((f32[3], s32[3])) {
   ROOT %t = ((f32[3], s32[3])) tuple(%r)
 }
 )";
-  CHECK_THROWS_WITH(hlo::verify(*hlo::parse_hlo(text)), Catch::Matchers::Contains("needs the argmax or argmin reducer"));
+  CHECK_THROWS_WITH(hlo::verify(*hlo::parse_hlo(text)),
+                    Catch::Matchers::Contains("needs the argmax or argmin reducer"));
 }

@@ -108,7 +108,8 @@ ENTRY %main (a: f32[5,{0}]) -> (f32[5]) {{
     CHECK(std::isfinite(got.get_f64(3)));
     CHECK(std::isinf(got.get_f64(4)));
     for (int64_t r : {0, 3})
-      CHECK(std::fabs(got.get_f64(r) - want.get_f64(r)) <= tol(DType::float32, Bound::kSum).rtol * std::fabs(want.get_f64(r)));
+      CHECK(std::fabs(got.get_f64(r) - want.get_f64(r)) <=
+            tol(DType::float32, Bound::kSum).rtol * std::fabs(want.get_f64(r)));
   }
 }
 
@@ -192,7 +193,8 @@ TEST_CASE("cpu: column reductions with row counts off the four-row pass, odd wid
   for (int64_t c = 0; c < cols; ++c) {
     double ref = 0;
     for (int64_t r = 0; r < rows; ++r) ref += x.get_f64(r * cols + c);
-    CHECK(std::fabs(got.get_f64(c) - ref) <= kF32Accuracy.column_sum * ref);  // one f32 rounding of a double-precision sum
+    CHECK(std::fabs(got.get_f64(c) - ref) <=
+          kF32Accuracy.column_sum * ref);  // one f32 rounding of a double-precision sum
   }
 }
 

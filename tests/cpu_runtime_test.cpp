@@ -493,8 +493,9 @@ ENTRY %main (x: f32[4]) -> (f32[4]) {
   auto cpu = runtime::make_cpu_backend();
   auto exe = cpu->compile(m);
   CHECK(exe->stats().at("while_loops") == 1);
-  auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(random_f32({4}), runtime::Client::get().default_device())},
-                           runtime::Client::get().default_device());
+  auto outs =
+      exe->execute(std::vector{runtime::Buffer::from_literal(random_f32({4}), runtime::Client::get().default_device())},
+                   runtime::Client::get().default_device());
   CHECK_THROWS_WITH(outs[0]->literal(), Catch::Contains("%bad"));
 }
 
@@ -519,8 +520,12 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
     bad->ready->set_error(std::make_exception_ptr(RuntimeError("upstream failure")));
     auto outs = exe->execute(std::vector{bad}, &test_device());
     CHECK_THROWS_WITH(outs[0]->literal(), Contains("upstream failure"));
-    std::shared_ptr<const hlo::Module> cc = hlo::parse_hlo(one_op("f32[4]", "custom-call", {"f32[4]"}, ", custom_call_target=\"nope\""));
-    auto outs2 = native().compile(cc)->execute(std::vector{runtime::Buffer::from_literal(random_literal(hlo::Shape(DType::float32, {4}), 0, 1), &test_device())}, &test_device());
+    std::shared_ptr<const hlo::Module> cc =
+        hlo::parse_hlo(one_op("f32[4]", "custom-call", {"f32[4]"}, ", custom_call_target=\"nope\""));
+    auto outs2 =
+        native().compile(cc)->execute(std::vector{runtime::Buffer::from_literal(
+                                          random_literal(hlo::Shape(DType::float32, {4}), 0, 1), &test_device())},
+                                      &test_device());
     CHECK_THROWS_WITH(outs2[0]->literal(), Contains("%r"));
   }
   SECTION("many threads share one executable") {
@@ -534,7 +539,8 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
           auto outs = exe->execute(std::vector{runtime::Buffer::from_literal(in, &test_device())}, &test_device());
           Literal y = outs[0]->literal();
           for (int64_t i = 0; i < 1000; i += 97)
-            if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > kF32Accuracy.exp_threads) wrong++;
+            if (std::fabs(y.get_f64(i) - std::exp(static_cast<float>(in.get_f64(i)))) > kF32Accuracy.exp_threads)
+              wrong++;
         }
       });
     for (auto& t : ts) t.join();

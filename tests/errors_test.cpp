@@ -47,12 +47,14 @@ TEST_CASE("lax elementwise ops reject mismatched shapes and dtypes", "[errors]")
   expect_error<TypeError>([] { lax::atan2(i32({1}), i32({1})); }, "atan2", {"i32"});
   expect_error<TypeError>([] { lax::neg(zeros({1}, bool_)); }, "neg", {"bool"});
   expect_error<TypeError>([] { lax::select_n(f32({2}), f32({2}), f32({2})); }, "select_n", {"predicate", "f32"});
-  expect_error<TypeError>([] { lax::select_n(zeros({2}, bool_), f32({2}), i32({2})); }, "select_n", {"f32[2]", "i32[2]"});
+  expect_error<TypeError>([] { lax::select_n(zeros({2}, bool_), f32({2}), i32({2})); }, "select_n",
+                          {"f32[2]", "i32[2]"});
   expect_error<ShapeError>([] { lax::select_n(zeros({3}, bool_), f32({2}), f32({2})); }, "select_n", {"(3,)", "(2,)"});
   expect_error<TypeError>([] { lax::clamp(i32({}), f32({2}), f32({})); }, "clamp", {"i32", "f32"});
   expect_error<ShapeError>([] { lax::clamp(f32({3}), f32({2}), f32({})); }, "clamp", {"(3,)", "(2,)"});
   expect_error<TypeError>([] { lax::bitcast_convert_type(f32({2}), float64); }, "bitcast_convert_type", {"f32", "f64"});
-  expect_error<TypeError>([] { lax::bitcast_convert_type(zeros({2}, bool_), uint8); }, "bitcast_convert_type", {"bool"});
+  expect_error<TypeError>([] { lax::bitcast_convert_type(zeros({2}, bool_), uint8); }, "bitcast_convert_type",
+                          {"bool"});
 }
 
 TEST_CASE("lax reductions and windows reject bad axes", "[errors]") {
@@ -65,8 +67,8 @@ TEST_CASE("lax reductions and windows reject bad axes", "[errors]") {
   expect_error<TypeError>([] { lax::argmax(f32({2}), 0, float32); }, "argmax", {"index_dtype", "f32"});
   expect_error<ShapeError>([] { lax::cumsum(f32({2, 3}), 2); }, "cumsum", {"axis 2", "rank 2"});
   expect_error<ShapeError>([] { lax::cumprod(f32({}), 0); }, "cumprod", {"rank 0"});
-  expect_error<ShapeError>([] { lax::reduce_window_sum(f32({4, 4}), {{2}, {1}, {{0, 0}}, {}, {}}); }, "reduce_window_sum",
-                           {"f32[4,4]"});
+  expect_error<ShapeError>([] { lax::reduce_window_sum(f32({4, 4}), {{2}, {1}, {{0, 0}}, {}, {}}); },
+                           "reduce_window_sum", {"f32[4,4]"});
   expect_error<ShapeError>([] { lax::reduce_window_max(f32({4}), {{0}, {1}, {{0, 0}}, {}, {}}); }, "reduce_window_max",
                            {"positive"});
 }
@@ -83,7 +85,8 @@ TEST_CASE("lax dot_general and shape ops reject bad dimensions", "[errors]") {
   expect_error<ShapeError>([] { lax::dot_general(f32({2, 3}), f32({3}), {{2}, {0}, {}, {}}); }, "dot_general",
                            {"axis 2"});
   expect_error<ShapeError>([] { lax::dot(f32({2, 3, 4}), f32({4})); }, "dot", {"f32[2,3,4]"});
-  expect_error<ShapeError>([] { lax::broadcast_in_dim(f32({3}), {2, 4}, {1}); }, "broadcast_in_dim", {"(3,)", "(2, 4)"});
+  expect_error<ShapeError>([] { lax::broadcast_in_dim(f32({3}), {2, 4}, {1}); }, "broadcast_in_dim",
+                           {"(3,)", "(2, 4)"});
   expect_error<ShapeError>([] { lax::broadcast_in_dim(f32({1, 3}), {3, 3}, {1, 0}); }, "broadcast_in_dim",
                            {"increasing"});
   expect_error<ShapeError>([] { lax::broadcast_in_dim(f32({3}), {3}, {}); }, "broadcast_in_dim", {"one entry"});
@@ -105,11 +108,13 @@ TEST_CASE("lax dot_general and shape ops reject bad dimensions", "[errors]") {
                            {"(3,)", "(2,)"});
   expect_error<TypeError>([&] { lax::dynamic_update_slice(f32({2}), i32({1}), {zero}); }, "dynamic_update_slice",
                           {"i32", "f32"});
-  expect_error<ShapeError>([] { lax::concatenate({f32({2, 3}), f32({2, 4})}, 0); }, "concatenate", {"(2, 3)", "(2, 4)"});
+  expect_error<ShapeError>([] { lax::concatenate({f32({2, 3}), f32({2, 4})}, 0); }, "concatenate",
+                           {"(2, 3)", "(2, 4)"});
   expect_error<TypeError>([] { lax::concatenate({f32({2}), i32({2})}, 0); }, "concatenate", {"f32", "i32"});
   expect_error<ShapeError>([] { lax::concatenate({}, 0); }, "concatenate", {"at least one"});
   expect_error<ShapeError>([] { lax::concatenate({f32({2})}, 1); }, "concatenate", {"dimension 1"});
-  expect_error<ShapeError>([] { lax::pad(f32({3}), Array::scalar(0, float32), {{0, 0, -1}}); }, "pad", {"interior", "-1"});
+  expect_error<ShapeError>([] { lax::pad(f32({3}), Array::scalar(0, float32), {{0, 0, -1}}); }, "pad",
+                           {"interior", "-1"});
   expect_error<ShapeError>([] { lax::pad(f32({3}), Array::scalar(0, float32), {{-2, -2, 0}}); }, "pad", {"negative"});
   expect_error<TypeError>([] { lax::pad(f32({3}), Array::scalar(0, float64), {{1, 1, 0}}); }, "pad", {"f32", "f64[]"});
   expect_error<ShapeError>([] { lax::pad(f32({3}), Array::scalar(0, float32), {}); }, "pad", {"padding_config"});
@@ -317,8 +322,9 @@ TEST_CASE("jit rejects static and donated positions that are out of range or ove
                           {"static_argnums containing 3", "called with 1 argument"}, false);
   expect_error<TypeError>([&] { jit(twice, {.donate_argnums = {1}})(zeros({2})); }, "fn",
                           {"donate_argnums containing 1", "positions below 1"}, false);
-  expect_error<TypeError>([] { jit([](Array x, int k) { return x * k; }, {.static_argnums = {1}, .donate_argnums = {1}}); },
-                          "jit", {"both static_argnums and donate_argnums"}, false);
+  expect_error<TypeError>(
+      [] { jit([](Array x, int k) { return x * k; }, {.static_argnums = {1}, .donate_argnums = {1}}); }, "jit",
+      {"both static_argnums and donate_argnums"}, false);
   expect_error<TypeError>([&] { jit(twice, {.static_argnums = {-1}}); }, "jit", {"no negative"}, false);
   expect_error<TypeError>([&] { jit(twice, {.donate_argnums = {0, 0}}); }, "jit", {"twice"}, false);
   // In range, they work as before.

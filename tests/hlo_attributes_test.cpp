@@ -78,10 +78,12 @@ TEST_CASE("typed attributes print XLA's spelling and parse it back", "[hlo][attr
               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2");
 
   GatherDimensionNumbers g{{1}, {0}, {}, {}, {0}, 1, {1, 4}, false};
-  round_trips(g, "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}");
+  round_trips(g,
+              "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}");
   GatherDimensionNumbers gb{{}, {1}, {0}, {0}, {1}, 1, {1, 1}, true};
-  round_trips(gb, "offset_dims={}, collapsed_slice_dims={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, "
-                  "start_index_map={1}, index_vector_dim=1, slice_sizes={1,1}, indices_are_sorted=true");
+  round_trips(gb,
+              "offset_dims={}, collapsed_slice_dims={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, "
+              "start_index_map={1}, index_vector_dim=1, slice_sizes={1,1}, indices_are_sorted=true");
   ScatterDimensionNumbers s{{1}, {0}, {}, {}, {0}, 1, false, true};
   round_trips(s, "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
                  "index_vector_dim=1, unique_indices=true");
@@ -96,7 +98,8 @@ TEST_CASE("typed attributes print XLA's spelling and parse it back", "[hlo][attr
 }
 
 TEST_CASE("typed attribute text that does not parse throws CompileError", "[hlo][attributes]") {
-  CHECK_THROWS_WITH(DotDimensionNumbers::parse("lhs_contracting_dims={1}"), Contains("rhs_contracting_dims is missing"));
+  CHECK_THROWS_WITH(DotDimensionNumbers::parse("lhs_contracting_dims={1}"),
+                    Contains("rhs_contracting_dims is missing"));
   CHECK_THROWS_WITH(DotDimensionNumbers::parse("lhs_contracting_dims={1}, rhs_contracting_dims={x}"),
                     Contains("'x' is not an integer"));
   CHECK_THROWS_WITH(DotDimensionNumbers::parse("lhs_contracting_dims={1}, rhs_contracting_dims={0}, foo=1"),
@@ -135,7 +138,8 @@ ENTRY %e (x: f32[1,5,5,2], k: f32[3,3,2,4], v: f32[4,6], i: s32[3,1]) -> f32[1,5
   CHECK(conv.str() == "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
   CHECK(to_params(conv) == q["c"].attrs);
   auto g = GatherDimensionNumbers::of(q["g"]);
-  CHECK(g.str() == "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}");
+  CHECK(g.str() ==
+        "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}");
   auto w = Window::of(q["rw"]);
   CHECK(w.str() == "window={size=2x2 stride=2x2}");
   CHECK(reducer_of(q["rw"]) == Reducer::kMax);
@@ -161,18 +165,24 @@ TEST_CASE("of() names the instruction when an attribute is missing or malformed"
   };
   fails("lhs_contracting_dimensions={2}", "rhs_contracting_dimensions is missing");
   fails("lhs_contracting_dimensions=2, rhs_contracting_dimensions={1}", "is not a list");
-  fails("lhs_contracting_dimensions={3}, rhs_contracting_dimensions={1}", "names axis 3, expected axes of the rank-3 lhs");
+  fails("lhs_contracting_dimensions={3}, rhs_contracting_dimensions={1}",
+        "names axis 3, expected axes of the rank-3 lhs");
   fails("lhs_contracting_dimensions={2,2}, rhs_contracting_dimensions={1,1}", "names axis 2 twice");
-  fails("lhs_contracting_dimensions={2}, rhs_contracting_dimensions={1,2}", "expected 1 (one per lhs contracting axis)");
-  fails("lhs_batch_dimensions={0}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={0}, rhs_contracting_dimensions={1}",
-        "axis 0 is in both lhs_batch_dimensions and lhs_contracting_dimensions");
+  fails("lhs_contracting_dimensions={2}, rhs_contracting_dimensions={1,2}",
+        "expected 1 (one per lhs contracting axis)");
+  fails(
+      "lhs_batch_dimensions={0}, lhs_contracting_dimensions={0}, rhs_batch_dimensions={0}, "
+      "rhs_contracting_dimensions={1}",
+      "axis 0 is in both lhs_batch_dimensions and lhs_contracting_dimensions");
   // Without batch lists a dot has none.
   CHECK(DotDimensionNumbers::of(parsed(with("lhs_contracting_dimensions={2}, rhs_contracting_dimensions={1}"))["d"])
             .lhs_batch_dims.empty());
 
   auto op = [](std::string line) {
-    return parsed("HloModule m\nENTRY %e (v: f32[4,6], i: s32[3,1]) -> f32[4,6] {\n  %v = f32[4,6] parameter(0)\n"
-                  "  %i = s32[3,1] parameter(1)\n  %z = f32[] constant(0)\n  " + line + "\n  ROOT %r = f32[4,6] copy(%v)\n}\n");
+    return parsed(
+        "HloModule m\nENTRY %e (v: f32[4,6], i: s32[3,1]) -> f32[4,6] {\n  %v = f32[4,6] parameter(0)\n"
+        "  %i = s32[3,1] parameter(1)\n  %z = f32[] constant(0)\n  " +
+        line + "\n  ROOT %r = f32[4,6] copy(%v)\n}\n");
   };
   auto p = op("%t = f32[6,4] transpose(%v), permutation={1,1}");
   CHECK_THROWS_WITH(permutation_of(p["t"]), Contains("[transpose] %t") && Contains("names axis 1 twice"));
@@ -192,7 +202,8 @@ TEST_CASE("of() names the instruction when an attribute is missing or malformed"
   CHECK_THROWS_WITH(GatherDimensionNumbers::of(p["g"]), Contains("index_vector_dim=3 is outside the rank-2 indices"));
   p = op("%s = f32[4,6] scatter(%v, %i, %v), update_window_dims={0,1}, inserted_window_dims={0}, "
          "scatter_dims_to_operand_dims={0}, index_vector_dim=1, reducer=add");
-  CHECK_THROWS_WITH(ScatterDimensionNumbers::of(p["s"]), Contains("update_window_dims={0,1} has 2 entries, expected 1"));
+  CHECK_THROWS_WITH(ScatterDimensionNumbers::of(p["s"]),
+                    Contains("update_window_dims={0,1} has 2 entries, expected 1"));
   p = op("%w = f32[2,3] reduce-window(%v, %z), window_dimensions={2}, reducer=add");
   CHECK_THROWS_WITH(Window::of(p["w"]), Contains("window_dimensions={2} has 1 entries, expected 2"));
   p = op("%w = f32[2,3] slice(%v), start_indices={0,0}, limit_indices={2,3}, strides={1,0}");
@@ -219,11 +230,13 @@ ENTRY %e (x: s32[3,4], i: s32[3,1]) -> (s32[3,4]) {
   %g = s32[3,4] gather(%x, %i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
   ROOT %t = (s32[3,4]) tuple(%g)
 }
-)", {x, idx}) == Ints{20, 21, 22, 23, 20, 21, 22, 23, 0, 1, 2, 3});
+)",
+                 {x, idx}) == Ints{20, 21, 22, 23, 20, 21, 22, 23, 0, 1, 2, 3});
 
   // 2x2 windows of a [4,5] operand at (row, col) starts held in the columns of the indices (index_vector_dim=0);
   // (3, 4) is clamped to (2, 3).
-  auto y = ints_literal(DType::int32, {4, 5}, {0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24, 30, 31, 32, 33, 34});
+  auto y =
+      ints_literal(DType::int32, {4, 5}, {0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24, 30, 31, 32, 33, 34});
   auto starts = ints_literal(DType::int64, {2, 2}, {1, 3, 2, 4});  // starts (1, 2) and (3, 4)
   CHECK(run_both(R"(HloModule m
 ENTRY %e (y: s32[4,5], i: s64[2,2]) -> (s32[2,2,2]) {
@@ -232,7 +245,8 @@ ENTRY %e (y: s32[4,5], i: s64[2,2]) -> (s32[2,2,2]) {
   %g = s32[2,2,2] gather(%y, %i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={2,2}
   ROOT %t = (s32[2,2,2]) tuple(%g)
 }
-)", {y, starts}) == Ints{12, 13, 22, 23, 23, 24, 33, 34});
+)",
+                 {y, starts}) == Ints{12, 13, 22, 23, 23, 24, 33, 34});
 
   // Batching: result[b] = z[b, idx[b]] (operand axis 0 walks with index axis 0).
   auto z = ints_literal(DType::int32, {2, 3}, {0, 1, 2, 10, 11, 12});
@@ -244,7 +258,8 @@ ENTRY %e (z: s32[2,3], i: u32[2,1]) -> (s32[2]) {
   %g = s32[2] gather(%z, %i), offset_dims={}, collapsed_slice_dims={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, start_index_map={1}, index_vector_dim=1, slice_sizes={1,1}
   ROOT %t = (s32[2]) tuple(%g)
 }
-)", {z, bi}) == Ints{2, 11});
+)",
+                 {z, bi}) == Ints{2, 11});
 }
 
 TEST_CASE("scatter through the shared index math: duplicates combine, windows that do not fit are dropped",
@@ -260,7 +275,8 @@ ENTRY %e (x: s32[5], i: s32[4,1], u: s32[4]) -> (s32[5]) {
   %s = s32[5] scatter(%x, %i, %u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, reducer=add
   ROOT %t = (s32[5]) tuple(%s)
 }
-)", {zeros5, idx, upd}) == Ints{0, 40, 0, 20, 0});
+)",
+                 {zeros5, idx, upd}) == Ints{0, 40, 0, 20, 0});
 
   // Row windows into a [3,2] operand with replace; a 2-element window at 2 of a [3] operand does not fit.
   auto zeros32 = ints_literal(DType::int32, {3, 2}, {0, 0, 0, 0, 0, 0});
@@ -274,7 +290,8 @@ ENTRY %e (x: s32[3,2], i: s32[2,1], u: s32[2,2]) -> (s32[3,2]) {
   %s = s32[3,2] scatter(%x, %i, %u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, reducer=replace
   ROOT %t = (s32[3,2]) tuple(%s)
 }
-)", {zeros32, rows, rupd}) == Ints{1, 2, 0, 0, 3, 4});
+)",
+                 {zeros32, rows, rupd}) == Ints{1, 2, 0, 0, 3, 4});
   auto zeros3 = ints_literal(DType::int32, {3}, {0, 0, 0});
   CHECK(run_both(R"(HloModule m
 ENTRY %e (x: s32[3], i: s32[2,1], u: s32[2,2]) -> (s32[3]) {
@@ -284,7 +301,8 @@ ENTRY %e (x: s32[3], i: s32[2,1], u: s32[2,2]) -> (s32[3]) {
   %s = s32[3] scatter(%x, %i, %u), update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, reducer=add
   ROOT %t = (s32[3]) tuple(%s)
 }
-)", {zeros3, rows, rupd}) == Ints{1, 2, 0});
+)",
+                 {zeros3, rows, rupd}) == Ints{1, 2, 0});
 
   ScatterDimensionNumbers dn{{1}, {}, {}, {}, {0}, 1, false, false};
   auto ix = WindowIndexing::scatter(dn, {3}, {2, 1}, {2, 2});

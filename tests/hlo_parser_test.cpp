@@ -88,7 +88,8 @@ TEST_CASE("parser: constants of every dtype round-trip exactly, all values print
       big.set_f64(3, -0.0);
       big.set_f64(4, dt == DType::float64 ? 4.9e-324 : dt == DType::float32 ? 1.4e-45 : 1e-7);  // subnormal
       uint64_t payload = dt == DType::float64 ? 0xfff0000000000123ULL : dt == DType::float32 ? 0xff800123 : 0xff81;
-      std::memcpy(static_cast<char*>(big.data()) + 5 * dtype_size(dt), &payload, dtype_size(dt));  // a -NaN with payload
+      std::memcpy(static_cast<char*>(big.data()) + 5 * dtype_size(dt), &payload,
+                  dtype_size(dt));  // a -NaN with payload
     }
     if (dt == DType::int64) big.set_i64(0, std::numeric_limits<int64_t>::min());
     if (dt == DType::uint64) big.set_u64(0, std::numeric_limits<uint64_t>::max());
@@ -110,7 +111,8 @@ TEST_CASE("parser: constants of every dtype round-trip exactly, all values print
 }
 
 TEST_CASE("parser: modules with called computations, tuples and layouts", "[hlo]") {
-  const char* text = R"(HloModule calls, entry_computation_layout={(f32[2,3]{0,1}, (s32[]{}, pred[4]{0}))->f32[2,3]{1,0}}
+  const char* text =
+      R"(HloModule calls, entry_computation_layout={(f32[2,3]{0,1}, (s32[]{}, pred[4]{0}))->f32[2,3]{1,0}}
 
 %body.1 (Arg_0.2: f32[2,3]) -> f32[2,3] {
   %Arg_0.2 = f32[2,3]{1,0} parameter(0)
@@ -143,7 +145,8 @@ TEST_CASE("parser: malformed text throws CompileError naming the line", "[hlo]")
     }
   };
   fails_with("HloModule m\nENTRY %e () -> f32[] {\n  ROOT %x = f32[] frobnicate()\n}\n", "unknown opcode 'frobnicate'");
-  fails_with("HloModule m\nENTRY %e () -> f32[] {\n  ROOT %x = f32[] negate(%y)\n}\n", "line 3: operand %y is not defined");
+  fails_with("HloModule m\nENTRY %e () -> f32[] {\n  ROOT %x = f32[] negate(%y)\n}\n",
+             "line 3: operand %y is not defined");
   fails_with("HloModule m\nENTRY %e () -> f32[2] {\n  ROOT %x = f32[2] constant({1, 2, 3})\n}\n", "more than 2 values");
   fails_with("HloModule m\n%e () -> f32[] {\n  ROOT %x = f32[] constant(1)\n}\n", "no ENTRY");
   fails_with("HloModule m\nENTRY %e () -> f32[] {\n  %x = f32[] constant(1)\n}\n", "no ROOT");

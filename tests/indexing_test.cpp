@@ -631,7 +631,8 @@ TEST_CASE("conv_general_dilated matches a dilate-pad-correlate reference", "[ind
       auto dn = lax::conv_dimension_numbers("NHWC", "HWIO", "NHWC");
       Array lt = jnp::transpose(lhs, {0, 2, 3, 1}), rt = jnp::transpose(rhs, {2, 3, 1, 0});
       auto h = [&](Array a, Array b) {
-        return lax::conv_general_dilated(a, b, c.strides, c.padding, c.lhs_dil, c.rhs_dil, dn, c.groups, c.batch_groups);
+        return lax::conv_general_dilated(a, b, c.strides, c.padding, c.lhs_dil, c.rhs_dil, dn, c.groups,
+                                         c.batch_groups);
       };
       Array r = jit(h)(lt, rt);
       require_close(jnp::transpose(r, {0, 3, 1, 2}), want, out_shape, d);
@@ -712,10 +713,12 @@ TEST_CASE("StableHLO text of gather, scatter, sort, top_k and convolution", "[in
   auto st = jit([&](Array a, Array b, Array u) { return lax::scatter_add(a, b, u, sd); }).lower(x, i, zeros({2, 4}))
                 .as_text();
   CHECK_THAT(st, Catch::Contains("\"stablehlo.scatter\""));
-  CHECK_THAT(st, Catch::Contains("scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], "
-                                 "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>"));
+  CHECK_THAT(st,
+             Catch::Contains("scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], "
+                             "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>"));
   CHECK_THAT(st, Catch::Contains("stablehlo.add %arg3, %arg4 : tensor<f32>"));
-  auto rt = jit([&](Array a, Array b, Array u) { return lax::scatter(a, b, u, sd); }).lower(x, i, zeros({2, 4})).as_text();
+  auto rt =
+      jit([&](Array a, Array b, Array u) { return lax::scatter(a, b, u, sd); }).lower(x, i, zeros({2, 4})).as_text();
   CHECK_THAT(rt, Catch::Contains("stablehlo.return %arg4 : tensor<f32>"));
   lax::ScatterDimensionNumbers bd;
   bd.inserted_window_dims = {1};

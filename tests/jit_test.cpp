@@ -302,7 +302,8 @@ TEST_CASE("JITX_DUMP_TO writes each stage of a compiled module", "[jit]") {
   for (auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   auto has = [&](const std::string& suffix) {
     for (auto& n : names)
-      if (n.find("jit_dumped") == 0 && n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      if (n.find("jit_dumped") == 0 && n.size() >= suffix.size() &&
+          n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
         return true;
     return false;
   };

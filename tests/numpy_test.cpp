@@ -30,7 +30,8 @@ TEST_CASE("broadcasting follows NumPy's rules", "[numpy]") {
              float64, "(2,3,4)+(4,)");
   CHECK(jnp::broadcast_shapes({{2, 1, 4}, {3, 1}, {}}) == Shape{2, 3, 4});
   CHECK(jnp::broadcast_shapes({{0, 1}, {1, 5}}) == Shape{0, 5});
-  CHECK(jnp::broadcast_to(make({1, 2}, {2}, float32), {3, 2}).to_vector<float>() == std::vector<float>{1, 2, 1, 2, 1, 2});
+  CHECK(jnp::broadcast_to(make({1, 2}, {2}, float32), {3, 2}).to_vector<float>() ==
+        std::vector<float>{1, 2, 1, 2, 1, 2});
 }
 
 TEST_CASE("JAX type promotion, weak types included", "[numpy]") {
@@ -86,7 +87,8 @@ TEST_CASE("jnp reductions with axes and keepdims", "[numpy]") {
   Array a = make(x, {2, 3, 4}, float64);
   // sum over (0, 2) with keepdims -> (1, 3, 1); negative axes are allowed.
   std::vector<double> s(3, 0), mx(3, -INFINITY), pr(3, 1);
-  for (int i = 0; i < 24; ++i) s[(i / 4) % 3] += x[i], mx[(i / 4) % 3] = std::max(mx[(i / 4) % 3], x[i]), pr[(i / 4) % 3] *= x[i];
+  for (int i = 0; i < 24; ++i)
+    s[(i / 4) % 3] += x[i], mx[(i / 4) % 3] = std::max(mx[(i / 4) % 3], x[i]), pr[(i / 4) % 3] *= x[i];
   auto r = jnp::sum(a, {0, -1}, true);
   CHECK(r.shape() == Shape{1, 3, 1});
   check_close(r, s, float64, "sum keepdims");
@@ -318,11 +320,13 @@ TEST_CASE("where, clip, remainder and floor_divide with Python sign rules", "[nu
     xf.push_back(5.5), yf.push_back(-2);  // 5.5 mod -2 = -0.5, 5.5 // -2 = -3
     std::vector<double> rr(rem_ref.begin(), rem_ref.end()), fr(fdiv_ref.begin(), fdiv_ref.end());
     rr.push_back(-0.5), fr.push_back(-3);
-    both_close([](auto& v) { return jnp::remainder(v[0], v[1]); }, {make(xf, d), make(yf, d)}, rr, d, "float remainder");
+    both_close([](auto& v) { return jnp::remainder(v[0], v[1]); }, {make(xf, d), make(yf, d)}, rr, d,
+               "float remainder");
     both_close([](auto& v) { return jnp::floor_divide(v[0], v[1]); }, {make(xf, d), make(yf, d)}, fr, d,
                "float floor_divide");
   }
-  CHECK(jnp::floor_divide(make_int({7, 200}, uint8), make_int({2, 7}, uint8)).to_vector<int>() == std::vector<int>{3, 28});
+  CHECK(jnp::floor_divide(make_int({7, 200}, uint8), make_int({2, 7}, uint8)).to_vector<int>() ==
+        std::vector<int>{3, 28});
 }
 
 TEST_CASE("creation functions", "[numpy]") {
@@ -433,8 +437,8 @@ TEST_CASE("nn functions against double references", "[numpy]") {
                "sigmoid");
     both_close([](auto& v) { return nn::silu(v[0]); }, {a}, map([](double v) { return v / (1 + std::exp(-v)); }), d,
                "silu", sc);
-    both_close([](auto& v) { return nn::softplus(v[0]); }, {a}, map([](double v) { return std::log1p(std::exp(v)); }), d,
-               "softplus", sc);
+    both_close([](auto& v) { return nn::softplus(v[0]); }, {a}, map([](double v) { return std::log1p(std::exp(v)); }),
+               d, "softplus", sc);
     both_close([](auto& v) { return nn::gelu(v[0], true); }, {a}, map([](double v) {
                  return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
                }),
@@ -446,7 +450,8 @@ TEST_CASE("nn functions against double references", "[numpy]") {
       double m = -INFINITY, s = 0;
       for (int j = 0; j < 4; ++j) m = std::max(m, x[i * 4 + j]);
       for (int j = 0; j < 4; ++j) s += std::exp(x[i * 4 + j] - m);
-      for (int j = 0; j < 4; ++j) sm.push_back(std::exp(x[i * 4 + j] - m) / s), lsm.push_back(x[i * 4 + j] - m - std::log(s));
+      for (int j = 0; j < 4; ++j)
+        sm.push_back(std::exp(x[i * 4 + j] - m) / s), lsm.push_back(x[i * 4 + j] - m - std::log(s));
       lse[i] = m + std::log(s);
     }
     both_close([](auto& v) { return nn::softmax(v[0]); }, {a}, sm, d, "softmax", std::vector<double>(12, 2));

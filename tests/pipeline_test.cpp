@@ -132,7 +132,8 @@ TEST_CASE("jit: the optimised MLP block (gelu, layer norm) computes what the eag
   INFO(compiled.as_text());
   auto got = compiled(x, w, b).to_vector<float>();
   REQUIRE(got.size() == eager.size());
-  const jitx::testing::Tol t = jitx::testing::tol(DType::float32, jitx::testing::Bound::kSum);  // a dot and row sums, reassociated
+  const jitx::testing::Tol t =
+      jitx::testing::tol(DType::float32, jitx::testing::Bound::kSum);  // a dot and row sums, reassociated
   for (size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(eager[k]).epsilon(t.rtol).margin(t.atol));
 }
 
@@ -141,7 +142,8 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 std::shared_ptr<Module> lower_fn(const std::function<Array(const std::vector<Array>&)>& f,
                                  const std::vector<ShapedArray>& avals) {
-  auto cj = detail::trace_to_jaxpr("block", avals, [&](const std::vector<Array>& a) { return std::vector<Array>{f(a)}; });
+  auto cj =
+      detail::trace_to_jaxpr("block", avals, [&](const std::vector<Array>& a) { return std::vector<Array>{f(a)}; });
   return detail::lower_jaxpr(cj, "jit_block");
 }
 
@@ -294,7 +296,8 @@ TEST_CASE("jit: Compiled analyses describe the optimised module; the fused block
   auto got = compiled(x, w, b).to_vector<float>();
   auto want = f(x, w, b).to_vector<float>();
   REQUIRE(got.size() == want.size());
-  const jitx::testing::Tol t = jitx::testing::tol(DType::float32, jitx::testing::Bound::kSum);  // a dot and row sums, reassociated
+  const jitx::testing::Tol t =
+      jitx::testing::tol(DType::float32, jitx::testing::Bound::kSum);  // a dot and row sums, reassociated
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(t.rtol).margin(t.atol));
 }
 

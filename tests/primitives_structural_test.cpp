@@ -208,7 +208,8 @@ std::vector<double> ref_window(const std::vector<double>& x, const Shape& s, con
   size_t r = s.size();
   out_shape.clear();
   for (size_t a = 0; a < r; ++a) {
-    int64_t bd = w.base_dilation.empty() ? 1 : w.base_dilation[a], wd = w.window_dilation.empty() ? 1 : w.window_dilation[a];
+    int64_t bd = w.base_dilation.empty() ? 1 : w.base_dilation[a],
+            wd = w.window_dilation.empty() ? 1 : w.window_dilation[a];
     int64_t padded = (s[a] - 1) * bd + 1 + w.padding[a].first + w.padding[a].second;
     int64_t span = (w.window_dimensions[a] - 1) * wd + 1;
     out_shape.push_back(padded < span ? 0 : (padded - span) / w.window_strides[a] + 1);
@@ -222,7 +223,8 @@ std::vector<double> ref_window(const std::vector<double>& x, const Shape& s, con
       int64_t lin = 0;
       bool in = true;
       for (size_t a = 0; a < r; ++a) {
-        int64_t bd = w.base_dilation.empty() ? 1 : w.base_dilation[a], wd = w.window_dilation.empty() ? 1 : w.window_dilation[a];
+        int64_t bd = w.base_dilation.empty() ? 1 : w.base_dilation[a],
+                wd = w.window_dilation.empty() ? 1 : w.window_dilation[a];
         int64_t pos = oi[a] * w.window_strides[a] + wi[a] * wd - w.padding[a].first;
         if (pos < 0 || pos % bd != 0 || pos / bd >= s[a]) in = false;
         lin = lin * s[a] + (in ? pos / bd : 0);
@@ -304,7 +306,8 @@ TEST_CASE("dot_general with batch and contracting dimensions", "[primitives]") {
       auto free_axes = [](const Shape& s, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
         std::vector<int64_t> f;
         for (int64_t i = 0; i < (int64_t)s.size(); ++i)
-          if (std::find(a.begin(), a.end(), i) == a.end() && std::find(b.begin(), b.end(), i) == b.end()) f.push_back(i);
+          if (std::find(a.begin(), a.end(), i) == a.end() && std::find(b.begin(), b.end(), i) == b.end())
+            f.push_back(i);
         return f;
       };
       auto lf = free_axes(c.ls, c.dn.lhs_contracting, c.dn.lhs_batch);
@@ -398,8 +401,8 @@ TEST_CASE("slice with strides, dynamic_slice clamping, dynamic_update_slice", "[
   both_exact([](auto& v) { return lax::slice(v[0], {2, 3}, {2, 5}); }, {a}, {}, int32, "empty slice");
   ref.clear();
   for (int j = 2; j < 7; j += 2) ref.push_back(x[3 * 7 + j]);
-  both_exact([](auto& v) { return lax::slice_in_dim(lax::slice_in_dim(v[0], 3, 4, 1, 0), 2, 7, 2, -1); }, {a}, ref, int32,
-             "slice_in_dim");
+  both_exact([](auto& v) { return lax::slice_in_dim(lax::slice_in_dim(v[0], 3, 4, 1, 0), 2, 7, 2, -1); }, {a}, ref,
+             int32, "slice_in_dim");
   // dynamic_slice: a negative start counts from the end once (as JAX's lax.dynamic_slice), then starts
   // are clamped so the window stays inside (start 4 of size 3 in 5 -> 2; -3 -> 2; 9 -> 5).
   auto wrap = [](int64_t v, int64_t n) { return v < 0 ? v + n : v; };

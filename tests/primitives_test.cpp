@@ -125,8 +125,8 @@ TEST_CASE("float unary primitives match double references", "[primitives]") {
       std::vector<double> ref;
       for (double x : in) ref.push_back(c.ref(x));
       auto op = c.op;
-      both_close([op](const std::vector<Array>& a) { return op(a[0], Loc::current()); }, {make(in, {1, (int64_t)in.size()}, d)},
-                 ref, d, c.name);
+      both_close([op](const std::vector<Array>& a) { return op(a[0], Loc::current()); },
+                 {make(in, {1, (int64_t)in.size()}, d)}, ref, d, c.name);
     }
   }
 }
@@ -183,8 +183,9 @@ TEST_CASE("float binary primitives match double references", "[primitives]") {
     }
   }
   // A scalar operand next to an array (lax allows rank-0 with any shape).
-  both_close([](auto& a) { return lax::mul(a[0], a[1]); }, {make({1, 2, 3}, DType::float32), Array::scalar(0.5, float32)},
-             {0.5, 1, 1.5}, DType::float32, "mul by a scalar");
+  both_close([](auto& a) { return lax::mul(a[0], a[1]); },
+             {make({1, 2, 3}, DType::float32), Array::scalar(0.5, float32)}, {0.5, 1, 1.5}, DType::float32,
+             "mul by a scalar");
 }
 
 TEST_CASE("comparisons, including NaN and all dtypes", "[primitives]") {
@@ -258,7 +259,11 @@ int64_t int_ref(const std::string& op, int64_t x, int64_t y, DType d) {
     return amount >= uint64_t(bits) ? 0 : wrap((ux & m) >> amount, d);
   }
   if (op == "shift_right_arithmetic") {
-    int64_t s = wrap(ux, sg ? d : (bits == 8 ? DType::int8 : bits == 16 ? DType::int16 : bits == 32 ? DType::int32 : DType::int64));
+    int64_t s = wrap(ux, sg ? d
+                            : (bits == 8    ? DType::int8
+                               : bits == 16 ? DType::int16
+                               : bits == 32 ? DType::int32
+                                            : DType::int64));
     return wrap(uint64_t(amount >= uint64_t(bits) ? (s < 0 ? -1 : 0) : s >> amount), d);
   }
   FAIL("unknown op " << op);
@@ -289,8 +294,8 @@ TEST_CASE("integer binary primitives: wrapping, division by zero, INT_MIN/-1, wi
       std::vector<int64_t> ref;
       for (size_t i = 0; i < x.size(); ++i) ref.push_back(int_ref(name, x[i], y[i], d));
       auto f = op;
-      both_exact([f](auto& a) { return f(a[0], a[1], Loc::current()); }, {make_int(x, {4, 6}, d), make_int(y, {4, 6}, d)},
-                 ref, d, name);
+      both_exact([f](auto& a) { return f(a[0], a[1], Loc::current()); },
+                 {make_int(x, {4, 6}, d), make_int(y, {4, 6}, d)}, ref, d, name);
     }
   }
 }
@@ -353,8 +358,8 @@ TEST_CASE("select_n and clamp", "[primitives]") {
       auto xf = rounded(uniform(6, -5, 5), d), yf = rounded(uniform(6, -5, 5), d);
       std::vector<double> r;
       for (int i = 0; i < 6; ++i) r.push_back(p[i] ? yf[i] : xf[i]);
-      both_close([](auto& v) { return lax::select_n(v[0], v[1], v[2]); }, {make_int(p, bool_), make(xf, d), make(yf, d)},
-                 r, d, "select_n");
+      both_close([](auto& v) { return lax::select_n(v[0], v[1], v[2]); },
+                 {make_int(p, bool_), make(xf, d), make(yf, d)}, r, d, "select_n");
       // scalar predicate
       both_close([](auto& v) { return lax::select_n(v[0], v[1], v[2]); },
                  {Array(true), make(xf, d), make(yf, d)}, yf, d, "select_n scalar pred");
@@ -372,7 +377,8 @@ TEST_CASE("select_n and clamp", "[primitives]") {
                  {make_int(p, bool_), make_int(x, d), make_int(y, d)}, ref, d, "select_n int");
       std::vector<int64_t> c;
       bool u = is_unsigned_integer(d);
-      for (auto v : x) c.push_back(u ? int64_t(std::clamp<uint64_t>(uint64_t(v), 3, 200)) : std::clamp<int64_t>(v, -5, 100));
+      for (auto v : x)
+        c.push_back(u ? int64_t(std::clamp<uint64_t>(uint64_t(v), 3, 200)) : std::clamp<int64_t>(v, -5, 100));
       both_exact([](auto& v) { return lax::clamp(v[0], v[1], v[2]); },
                  {make_int({u ? 3 : -5}, {}, d), make_int(x, d), make_int({u ? 200 : 100}, {}, d)}, c, d, "clamp int");
     }
@@ -421,8 +427,11 @@ TEST_CASE("convert_element_type: rounding, saturation, NaN, bool", "[primitives]
   for (DType d : float_dtypes()) {
     auto v = uniform(10, -100, 100);
     Fn f = [d](auto& a) { return lax::convert_element_type(lax::convert_element_type(a[0], d), float64); };
-    both_close(f, {make(v, float64)}, v, float64, std::string("round trip via ") + std::string(dtype_name(d)),
-               [&] { std::vector<double> s; for (double x : v) s.push_back(std::fabs(x) * tol(d).rtol / tol(float64).rtol); return s; }());
+    both_close(f, {make(v, float64)}, v, float64, std::string("round trip via ") + std::string(dtype_name(d)), [&] {
+      std::vector<double> s;
+      for (double x : v) s.push_back(std::fabs(x) * tol(d).rtol / tol(float64).rtol);
+      return s;
+    }());
   }
 }
 

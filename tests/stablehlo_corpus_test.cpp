@@ -94,25 +94,40 @@ TEST_CASE("stablehlo: binary elementwise ops, compare, select_n and clamp on f32
   auto t = lowered(
       "binary_f32",
       [](Array x, Array y) {
-        return std::vector<Array>{lax::add(x, y),  lax::sub(x, y),  lax::mul(x, y),   lax::div(x, y),
-                                  lax::rem(x, y),  lax::pow(x, y),  lax::max(x, y),   lax::min(x, y),
-                                  lax::atan2(x, y), lax::eq(x, y),  lax::ne(x, y),    lax::lt(x, y),
-                                  lax::le(x, y),   lax::gt(x, y),   lax::ge(x, y),    lax::select_n(lax::lt(x, y), x, y),
+        return std::vector<Array>{lax::add(x, y),
+                                  lax::sub(x, y),
+                                  lax::mul(x, y),
+                                  lax::div(x, y),
+                                  lax::rem(x, y),
+                                  lax::pow(x, y),
+                                  lax::max(x, y),
+                                  lax::min(x, y),
+                                  lax::atan2(x, y),
+                                  lax::eq(x, y),
+                                  lax::ne(x, y),
+                                  lax::lt(x, y),
+                                  lax::le(x, y),
+                                  lax::gt(x, y),
+                                  lax::ge(x, y),
+                                  lax::select_n(lax::lt(x, y), x, y),
                                   lax::clamp(Array::scalar(0.0, DType::float32), x, Array::scalar(1.0, DType::float32)),
-                                  lax::clamp(y, x, y), lax::mul(x, Array::scalar(2.0, DType::float32))};
+                                  lax::clamp(y, x, y),
+                                  lax::mul(x, Array::scalar(2.0, DType::float32))};
       },
       f32_23(), f32_23());
   const std::string T = "tensor<2x3xf32>";
   for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum", "atan2"})
     CHECK_THAT(t, Contains(fmt::format("stablehlo.{} %arg0, %arg1 : {}", op, T)));
   for (const char* dir : {"EQ", "NE", "LT", "LE", "GT", "GE"})
-    CHECK_THAT(t, Contains(fmt::format("stablehlo.compare {}, %arg0, %arg1, FLOAT : ({}, {}) -> tensor<2x3xi1>", dir, T, T)));
+    CHECK_THAT(
+        t, Contains(fmt::format("stablehlo.compare {}, %arg0, %arg1, FLOAT : ({}, {}) -> tensor<2x3xi1>", dir, T, T)));
   // select_n(which, case0, case1) is select(which, case1, case0).
-  contains_all(t, {"stablehlo.select %15, %arg1, %arg0 : tensor<2x3xi1>, tensor<2x3xf32>",
-                   "stablehlo.clamp %cst, %arg0, %cst_0 : (tensor<f32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>",
-                   "stablehlo.clamp %arg1, %arg0, %arg1 : tensor<2x3xf32>",
-                   "stablehlo.constant dense<2.000000e+00> : tensor<f32>",
-                   "stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<2x3xf32>"});
+  contains_all(
+      t,
+      {"stablehlo.select %15, %arg1, %arg0 : tensor<2x3xi1>, tensor<2x3xf32>",
+       "stablehlo.clamp %cst, %arg0, %cst_0 : (tensor<f32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>",
+       "stablehlo.clamp %arg1, %arg0, %arg1 : tensor<2x3xf32>", "stablehlo.constant dense<2.000000e+00> : tensor<f32>",
+       "stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<2x3xf32>"});
 }
 
 TEST_CASE("stablehlo: integer ops on i32", "[stablehlo]") {
@@ -128,12 +143,13 @@ TEST_CASE("stablehlo: integer ops on i32", "[stablehlo]") {
       },
       i32_23(), i32_23());
   const std::string T = "tensor<2x3xi32>";
-  for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "power", "and", "or",
-                         "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"})
+  for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "power", "and",
+                         "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"})
     CHECK_THAT(t, Contains(fmt::format("stablehlo.{} %arg0, %arg1 : {}", op, T)));
   for (const char* op : {"not", "popcnt", "negate", "abs", "sign"})
     CHECK_THAT(t, Contains(fmt::format("stablehlo.{} %arg0 : {}", op, T)));
-  CHECK_THAT(t, Contains("stablehlo.compare LT, %arg0, %arg1, SIGNED : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi1>"));
+  CHECK_THAT(
+      t, Contains("stablehlo.compare LT, %arg0, %arg1, SIGNED : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi1>"));
 }
 
 TEST_CASE("stablehlo: u8 and bool ops", "[stablehlo]") {
@@ -160,12 +176,18 @@ TEST_CASE("stablehlo: convert and bitcast_convert", "[stablehlo]") {
   auto t = lowered(
       "convert",
       [](Array x, Array i, Array u, Array p) {
-        return std::vector<Array>{lax::convert_element_type(x, DType::int32), lax::convert_element_type(i, DType::float32),
-                                  lax::convert_element_type(x, DType::float16), lax::convert_element_type(x, DType::bfloat16),
-                                  lax::convert_element_type(x, DType::float64), lax::convert_element_type(p, DType::float32),
-                                  lax::convert_element_type(u, DType::int64), lax::convert_element_type(x, DType::uint64),
-                                  lax::bitcast_convert_type(x, DType::int32), lax::bitcast_convert_type(i, DType::float32),
-                                  lax::bitcast_convert_type(lax::convert_element_type(x, DType::float16), DType::int16)};
+        return std::vector<Array>{
+            lax::convert_element_type(x, DType::int32),
+            lax::convert_element_type(i, DType::float32),
+            lax::convert_element_type(x, DType::float16),
+            lax::convert_element_type(x, DType::bfloat16),
+            lax::convert_element_type(x, DType::float64),
+            lax::convert_element_type(p, DType::float32),
+            lax::convert_element_type(u, DType::int64),
+            lax::convert_element_type(x, DType::uint64),
+            lax::bitcast_convert_type(x, DType::int32),
+            lax::bitcast_convert_type(i, DType::float32),
+            lax::bitcast_convert_type(lax::convert_element_type(x, DType::float16), DType::int16)};
       },
       f32_23(), i32_23(), array<uint8_t>({1, 2, 3, 4, 5, 6}, {2, 3}),
       array<bool>({true, false, true, false, true, true}, {2, 3}));
@@ -232,19 +254,18 @@ TEST_CASE("stablehlo: reductions", "[stablehlo]") {
                                   lax::reduce_sum(i, {0, 1})};
       },
       f32_23(), i32_23(), bool_4(), u8_4());
-  contains_all(t, {"stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : "
-                   "(tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>",
-                   "applies stablehlo.multiply across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>",
-                   "applies stablehlo.maximum across dimensions = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>",
-                   "applies stablehlo.minimum across dimensions = [1]",
-                   "applies stablehlo.and across dimensions = [0] : (tensor<4xi1>, tensor<i1>) -> tensor<i1>",
-                   "applies stablehlo.or across dimensions = [0] : (tensor<4xi1>, tensor<i1>) -> tensor<i1>",
-                   // identities: -inf, +inf, true, INT32_MIN, INT32_MAX, 255
-                   "stablehlo.constant dense<0xFF800000> : tensor<f32>",
-                   "stablehlo.constant dense<0x7F800000> : tensor<f32>",
-                   "stablehlo.constant dense<true> : tensor<i1>", "stablehlo.constant dense<-2147483648> : tensor<i32>",
-                   "stablehlo.constant dense<2147483647> : tensor<i32>",
-                   "stablehlo.constant dense<255> : tensor<ui8>"});
+  contains_all(
+      t, {"stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : "
+          "(tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>",
+          "applies stablehlo.multiply across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>",
+          "applies stablehlo.maximum across dimensions = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>",
+          "applies stablehlo.minimum across dimensions = [1]",
+          "applies stablehlo.and across dimensions = [0] : (tensor<4xi1>, tensor<i1>) -> tensor<i1>",
+          "applies stablehlo.or across dimensions = [0] : (tensor<4xi1>, tensor<i1>) -> tensor<i1>",
+          // identities: -inf, +inf, true, INT32_MIN, INT32_MAX, 255
+          "stablehlo.constant dense<0xFF800000> : tensor<f32>", "stablehlo.constant dense<0x7F800000> : tensor<f32>",
+          "stablehlo.constant dense<true> : tensor<i1>", "stablehlo.constant dense<-2147483648> : tensor<i32>",
+          "stablehlo.constant dense<2147483647> : tensor<i32>", "stablehlo.constant dense<255> : tensor<ui8>"});
 }
 
 TEST_CASE("stablehlo: argmax and argmin", "[stablehlo]") {
@@ -276,16 +297,17 @@ TEST_CASE("stablehlo: cumulative ops and reduce_window", "[stablehlo]") {
                                   lax::reduce_window_min(i, w)};
       },
       f32_23(), i32_23());
-  contains_all(t, {"\"stablehlo.reduce_window\"(%arg0, %cst) <{base_dilations = array<i64: 1, 1>, padding = "
-                   "dense<[[0, 0], [2, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = "
-                   "array<i64: 1, 3>, window_strides = array<i64: 1, 1>}> ({",
-                   "padding = dense<[[0, 0], [0, 2]]> : tensor<2x2xi64>",  // cummax reverse
-                   "window_dilations = array<i64: 1, 2>, window_dimensions = array<i64: 1, 2>, window_strides = "
-                   "array<i64: 1, 2>",
-                   "^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):", "stablehlo.add %arg2, %arg3 : tensor<f32>",
-                   "stablehlo.multiply %arg2, %arg3 : tensor<f32>", "stablehlo.maximum %arg2, %arg3 : tensor<f32>",
-                   "stablehlo.minimum %arg2, %arg3 : tensor<i32>", "}) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>",
-                   "}) : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x1xi32>"});
+  contains_all(
+      t, {"\"stablehlo.reduce_window\"(%arg0, %cst) <{base_dilations = array<i64: 1, 1>, padding = "
+          "dense<[[0, 0], [2, 0]]> : tensor<2x2xi64>, window_dilations = array<i64: 1, 1>, window_dimensions = "
+          "array<i64: 1, 3>, window_strides = array<i64: 1, 1>}> ({",
+          "padding = dense<[[0, 0], [0, 2]]> : tensor<2x2xi64>",  // cummax reverse
+          "window_dilations = array<i64: 1, 2>, window_dimensions = array<i64: 1, 2>, window_strides = "
+          "array<i64: 1, 2>",
+          "^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):", "stablehlo.add %arg2, %arg3 : tensor<f32>",
+          "stablehlo.multiply %arg2, %arg3 : tensor<f32>", "stablehlo.maximum %arg2, %arg3 : tensor<f32>",
+          "stablehlo.minimum %arg2, %arg3 : tensor<i32>", "}) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>",
+          "}) : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x1xi32>"});
   CHECK(count(t, "\"stablehlo.reduce_window\"") == 7);
 }
 
@@ -295,18 +317,19 @@ TEST_CASE("stablehlo: dot_general", "[stablehlo]") {
       [](Array a, Array b, Array m, Array v) {
         return std::vector<Array>{
             lax::dot_general(a, b, {{2}, {1}, {0}, {0}}), lax::dot(m, lax::transpose(m, {1, 0})), lax::dot(v, v),
-            lax::dot_general(lax::convert_element_type(m, DType::bfloat16), lax::convert_element_type(m, DType::bfloat16),
-                             {{1}, {1}, {}, {}}, DType::float32)};
+            lax::dot_general(lax::convert_element_type(m, DType::bfloat16),
+                             lax::convert_element_type(m, DType::bfloat16), {{1}, {1}, {}, {}}, DType::float32)};
       },
       ones({2, 3, 4}), ones({2, 4, 5}), f32_23(), ones({3}));
-  contains_all(t, {"stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1], "
-                   "precision = [DEFAULT, DEFAULT] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>",
-                   "contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x3xf32>, tensor<3x2xf32>) -> "
-                   "tensor<2x2xf32>",
-                   "stablehlo.dot_general %arg3, %arg3, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : "
-                   "(tensor<3xf32>, tensor<3xf32>) -> tensor<f32>",
-                   "contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<2x3xbf16>, tensor<2x3xbf16>) "
-                   "-> tensor<2x2xf32>"});
+  contains_all(t,
+               {"stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1], "
+                "precision = [DEFAULT, DEFAULT] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>",
+                "contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x3xf32>, tensor<3x2xf32>) -> "
+                "tensor<2x2xf32>",
+                "stablehlo.dot_general %arg3, %arg3, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : "
+                "(tensor<3xf32>, tensor<3xf32>) -> tensor<f32>",
+                "contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<2x3xbf16>, tensor<2x3xbf16>) "
+                "-> tensor<2x2xf32>"});
 }
 
 TEST_CASE("stablehlo: constants of every dtype, NaN and infinities included", "[stablehlo]") {
@@ -329,16 +352,16 @@ TEST_CASE("stablehlo: constants of every dtype, NaN and infinities included", "[
                                   lax::add(u, u), lax::add(splat, splat), lax::add(x, x)};
       },
       f32_23());
-  contains_all(t, {"dense<[0x7E00, 0x7C00, 0xFC00, 1.500000e+00, -9.997550e-02, 6.550400e+04]> : tensor<6xf16>",
-                   "dense<[0x7FC0, 0x7F80, 0xFF80, 1.000000e+00, -1.000980e-01, 3.004060e+38]> : tensor<6xbf16>",
-                   "dense<[0x7FC00000, 0xFF800000, 1.000000e-01, 9.99999974E-6, 0x4B800000, -0.000000e+00, 0.693147182, "
-                   "0.797884583, 4.471500e-02, 123456.703, 0x4A16B438, 1.234500e-04, 0x4C000001, 1.000000e-07, "
-                   "1.250000e+01, 1234.56702, 3.000000e-03]> : tensor<17xf32>",
-                   "dense<[0x7FF8000000000000, 0x7FF0000000000000, 1.000000e-01, 1.000000e-300, 2.500000e+00, "
-                   "1.000000e+300, 0.79788456080286541, 0x4355EE2A2EB5A5C4, 3.3333333333333334E-8]> : tensor<9xf64>",
-                   "dense<[[-9223372036854775808, -1], [0, 9223372036854775807]]> : tensor<2x2xi64>",
-                   "dense<[0, 18446744073709551615]> : tensor<2xui64>",
-                   "dense<7.000000e+00> : tensor<2x2xf64>"});
+  contains_all(t,
+               {"dense<[0x7E00, 0x7C00, 0xFC00, 1.500000e+00, -9.997550e-02, 6.550400e+04]> : tensor<6xf16>",
+                "dense<[0x7FC0, 0x7F80, 0xFF80, 1.000000e+00, -1.000980e-01, 3.004060e+38]> : tensor<6xbf16>",
+                "dense<[0x7FC00000, 0xFF800000, 1.000000e-01, 9.99999974E-6, 0x4B800000, -0.000000e+00, 0.693147182, "
+                "0.797884583, 4.471500e-02, 123456.703, 0x4A16B438, 1.234500e-04, 0x4C000001, 1.000000e-07, "
+                "1.250000e+01, 1234.56702, 3.000000e-03]> : tensor<17xf32>",
+                "dense<[0x7FF8000000000000, 0x7FF0000000000000, 1.000000e-01, 1.000000e-300, 2.500000e+00, "
+                "1.000000e+300, 0.79788456080286541, 0x4355EE2A2EB5A5C4, 3.3333333333333334E-8]> : tensor<9xf64>",
+                "dense<[[-9223372036854775808, -1], [0, 9223372036854775807]]> : tensor<2x2xi64>",
+                "dense<[0, 18446744073709551615]> : tensor<2xui64>", "dense<7.000000e+00> : tensor<2x2xf64>"});
 }
 
 TEST_CASE("stablehlo: multi-output functions, scalar outputs and pass-through results", "[stablehlo]") {
@@ -366,9 +389,10 @@ TEST_CASE("stablehlo: f16, bf16 and f64 arithmetic", "[stablehlo]") {
                                   lax::erf(a), lax::argmax(b, 0)};
       },
       ones({4}, DType::float16), ones({4}, DType::bfloat16), ones({4}, DType::float64));
-  contains_all(t, {"stablehlo.add %arg0, %arg0 : tensor<4xf16>", "stablehlo.multiply %arg1, %arg1 : tensor<4xbf16>",
-                   "applies stablehlo.add across dimensions = [0] : (tensor<4xf64>, tensor<f64>) -> tensor<f64>",
-                   "chlo.erf %arg0 : tensor<4xf16> -> tensor<4xf16>", "stablehlo.constant dense<0xFF80> : tensor<bf16>"});
+  contains_all(t,
+               {"stablehlo.add %arg0, %arg0 : tensor<4xf16>", "stablehlo.multiply %arg1, %arg1 : tensor<4xbf16>",
+                "applies stablehlo.add across dimensions = [0] : (tensor<4xf64>, tensor<f64>) -> tensor<f64>",
+                "chlo.erf %arg0 : tensor<4xf16> -> tensor<4xf16>", "stablehlo.constant dense<0xFF80> : tensor<bf16>"});
 }
 
 TEST_CASE("stablehlo: edge cases (odd module name, empty arrays, no reduced axes, scalars)", "[stablehlo]") {

@@ -27,7 +27,8 @@ inline const std::vector<DType>& float_dtypes() {
   return v;
 }
 inline const std::vector<DType>& int_dtypes() {
-  static const std::vector<DType> v{DType::int8, DType::int32, DType::int64, DType::uint8, DType::uint32, DType::uint64};
+  static const std::vector<DType> v{DType::int8,  DType::int32,  DType::int64,
+                                    DType::uint8, DType::uint32, DType::uint64};
   return v;
 }
 

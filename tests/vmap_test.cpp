@@ -140,8 +140,10 @@ std::vector<Case> cases() {
   c.push_back(unary("lgamma", [](const Array& x) { return lax::lgamma(x); }, 0.2, 5));
   c.push_back(unary("digamma", [](const Array& x) { return lax::digamma(x); }, 0.2, 5));
   c.push_back(unary("is_finite", [](const Array& x) { return lax::is_finite(lax::log(x)); }, -1, 2));
-  c.push_back(unary("convert_element_type", [](const Array& x) { return lax::convert_element_type(x, DType::int32); }, -9, 9));
-  c.push_back(unary("bitcast_convert_type", [](const Array& x) { return lax::bitcast_convert_type(x, DType::uint32); }));
+  c.push_back(
+      unary("convert_element_type", [](const Array& x) { return lax::convert_element_type(x, DType::int32); }, -9, 9));
+  c.push_back(
+      unary("bitcast_convert_type", [](const Array& x) { return lax::bitcast_convert_type(x, DType::uint32); }));
   c.push_back(unary("stop_gradient", [](const Array& x) { return stop_gradient(x) * 2.0; }));
   c.push_back(Case{"not/population_count", {I({5}, -100, 100)}, [](const Arrays& a) {
                      return Arrays{lax::bitwise_not(a[0]), lax::population_count(a[0])};
@@ -159,8 +161,12 @@ std::vector<Case> cases() {
   c.push_back(binary("min", [](const Array& x, const Array& y) { return lax::min(x, y); }, f34, s));
   c.push_back(binary("atan2", [](const Array& x, const Array& y) { return lax::atan2(x, y); }, f34, f34));
   c.push_back(Case{"comparisons", {f34, s}, [](const Arrays& a) {
-                     return Arrays{lax::eq(lax::floor(a[0]), lax::floor(a[1])), lax::ne(a[0], a[1]), lax::lt(a[0], a[1]),
-                                   lax::le(a[0], a[1]), lax::gt(a[0], a[1]), lax::ge(a[0], a[1])};
+                     return Arrays{lax::eq(lax::floor(a[0]), lax::floor(a[1])),
+                                   lax::ne(a[0], a[1]),
+                                   lax::lt(a[0], a[1]),
+                                   lax::le(a[0], a[1]),
+                                   lax::gt(a[0], a[1]),
+                                   lax::ge(a[0], a[1])};
                    }});
   c.push_back(Case{"bitwise and shifts", {I({4}, -50, 50), I({4}, 0, 5)}, [](const Arrays& a) {
                      return Arrays{lax::bitwise_and(a[0], a[1]), lax::bitwise_or(a[0], a[1]),
@@ -191,11 +197,14 @@ std::vector<Case> cases() {
   c.push_back(Case{"dynamic_update_slice", {f34, F({2, 3}), I({}, 0, 4), I({}, -1, 3)}, [](const Arrays& a) {
                      return Arrays{lax::dynamic_update_slice(a[0], a[1], {a[2], a[3]})};
                    }});
-  c.push_back(Case{"concatenate", {f34, F({3, 2})}, [](const Arrays& a) { return Arrays{lax::concatenate({a[0], a[1]}, 1)}; }});
+  c.push_back(
+      Case{"concatenate", {f34, F({3, 2})}, [](const Arrays& a) { return Arrays{lax::concatenate({a[0], a[1]}, 1)}; }});
   c.push_back(Case{"pad", {f34, F({})}, [](const Arrays& a) {
                      return Arrays{lax::pad(a[0], a[1], {{1, 2, 1}, {-1, 1, 0}})};
                    }});
-  c.push_back(unary("iota", [](const Array& x) { return x + lax::convert_element_type(lax::broadcasted_iota(DType::int32, {3, 4}, 1), DType::float32); }));
+  c.push_back(unary("iota", [](const Array& x) {
+    return x + lax::convert_element_type(lax::broadcasted_iota(DType::int32, {3, 4}, 1), DType::float32);
+  }));
   // reductions
   c.push_back(unary("reduce_sum", [](const Array& x) { return lax::reduce_sum(x, {1}); }));
   c.push_back(unary("reduce_max", [](const Array& x) { return lax::reduce_max(x, {0}); }));
@@ -216,28 +225,34 @@ std::vector<Case> cases() {
   c.push_back(unary("reduce_window_max", [](const Array& x) {
     return lax::reduce_window_max(x, lax::WindowConfig{{2, 3}, {1, 1}, {}, {}, {}});
   }));
-  c.push_back(binary("dot_general (matmul)", [](const Array& x, const Array& y) { return lax::dot(x, y); }, F({3, 4}), F({4, 2})));
+  c.push_back(binary(
+      "dot_general (matmul)", [](const Array& x, const Array& y) { return lax::dot(x, y); }, F({3, 4}), F({4, 2})));
   c.push_back(binary("dot_general (batch dims)", [](const Array& x, const Array& y) {
     return lax::dot_general(x, y, {{2}, {1}, {0}, {0}});
   }, F({2, 3, 4}), F({2, 4, 5})));
-  c.push_back(binary("dot_general (vector)", [](const Array& x, const Array& y) { return lax::dot(x, y); }, F({4}), F({4, 3})));
+  c.push_back(
+      binary("dot_general (vector)", [](const Array& x, const Array& y) { return lax::dot(x, y); }, F({4}), F({4, 3})));
   c.push_back(binary("conv_general_dilated", [](const Array& x, const Array& w) {
     return lax::conv_general_dilated(x, w, {1, 2}, {{1, 0}, {0, 1}});
   }, F({2, 3, 5, 5}), F({4, 3, 2, 2})));
   // indexing
-  c.push_back(Case{"gather (take)", {F({5, 3}), I({4}, 0, 5)}, [](const Arrays& a) { return Arrays{jnp::take(a[0], a[1], 0)}; }});
+  c.push_back(Case{
+      "gather (take)", {F({5, 3}), I({4}, 0, 5)}, [](const Arrays& a) { return Arrays{jnp::take(a[0], a[1], 0)}; }});
   c.push_back(Case{"scatter-add", {F({5, 3}), I({4}, 0, 5), F({4, 3})}, [](const Arrays& a) {
                      return Arrays{jnp::at(a[0], a[1]).add(a[2])};
                    }});
   c.push_back(Case{"scatter", {F({5}), I({2}, 0, 5), F({2})}, [](const Arrays& a) {
                      // Distinct indices, so which update wins is defined.
-                     return Arrays{jnp::at(a[0], lax::rem(lax::add(a[1], lax::iota(DType::int32, 2)), Array(5))).set(a[2])};
+                     return Arrays{
+                         jnp::at(a[0], lax::rem(lax::add(a[1], lax::iota(DType::int32, 2)), Array(5))).set(a[2])};
                    }});
   c.push_back(Case{"scatter-max/min/mul", {F({5}), I({3}, 0, 5), F({3})}, [](const Arrays& a) {
-                     return Arrays{jnp::at(a[0], a[1]).max(a[2]), jnp::at(a[0], a[1]).min(a[2]), jnp::at(a[0], a[1]).mul(a[2])};
+                     return Arrays{jnp::at(a[0], a[1]).max(a[2]), jnp::at(a[0], a[1]).min(a[2]),
+                                   jnp::at(a[0], a[1]).mul(a[2])};
                    }});
   c.push_back(unary("sort", [](const Array& x) { return lax::sort(x, 1); }));
-  c.push_back(Case{"sort (two operands)", {F({6}), F({6})}, [](const Arrays& a) { return lax::sort({a[0], a[1]}, 0); }});
+  c.push_back(
+      Case{"sort (two operands)", {F({6}), F({6})}, [](const Arrays& a) { return lax::sort({a[0], a[1]}, 0); }});
   c.push_back(Case{"top_k", {F({3, 6})}, [](const Arrays& a) {
                      auto [v, i] = lax::top_k(a[0], 2);
                      return Arrays{v, i};
@@ -325,8 +340,9 @@ TEST_CASE("vmap in_axes per argument, unmapped arguments and negative axes", "[v
   auto f = [](const Array& w, const Array& x) { return lax::dot(x, w) + 1.0f; };
   Array got = vmap(f, {std::nullopt, -1})(w, xs);
   CHECK(got.shape() == Shape{5, 3});
-  check_same(got, loop_reference([&](const Arrays& a) { return Arrays{f(a[0], a[1])}; }, {w, xs}, {std::nullopt, -1}, 5, 0)[0],
-             "per-argument in_axes");
+  check_same(
+      got, loop_reference([&](const Arrays& a) { return Arrays{f(a[0], a[1])}; }, {w, xs}, {std::nullopt, -1}, 5, 0)[0],
+      "per-argument in_axes");
   // A C++ number argument is a weak scalar leaf; unmapped it is shared.
   Array scaled = vmap([](const Array& x, const Array& k) { return x * k; }, {0, std::nullopt})(xs, 3.0f);
   check_same(scaled, xs * 3.0f, "number argument");
@@ -445,7 +461,8 @@ TEST_CASE("jit(vmap(f)) traces to one batched jaxpr; vmap(jit(f)) works", "[vmap
   Array w = rand_f32({3, 4}), xs = rand_f32({6, 4});
   auto jv = jit(vmap(f, {std::nullopt, 0}));
   Array got = jv(w, xs);
-  Array ref = loop_reference([&](const Arrays& a) { return Arrays{f(a[0], a[1])}; }, {w, xs}, {std::nullopt, 0}, 6, 0)[0];
+  Array ref =
+      loop_reference([&](const Arrays& a) { return Arrays{f(a[0], a[1])}; }, {w, xs}, {std::nullopt, 0}, 6, 0)[0];
   check_same(got, ref, "jit(vmap)");
   std::string text = jv.lower(w, xs).as_text();
   INFO(text);
@@ -502,17 +519,20 @@ TEST_CASE("cond under vmap: a batched predicate selects, an unbatched one picks 
                         x);
   };
   Array idx = make_int({2, 0, 1, 5, -1, 1}, {6}, DType::int32);
-  check_same(vmap(h)(idx, xs), loop_reference([&](const Arrays& a) { return Arrays{h(a[0], a[1])}; }, {idx, xs}, {0, 0}, 6, 0)[0],
+  check_same(vmap(h)(idx, xs),
+             loop_reference([&](const Arrays& a) { return Arrays{h(a[0], a[1])}; }, {idx, xs}, {0, 0}, 6, 0)[0],
              "switch with a batched index");
 }
 
-TEST_CASE("while_loop under vmap: batched carries, batched predicates run until every example is done", "[vmap][control]") {
+TEST_CASE("while_loop under vmap: batched carries, batched predicates run until every example is done",
+          "[vmap][control]") {
   // Doubling until above a per-example limit: each example takes a different number of steps.
   Array limits = f32({1.5, 10, 100, 0.5, 40}, {5});
   auto f = [](const Array& lim) {
-    auto out = lax::while_loop([&](const std::pair<Array, Array>& c) { return c.first < lim; },
-                               [](const std::pair<Array, Array>& c) { return std::make_pair(c.first * 2.0f, c.second + 1); },
-                               std::make_pair(Array(1.0f), Array(0)));
+    auto out =
+        lax::while_loop([&](const std::pair<Array, Array>& c) { return c.first < lim; },
+                        [](const std::pair<Array, Array>& c) { return std::make_pair(c.first * 2.0f, c.second + 1); },
+                        std::make_pair(Array(1.0f), Array(0)));
     return std::vector<Array>{out.first, out.second};
   };
   Arrays got = vmap(f)(limits);
@@ -533,7 +553,8 @@ TEST_CASE("while_loop under vmap: batched carries, batched predicates run until 
     return lax::fori_loop(Array(0), n, [](const Array&, const Array& v) { return v * 0.5f + 1.0f; }, x);
   };
   Array ns = make_int({0, 3, 1, 5}, {4}, DType::int32);
-  check_same(vmap(h)(xs, ns), loop_reference([&](const Arrays& a) { return Arrays{h(a[0], a[1])}; }, {xs, ns}, {0, 0}, 4, 0)[0],
+  check_same(vmap(h)(xs, ns),
+             loop_reference([&](const Arrays& a) { return Arrays{h(a[0], a[1])}; }, {xs, ns}, {0, 0}, 4, 0)[0],
              "fori_loop with batched bounds");
 }
 
@@ -622,7 +643,8 @@ TEST_CASE("vmap errors name vmap, the argument and what was expected", "[vmap][e
   check_mentions(error_of([&] { vmap(add, 0, 0, 4)(zeros({3}), zeros({3})); }), {"[vmap]", "axis_size is 4", "size 3"});
   check_mentions(error_of([&] { vmap(add, 0, std::nullopt)(zeros({3}), zeros({3})); }),
                  {"[vmap]", "out_axes is std::nullopt", "output leaf 0"});
-  check_mentions(error_of([&] { vmap(add, 0, 2)(zeros({3}), zeros({3})); }), {"[vmap]", "out_axes is 2", "output leaf 0 (f32[])", "rank 1", "[-1, 1)"});
+  check_mentions(error_of([&] { vmap(add, 0, 2)(zeros({3}), zeros({3})); }),
+                 {"[vmap]", "out_axes is 2", "output leaf 0 (f32[])", "rank 1", "[-1, 1)"});
   check_mentions(error_of([&] { vmap([](const Array& a) { return std::make_pair(a, a); }, 0, {0})(zeros({3})); }),
                  {"[vmap]", "out_axes has 1 entries", "2 leaves"});
   // Reading a batched value on the host is a tracer error, as in JAX.

@@ -82,7 +82,8 @@ T replace_leaves(T v, const std::vector<Array>& leaves) {
 /// Calls f on its arguments' leaves: numbers are traced when f takes Arrays for them (as jit does).
 template <class F, class... Args>
 struct FlatCall {
-  static constexpr bool S = std::is_invocable_v<const F&, typename PyTree<std::decay_t<Args>>::template traced<true>...>;
+  static constexpr bool S =
+      std::is_invocable_v<const F&, typename PyTree<std::decay_t<Args>>::template traced<true>...>;
   template <class A>
   static size_t count(const A& a) {
     Flattener f;
@@ -119,8 +120,8 @@ struct FlatCall {
 };
 
 /// custom_jvp/custom_vjp cores over flat leaves: the user's rules apply when a JVP trace sees the call.
-using CustomJvpRule = std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>& primals,
-                                                                                      const std::vector<Array>& tangents)>;
+using CustomJvpRule = std::function<std::pair<std::vector<Array>, std::vector<Array>>(
+    const std::vector<Array>& primals, const std::vector<Array>& tangents)>;
 std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args);
 using CustomFwd = std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>& primals)>;
 using CustomBwd = std::function<std::vector<Array>(const std::vector<Array>& residuals, const std::vector<Array>& cts)>;
@@ -205,7 +206,8 @@ class LinearizedFn {
 template <class C, class R, class... Args>
 class VjpFn {
  public:
-  VjpFn(std::shared_ptr<detail::Linearized> lin, std::tuple<Args...> args) : lin_(std::move(lin)), args_(std::move(args)) {}
+  VjpFn(std::shared_ptr<detail::Linearized> lin, std::tuple<Args...> args)
+      : lin_(std::move(lin)), args_(std::move(args)) {}
   auto operator()(const R& ct) const {
     auto cts = detail::linearized_vjp(*lin_, detail::output_leaves(ct));
     return std::apply([&](const auto&... a) { return C::rebuild(cts, a...); }, args_);
@@ -232,7 +234,8 @@ auto linearize(const F& f, const Args&... args) {
   };
   auto lin = detail::linearize_flat("linearize", fn, leaves, std::vector<bool>(leaves.size(), true));
   R out = detail::replace_leaves(*skeleton, detail::linearized_primals_out(*lin));
-  return std::pair<R, LinearizedFn<C, R, Args...>>{out, LinearizedFn<C, R, Args...>(lin, out, std::tuple<Args...>(args...))};
+  return std::pair<R, LinearizedFn<C, R, Args...>>{out,
+                                                   LinearizedFn<C, R, Args...>(lin, out, std::tuple<Args...>(args...))};
 }
 
 /// vjp(f, primals...) -> (f(primals...), vjp_fn) where vjp_fn(cotangent of the output) returns a tuple of

@@ -55,7 +55,8 @@ class JitCore {
  public:
   JitCore(std::string name, JitOptions options);
   ~JitCore();
-  using TraceFn = std::function<std::vector<Array>(const std::vector<Array>& traced_leaves, std::shared_ptr<void>& skeleton)>;
+  using TraceFn =
+      std::function<std::vector<Array>(const std::vector<Array>& traced_leaves, std::shared_ptr<void>& skeleton)>;
 
   /// The compiled entry for this signature (compiling at most once per signature, also across threads).
   std::shared_ptr<CompiledEntry> get(const CallSignature& sig, const TraceFn& trace, const Loc& loc);

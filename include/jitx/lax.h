@@ -42,7 +42,8 @@ Array convert_element_type(const Array& x, DType dtype, Loc loc = Loc::current()
 Array bitcast_convert_type(const Array& x, DType dtype, Loc loc = Loc::current());
 
 // shapes
-Array broadcast_in_dim(const Array& x, Shape shape, std::vector<int64_t> broadcast_dimensions, Loc loc = Loc::current());
+Array broadcast_in_dim(const Array& x, Shape shape, std::vector<int64_t> broadcast_dimensions,
+                       Loc loc = Loc::current());
 Array broadcast(const Array& x, Shape leading_sizes, Loc loc = Loc::current());
 Array reshape(const Array& x, Shape new_sizes, Loc loc = Loc::current());
 Array transpose(const Array& x, std::vector<int64_t> permutation, Loc loc = Loc::current());

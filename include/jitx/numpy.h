@@ -46,8 +46,10 @@ Array mean(const Array& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc:
 Array var(const Array& x, Axes axes = {}, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current());
 Array std(const Array& x, Axes axes = {}, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current());
 /// Index of the max along axis (flattened when axis is nullopt).
-Array argmax(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current());
-Array argmin(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current());
+Array argmax(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false,
+             Loc loc = Loc::current());
+Array argmin(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false,
+             Loc loc = Loc::current());
 Array cumsum(const Array& x, std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
 Array cumprod(const Array& x, std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current());
 

@@ -46,7 +46,8 @@ std::string static_str(const T& v) {
 }
 template <class T>
 size_t static_hash(const T& v) {
-  if constexpr (std::is_enum_v<T>) return std::hash<std::underlying_type_t<T>>{}(static_cast<std::underlying_type_t<T>>(v));
+  if constexpr (std::is_enum_v<T>)
+    return std::hash<std::underlying_type_t<T>>{}(static_cast<std::underlying_type_t<T>>(v));
   else return std::hash<T>{}(v);
 }
 
@@ -143,7 +144,9 @@ template <class T>
 struct PyTree<Static<T>> {
   template <bool S>
   using traced = Static<T>;
-  static void flatten(const Static<T>& v, detail::Flattener& f, const std::string& path) { f.static_value(v.value, path); }
+  static void flatten(const Static<T>& v, detail::Flattener& f, const std::string& path) {
+    f.static_value(v.value, path);
+  }
   template <bool S>
   static Static<T> rebuild(const Static<T>& v, detail::Rebuilder&) {
     return v;
@@ -351,7 +354,10 @@ void replace_field(T& m, Rebuilder& r) {
 }  // namespace jitx::detail
 
 // x.a, x.b, ... for up to 16 fields.
-#define JITX_PYTREE_FIELDS_(x, ...) JITX_PT_DISPATCH_(__VA_ARGS__, JITX_PT16_, JITX_PT15_, JITX_PT14_, JITX_PT13_, JITX_PT12_, JITX_PT11_, JITX_PT10_, JITX_PT9_, JITX_PT8_, JITX_PT7_, JITX_PT6_, JITX_PT5_, JITX_PT4_, JITX_PT3_, JITX_PT2_, JITX_PT1_)(x, __VA_ARGS__)
+#define JITX_PYTREE_FIELDS_(x, ...)                                                                                  \
+  JITX_PT_DISPATCH_(__VA_ARGS__, JITX_PT16_, JITX_PT15_, JITX_PT14_, JITX_PT13_, JITX_PT12_, JITX_PT11_, JITX_PT10_, \
+                    JITX_PT9_, JITX_PT8_, JITX_PT7_, JITX_PT6_, JITX_PT5_, JITX_PT4_, JITX_PT3_, JITX_PT2_,          \
+                    JITX_PT1_)(x, __VA_ARGS__)
 #define JITX_PT_DISPATCH_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
 #define JITX_PT1_(x, a) x.a
 #define JITX_PT2_(x, a, ...) x.a, JITX_PT1_(x, __VA_ARGS__)

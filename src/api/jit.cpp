@@ -109,7 +109,8 @@ std::string signature_str(const Key& k) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < k.avals.size(); ++i)
     parts.push_back(fmt::format("{}: {}{}", k.paths[i], k.avals[i].str(), k.avals[i].weak_type ? "{weak}" : ""));
-  for (size_t i = 0; i < k.statics.size(); ++i) parts.push_back(fmt::format("{}: static {}", k.static_paths[i], k.statics[i]->str()));
+  for (size_t i = 0; i < k.statics.size(); ++i)
+    parts.push_back(fmt::format("{}: static {}", k.static_paths[i], k.statics[i]->str()));
   for (size_t i = 0; i < k.static_leaves.size(); ++i)
     parts.push_back(fmt::format("{}: static {} = {}", k.static_leaf_paths[i], k.static_leaves[i].aval.str(),
                                 k.static_leaves[i].value.values_str(8)));
@@ -120,7 +121,8 @@ std::string signature_str(const Key& k) {
 std::vector<std::string> differences(const Key& seen, const Key& now) {
   std::vector<std::string> out;
   if (seen.structure != now.structure) {
-    out.push_back(fmt::format("the pytree structure of the arguments changed: seen {}, now {}", seen.structure, now.structure));
+    out.push_back(
+        fmt::format("the pytree structure of the arguments changed: seen {}, now {}", seen.structure, now.structure));
     return out;
   }
   for (size_t i = 0; i < now.avals.size() && i < seen.avals.size(); ++i) {
@@ -155,7 +157,8 @@ size_t distance(const Key& seen, const Key& now) {
     d += seen.avals[i].dtype != now.avals[i].dtype;
     d += seen.avals[i].weak_type != now.avals[i].weak_type;
   }
-  for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i) d += !seen.statics[i]->equals(*now.statics[i]);
+  for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i)
+    d += !seen.statics[i]->equals(*now.statics[i]);
   for (size_t i = 0; i < now.static_leaves.size() && i < seen.static_leaves.size(); ++i)
     d += !(seen.static_leaves[i] == now.static_leaves[i]);
   return d;
@@ -360,10 +363,11 @@ void JitCore::compile(CompiledEntry& e) {
   for (auto& [name, ms] : pass_times) e.phases.push_back({"hlo." + name, ms});
   for (auto& [name, ms] : e.exe->compile_phases) e.phases.push_back({name, ms});
   if (config().log_compiles)
-    log_line(fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms): "
-                         "{} ms",
-                         e.name, signature_str(e.key), e.trace_ms + e.lower_ms + e.compile_ms, e.trace_ms, e.lower_ms,
-                         e.compile_ms, phases_str(e.phases)));
+    log_line(
+        fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms): "
+                    "{} ms",
+                    e.name, signature_str(e.key), e.trace_ms + e.lower_ms + e.compile_ms, e.trace_ms, e.lower_ms,
+                    e.compile_ms, phases_str(e.phases)));
 }
 
 std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const TraceFn& trace, const Loc& loc) {
@@ -459,7 +463,9 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
 }
 
 std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
-std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) { return print_jaxpr(e.jaxpr.jaxpr, 0, source_info); }
+std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
+  return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);
+}
 std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
 std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(e.optimized ? *e.optimized : *e.module); }
 

@@ -16,7 +16,9 @@ using detail::ApiScope;
 namespace {
 /// A constant in x's float dtype: C++ double literals become weak f32 scalars, which would round
 /// constants such as sqrt(2/pi) to single precision in an f64 computation.
-Array constant(double v, const Array& x) { return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : DType::float32); }
+Array constant(double v, const Array& x) {
+  return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : DType::float32);
+}
 }  // namespace
 
 Array relu(const Array& x, Loc loc) {

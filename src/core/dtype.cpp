@@ -42,7 +42,8 @@ DType dtype_from_name(std::string_view name) {
   if (name == "float64") return DType::float64;
   if (name == "int32") return DType::int32;
   if (name == "pred") return DType::bool_;
-  detail::throw_error<TypeError>("dtype", "unknown dtype name '{}'; expected one of bool, i8..i64, u8..u64, f16, bf16, f32, f64", name);
+  detail::throw_error<TypeError>(
+      "dtype", "unknown dtype name '{}'; expected one of bool, i8..i64, u8..u64, f16, bf16, f32, f64", name);
 }
 
 bool is_floating(DType d) { return d >= DType::float16; }
@@ -53,7 +54,24 @@ bool is_integer(DType d) { return is_signed_integer(d) || is_unsigned_integer(d)
 // --- JAX's promotion lattice -------------------------------------------------------------------
 // Nodes are the 13 dtypes plus the two weak kinds "i*" (weak int) and "f*" (weak float).
 namespace {
-enum Node : int { kBool, kI8, kI16, kI32, kI64, kU8, kU16, kU32, kU64, kF16, kBF16, kF32, kF64, kWeakInt, kWeakFloat, kNumNodes };
+enum Node : int {
+  kBool,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kWeakInt,
+  kWeakFloat,
+  kNumNodes
+};
 using Mask = uint32_t;
 
 // Upward edges, as in jax._src.dtypes._type_promotion_lattice (without complex types).

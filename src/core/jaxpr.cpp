@@ -9,7 +9,9 @@
 
 namespace jitx::detail {
 
-std::string aval_str(const ShapedArray& a) { return fmt::format("{}[{}]", dtype_name(a.dtype), fmt::join(a.shape, ",")); }
+std::string aval_str(const ShapedArray& a) {
+  return fmt::format("{}[{}]", dtype_name(a.dtype), fmt::join(a.shape, ","));
+}
 
 std::string LiteralValue::str() const {
   std::string v;

@@ -152,8 +152,11 @@ void Literal::set_f64(int64_t i, double v) {
     set_u64(i, v <= 0 ? 0 : v >= hi ? static_cast<uint64_t>(hi) : static_cast<uint64_t>(v));
   } else {
     double hi = std::ldexp(1.0, dtype_bits(dtype) - 1);
-    if (v >= hi) set_i64(i, static_cast<int64_t>(hi - 1 > 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(hi) - 1));
-    else if (v <= -hi) set_i64(i, dtype_bits(dtype) == 64 ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(hi));
+    if (v >= hi)
+      set_i64(i, static_cast<int64_t>(hi - 1 > 9.2e18 ? std::numeric_limits<int64_t>::max()
+                                                      : static_cast<int64_t>(hi) - 1));
+    else if (v <= -hi)
+      set_i64(i, dtype_bits(dtype) == 64 ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(hi));
     else set_i64(i, static_cast<int64_t>(v));
   }
 }

@@ -74,16 +74,37 @@ std::string param_value_str(const ParamValue& v) {
         else if constexpr (std::is_same_v<T, int64_t>) return std::to_string(x);
         else if constexpr (std::is_same_v<T, double>) return fmt::format("{}", x);
         else if constexpr (std::is_same_v<T, std::string>) return x;
-        else if constexpr (std::is_same_v<T, DType>) return std::string(dtype_name(x)) == "bool" ? "bool" : fmt::format("{}", [&] {
+        else if constexpr (std::is_same_v<T, DType>)
+          return std::string(dtype_name(x)) == "bool" ? "bool" : fmt::format("{}", [&] {
             switch (x) {
-              case DType::float32: return "float32"; case DType::float64: return "float64";
-              case DType::float16: return "float16"; case DType::bfloat16: return "bfloat16";
-              case DType::int8: return "int8"; case DType::int16: return "int16";
-              case DType::int32: return "int32"; case DType::int64: return "int64";
-              case DType::uint8: return "uint8"; case DType::uint16: return "uint16";
-              case DType::uint32: return "uint32"; case DType::uint64: return "uint64";
-              default: return "bool";
-            } }());
+              case DType::float32:
+                return "float32";
+              case DType::float64:
+                return "float64";
+              case DType::float16:
+                return "float16";
+              case DType::bfloat16:
+                return "bfloat16";
+              case DType::int8:
+                return "int8";
+              case DType::int16:
+                return "int16";
+              case DType::int32:
+                return "int32";
+              case DType::int64:
+                return "int64";
+              case DType::uint8:
+                return "uint8";
+              case DType::uint16:
+                return "uint16";
+              case DType::uint32:
+                return "uint32";
+              case DType::uint64:
+                return "uint64";
+              default:
+                return "bool";
+            }
+          }());
         else if constexpr (std::is_same_v<T, std::vector<int64_t>>) return shape_str(x);
         else if constexpr (std::is_same_v<T, JaxprList>) {
           std::vector<std::string> parts;

@@ -109,7 +109,8 @@ ClosedJaxpr JaxprTrace::finish(const std::vector<Array>& args, const std::vector
   ClosedJaxpr cj;
   for (auto& a : args) cj.jaxpr.invars.push_back(static_cast<const JaxprTracer&>(*a.impl()).var);
   for (auto& o : outs) {
-    if (!o.valid()) throw_error<TypeError>(fn_name, "the traced function returned an empty (default-constructed) Array");
+    if (!o.valid())
+      throw_error<TypeError>(fn_name, "the traced function returned an empty (default-constructed) Array");
     cj.jaxpr.outvars.push_back(to_atom(o));
   }
   cj.jaxpr.eqns = std::move(eqns_);

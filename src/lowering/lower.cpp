@@ -55,7 +55,8 @@ std::vector<hlo::Instruction*> lower_body(hlo::Module& m, hlo::Computation* comp
     ctx.lower_sub = [&m](const ClosedJaxpr& sub, const std::string& name) {
       auto* c = m.add_computation(name);
       std::vector<hlo::Instruction*> ps;
-      for (size_t i = 0; i < sub.jaxpr.invars.size(); ++i) ps.push_back(c->add_parameter(i, hlo_shape(sub.jaxpr.invars[i].aval)));
+      for (size_t i = 0; i < sub.jaxpr.invars.size(); ++i)
+        ps.push_back(c->add_parameter(i, hlo_shape(sub.jaxpr.invars[i].aval)));
       auto outs = lower_body(m, c, sub, ps);
       if (outs.size() == 1) c->root = outs[0];
       else {

@@ -51,9 +51,10 @@ void print_indexed_op(StablehloPrinter& p, std::string& out, const Instruction& 
                                           {"start_indices_batching_dims", &g.start_indices_batching_dims},
                                           {"start_index_map", &g.start_index_map}},
                                          g.index_vector_dim);
-      return p.generic(out, i, op,
-                       fmt::format("dimension_numbers = #stablehlo.gather<{}>, indices_are_sorted = {}, slice_sizes = {}",
-                                   dn, g.indices_are_sorted ? "true" : "false", i64_array(g.slice_sizes)));
+      return p.generic(
+          out, i, op,
+          fmt::format("dimension_numbers = #stablehlo.gather<{}>, indices_are_sorted = {}, slice_sizes = {}", dn,
+                      g.indices_are_sorted ? "true" : "false", i64_array(g.slice_sizes)));
     }
     case Opcode::kScatter: {
       auto s = hlo::ScatterDimensionNumbers::of(i);
@@ -73,15 +74,17 @@ void print_indexed_op(StablehloPrinter& p, std::string& out, const Instruction& 
       std::vector<DType> types;
       for (auto* o : i.operands) types.push_back(o->shape.dtype);
       auto cfg = hlo::SortConfig::of(i);
-      return p.generic(out, i, op,
-                       fmt::format("dimension = {} : i64, is_stable = {}", cfg.dimension, cfg.is_stable ? "true" : "false"),
-                       sort_region(types, cfg.num_keys, "    "));
+      return p.generic(
+          out, i, op,
+          fmt::format("dimension = {} : i64, is_stable = {}", cfg.dimension, cfg.is_stable ? "true" : "false"),
+          sort_region(types, cfg.num_keys, "    "));
     }
     case Opcode::kTopK: return p.generic(out, i, op, fmt::format("k = {} : i64", hlo::top_k_of(i)));
     case Opcode::kConvolution: {
       auto c = hlo::ConvConfig::of(i);
       std::string attrs = fmt::format(
-          "batch_group_count = {} : i64, dimension_numbers = #stablehlo.conv<{}x{}->{}>, feature_group_count = {} : i64",
+          "batch_group_count = {} : i64, dimension_numbers = #stablehlo.conv<{}x{}->{}>, feature_group_count = {} : "
+          "i64",
           c.batch_group_count, conv_labels(c.dnums.lhs_spec(), "b", "f"), conv_labels(c.dnums.rhs_spec(), "o", "i"),
           conv_labels(c.dnums.out_spec(), "b", "f"), c.feature_group_count);
       if (c.window.rank() > 0) {  // no spatial axes: the window attributes are left out (their defaults)

@@ -62,8 +62,9 @@ void print_plain_op(StablehloPrinter& p, std::string& out, const Instruction& i,
     case Opcode::kIota:
       return p.pretty(out, i, op, fmt::format("dim = {} : {}", hlo::iota_dimension_of(i), i.shape.mlir()));
     case Opcode::kConcatenate:
-      return p.pretty(out, i, op,
-                      fmt::format("{}, dim = {} : {}", p.operand_list(i), hlo::concatenate_dimension_of(i), functional_type(i)));
+      return p.pretty(
+          out, i, op,
+          fmt::format("{}, dim = {} : {}", p.operand_list(i), hlo::concatenate_dimension_of(i), functional_type(i)));
     case Opcode::kSlice: {
       auto slice = hlo::SliceConfig::of(i);
       const auto &start = slice.start_indices, &limit = slice.limit_indices, &strides = slice.strides;
@@ -90,10 +91,10 @@ void print_plain_op(StablehloPrinter& p, std::string& out, const Instruction& i,
       auto dn = hlo::DotDimensionNumbers::of(i);
       const auto &lb = dn.lhs_batch_dims, &rb = dn.rhs_batch_dims;
       std::string batch = lb.empty() ? "" : fmt::format("batching_dims = {} x {}, ", dims_list(lb), dims_list(rb));
-      return p.pretty(out, i, op,
-                      fmt::format("{}, {}contracting_dims = {} x {}, precision = [DEFAULT, DEFAULT] : {}", p.operand_list(i),
-                                  batch, dims_list(dn.lhs_contracting_dims), dims_list(dn.rhs_contracting_dims),
-                                  functional_type(i)));
+      return p.pretty(
+          out, i, op,
+          fmt::format("{}, {}contracting_dims = {} x {}, precision = [DEFAULT, DEFAULT] : {}", p.operand_list(i), batch,
+                      dims_list(dn.lhs_contracting_dims), dims_list(dn.rhs_contracting_dims), functional_type(i)));
     }
     default:
       break;

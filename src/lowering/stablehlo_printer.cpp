@@ -23,8 +23,8 @@ std::string indent(const std::string& text) {
 }  // namespace
 
 std::string StablehloPrinter::print() {
-  std::string out = fmt::format("module {} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n",
-                                symbol_name(m_.name));
+  std::string out = fmt::format(
+      "module {} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n", symbol_name(m_.name));
   const hlo::Computation& c = *m_.entry;
   const Instruction* root = c.root;
   std::vector<const Instruction*> results;
@@ -108,8 +108,8 @@ void StablehloPrinter::pretty(std::string& out, const Instruction& i, std::strin
 void StablehloPrinter::generic(std::string& out, const Instruction& i, std::string_view op, const std::string& attrs,
                                const std::string& region) {
   std::string lhs = define(i);
-  out += fmt::format("    {} = \"{}\"({}){}{} : {}\n", lhs, op, operand_list(i), attrs.empty() ? "" : " <{" + attrs + "}>",
-                     region.empty() ? "" : " " + region, functional_type(i));
+  out += fmt::format("    {} = \"{}\"({}){}{} : {}\n", lhs, op, operand_list(i),
+                     attrs.empty() ? "" : " <{" + attrs + "}>", region.empty() ? "" : " " + region, functional_type(i));
 }
 
 void StablehloPrinter::set_counters(const Counters& c) {

@@ -35,7 +35,8 @@ std::string sort_region(const std::vector<DType>& types, int64_t num_keys, const
     if (is_floating(d)) {
       ct = "TOTALORDER";
       line(fmt::format("%zero{} = \"stablehlo.constant\"() {{value = dense<0.000000e+00> : {}}} : () -> {}", k, t, t));
-      line(fmt::format("%nan{} = \"stablehlo.constant\"() {{value = dense<{}> : {}}} : () -> {}", k, nan_elem(d), t, t));
+      line(
+          fmt::format("%nan{} = \"stablehlo.constant\"() {{value = dense<{}> : {}}} : () -> {}", k, nan_elem(d), t, t));
       for (std::string side : {"lhs", "rhs"}) {
         std::string v = fmt::format("{}{}", side, k);
         cmp(v + "_z", "EQ", v, fmt::format("zero{}", k), "FLOAT", t);
@@ -129,8 +130,8 @@ void print_reduce(StablehloPrinter& p, std::string& out, const Instruction& i) {
   out += fmt::format("     reducer({}: {}, {}: {}) ({}: {}, {}: {})  {{\n", av, tv, bv, tv, ai, tk, bi, tk);
   auto cmp = [&](std::string dir, const std::string& x, const std::string& y, DType d) {
     std::string v = rn.v(), t = scalar_type(d);
-    out += fmt::format("      {} = stablehlo.compare {}, {}, {}, {} : ({}, {}) -> {}\n", v, dir, x, y, compare_type(d), t,
-                       t, pred);
+    out += fmt::format("      {} = stablehlo.compare {}, {}, {}, {} : ({}, {}) -> {}\n", v, dir, x, y, compare_type(d),
+                       t, t, pred);
     return v;
   };
   auto logic = [&](std::string_view op, const std::string& x, const std::string& y) {

@@ -68,7 +68,8 @@ void Array::check_item(const Loc& loc) const {
   ApiScope s(loc);
   detail::concrete_buffer(*this, "item");
   if (size() != 1)
-    throw_error<ShapeError>("item", "needs an array with exactly one element, got shape {}", detail::shape_str(shape()));
+    throw_error<ShapeError>("item", "needs an array with exactly one element, got shape {}",
+                            detail::shape_str(shape()));
 }
 
 const Array& Array::block_until_ready() const {
@@ -95,10 +96,18 @@ Array::operator bool() const {
 Array Array::astype(DType d, Loc loc) const { return jnp::astype(*this, d, loc); }
 Array Array::reshape(Shape s, Loc loc) const { return jnp::reshape(*this, std::move(s), loc); }
 Array Array::transpose(std::vector<int64_t> axes, Loc loc) const { return jnp::transpose(*this, std::move(axes), loc); }
-Array Array::sum(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::sum(*this, axes, keepdims, loc); }
-Array Array::mean(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::mean(*this, axes, keepdims, loc); }
-Array Array::max(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::max(*this, axes, keepdims, loc); }
-Array Array::min(std::vector<int64_t> axes, bool keepdims, Loc loc) const { return jnp::min(*this, axes, keepdims, loc); }
+Array Array::sum(std::vector<int64_t> axes, bool keepdims, Loc loc) const {
+  return jnp::sum(*this, axes, keepdims, loc);
+}
+Array Array::mean(std::vector<int64_t> axes, bool keepdims, Loc loc) const {
+  return jnp::mean(*this, axes, keepdims, loc);
+}
+Array Array::max(std::vector<int64_t> axes, bool keepdims, Loc loc) const {
+  return jnp::max(*this, axes, keepdims, loc);
+}
+Array Array::min(std::vector<int64_t> axes, bool keepdims, Loc loc) const {
+  return jnp::min(*this, axes, keepdims, loc);
+}
 
 Array Array::operator[](int64_t i) const {
   if (ndim() == 0) throw_error<ShapeError>("getitem", "cannot index a 0-d array");

@@ -175,7 +175,8 @@ std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, co
   int64_t length = -1;
   for (auto& x : xs) {
     if (x.ndim() == 0)
-      throw_error<TypeError>("scan", "every leaf of xs needs a leading axis to scan over, got a scalar {}", x.aval().str());
+      throw_error<TypeError>("scan", "every leaf of xs needs a leading axis to scan over, got a scalar {}",
+                             x.aval().str());
     if (length >= 0 && x.shape()[0] != length)
       throw_error<ShapeError>("scan", "the leaves of xs have different leading axis sizes ({} and {})", length,
                               x.shape()[0]);

@@ -192,7 +192,8 @@ Array iota(DType dtype, int64_t size, Loc loc) { return broadcasted_iota(dtype, 
 Array full(Shape shape, const Array& fill, Loc loc) {
   ApiScope s(loc);
   if (fill.ndim() != 0)
-    detail::throw_error<ShapeError>("full", "fill_value must be a scalar, got shape {}", detail::shape_str(fill.shape()));
+    detail::throw_error<ShapeError>("full", "fill_value must be a scalar, got shape {}",
+                                    detail::shape_str(fill.shape()));
   return broadcast_in_dim(fill, std::move(shape), {}, loc);
 }
 
@@ -252,10 +253,12 @@ Params window_params(const Array& x, const WindowConfig& w) {
     static const auto& p = prim(#fn);                             \
     return bind1(p, {x}, window_params(x, w));                    \
   }
-JITX_LAX_WINDOW_IMPL(reduce_window_sum) JITX_LAX_WINDOW_IMPL(reduce_window_max) JITX_LAX_WINDOW_IMPL(reduce_window_min)
+JITX_LAX_WINDOW_IMPL(reduce_window_sum)
+JITX_LAX_WINDOW_IMPL(reduce_window_max) JITX_LAX_WINDOW_IMPL(reduce_window_min)
 #undef JITX_LAX_WINDOW_IMPL
 
-Array dot_general(const Array& lhs, const Array& rhs, const DotDimensionNumbers& d, std::optional<DType> pref, Loc loc) {
+    Array
+    dot_general(const Array& lhs, const Array& rhs, const DotDimensionNumbers& d, std::optional<DType> pref, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("dot_general");
   Params ps{{"lhs_contracting_dimensions", d.lhs_contracting},
@@ -268,7 +271,8 @@ Array dot_general(const Array& lhs, const Array& rhs, const DotDimensionNumbers&
 Array dot(const Array& lhs, const Array& rhs, Loc loc) {
   ApiScope s(loc);
   if (lhs.ndim() < 1 || lhs.ndim() > 2 || rhs.ndim() < 1 || rhs.ndim() > 2)
-    detail::throw_error<ShapeError>("dot", "expects 1-D or 2-D operands, got {} and {}", lhs.aval().str(), rhs.aval().str());
+    detail::throw_error<ShapeError>("dot", "expects 1-D or 2-D operands, got {} and {}", lhs.aval().str(),
+                                    rhs.aval().str());
   return dot_general(lhs, rhs, {{lhs.ndim() - 1}, {0}, {}, {}}, std::nullopt, loc);
 }
 
@@ -346,10 +350,11 @@ ConvDimensionNumbers conv_dimension_numbers(const std::string& lhs, const std::s
                                             Loc loc) {
   ApiScope s(loc);
   auto fail = [&] {
-    detail::throw_error<ShapeError>("conv_dimension_numbers",
-                                    "specs '{}', '{}', '{}' need equal lengths (at least 2), 'N' and 'C' once in lhs and "
-                                    "out, 'O' and 'I' once in rhs, and the same spatial letters in all three",
-                                    lhs, rhs, out);
+    detail::throw_error<ShapeError>(
+        "conv_dimension_numbers",
+        "specs '{}', '{}', '{}' need equal lengths (at least 2), 'N' and 'C' once in lhs and "
+        "out, 'O' and 'I' once in rhs, and the same spatial letters in all three",
+        lhs, rhs, out);
   };
   if (lhs.size() != rhs.size() || lhs.size() != out.size() || lhs.size() < 2) fail();
   auto pos = [&](const std::string& spec, char c) -> int64_t {

@@ -256,7 +256,8 @@ Array logical_not(const Array& x, Loc loc) {
 }
 Array bitwise_not(const Array& x, Loc loc) {
   ApiScope s(loc);
-  if (is_floating(x.dtype())) throw_error<TypeError>("bitwise_not", "needs an integer or bool operand, got {}", dtype_name(x.dtype()));
+  if (is_floating(x.dtype()))
+    throw_error<TypeError>("bitwise_not", "needs an integer or bool operand, got {}", dtype_name(x.dtype()));
   return lax::bitwise_not(x);
 }
 Array invert(const Array& x, Loc loc) { return bitwise_not(x, loc); }
@@ -514,7 +515,8 @@ std::pair<Array, std::string> einsum_pair(Array a, std::string la, Array b, std:
     if (la.find(c) == std::string::npos) rfree += c;
   for (size_t i = 0; i < lcon.size(); ++i)
     if (a.shape()[lcon[i]] != b.shape()[rcon[i]])
-      throw_error<ShapeError>("einsum", "label '{}' has sizes {} and {}", la[lcon[i]], a.shape()[lcon[i]], b.shape()[rcon[i]]);
+      throw_error<ShapeError>("einsum", "label '{}' has sizes {} and {}", la[lcon[i]], a.shape()[lcon[i]],
+                              b.shape()[rcon[i]]);
   Array r = lax::dot_general(a, b, {lcon, rcon, lbatch, rbatch});
   return {r, batch + lfree + rfree};
 }
@@ -610,7 +612,8 @@ Array swapaxes(const Array& x, int64_t a, int64_t b, Loc loc) {
   ApiScope s(loc);
   std::vector<int64_t> perm(x.ndim());
   std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[detail::canonical_axis(a, x.ndim(), "swapaxes")], perm[detail::canonical_axis(b, x.ndim(), "swapaxes")]);
+  std::swap(perm[detail::canonical_axis(a, x.ndim(), "swapaxes")],
+            perm[detail::canonical_axis(b, x.ndim(), "swapaxes")]);
   return lax::transpose(x, perm);
 }
 Array expand_dims(const Array& x, Axes axes, Loc loc) {
@@ -636,7 +639,8 @@ Array squeeze(const Array& x, Axes axes, Loc loc) {
     for (auto a : axes) {
       int64_t c = detail::canonical_axis(a, x.ndim(), "squeeze");
       if (x.shape()[c] != 1)
-        throw_error<ShapeError>("squeeze", "cannot squeeze axis {} of size {} (shape {})", a, x.shape()[c], shape_str(x.shape()));
+        throw_error<ShapeError>("squeeze", "cannot squeeze axis {} of size {} (shape {})", a, x.shape()[c],
+                                shape_str(x.shape()));
       drop[c] = true;
     }
   }
@@ -649,7 +653,8 @@ Array broadcast_to(const Array& x, Shape shape, Loc loc) {
   ApiScope s(loc);
   Shape r = broadcast_shapes({x.shape(), shape}, "broadcast_to");
   if (r != shape)
-    throw_error<ShapeError>("broadcast_to", "cannot broadcast an array of shape {} to {}", shape_str(x.shape()), shape_str(shape));
+    throw_error<ShapeError>("broadcast_to", "cannot broadcast an array of shape {} to {}", shape_str(x.shape()),
+                            shape_str(shape));
   return broadcast_to_shape(x, shape);
 }
 Array concatenate(const std::vector<Array>& xs, int64_t axis, Loc loc) {

@@ -112,10 +112,11 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
   for (int64_t d = 0; d < r; ++d) dims.push_back(ax + d);
   Array mask = lax::broadcast_in_dim(*valid, out.shape(), dims);
   DType dt = a.dtype();
-  Array fill = is_floating(dt)           ? Array::scalar(std::numeric_limits<double>::quiet_NaN(), dt)
-               : is_bool(dt)             ? Array::scalar_int(1, dt)
-               : is_unsigned_integer(dt) ? lax::bitwise_not(Array::scalar_int(0, dt))
-                                         : Array::scalar_int(std::numeric_limits<int64_t>::min() >> (64 - dtype_bits(dt)), dt);
+  Array fill = is_floating(dt) ? Array::scalar(std::numeric_limits<double>::quiet_NaN(), dt)
+               : is_bool(dt)   ? Array::scalar_int(1, dt)
+               : is_unsigned_integer(dt)
+                   ? lax::bitwise_not(Array::scalar_int(0, dt))
+                   : Array::scalar_int(std::numeric_limits<int64_t>::min() >> (64 - dtype_bits(dt)), dt);
   return lax::select(mask, out, lax::broadcast_in_dim(fill, out.shape(), {}));
 }
 

@@ -62,7 +62,8 @@ Outs cond_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
   const auto& branches = ps.get_jaxprs("branches");
   if (branches.empty()) throw_error<TypeError>("cond", "needs at least one branch");
   if (in.empty() || in[0].ndim() != 0 || in[0].dtype != DType::int32)
-    throw_error<TypeError>("cond", "the branch index must be an int32 scalar, got {}", in.empty() ? "nothing" : in[0].str());
+    throw_error<TypeError>("cond", "the branch index must be an int32 scalar, got {}",
+                           in.empty() ? "nothing" : in[0].str());
   Outs out = branches[0]->out_avals();
   for (auto& b : branches) {
     check_avals("cond", "a branch", in.subspan(1), b->in_avals());
@@ -147,7 +148,8 @@ Outs scan_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
   const auto& j = *ps.get_jaxpr("jaxpr");
   int64_t length = ps.get_int("length");
   size_t nconsts = ps.get_int("num_consts"), ncarry = ps.get_int("num_carry");
-  if (in.size() < nconsts + ncarry) throw_error<TypeError>("scan", "has {} inputs, fewer than consts + carry", in.size());
+  if (in.size() < nconsts + ncarry)
+    throw_error<TypeError>("scan", "has {} inputs, fewer than consts + carry", in.size());
   std::vector<ShapedArray> body_in(in.begin(), in.begin() + nconsts + ncarry);
   for (size_t k = nconsts + ncarry; k < in.size(); ++k) {
     if (in[k].ndim() == 0 || in[k].shape[0] != length)
@@ -245,7 +247,8 @@ Insts scan_lower(LowerCtx& c, std::span<hlo::Instruction* const> a) {
   for (size_t k = ncarry; k < c.out_avals.size(); ++k) {
     hlo::Shape ys = hlo_shape(c.out_avals[k]);
     auto* zero = c.comp->add_scalar_constant(ys.dtype, 0);
-    s.ys.push_back(c.comp->add(Opcode::kBroadcastInDim, ys, {zero}, Params{{"broadcast_dimensions", std::vector<int64_t>{}}}));
+    s.ys.push_back(
+        c.comp->add(Opcode::kBroadcastInDim, ys, {zero}, Params{{"broadcast_dimensions", std::vector<int64_t>{}}}));
   }
   Insts init = flatten_state(s);
   std::vector<hlo::Shape> shapes;
@@ -432,9 +435,11 @@ BatchResult scan_batch(Ins args, Dims dims, const Params& ps) {
 }
 
 const bool registered = [] {
-  register_primitive(Primitive{"cond", cond_abstract_eval, cond_lower, cond_jvp_rule(), cond_transpose_rule(), cond_batch});
+  register_primitive(
+      Primitive{"cond", cond_abstract_eval, cond_lower, cond_jvp_rule(), cond_transpose_rule(), cond_batch});
   register_primitive(Primitive{"while", while_abstract_eval, while_lower, while_jvp_rule(), {}, while_batch});
-  register_primitive(Primitive{"scan", scan_abstract_eval, scan_lower, scan_jvp_rule(), scan_transpose_rule(), scan_batch});
+  register_primitive(
+      Primitive{"scan", scan_abstract_eval, scan_lower, scan_jvp_rule(), scan_transpose_rule(), scan_batch});
   return true;
 }();
 

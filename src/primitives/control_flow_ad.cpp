@@ -168,7 +168,8 @@ JvpResult cond_jvp_split(const JaxprList& branches, const Array& index, const st
   append(tin, select(tops, nz));
   std::vector<bool> linear = all(res.size(), false);
   append(linear, all(tin.size() - 1 - res.size(), true));
-  std::vector<Array> tout = detail::bind(primitive("cond"), tin, Params{{"branches", tangent}, {"linear", to_ints(linear)}});
+  std::vector<Array> tout =
+      detail::bind(primitive("cond"), tin, Params{{"branches", tangent}, {"linear", to_ints(linear)}});
   JvpResult r{slice(kout, 0, nout), {}};
   for (size_t k = 0, t = 0; k < nout; ++k) r.tangents_out.push_back(out_nz[k] ? tout[t++] : Array());
   return r;
@@ -219,7 +220,8 @@ std::vector<Array> cond_transpose(std::span<const Array> cts, std::span<const Li
   for (size_t k = 0; k < out_avals.size(); ++k) inputs.push_back(instantiate(cts[k], out_avals[k]));
   std::vector<bool> tlin = all(known.size(), false);
   append(tlin, all(out_avals.size(), true));
-  std::vector<Array> outs = detail::bind(primitive("cond"), inputs, Params{{"branches", tb}, {"linear", to_ints(tlin)}});
+  std::vector<Array> outs =
+      detail::bind(primitive("cond"), inputs, Params{{"branches", tb}, {"linear", to_ints(tlin)}});
   std::vector<Array> result(args.size());
   for (size_t i = 0, k = 0; i < n; ++i)
     if (lin[i]) result[i + 1] = outs[k++];
@@ -267,7 +269,8 @@ JvpResult while_jvp(std::span<const Array> primals, std::span<const Array> tange
   // The body's jvp jaxpr takes (bconsts, carry, t_bconsts, t_carry); the loop state is (bconsts, t_bconsts,
   // carry, t_carry), and its outputs (carry, t_carry) already are the loop's order.
   ClosedJaxpr body = j.jaxpr;
-  body.jaxpr.invars = permute(body.jaxpr.invars, Perm().range(0, bn).range(bn + nk, nbt).range(bn, nk).range(bn + nk + nbt, nkt).idx);
+  body.jaxpr.invars =
+      permute(body.jaxpr.invars, Perm().range(0, bn).range(bn + nk, nbt).range(bn, nk).range(bn + nk + nbt, nkt).idx);
   // The cond takes (cconsts, carry, t_carry) and ignores the tangents.
   ClosedJaxpr cond = cj;
   for (size_t k = 0; k < nk; ++k)
@@ -350,7 +353,8 @@ JvpResult scan_jvp_forward(const ScanInfo& s, const std::vector<Array>& p, const
                                                      .range(n + tc + tk, tx)
                                                      .idx);
   size_t m = s.nk + s.ny;
-  body.jaxpr.outvars = permute(body.jaxpr.outvars, Perm().range(0, s.nk).range(m, tk).range(s.nk, s.ny).range(m + tk, ty).idx);
+  body.jaxpr.outvars =
+      permute(body.jaxpr.outvars, Perm().range(0, s.nk).range(m, tk).range(s.nk, s.ny).range(m + tk, ty).idx);
   std::vector<Array> inputs = slice(p, 0, s.nc);
   append(inputs, select(slice(t, 0, s.nc), cnz));
   append(inputs, slice(p, s.nc, s.nk));
@@ -358,7 +362,8 @@ JvpResult scan_jvp_forward(const ScanInfo& s, const std::vector<Array>& p, const
     if (knz[k]) inputs.push_back(instantiate(t[s.nc + k], p[s.nc + k].aval()));
   append(inputs, slice(p, s.nc + s.nk, s.nx));
   append(inputs, select(slice(t, s.nc + s.nk, s.nx), xnz));
-  std::vector<Array> outs = detail::bind(primitive("scan"), inputs, s.params(std::move(body), s.nc + tc, s.nk + tk, s.reverse));
+  std::vector<Array> outs =
+      detail::bind(primitive("scan"), inputs, s.params(std::move(body), s.nc + tc, s.nk + tk, s.reverse));
   JvpResult r;
   append(r.primals_out, slice(outs, 0, s.nk));
   append(r.primals_out, slice(outs, s.nk + tk, s.ny));

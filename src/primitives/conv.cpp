@@ -120,7 +120,8 @@ std::pair<std::vector<Array>, std::vector<int64_t>> conv_batch(std::span<const A
   }
   Params q = ps;
   q.set("feature_group_count", n);
-  Array out = bind1(conv(), {reshape_axis_into(dims[0], ls[1], args[0]), reshape_axis_into(dims[1], rs[0], args[1])}, q);
+  Array out =
+      bind1(conv(), {reshape_axis_into(dims[0], ls[1], args[0]), reshape_axis_into(dims[1], rs[0], args[1])}, q);
   return {{reshape_axis_out_of(os[1], n, out)}, {os[1]}};
 }
 
@@ -135,7 +136,8 @@ void check_spec(std::string_view what, const Ints& spec, int64_t rank) {
 
 void check_positive(std::string_view what, const Ints& v, size_t n) {
   if (v.size() != n)
-    throw_error<ShapeError>("conv_general_dilated", "{} {} needs one entry per spatial axis ({})", what, shape_str(v), n);
+    throw_error<ShapeError>("conv_general_dilated", "{} {} needs one entry per spatial axis ({})", what, shape_str(v),
+                            n);
   for (auto x : v)
     if (x < 1) throw_error<ShapeError>("conv_general_dilated", "{} {} must be positive", what, shape_str(v));
 }
@@ -168,7 +170,8 @@ Outs conv_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
   check_positive("lhs_dilation", ld, nsp);
   check_positive("rhs_dilation", rd, nsp);
   if (pad.size() != 2 * nsp)
-    throw_error<ShapeError>(op, "padding needs a (low, high) pair per spatial axis ({}), got {} values", nsp, pad.size());
+    throw_error<ShapeError>(op, "padding needs a (low, high) pair per spatial axis ({}), got {} values", nsp,
+                            pad.size());
   int64_t g = ps.get_int("feature_group_count"), bg = ps.get_int("batch_group_count");
   if (g < 1 || bg < 1)
     throw_error<ShapeError>(op, "feature_group_count {} and batch_group_count {} must be positive", g, bg);

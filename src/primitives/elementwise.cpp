@@ -100,7 +100,8 @@ void register_unary(std::string name, Opcode op, Kinds k, UnaryJvp jvp, bool to_
   p.name = name;
   p.transpose = std::move(transpose);
   if (!jvp) p.jvp = zero_jvp(name);
-  else p.jvp = defjvp(name, {[jvp](A t, A ans, std::span<const Array> xs, const Params&) { return jvp(t, ans, xs[0]); }});
+  else
+    p.jvp = defjvp(name, {[jvp](A t, A ans, std::span<const Array> xs, const Params&) { return jvp(t, ans, xs[0]); }});
   p.abstract_eval = [name, k, to_bool](std::span<const ShapedArray> in, const Params&) {
     JITX_ASSERT(in.size() == 1, "{} takes one operand", name);
     check_dtype(name, in[0], k);
@@ -126,7 +127,8 @@ ShapedArray binary_shape(std::string_view op, std::span<const ShapedArray> in) {
   JITX_ASSERT(in.size() == 2, "{} takes two operands", op);
   const auto &a = in[0], &b = in[1];
   if (a.dtype != b.dtype)
-    throw_error<TypeError>(op, "operands must have the same dtype, got {} and {} (jnp functions promote; lax ones do not)",
+    throw_error<TypeError>(op,
+                           "operands must have the same dtype, got {} and {} (jnp functions promote; lax ones do not)",
                            dtype_name(a.dtype), dtype_name(b.dtype));
   Shape s;
   if (a.shape == b.shape || b.shape.empty()) s = a.shape;
@@ -199,11 +201,14 @@ const bool registered = [] {
   register_unary("sinh", Opcode::kSinh, Kinds::kFloat, [](A t, A, A x) { return t * lax::cosh(x); });
   register_unary("cosh", Opcode::kCosh, Kinds::kFloat, [](A t, A, A x) { return t * lax::sinh(x); });
   register_unary("asinh", Opcode::kAsinh, Kinds::kFloat, [](A t, A, A x) { return t * lax::rsqrt(x * x + 1.0); });
-  register_unary("acosh", Opcode::kAcosh, Kinds::kFloat, [](A t, A, A x) { return t * lax::rsqrt((x - 1.0) * (x + 1.0)); });
+  register_unary("acosh", Opcode::kAcosh, Kinds::kFloat,
+                 [](A t, A, A x) { return t * lax::rsqrt((x - 1.0) * (x + 1.0)); });
   register_unary("atanh", Opcode::kAtanh, Kinds::kFloat, [](A t, A, A x) { return t / ((x + 1.0) * (1.0 - x)); });
   register_unary("erf", Opcode::kErf, Kinds::kFloat, [](A t, A, A x) { return t * (lax::exp(-(x * x)) * M_2_SQRTPI); });
-  register_unary("erfc", Opcode::kErfc, Kinds::kFloat, [](A t, A, A x) { return t * (lax::exp(-(x * x)) * -M_2_SQRTPI); });
-  register_unary("erf_inv", Opcode::kErfInv, Kinds::kFloat, [](A t, A ans, A) { return t * (lax::exp(ans * ans) * (1.0 / M_2_SQRTPI))  /* sqrt(pi)/2 e^(y^2) */; });
+  register_unary("erfc", Opcode::kErfc, Kinds::kFloat,
+                 [](A t, A, A x) { return t * (lax::exp(-(x * x)) * -M_2_SQRTPI); });
+  register_unary("erf_inv", Opcode::kErfInv, Kinds::kFloat,
+                 [](A t, A ans, A) { return t * (lax::exp(ans * ans) * (1.0 / M_2_SQRTPI)) /* sqrt(pi)/2 e^(y^2) */; });
   register_unary("lgamma", Opcode::kLgamma, Kinds::kFloat, [](A t, A, A x) { return t * lax::digamma(x); });
   register_unary("digamma", Opcode::kDigamma, Kinds::kFloat, [](A t, A, A x) { return t * trigamma(x); });
   register_unary("is_finite", Opcode::kIsFinite, Kinds::kFloat, nullptr, /*to_bool=*/true);
@@ -311,7 +316,8 @@ const bool registered = [] {
       if (in[0].dtype != DType::bool_)
         throw_error<TypeError>("select_n", "the predicate must be bool, got {}", dtype_name(in[0].dtype));
       if (in[1].dtype != in[2].dtype || in[1].shape != in[2].shape)
-        throw_error<TypeError>("select_n", "both cases must have the same type, got {} and {}", in[1].str(), in[2].str());
+        throw_error<TypeError>("select_n", "both cases must have the same type, got {} and {}", in[1].str(),
+                               in[2].str());
       if (!in[0].shape.empty() && in[0].shape != in[1].shape)
         throw_error<ShapeError>("select_n", "the predicate must be a scalar or have the cases' shape {}, got {}",
                                 shape_str(in[1].shape), shape_str(in[0].shape));
@@ -409,7 +415,9 @@ const bool registered = [] {
     Primitive p;
     p.name = "stop_gradient";
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) { return std::vector<ShapedArray>{in[0]}; };
-    p.lower = [](LowerCtx&, std::span<hlo::Instruction* const> args) { return std::vector<hlo::Instruction*>{args[0]}; };
+    p.lower = [](LowerCtx&, std::span<hlo::Instruction* const> args) {
+      return std::vector<hlo::Instruction*>{args[0]};
+    };
     p.jvp = zero_jvp("stop_gradient");
     p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));

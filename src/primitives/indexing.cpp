@@ -117,7 +117,8 @@ JvpResult scatter_jvp(std::span<const Array> x, std::span<const Array> t, const 
       lax::add(lax::reshape(lax::iota(DType::int64, n), ids_shape), Array::scalar_int(1, DType::int64)),
       updates.shape(), keep);
   Array scattered = bind1(prim("scatter"), {zeros_like_aval({operand.shape(), DType::int64}), idx, ids}, ps);
-  Array gathered = bind1(prim("gather"), {scattered, idx}, gather_params_of_scatter(ps, operand.shape(), updates.shape()));
+  Array gathered =
+      bind1(prim("gather"), {scattered, idx}, gather_params_of_scatter(ps, operand.shape(), updates.shape()));
   Array keep_op = lax::eq(scattered, Array::scalar_int(0, DType::int64));
   Array won = lax::eq(ids, gathered);
   auto masked = [](A pred, A v) { return lax::select(pred, v, zeros_like_aval(v.aval())); };
@@ -321,8 +322,8 @@ Ints check_indices(std::string_view op, const ShapedArray& operand, const Shaped
   check_disjoint(op, op_batching_name, op_batching, index_map_name, index_map);
   check_dims(op, idx_batching_name, idx_batching, idx.ndim(), false);
   if (contains(idx_batching, ivd))
-    throw_error<ShapeError>(op, "{} {} must not contain index_vector_dim {}", idx_batching_name, shape_str(idx_batching),
-                            ivd);
+    throw_error<ShapeError>(op, "{} {} must not contain index_vector_dim {}", idx_batching_name,
+                            shape_str(idx_batching), ivd);
   if (op_batching.size() != idx_batching.size())
     throw_error<ShapeError>(op, "{} {} and {} {} must have the same length", op_batching_name, shape_str(op_batching),
                             idx_batching_name, shape_str(idx_batching));

@@ -169,7 +169,8 @@ std::vector<Array> reduce_window_sum_transpose(std::span<const Array> ct, std::s
   std::vector<std::array<int64_t, 3>> cfg;
   lax::WindowConfig wc;
   for (int64_t i = 0; i < r; ++i) {
-    int64_t lhs = dilate(in[i], w.base[i]), rhs = dilate(w.dims[i], w.dil[i]), out = dilate(ct[0].shape()[i], w.strides[i]);
+    int64_t lhs = dilate(in[i], w.base[i]), rhs = dilate(w.dims[i], w.dil[i]),
+            out = dilate(ct[0].shape()[i], w.strides[i]);
     int64_t before = rhs - w.pad[2 * i] - 1, after = lhs + rhs - 1 - out - before;
     cfg.push_back({before, after, w.strides[i] - 1});
   }
@@ -335,8 +336,8 @@ void register_reduce_window(const std::string& name, const std::string& reducer,
     if (static_cast<int64_t>(wd.size()) != r || static_cast<int64_t>(ws.size()) != r ||
         static_cast<int64_t>(pad.size()) != 2 * r || static_cast<int64_t>(bd.size()) != r ||
         static_cast<int64_t>(wdl.size()) != r)
-      throw_error<ShapeError>(name, "window parameters need one entry per axis of {} (padding: a (low, high) pair each)",
-                              x.str());
+      throw_error<ShapeError>(
+          name, "window parameters need one entry per axis of {} (padding: a (low, high) pair each)", x.str());
     Shape s;
     for (int64_t i = 0; i < r; ++i) {
       if (wd[i] < 1 || ws[i] < 1 || bd[i] < 1 || wdl[i] < 1)
@@ -487,7 +488,8 @@ const bool registered = [] {
     checked_axes("dot_general", r, [&] { auto v = rc; v.insert(v.end(), rb.begin(), rb.end()); return v; }());
     for (size_t i = 0; i < lc.size(); ++i)
       if (l.shape[lc[i]] != r.shape[rc[i]])
-        throw_error<ShapeError>("dot_general", "contracting dimensions differ in size: lhs {} axis {} is {}, rhs {} axis {} is {}",
+        throw_error<ShapeError>("dot_general",
+                                "contracting dimensions differ in size: lhs {} axis {} is {}, rhs {} axis {} is {}",
                                 shape_str(l.shape), lc[i], l.shape[lc[i]], shape_str(r.shape), rc[i], r.shape[rc[i]]);
     for (size_t i = 0; i < lb.size(); ++i)
       if (l.shape[lb[i]] != r.shape[rb[i]])

@@ -167,10 +167,12 @@ const bool registered_layout_ops = [] {
                                 shape_str(bd), x.ndim());
       for (size_t i = 0; i < bd.size(); ++i) {
         if (bd[i] < 0 || bd[i] >= static_cast<int64_t>(shape.size()) || (i > 0 && bd[i] <= bd[i - 1]))
-          throw_error<ShapeError>("broadcast_in_dim", "broadcast_dimensions {} must be increasing axes of the result {}",
-                                  shape_str(bd), shape_str(shape));
+          throw_error<ShapeError>("broadcast_in_dim",
+                                  "broadcast_dimensions {} must be increasing axes of the result {}", shape_str(bd),
+                                  shape_str(shape));
         if (x.shape[i] != 1 && x.shape[i] != shape[bd[i]])
-          throw_error<ShapeError>("broadcast_in_dim", "cannot broadcast operand {} to {}: axis {} has size {}, result axis {} has {}",
+          throw_error<ShapeError>("broadcast_in_dim",
+                                  "cannot broadcast operand {} to {}: axis {} has size {}, result axis {} has {}",
                                   shape_str(x.shape), shape_str(shape), i, x.shape[i], bd[i], shape[bd[i]]);
       }
       return Outs{ShapedArray{shape, x.dtype, x.weak_type}};
@@ -184,7 +186,8 @@ const bool registered_layout_ops = [] {
   {
     Primitive p;
     p.name = "reshape";
-    p.batch = leading_batch("reshape", [](Params& q, int64_t n) { q.set("new_sizes", prepended(n, q.get_ints("new_sizes"))); });
+    p.batch = leading_batch("reshape",
+                            [](Params& q, int64_t n) { q.set("new_sizes", prepended(n, q.get_ints("new_sizes"))); });
     p.jvp = linear_jvp("reshape");
     p.transpose = [](Cts ct, Args args, const Params&) { return Arrays{lax::reshape(ct[0], args[0].aval.shape)}; };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
@@ -192,7 +195,8 @@ const bool registered_layout_ops = [] {
       for (auto d : ns)
         if (d < 0) throw_error<ShapeError>("reshape", "new_sizes {} has a negative size", shape_str(ns));
       if (num_elements(ns) != in[0].size())
-        throw_error<ShapeError>("reshape", "cannot reshape an array of shape {} ({} elements) into shape {} ({} elements)",
+        throw_error<ShapeError>("reshape",
+                                "cannot reshape an array of shape {} ({} elements) into shape {} ({} elements)",
                                 shape_str(in[0].shape), in[0].size(), shape_str(ns), num_elements(ns));
       return Outs{ShapedArray{ns, in[0].dtype, in[0].weak_type}};
     };
@@ -277,7 +281,8 @@ const bool registered_slicing_ops = [] {
       auto start = ps.get_ints("start_indices");
       auto limit = ps.get_ints("limit_indices");
       auto strides = ps.get_ints("strides", std::vector<int64_t>(x.ndim(), 1));
-      if (static_cast<int64_t>(start.size()) != x.ndim() || limit.size() != start.size() || strides.size() != start.size())
+      if (static_cast<int64_t>(start.size()) != x.ndim() || limit.size() != start.size() ||
+          strides.size() != start.size())
         throw_error<ShapeError>("slice", "start_indices {}, limit_indices {} and strides {} must each have {} entries",
                                 shape_str(start), shape_str(limit), shape_str(strides), x.ndim());
       Shape s;
@@ -319,15 +324,17 @@ const bool registered_slicing_ops = [] {
       const auto& x = in[0];
       const auto& sizes = ps.get_ints("slice_sizes");
       if (static_cast<int64_t>(in.size()) != x.ndim() + 1 || static_cast<int64_t>(sizes.size()) != x.ndim())
-        throw_error<ShapeError>("dynamic_slice", "needs one start index and one slice size per axis of {}, got {} and {}",
-                                x.str(), in.size() - 1, sizes.size());
+        throw_error<ShapeError>("dynamic_slice",
+                                "needs one start index and one slice size per axis of {}, got {} and {}", x.str(),
+                                in.size() - 1, sizes.size());
       for (size_t i = 1; i < in.size(); ++i)
         if (!in[i].shape.empty() || !is_integer(in[i].dtype))
-          throw_error<TypeError>("dynamic_slice", "start index {} must be an integer scalar, got {}", i - 1, in[i].str());
+          throw_error<TypeError>("dynamic_slice", "start index {} must be an integer scalar, got {}", i - 1,
+                                 in[i].str());
       for (int64_t i = 0; i < x.ndim(); ++i)
         if (sizes[i] < 0 || sizes[i] > x.shape[i])
-          throw_error<ShapeError>("dynamic_slice", "slice size {} on axis {} exceeds the operand's size {}", sizes[i], i,
-                                  x.shape[i]);
+          throw_error<ShapeError>("dynamic_slice", "slice size {} on axis {} exceeds the operand's size {}", sizes[i],
+                                  i, x.shape[i]);
       return Outs{ShapedArray{sizes, x.dtype, x.weak_type}};
     };
     p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
@@ -356,18 +363,20 @@ const bool registered_slicing_ops = [] {
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       const auto &x = in[0], &u = in[1];
       if (static_cast<int64_t>(in.size()) != x.ndim() + 2 || u.ndim() != x.ndim())
-        throw_error<ShapeError>("dynamic_update_slice", "operand {} and update {} need equal ranks and one start index per axis",
-                                x.str(), u.str());
+        throw_error<ShapeError>("dynamic_update_slice",
+                                "operand {} and update {} need equal ranks and one start index per axis", x.str(),
+                                u.str());
       if (u.dtype != x.dtype)
-        throw_error<TypeError>("dynamic_update_slice", "update dtype {} differs from the operand's {}", dtype_name(u.dtype),
-                               dtype_name(x.dtype));
+        throw_error<TypeError>("dynamic_update_slice", "update dtype {} differs from the operand's {}",
+                               dtype_name(u.dtype), dtype_name(x.dtype));
       for (int64_t i = 0; i < x.ndim(); ++i)
         if (u.shape[i] > x.shape[i])
           throw_error<ShapeError>("dynamic_update_slice", "update {} does not fit in operand {}", shape_str(u.shape),
                                   shape_str(x.shape));
       for (size_t i = 2; i < in.size(); ++i)
         if (!in[i].shape.empty() || !is_integer(in[i].dtype))
-          throw_error<TypeError>("dynamic_update_slice", "start index {} must be an integer scalar, got {}", i - 2, in[i].str());
+          throw_error<TypeError>("dynamic_update_slice", "start index {} must be an integer scalar, got {}", i - 2,
+                                 in[i].str());
       return Outs{x};
     };
     p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
@@ -455,7 +464,8 @@ const bool registered_slicing_ops = [] {
       const auto &x = in[0], &v = in[1];
       const auto& cfg = ps.get_ints("padding_config");
       if (!v.shape.empty() || v.dtype != x.dtype)
-        throw_error<TypeError>("pad", "the padding value must be a scalar of dtype {}, got {}", dtype_name(x.dtype), v.str());
+        throw_error<TypeError>("pad", "the padding value must be a scalar of dtype {}, got {}", dtype_name(x.dtype),
+                               v.str());
       if (static_cast<int64_t>(cfg.size()) != 3 * x.ndim())
         throw_error<ShapeError>("pad", "padding_config needs (low, high, interior) for each of {} axes", x.ndim());
       Shape s;

@@ -87,10 +87,12 @@ BatchResult batch_call(int64_t n, const LeafFn& fn, std::span<const Array> args,
   return r;
 }
 
-std::pair<ClosedJaxpr, std::vector<bool>> batch_jaxpr(const ClosedJaxpr& cj, int64_t n, const std::vector<bool>& in_batched,
+std::pair<ClosedJaxpr, std::vector<bool>> batch_jaxpr(const ClosedJaxpr& cj, int64_t n,
+                                                      const std::vector<bool>& in_batched,
                                                       const std::vector<bool>& instantiate) {
   std::vector<ShapedArray> avals = cj.in_avals();
-  JITX_ASSERT(avals.size() == in_batched.size(), "batch_jaxpr: {} flags for {} inputs", in_batched.size(), avals.size());
+  JITX_ASSERT(avals.size() == in_batched.size(), "batch_jaxpr: {} flags for {} inputs", in_batched.size(),
+              avals.size());
   std::vector<int64_t> dims;
   for (size_t i = 0; i < avals.size(); ++i) {
     if (in_batched[i]) avals[i].shape.insert(avals[i].shape.begin(), n);

@@ -49,7 +49,8 @@ BatchResult batch_call(int64_t n, const LeafFn& fn, std::span<const Array> args,
 /// The batched version of a closed jaxpr: inputs with in_batched[i] get a leading batch axis of size n; outputs
 /// are batched (at axis 0) where they depend on a batched input or instantiate[i] is set (then broadcast).
 /// Returns the jaxpr and which outputs are batched.
-std::pair<ClosedJaxpr, std::vector<bool>> batch_jaxpr(const ClosedJaxpr& cj, int64_t n, const std::vector<bool>& in_batched,
+std::pair<ClosedJaxpr, std::vector<bool>> batch_jaxpr(const ClosedJaxpr& cj, int64_t n,
+                                                      const std::vector<bool>& in_batched,
                                                       const std::vector<bool>& instantiate);
 
 // --- helpers for rules ---------------------------------------------------------------------------------

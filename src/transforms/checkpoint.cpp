@@ -37,7 +37,8 @@ const Primitive& barrier_prim = [] () -> const Primitive& {
     auto* b = c.comp->add(hlo::Opcode::kOptimizationBarrier, hlo::Shape::tuple(shapes), Insts(a.begin(), a.end()));
     Insts outs;
     for (size_t k = 0; k < a.size(); ++k)
-      outs.push_back(c.comp->add(hlo::Opcode::kGetTupleElement, shapes[k], {b}, Params{{"index", static_cast<int64_t>(k)}}));
+      outs.push_back(
+          c.comp->add(hlo::Opcode::kGetTupleElement, shapes[k], {b}, Params{{"index", static_cast<int64_t>(k)}}));
     return outs;
   };
   p.jvp = linear_jvp("optimization_barrier");

@@ -207,25 +207,28 @@ std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const
   for (auto& r : res) avals.push_back(r.aval());
   for (auto& o : outs) avals.push_back(o.aval());
   size_t nres = res.size();
-  auto bwd_jaxpr = std::make_shared<ClosedJaxpr>(trace_to_jaxpr("custom_vjp_bwd", avals, [&](const std::vector<Array>& a) {
-    std::vector<Array> r(a.begin(), a.begin() + nres), cts(a.begin() + nres, a.end());
-    std::vector<Array> ct_in = bwd(r, cts);
-    if (ct_in.size() != primals.size())
-      throw_error<TypeError>("custom_vjp", "bwd returned {} cotangent leaves for {} input leaves", ct_in.size(),
-                             primals.size());
-    for (size_t i = 0; i < ct_in.size(); ++i) {
-      ct_in[i] = instantiate(ct_in[i], primals[i].aval());
-      if (ct_in[i].shape() != primals[i].shape())
-        throw_error<TypeError>("custom_vjp", "bwd's cotangent {} has type {}, the input has {}", i,
-                               ct_in[i].aval().str(), primals[i].aval().str());
-      if (ct_in[i].dtype() != primals[i].dtype()) ct_in[i] = lax::convert_element_type(ct_in[i], primals[i].dtype());
-    }
-    return ct_in;
-  }));
+  auto bwd_jaxpr =
+      std::make_shared<ClosedJaxpr>(trace_to_jaxpr("custom_vjp_bwd", avals, [&](const std::vector<Array>& a) {
+        std::vector<Array> r(a.begin(), a.begin() + nres), cts(a.begin() + nres, a.end());
+        std::vector<Array> ct_in = bwd(r, cts);
+        if (ct_in.size() != primals.size())
+          throw_error<TypeError>("custom_vjp", "bwd returned {} cotangent leaves for {} input leaves", ct_in.size(),
+                                 primals.size());
+        for (size_t i = 0; i < ct_in.size(); ++i) {
+          ct_in[i] = instantiate(ct_in[i], primals[i].aval());
+          if (ct_in[i].shape() != primals[i].shape())
+            throw_error<TypeError>("custom_vjp", "bwd's cotangent {} has type {}, the input has {}", i,
+                                   ct_in[i].aval().str(), primals[i].aval().str());
+          if (ct_in[i].dtype() != primals[i].dtype())
+            ct_in[i] = lax::convert_element_type(ct_in[i], primals[i].dtype());
+        }
+        return ct_in;
+      }));
   std::vector<Array> lin_in = res, ts = all_tangents(primals, tangents);
   lin_in.insert(lin_in.end(), ts.begin(), ts.end());
-  std::vector<Array> touts = detail::bind(custom_lin, lin_in, Params{{"bwd", std::shared_ptr<const ClosedJaxpr>(bwd_jaxpr)},
-                                                            {"num_res", static_cast<int64_t>(nres)}});
+  std::vector<Array> touts = detail::bind(
+      custom_lin, lin_in,
+      Params{{"bwd", std::shared_ptr<const ClosedJaxpr>(bwd_jaxpr)}, {"num_res", static_cast<int64_t>(nres)}});
   return wrap_outputs(*jt, "custom_vjp", outs, touts);
 }
 

@@ -49,7 +49,8 @@ std::vector<Array> backward_pass(const Jaxpr& j, std::span<const Array> consts, 
     if (args[i].valid()) known[j.invars[i].id] = args[i];
   auto accumulate = [&](const Var& v, const Array& ct) {
     if (!ct.valid() || known.count(v.id)) return;
-    JITX_ASSERT(ct.shape() == v.aval.shape, "backward pass: cotangent {} for a value {}", ct.aval().str(), v.aval.str());
+    JITX_ASSERT(ct.shape() == v.aval.shape, "backward pass: cotangent {} for a value {}", ct.aval().str(),
+                v.aval.str());
     Array c = ct.dtype() == v.aval.dtype ? ct : lax::convert_element_type(ct, v.aval.dtype);
     auto it = ct_env.find(v.id);
     if (it == ct_env.end()) ct_env.emplace(v.id, c);

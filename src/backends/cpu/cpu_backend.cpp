@@ -28,18 +28,21 @@ class CpuBackend : public Backend {
   std::string name() const override { return "cpu"; }
   using Backend::compile;
 
-  std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module, const CompileOptions& options) override {
+  std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module,
+                                      const CompileOptions& options) override {
     hlo::verify(*module);
     auto t0 = Clock::now();
     auto exe = std::make_shared<CpuExecutable>();
     exe->module = module;
     const auto& cfg = config();
     bool nested = has_nested_tuple(module->entry->root->shape);
-    for (auto& i : module->entry->instructions) nested = nested || has_nested_tuple(i->shape) || (i->opcode == Opcode::kParameter && i->shape.is_tuple);
+    for (auto& i : module->entry->instructions)
+      nested = nested || has_nested_tuple(i->shape) || (i->opcode == Opcode::kParameter && i->shape.is_tuple);
     if (nested || !module->entry->root->shape.is_tuple) {
       exe->whole_module_fallback = make_backend("interpreter")->compile(module);
       if (cfg.log_compiles)
-        detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs entirely on the interpreter (nested tuples)", module->name));
+        detail::log_line(
+            fmt::format("[jitx] cpu backend: '{}' runs entirely on the interpreter (nested tuples)", module->name));
       return exe;
     }
     // The plan runs on a copy whose layouts every step honours (see LayoutLegalizer): buffers are laid out in
@@ -74,15 +77,18 @@ class CpuBackend : public Backend {
           st.library->bind({first, first + static_cast<std::ptrdiff_t>(st.library->kernels().size())});
         }
     const auto& t = exe->kernels.times;
-    exe->compile_phases = {{"plan", plan_ms}, {"emit", t.emit_ms}, {"llvm-opt", t.optimize_ms}, {"codegen", t.codegen_ms}};
+    exe->compile_phases = {
+        {"plan", plan_ms}, {"emit", t.emit_ms}, {"llvm-opt", t.optimize_ms}, {"codegen", t.codegen_ms}};
     if (cfg.log_compiles) {
       const auto& n = exe->counts;
       detail::log_line(fmt::format(
-          "[jitx] cpu backend: '{}': {} programs, {} native kernels, {} Eigen dots, {} library ops, {} in-place updates, "
+          "[jitx] cpu backend: '{}': {} programs, {} native kernels, {} Eigen dots, {} library ops, {} in-place "
+          "updates, "
           "{} while loops, {} conditionals, {} interpreter fallbacks, {} layout copies; {} distinct LLVM kernels on {} "
           "threads; plan {:.2f} ms, emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms",
           module->name, exe->programs.size(), n.kernels, n.dots, n.library, n.update_slices, n.whiles, n.conditionals,
-          n.fallbacks.size(), n.layout_copies, exe->kernels.distinct, exe->kernels.parts, plan_ms, t.emit_ms, t.optimize_ms, t.codegen_ms));
+          n.fallbacks.size(), n.layout_copies, exe->kernels.distinct, exe->kernels.parts, plan_ms, t.emit_ms,
+          t.optimize_ms, t.codegen_ms));
       if (!n.fallbacks.empty())
         detail::log_line(fmt::format("[jitx] cpu backend: '{}' runs on the interpreter: {}", module->name,
                                      fmt::join(n.fallbacks, "; ")));

@@ -67,7 +67,7 @@ struct Counts {
 class CpuExecutable : public Executable, public std::enable_shared_from_this<CpuExecutable> {
  public:
   std::shared_ptr<Executable> whole_module_fallback;  // modules the runtime cannot lay out (nested tuples)
-  std::shared_ptr<const hlo::Module> planned;         // the module as planned (LayoutLegalizer), which the programs point into
+  std::shared_ptr<const hlo::Module> planned;  // the module as planned (LayoutLegalizer), which the programs point into
   std::vector<std::unique_ptr<Program>> programs;     // programs[0] is the entry
   cpu::CompiledKernels kernels;
   std::unique_ptr<hlo::Module> fallbacks;  // one-instruction computations run by the interpreter

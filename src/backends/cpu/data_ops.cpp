@@ -69,9 +69,15 @@ void store_f(void* p, DType d, int64_t i, double v) {
 // Integers (and bool) as 64 bits: signed ones sign-extended, so int64 comparisons of the result are right.
 uint64_t load_u(const void* p, DType d, int64_t i) {
   switch (dtype_size(d)) {
-    case 1: return is_signed_integer(d) ? static_cast<uint64_t>(static_cast<const int8_t*>(p)[i]) : static_cast<const uint8_t*>(p)[i];
-    case 2: return is_signed_integer(d) ? static_cast<uint64_t>(static_cast<const int16_t*>(p)[i]) : static_cast<const uint16_t*>(p)[i];
-    case 4: return is_signed_integer(d) ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i]) : static_cast<const uint32_t*>(p)[i];
+    case 1:
+      return is_signed_integer(d) ? static_cast<uint64_t>(static_cast<const int8_t*>(p)[i])
+                                  : static_cast<const uint8_t*>(p)[i];
+    case 2:
+      return is_signed_integer(d) ? static_cast<uint64_t>(static_cast<const int16_t*>(p)[i])
+                                  : static_cast<const uint16_t*>(p)[i];
+    case 4:
+      return is_signed_integer(d) ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i])
+                                  : static_cast<const uint32_t*>(p)[i];
     default: return static_cast<const uint64_t*>(p)[i];
   }
 }
@@ -202,15 +208,20 @@ void combine(hlo::Reducer r, void* out, int64_t o, const void* upd, int64_t u, D
     case Dom::kSigned: {
       uint64_t a = load_u(out, d, o), b = load_u(upd, d, u);
       int64_t sa = static_cast<int64_t>(a), sb = static_cast<int64_t>(b);
-      uint64_t v = r == Reducer::kAdd   ? a + b
-                   : r == Reducer::kMul ? a * b
-                                        : static_cast<uint64_t>(r == Reducer::kMax ? std::max(sa, sb) : std::min(sa, sb));
+      uint64_t v = r == Reducer::kAdd ? a + b
+                   : r == Reducer::kMul
+                       ? a * b
+                       : static_cast<uint64_t>(r == Reducer::kMax ? std::max(sa, sb) : std::min(sa, sb));
       return store_u(out, d, o, v);
     }
     case Dom::kUnsigned: {
       uint64_t a = load_u(out, d, o), b = load_u(upd, d, u), v;
       if (d == DType::bool_) v = (r == Reducer::kAdd || r == Reducer::kMax) ? (a | b) : (a & b);
-      else v = r == Reducer::kAdd ? a + b : r == Reducer::kMul ? a * b : r == Reducer::kMax ? std::max(a, b) : std::min(a, b);
+      else
+        v = r == Reducer::kAdd   ? a + b
+            : r == Reducer::kMul ? a * b
+            : r == Reducer::kMax ? std::max(a, b)
+                                 : std::min(a, b);
       return store_u(out, d, o, v);
     }
   }
@@ -269,7 +280,8 @@ void acc_step(hlo::Reducer r, Dom dm, DType d, Acc& acc, const void* x, int64_t 
   else if (r == Reducer::kMul) acc.u = b ? (acc.u & v) : acc.u * v;
   else if (r == Reducer::kAnd) acc.u &= v;
   else if (r == Reducer::kOr) acc.u |= v;
-  else if (r == Reducer::kMax) acc.u = sg ? static_cast<uint64_t>(std::max(int64_t(acc.u), int64_t(v))) : std::max(acc.u, v);
+  else if (r == Reducer::kMax)
+    acc.u = sg ? static_cast<uint64_t>(std::max(int64_t(acc.u), int64_t(v))) : std::max(acc.u, v);
   else acc.u = sg ? static_cast<uint64_t>(std::min(int64_t(acc.u), int64_t(v))) : std::min(acc.u, v);
 }
 

@@ -115,7 +115,8 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
   // a column-major [M, K] lhs is a row-major [K, M] contracting dim 0.
   std::vector<int64_t> lpd = in_memory_order(inst.operand(0)->shape, {&lb, &lf, &lc});
   std::vector<int64_t> rpd = in_memory_order(inst.operand(1)->shape, {&rb, &rf, &rc});
-  bool same_type = (std::is_same_v<T, float> && dt == DType::float32) || (std::is_same_v<T, double> && dt == DType::float64);
+  bool same_type =
+      (std::is_same_v<T, float> && dt == DType::float32) || (std::is_same_v<T, double> && dt == DType::float64);
   // lhs as [B, M, K] (contract its dim 1) or [B, K, M] (dim 0); rhs as [B, K, N] (dim 0) or [B, N, K] (dim 1).
   std::vector<T> lbuf, rbuf;
   const T* lp = static_cast<const T*>(lhs);
@@ -159,7 +160,8 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
   if (!direct_out) {
     auto* o16 = static_cast<uint16_t*>(out);
     for (size_t i = 0; i < obuf.size(); ++i)
-      o16[i] = od == DType::float16 ? float_to_half(static_cast<float>(obuf[i])) : float_to_bfloat16(static_cast<float>(obuf[i]));
+      o16[i] = od == DType::float16 ? float_to_half(static_cast<float>(obuf[i]))
+                                    : float_to_bfloat16(static_cast<float>(obuf[i]));
   }
 }
 }  // namespace
@@ -244,7 +246,9 @@ void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_
   blocked::Problem p{1, m, n, k, {a, DType::float32, 0, k, 1}, {b, DType::float32, 0, 1, n}};
   blocked::multiply(p, c);
 }
-void gemm(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n) { gemm_typed(a, b, c, m, k, n); }
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n) {
+  gemm_typed(a, b, c, m, k, n);
+}
 
 void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
   if (auto dp = blocked::dot_problem(dot, lhs, rhs)) return blocked::multiply(dp->problem, static_cast<float*>(out));

@@ -70,8 +70,10 @@ Value* ElementwiseEmitter::identity(const std::string& r, DType d) {
   if (r == "mul") return llvm::ConstantInt::get(t, 1);
   if (r == "and") return llvm::ConstantInt::getAllOnesValue(t);
   bool sg = is_signed(d);
-  if (r == "max") return llvm::ConstantInt::get(t->getContext(), sg ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt(bits, 0));
-  return llvm::ConstantInt::get(t->getContext(), sg ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
+  if (r == "max")
+    return llvm::ConstantInt::get(t->getContext(), sg ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt(bits, 0));
+  return llvm::ConstantInt::get(t->getContext(),
+                                sg ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits));
 }
 Value* ElementwiseEmitter::combine(const std::string& r, DType d, Value* acc, Value* x, bool reassoc) {
   if (is_float(d)) {
@@ -96,7 +98,9 @@ Value* ElementwiseEmitter::combine(const std::string& r, DType d, Value* acc, Va
 Value* ElementwiseEmitter::convert(Value* v, DType from, DType to) {
   if (from == to) return v;
   llvm::Type* t = ctype(to);
-  if (to == DType::bool_) return is_float(from) ? b_.CreateFCmpUNE(v, fconst(v->getType(), 0.0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  if (to == DType::bool_)
+    return is_float(from) ? b_.CreateFCmpUNE(v, fconst(v->getType(), 0.0))
+                          : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (is_float(to)) {
     // To f16/bf16 (computed in f32: t is float) from f64 or an integer this rounds to f32 and then to the half
     // type, as XLA converts (and as the interpreter does).
@@ -231,8 +235,9 @@ Value* ElementwiseEmitter::int_op(Opcode op, DType d, std::vector<Value*>& o) {
       Value* yz = b_.CreateICmpEQ(y, zero);
       if (is_b) return div ? b_.CreateOr(b_.CreateNot(y), x) : b_.CreateAnd(x, b_.CreateNot(y));
       if (sg) {
-        Value* ovf = b_.CreateAnd(b_.CreateICmpEQ(x, llvm::ConstantInt::get(t->getContext(), llvm::APInt::getSignedMinValue(bits))),
-                                  b_.CreateICmpEQ(y, C(-1)));
+        Value* ovf = b_.CreateAnd(
+            b_.CreateICmpEQ(x, llvm::ConstantInt::get(t->getContext(), llvm::APInt::getSignedMinValue(bits))),
+            b_.CreateICmpEQ(y, C(-1)));
         Value* safe = b_.CreateSelect(b_.CreateOr(yz, ovf), C(1), y);
         Value* q = div ? b_.CreateSDiv(x, safe) : b_.CreateSRem(x, safe);
         q = b_.CreateSelect(ovf, div ? x : zero, q);
@@ -263,8 +268,9 @@ Value* ElementwiseEmitter::int_op(Opcode op, DType d, std::vector<Value*>& o) {
       }
       if (!sg) return r;
       Value* odd = b_.CreateICmpNE(b_.CreateAnd(y, C(1)), zero);
-      Value* neg_pow = b_.CreateSelect(b_.CreateICmpEQ(x, C(1)), C(1),
-                                       b_.CreateSelect(b_.CreateICmpEQ(x, C(-1)), b_.CreateSelect(odd, C(-1), C(1)), zero));
+      Value* neg_pow =
+          b_.CreateSelect(b_.CreateICmpEQ(x, C(1)), C(1),
+                          b_.CreateSelect(b_.CreateICmpEQ(x, C(-1)), b_.CreateSelect(odd, C(-1), C(1)), zero));
       return b_.CreateSelect(b_.CreateICmpSLT(y, zero), neg_pow, r);
     }
     default: break;

@@ -69,7 +69,9 @@ inline __m256 load8(const uint16_t* p, BF16) {
   __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
 }
-inline __m256 load8(const uint16_t* p, F16) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+inline __m256 load8(const uint16_t* p, F16) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
 template <class C>
 __m256 load8_as(const typename C::T* p) {
   if constexpr (std::is_same_v<C, F32>) return load8(p);
@@ -302,7 +304,8 @@ struct Run {
     }
     for (int64_t k0 = 0; k0 < p.k; k0 += kKC) {
       int64_t kc = std::min(kKC, p.k - k0);
-      for (int64_t i = i0; i < i1; i += kMR) pack<kMR>(p.a, b, i, std::min(kMR, i1 - i), k0, kc, pack_a + (i - i0) * kc);
+      for (int64_t i = i0; i < i1; i += kMR)
+        pack<kMR>(p.a, b, i, std::min(kMR, i1 - i), k0, kc, pack_a + (i - i0) * kc);
       const float* bblock = packed_b + b * p.k * npad + k0 * npad;
       for (int64_t j = j0; j < j1; j += kNR) {
         const float* bp = bblock + j * kc;
@@ -316,7 +319,8 @@ struct Run {
       }
     }
     if (finish) {
-      auto product = reinterpret_cast<float*>(reinterpret_cast<uintptr_t>(cbase) - static_cast<uintptr_t>(row0 * p.n) * sizeof(float));
+      auto product = reinterpret_cast<float*>(reinterpret_cast<uintptr_t>(cbase) -
+                                              static_cast<uintptr_t>(row0 * p.n) * sizeof(float));
       finish(product, b, i0, i1, j0, j1);
     }
   }
@@ -433,7 +437,8 @@ void gather(const void* data, const hlo::Shape& s, const Ints& order, std::vecto
   }
   out.resize(static_cast<size_t>(s.num_elements()));
   detail::IndexCounter idx(dims);
-  for (size_t e = 0; e < out.size(); ++e, idx.next()) out[e] = load_f32(data, s.dtype, detail::linear_index(idx.idx, strides));
+  for (size_t e = 0; e < out.size(); ++e, idx.next())
+    out[e] = load_f32(data, s.dtype, detail::linear_index(idx.idx, strides));
 }
 
 bool row_major(const hlo::Shape& s) {

@@ -125,7 +125,8 @@ class GeneralDot : public LibraryOp {
   static std::vector<T> pack(const void* src, DType d, const Pack& p) {
     std::vector<T> out(static_cast<size_t>(p.batch * p.rows * p.cols));
     detail::IndexCounter c(p.dims);
-    for (size_t i = 0; i < out.size(); ++i, c.next()) out[i] = load_as<T>(src, d, detail::linear_index(c.idx, p.strides));
+    for (size_t i = 0; i < out.size(); ++i, c.next())
+      out[i] = load_as<T>(src, d, detail::linear_index(c.idx, p.strides));
     return out;
   }
 

@@ -34,7 +34,8 @@ std::string inner_reason(const Instruction& i) {
       return hlo::is_elementwise_bitcast(i) ? "" : "bitcast-convert between types of different widths";
     case Opcode::kReduce:
       if (i.operands.size() != 2) return "variadic reduce";
-      if (!is_supported_reducer(hlo::reducer_of(i))) return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
+      if (!is_supported_reducer(hlo::reducer_of(i)))
+        return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
       return "";
     default: break;
   }

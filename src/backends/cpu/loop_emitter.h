@@ -56,7 +56,8 @@ class LoopEmitter : public ElementalEmitter {
     std::vector<Value*> next = body(i, acc);
     Value* inext = b_.CreateAdd(i, i64(1), "", true, true);
     i->addIncoming(inext, b_.GetInsertBlock());
-    for (size_t k = 0; k < acc.size(); ++k) llvm::cast<llvm::PHINode>(acc[k])->addIncoming(next[k], b_.GetInsertBlock());
+    for (size_t k = 0; k < acc.size(); ++k)
+      llvm::cast<llvm::PHINode>(acc[k])->addIncoming(next[k], b_.GetInsertBlock());
     auto* latch = b_.CreateBr(header);
     if (interleave > 1) {
       // llvm.loop metadata asking the vectoriser to interleave (its cost model picks 1 for long bodies).

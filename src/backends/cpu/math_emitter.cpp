@@ -415,15 +415,18 @@ Value* log_f64(B& b, Value* x, bool full) {
   auto* i64 = b.getInt64Ty();
   Value* bits = b.CreateBitCast(x, i64);
   Value* e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, 52), 0x7ff), b.getInt64(1022));
-  Value* m = b.CreateBitCast(b.CreateOr(b.CreateAnd(bits, b.getInt64(0x800fffffffffffffULL)), b.getInt64(0x3fe0000000000000ULL)),
-                             b.getDoubleTy());  // [0.5, 1)
+  Value* m = b.CreateBitCast(
+      b.CreateOr(b.CreateAnd(bits, b.getInt64(0x800fffffffffffffULL)), b.getInt64(0x3fe0000000000000ULL)),
+      b.getDoubleTy());  // [0.5, 1)
   Value* lo = b.CreateFCmpOLT(m, c(b, x, 0.70710678118654752440));
   e = b.CreateSub(e, b.CreateZExt(lo, i64));
   m = b.CreateSelect(lo, b.CreateFAdd(m, m), m);
   Value* s = b.CreateFDiv(b.CreateFSub(m, c(b, x, 1.0)), b.CreateFAdd(m, c(b, x, 1.0)));
   Value* z = b.CreateFMul(s, s);
-  Value* p = full ? horner(b, z, {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3})
-                  : horner(b, z, {1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3});
+  Value* p =
+      full ? horner(b, z,
+                    {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3})
+           : horner(b, z, {1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3});
   Value* two_s = b.CreateFAdd(s, s);
   Value* lm = fma(b, b.CreateFMul(two_s, z), p, two_s);
   Value* ef = b.CreateSIToFP(e, b.getDoubleTy());
@@ -509,7 +512,8 @@ Value* digamma_f64(B& b, Value* x, bool full) {
   Value* far = b.CreateFCmpOGT(a, c(b, x, 0.25));
   Value* v = b.CreateSelect(far, b.CreateFSub(c(b, x, 0.5), a), a);
   auto [sn, co] = sincos_small_f64(b, b.CreateFMul(v, c(b, x, M_PI)), full);
-  Value* cot = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, b.CreateSelect(far, b.CreateFDiv(sn, co), b.CreateFDiv(co, sn)), r);
+  Value* cot = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                       b.CreateSelect(far, b.CreateFDiv(sn, co), b.CreateFDiv(co, sn)), r);
   Value* res = b.CreateSelect(neg, b.CreateFSub(psi, b.CreateFMul(c(b, x, M_PI), cot)), psi);
   Value* pole = b.CreateAnd(b.CreateFCmpOLE(x, c(b, x, 0.0)), b.CreateFCmpOEQ(r, c(b, x, 0.0)));
   pole = b.CreateOr(pole, b.CreateFCmpOEQ(x, c(b, x, -INFINITY)));
@@ -540,7 +544,8 @@ Value* erf_inv_giles(B& b, Value* x, Log log) {
 // erf_inv's special values: +-1 -> +-inf, |x| > 1 and NaN -> NaN.
 Value* erf_inv_edges(B& b, Value* x, Value* y) {
   Value* ax = unary_intr(b, llvm::Intrinsic::fabs, x);
-  y = b.CreateSelect(b.CreateFCmpOEQ(ax, c(b, x, 1.0)), b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, c(b, x, INFINITY), x), y);
+  y = b.CreateSelect(b.CreateFCmpOEQ(ax, c(b, x, 1.0)),
+                     b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, c(b, x, INFINITY), x), y);
   return b.CreateSelect(b.CreateFCmpUGT(ax, c(b, x, 1.0)), c(b, x, NAN), y);
 }
 

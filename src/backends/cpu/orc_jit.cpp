@@ -145,7 +145,8 @@ std::string kernel_pipeline() {
   return fmt::format(
       "always-inline,function(sroa<modify-cfg>,early-cse<memssa>,{ic},{cfg},reassociate,"
       "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
-      "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>),{cfg},loop(loop-idiom,indvars),gvn<>,{ic},"
+      "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>),{cfg},loop(loop-idiom,indvars),gvn<>,"
+      "{ic},"
       "loop-mssa(licm<allowspeculation>),{cfg},"
       "loop-vectorize<no-interleave-forced-only;no-vectorize-forced-only>,infer-alignment,{ic},{cfg},"
       "slp-vectorizer,vector-combine,{ic},loop-mssa(licm<allowspeculation>),{cfg})",

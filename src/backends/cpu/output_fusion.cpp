@@ -6,10 +6,10 @@
 // last parameter, the product, in the accumulation type (f32 for f32/bf16/f16 dots, f64 for f64). For a bf16/f16
 // dot the epilogue first converts the product to the dot's dtype: without excess precision (see elementwise_emitter.h)
 // it is rounded exactly where the unfused dot would round it; with it (the default) the convert rounds nothing and
-// the epilogue computes on the f32 product, which is never stored. When the product's type is also the fusion's result type (f32), the GEMM writes each tile
-// straight into the result buffer and the epilogue rewrites it in place (the kernel reads its product parameter
-// through the output pointer). Otherwise (a bf16 result, say) the GEMM accumulates each tile in a per-thread strip
-// and the epilogue reads it from there: no f32 copy of the whole product.
+// the epilogue computes on the f32 product, which is never stored. When the product's type is also the fusion's result
+// type (f32), the GEMM writes each tile straight into the result buffer and the epilogue rewrites it in place (the
+// kernel reads its product parameter through the output pointer). Otherwise (a bf16 result, say) the GEMM accumulates
+// each tile in a per-thread strip and the epilogue reads it from there: no f32 copy of the whole product.
 //
 // The kernel's loop space is [rows, cols] of the result (cols its last dimension); a GEMM tile is a rectangle of
 // it when cols is the dot's N (the product of the rhs's free dimensions: true when it has exactly one). For
@@ -55,7 +55,8 @@ class OutputFusion : public LibraryOp {
       const auto& rd = dot.operand(1)->shape.dims;
       int64_t n = 1;
       for (int64_t d = 0; d < static_cast<int64_t>(rd.size()); ++d)
-        if (std::find(rc.begin(), rc.end(), d) == rc.end() && std::find(rb.begin(), rb.end(), d) == rb.end()) n *= rd[d];
+        if (std::find(rc.begin(), rc.end(), d) == rc.end() && std::find(rb.begin(), rb.end(), d) == rb.end())
+          n *= rd[d];
       per_tile_ = n == space_.cols;
     }
   }

@@ -214,7 +214,8 @@ bool is_small(const CpuExecutable& exe) {
       case Step::Kind::kKernel: work += st.space.rows * st.space.cols * st.space.work_per_point; break;
       case Step::Kind::kDot: {
         int64_t k = 1;
-        for (auto d : hlo::DotDimensionNumbers::of(*st.inst).lhs_contracting_dims) k *= st.inst->operand(0)->shape.dims.at(d);
+        for (auto d : hlo::DotDimensionNumbers::of(*st.inst).lhs_contracting_dims)
+          k *= st.inst->operand(0)->shape.dims.at(d);
         work += st.inst->shape.num_elements() * k;
         break;
       }

@@ -174,8 +174,11 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
   Layout lx = read_layout(x);
   std::vector<int64_t> xorder = minor_to_major_of(lx, xd.size());
   size_t nr = rdims.size();
-  bool trailing = nr <= xorder.size() && std::is_permutation(xorder.begin(), xorder.begin() + static_cast<std::ptrdiff_t>(nr), rdims.begin(), rdims.end());
-  std::vector<int64_t> rorder(xorder.rend() - static_cast<std::ptrdiff_t>(nr), xorder.rend()), rorder_ext;  // major to minor
+  bool trailing =
+      nr <= xorder.size() &&
+      std::is_permutation(xorder.begin(), xorder.begin() + static_cast<std::ptrdiff_t>(nr), rdims.begin(), rdims.end());
+  std::vector<int64_t> rorder(xorder.rend() - static_cast<std::ptrdiff_t>(nr), xorder.rend()),
+      rorder_ext;  // major to minor
   for (auto k : rorder) rorder_ext.push_back(xd[k]);
   Value* init = gen(inst.operand(1), scalar_index());
   Value* base = nullptr;
@@ -330,7 +333,13 @@ void ReductionEmitter::emit_column_reduction(const std::vector<const Instruction
   auto ip = b_.saveIP();
   b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
   for (auto* root : roots) {
-    Acc a{root, std::string(hlo::reducer_name(hlo::reducer_of(*root))), root->operand(0)->shape.dtype, false, nullptr, nullptr, nullptr};
+    Acc a{root,
+          std::string(hlo::reducer_name(hlo::reducer_of(*root))),
+          root->operand(0)->shape.dtype,
+          false,
+          nullptr,
+          nullptr,
+          nullptr};
     a.wide = is_float(a.d) && a.r == "add";
     a.type = a.wide ? b_.getDoubleTy() : ctype(a.d);
     if (a.type->isIntegerTy(1)) a.type = b_.getInt8Ty();  // bool accumulators live in memory as bytes

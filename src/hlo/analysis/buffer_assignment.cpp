@@ -16,8 +16,8 @@ namespace {
 bool aliases_operand(const Instruction& i) {
   // These produce no new buffer: a reshape of a row-major array is a bitcast, and so is a transpose or copy
   // whose layout orders memory as its operand's does (layout assignment makes them).
-  return i.opcode == Opcode::kReshape || is_layout_bitcast(i) || i.opcode == Opcode::kGetTupleElement || i.opcode == Opcode::kTuple ||
-         i.opcode == Opcode::kOptimizationBarrier ||
+  return i.opcode == Opcode::kReshape || is_layout_bitcast(i) || i.opcode == Opcode::kGetTupleElement ||
+         i.opcode == Opcode::kTuple || i.opcode == Opcode::kOptimizationBarrier ||
          (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
 }
 
@@ -49,7 +49,8 @@ void build_values(const Computation& c, BufferAssignment& ba, ValueMap& vm) {
       }
     } else {
       ids.push_back(static_cast<int64_t>(ba.values.size()));
-      ba.values.push_back(BufferValue{&i, -1, i.shape.byte_size(), i.opcode == Opcode::kParameter ? -1 : pos[&i], 0, false});
+      ba.values.push_back(
+          BufferValue{&i, -1, i.shape.byte_size(), i.opcode == Opcode::kParameter ? -1 : pos[&i], 0, false});
     }
     vm.ids[&i] = ids;
   }
@@ -322,7 +323,8 @@ BufferAssignment assign_buffers(const Computation& c, const BufferOptions& optio
   for (size_t p = 0; p < c.instructions.size(); ++p) {
     const Instruction& i = *c.instructions[p];
     auto it = vm.ids.find(&i);
-    std::vector<int64_t> dying = dies_at.count(static_cast<int64_t>(p)) ? dies_at[static_cast<int64_t>(p)] : std::vector<int64_t>{};
+    std::vector<int64_t> dying =
+        dies_at.count(static_cast<int64_t>(p)) ? dies_at[static_cast<int64_t>(p)] : std::vector<int64_t>{};
     std::unordered_set<int64_t> reused;
     if (!aliases_operand(i) && i.opcode != Opcode::kParameter && i.opcode != Opcode::kConstant) {
       for (auto id : it->second) {

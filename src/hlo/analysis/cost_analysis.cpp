@@ -47,7 +47,8 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
   switch (op) {
     case Opcode::kDot: {
       double k = 1;
-      for (auto d : DotDimensionNumbers::of(i).lhs_contracting_dims) k *= static_cast<double>(i.operand(0)->shape.dims[d]);
+      for (auto d : DotDimensionNumbers::of(i).lhs_contracting_dims)
+        k *= static_cast<double>(i.operand(0)->shape.dims[d]);
       flops += 2.0 * elements(i.shape) * k;
       return;
     }
@@ -81,8 +82,9 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
 bool is_free(const Instruction& i) {
   if (is_layout_bitcast(i)) return true;
   Opcode op = i.opcode;
-  return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple || op == Opcode::kOptimizationBarrier ||
-         op == Opcode::kGetTupleElement || op == Opcode::kReshape || op == Opcode::kBitcastConvert;
+  return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple ||
+         op == Opcode::kOptimizationBarrier || op == Opcode::kGetTupleElement || op == Opcode::kReshape ||
+         op == Opcode::kBitcastConvert;
 }
 
 double bytes(const Shape& s) { return static_cast<double>(s.byte_size()); }
@@ -128,9 +130,12 @@ CostAnalysis analyze_cost(const Module& m) {
 }
 
 std::map<std::string, double> CostAnalysis::as_map() const {
-  std::map<std::string, double> m{{"flops", flops}, {"transcendentals", transcendentals}, {"bytes accessed", bytes_accessed},
+  std::map<std::string, double> m{{"flops", flops},
+                                  {"transcendentals", transcendentals},
+                                  {"bytes accessed", bytes_accessed},
                                   {"bytes accessedout{}", bytes_accessed_output}};
-  for (size_t i = 0; i < bytes_accessed_operand.size(); ++i) m[fmt::format("bytes accessed{}{{}}", i)] = bytes_accessed_operand[i];
+  for (size_t i = 0; i < bytes_accessed_operand.size(); ++i)
+    m[fmt::format("bytes accessed{}{{}}", i)] = bytes_accessed_operand[i];
   return m;
 }
 

@@ -504,12 +504,13 @@ Literal eval_slice(const Instruction& inst, const Literal& x) {
 }
 
 // Start indices clamped so the slice stays inside the operand (StableHLO's dynamic_slice rule).
-std::vector<int64_t> clamped_starts(const std::vector<const Literal*>& ops, size_t first, const std::vector<int64_t>& dims,
-                                    const std::vector<int64_t>& sizes) {
+std::vector<int64_t> clamped_starts(const std::vector<const Literal*>& ops, size_t first,
+                                    const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
   std::vector<int64_t> s;
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t v = ops[first + i]->dtype == DType::uint64 ? static_cast<int64_t>(std::min<uint64_t>(ops[first + i]->get_u64(0), INT64_MAX))
-                                                       : ops[first + i]->get_i64(0);
+    int64_t v = ops[first + i]->dtype == DType::uint64
+                    ? static_cast<int64_t>(std::min<uint64_t>(ops[first + i]->get_u64(0), INT64_MAX))
+                    : ops[first + i]->get_i64(0);
     s.push_back(std::clamp<int64_t>(v, 0, dims[i] - sizes[i]));
   }
   return s;
@@ -619,7 +620,8 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
     Value v;
     switch (inst.opcode) {
       case Opcode::kParameter:
-        JITX_ASSERT(inst.parameter_number < static_cast<int64_t>(args.size()), "missing argument {}", inst.parameter_number);
+        JITX_ASSERT(inst.parameter_number < static_cast<int64_t>(args.size()), "missing argument {}",
+                    inst.parameter_number);
         v = args[inst.parameter_number];
         break;
       case Opcode::kConstant: v.array = *inst.literal; break;

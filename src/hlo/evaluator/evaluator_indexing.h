@@ -7,10 +7,11 @@
 namespace jitx::evaluator {
 
 /// StableHLO gather; start indices are clamped so each slice lies inside the operand.
-detail::Literal eval_gather(const hlo::Instruction& inst, const detail::Literal& operand, const detail::Literal& indices);
+detail::Literal eval_gather(const hlo::Instruction& inst, const detail::Literal& operand,
+                            const detail::Literal& indices);
 /// StableHLO scatter with the update kind in attribute "reducer"; windows that do not fit are dropped.
-detail::Literal eval_scatter(const hlo::Instruction& inst, const detail::Literal& operand, const detail::Literal& indices,
-                             const detail::Literal& updates);
+detail::Literal eval_scatter(const hlo::Instruction& inst, const detail::Literal& operand,
+                             const detail::Literal& indices, const detail::Literal& updates);
 /// Ascending lexicographic sort on the first num_keys operands (floats: -0.0 == 0.0, NaNs last); stable.
 Value eval_sort(const hlo::Instruction& inst, const std::vector<const detail::Literal*>& ops);
 /// (values, int32 indices) of the k largest along the last axis; NaN is largest, ties keep the lower index.

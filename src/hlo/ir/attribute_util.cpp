@@ -43,7 +43,8 @@ void check_axes(const Instruction& i, std::string_view key, const Ints& v, int64
 }
 
 void check_size(const Instruction& i, std::string_view key, const Ints& v, int64_t n, std::string_view why) {
-  if (static_cast<int64_t>(v.size()) != n) bad(i, fmt::format("{}={{{}}} has {} entries, expected {} ({})", key, fmt::join(v, ","), v.size(), n, why));
+  if (static_cast<int64_t>(v.size()) != n)
+    bad(i, fmt::format("{}={{{}}} has {} entries, expected {} ({})", key, fmt::join(v, ","), v.size(), n, why));
 }
 
 void check_at_least(const Instruction& i, std::string_view key, const Ints& v, int64_t lo) {

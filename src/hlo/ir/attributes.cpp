@@ -54,7 +54,9 @@ struct TextWriter {
   void integer(std::string_view, std::string_view text, int64_t v, Need need, int64_t dflt = 0) {
     if (need == Need::kRequired || v != dflt) parts.push_back(fmt::format("{}={}", text, v));
   }
-  void axis_list(std::string_view, std::string_view text, int64_t v) { parts.push_back(fmt::format("{}={{{}}}", text, v)); }
+  void axis_list(std::string_view, std::string_view text, int64_t v) {
+    parts.push_back(fmt::format("{}={{{}}}", text, v));
+  }
   void flag(std::string_view, std::string_view text, bool v) {
     if (v) parts.push_back(fmt::format("{}=true", text));
   }
@@ -317,7 +319,8 @@ void parse_labels(std::string_view s, char a, char b, int64_t& first, int64_t& s
     int64_t* slot = c == a ? &first : c == b ? &second : nullptr;
     if (!slot && std::isdigit(static_cast<unsigned char>(c)) && static_cast<size_t>(c - '0') < spatial.size())
       slot = &spatial[c - '0'];
-    if (!slot || *slot != -1) bad_text(whole, fmt::format("dim labels '{}' are not {}, {} and spatial digits", s, a, b));
+    if (!slot || *slot != -1)
+      bad_text(whole, fmt::format("dim labels '{}' are not {}, {} and spatial digits", s, a, b));
     *slot = static_cast<int64_t>(k);
   }
   if (first < 0 || second < 0) bad_text(whole, fmt::format("dim labels '{}' lack {} or {}", s, a, b));
@@ -505,7 +508,8 @@ GatherDimensionNumbers GatherDimensionNumbers::of(const Instruction& i) {
   check_size(i, "slice_sizes", d.slice_sizes, xr, "one per operand axis");
   check_size(i, "start_index_map", d.start_index_map, index_vector_size(i, 1, d.index_vector_dim),
              "one per index component");
-  check_size(i, "offset_dims", d.offset_dims, xr - std::ssize(d.collapsed_slice_dims) - std::ssize(d.operand_batching_dims),
+  check_size(i, "offset_dims", d.offset_dims,
+             xr - std::ssize(d.collapsed_slice_dims) - std::ssize(d.operand_batching_dims),
              "one per operand axis neither collapsed nor batching");
   check_size(i, "offset_dims", d.offset_dims, i.shape.rank() - (ir - (d.index_vector_dim < ir)),
              "result rank minus the indices' batch axes");
@@ -624,7 +628,8 @@ SliceConfig SliceConfig::parse(std::string_view text) {
   if (v.size() < 2 || v.front() != '{' || v.back() != '}') bad_text(text, "slice must be {[start:limit:stride], ...}");
   SliceConfig s;
   for (auto r : split_top(v.substr(1, v.size() - 2), ',')) {
-    if (r.size() < 2 || r.front() != '[' || r.back() != ']') bad_text(text, fmt::format("'{}' is not [start:limit]", r));
+    if (r.size() < 2 || r.front() != '[' || r.back() != ']')
+      bad_text(text, fmt::format("'{}' is not [start:limit]", r));
     auto parts = split_top(r.substr(1, r.size() - 2), ':');
     if (parts.size() != 2 && parts.size() != 3) bad_text(text, fmt::format("'{}' is not [start:limit:stride]", r));
     s.start_indices.push_back(parse_int(parts[0], text));

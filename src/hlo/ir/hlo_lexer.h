@@ -1,4 +1,5 @@
-// The token layer of the HLO text parser: names, numbers, punctuation and quoted strings, with errors that name the line.
+// The token layer of the HLO text parser: names, numbers, punctuation and quoted strings, with errors that name the
+// line.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -36,7 +36,9 @@ class WindowIndexing {
   struct Cursor {
     std::vector<int64_t> index_pos, start;
   };
-  Cursor cursor() const { return Cursor{std::vector<int64_t>(index_strides_.size()), std::vector<int64_t>(limit_.size())}; }
+  Cursor cursor() const {
+    return Cursor{std::vector<int64_t>(index_strides_.size()), std::vector<int64_t>(limit_.size())};
+  }
 
   /// For batch position `batch` (a multi-index over batch_dims): sets `base` to the linear offset of its window's
   /// first element in the result (updates) and returns the linear offset in the operand of the element the window

@@ -58,7 +58,8 @@ void verify_instruction(const Instruction& i) {
     case Opcode::kTranspose: {
       const auto& perm = permutation_of(i);
       check(i.shape.rank() == op_shape(0).rank(), i, "transpose changes the rank");
-      for (size_t k = 0; k < perm.size(); ++k) check(op_shape(0).dims[perm[k]] == i.shape.dims[k], i, "permuted dims mismatch");
+      for (size_t k = 0; k < perm.size(); ++k)
+        check(op_shape(0).dims[perm[k]] == i.shape.dims[k], i, "permuted dims mismatch");
       break;
     }
     case Opcode::kSlice: {
@@ -105,7 +106,8 @@ void verify_instruction(const Instruction& i) {
     case Opcode::kTuple:
     case Opcode::kOptimizationBarrier:
       check(i.shape.is_tuple && i.shape.tuple_shapes.size() == i.operands.size(), i, "tuple arity mismatch");
-      for (size_t k = 0; k < i.operands.size(); ++k) check(op_shape(k).same_type(i.shape.tuple_shapes[k]), i, "tuple element mismatch");
+      for (size_t k = 0; k < i.operands.size(); ++k)
+        check(op_shape(k).same_type(i.shape.tuple_shapes[k]), i, "tuple element mismatch");
       break;
     case Opcode::kConstant:
       check(i.literal && i.literal->dims == i.shape.dims && i.literal->dtype == i.shape.dtype, i, "literal mismatch");
@@ -124,7 +126,8 @@ void verify_instruction(const Instruction& i) {
       check(i.shape.dtype == op_shape(0).dtype, i, "result dtype differs from the operand's");
       for (int64_t a = 0; a < op_shape(0).rank(); ++a)
         check(dn.slice_sizes[a] <= op_shape(0).dims[a], i,
-              fmt::format("slice_sizes[{}]={} exceeds the operand's extent {}", a, dn.slice_sizes[a], op_shape(0).dims[a]));
+              fmt::format("slice_sizes[{}]={} exceeds the operand's extent {}", a, dn.slice_sizes[a],
+                          op_shape(0).dims[a]));
       break;
     }
     case Opcode::kScatter:
@@ -157,9 +160,11 @@ void verify_instruction(const Instruction& i) {
       for (const Computation* c : i.called) {
         check(c->root != nullptr, i, fmt::format("%{} has no root", c->name));
         check(c->parameters.size() == i.operands.size(), i,
-              fmt::format("%{} takes {} parameters, the loop carries {}", c->name, c->parameters.size(), i.operands.size()));
+              fmt::format("%{} takes {} parameters, the loop carries {}", c->name, c->parameters.size(),
+                          i.operands.size()));
         for (size_t k = 0; k < c->parameters.size(); ++k)
-          check(c->parameters[k]->shape.same_type(op_shape(k)), i, fmt::format("%{} parameter {} type mismatch", c->name, k));
+          check(c->parameters[k]->shape.same_type(op_shape(k)), i,
+                fmt::format("%{} parameter {} type mismatch", c->name, k));
       }
       const Shape& pred = i.called[0]->root->shape;
       check(!pred.is_tuple && pred.dims.empty() && pred.dtype == DType::bool_, i, "the condition must return pred[]");
@@ -179,7 +184,8 @@ void verify_instruction(const Instruction& i) {
         for (size_t k = 0; k < c->parameters.size(); ++k)
           check(c->parameters[k]->shape.same_type(op_shape(k + 1)), i,
                 fmt::format("branch %{} parameter {} type mismatch", c->name, k));
-        check(c->root->shape.same_type(i.shape), i, fmt::format("branch %{} returns {}", c->name, c->root->shape.str()));
+        check(c->root->shape.same_type(i.shape), i,
+              fmt::format("branch %{} returns {}", c->name, c->root->shape.str()));
       }
       break;
     }
@@ -246,7 +252,8 @@ void verify(const Module& m) {
       const Instruction& i = *up;
       check(i.parent == c.get(), i, "instruction belongs to another computation");
       check(names.insert(i.name).second, i, "duplicate instruction name");
-      for (auto* o : i.operands) check(o && seen.count(o), i, "operand is not defined before its use in this computation");
+      for (auto* o : i.operands)
+        check(o && seen.count(o), i, "operand is not defined before its use in this computation");
       verify_instruction(i);
       verify_layout(i, i.shape);
       seen.insert(&i);

@@ -57,7 +57,8 @@ bool FusionEmitter::materialize(std::vector<Group>& groups) {
   c_.sort_topologically();
   // Only originals still in the computation: a producer copied into one fusion may have been owned (and
   // removed) by another.
-  for (auto it = duplicated.begin(); it != duplicated.end();) it = removed_.count(*it) ? duplicated.erase(it) : std::next(it);
+  for (auto it = duplicated.begin(); it != duplicated.end();)
+    it = removed_.count(*it) ? duplicated.erase(it) : std::next(it);
   // Originals of duplicated producers that every user now reads from a copy (users counted once each, as
   // Instruction::users() does).
   std::unordered_map<const Instruction*, int64_t> users;

@@ -167,8 +167,9 @@ class Assigner {
         auto at = std::find_if(c.instructions.begin(), c.instructions.end(), [&](auto& x) { return x.get() == t; });
         Shape rm = t->shape;
         rm.layout.clear();
-        Instruction* copy = std::next(at) == c.instructions.end() ? c.add(Opcode::kCopy, rm, {t})
-                                                                   : c.insert_before(std::next(at)->get(), Opcode::kCopy, rm, {t});
+        Instruction* copy = std::next(at) == c.instructions.end()
+                                ? c.add(Opcode::kCopy, rm, {t})
+                                : c.insert_before(std::next(at)->get(), Opcode::kCopy, rm, {t});
         for (auto* u : refuse)
           for (auto*& o : u->operands)
             if (o == t) o = copy;
@@ -192,7 +193,8 @@ class Assigner {
       if (!plain_rank2_dot(*d)) continue;
       for (int side = 0; side < 2; ++side) {
         Instruction* p = d->operand(side);
-        if (p->opcode != Opcode::kFusion || fusion_kind_of(*p) != FusionKind::kLoop || p == c.root || p->shape.is_tuple) continue;
+        if (p->opcode != Opcode::kFusion || fusion_kind_of(*p) != FusionKind::kLoop || p == c.root || p->shape.is_tuple)
+          continue;
         auto us = p->users();
         if (us.size() != 1 || d->operand(0) == d->operand(1)) continue;
         auto dn = DotDimensionNumbers::of(*d);

@@ -3,8 +3,8 @@
 //
 // The jobs are split as XLA:CPU splits them: what one element computes (elemental_emitter.h; the arithmetic of its
 // ops, elementwise_emitter.h, with f32 math in math_emitter.cpp), loops, streaming stores, prefetch and staged ops
-// (loop_emitter.h), reductions, the row cache and column reductions (reduction_emitter.h), what can be emitted at
-// all (kernel_planner.cpp). This file binds a kernel's buffers, picks its loop nest and emits it, and adds the
+// (loop_emitter.h), reductions and the row cache (reduction_emitter.h), column reductions
+// (column_reduction_emitter.h), what can be emitted at all (kernel_planner.cpp). This file binds a kernel's buffers, picks its loop nest and emits it, and adds the
 // functions the JIT exports.
 #include <algorithm>
 #include <utility>
@@ -18,7 +18,7 @@
 
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/llvm_emit.h"
-#include "backends/cpu/reduction_emitter.h"
+#include "backends/cpu/column_reduction_emitter.h"
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
 
@@ -29,9 +29,9 @@ using hlo::Opcode;
 using llvm::Value;
 
 /// One kernel: its buffers bound to the function's arguments, then a column reduction or the output's loop nest.
-class KernelEmitter final : public ReductionEmitter {
+class KernelEmitter final : public ColumnReductionEmitter {
  public:
-  using ReductionEmitter::ReductionEmitter;
+  using ColumnReductionEmitter::ColumnReductionEmitter;
 
   void emit(const Instruction& inst) {
     auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f_);

@@ -1,10 +1,10 @@
 // The CPU backend's reduction emitter: one output element of a reduce as a loop over its reduced elements (float
 // sums in blocks of 256, the block sums added in double), the row cache, transcendentals staged inside a row
-// reduction's blocks, and column reductions over tiles of accumulators. It also answers the element-level
-// emitter's questions about values the loops hold (the ElementalEmitter hooks).
+// reduction's blocks (column reductions are the next layer, column_reduction_emitter.h). It also answers the
+// element-level emitter's questions about values the loops hold (the ElementalEmitter hooks).
 //
 // For memory-bound kernels: a row fusion computes a value that a row reduction and the output both read once
-// (the row cache: softmax's exp), and column reductions walk rows in memory order over tiles of accumulators.
+// (the row cache: softmax's exp).
 #pragma once
 #include <unordered_map>
 #include <utility>
@@ -61,17 +61,6 @@ class ReductionEmitter : public LoopEmitter {
   // --- reductions ---
   Layout read_layout(const Instruction* x, int depth = 0) const;
   Value* gen_reduce_body(const Instruction& inst, Index& idx);
-
-  // --- column reductions ---
-  // Reductions over leading dimensions only (a column sum), every root alike: walking each output's reduced
-  // elements would stride through memory once per output. Instead each output tile of kColumnTile consecutive
-  // elements keeps its accumulators in an array (16 KiB of doubles: L1), and the reduced rows are walked in memory
-  // order, each updating the whole tile (long contiguous runs of vectorised loads; 256-wide tiles, 1 KiB runs 16
-  // KiB apart, prefetched badly), four rows per pass (see rows_into_tile). Float sums accumulate in double.
-  static constexpr int64_t kColumnTile = 2048;
-  bool column_reduction(const std::vector<const Instruction*>& roots, const std::vector<Layout>& out_layouts) const;
-  void emit_column_reduction(const std::vector<const Instruction*>& roots, const std::vector<const hlo::Shape*>& outs,
-                             const std::vector<Value*>& ptrs, Value* r0, Value* r1, Value* c0, Value* c1);
 };
 
 }  // namespace jitx::cpu

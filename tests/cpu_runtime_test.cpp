@@ -547,3 +547,37 @@ TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent c
     CHECK(wrong == 0);
   }
 }
+
+TEST_CASE("donation waits for reads of the donated buffer still queued on another device", "[jit]") {
+  auto ds = devices();
+  if (ds.size() < 2) {
+    WARN("needs two devices (the test main sets two unless JITX_CPU_DEVICE_COUNT says otherwise)");
+    return;
+  }
+  auto wv = uniform(64, -1, 1), xv = uniform(64, -1, 1);
+  auto read = jit([](Array a, Array b) { return a + b; });
+  auto overwrite = jit([](Array a) { return a * 2.0f - 17.0f; }, {.donate_argnums = {0}});
+  for (int round = 0; round < 5; ++round) {
+    Array w = f32(wv, {64});  // uncommitted: on the default device, read wherever a computation runs
+    Array x1 = device_put(f32(xv, {64}), ds[1]);
+    w.block_until_ready();
+    x1.block_until_ready();
+    // Device 1's stream is held, so its read of w waits in the queue while device 0 overwrites w in place.
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    ds[1].get()->stream.enqueue([released] { released.wait_for(std::chrono::seconds(20)); });
+    Array r = read(x1, w);
+    std::thread releaser([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      release.set_value();
+    });
+    Array o = overwrite(w);
+    releaser.join();
+    auto got = r.to_vector<float>(), out = o.to_vector<float>();
+    for (size_t i = 0; i < 64; ++i) {
+      CHECK(got[i] == float(xv[i]) + float(wv[i]));  // the value w had when the read was queued
+      float two = float(wv[i]) * 2.0f - 17.0f, fused = std::fma(float(wv[i]), 2.0f, -17.0f);
+      CHECK((out[i] == two || out[i] == fused));
+    }
+  }
+}

@@ -452,13 +452,18 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
   for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
-  std::vector<Array> result = execute_placed(*e.exe, bufs, e.out_avals, e.name,
-                                             {"arguments", [&](size_t i) { return sig.flat.paths[i]; }});
-  // Donated arguments cannot be used again (their buffers belong to the call now).
+  // The leaves whose buffers the call may overwrite (empty without donate_argnums).
+  std::vector<uint8_t> donated;
   if (!options_.donate_argnums.empty()) {
-    for (size_t i = 0; i < sig.flat.leaves.size(); ++i)
-      if (sig.flat.leaf_args[i] >= 0 && is_donated(static_cast<size_t>(sig.flat.leaf_args[i]))) bufs[i]->deleted = true;
+    donated.resize(bufs.size());
+    for (size_t i = 0; i < bufs.size(); ++i)
+      donated[i] = sig.flat.leaf_args[i] >= 0 && is_donated(static_cast<size_t>(sig.flat.leaf_args[i]));
   }
+  std::vector<Array> result = execute_placed(*e.exe, bufs, e.out_avals, e.name,
+                                             {"arguments", [&](size_t i) { return sig.flat.paths[i]; }}, donated);
+  // Donated arguments cannot be used again (their buffers belong to the call now).
+  for (size_t i = 0; i < donated.size(); ++i)
+    if (donated[i]) bufs[i]->deleted = true;
   return result;
 }
 

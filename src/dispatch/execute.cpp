@@ -8,13 +8,21 @@ namespace jitx::detail {
 
 std::vector<Array> execute_placed(runtime::Executable& exe, std::span<const std::shared_ptr<runtime::Buffer>> args,
                                   std::span<const ShapedArray> out_avals, std::string_view what,
-                                  const ArgNames& names) {
+                                  const ArgNames& names, std::span<const uint8_t> donated) {
   runtime::Placement at = runtime::place(args);
   if (at.second >= 0)
     throw_error<RuntimeError>(what, "got {} committed to different devices: {} is on {}, {} is on {} (device_put "
                               "them onto one device)", names.noun, names.name(at.first),
                               args[at.first]->device->str(), names.name(at.second), args[at.second]->device->str());
+  // With several devices, one buffer may be read by several streams (an uncommitted array goes wherever the
+  // computation runs): an in-place write on this stream must wait for the reads queued on the others.
+  bool several = runtime::Client::get().num_devices() > 1;
+  if (several)
+    for (size_t i = 0; i < donated.size(); ++i)
+      if (donated[i]) args[i]->wait_for_readers_except(at.device);
   auto outs = exe.execute(args, at.device);
+  if (several)
+    for (auto& a : args) a->note_reader(at.device);
   if (at.committed)
     for (auto& o : outs) o->committed = true;
   std::vector<Array> result;

@@ -21,9 +21,10 @@ struct ArgNames {
 /// Runs `exe` on the given argument buffers on the device they are placed on (a committed argument's device,
 /// else the default one) and returns its outputs as concrete arrays with out_avals' weak types; outputs are
 /// committed when an argument was. Throws RuntimeError naming `what` when arguments are committed to different
-/// devices. Eager evaluation (bind) and jit calls both run through here.
+/// devices. Eager evaluation (bind) and jit calls both run through here. `donated[i]` marks an argument whose
+/// buffer the executable may overwrite: reads of it still pending on another device's stream finish first.
 std::vector<Array> execute_placed(runtime::Executable& exe, std::span<const std::shared_ptr<runtime::Buffer>> args,
                                   std::span<const ShapedArray> out_avals, std::string_view what,
-                                  const ArgNames& names);
+                                  const ArgNames& names, std::span<const uint8_t> donated = {});
 
 }  // namespace jitx::detail

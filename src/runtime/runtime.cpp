@@ -81,12 +81,37 @@ void Stream::enqueue(std::function<void()> work) {
   }
   if (wake) cv_.notify_one();
 }
-void Stream::synchronize() {
+void Stream::synchronize() { wait_for(position()); }
+int64_t Stream::position() {
+  std::lock_guard<std::mutex> l(mu_);
+  return enqueued_;
+}
+void Stream::wait_for(int64_t position) {
   std::unique_lock<std::mutex> l(mu_);
-  int64_t target = enqueued_;
   ++synchronizing_;
-  done_cv_.wait(l, [&] { return done_ >= target; });
+  done_cv_.wait(l, [&] { return done_ >= position; });
   --synchronizing_;
+}
+
+void Buffer::note_reader(Device* dev) {
+  int64_t pos = dev->stream.position();
+  std::lock_guard<std::mutex> l(readers_mu_);
+  for (auto& [d, p] : readers_)
+    if (d == dev) {
+      p = pos;
+      return;
+    }
+  readers_.emplace_back(dev, pos);
+}
+
+void Buffer::wait_for_readers_except(const Device* dev) {
+  std::vector<std::pair<Device*, int64_t>> readers;
+  {
+    std::lock_guard<std::mutex> l(readers_mu_);
+    readers = readers_;
+  }
+  for (auto& [d, p] : readers)
+    if (d != dev) d->stream.wait_for(p);
 }
 void Stream::finish_one() {
   bool wake_thread, wake_sync;

@@ -51,10 +51,20 @@ class Buffer {
   bool committed = false;
 
   static std::shared_ptr<Buffer> pending(DType dtype, std::vector<int64_t> dims, Device* dev);
+  /// Records that work just enqueued on dev's stream reads this buffer (with several devices, a stream other than
+  /// the buffer's own may read it; in-order streams order the rest).
+  void note_reader(Device* dev);
+  /// Waits until every recorded read on a stream other than dev's has run: before dev's stream overwrites the
+  /// buffer in place (donation), whoever reads it elsewhere must have read it.
+  void wait_for_readers_except(const Device* dev);
   static std::shared_ptr<Buffer> from_literal(const detail::Literal& lit, Device* dev);
   /// Waits for the value and returns a Literal sharing the storage.
   detail::Literal literal() const;
   int64_t num_elements() const { return detail::num_elements(dims); }
+
+ private:
+  std::mutex readers_mu_;
+  std::vector<std::pair<Device*, int64_t>> readers_;  // the latest read per device's stream
 };
 
 /// Where a computation on `args` runs: the device of the committed ones (which must agree), else the default device.
@@ -88,6 +98,10 @@ class Stream {
   }
   /// Waits until everything enqueued so far has run.
   void synchronize();
+  /// How many work items have been enqueued (or run inline) so far: the position of the latest one.
+  int64_t position();
+  /// Waits until the work items up to `position` have run.
+  void wait_for(int64_t position);
 
  private:
   void loop();
@@ -162,6 +176,7 @@ class Client {
   static Client& get();
   Device* default_device() { return devices_.front().get(); }
   std::vector<Device*> devices();
+  size_t num_devices() const { return devices_.size(); }
   Backend& backend() { return *backend_; }
 
  private:

@@ -153,3 +153,12 @@ TEST_CASE("cpu: convolution (layouts, strides, padding, dilations, groups) runs 
     }
   }
 }
+
+TEST_CASE("cpu: a jitted integer and float matmul against hand-computed products", "[cpu]") {
+  // [[1, 2], [3, 4]] @ [[5, 6], [7, 8]] = [[19, 22], [43, 50]], exact in every dtype that holds them.
+  auto mm = jit([](Array a, Array b) { return jnp::matmul(a, b); });
+  Array ai = array(std::vector<int32_t>{1, 2, 3, 4}, {2, 2}), bi = array(std::vector<int32_t>{5, 6, 7, 8}, {2, 2});
+  CHECK(mm(ai, bi).to_vector<int32_t>() == std::vector<int32_t>{19, 22, 43, 50});
+  Array af = array(std::vector<float>{1, 2, 3, 4}, {2, 2}), bf = array(std::vector<float>{5, 6, 7, 8}, {2, 2});
+  CHECK(mm(af, bf).to_vector<float>() == std::vector<float>{19, 22, 43, 50});
+}

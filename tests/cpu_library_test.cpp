@@ -123,3 +123,11 @@ TEST_CASE("cpu: reduce-window and argmax/argmin reduces run natively", "[cpu]") 
       }
   }
 }
+
+TEST_CASE("cpu: jitted sort and argsort against a hand-sorted vector", "[cpu]") {
+  Array x = array(std::vector<float>{3.5f, -1.f, 2.f, -7.25f, 0.f, 9.f});
+  auto srt = jit([](Array v) { return jnp::sort(v); });
+  auto arg = jit([](Array v) { return jnp::argsort(v); });
+  CHECK(srt(x).to_vector<float>() == std::vector<float>{-7.25f, -1.f, 0.f, 2.f, 3.5f, 9.f});
+  CHECK(arg(x).to_vector<int32_t>() == std::vector<int32_t>{3, 1, 4, 2, 0, 5});
+}

@@ -77,6 +77,16 @@ Array cumsum(const Array& x, int64_t axis = 0, bool reverse = false, Loc loc = L
 Array cumprod(const Array& x, int64_t axis = 0, bool reverse = false, Loc loc = Loc::current());
 Array cummax(const Array& x, int64_t axis = 0, bool reverse = false, Loc loc = Loc::current());
 Array cummin(const Array& x, int64_t axis = 0, bool reverse = false, Loc loc = Loc::current());
+/// log(cumsum(exp(x))) without overflow, as JAX computes it on CPU (an associative scan of logaddexp).
+Array cumlogsumexp(const Array& x, int64_t axis = 0, bool reverse = false, Loc loc = Loc::current());
+
+/// The next representable value after x1 towards x2 (same float dtype; a scalar operand broadcasts); x2 where
+/// they are equal, NaN if either is. Subnormals are kept: nextafter(0, 1) is the smallest subnormal.
+Array nextafter(const Array& x1, const Array& x2, Loc loc = Loc::current());
+/// x rounded (to nearest even) to a float with exponent_bits and mantissa_bits, as XLA's reduce-precision:
+/// values out of that format's range become signed infinities, those below its smallest normal signed zeros, and
+/// NaNs stay NaN (as JAX on CPU, even with mantissa_bits = 0). Its derivative is 1 (JAX also rounds the tangent; jitx does not).
+Array reduce_precision(const Array& x, int exponent_bits, int mantissa_bits, Loc loc = Loc::current());
 
 /// Windowed reductions (pooling). padding: (low, high) per axis.
 struct WindowConfig {

@@ -104,6 +104,11 @@ FlatFn branch_fn(const F& f, std::shared_ptr<std::optional<R>> skeleton, const O
   };
 }
 
+
+/// associative_scan's core over flat leaves.
+using AssociativeFn = std::function<std::vector<Array>(const std::vector<Array>&, const std::vector<Array>&)>;
+std::vector<Array> associative_scan_flat(const AssociativeFn& fn, std::vector<Array> elems, bool reverse,
+                                         int64_t axis, const std::string& op);
 }  // namespace jitx::detail
 
 namespace jitx::lax {
@@ -241,6 +246,19 @@ detail::Traced<T> fori_loop(const Array& lower, const Array& upper, const BF& bo
                         },
                         carry, loc);
   return std::get<2>(out);
+}
+
+/// associative_scan(fn, elems, reverse, axis): the inclusive prefix "sums" of elems (a pytree of arrays with one
+/// length along axis) under an associative fn(a, b), computed by JAX's parallel-prefix recursion (O(log n)
+/// sequential levels of slices, fn calls, pads and concatenations, all differentiable and batchable). fn takes
+/// and returns pytrees with elems' structure, each leaf keeping its shape; reverse scans from the end.
+template <class F, class T>
+detail::Traced<T> associative_scan(const F& fn, const T& elems, bool reverse = false, int64_t axis = 0) {
+  auto leaves = tree_leaves(elems);
+  detail::AssociativeFn flat = [&](const std::vector<Array>& a, const std::vector<Array>& b) {
+    return tree_leaves(fn(detail::rebuild_tree(elems, a), detail::rebuild_tree(elems, b)));
+  };
+  return detail::rebuild_tree(elems, detail::associative_scan_flat(flat, leaves, reverse, axis, "associative_scan"));
 }
 
 }  // namespace jitx::lax

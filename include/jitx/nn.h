@@ -17,6 +17,43 @@ Array softplus(const Array& x, Loc loc = Loc::current());
 Array softmax(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
 Array log_softmax(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
 Array logsumexp(const Array& x, std::vector<int64_t> axes = {-1}, bool keepdims = false, Loc loc = Loc::current());
+/// min(max(x, 0), 6); derivative 1 strictly inside (0, 6), 0 at both kinks (JAX's rule).
+Array relu6(const Array& x, Loc loc = Loc::current());
+/// x for x > 0, alpha * expm1(x) otherwise.
+Array elu(const Array& x, double alpha = 1.0, Loc loc = Loc::current());
+/// x for x >= 0, negative_slope * x otherwise (derivative 1 at 0, as JAX).
+Array leaky_relu(const Array& x, double negative_slope = 0.01, Loc loc = Loc::current());
+/// -softplus(-x).
+Array log_sigmoid(const Array& x, Loc loc = Loc::current());
+/// JAX's other name for silu.
+Array swish(const Array& x, Loc loc = Loc::current());
+/// max(x, 0) + alpha * expm1(min(x, 0) / alpha).
+Array celu(const Array& x, double alpha = 1.0, Loc loc = Loc::current());
+/// scale * elu(x, alpha) with JAX's constants.
+Array selu(const Array& x, Loc loc = Loc::current());
+/// x clipped to [-1, 1].
+Array hard_tanh(const Array& x, Loc loc = Loc::current());
+/// relu6(x + 3) / 6.
+Array hard_sigmoid(const Array& x, Loc loc = Loc::current());
+/// x * hard_sigmoid(x); hard_swish is its other name.
+Array hard_silu(const Array& x, Loc loc = Loc::current());
+Array hard_swish(const Array& x, Loc loc = Loc::current());
+/// x * tanh(softplus(x)).
+Array mish(const Array& x, Loc loc = Loc::current());
+/// (x + sqrt(x^2 + b)) / 2.
+Array squareplus(const Array& x, double b = 4, Loc loc = Loc::current());
+/// x / (|x| + 1).
+Array soft_sign(const Array& x, Loc loc = Loc::current());
+/// 0 for x <= -1, x for x >= 1, (x + 1)^2 / 4 between.
+Array sparse_plus(const Array& x, Loc loc = Loc::current());
+/// clip((x + 1) / 2, 0, 1).
+Array sparse_sigmoid(const Array& x, Loc loc = Loc::current());
+/// The first half of x along axis times the sigmoid of the second half (the axis' size must be even).
+Array glu(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
+/// (x - mean) / sqrt(variance + epsilon) over axes, mean and variance (the two-pass mean((x - mean)^2), JAX's
+/// default "stable" algorithm) computed from x unless given.
+Array standardize(const Array& x, std::vector<int64_t> axes = {-1}, std::optional<Array> mean = std::nullopt,
+                  std::optional<Array> variance = std::nullopt, double epsilon = 1e-5, Loc loc = Loc::current());
 Array one_hot(const Array& x, int64_t num_classes, DType dtype = DType::float32, Loc loc = Loc::current());
 /// (x - mean) / sqrt(var + eps) over the last axis, times scale plus offset when given.
 Array layer_norm(const Array& x, std::optional<Array> scale = std::nullopt, std::optional<Array> offset = std::nullopt,

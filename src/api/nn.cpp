@@ -137,4 +137,107 @@ Array layer_norm(const Array& x, std::optional<Array> scale, std::optional<Array
   return y;
 }
 
+Array relu6(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  // JAX's rule: the derivative is [0 < x < 6] (0 at both kinks, where min/max would give 1/2).
+  static const auto f = custom_jvp(
+      [](const Array& v) { return jnp::minimum(jnp::maximum(v, Array(0)), constant(6, v)); },
+      [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+        const Array& v = std::get<0>(p);
+        Array inside = jnp::logical_and(v > 0, v < constant(6, v));
+        return std::make_pair(relu6(v), jnp::where(inside, std::get<0>(t), Array(0)));
+      });
+  return f(x);
+}
+
+Array elu(const Array& x, double alpha, Loc loc) {
+  ApiScope s(loc);
+  // expm1 of a clamped x, so the unused branch cannot overflow (nor give NaN derivatives for large x).
+  Array safe = jnp::where(x > 0, Array(0), x);
+  return jnp::where(x > 0, x, constant(alpha, x) * jnp::expm1(safe));
+}
+
+Array leaky_relu(const Array& x, double negative_slope, Loc loc) {
+  ApiScope s(loc);
+  return jnp::where(x >= 0, x, constant(negative_slope, x) * x);
+}
+
+Array log_sigmoid(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return -softplus(-x);
+}
+
+Array swish(const Array& x, Loc loc) { return silu(x, loc); }
+
+Array celu(const Array& x, double alpha, Loc loc) {
+  ApiScope s(loc);
+  return jnp::maximum(x, Array(0)) +
+         constant(alpha, x) * jnp::expm1(jnp::minimum(x, Array(0)) / constant(alpha, x));
+}
+
+Array selu(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return constant(1.0507009873554804934193349852946, x) * elu(x, 1.6732632423543772848170429916717);
+}
+
+Array hard_tanh(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return jnp::where(x > 1, constant(1, x), jnp::where(x < -1, constant(-1, x), x));
+}
+
+Array hard_sigmoid(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return relu6(x + constant(3, x)) / constant(6, x);
+}
+
+Array hard_silu(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return x * hard_sigmoid(x);
+}
+Array hard_swish(const Array& x, Loc loc) { return hard_silu(x, loc); }
+
+Array mish(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return x * jnp::tanh(softplus(x));
+}
+
+Array squareplus(const Array& x, double b, Loc loc) {
+  ApiScope s(loc);
+  return (x + jnp::sqrt(x * x + constant(b, x))) / constant(2, x);
+}
+
+Array soft_sign(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return x / (jnp::abs(x) + constant(1, x));
+}
+
+Array sparse_plus(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  Array mid = (x + constant(1, x)) * (x + constant(1, x)) / constant(4, x);
+  return jnp::where(x <= -1, constant(0, x), jnp::where(x >= 1, x, mid));
+}
+
+Array sparse_sigmoid(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return constant(0.5, x) * jnp::clip(x + constant(1, x), constant(0, x), constant(2, x));
+}
+
+Array glu(const Array& x, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  int64_t ax = detail::canonical_axis(axis, x.ndim(), "glu");
+  int64_t n = x.shape()[ax];
+  if (n % 2 != 0)
+    detail::throw_error<ShapeError>("glu", "axis {} must have an even size, got {}", axis, x.aval().str());
+  Array a = lax::slice_in_dim(x, 0, n / 2, 1, ax), b = lax::slice_in_dim(x, n / 2, n, 1, ax);
+  return a * lax::logistic(b);
+}
+
+Array standardize(const Array& x, std::vector<int64_t> axes, std::optional<Array> mean,
+                  std::optional<Array> variance, double epsilon, Loc loc) {
+  ApiScope s(loc);
+  Array m = mean ? *mean : jnp::mean(x, axes, true);
+  Array v = variance ? *variance : jnp::mean((x - m) * (x - m), axes, true);
+  return (x - m) * lax::rsqrt(v + constant(epsilon, x));
+}
+
 }  // namespace jitx::nn

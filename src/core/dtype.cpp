@@ -124,8 +124,15 @@ DType promote_types(DType a, bool a_weak, DType b, bool b_weak, bool* result_wea
         if (result_weak) *result_weak = true;
         // Keep the widest concrete dtype of the weak operands (i64 weak + i32 weak -> i64 weak).
         DType cand = n == kWeakFloat ? DType::float32 : DType::int32;
-        for (auto [d, w] : {std::pair{a, a_weak}, std::pair{b, b_weak}})
-          if (w && to_node(d, w) == n && dtype_bits(d) > dtype_bits(cand)) cand = d;
+        bool from_weak = false;
+        for (auto [d, w] : {std::pair{a, a_weak}, std::pair{b, b_weak}}) {
+          if (!w || to_node(d, w) != n) continue;
+          from_weak = true;
+          if (dtype_bits(d) > dtype_bits(cand)) cand = d;
+        }
+        // Strong integers that only meet at the weak float (u64 + i64, i32 + u64) give JAX's default float, which
+        // with x64 is a weak float64.
+        if (!from_weak && n == kWeakFloat) cand = DType::float64;
         return cand;
       }
       if (result_weak) *result_weak = false;

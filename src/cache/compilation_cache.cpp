@@ -133,7 +133,8 @@ void explain_miss(const fs::path& dir, const ExecutableHeader& now) {
       Decoded d = decode(bytes);
       if (d.header.fingerprint != now.fingerprint) continue;
       auto why = incompatibilities(d.header, now, true);
-      lines += fmt::format("\n  * {}: {}", name, why.empty() ? std::string("a key of another format") : fmt::format("{}", fmt::join(why, "; ")));
+      std::string reason = why.empty() ? "a key of another format" : fmt::format("{}", fmt::join(why, "; "));
+      lines += fmt::format("\n  * {}: {}", name, reason);
     } catch (const std::exception& e) {
       lines += fmt::format("\n  * {}: unreadable ({})", name, e.what());
     }

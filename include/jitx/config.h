@@ -25,6 +25,12 @@ struct Config {
   // -1.49e-8 in jitx and JAX alike). Off: every op's result is rounded, as the interpreter rounds (bit-exact with
   // it). Read when a function is compiled: changing it does not recompile what is compiled already.
   bool allow_excess_precision = true;
+  // The persistent compilation cache (README, "The compilation cache"): every executable jit compiles is stored
+  // in this directory (its object code and what it needs to run), and a later process compiling the same
+  // optimised module with the same jitx, LLVM, CPU and code-changing settings loads it instead. Empty: off.
+  std::string compilation_cache_dir;  // JITX_COMPILATION_CACHE_DIR=dir
+  // The directory's size cap: after a store, least recently used entries (mtime, refreshed on load) go first.
+  size_t compilation_cache_max_bytes = size_t{1} << 30;  // JITX_COMPILATION_CACHE_MAX_BYTES=n
 };
 
 /// The global configuration (initialised from the environment on first use).

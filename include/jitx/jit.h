@@ -97,6 +97,7 @@ std::string entry_cost_analysis_text(const CompiledEntry& e);
 CompiledMemoryStats entry_memory_analysis(const CompiledEntry& e, const std::vector<int>& donate_argnums);
 std::map<std::string, int64_t> entry_executable_stats(const CompiledEntry& e);
 std::vector<CompilePhase> entry_compile_phases(const CompiledEntry& e);
+std::string entry_serialize(const CompiledEntry& e, const std::vector<int>& donate_argnums);
 /// True while some trace is active on this thread (a jitted call then inlines into it).
 bool tracing_active();
 }  // namespace detail
@@ -137,6 +138,10 @@ class Compiled {
   std::map<std::string, int64_t> executable_stats() const { return detail::entry_executable_stats(*e_); }
   /// Where this compile's time went, phase by phase (see CompilePhase).
   std::vector<CompilePhase> compile_phases() const { return detail::entry_compile_phases(*e_); }
+  /// The executable as bytes (its object code, optimised module and signature; README, "Serialised
+  /// executables"): deserialize_executable() reads them back in another process on a machine with the same
+  /// jitx, LLVM and CPU. Throws RuntimeError on a backend that cannot serialise (the interpreter).
+  std::string serialize() const { return detail::entry_serialize(*e_, core_->options().donate_argnums); }
   template <class... Args>
   auto operator()(Args&&... args) const;
 
@@ -332,6 +337,40 @@ auto Compiled<F>::operator()(Args&&... args) const {
   PyTree<R>::replace(result, r);
   return result;
 }
+
+/// An executable read back from serialised bytes (Compiled::serialize(), or a compilation cache entry): called
+/// with the flattened arguments (Arrays, in the order the jitted function's leaves were), it returns the
+/// flattened results. The pytree structure of the original function is not part of the bytes.
+class LoadedExecutable {
+ public:
+  explicit LoadedExecutable(std::shared_ptr<detail::CompiledEntry> e) : e_(std::move(e)) {}
+  std::string as_text() const { return detail::entry_hlo_text(*e_); }
+  std::map<std::string, double> cost_analysis() const { return detail::entry_cost_analysis(*e_); }
+  std::string cost_analysis_text() const { return detail::entry_cost_analysis_text(*e_); }
+  CompiledMemoryStats memory_analysis() const;
+  std::map<std::string, int64_t> executable_stats() const { return detail::entry_executable_stats(*e_); }
+  /// The load's phases ("parse", then the backend's: cpu "plan", "load").
+  std::vector<CompilePhase> compile_phases() const { return detail::entry_compile_phases(*e_); }
+  std::string serialize() const;
+  const std::vector<ShapedArray>& in_avals() const;
+  const std::vector<ShapedArray>& out_avals() const;
+  /// Runs it; TypeError when the arguments' number, dtypes or shapes differ from in_avals().
+  std::vector<Array> call(const std::vector<Array>& args, const Loc& loc = Loc::current()) const;
+  template <class... A>
+    requires(std::is_convertible_v<const A&, Array> && ...)
+  std::vector<Array> operator()(const A&... args) const {
+    return call(std::vector<Array>{Array(args)...});
+  }
+
+ private:
+  std::shared_ptr<detail::CompiledEntry> e_;
+};
+
+/// Reads Compiled::serialize()'s bytes back into a callable executable, without compiling. Throws RuntimeError
+/// saying why when the bytes are not a serialised executable, are truncated or corrupted (checksum), or were made
+/// by another jitx or LLVM version, for another target or CPU (naming the differing features), or for another
+/// platform than config().platform.
+LoadedExecutable deserialize_executable(std::string_view bytes);
 
 /// jit(f): traces f once per input signature, compiles it, and runs it asynchronously.
 template <class F>

@@ -10,10 +10,13 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "cache/compilation_cache.h"
+#include "core/bytes.h"
 #include "core/errors.h"
 #include "core/log.h"
 #include "core/trace.h"
 #include "dispatch/execute.h"
+#include "hlo/ir/hlo_parser.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/config.h"
 #include "hlo/analysis/buffer_assignment.h"
@@ -333,6 +336,42 @@ std::string phases_str(const std::vector<CompilePhase>& phases) {
 }
 }  // namespace
 
+namespace {
+constexpr const char* kSignatureSection = "signature";
+
+void write_avals(ByteWriter& w, const std::vector<ShapedArray>& avals) {
+  w.u64(avals.size());
+  for (auto& a : avals) {
+    w.u32(static_cast<uint32_t>(a.dtype));
+    w.u32(a.weak_type ? 1 : 0);
+    w.u64(a.shape.size());
+    for (auto d : a.shape) w.u64(static_cast<uint64_t>(d));
+  }
+}
+std::vector<ShapedArray> read_avals(ByteReader& r) {
+  std::vector<ShapedArray> out(r.u64());
+  for (auto& a : out) {
+    a.dtype = static_cast<DType>(r.u32());
+    a.weak_type = r.u32() != 0;
+    a.shape.resize(r.u64());
+    for (auto& d : a.shape) d = static_cast<int64_t>(r.u64());
+  }
+  return out;
+}
+
+/// What a serialised executable needs beside its module and code to be called: its name, the flattened
+/// arguments' and results' types, and the donated arguments.
+std::string signature_section(const CompiledEntry& e, const std::vector<int64_t>& donated) {
+  ByteWriter w;
+  w.str(e.name);
+  write_avals(w, e.key.avals);
+  write_avals(w, e.out_avals);
+  w.u64(donated.size());
+  for (auto d : donated) w.u64(static_cast<uint64_t>(d));
+  return std::move(w.out);
+}
+}  // namespace
+
 void JitCore::compile(CompiledEntry& e) {
   std::lock_guard<std::mutex> l(e.compile_mu);
   if (e.exe) return;
@@ -357,12 +396,22 @@ void JitCore::compile(CompiledEntry& e) {
     write_file_atomically(base + ".buffer_assignment.txt", hlo::buffer_assignment_report(*opt, co.donated_parameters));
   }
   e.optimized = opt;
-  e.exe = runtime::Client::get().backend().compile(e.optimized, co);
+  // Through the persistent compilation cache when config().compilation_cache_dir is set; the entry keeps the call
+  // signature too, so that deserialize_executable reads it.
+  co.serializable = true;
+  cache::CacheResult cr;
+  e.exe = cache::compile(runtime::Client::get().backend(), e.optimized, co,
+                         {{kSignatureSection, signature_section(e, co.donated_parameters)}}, &cr);
   e.compile_ms = ms_since(t0);
   e.phases = {{"trace", e.trace_ms}, {"lower", e.lower_ms}};
   for (auto& [name, ms] : pass_times) e.phases.push_back({"hlo." + name, ms});
   for (auto& [name, ms] : e.exe->compile_phases) e.phases.push_back({name, ms});
-  if (config().log_compiles)
+  if (config().log_compiles && cr.loaded)
+    log_line(fmt::format("[jitx] Loaded '{}' for {}: loaded from cache ({:.2f} ms) {} (trace {:.2f} ms, lower {:.2f} ms, "
+                         "hlo passes and load {:.2f} ms): {} ms",
+                         e.name, signature_str(e.key), cr.ms, cr.path, e.trace_ms, e.lower_ms, e.compile_ms,
+                         phases_str(e.phases)));
+  else if (config().log_compiles)
     log_line(
         fmt::format("[jitx] Compiled '{}' for {} in {:.2f} ms (trace {:.2f} ms, lower {:.2f} ms, compile {:.2f} ms): "
                     "{} ms",
@@ -500,11 +549,98 @@ std::vector<CompilePhase> entry_compile_phases(const CompiledEntry& e) {
   return e.phases;
 }
 
+std::string entry_serialize(const CompiledEntry& e, const std::vector<int>& donate_argnums) {
+  if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
+  auto& backend = runtime::Client::get().backend();
+  if (!backend.can_serialize())
+    throw_error<RuntimeError>("Compiled.serialize", "the {} backend cannot serialise executables (jitx serialises "
+                              "the cpu backend's; set JITX_PLATFORM=cpu)", backend.name());
+  runtime::CompileOptions co;
+  co.donated_parameters = donated_parameters(e.key, donate_argnums);
+  cache::Sections sections;
+  sections[cache::kHloSection] = hlo::print_hlo(*e.optimized);
+  sections[cache::kBackendSection] = backend.serialize(*e.exe);
+  sections[kSignatureSection] = signature_section(e, co.donated_parameters);
+  return cache::encode(cache::current_header(backend, *e.optimized, co), sections);
+}
+
 std::map<std::string, int64_t> entry_executable_stats(const CompiledEntry& e) {
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
   return e.exe->stats();
 }
 }  // namespace detail
+
+LoadedExecutable deserialize_executable(std::string_view bytes) {
+  using namespace detail;
+  auto t0 = Clock::now();
+  auto fail = [](const std::string& why) -> void { throw_error<RuntimeError>("deserialize_executable", "{}", why); };
+  cache::Decoded d;
+  try {
+    d = cache::decode(bytes);
+  } catch (const RuntimeError& err) {
+    fail(err.what());
+  }
+  for (const char* s : {cache::kHloSection, cache::kBackendSection, kSignatureSection})
+    if (!d.sections.count(s)) fail(fmt::format("the executable has no '{}' section", s));
+  ByteReader r(d.sections[kSignatureSection], "the executable's signature");
+  auto e = std::make_shared<CompiledEntry>();
+  e->name = r.str();
+  e->key.avals = read_avals(r);
+  e->out_avals = read_avals(r);
+  runtime::CompileOptions co;
+  co.donated_parameters.resize(r.u64());
+  for (auto& p : co.donated_parameters) p = static_cast<int64_t>(r.u64());
+  for (size_t k = 0; k < e->key.avals.size(); ++k) e->key.leaf_args.push_back(static_cast<int>(k));
+  for (auto p : co.donated_parameters) e->donate_argnums.push_back(static_cast<int>(p));
+  std::shared_ptr<hlo::Module> module = hlo::parse_hlo(d.sections[cache::kHloSection]);
+  hlo::verify(*module);
+  double parse_ms = ms_since(t0);
+  auto& backend = runtime::Client::get().backend();
+  cache::ExecutableHeader now = cache::current_header(backend, *module, co);
+  auto why = cache::incompatibilities(d.header, now, /*settings=*/false);
+  if (!why.empty())
+    fail(fmt::format("the executable '{}' cannot run in this process: {}", e->name, fmt::join(why, "; ")));
+  // (The module text is covered by the file's checksum, and the backend checks that the code fits its plan.)
+  co.serializable = true;
+  e->exe = backend.deserialize(module, co, d.sections[cache::kBackendSection]);
+  e->module = e->optimized = module;
+  e->phases = {{"parse", parse_ms}};
+  for (auto& [name, ms] : e->exe->compile_phases) e->phases.push_back({name, ms});
+  e->compile_ms = ms_since(t0);
+  return LoadedExecutable(e);
+}
+
+CompiledMemoryStats LoadedExecutable::memory_analysis() const {
+  return detail::entry_memory_analysis(*e_, e_->donate_argnums);
+}
+std::string LoadedExecutable::serialize() const { return detail::entry_serialize(*e_, e_->donate_argnums); }
+const std::vector<ShapedArray>& LoadedExecutable::in_avals() const { return e_->key.avals; }
+const std::vector<ShapedArray>& LoadedExecutable::out_avals() const { return e_->out_avals; }
+
+std::vector<Array> LoadedExecutable::call(const std::vector<Array>& args, const Loc& loc) const {
+  using namespace detail;
+  ApiScope s(loc);
+  const auto& in = e_->key.avals;
+  if (args.size() != in.size())
+    throw_error<TypeError>(e_->name, "(a deserialised executable) takes {} arguments, got {}", in.size(),
+                           args.size());
+  std::vector<std::shared_ptr<runtime::Buffer>> bufs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].valid()) throw_error<TypeError>(e_->name, "argument {} is an empty Array", i);
+    const ShapedArray a = args[i].aval();
+    if (a.dtype != in[i].dtype || a.shape != in[i].shape)
+      throw_error<TypeError>(e_->name, "(a deserialised executable) argument {}: expected {}, got {}", i,
+                             in[i].str(), a.str());
+    bufs.push_back(concrete_buffer(args[i], e_->name));
+  }
+  std::vector<uint8_t> donated(bufs.size(), 0);
+  for (int p : e_->donate_argnums) donated[static_cast<size_t>(p)] = 1;
+  auto out = execute_placed(*e_->exe, bufs, e_->out_avals, e_->name,
+                            {"arguments", [](size_t i) { return fmt::format("argument {}", i); }}, donated);
+  for (size_t i = 0; i < donated.size(); ++i)
+    if (donated[i]) bufs[i]->deleted = true;
+  return out;
+}
 
 std::string CompiledMemoryStats::str() const {
   return fmt::format(

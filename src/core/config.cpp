@@ -30,6 +30,9 @@ Config& config() {
     c.dump_passes = env_bool("JITX_DUMP_PASSES", false);
     c.trace_passes = env_bool("JITX_TRACE_PASSES", false);
     c.allow_excess_precision = env_bool("JITX_ALLOW_EXCESS_PRECISION", true);
+    c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
+    if (auto n = env_str("JITX_COMPILATION_CACHE_MAX_BYTES"); !n.empty())
+      c.compilation_cache_max_bytes = static_cast<size_t>(std::max(0LL, std::atoll(n.c_str())));
     if (auto n = env_str("JITX_JIT_CACHE_SIZE"); !n.empty()) c.jit_cache_size = std::max(1L, std::atol(n.c_str()));
     if (auto n = env_str("JITX_EAGER_CACHE_SIZE"); !n.empty()) c.eager_cache_size = std::max(1L, std::atol(n.c_str()));
     if (auto n = env_str("JITX_CPU_DEVICE_COUNT"); !n.empty()) c.cpu_device_count = std::max(1, std::atoi(n.c_str()));

@@ -167,6 +167,16 @@ bool register_backend(std::string platform, BackendFactory make) {
   return true;
 }
 
+std::string Backend::serialize(const Executable&) const {
+  throw RuntimeError(fmt::format("the {} backend cannot serialise executables (jitx serialises the cpu backend's; "
+                                 "set JITX_PLATFORM=cpu)", name()));
+}
+std::shared_ptr<Executable> Backend::deserialize(std::shared_ptr<const hlo::Module>, const CompileOptions&,
+                                                 std::string_view) {
+  throw RuntimeError(fmt::format("the {} backend cannot load serialised executables (jitx serialises the cpu "
+                                 "backend's; set JITX_PLATFORM=cpu)", name()));
+}
+
 std::vector<std::string> registered_platforms() {
   std::vector<std::string> out;
   for (auto& [name, make] : backend_registry()) out.push_back(name);

@@ -144,6 +144,14 @@ struct CompileOptions {
   /// Entry parameters whose buffers the caller gives up (jit's donate_argnums): an output of the same type may be
   /// written into one in place. A backend may ignore this.
   std::vector<int64_t> donated_parameters;
+  /// Keep what Backend::serialize() needs (the cpu backend's object files): jit's compiles do, eager ones don't.
+  bool serializable = false;
+};
+
+/// What compiled code is for: a serialised executable records it, and loads only where it matches.
+struct TargetInfo {
+  std::string compiler;  // e.g. "LLVM 19.1.7"
+  std::string triple, cpu, features;
 };
 
 class Backend {
@@ -155,6 +163,17 @@ class Backend {
   std::shared_ptr<Executable> compile(std::shared_ptr<const hlo::Module> module) {
     return compile(std::move(module), CompileOptions{});
   }
+  /// Whether serialize()/deserialize() work (the persistent compilation cache skips backends that cannot).
+  virtual bool can_serialize() const { return false; }
+  /// The code's target (empty for a backend without native code).
+  virtual TargetInfo target() const { return {}; }
+  /// The executable's compiled code and whatever else it needs to run, beyond its module and compile options, as
+  /// the backend's own bytes. Throws RuntimeError where the backend cannot.
+  virtual std::string serialize(const Executable& exe) const;
+  /// The executable of `module` (the optimised module it was compiled from) and `options` back from serialize()'s
+  /// bytes, without compiling; throws RuntimeError when the bytes do not fit the module.
+  virtual std::shared_ptr<Executable> deserialize(std::shared_ptr<const hlo::Module> module,
+                                                  const CompileOptions& options, std::string_view payload);
 };
 
 /// Backends register a factory under their platform name at start-up (runtime never names a backend itself).

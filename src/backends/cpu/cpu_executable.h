@@ -70,6 +70,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   std::shared_ptr<const hlo::Module> planned;  // the module as planned (LayoutLegalizer), which the programs point into
   std::vector<std::unique_ptr<Program>> programs;     // programs[0] is the entry
   cpu::CompiledKernels kernels;
+  uint64_t kernels_digest = 0;  // of the kernels' instructions, when serialisable (see CpuBackend::serialize)
   std::unique_ptr<hlo::Module> fallbacks;  // one-instruction computations run by the interpreter
   Counts counts;
   bool runs_inline = false;  // small and loop-free: may run on the caller's thread when its stream is idle

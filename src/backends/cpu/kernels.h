@@ -41,6 +41,10 @@ struct CompiledKernels {
   size_t parts = 0;           // threads they were compiled on
   std::shared_ptr<void> owner;
   CompileTimes times;
+  // With JitOptions::keep_objects: the relocatable object files linked (one per part) and, per requested
+  // instruction, the distinct kernel it runs (kernel_symbol(which[k])): what load_kernels() needs.
+  std::vector<std::string> objects;
+  std::vector<size_t> which;
 };
 
 struct JitOptions {
@@ -50,10 +54,22 @@ struct JitOptions {
   /// f16/bf16 values stay in f32 inside a kernel and are rounded only when stored (config().allow_excess_precision;
   /// see elementwise_emitter.h); false: rounded after every op, as the interpreter does.
   bool allow_excess_precision = true;
+  bool keep_objects = false;  // keep copies of the object files in CompiledKernels (for serialising)
 };
 
 /// Emits one function per instruction, optimises the module and JIT-compiles it; throws CompileError.
 CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& insts, const JitOptions& options);
+
+/// Kernels linked from object files compile_kernels made (kept with keep_objects), in a new JITDylib: no LLVM
+/// optimisation or code generation. Throws CompileError when an object does not link or lacks a kernel.
+CompiledKernels load_kernels(std::vector<std::string> objects, std::vector<size_t> which, size_t distinct);
+
+/// The host the JIT generates code for: LLVM's version, the target triple, the CPU name and its features (the
+/// "+avx2,+fma,..." string LLVM detected).
+struct HostTarget {
+  std::string compiler, triple, cpu, features;
+};
+const HostTarget& host_target();
 
 /// The optimised LLVM IR of kernels for insts (for tests that look for vector instructions).
 std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level = 2,

@@ -24,6 +24,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -328,6 +329,29 @@ struct Dylib {
     if (auto e = jit().lljit->getExecutionSession().removeJITDylib(*jd)) llvm::consumeError(std::move(e));
   }
 };
+
+/// Links object files into a new JITDylib and looks up kernel_symbol(0 .. n-1) in it; the result owns the code.
+std::shared_ptr<Dylib> link(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects, size_t n,
+                            std::vector<KernelFn>& fns) {
+  Jit& j = jit();
+  auto& es = j.lljit->getExecutionSession();
+  auto dylib = std::make_shared<Dylib>();
+  std::string name = fmt::format("jitx_exe_{}", j.seq++);
+  auto jd = es.createJITDylib(name);
+  if (!jd) throw CompileError(fmt::format("[cpu backend] creating a JITDylib: {}", message(jd.takeError())));
+  dylib->jd = &*jd;
+  // C library functions (exp, lgamma, ...) and compiler runtime helpers come from the process.
+  auto gen = unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                        j.lljit->getDataLayout().getGlobalPrefix()),
+                    "opening the process for symbol lookup");
+  dylib->jd->addGenerator(std::move(gen));
+  for (auto& obj : objects) check(j.lljit->addObjectFile(*dylib->jd, std::move(obj)), "adding code to the JIT");
+  for (size_t k = 0; k < n; ++k) {
+    auto addr = unwrap(j.lljit->lookup(*dylib->jd, kernel_symbol(k)), "looking up a kernel");
+    fns.push_back(addr.toPtr<KernelFn>());
+  }
+  return dylib;
+}
 }  // namespace
 
 CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& insts, const JitOptions& o) {
@@ -350,7 +374,6 @@ CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& inst
   std::vector<Part> parts = share_out(distinct, o, number);
   for (auto& w : which) w = number[w];
   double key_ms = ms_since(t0);
-  Jit& j = jit();
   {
     // Parts but the first on threads of their own (not the runtime's pool: a compile may run on one of its
     // workers, which would then wait for itself); the first on this thread.
@@ -377,27 +400,42 @@ CompiledKernels compile_kernels(const std::vector<const hlo::Instruction*>& inst
   out.distinct = distinct.size();
   out.parts = parts.size();
   auto t1 = Clock::now();
-  auto& es = j.lljit->getExecutionSession();
-  auto dylib = std::make_shared<Dylib>();
-  std::string name = fmt::format("jitx_exe_{}", j.seq++);
-  auto jd = es.createJITDylib(name);
-  if (!jd) throw CompileError(fmt::format("[cpu backend] creating a JITDylib: {}", message(jd.takeError())));
-  dylib->jd = &*jd;
-  // C library functions (exp, lgamma, ...) and compiler runtime helpers come from the process.
-  auto gen = unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-                        j.lljit->getDataLayout().getGlobalPrefix()),
-                    "opening the process for symbol lookup");
-  dylib->jd->addGenerator(std::move(gen));
-  for (auto& p : parts) check(j.lljit->addObjectFile(*dylib->jd, std::move(p.object)), "adding code to the JIT");
-  std::vector<KernelFn> fns;
-  for (size_t k = 0; k < distinct.size(); ++k) {
-    auto addr = unwrap(j.lljit->lookup(*dylib->jd, kernel_symbol(k)), "looking up a kernel");
-    fns.push_back(addr.toPtr<KernelFn>());
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects;
+  for (auto& p : parts) {
+    if (o.keep_objects) out.objects.emplace_back(p.object->getBufferStart(), p.object->getBufferSize());
+    objects.push_back(std::move(p.object));
   }
+  std::vector<KernelFn> fns;
+  out.owner = link(std::move(objects), distinct.size(), fns);
   for (size_t k : which) out.fns.push_back(fns[k]);
+  if (o.keep_objects) out.which = which;
   out.times.codegen_ms += ms_since(t1);  // linking
-  out.owner = dylib;
   return out;
+}
+
+CompiledKernels load_kernels(std::vector<std::string> objects, std::vector<size_t> which, size_t distinct) {
+  CompiledKernels out;
+  if (which.empty()) return out;
+  for (size_t k : which)
+    if (k >= distinct) throw CompileError(fmt::format("[cpu backend] kernel {} of {} does not exist", k, distinct));
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> buffers;
+  for (auto& obj : objects) buffers.push_back(llvm::MemoryBuffer::getMemBufferCopy(obj, "jitx-cached-kernels"));
+  std::vector<KernelFn> fns;
+  out.owner = link(std::move(buffers), distinct, fns);
+  for (size_t k : which) out.fns.push_back(fns[k]);
+  out.distinct = distinct;
+  out.parts = objects.size();
+  out.objects = std::move(objects);
+  out.which = std::move(which);
+  return out;
+}
+
+const HostTarget& host_target() {
+  static const HostTarget t = [] {
+    const auto& b = *jit().jtmb;
+    return HostTarget{"LLVM " LLVM_VERSION_STRING, b.getTargetTriple().str(), b.getCPU(), b.getFeatures().getString()};
+  }();
+  return t;
 }
 
 std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level,

@@ -1,0 +1,26 @@
+# Runs the MLP block example twice over one fresh compilation cache directory: the first run compiles and stores,
+# the second (a new process) must say it loaded from the cache and must print the same result.
+set(dir ${WORK_DIR}/mlp_block_cache)
+file(REMOVE_RECURSE ${dir})
+foreach(run first second)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env JITX_COMPILATION_CACHE_DIR=${dir} JITX_LOG_COMPILES=1
+                          JITX_PLATFORM=cpu ${EXE}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out_${run} ERROR_VARIABLE log_${run})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${run} run failed (${rc}): ${log_${run}}")
+  endif()
+endforeach()
+if(NOT log_first MATCHES "Compiled 'block'" OR NOT log_first MATCHES "compilation cache: stored")
+  message(FATAL_ERROR "the first run did not compile and store:\n${log_first}")
+endif()
+if(NOT log_second MATCHES "loaded from cache" OR log_second MATCHES "Compiled 'block'")
+  message(FATAL_ERROR "the second run did not load from the cache:\n${log_second}")
+endif()
+string(REGEX MATCH "first row starts [^\n]*" row_first "${out_first}")
+string(REGEX MATCH "first row starts [^\n]*" row_second "${out_second}")
+if(NOT row_first STREQUAL row_second OR row_first STREQUAL "")
+  message(FATAL_ERROR "results differ: '${row_first}' vs '${row_second}'")
+endif()
+string(REGEX MATCH "loaded from cache \\([0-9.]+ ms\\)" loaded "${log_second}")
+message(STATUS "second run: ${loaded}")
+file(REMOVE_RECURSE ${dir})

@@ -17,8 +17,10 @@ const Primitive& register_primitive(Primitive p) {
   // Every result type is checked once, here, whatever the rule: no dimension negative, no element count or byte
   // size that overflows int64, no invalid dtype (a later kernel would read a wrapped size's buffer).
   if (p.abstract_eval)
-    p.abstract_eval = [rule = std::move(p.abstract_eval), name = p.name](std::span<const ShapedArray> in,
-                                                                         const Params& params) {
+    p.abstract_eval = [rule = std::move(p.abstract_eval), name = p.name, arity = p.num_operands](
+                          std::span<const ShapedArray> in, const Params& params) {
+      if (arity >= 0 && static_cast<int64_t>(in.size()) != arity)
+        throw_error<TypeError>(name, "takes {} operand{}, got {}", arity, arity == 1 ? "" : "s", in.size());
       std::vector<ShapedArray> out = rule(in, params);
       check_avals(out, name);
       return out;

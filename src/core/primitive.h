@@ -54,6 +54,7 @@ struct Primitive {
   JvpFn jvp;              // null: not differentiable (the JVP trace throws a clear error)
   TransposeFn transpose;  // set for primitives that are linear in some of their inputs
   BatchFn batch;          // null: vmap throws a clear error when this primitive sees a batched input
+  int num_operands = -1;  // >= 0: abstract evaluation refuses another count before the rule reads an operand
 };
 
 /// Registers a primitive (at static-initialisation time); returns it for use as a handle.

@@ -204,6 +204,7 @@ Outs conv_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
 const bool registered = [] {
   Primitive p;
   p.name = "conv_general_dilated";
+  p.num_operands = 2;
   p.jvp = defjvp("conv_general_dilated",
                  {[](A t, A, std::span<const Array> x, const Params& ps) { return bind1(conv(), {t, x[1]}, ps); },
                   [](A t, A, std::span<const Array> x, const Params& ps) { return bind1(conv(), {x[0], t}, ps); }});

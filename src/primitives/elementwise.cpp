@@ -98,6 +98,7 @@ void register_unary(std::string name, Opcode op, Kinds k, UnaryJvp jvp, bool to_
                     TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.num_operands = 1;
   p.transpose = std::move(transpose);
   if (!jvp) p.jvp = zero_jvp(name);
   else
@@ -144,6 +145,7 @@ void register_binary(std::string name, Opcode op, Kinds k, BinaryJvp jx, BinaryJ
                      std::string direction = "") {
   Primitive p;
   p.name = name;
+  p.num_operands = 2;
   auto wrap = [](BinaryJvp j) -> TangentFn {
     return [j](A t, A ans, std::span<const Array> xs, const Params&) { return j(t, ans, xs[0], xs[1]); };
   };
@@ -219,6 +221,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "exp2";
+    p.num_operands = 1;
     p.jvp = defjvp("exp2", {[](A t, A ans, std::span<const Array>, const Params&) { return t * (ans * M_LN2); }});
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       check_dtype("exp2", in[0], Kinds::kFloat);
@@ -237,6 +240,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "round";
+    p.num_operands = 1;
     p.jvp = zero_jvp("round");
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       check_dtype("round", in[0], Kinds::kFloat);
@@ -337,6 +341,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "clamp";
+    p.num_operands = 3;
     // JAX's rules: each bound's tangent flows where that bound is active, x's where it lies strictly inside.
     p.jvp = defjvp("clamp", {
         [](A t, A, std::span<const Array> v, const Params&) {
@@ -369,6 +374,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "convert_element_type";
+    p.num_operands = 1;
     // Float -> float carries the tangent across (integer sides have none); the transpose converts back.
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
       static const auto& self = *find_primitive("convert_element_type");
@@ -395,6 +401,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "bitcast_convert_type";
+    p.num_operands = 1;
     p.jvp = zero_jvp("bitcast_convert_type");
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       DType nd = ps.get_dtype("new_dtype");
@@ -414,6 +421,7 @@ const bool registered = [] {
   {
     Primitive p;
     p.name = "stop_gradient";
+    p.num_operands = 1;
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) { return std::vector<ShapedArray>{in[0]}; };
     p.lower = [](LowerCtx&, std::span<hlo::Instruction* const> args) {
       return std::vector<hlo::Instruction*>{args[0]};

@@ -428,6 +428,7 @@ Outs scatter_abstract_eval(const std::string& op, std::span<const ShapedArray> i
 void register_scatter(const std::string& name, const std::string& reducer, JvpFn jvp, TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.num_operands = 3;
   p.jvp = std::move(jvp);
   p.transpose = std::move(transpose);
   p.batch = scatter_batch(name);
@@ -466,6 +467,7 @@ const bool registered = [] {
     //        index_vector_dim slice_sizes indices_are_sorted]; out-of-range starts are clamped, as XLA does.
     Primitive p;
     p.name = "gather";
+    p.num_operands = 2;
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
       Array out = bind1(prim("gather"), {x[0], x[1]}, ps);
       return JvpResult{{out}, {t[0].valid() ? bind1(prim("gather"), {t[0], x[1]}, ps) : Array()}};
@@ -539,6 +541,7 @@ const bool registered = [] {
     // smallest, +0 above -0), ties to the lower index.
     Primitive p;
     p.name = "top_k";
+    p.num_operands = 1;
     p.batch = leading_batch("top_k", [](Params&, int64_t) {});  // along the last axis, which stays last
     // The tangent taken at the chosen indices (JAX's rule).
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {

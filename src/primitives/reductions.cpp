@@ -251,6 +251,7 @@ void register_reduce(const std::string& name, const std::string& reducer, bool b
                      TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.num_operands = 1;
   p.batch = axes_batch(name);
   p.jvp = std::move(jvp);
   p.transpose = std::move(transpose);
@@ -273,6 +274,7 @@ void register_reduce(const std::string& name, const std::string& reducer, bool b
 void register_arg_reduce(const std::string& name) {
   Primitive p;
   p.name = name;
+  p.num_operands = 1;
   p.batch = axes_batch(name);
   p.jvp = zero_jvp(name);
   p.abstract_eval = [name](std::span<const ShapedArray> in, const Params& ps) {
@@ -313,6 +315,7 @@ void register_reduce_window(const std::string& name, const std::string& reducer,
                             TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.num_operands = 1;
   // The batch axis in front, under a window of size 1 that neither strides, pads nor dilates.
   p.batch = leading_batch(name, [](Params& q, int64_t) {
     auto r = static_cast<int64_t>(q.get_ints("window_dimensions").size());
@@ -365,6 +368,7 @@ void register_cumulative(const std::string& name, const std::string& reducer, Jv
                          TransposeFn transpose = nullptr) {
   Primitive p;
   p.name = name;
+  p.num_operands = 1;
   p.batch = leading_batch(name, [](Params& q, int64_t) { q.set("axis", q.get_int("axis") + 1); });
   p.jvp = std::move(jvp);
   p.transpose = std::move(transpose);
@@ -455,6 +459,7 @@ const bool registered = [] {
   //             rhs_batch_dimensions preferred_element_type]
   Primitive p;
   p.name = "dot_general";
+  p.num_operands = 2;
   // Bilinear: each operand's tangent contracted with the other operand; transposes as JAX's.
   p.jvp = defjvp("dot_general",
                  {[](A t, A, std::span<const Array> x, const Params& ps) {

@@ -140,6 +140,7 @@ const bool registered_layout_ops = [] {
   {
     Primitive p;
     p.name = "broadcast_in_dim";
+    p.num_operands = 1;
     p.batch = leading_batch("broadcast_in_dim", [](Params& q, int64_t n) {
       q.set("shape", prepended(n, q.get_ints("shape")));
       q.set("broadcast_dimensions", prepended(0, shifted(q.get_ints("broadcast_dimensions"))));
@@ -186,6 +187,7 @@ const bool registered_layout_ops = [] {
   {
     Primitive p;
     p.name = "reshape";
+    p.num_operands = 1;
     p.batch = leading_batch("reshape",
                             [](Params& q, int64_t n) { q.set("new_sizes", prepended(n, q.get_ints("new_sizes"))); });
     p.jvp = linear_jvp("reshape");
@@ -208,6 +210,7 @@ const bool registered_layout_ops = [] {
   {
     Primitive p;
     p.name = "transpose";
+    p.num_operands = 1;
     p.batch = leading_batch("transpose", [](Params& q, int64_t) {
       q.set("permutation", prepended(0, shifted(q.get_ints("permutation"))));
     });
@@ -234,6 +237,7 @@ const bool registered_layout_ops = [] {
   {
     Primitive p;
     p.name = "rev";
+    p.num_operands = 1;
     p.batch = leading_batch("rev", [](Params& q, int64_t) { q.set("dimensions", shifted(q.get_ints("dimensions"))); });
     p.jvp = linear_jvp("rev");
     p.transpose = [](Cts ct, Args, const Params& ps) { return Arrays{lax::rev(ct[0], ps.get_ints("dimensions"))}; };
@@ -257,6 +261,7 @@ const bool registered_slicing_ops = [] {
   {
     Primitive p;
     p.name = "slice";
+    p.num_operands = 1;
     p.batch = leading_batch("slice", [](Params& q, int64_t n) {
       q.set("start_indices", prepended(0, q.get_ints("start_indices")));
       q.set("limit_indices", prepended(n, q.get_ints("limit_indices")));
@@ -432,6 +437,7 @@ const bool registered_slicing_ops = [] {
     // pad(operand, padding_value)[padding_config = flattened (lo, hi, interior) per axis]
     Primitive p;
     p.name = "pad";
+    p.num_operands = 2;
     p.batch = pad_batch;
     // Transpose (JAX's): the operand's cotangent is the cotangent with the padding cut away (negative padding
     // becomes zero padding); the padding value's is everything else.
@@ -495,6 +501,7 @@ const bool registered_slicing_ops = [] {
   {
     Primitive p;
     p.name = "iota";
+    p.num_operands = 0;
     p.jvp = zero_jvp("iota");
     p.abstract_eval = [](std::span<const ShapedArray>, const Params& ps) {
       const auto& shape = ps.get_ints("shape");

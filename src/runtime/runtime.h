@@ -38,6 +38,24 @@ class Event {
 class Device;
 
 /// Device memory holding one array, plus the event that says when it is written.
+/// Counts the live objects of one class (a member of it: copies and moves count as new objects). For tests and
+/// leak checks: `live_buffers()` and `live_executables()` below.
+template <class Tag>
+class LiveCount {
+ public:
+  LiveCount() { count().fetch_add(1, std::memory_order_relaxed); }
+  LiveCount(const LiveCount&) : LiveCount() {}
+  LiveCount& operator=(const LiveCount&) { return *this; }
+  ~LiveCount() { count().fetch_sub(1, std::memory_order_relaxed); }
+  static int64_t live() { return count().load(std::memory_order_relaxed); }
+
+ private:
+  static std::atomic<int64_t>& count() {
+    static std::atomic<int64_t> n{0};
+    return n;
+  }
+};
+
 class Buffer {
  public:
   DType dtype;
@@ -65,7 +83,10 @@ class Buffer {
  private:
   std::mutex readers_mu_;
   std::vector<std::pair<Device*, int64_t>> readers_;  // the latest read per device's stream
+  LiveCount<Buffer> live_;
 };
+/// Buffers alive now in this process (held by arrays, executables' constants, pending work).
+inline int64_t live_buffers() { return LiveCount<Buffer>::live(); }
 
 /// Where a computation on `args` runs: the device of the committed ones (which must agree), else the default device.
 struct Placement {
@@ -138,7 +159,12 @@ class Executable {
   std::shared_ptr<const hlo::Module> module;
   /// The backend's compile phases and their wall times in ms, in order (cpu: plan, emit, llvm-opt, codegen).
   std::vector<std::pair<std::string, double>> compile_phases;
+
+ private:
+  LiveCount<Executable> live_;
 };
+/// Executables alive now in this process (held by jit caches, the eager cache, Compiled objects).
+inline int64_t live_executables() { return LiveCount<Executable>::live(); }
 
 struct CompileOptions {
   /// Entry parameters whose buffers the caller gives up (jit's donate_argnums): an output of the same type may be

@@ -184,7 +184,7 @@ void Literal::set_u64(int64_t i, uint64_t v) {
 
 void Literal::convert(const void* src, DType sd, void* dst, DType dd, size_t n) {
   if (sd == dd) {
-    std::memcpy(dst, src, n * dtype_size(sd));
+    if (n) std::memcpy(dst, src, n * dtype_size(sd));  // an empty array's data may be null (UB even for 0 bytes)
     return;
   }
   for (size_t i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include "jitx/error.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
+#include "jitx/linalg.h"
 #include "jitx/nn.h"
 #include "jitx/numpy.h"
 #include "jitx/pytree.h"

@@ -9,6 +9,7 @@
 #include "jitx/jacobian.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
+#include "jitx/linalg.h"
 #include "jitx/nn.h"
 #include "jitx/numpy.h"
 #include "jitx/pytree.h"

@@ -105,7 +105,8 @@ TEST_CASE("jnp::roll, tile, repeat, outer, tril, triu against loops", "[numpy_ex
   r.clear();
   for (int i = 0; i < 12; ++i)
     for (int j = 0; j < 3; ++j) r.push_back(xv[i] * xv[j]);
-  both_close([](auto& v) { return jnp::outer(v[0], jnp::slice_axis(jnp::ravel(v[0]), 0, 0, 3)); }, {x}, r, f64, "outer");
+  both_close([](auto& v) { return jnp::outer(v[0], jnp::slice_axis(jnp::ravel(v[0]), 0, 0, 3)); }, {x}, r, f64,
+             "outer");
   auto bv = uniform(24, -1, 1);
   Array b = make(bv, {2, 3, 4}, f64);
   std::vector<double> lo, up;
@@ -190,4 +191,26 @@ TEST_CASE("slices with negative steps, with gradients", "[numpy_extra]") {
              {xv[3], xv[2], xv[1], xv[0], xv[7], xv[6], xv[5], xv[4]}, f64, "x[:, ::-1]");
   CHECK_THROWS_AS(jnp::slice_axis(x, 0, 0, 5, 0), ShapeError);
   check_grad_fd([](const Array& v) { return jnp::slice_axis(v, 0, 6, 0, -2); }, xv, {8}, "grad x[6:0:-2]");
+}
+
+TEST_CASE("jnp::searchsorted, NaNs last, against a loop", "[numpy_extra]") {
+  std::vector<double> a = {-1, 0, 0, 2, 5, NAN};
+  std::vector<double> q = {-2, 0, 1, 2, 5, 7, NAN, -INFINITY};
+  auto less_nanlast = [](double p, double r) { return p < r || (!std::isnan(p) && std::isnan(r)); };
+  for (std::string side : {"left", "right"}) {
+    std::vector<int64_t> ref;
+    for (double v : q) {
+      int64_t c = 0;
+      for (double x : a) c += side == "left" ? less_nanlast(x, v) : !less_nanlast(v, x);
+      ref.push_back(c);
+    }
+    both_exact([side](auto& v) { return jnp::searchsorted(v[0], v[1], side); },
+               {make(a, DType::float64), make(q, {2, 4}, DType::float64)}, ref, DType::int32, "searchsorted " + side);
+  }
+  // JAX agrees with the loop: left [0 1 3 3 4 5 5 0], right [0 3 3 4 5 5 6 0]
+  // jnp.searchsorted(jnp.array([1,2,2,3]), jnp.array([2,0,4]), side='right') -> [3, 0, 4]
+  both_exact([](auto& v) { return jnp::searchsorted(v[0], v[1], "right"); },
+             {make_int({1, 2, 2, 3}, DType::int32), make_int({2, 0, 4}, DType::int32)}, {3, 0, 4}, DType::int32,
+             "searchsorted int");
+  CHECK_THROWS_AS(jnp::searchsorted(make({1, 2}, DType::float64), 1.0, "middle"), TypeError);
 }

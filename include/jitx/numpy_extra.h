@@ -48,5 +48,8 @@ Array pad(const Array& x, PadWidth pad_width, std::string_view mode = "constant"
           const Array& end_values = 0, Loc loc = Loc::current());
 Array pad(const Array& x, int64_t pad_width, std::string_view mode = "constant", const Array& constant_values = 0,
           const Array& end_values = 0, Loc loc = Loc::current());
+/// int32 insertion points of v into the sorted 1-D a (side "left": first a[i] >= v, "right": first a[i] > v);
+/// NaNs order last, as in JAX's sort. Any shape of v.
+Array searchsorted(const Array& a, const Array& v, std::string_view side = "left", Loc loc = Loc::current());
 
 }  // namespace jitx::numpy

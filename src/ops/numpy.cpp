@@ -711,7 +711,7 @@ Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std
   ApiScope s(loc);
   int64_t a = detail::canonical_axis(axis, x.ndim(), "slice");
   int64_t n = x.shape()[a];
-  if (step == 0) throw_error<ShapeError>("slice", "step must not be zero");
+  if (step == 0) throw_error<ShapeError>("slice", "step must not be zero, got {}", step);
   if (step < 0) {
     // Python's rules for a negative step: start defaults to the last element, stop to "before the first";
     // x[start:stop:step] is then rev(x)[n-1-start : n-1-stop : -step].

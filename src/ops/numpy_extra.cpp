@@ -202,4 +202,25 @@ Array allclose(const Array& a, const Array& b, double rtol, double atol, bool eq
   return all(isclose(a, b, rtol, atol, equal_nan, loc));
 }
 
+Array searchsorted(const Array& a, const Array& v, std::string_view side, Loc loc) {
+  ApiScope s(loc);
+  if (a.ndim() != 1) throw_error<ShapeError>("searchsorted", "a must be 1-D, got shape {}", shape_str(a.shape()));
+  if (side != "left" && side != "right")
+    throw_error<TypeError>("searchsorted", "side must be 'left' or 'right', got '{}'", side);
+  DType d = result_type({a, v});
+  Array sa = astype(a, d), sv = astype(v, d);
+  Shape vs = sv.shape(), big = vs;
+  big.push_back(a.shape()[0]);
+  std::vector<int64_t> vd(vs.size());
+  for (size_t i = 0; i < vs.size(); ++i) vd[i] = static_cast<int64_t>(i);
+  Array A = lax::broadcast_in_dim(sa, big, {static_cast<int64_t>(vs.size())});
+  Array V = lax::broadcast_in_dim(sv, big, vd);
+  // A total order with NaNs last (as JAX's sort): lt(p, q) = p < q, or p is a number and q is NaN.
+  auto lt = [](const Array& p, const Array& q) {
+    return logical_or(less(p, q), logical_and(logical_not(isnan(p)), isnan(q)));
+  };
+  Array before = side == "left" ? lt(A, V) : logical_not(lt(V, A));
+  return astype(sum(before, {-1}), DType::int32);
+}
+
 }  // namespace jitx::numpy

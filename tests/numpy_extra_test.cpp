@@ -214,3 +214,17 @@ TEST_CASE("jnp::searchsorted, NaNs last, against a loop", "[numpy_extra]") {
              "searchsorted int");
   CHECK_THROWS_AS(jnp::searchsorted(make({1, 2}, DType::float64), 1.0, "middle"), TypeError);
 }
+
+TEST_CASE("jnp::nonzero with and without a static size", "[numpy_extra]") {
+  Array x = make({0, 3, 0, -1, 2, 0}, {2, 3}, DType::float64);
+  // jnp.nonzero(x) -> ([0, 1, 1], [1, 0, 1]); jnp.nonzero(x, size=5, fill_value=-1) -> ([0,1,1,-1,-1], [1,0,1,-1,-1])
+  auto r = jnp::nonzero(x);
+  CHECK(r[0].dtype() == DType::int64);
+  REQUIRE(r.size() == 2);
+  check_exact(r[0], {0, 1, 1}, DType::int64, "nonzero rows");
+  check_exact(r[1], {1, 0, 1}, DType::int64, "nonzero cols");
+  auto j = jit([](Array v) { return jnp::nonzero(v, 5, -1)[1]; })(x);
+  check_exact(j, {1, 0, 1, -1, -1}, DType::int64, "nonzero size=5 (jit)");
+  check_exact(jnp::nonzero(x, 2)[0], {0, 1}, DType::int64, "nonzero size=2 truncates");
+  CHECK_THROWS_AS(jit([](Array v) { return jnp::nonzero(v)[0]; })(x), TracerError);
+}

@@ -51,5 +51,10 @@ Array pad(const Array& x, int64_t pad_width, std::string_view mode = "constant",
 /// int32 insertion points of v into the sorted 1-D a (side "left": first a[i] >= v, "right": first a[i] > v);
 /// NaNs order last, as in JAX's sort. Any shape of v.
 Array searchsorted(const Array& a, const Array& v, std::string_view side = "left", Loc loc = Loc::current());
+/// Indices of the nonzero elements, one int64 array per axis (as JAX with x64). With size: exactly size entries (padded with
+/// fill_value); without it the size comes from the value, so a tracer throws TracerError (JAX's
+/// ConcretizationTypeError).
+std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size = std::nullopt, int64_t fill_value = 0,
+                           Loc loc = Loc::current());
 
 }  // namespace jitx::numpy

@@ -223,4 +223,32 @@ Array searchsorted(const Array& a, const Array& v, std::string_view side, Loc lo
   return astype(sum(before, {-1}), DType::int32);
 }
 
+std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size, int64_t fill_value, Loc loc) {
+  ApiScope s(loc);
+  Array m = astype(ravel(not_equal(x, zeros_like(x))), DType::int32);
+  if (!size) {
+    if (x.is_tracer())
+      throw_error<TracerError>("nonzero", "the output size depends on the values: pass a static size= under jit "
+                                          "(JAX's ConcretizationTypeError)");
+    size = sum(m).item<int64_t>();
+  }
+  int64_t n = m.shape()[0], k = *size;
+  // Element i goes to slot cumsum(m)[i] - 1 when it is nonzero; others go to slot k, which the update drops.
+  Array slot = where(astype(m, DType::bool_), subtract(cumsum(m), 1), Array::scalar_int(k, DType::int32));
+  Array flat = at(full({k}, double(fill_value), DType::int64), slot).set(lax::iota(DType::int64, n));
+  std::vector<Array> out;
+  int64_t stride = 1;
+  for (int64_t d = x.ndim() - 1; d >= 0; --d) {
+    Array idx = remainder(floor_divide(flat, Array::scalar_int(stride, DType::int64)),
+                          Array::scalar_int(x.shape()[d], DType::int64));
+    out.insert(out.begin(), idx);
+    stride *= x.shape()[d];
+  }
+  if (x.ndim() > 0 && k > 0) {  // fill slots hold fill_value in every coordinate, as JAX
+    Array valid = less(lax::iota(DType::int32, k), sum(m));
+    for (auto& o : out) o = where(valid, o, Array::scalar_int(fill_value, DType::int64));
+  }
+  return out;
+}
+
 }  // namespace jitx::numpy

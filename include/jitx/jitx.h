@@ -12,6 +12,7 @@
 #include "jitx/linalg.h"
 #include "jitx/nn.h"
 #include "jitx/numpy.h"
+#include "jitx/numpy_extra.h"
 #include "jitx/pytree.h"
 #include "jitx/random.h"
 #include "jitx/vmap.h"

@@ -711,7 +711,18 @@ Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std
   ApiScope s(loc);
   int64_t a = detail::canonical_axis(axis, x.ndim(), "slice");
   int64_t n = x.shape()[a];
-  if (step <= 0) throw_error<ShapeError>("slice", "step must be positive, got {}", step);
+  if (step == 0) throw_error<ShapeError>("slice", "step must not be zero, got {}", step);
+  if (step < 0) {
+    // Python's rules for a negative step: start defaults to the last element, stop to "before the first";
+    // x[start:stop:step] is then rev(x)[n-1-start : n-1-stop : -step].
+    auto normn = [&](std::optional<int64_t> v, int64_t dflt) {
+      if (!v) return dflt;
+      int64_t i = *v < 0 ? *v + n : *v;
+      return std::clamp<int64_t>(i, -1, n - 1);
+    };
+    int64_t b = normn(start, n - 1), e = std::min(normn(stop, -1), b);
+    return lax::slice_in_dim(lax::rev(x, {a}), n - 1 - b, n - 1 - e, -step, a);
+  }
   auto norm = [&](std::optional<int64_t> v, int64_t dflt) {
     if (!v) return dflt;
     int64_t i = *v < 0 ? *v + n : *v;

@@ -1,0 +1,254 @@
+// jitx::numpy: tril/triu, roll, tile, repeat, outer, pad, fmod, logaddexp and the NaN-aware functions,
+// all composed from existing jnp/lax functions so that grad, vmap and jit apply to them unchanged.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "core/errors.h"
+#include "core/shape_util.h"
+#include "core/trace.h"
+#include "jitx/lax.h"
+#include "jitx/numpy.h"
+#include "jitx/numpy_extra.h"
+
+namespace jitx::numpy {
+using detail::ApiScope;
+using detail::shape_str;
+using detail::throw_error;
+
+namespace {
+Array lit(double v, DType d) { return astype(Array(v), d); }
+
+Array tri_mask(const Array& x, int64_t k, bool lower, std::string_view op) {
+  if (x.ndim() < 2) throw_error<ShapeError>(op, "needs an array of at least 2 dimensions, got shape {}",
+                                            shape_str(x.shape()));
+  Shape s = x.shape();
+  int64_t r = x.ndim();
+  Array rows = lax::broadcasted_iota(DType::int64, s, r - 2), cols = lax::broadcasted_iota(DType::int64, s, r - 1);
+  Array d = lax::sub(cols, rows);
+  Array keep = lower ? lax::le(d, Array::scalar_int(k, DType::int64)) : lax::ge(d, Array::scalar_int(k, DType::int64));
+  return where(keep, x, zeros_like(x));
+}
+
+/// Host-computed gather along one axis: out[..., j, ...] = x[..., idx[j], ...].
+Array take_static(const Array& x, const std::vector<int64_t>& idx, int64_t axis) {
+  return take(x, array(idx, Shape{static_cast<int64_t>(idx.size())}, DType::int64), axis, "clip");
+}
+
+int64_t pmod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
+}  // namespace
+
+Array tril(const Array& x, int64_t k, Loc loc) {
+  ApiScope s(loc);
+  return tri_mask(x, k, true, "tril");
+}
+Array triu(const Array& x, int64_t k, Loc loc) {
+  ApiScope s(loc);
+  return tri_mask(x, k, false, "triu");
+}
+
+Array roll(const Array& x, std::vector<int64_t> shifts, std::vector<int64_t> axes, Loc loc) {
+  ApiScope s(loc);
+  if (axes.empty()) {
+    if (shifts.size() != 1) throw_error<ShapeError>("roll", "without axis, shift must be one number, got {}",
+                                                    shifts.size());
+    return reshape(roll(ravel(x), shifts, {0}), x.shape());
+  }
+  if (shifts.size() == 1 && axes.size() > 1) shifts.resize(axes.size(), shifts[0]);
+  if (shifts.size() != axes.size())
+    throw_error<ShapeError>("roll", "got {} shifts for {} axes", shifts.size(), axes.size());
+  Array out = x;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = detail::canonical_axis(axes[i], x.ndim(), "roll");
+    int64_t n = x.shape()[a];
+    if (n == 0) continue;
+    int64_t sh = pmod(shifts[i], n);
+    if (sh == 0) continue;
+    out = lax::concatenate({lax::slice_in_dim(out, n - sh, n, 1, a), lax::slice_in_dim(out, 0, n - sh, 1, a)}, a);
+  }
+  return out;
+}
+Array roll(const Array& x, int64_t shift, std::optional<int64_t> axis, Loc loc) {
+  if (!axis) return roll(x, std::vector<int64_t>{shift}, std::vector<int64_t>{}, loc);
+  return roll(x, std::vector<int64_t>{shift}, std::vector<int64_t>{*axis}, loc);
+}
+
+Array tile(const Array& x, std::vector<int64_t> reps, Loc loc) {
+  ApiScope s(loc);
+  for (auto r : reps)
+    if (r < 0) throw_error<ShapeError>("tile", "repetitions must be >= 0, got {}", shape_str(reps));
+  size_t rank = std::max<size_t>(reps.size(), x.ndim());
+  reps.insert(reps.begin(), rank - reps.size(), 1);
+  Shape xs = x.shape();
+  xs.insert(xs.begin(), rank - xs.size(), 1);
+  Array y = lax::reshape(x, xs);
+  Shape big, out;
+  std::vector<int64_t> bd;
+  for (size_t i = 0; i < rank; ++i) {
+    big.push_back(reps[i]);
+    big.push_back(xs[i]);
+    bd.push_back(static_cast<int64_t>(2 * i + 1));
+    out.push_back(reps[i] * xs[i]);
+  }
+  return lax::reshape(lax::broadcast_in_dim(y, big, bd), out);
+}
+
+Array repeat(const Array& x, int64_t repeats, std::optional<int64_t> axis, Loc loc) {
+  ApiScope s(loc);
+  if (repeats < 0) throw_error<ShapeError>("repeat", "repeats must be >= 0, got {}", repeats);
+  Array y = axis ? x : ravel(x);
+  int64_t a = detail::canonical_axis(axis.value_or(0), y.ndim(), "repeat");
+  Shape big = y.shape(), out = y.shape();
+  big.insert(big.begin() + a + 1, repeats);
+  out[a] *= repeats;
+  std::vector<int64_t> bd;
+  for (int64_t i = 0; i < y.ndim(); ++i) bd.push_back(i <= a ? i : i + 1);
+  return lax::reshape(lax::broadcast_in_dim(y, big, bd), out);
+}
+Array repeat(const Array& x, const std::vector<int64_t>& repeats, std::optional<int64_t> axis, Loc loc) {
+  ApiScope s(loc);
+  Array y = axis ? x : ravel(x);
+  int64_t a = detail::canonical_axis(axis.value_or(0), y.ndim(), "repeat");
+  int64_t n = y.shape()[a];
+  if (repeats.size() == 1) return repeat(y, repeats[0], a, loc);
+  if (static_cast<int64_t>(repeats.size()) != n)
+    throw_error<ShapeError>("repeat", "got {} repeats for an axis of length {}", repeats.size(), n);
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < n; ++i) {
+    if (repeats[i] < 0) throw_error<ShapeError>("repeat", "repeats must be >= 0, got {}", repeats[i]);
+    idx.insert(idx.end(), repeats[i], i);
+  }
+  return take_static(y, idx, a);
+}
+
+Array outer(const Array& a, const Array& b, Loc loc) {
+  ApiScope s(loc);
+  return multiply(expand_dims(ravel(a), {1}), expand_dims(ravel(b), {0}));
+}
+
+Array fmod(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "fmod");
+  if (is_bool(a.dtype())) throw_error<TypeError>("fmod", "does not accept bool arrays");
+  return lax::rem(a, b);
+}
+
+Array logaddexp(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a0, b0] = promote_and_broadcast(x, y, "logaddexp");
+  Array a = is_floating(a0.dtype()) ? a0 : astype(a0, DType::float32);
+  Array b = is_floating(b0.dtype()) ? b0 : astype(b0, DType::float32);
+  Array amax = lax::max(a, b);
+  Array delta = lax::sub(a, b);
+  // (inf, inf) and (-inf, -inf) make delta NaN: x + y gives the right infinity (and NaN stays NaN).
+  return lax::select(lax::ne(delta, delta), lax::add(a, b),
+                     lax::add(amax, lax::log1p(lax::exp(lax::neg(lax::abs(delta))))));
+}
+
+Array nan_to_num(const Array& x, double nan, std::optional<double> posinf, std::optional<double> neginf, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return x;
+  double big = x.dtype() == DType::float64   ? DBL_MAX
+               : x.dtype() == DType::float32 ? double(FLT_MAX)
+               : x.dtype() == DType::float16 ? 65504.0
+                                             : 3.3895313892515355e38;
+  DType d = x.dtype();
+  Array out = where(isnan(x), lit(nan, d), x);
+  out = where(lax::eq(x, lit(INFINITY, d)), lit(posinf.value_or(big), d), out);
+  return where(lax::eq(x, lit(-INFINITY, d)), lit(neginf.value_or(-big), d), out);
+}
+
+Array nansum(const Array& x, Axes axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return sum(x, axes, keepdims);
+  return sum(where(isnan(x), zeros_like(x), x), axes, keepdims);
+}
+Array nanmean(const Array& x, Axes axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return mean(x, axes, keepdims);
+  Array ok = logical_not(isnan(x));
+  Array total = sum(where(ok, x, zeros_like(x)), axes, keepdims);
+  Array count = astype(sum(ok, axes, keepdims), total.dtype());
+  return divide(total, count);  // an all-NaN slice gives 0/0 = NaN, as in JAX
+}
+Array nanmax(const Array& x, Axes axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return max(x, axes, keepdims);
+  Array nanm = isnan(x);
+  Array r = max(where(nanm, lit(-INFINITY, x.dtype()), x), axes, keepdims);
+  return where(all(nanm, axes, keepdims), lit(NAN, x.dtype()), r);
+}
+Array nanmin(const Array& x, Axes axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype())) return min(x, axes, keepdims);
+  Array nanm = isnan(x);
+  Array r = min(where(nanm, lit(INFINITY, x.dtype()), x), axes, keepdims);
+  return where(all(nanm, axes, keepdims), lit(NAN, x.dtype()), r);
+}
+
+Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan, Loc loc) {
+  ApiScope s(loc);
+  auto [x, y] = promote_and_broadcast(a, b, "isclose");
+  if (!is_floating(x.dtype())) return equal(x, y);
+  DType d = x.dtype();
+  Array close = lax::le(lax::abs(lax::sub(x, y)), lax::add(lit(atol, d), lax::mul(lit(rtol, d), lax::abs(y))));
+  Array fin = logical_and(isfinite(x), isfinite(y));
+  Array out = where(fin, close, equal(x, y));  // infinities are close only to themselves
+  if (equal_nan) out = logical_or(out, logical_and(isnan(x), isnan(y)));
+  return out;
+}
+Array allclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan, Loc loc) {
+  ApiScope s(loc);
+  return all(isclose(a, b, rtol, atol, equal_nan, loc));
+}
+
+Array searchsorted(const Array& a, const Array& v, std::string_view side, Loc loc) {
+  ApiScope s(loc);
+  if (a.ndim() != 1) throw_error<ShapeError>("searchsorted", "a must be 1-D, got shape {}", shape_str(a.shape()));
+  if (side != "left" && side != "right")
+    throw_error<TypeError>("searchsorted", "side must be 'left' or 'right', got '{}'", side);
+  DType d = result_type({a, v});
+  Array sa = astype(a, d), sv = astype(v, d);
+  Shape vs = sv.shape(), big = vs;
+  big.push_back(a.shape()[0]);
+  std::vector<int64_t> vd(vs.size());
+  for (size_t i = 0; i < vs.size(); ++i) vd[i] = static_cast<int64_t>(i);
+  Array A = lax::broadcast_in_dim(sa, big, {static_cast<int64_t>(vs.size())});
+  Array V = lax::broadcast_in_dim(sv, big, vd);
+  // A total order with NaNs last (as JAX's sort): lt(p, q) = p < q, or p is a number and q is NaN.
+  auto lt = [](const Array& p, const Array& q) {
+    return logical_or(less(p, q), logical_and(logical_not(isnan(p)), isnan(q)));
+  };
+  Array before = side == "left" ? lt(A, V) : logical_not(lt(V, A));
+  return astype(sum(before, {-1}), DType::int32);
+}
+
+std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size, int64_t fill_value, Loc loc) {
+  ApiScope s(loc);
+  Array m = astype(ravel(not_equal(x, zeros_like(x))), DType::int32);
+  if (!size) {
+    if (x.is_tracer())
+      throw_error<TracerError>("nonzero", "the output size depends on the values: pass a static size= under jit "
+                                          "(JAX's ConcretizationTypeError)");
+    size = sum(m).item<int64_t>();
+  }
+  int64_t n = m.shape()[0], k = *size;
+  // Element i goes to slot cumsum(m)[i] - 1 when it is nonzero; others go to slot k, which the update drops.
+  Array slot = where(astype(m, DType::bool_), subtract(cumsum(m), 1), Array::scalar_int(k, DType::int32));
+  Array flat = at(full({k}, double(fill_value), DType::int64), slot).set(lax::iota(DType::int64, n));
+  std::vector<Array> out;
+  int64_t stride = 1;
+  for (int64_t d = x.ndim() - 1; d >= 0; --d) {
+    Array idx = remainder(floor_divide(flat, Array::scalar_int(stride, DType::int64)),
+                          Array::scalar_int(x.shape()[d], DType::int64));
+    out.insert(out.begin(), idx);
+    stride *= x.shape()[d];
+  }
+  if (x.ndim() > 0 && k > 0) {  // fill slots hold fill_value in every coordinate, as JAX
+    Array valid = less(lax::iota(DType::int32, k), sum(m));
+    for (auto& o : out) o = where(valid, o, Array::scalar_int(fill_value, DType::int64));
+  }
+  return out;
+}
+
+}  // namespace jitx::numpy

@@ -1,0 +1,121 @@
+// jitx::numpy::pad: every mode is lax.pad (constant) or a static gather/concatenation along each axis.
+#include <algorithm>
+#include <string>
+
+#include "core/errors.h"
+#include "core/shape_util.h"
+#include "core/trace.h"
+#include "jitx/lax.h"
+#include "jitx/numpy.h"
+#include "jitx/numpy_extra.h"
+
+namespace jitx::numpy {
+using detail::ApiScope;
+using detail::shape_str;
+using detail::throw_error;
+
+namespace {
+int64_t pmod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
+
+/// Source index of output position p (p < 0: before the array, p >= n: after it) for the index modes.
+int64_t source_index(std::string_view mode, int64_t p, int64_t n) {
+  if (mode == "edge") return std::clamp<int64_t>(p, 0, n - 1);
+  if (mode == "wrap") return pmod(p, n);
+  if (mode == "symmetric") {
+    int64_t q = pmod(p, 2 * n);
+    return q < n ? q : 2 * n - 1 - q;
+  }
+  if (n == 1) return 0;  // reflect
+  int64_t q = pmod(p, 2 * n - 2);
+  return q < n ? q : 2 * n - 2 - q;
+}
+
+Array pad_axis_stat(const Array& x, int64_t a, int64_t before, int64_t after, std::string_view mode) {
+  Array st = mode == "maximum" ? max(x, {a}, true) : mode == "minimum" ? min(x, {a}, true) : mean(x, {a}, true);
+  if (mode == "mean" && !is_floating(x.dtype())) st = round(st);
+  st = astype(st, x.dtype());
+  auto block = [&](int64_t w) {
+    Shape s = x.shape();
+    s[a] = w;
+    return broadcast_to(st, s);
+  };
+  return concatenate({block(before), x, block(after)}, a);
+}
+
+Array pad_axis_ramp(const Array& x, int64_t a, int64_t before, int64_t after, const Array& end) {
+  int64_t n = x.shape()[a];
+  DType fd = is_floating(x.dtype()) ? x.dtype() : DType::float64;
+  Array endv = astype(end, fd);
+  auto ramp = [&](int64_t w, bool left) {
+    Shape s = x.shape();
+    s[a] = w;
+    Array edge = astype(slice_axis(x, a, left ? 0 : n - 1, left ? 1 : n), fd);
+    // left: end + (edge - end) * i / w; right (j from the array outwards): edge + (end - edge) * (j + 1) / w
+    Array i = astype(lax::broadcasted_iota(DType::int64, s, a), fd);
+    Array t = left ? divide(i, astype(Array(static_cast<double>(w)), fd))
+                   : divide(add(i, astype(Array(1.0), fd)), astype(Array(static_cast<double>(w)), fd));
+    Array r = left ? add(endv, multiply(subtract(edge, endv), t)) : add(edge, multiply(subtract(endv, edge), t));
+    return astype(r, x.dtype());
+  };
+  std::vector<Array> parts;
+  if (before > 0) parts.push_back(ramp(before, true));
+  parts.push_back(x);
+  if (after > 0) parts.push_back(ramp(after, false));
+  return concatenate(parts, a);
+}
+}  // namespace
+
+Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& constant_values, const Array& end_values,
+          Loc loc) {
+  ApiScope s(loc);
+  static const std::vector<std::string_view> modes = {"constant", "edge",    "wrap",        "reflect", "symmetric",
+                                                      "maximum",  "minimum", "mean",        "linear_ramp"};
+  if (mode == "median") throw_error<Error>("pad", "mode 'median' is not implemented");
+  if (std::find(modes.begin(), modes.end(), mode) == modes.end())
+    throw_error<TypeError>("pad", "unknown mode '{}' (expected constant, edge, wrap, reflect, symmetric, maximum, "
+                                  "minimum, mean or linear_ramp)",
+                           mode);
+  if (pw.size() == 1 && x.ndim() != 1) pw.resize(x.ndim(), pw[0]);
+  if (static_cast<int64_t>(pw.size()) != x.ndim())
+    throw_error<ShapeError>("pad", "got {} (before, after) pairs for an array of shape {}", pw.size(),
+                            shape_str(x.shape()));
+  for (auto [b, e] : pw)
+    if (b < 0 || e < 0) throw_error<ShapeError>("pad", "pad widths must be >= 0, got ({}, {})", b, e);
+  if (mode == "constant") {
+    if (constant_values.ndim() != 0)
+      throw_error<ShapeError>("pad", "constant_values must be a scalar, got shape {}",
+                              shape_str(constant_values.shape()));
+    std::vector<std::array<int64_t, 3>> cfg;
+    for (auto [b, e] : pw) cfg.push_back({b, e, 0});
+    return lax::pad(x, astype(constant_values, x.dtype()), cfg);
+  }
+  if (mode == "linear_ramp" && end_values.ndim() != 0)
+    throw_error<ShapeError>("pad", "end_values must be a scalar, got shape {}", shape_str(end_values.shape()));
+  Array out = x;
+  for (int64_t a = 0; a < x.ndim(); ++a) {
+    auto [b, e] = pw[a];
+    if (b == 0 && e == 0) continue;
+    int64_t n = x.shape()[a];
+    if (n == 0)
+      throw_error<ShapeError>("pad", "cannot pad the empty axis {} of shape {} in mode '{}'", a,
+                              shape_str(x.shape()), mode);
+    if (mode == "maximum" || mode == "minimum" || mode == "mean") {
+      out = pad_axis_stat(out, a, b, e, mode);
+    } else if (mode == "linear_ramp") {
+      out = pad_axis_ramp(out, a, b, e, end_values);
+    } else {
+      std::vector<int64_t> idx;
+      for (int64_t p = -b; p < n + e; ++p) idx.push_back(source_index(mode, p, n));
+      out = take(out, array(idx, Shape{static_cast<int64_t>(idx.size())}, DType::int64), a, "clip");
+    }
+  }
+  return out;
+}
+
+Array pad(const Array& x, int64_t pad_width, std::string_view mode, const Array& constant_values,
+          const Array& end_values, Loc loc) {
+  return pad(x, PadWidth(x.ndim(), {pad_width, pad_width}), mode, constant_values,
+             end_values, loc);
+}
+
+}  // namespace jitx::numpy

@@ -49,9 +49,10 @@ std::vector<Use> valid_uses() {
     for (const char* n : names) uses.push_back({&primitive(n), {}, avals});
   };
   ShapedArray f23 = sa({2, 3}), i23 = sa({2, 3}, DType::int32), b23 = sa({2, 3}, DType::bool_);
-  direct({"abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "cos", "cosh", "digamma", "erf",
-          "erf_inv", "erfc", "exp", "exp2", "expm1", "floor", "is_finite", "lgamma", "log", "log1p", "logistic",
-          "neg", "rsqrt", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "stop_gradient"},
+  direct({"abs",   "acos",      "acosh",   "asin", "asinh",   "atan",         "atanh", "cbrt",  "ceil",
+          "cos",   "cosh",      "digamma", "erf",  "erf_inv", "erfc",         "exp",   "exp2",  "expm1",
+          "floor", "is_finite", "lgamma",  "log",  "log1p",   "logistic",     "neg",   "rsqrt", "sign",
+          "sin",   "sinh",      "sqrt",    "tan",  "tanh",    "stop_gradient"},
          {f23});
   direct({"add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "eq", "ne", "lt", "le", "gt", "ge"},
          {f23, f23});
@@ -64,32 +65,33 @@ std::vector<Use> valid_uses() {
   trace(uses, {f23}, [&](auto& a) { return one(lax::round(a[0], lax::RoundingMethod::TO_NEAREST_EVEN)); });
   trace(uses, {f23}, [&](auto& a) {
     return std::vector<Array>{lax::convert_element_type(a[0], DType::int32),
-                              lax::bitcast_convert_type(a[0], DType::uint32), lax::broadcast_in_dim(a[0], {4, 2, 3}, {1, 2}),
-                              lax::reshape(a[0], {3, 2}), lax::transpose(a[0], {1, 0}), lax::rev(a[0], {0}),
-                              lax::slice(a[0], {0, 1}, {2, 3}, {1, 2}), lax::concatenate({a[0], a[0]}, 1),
+                              lax::bitcast_convert_type(a[0], DType::uint32),
+                              lax::broadcast_in_dim(a[0], {4, 2, 3}, {1, 2}),
+                              lax::reshape(a[0], {3, 2}),
+                              lax::transpose(a[0], {1, 0}),
+                              lax::rev(a[0], {0}),
+                              lax::slice(a[0], {0, 1}, {2, 3}, {1, 2}),
+                              lax::concatenate({a[0], a[0]}, 1),
                               lax::pad(a[0], Array(0.0f), {{1, 0, 1}, {0, 2, 0}}),
                               lax::broadcasted_iota(DType::int32, {2, 3}, 1)};
   });
   trace(uses, {f23}, [&](auto& a) {
-    return std::vector<Array>{lax::reduce_sum(a[0], {1}), lax::reduce_prod(a[0], {0}), lax::reduce_max(a[0], {1}),
-                              lax::reduce_min(a[0], {0, 1}), lax::argmax(a[0], 1), lax::argmin(a[0], 0),
-                              lax::cumsum(a[0], 1), lax::cumprod(a[0], 0), lax::cummax(a[0], 1),
+    return std::vector<Array>{lax::reduce_sum(a[0], {1}),    lax::reduce_prod(a[0], {0}), lax::reduce_max(a[0], {1}),
+                              lax::reduce_min(a[0], {0, 1}), lax::argmax(a[0], 1),        lax::argmin(a[0], 0),
+                              lax::cumsum(a[0], 1),          lax::cumprod(a[0], 0),       lax::cummax(a[0], 1),
                               lax::cummin(a[0], 0, true)};
   });
-  trace(uses, {b23}, [&](auto& a) {
-    return std::vector<Array>{lax::reduce_and(a[0], {1}), lax::reduce_or(a[0], {0})};
-  });
+  trace(uses, {b23},
+        [&](auto& a) { return std::vector<Array>{lax::reduce_and(a[0], {1}), lax::reduce_or(a[0], {0})}; });
   trace(uses, {sa({1, 4, 4, 2})}, [&](auto& a) {
     lax::WindowConfig w{{1, 2, 2, 1}, {1, 2, 2, 1}, {{0, 0}, {0, 1}, {1, 0}, {0, 0}}, {}, {}};
     return std::vector<Array>{lax::reduce_window_sum(a[0], w), lax::reduce_window_max(a[0], w),
                               lax::reduce_window_min(a[0], w)};
   });
-  trace(uses, {sa({2, 3, 4}), sa({2, 4, 5})}, [&](auto& a) {
-    return one(lax::dot_general(a[0], a[1], {{2}, {1}, {0}, {0}}));
-  });
-  trace(uses, {sa({5, 3}), sa({2, 1}, DType::int32)}, [&](auto& a) {
-    return one(lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 3}));
-  });
+  trace(uses, {sa({2, 3, 4}), sa({2, 4, 5})},
+        [&](auto& a) { return one(lax::dot_general(a[0], a[1], {{2}, {1}, {0}, {0}})); });
+  trace(uses, {sa({5, 3}), sa({2, 1}, DType::int32)},
+        [&](auto& a) { return one(lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 3})); });
   trace(uses, {sa({5, 3}), sa({2, 1}, DType::int32), sa({2, 3})}, [&](auto& a) {
     lax::ScatterDimensionNumbers dn{{1}, {0}, {}, {}, {0}, -1};
     return std::vector<Array>{lax::scatter(a[0], a[1], a[2], dn), lax::scatter_add(a[0], a[1], a[2], dn),
@@ -104,9 +106,8 @@ std::vector<Use> valid_uses() {
     auto [v, i] = lax::top_k(a[0], 2);
     return std::vector<Array>{lax::sort(a[0], 1), v, i};
   });
-  trace(uses, {sa({2, 3, 6, 6}), sa({4, 3, 3, 3})}, [&](auto& a) {
-    return one(lax::conv_general_dilated(a[0], a[1], {1, 2}, {{1, 1}, {0, 1}}, {1, 1}, {1, 2}));
-  });
+  trace(uses, {sa({2, 3, 6, 6}), sa({4, 3, 3, 3})},
+        [&](auto& a) { return one(lax::conv_general_dilated(a[0], a[1], {1, 2}, {{1, 1}, {0, 1}}, {1, 1}, {1, 2})); });
   trace(uses, {f23, sa({}, DType::bool_)}, [&](auto& a) {
     return one(lax::cond(a[1], [](Array x) { return x + 1.0f; }, [](Array x) { return x * 2.0f; }, a[0]));
   });
@@ -247,7 +248,8 @@ std::string try_input(const Use& u, const std::vector<ShapedArray>& avals, const
   static const int64_t from = std::getenv("JITX_WALK_FROM") ? std::atoll(std::getenv("JITX_WALK_FROM")) : 0;
   static int64_t index = 0;
   if (index++ < from) return "";
-  if (verbose) fmt::print(stderr, "walk {}: {}({}) {}\n", index - 1, u.prim->name, avals_list(avals), params_str(params));
+  if (verbose)
+    fmt::print(stderr, "walk {}: {}({}) {}\n", index - 1, u.prim->name, avals_list(avals), params_str(params));
   try {
     auto outs = u.prim->abstract_eval(avals, params);
     if (total_elements(avals) > 4096 || params.has("jaxpr") || params.has("branches") || params.has("body_jaxpr"))
@@ -255,7 +257,8 @@ std::string try_input(const Use& u, const std::vector<ShapedArray>& avals, const
     for (auto& o : outs)
       if (o.size() > 4096) return "";
     auto got = bind(*u.prim, concrete(avals), params);
-    if (got.size() != outs.size()) return fmt::format("eager gave {} results, abstract eval {}", got.size(), outs.size());
+    if (got.size() != outs.size())
+      return fmt::format("eager gave {} results, abstract eval {}", got.size(), outs.size());
     for (size_t i = 0; i < got.size(); ++i)
       if (got[i].shape() != outs[i].shape || got[i].dtype() != outs[i].dtype)
         return fmt::format("eager result {} is {}, abstract eval said {}", i, got[i].aval().str(), outs[i].str());
@@ -276,7 +279,8 @@ TEST_CASE("bad-input walk: every primitive has a valid use in the walk", "[error
   std::vector<std::string> missing;
   for (const Primitive* p : all_primitives())
     if (!covered.count(p->name) && !kNotWalked.count(p->name)) missing.push_back(p->name);
-  INFO("primitives without a valid use in bad_input_walk_test.cpp's valid_uses(): " << fmt::format("{}", fmt::join(missing, ", ")));
+  INFO("primitives without a valid use in bad_input_walk_test.cpp's valid_uses(): " << fmt::format(
+           "{}", fmt::join(missing, ", ")));
   CHECK(missing.empty());
 }
 
@@ -288,7 +292,8 @@ TEST_CASE("bad-input walk: wrong operands and out-of-range parameters end in a j
   for (const Use& u : valid_uses()) {
     // The valid use itself must work.
     if (std::string f = try_input(u, u.avals, u.params); !f.empty())
-      failures.push_back(fmt::format("{}({}) {}: valid use: {}", u.prim->name, avals_list(u.avals), params_str(u.params), f));
+      failures.push_back(
+          fmt::format("{}({}) {}: valid use: {}", u.prim->name, avals_list(u.avals), params_str(u.params), f));
     for (auto& avals : bad_operands(u.avals)) {
       ++tried;
       if (std::string f = try_input(u, avals, u.params); !f.empty())

@@ -1,4 +1,5 @@
-// Uses the installed jitx: jit a function and check its result.
+// Uses jitx from another project (installed, add_subdirectory, or a plain command line): jit a function, take one
+// optimiser step (optim.h comes with jitx.h) and check the results.
 #include <jitx/jitx.h>
 
 #include <cstdio>
@@ -6,6 +7,10 @@
 int main() {
   auto f = jitx::jit([](jitx::Array x) { return jitx::jnp::sum(x * x); });
   float r = f(jitx::array<float>({1, 2, 3})).item<float>();
-  std::printf("consumer: %g\n", r);
-  return r == 14.0f ? 0 : 1;
+  jitx::Array w = jitx::array<float>({1, 2});
+  auto [w2, state] = jitx::optim::sgd_update(w, jitx::array<float>({1, 1}), jitx::optim::sgd_init(w),
+                                             jitx::full({}, 0.5));
+  float w0 = w2.to_vector<float>()[0];
+  std::printf("consumer: %g %g\n", r, w0);
+  return r == 14.0f && w0 == 0.5f ? 0 : 1;
 }

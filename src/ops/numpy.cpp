@@ -586,8 +586,9 @@ Array reshape(const Array& x, Shape shape, Loc loc) {
     if (shape[i] == -1) {
       if (neg >= 0) throw_error<ShapeError>("reshape", "can only infer one dimension, got {}", shape_str(shape));
       neg = static_cast<int64_t>(i);
-    } else {
-      known *= shape[i];
+    } else if (shape[i] < 0 || __builtin_mul_overflow(known, shape[i], &known)) {
+      throw_error<ShapeError>("reshape", "cannot reshape an array of shape {} into shape {}: {}", shape_str(x.shape()),
+                              shape_str(shape), shape[i] < 0 ? "a negative dimension" : "its size overflows int64");
     }
   }
   if (neg >= 0) {

@@ -6,6 +6,7 @@
 #include "jitx/device.h"
 #include "jitx/dtype.h"
 #include "jitx/error.h"
+#include "jitx/import.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
 #include "jitx/nn.h"

@@ -154,7 +154,7 @@ TEST_CASE("import_stablehlo: malformed text is a ParseError with line and column
                                    "  return %c : tensor<2xf32>\n}"), ParseError);
 }
 
-TEST_CASE("import_stablehlo: 2000 seeded mutations either import or throw a jitx error", "[.][import_fuzz]") {
+TEST_CASE("import_stablehlo: 2000 seeded mutations either import or throw a jitx error", "[import][import_fuzz]") {
   std::mt19937 gen(1234);
   const std::string seeds[] = {kMlp, kCalls, kConstants};
   const char alphabet[] = "%#:=,()[]{}<>\"x0123456789abf.- \n";

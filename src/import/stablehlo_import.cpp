@@ -252,6 +252,7 @@ class Importer {
       return;
     }
     while (c_.accept(",")) first.push_back(parse_type(c_));
+    if (first.empty()) c_.fail("a type after ':'");
     op.operand_types = first;
     op.result_types = {first.back()};
   }
@@ -298,131 +299,135 @@ class Importer {
     return rc;
   }
 
-  void parse_op(Computation& comp, Scope& scope, OpSyntax& op) {
-    if (c_.peek() == '"') {
-      op.name = c_.string_lit();
-      c_.expect("(");
-      op.operands = operand_list(comp, scope, ")");
-      if (c_.peek_str("<{")) read_attr_dict(c_.balanced(), op);
-      if (c_.peek_str("({")) op.regions = regions(comp, scope);
-      if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
-      read_signature(op);
-      return;
-    }
-    op.name = c_.ident();
-    if (op.name == "return" || op.name == "func.return" || op.name == "stablehlo.return") {
-      if (c_.peek() == '%') {
-        do op.operands.push_back(lookup(scope, comp, c_.value_name()));
-        while (c_.accept(","));
-        read_signature(op);
-      }
-      return;
-    }
-    if (op.name == "func.call" || op.name == "call") {
-      op.attrs["callee"] = c_.symbol();
-      c_.expect("(");
-      op.operands = operand_list(comp, scope, ")");
-      if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
-      read_signature(op);
-      return;
-    }
-    if (op.name == "stablehlo.constant") {
-      if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
-      op.raw_value = std::string(c_.until_top(":"));
-      read_signature(op);
-      return;
-    }
-    if (op.name == "stablehlo.reduce") return parse_pretty_reduce(comp, scope, op);
-    if (op.name == "stablehlo.while" || op.name == "stablehlo.if" || op.name == "stablehlo.case" ||
-        op.name == "stablehlo.sort" || op.name == "stablehlo.scatter" || op.name == "stablehlo.reduce_window" ||
-        op.name == "stablehlo.select_and_scatter" || op.name == "stablehlo.all_reduce")
-      detail::throw_error<CompileError>("import_stablehlo", "line {}: the pretty form of {} is not supported yet (its "
-                                "generic form is)", op.at.first, op.name);
-    parse_pretty_head(comp, scope, op);
-    read_signature(op);
-  }
-
-  /// The pretty form's words, operands, `key = value` pairs and bracket groups up to the signature's `:`.
-  void parse_pretty_head(Computation& comp, Scope& scope, OpSyntax& op) {
-    while (true) {
-      char ch = c_.peek();
-      if (ch == ':' || ch == '\0' || ch == '}') break;
-      if (ch == ',') {
-        c_.expect(",");
-        continue;
-      }
-      if (ch == '%') {
-        op.operands.push_back(lookup(scope, comp, c_.value_name()));
-      } else if (ch == '[') {
-        op.brackets.emplace_back(c_.balanced());
-      } else if (ch == '{') {
-        read_attr_dict(c_.balanced(), op);
-      } else if (c_.peek_ident()) {
-        std::string w = c_.ident();
-        if (c_.accept("=")) op.attrs[w] = std::string(c_.until_top(",:"));
-        else op.words.push_back(w);
-      } else {
-        c_.fail("an operand, attribute or ':' in the op");
-      }
-    }
-  }
-
-  // `(%x init: %y) applies stablehlo.add across dimensions = [1] : (...) -> ...` or the region form
-  // `(%x init: %y) across dimensions = [1] : ... reducer(%a: T, %b: T) { ... }`.
-  void parse_pretty_reduce(Computation& comp, Scope& scope, OpSyntax& op) {
-    do {
-      c_.expect("(");
-      op.operands.push_back(lookup(scope, comp, c_.value_name()));
-      c_.expect("init");
-      c_.expect(":");
-      op.operands.push_back(lookup(scope, comp, c_.value_name()));
-      c_.expect(")");
-    } while (c_.accept(","));
-    if (c_.accept("applies")) op.attrs["applies"] = c_.ident();
-    c_.expect("across");
-    c_.expect("dimensions");
-    c_.expect("=");
-    op.attrs["dimensions"] = std::string(c_.balanced());
-    if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
-    read_signature(op);
-    if (op.attrs.count("applies")) return;
-    c_.skip_loc();
-    c_.expect("reducer");
-    Computation* rc = m_->add_computation(m_->unique_name(comp.name + ".reducer"));
-    Scope inner;
-    inner.parent = &scope;
-    int64_t k = 0;
-    std::vector<std::pair<std::string, TensorType>> args;
-    while (c_.accept("(")) {
-      do {
-        std::string v = c_.value_name();
-        c_.expect(":");
-        args.emplace_back(v, parse_type(c_));
-        c_.skip_loc();
-      } while (c_.accept(","));
-      c_.expect(")");
-    }
-    // The pairs are listed (a_i, b_i) per operand; the region's parameters are all a's then all b's.
-    size_t n = args.size() / 2;
-    for (size_t j = 0; j < n; ++j) inner.values[args[2 * j].first] = rc->add_parameter(k++, shape_of(args[2 * j].second));
-    for (size_t j = 0; j < n; ++j)
-      inner.values[args[2 * j + 1].first] = rc->add_parameter(k++, shape_of(args[2 * j + 1].second));
-    c_.expect("{");
-    std::vector<Instruction*> rets = parse_body(*rc, inner, "}");
-    if (rets.size() == 1) rc->root = rets[0];
-    else {
-      std::vector<hlo::Shape> shapes;
-      for (auto* r : rets) shapes.push_back(r->shape);
-      rc->add(Opcode::kTuple, hlo::Shape::tuple(shapes), rets);
-    }
-    op.regions.push_back(rc);
-  }
+  void parse_op(Computation& comp, Scope& scope, OpSyntax& op);
+  void parse_pretty_head(Computation& comp, Scope& scope, OpSyntax& op);
+  void parse_pretty_reduce(Computation& comp, Scope& scope, OpSyntax& op);
 
   Cursor c_;
   std::unique_ptr<hlo::Module> m_;
   std::unordered_map<std::string, Computation*> funcs_;
   std::set<std::string> defined_;
 };
+
+void Importer::parse_op(Computation& comp, Scope& scope, OpSyntax& op) {
+  if (c_.peek() == '"') {
+    op.name = c_.string_lit();
+    c_.expect("(");
+    op.operands = operand_list(comp, scope, ")");
+    if (c_.peek_str("<{")) read_attr_dict(c_.balanced(), op);
+    if (c_.peek_str("({")) op.regions = regions(comp, scope);
+    if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
+    read_signature(op);
+    return;
+  }
+  op.name = c_.ident();
+  if (op.name == "return" || op.name == "func.return" || op.name == "stablehlo.return") {
+    if (c_.peek() == '%') {
+      do op.operands.push_back(lookup(scope, comp, c_.value_name()));
+      while (c_.accept(","));
+      read_signature(op);
+    }
+    return;
+  }
+  if (op.name == "func.call" || op.name == "call") {
+    op.attrs["callee"] = c_.symbol();
+    c_.expect("(");
+    op.operands = operand_list(comp, scope, ")");
+    if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
+    read_signature(op);
+    return;
+  }
+  if (op.name == "stablehlo.constant") {
+    if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
+    op.raw_value = std::string(c_.until_top(":"));
+    read_signature(op);
+    return;
+  }
+  if (op.name == "stablehlo.reduce") return parse_pretty_reduce(comp, scope, op);
+  if (op.name == "stablehlo.while" || op.name == "stablehlo.if" || op.name == "stablehlo.case" ||
+      op.name == "stablehlo.sort" || op.name == "stablehlo.scatter" || op.name == "stablehlo.reduce_window" ||
+      op.name == "stablehlo.select_and_scatter" || op.name == "stablehlo.all_reduce")
+    detail::throw_error<CompileError>("import_stablehlo", "line {}: the pretty form of {} is not supported yet (its "
+                              "generic form is)", op.at.first, op.name);
+  parse_pretty_head(comp, scope, op);
+  read_signature(op);
+}
+
+/// The pretty form's words, operands, `key = value` pairs and bracket groups up to the signature's `:`.
+void Importer::parse_pretty_head(Computation& comp, Scope& scope, OpSyntax& op) {
+  while (true) {
+    char ch = c_.peek();
+    if (ch == ':' || ch == '\0' || ch == '}') break;
+    if (ch == ',') {
+      c_.expect(",");
+      continue;
+    }
+    if (ch == '%') {
+      op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    } else if (ch == '[') {
+      op.brackets.emplace_back(c_.balanced());
+    } else if (ch == '{') {
+      read_attr_dict(c_.balanced(), op);
+    } else if (c_.peek_ident()) {
+      std::string w = c_.ident();
+      if (c_.accept("=")) op.attrs[w] = std::string(c_.until_top(",:"));
+      else op.words.push_back(w);
+    } else {
+      c_.fail("an operand, attribute or ':' in the op");
+    }
+  }
+}
+
+// `(%x init: %y) applies stablehlo.add across dimensions = [1] : (...) -> ...` or the region form
+// `(%x init: %y) across dimensions = [1] : ... reducer(%a: T, %b: T) { ... }`.
+void Importer::parse_pretty_reduce(Computation& comp, Scope& scope, OpSyntax& op) {
+  do {
+    c_.expect("(");
+    op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    c_.expect("init");
+    c_.expect(":");
+    op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    c_.expect(")");
+  } while (c_.accept(","));
+  if (c_.accept("applies")) op.attrs["applies"] = c_.ident();
+  c_.expect("across");
+  c_.expect("dimensions");
+  c_.expect("=");
+  op.attrs["dimensions"] = std::string(c_.balanced());
+  if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
+  read_signature(op);
+  if (op.attrs.count("applies")) return;
+  c_.skip_loc();
+  c_.expect("reducer");
+  Computation* rc = m_->add_computation(m_->unique_name(comp.name + ".reducer"));
+  Scope inner;
+  inner.parent = &scope;
+  int64_t k = 0;
+  std::vector<std::pair<std::string, TensorType>> args;
+  while (c_.accept("(")) {
+    do {
+      std::string v = c_.value_name();
+      c_.expect(":");
+      args.emplace_back(v, parse_type(c_));
+      c_.skip_loc();
+    } while (c_.accept(","));
+    c_.expect(")");
+  }
+  // The pairs are listed (a_i, b_i) per operand; the region's parameters are all a's then all b's.
+  size_t n = args.size() / 2;
+  for (size_t j = 0; j < n; ++j) inner.values[args[2 * j].first] = rc->add_parameter(k++, shape_of(args[2 * j].second));
+  for (size_t j = 0; j < n; ++j)
+    inner.values[args[2 * j + 1].first] = rc->add_parameter(k++, shape_of(args[2 * j + 1].second));
+  c_.expect("{");
+  std::vector<Instruction*> rets = parse_body(*rc, inner, "}");
+  if (rets.size() == 1) rc->root = rets[0];
+  else {
+    std::vector<hlo::Shape> shapes;
+    for (auto* r : rets) shapes.push_back(r->shape);
+    rc->add(Opcode::kTuple, hlo::Shape::tuple(shapes), rets);
+  }
+  op.regions.push_back(rc);
+}
 
 }  // namespace
 

@@ -568,6 +568,29 @@ std::map<std::string, int64_t> entry_executable_stats(const CompiledEntry& e) {
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
   return e.exe->stats();
 }
+// --- imported modules (src/api/import.cpp): an entry made from a module rather than a trace ---
+std::shared_ptr<CompiledEntry> make_module_entry(std::shared_ptr<hlo::Module> m, std::vector<ShapedArray> in_avals,
+                                                 std::vector<ShapedArray> out_avals) {
+  auto e = std::make_shared<CompiledEntry>();
+  e->name = m->name;
+  e->key.avals = std::move(in_avals);
+  e->out_avals = std::move(out_avals);
+  e->module = std::move(m);
+  e->seq = g_module_seq++;
+  return e;
+}
+void compile_module_entry(CompiledEntry& e) { JitCore::compile(e); }
+const std::vector<ShapedArray>& entry_in_avals(const CompiledEntry& e) { return e.key.avals; }
+const std::vector<ShapedArray>& entry_out_avals(const CompiledEntry& e) { return e.out_avals; }
+const hlo::Module& entry_module(const CompiledEntry& e) { return *e.module; }
+std::vector<Array> execute_module_entry(const CompiledEntry& e, const std::vector<Array>& args) {
+  if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
+  std::vector<std::shared_ptr<runtime::Buffer>> bufs;
+  for (auto& a : args) bufs.push_back(concrete_buffer(a, e.name));
+  return execute_placed(*e.exe, bufs, e.out_avals, e.name,
+                        {"arguments", [](size_t i) { return fmt::format("argument {}", i); }});
+}
+
 }  // namespace detail
 
 LoadedExecutable deserialize_executable(std::string_view bytes) {

@@ -1,0 +1,125 @@
+// The StableHLO importer's constants: dense<...> in every form MLIR prints (splats, nested lists, hex floats,
+// hex blobs); dense_resource and complex values get a clear error.
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "core/errors.h"
+#include "import/stablehlo_import.h"
+#include "jitx/parse_error.h"
+
+namespace jitx::import {
+
+namespace {
+
+void elements(Cursor& c, std::vector<std::string>& out, int depth) {
+  if (depth > 64) c.fail("a dense literal nested at most 64 deep");
+  if (c.accept("[")) {
+    if (c.accept("]")) return;
+    do elements(c, out, depth + 1);
+    while (c.accept(","));
+    c.expect("]");
+    return;
+  }
+  if (c.peek() == '(') c.fail("a real value (complex constants are not supported: jitx has no complex dtypes)");
+  c.skip_ws();
+  std::string_view r = c.rest();
+  size_t k = 0;
+  while (k < r.size() && (std::isalnum(static_cast<unsigned char>(r[k])) || r[k] == '.' || r[k] == '-' ||
+                          r[k] == '+'))
+    ++k;
+  if (k == 0) c.fail("a dense element (a number, true, false or 0x...)");
+  out.emplace_back(r.substr(0, k));
+  c.set_pos(c.pos() + k);
+}
+
+uint64_t hex_value(Cursor& c, std::string_view h) {
+  uint64_t v = 0;
+  if (h.size() > 18) c.fail("a hex value of at most 64 bits");
+  for (size_t k = 2; k < h.size(); ++k) {
+    char ch = static_cast<char>(std::tolower(static_cast<unsigned char>(h[k])));
+    int d = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0' : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10 : -1;
+    if (d < 0) c.fail(fmt::format("hex digits in '{}'", h));
+    v = v * 16 + static_cast<uint64_t>(d);
+  }
+  return v;
+}
+
+void set_element(Cursor& c, detail::Literal& lit, int64_t i, const std::string& e) {
+  DType d = lit.dtype;
+  size_t w = dtype_size(d);
+  char* dst = static_cast<char*>(lit.data()) + static_cast<size_t>(i) * w;
+  if (e == "true" || e == "false") {
+    if (d != DType::bool_) c.fail(fmt::format("a number for a {} constant, not {}", dtype_name(d), e));
+    lit.set_i64(i, e == "true");
+    return;
+  }
+  if (e.size() > 2 && e[0] == '0' && (e[1] == 'x' || e[1] == 'X')) {
+    uint64_t bits = hex_value(c, e);
+    if (is_floating(d)) {
+      std::memcpy(dst, &bits, w);  // little-endian host: the low w bytes are the element's bits
+    } else {
+      lit.set_u64(i, bits);
+    }
+    return;
+  }
+  try {
+    size_t used = 0;
+    if (is_floating(d)) {
+      double v = std::stod(e, &used);
+      if (used != e.size()) throw std::invalid_argument(e);
+      lit.set_f64(i, v);
+    } else if (is_unsigned_integer(d)) {
+      uint64_t v = std::stoull(e, &used);
+      if (used != e.size() || e[0] == '-') throw std::invalid_argument(e);
+      lit.set_u64(i, v);
+    } else {
+      int64_t v = std::stoll(e, &used);
+      if (used != e.size()) throw std::invalid_argument(e);
+      if (d == DType::bool_ && v != 0 && v != 1) throw std::invalid_argument(e);
+      lit.set_i64(i, v);
+    }
+  } catch (const std::logic_error&) {
+    c.fail(fmt::format("a {} value, not '{}'", dtype_name(d), e));
+  }
+}
+
+}  // namespace
+
+detail::Literal dense_literal_of(Cursor& c, std::string_view raw, const TensorType& t) {
+  (void)raw;
+  if (c.peek_str("dense_resource"))
+    detail::throw_error<CompileError>("import_stablehlo", "dense_resource constants (blobs stored outside the text) are not "
+                              "supported yet; export with the values inline");
+  c.expect("dense");
+  c.expect("<");
+  auto lit = detail::Literal::make(t.dtype, t.dims);
+  int64_t n = lit.size();
+  size_t w = dtype_size(t.dtype);
+  if (c.peek() == '"') {
+    std::string blob = c.string_lit();
+    if (blob.size() < 2 || blob[0] != '0' || (blob[1] != 'x' && blob[1] != 'X')) c.fail("a hex blob \"0x...\"");
+    size_t bytes = (blob.size() - 2) / 2;
+    if ((blob.size() - 2) % 2 || (bytes != w * static_cast<size_t>(n) && bytes != w))
+      c.fail(fmt::format("a hex blob of {} bytes ({} elements of {} bytes) or one element", w * n, n, w));
+    std::vector<uint8_t> data(bytes);
+    for (size_t k = 0; k < bytes; ++k)
+      data[k] = static_cast<uint8_t>(hex_value(c, "0x" + blob.substr(2 + 2 * k, 2)));
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(static_cast<char*>(lit.data()) + i * w, data.data() + (bytes == w ? 0 : i * w), w);
+    if (t.dtype == DType::bool_)
+      for (int64_t i = 0; i < n; ++i) lit.set_i64(i, static_cast<uint8_t*>(lit.data())[i] != 0);
+    c.expect(">");
+    return lit;
+  }
+  std::vector<std::string> els;
+  elements(c, els, 0);
+  c.expect(">");
+  if (els.size() != 1 && static_cast<int64_t>(els.size()) != n)
+    c.fail(fmt::format("{} elements (or one, a splat) for tensor of {} elements, got {}", n, n, els.size()));
+  for (int64_t i = 0; i < n; ++i) set_element(c, lit, i, els.size() == 1 ? els[0] : els[static_cast<size_t>(i)]);
+  return lit;
+}
+
+}  // namespace jitx::import

@@ -70,7 +70,7 @@ Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& const
   ApiScope s(loc);
   static const std::vector<std::string_view> modes = {"constant", "edge",    "wrap",        "reflect", "symmetric",
                                                       "maximum",  "minimum", "mean",        "linear_ramp"};
-  if (mode == "median") throw_error<Error>("pad", "mode 'median' is not implemented");
+  if (mode == "median") throw_error<CompileError>("pad", "mode 'median' is not implemented yet");
   if (std::find(modes.begin(), modes.end(), mode) == modes.end())
     throw_error<TypeError>("pad", "unknown mode '{}' (expected constant, edge, wrap, reflect, symmetric, maximum, "
                                   "minimum, mean or linear_ramp)",

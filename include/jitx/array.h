@@ -141,6 +141,8 @@ Array array_from_data(const void* data, DType src_dtype, Shape shape, DType dtyp
 namespace detail {
 /// ShapeError naming `array` unless `count` values fill `shape` exactly.
 void check_host_count(size_t count, const Shape& shape, Loc loc);
+/// ValueError: nested lists given to `array` have rows of different lengths.
+[[noreturn]] void ragged_error(Loc loc);
 }  // namespace detail
 template <class T>
 Array array(const std::vector<T>& data, Shape shape, DType dtype = dtype_of<T>(), Loc loc = Loc::current()) {
@@ -159,6 +161,38 @@ Array array(const std::vector<T>& data, Loc loc = Loc::current()) {
 template <class T>
 Array array(std::initializer_list<T> data, Loc loc = Loc::current()) {
   return array(std::vector<T>(data), loc);
+}
+/// Nested lists, as jnp.array([[1, 2], [3, 4]]): the shape is the nesting (rows must have equal lengths).
+template <class T>
+Array array(std::initializer_list<std::initializer_list<T>> rows, Loc loc = Loc::current()) {
+  std::vector<T> flat;
+  int64_t cols = rows.size() ? static_cast<int64_t>(rows.begin()->size()) : 0;
+  for (auto& r : rows) {
+    if (static_cast<int64_t>(r.size()) != cols) detail::ragged_error(loc);
+    flat.insert(flat.end(), r.begin(), r.end());
+  }
+  return array(flat, Shape{static_cast<int64_t>(rows.size()), cols}, dtype_of<T>(), loc);
+}
+template <class T>
+Array array(std::initializer_list<std::initializer_list<std::initializer_list<T>>> planes, Loc loc = Loc::current()) {
+  std::vector<T> flat;
+  auto first = planes.size() ? planes.begin()->begin() : nullptr;
+  int64_t rows = planes.size() ? static_cast<int64_t>(planes.begin()->size()) : 0;
+  int64_t cols = first && rows ? static_cast<int64_t>(first->size()) : 0;
+  for (auto& p : planes) {
+    if (static_cast<int64_t>(p.size()) != rows) detail::ragged_error(loc);
+    for (auto& r : p) {
+      if (static_cast<int64_t>(r.size()) != cols) detail::ragged_error(loc);
+      flat.insert(flat.end(), r.begin(), r.end());
+    }
+  }
+  return array(flat, Shape{static_cast<int64_t>(planes.size()), rows, cols}, dtype_of<T>(), loc);
+}
+/// A 0-d array of a C++ number, strongly typed (jnp.array(3.0) is not weak): float -> f32, int -> i32, ...
+template <class T>
+  requires std::is_arithmetic_v<T>
+Array array(T value, Loc loc = Loc::current()) {
+  return array(std::vector<T>{value}, Shape{}, dtype_of<T>(), loc);
 }
 template <class T>
 Array array(const T* data, Shape shape, Loc loc = Loc::current()) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "jitx/array.h"
+#include "jitx/callable.h"
 #include "jitx/pytree.h"
 
 namespace jitx {
@@ -105,10 +106,14 @@ struct FlatCall {
     return f.structure;
   }
   static auto call(const F& f, const std::vector<Array>& leaves, const Args&... args) {
-    Rebuilder r{&leaves};
-    // Braced initialisation rebuilds the arguments left to right.
-    return std::apply(f, std::tuple<typename PyTree<Args>::template traced<S>...>{
-                             PyTree<Args>::template rebuild<S>(args, r)...});
+    if constexpr (!check_call<Api::transform, F, Args...>()) {
+      return Array();  // not reached: check_call's static_assert failed (and names the mistake)
+    } else {
+      Rebuilder r{&leaves};
+      // Braced initialisation rebuilds the arguments left to right.
+      return std::apply(f, std::tuple<typename PyTree<Args>::template traced<S>...>{
+                               PyTree<Args>::template rebuild<S>(args, r)...});
+    }
   }
   using Result = decltype(call(std::declval<const F&>(), std::declval<const std::vector<Array>&>(),
                                std::declval<const Args&>()...));
@@ -154,29 +159,33 @@ struct is_tuple<std::tuple<T...>> : std::true_type {};
 /// tangents are tuples of f's arguments (a single non-tuple argument may be passed as itself).
 template <class F, class... Args>
 auto jvp(const F& f, const std::tuple<Args...>& primals, const std::tuple<Args...>& tangents) {
-  using C = detail::FlatCall<F, Args...>;
-  using R = typename C::Result;
-  auto px = std::apply([](const auto&... a) { return C::leaves(a...); }, primals);
-  auto tx = std::apply([](const auto&... a) { return C::leaves(a...); }, tangents);
-  auto ps = std::apply([](const auto&... a) { return C::structure(a...); }, primals);
-  auto ts = std::apply([](const auto&... a) { return C::structure(a...); }, tangents);
-  if (ps != ts || px.size() != tx.size())
-    detail::grad_error("jvp", "primals and tangents must have the same tree structure, got " + ps + " and " + ts);
-  for (size_t i = 0; i < px.size(); ++i)
-    if (px[i].shape() != tx[i].shape() || (is_floating(px[i].dtype()) && px[i].dtype() != tx[i].dtype()))
-      detail::grad_error("jvp", "primal and tangent leaf " + std::to_string(i) + " must have the same type, got " +
-                         px[i].aval().str() + " and " + tx[i].aval().str());
-  std::optional<R> skeleton;
-  detail::LeafFn fn = [&](const std::vector<Array>& leaves) {
-    R r = std::apply([&](const auto&... a) { return C::call(f, leaves, a...); }, primals);
-    auto outs = detail::output_leaves(r);
-    skeleton.emplace(std::move(r));
-    return outs;
-  };
-  auto [outs, touts] = detail::jvp_flat("jvp", fn, px, tx);
-  for (size_t i = 0; i < touts.size(); ++i)
-    if (!touts[i].valid()) touts[i] = detail::zeros_like_aval(outs[i].aval());
-  return std::pair<R, R>{detail::replace_leaves(*skeleton, outs), detail::replace_leaves(*skeleton, touts)};
+  if constexpr (detail::TrailingLoc<std::decay_t<F>>::value) {
+    return jvp(detail::adapt_callable(f, Loc::current()), primals, tangents);
+  } else {
+    using C = detail::FlatCall<F, Args...>;
+    using R = typename C::Result;
+    auto px = std::apply([](const auto&... a) { return C::leaves(a...); }, primals);
+    auto tx = std::apply([](const auto&... a) { return C::leaves(a...); }, tangents);
+    auto ps = std::apply([](const auto&... a) { return C::structure(a...); }, primals);
+    auto ts = std::apply([](const auto&... a) { return C::structure(a...); }, tangents);
+    if (ps != ts || px.size() != tx.size())
+      detail::grad_error("jvp", "primals and tangents must have the same tree structure, got " + ps + " and " + ts);
+    for (size_t i = 0; i < px.size(); ++i)
+      if (px[i].shape() != tx[i].shape() || (is_floating(px[i].dtype()) && px[i].dtype() != tx[i].dtype()))
+        detail::grad_error("jvp", "primal and tangent leaf " + std::to_string(i) + " must have the same type, got " +
+                           px[i].aval().str() + " and " + tx[i].aval().str());
+    std::optional<R> skeleton;
+    detail::LeafFn fn = [&](const std::vector<Array>& leaves) {
+      R r = std::apply([&](const auto&... a) { return C::call(f, leaves, a...); }, primals);
+      auto outs = detail::output_leaves(r);
+      skeleton.emplace(std::move(r));
+      return outs;
+    };
+    auto [outs, touts] = detail::jvp_flat("jvp", fn, px, tx);
+    for (size_t i = 0; i < touts.size(); ++i)
+      if (!touts[i].valid()) touts[i] = detail::zeros_like_aval(outs[i].aval());
+    return std::pair<R, R>{detail::replace_leaves(*skeleton, outs), detail::replace_leaves(*skeleton, touts)};
+  }
 }
 template <class F, class P>
   requires(!detail::is_tuple<P>::value)
@@ -222,39 +231,47 @@ class VjpFn {
 /// evaluated from a linear jaxpr without re-running f.
 template <class F, class... Args>
 auto linearize(const F& f, const Args&... args) {
-  using C = detail::FlatCall<F, Args...>;
-  using R = typename C::Result;
-  auto leaves = C::leaves(args...);
-  std::optional<R> skeleton;
-  detail::LeafFn fn = [&](const std::vector<Array>& l) {
-    R r = C::call(f, l, args...);
-    auto outs = detail::output_leaves(r);
-    skeleton.emplace(std::move(r));
-    return outs;
-  };
-  auto lin = detail::linearize_flat("linearize", fn, leaves, std::vector<bool>(leaves.size(), true));
-  R out = detail::replace_leaves(*skeleton, detail::linearized_primals_out(*lin));
-  return std::pair<R, LinearizedFn<C, R, Args...>>{out,
-                                                   LinearizedFn<C, R, Args...>(lin, out, std::tuple<Args...>(args...))};
+  if constexpr (detail::TrailingLoc<std::decay_t<F>>::value) {
+    return linearize(detail::adapt_callable(f, Loc::current()), args...);
+  } else {
+    using C = detail::FlatCall<F, Args...>;
+    using R = typename C::Result;
+    auto leaves = C::leaves(args...);
+    std::optional<R> skeleton;
+    detail::LeafFn fn = [&](const std::vector<Array>& l) {
+      R r = C::call(f, l, args...);
+      auto outs = detail::output_leaves(r);
+      skeleton.emplace(std::move(r));
+      return outs;
+    };
+    auto lin = detail::linearize_flat("linearize", fn, leaves, std::vector<bool>(leaves.size(), true));
+    R out = detail::replace_leaves(*skeleton, detail::linearized_primals_out(*lin));
+    using L = LinearizedFn<C, R, Args...>;
+    return std::pair<R, L>{out, L(lin, out, std::tuple<Args...>(args...))};
+  }
 }
 
 /// vjp(f, primals...) -> (f(primals...), vjp_fn) where vjp_fn(cotangent of the output) returns a tuple of
 /// cotangents, one per argument, each with its argument's structure.
 template <class F, class... Args>
 auto vjp(const F& f, const Args&... args) {
-  using C = detail::FlatCall<F, Args...>;
-  using R = typename C::Result;
-  auto leaves = C::leaves(args...);
-  std::optional<R> skeleton;
-  detail::LeafFn fn = [&](const std::vector<Array>& l) {
-    R r = C::call(f, l, args...);
-    auto outs = detail::output_leaves(r);
-    skeleton.emplace(std::move(r));
-    return outs;
-  };
-  auto lin = detail::linearize_flat("vjp", fn, leaves, std::vector<bool>(leaves.size(), true));
-  R out = detail::replace_leaves(*skeleton, detail::linearized_primals_out(*lin));
-  return std::pair<R, VjpFn<C, R, Args...>>{out, VjpFn<C, R, Args...>(lin, std::tuple<Args...>(args...))};
+  if constexpr (detail::TrailingLoc<std::decay_t<F>>::value) {
+    return vjp(detail::adapt_callable(f, Loc::current()), args...);
+  } else {
+    using C = detail::FlatCall<F, Args...>;
+    using R = typename C::Result;
+    auto leaves = C::leaves(args...);
+    std::optional<R> skeleton;
+    detail::LeafFn fn = [&](const std::vector<Array>& l) {
+      R r = C::call(f, l, args...);
+      auto outs = detail::output_leaves(r);
+      skeleton.emplace(std::move(r));
+      return outs;
+    };
+    auto lin = detail::linearize_flat("vjp", fn, leaves, std::vector<bool>(leaves.size(), true));
+    R out = detail::replace_leaves(*skeleton, detail::linearized_primals_out(*lin));
+    return std::pair<R, VjpFn<C, R, Args...>>{out, VjpFn<C, R, Args...>(lin, std::tuple<Args...>(args...))};
+  }
 }
 
 namespace detail {
@@ -347,39 +364,39 @@ struct GradFn {
 /// grad(f): the gradient of a scalar-valued f with respect to its first argument (argnums<...> for others;
 /// several argnums give a tuple). With has_aux, f returns (value, aux) and grad returns (gradient, aux).
 template <class F>
-auto grad(F f) {
-  return detail::GradFn<F, false, false, 0>{std::move(f)};
+auto grad(F f, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, false, false, 0>{detail::adapt_callable(std::move(f), loc)};
 }
 template <class F, int... I>
-auto grad(F f, ArgNums<I...>) {
-  return detail::GradFn<F, false, false, I...>{std::move(f)};
+auto grad(F f, ArgNums<I...>, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, false, false, I...>{detail::adapt_callable(std::move(f), loc)};
 }
 template <class F>
-auto grad(F f, HasAux) {
-  return detail::GradFn<F, true, false, 0>{std::move(f)};
+auto grad(F f, HasAux, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, true, false, 0>{detail::adapt_callable(std::move(f), loc)};
 }
 template <class F, int... I>
-auto grad(F f, ArgNums<I...>, HasAux) {
-  return detail::GradFn<F, true, false, I...>{std::move(f)};
+auto grad(F f, ArgNums<I...>, HasAux, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, true, false, I...>{detail::adapt_callable(std::move(f), loc)};
 }
 
 /// value_and_grad(f): (f(args...), grad(f)(args...)) from one forward and one backward pass; with has_aux,
 /// ((value, aux), gradient).
 template <class F>
-auto value_and_grad(F f) {
-  return detail::GradFn<F, false, true, 0>{std::move(f)};
+auto value_and_grad(F f, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, false, true, 0>{detail::adapt_callable(std::move(f), loc)};
 }
 template <class F, int... I>
-auto value_and_grad(F f, ArgNums<I...>) {
-  return detail::GradFn<F, false, true, I...>{std::move(f)};
+auto value_and_grad(F f, ArgNums<I...>, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, false, true, I...>{detail::adapt_callable(std::move(f), loc)};
 }
 template <class F>
-auto value_and_grad(F f, HasAux) {
-  return detail::GradFn<F, true, true, 0>{std::move(f)};
+auto value_and_grad(F f, HasAux, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, true, true, 0>{detail::adapt_callable(std::move(f), loc)};
 }
 template <class F, int... I>
-auto value_and_grad(F f, ArgNums<I...>, HasAux) {
-  return detail::GradFn<F, true, true, I...>{std::move(f)};
+auto value_and_grad(F f, ArgNums<I...>, HasAux, Loc loc = Loc::current()) {
+  return detail::GradFn<detail::Adapted<F>, true, true, I...>{detail::adapt_callable(std::move(f), loc)};
 }
 
 /// A function with a user JVP rule (JAX's custom_jvp): rule(primals, tangents) -> (output, output tangent),
@@ -482,13 +499,13 @@ class Checkpointed {
   CheckpointPolicy policy_;
 };
 template <class F>
-auto checkpoint(F f, CheckpointPolicy policy = checkpoint_policies::nothing_saveable) {
-  return Checkpointed<F>(std::move(f), std::move(policy));
+auto checkpoint(F f, CheckpointPolicy policy = checkpoint_policies::nothing_saveable, Loc loc = Loc::current()) {
+  return Checkpointed<detail::Adapted<F>>(detail::adapt_callable(std::move(f), loc), std::move(policy));
 }
 /// JAX's other name for checkpoint.
 template <class F>
-auto remat(F f, CheckpointPolicy policy = checkpoint_policies::nothing_saveable) {
-  return Checkpointed<F>(std::move(f), std::move(policy));
+auto remat(F f, CheckpointPolicy policy = checkpoint_policies::nothing_saveable, Loc loc = Loc::current()) {
+  return Checkpointed<detail::Adapted<F>>(detail::adapt_callable(std::move(f), loc), std::move(policy));
 }
 
 /// stop_gradient over a pytree of Arrays.

@@ -9,15 +9,38 @@
 #include <vector>
 
 #include "jitx/array.h"
+#include "jitx/callable.h"
 #include "jitx/config.h"
 #include "jitx/pytree.h"
 
+// Parameters "A0&& a0, A1&& a1, ..." and arguments "std::forward<A0>(a0), ..." for Jitted::operator().
+#define JITX_JIT_P1_(i) A##i&& a##i
+#define JITX_JIT_F1_(i) std::forward<A##i>(a##i)
+#define JITX_JIT_MAP_(M, ...) JITX_JIT_MAP_N_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1)(M, __VA_ARGS__)
+#define JITX_JIT_MAP_N_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) JITX_JIT_MAP##N##_
+#define JITX_JIT_MAP1_(M, a) M(a)
+#define JITX_JIT_MAP2_(M, a, ...) M(a), JITX_JIT_MAP1_(M, __VA_ARGS__)
+#define JITX_JIT_MAP3_(M, a, ...) M(a), JITX_JIT_MAP2_(M, __VA_ARGS__)
+#define JITX_JIT_MAP4_(M, a, ...) M(a), JITX_JIT_MAP3_(M, __VA_ARGS__)
+#define JITX_JIT_MAP5_(M, a, ...) M(a), JITX_JIT_MAP4_(M, __VA_ARGS__)
+#define JITX_JIT_MAP6_(M, a, ...) M(a), JITX_JIT_MAP5_(M, __VA_ARGS__)
+#define JITX_JIT_MAP7_(M, a, ...) M(a), JITX_JIT_MAP6_(M, __VA_ARGS__)
+#define JITX_JIT_MAP8_(M, a, ...) M(a), JITX_JIT_MAP7_(M, __VA_ARGS__)
+#define JITX_JIT_PARAMS_(...) JITX_JIT_MAP_(JITX_JIT_P1_, __VA_ARGS__)
+#define JITX_JIT_FWD_(...) JITX_JIT_MAP_(JITX_JIT_F1_, __VA_ARGS__)
+
 namespace jitx {
 
+/// jit's options. Designated initializers must follow this declaration order (static_argnums, donate_argnums,
+/// name: C++ rule); the setters take any order: JitOptions{}.set_donate_argnums({0}).set_static_argnums({1}).
 struct JitOptions {
   std::vector<int> static_argnums;  // these arguments' values are baked in and keyed by value
   std::vector<int> donate_argnums;  // these arguments' buffers may be reused for outputs; unusable after the call
   std::string name;                 // for logs and module names (default: "fn")
+
+  JitOptions& set_static_argnums(std::vector<int> v) { return static_argnums = std::move(v), *this; }
+  JitOptions& set_donate_argnums(std::vector<int> v) { return donate_argnums = std::move(v), *this; }
+  JitOptions& set_name(std::string v) { return name = std::move(v), *this; }
 };
 
 /// Sizes of a compiled executable's memory (JAX's CompiledMemoryStats).
@@ -176,8 +199,33 @@ class Jitted {
  public:
   Jitted(F f, JitOptions opts) : f_(std::move(f)), core_(std::make_shared<detail::JitCore>(opts.name, opts)) {}
 
-  /// Calls the function: compiled once per signature, then dispatched asynchronously.
+  /// Calls the function: compiled once per signature, then dispatched asynchronously. Up to 8 arguments the
+  /// caller's source location is captured (a defaulted trailing parameter) for logs, errors and cache-miss
+  /// explanations; with more, the location is this header's.
+  auto operator()(Loc loc = Loc::current()) const { return call_impl(loc); }
+#define JITX_JIT_CALL_(...)                                                                    \
+  auto operator()(JITX_JIT_PARAMS_(__VA_ARGS__), Loc loc = Loc::current()) const {             \
+    return call_impl(loc, JITX_JIT_FWD_(__VA_ARGS__));                                        \
+  }
+  template <class A0>
+  JITX_JIT_CALL_(0)
+  template <class A0, class A1>
+  JITX_JIT_CALL_(0, 1)
+  template <class A0, class A1, class A2>
+  JITX_JIT_CALL_(0, 1, 2)
+  template <class A0, class A1, class A2, class A3>
+  JITX_JIT_CALL_(0, 1, 2, 3)
+  template <class A0, class A1, class A2, class A3, class A4>
+  JITX_JIT_CALL_(0, 1, 2, 3, 4)
+  template <class A0, class A1, class A2, class A3, class A4, class A5>
+  JITX_JIT_CALL_(0, 1, 2, 3, 4, 5)
+  template <class A0, class A1, class A2, class A3, class A4, class A5, class A6>
+  JITX_JIT_CALL_(0, 1, 2, 3, 4, 5, 6)
+  template <class A0, class A1, class A2, class A3, class A4, class A5, class A6, class A7>
+  JITX_JIT_CALL_(0, 1, 2, 3, 4, 5, 6, 7)
+#undef JITX_JIT_CALL_
   template <class... Args>
+    requires(sizeof...(Args) > 8)
   auto operator()(Args&&... args) const {
     return call_impl(Loc::current(), std::forward<Args>(args)...);
   }
@@ -230,6 +278,15 @@ class Jitted {
 
   template <bool S, class... Args>
   auto invoke_traced(const std::vector<Array>& leaves, const Args&... args) const {
+    if constexpr (!detail::check_call<detail::Api::jit, F, Args...>()) {
+      return Array();  // not reached: check_call's static_assert failed (and names the mistake)
+    } else {
+      return invoke_checked<S>(leaves, args...);
+    }
+  }
+
+  template <bool S, class... Args>
+  auto invoke_checked(const std::vector<Array>& leaves, const Args&... args) const {
     detail::Rebuilder r{&leaves};
     size_t i = 0;
     std::vector<std::vector<Array>> statics = static_arrays(args...);
@@ -372,11 +429,13 @@ class LoadedExecutable {
 /// platform than config().platform.
 LoadedExecutable deserialize_executable(std::string_view bytes);
 
-/// jit(f): traces f once per input signature, compiles it, and runs it asynchronously.
+/// jit(f): traces f once per input signature, compiles it, and runs it asynchronously. f may be one of jitx's
+/// own functions (jit(jnp::tanh)): their Loc parameter is then this call's location.
 template <class F>
-Jitted<std::decay_t<F>> jit(F&& f, JitOptions options = {}) {
+auto jit(F&& f, JitOptions options = {}, Loc loc = Loc::current()) {
   if (options.name.empty()) options.name = "fn";
-  return Jitted<std::decay_t<F>>(std::forward<F>(f), std::move(options));
+  using G = decltype(detail::adapt_callable(std::forward<F>(f), loc));
+  return Jitted<G>(detail::adapt_callable(std::forward<F>(f), loc), std::move(options));
 }
 
 /// make_jaxpr(f)(args...) returns the ClosedJaxpr of f at those arguments' types.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jitx/array.h"
+#include "jitx/callable.h"
 #include "jitx/pytree.h"
 
 namespace jitx::lax {
@@ -113,10 +114,9 @@ std::vector<Array> associative_scan_flat(const AssociativeFn& fn, std::vector<Ar
 
 namespace jitx::lax {
 
-/// cond(pred, true_fn, false_fn, operands...): true_fn(operands...) where the scalar bool pred is true, else
-/// false_fn(operands...); both are traced once and must return the same types. One `cond` equation.
+namespace impl {
 template <class TF, class FF, class... Ops>
-auto cond(const ArrayLike& pred, const TF& true_fn, const FF& false_fn, const Ops&... operands) {
+auto cond_checked(const ArrayLike& pred, const TF& true_fn, const FF& false_fn, const Ops&... operands) {
   using R = std::decay_t<std::invoke_result_t<const TF&, detail::Traced<Ops>...>>;
   auto skeleton = std::make_shared<std::optional<R>>();
   Array index = detail::cond_index(pred.value, pred.loc);
@@ -126,6 +126,19 @@ auto cond(const ArrayLike& pred, const TF& true_fn, const FF& false_fn, const Op
   auto outs = detail::cond_impl("cond", index, branches, {"false_fn", "true_fn"}, detail::operand_leaves(operands...),
                                 pred.loc);
   return detail::rebuild_tree(**skeleton, outs);
+}
+}  // namespace impl
+
+/// cond(pred, true_fn, false_fn, operands...): true_fn(operands...) where the scalar bool pred is true, else
+/// false_fn(operands...); both are traced once and must return the same types. One `cond` equation.
+template <class TF, class FF, class... Ops>
+auto cond(const ArrayLike& pred, const TF& true_fn, const FF& false_fn, const Ops&... operands) {
+  if constexpr (!detail::check_call<detail::Api::cond, TF, Ops...>() ||
+                !detail::check_call<detail::Api::cond, FF, Ops...>()) {
+    return Array();  // not reached: a static_assert failed
+  } else {
+    return impl::cond_checked(pred, true_fn, false_fn, operands...);
+  }
 }
 
 /// switch_(index, branches, operands...): branches[clamp(index, 0, n-1)](operands...). `branches` is a
@@ -171,10 +184,9 @@ auto switch_(const ArrayLike& index, const std::vector<F>& branches, const Ops&.
   return detail::rebuild_tree(**skeleton, outs);
 }
 
-/// while_loop(cond_fn, body_fn, init): carry = init; while (cond_fn(carry)) carry = body_fn(carry). The carry is
-/// any pytree; body_fn must return the carry's exact types. One `while` equation.
+namespace impl {
 template <class CF, class BF, class T>
-detail::Traced<T> while_loop(const CF& cond_fn, const BF& body_fn, const T& init, Loc loc = Loc::current()) {
+detail::Traced<T> while_checked(const CF& cond_fn, const BF& body_fn, const T& init, Loc loc) {
   std::vector<Array> leaves;
   detail::TreeInfo tree = detail::flatten_tree(init, "carry", &leaves);
   detail::FlatFn c = [&](const std::vector<Array>& args) {
@@ -194,12 +206,23 @@ detail::Traced<T> while_loop(const CF& cond_fn, const BF& body_fn, const T& init
   auto outs = detail::while_impl(c, b, leaves, tree, loc);
   return detail::rebuild_tree(init, outs);
 }
+}  // namespace impl
 
-/// scan(f, init, xs, options) -> (carry, ys): f(carry, x) returns (carry', y) for each slice x of xs along its
-/// leading axis; the ys are stacked along a new leading axis. xs may be any pytree (std::tuple<>{} for none, with
-/// options.length). One `scan` equation.
+/// while_loop(cond_fn, body_fn, init): carry = init; while (cond_fn(carry)) carry = body_fn(carry). The carry is
+/// any pytree; body_fn must return the carry's exact types. One `while` equation.
+template <class CF, class BF, class T>
+detail::Traced<T> while_loop(const CF& cond_fn, const BF& body_fn, const T& init, Loc loc = Loc::current()) {
+  if constexpr (!detail::check_call<detail::Api::while_cond, CF, T>() ||
+                !detail::check_call<detail::Api::while_body, BF, T>()) {
+    throw 0;  // not reached: a static_assert failed
+  } else {
+    return impl::while_checked(cond_fn, body_fn, init, loc);
+  }
+}
+
+namespace impl {
 template <class F, class C, class X>
-auto scan(const F& f, const C& init, const X& xs, ScanOptions options = {}, Loc loc = Loc::current()) {
+auto scan_checked(const F& f, const C& init, const X& xs, ScanOptions options, Loc loc) {
   using Out = std::decay_t<std::invoke_result_t<const F&, detail::Traced<C>, detail::Traced<X>>>;
   using Y = std::decay_t<std::tuple_element_t<1, Out>>;
   std::vector<Array> init_leaves, xs_leaves;
@@ -221,12 +244,31 @@ auto scan(const F& f, const C& init, const X& xs, ScanOptions options = {}, Loc 
   auto outs = detail::scan_impl(body, init_leaves, tree, xs_leaves, options, loc);
   return std::make_pair(detail::rebuild_tree(init, outs), detail::rebuild_tree(**y_skeleton, outs, n_carry));
 }
+}  // namespace impl
 
-/// fori_loop(lower, upper, body_fn, init): for (i = lower; i < upper; ++i) x = body_fn(i, x). With static (C++ or
-/// concrete) bounds it is a scan of upper - lower steps; with traced bounds a while_loop.
+/// scan(f, init, xs, options) -> (carry, ys): f(carry, x) returns (carry', y) for each slice x of xs along its
+/// leading axis; the ys are stacked along a new leading axis. xs may be any pytree (std::tuple<>{} for none, with
+/// options.length). One `scan` equation.
+template <class F, class C, class X>
+auto scan(const F& f, const C& init, const X& xs, ScanOptions options = {}, Loc loc = Loc::current()) {
+  if constexpr (!detail::check_call<detail::Api::scan, F, C, X>()) {
+    return std::pair<Array, Array>();  // not reached: a static_assert failed
+  } else {
+    using Out = std::decay_t<std::invoke_result_t<const F&, detail::Traced<C>, detail::Traced<X>>>;
+    if constexpr (!detail::is_pair_like<Out>::value) {
+      static_assert(detail::is_pair_like<Out>::value,
+                    "jitx::lax::scan: a scan body returns (carry, y): return std::pair{new_carry, y}, or "
+                    "std::pair{new_carry, std::tuple<>{}} when there is no per-step output");
+      return std::pair<Array, Array>();
+    } else {
+      return impl::scan_checked(f, init, xs, options, loc);
+    }
+  }
+}
+
+namespace impl {
 template <class BF, class T>
-detail::Traced<T> fori_loop(const Array& lower, const Array& upper, const BF& body_fn, const T& init,
-                            Loc loc = Loc::current()) {
+detail::Traced<T> fori_checked(const Array& lower, const Array& upper, const BF& body_fn, const T& init, Loc loc) {
   if (detail::is_concrete(lower) && detail::is_concrete(upper)) {
     int64_t lo = detail::concrete_int(lower, loc), hi = detail::concrete_int(upper, loc);
     auto carry = std::make_pair(lower, init);
@@ -246,6 +288,19 @@ detail::Traced<T> fori_loop(const Array& lower, const Array& upper, const BF& bo
                         },
                         carry, loc);
   return std::get<2>(out);
+}
+}  // namespace impl
+
+/// fori_loop(lower, upper, body_fn, init): for (i = lower; i < upper; ++i) x = body_fn(i, x). With static (C++ or
+/// concrete) bounds it is a scan of upper - lower steps; with traced bounds a while_loop.
+template <class BF, class T>
+detail::Traced<T> fori_loop(const Array& lower, const Array& upper, const BF& body_fn, const T& init,
+                            Loc loc = Loc::current()) {
+  if constexpr (!detail::check_call<detail::Api::fori, BF, Array, T>()) {
+    throw 0;  // not reached: a static_assert failed
+  } else {
+    return impl::fori_checked(lower, upper, body_fn, init, loc);
+  }
 }
 
 /// associative_scan(fn, elems, reverse, axis): the inclusive prefix "sums" of elems (a pytree of arrays with one

@@ -1,5 +1,7 @@
 // jitx::numpy (alias jnp): NumPy-style functions with broadcasting and JAX's type promotion.
 #pragma once
+#include <concepts>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -110,6 +112,80 @@ class IndexUpdateRef {
 IndexUpdateRef at(const Array& x, const Array& index);
 /// x.at[i0, i1, ...] (integer arrays for the leading axes).
 IndexUpdateRef at(const Array& x, std::vector<Array> indices);
+
+// One integer axis where JAX takes `axis: int | Sequence[int]`: jnp::mean(h, -1, true). (A template, so that
+// `{}` and `{0, 1}` still mean the axis lists.)
+#define JITX_JNP_INT_AXIS(name)                                                                     \
+  template <std::integral I>                                                                        \
+  Array name(const Array& x, I axis, bool keepdims = false, Loc loc = Loc::current()) {             \
+    return name(x, Axes{static_cast<int64_t>(axis)}, keepdims, loc);                               \
+  }
+JITX_JNP_INT_AXIS(sum) JITX_JNP_INT_AXIS(prod) JITX_JNP_INT_AXIS(max) JITX_JNP_INT_AXIS(min)
+JITX_JNP_INT_AXIS(all) JITX_JNP_INT_AXIS(any) JITX_JNP_INT_AXIS(mean)
+#undef JITX_JNP_INT_AXIS
+template <std::integral I>
+Array var(const Array& x, I axis, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current()) {
+  return var(x, Axes{static_cast<int64_t>(axis)}, keepdims, ddof, loc);
+}
+template <std::integral I>
+Array std(const Array& x, I axis, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current()) {
+  return numpy::std(x, Axes{static_cast<int64_t>(axis)}, keepdims, ddof, loc);
+}
+template <std::integral I>
+Array expand_dims(const Array& x, I axis, Loc loc = Loc::current()) {
+  return expand_dims(x, Axes{static_cast<int64_t>(axis)}, loc);
+}
+template <std::integral I>
+Array squeeze(const Array& x, I axis, Loc loc = Loc::current()) {
+  return squeeze(x, Axes{static_cast<int64_t>(axis)}, loc);
+}
+template <std::integral I>
+Array flip(const Array& x, I axis, Loc loc = Loc::current()) {
+  return flip(x, Axes{static_cast<int64_t>(axis)}, loc);
+}
+
+// Array creation and dtype names, as in jax.numpy (defined in jitx::, array.h / dtype.h).
+using jitx::arange;
+using jitx::array;
+using jitx::eye;
+using jitx::full;
+using jitx::full_like;
+using jitx::linspace;
+using jitx::ones;
+using jitx::ones_like;
+using jitx::zeros;
+using jitx::zeros_like;
+/// jnp.identity(n, dtype): the n x n identity matrix.
+inline Array identity(int64_t n, DType dtype = DType::float32, Loc loc = Loc::current()) {
+  return eye(n, -1, 0, dtype, loc);
+}
+/// jnp.empty(shape, dtype): XLA has no uninitialised buffers, so this is zeros (as in JAX).
+inline Array empty(Shape shape, DType dtype = DType::float32, Loc loc = Loc::current()) {
+  return zeros(std::move(shape), dtype, loc);
+}
+/// jnp.zeros_like(a, dtype) / ones_like / full_like / empty_like with a dtype.
+inline Array zeros_like(const Array& a, DType dtype, Loc loc = Loc::current()) {
+  return zeros(a.shape(), dtype, loc);
+}
+inline Array ones_like(const Array& a, DType dtype, Loc loc = Loc::current()) { return ones(a.shape(), dtype, loc); }
+inline Array full_like(const Array& a, double value, DType dtype, Loc loc = Loc::current()) {
+  return full(a.shape(), value, dtype, loc);
+}
+inline Array empty_like(const Array& a, Loc loc = Loc::current()) { return zeros_like(a, loc); }
+using jitx::bfloat16;
+using jitx::bool_;
+using jitx::DType;
+using jitx::float16;
+using jitx::float32;
+using jitx::float64;
+using jitx::int16;
+using jitx::int32;
+using jitx::int64;
+using jitx::int8;
+using jitx::uint16;
+using jitx::uint32;
+using jitx::uint64;
+using jitx::uint8;
 
 /// Result shape of broadcasting shapes together (NumPy rules); throws ShapeError.
 Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op = "broadcast_shapes");

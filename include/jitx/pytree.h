@@ -1,6 +1,8 @@
 // Pytrees: flattening C++ values (Arrays, numbers, containers, user structs) into leaves and back.
 #pragma once
 #include <array>
+#include <concepts>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,7 +30,21 @@ struct Static {
 template <class T>
 Static(T) -> Static<T>;
 
+/// A value jit can key its cache on when it is not a pytree: comparable with == and hashable by std::hash.
+template <class T>
+concept StaticValueType = requires(const T& a, const T& b) {
+  { a == b } -> std::convertible_to<bool>;
+} && (std::is_enum_v<T> || requires(const T& a) {
+  { std::hash<T>{}(a) } -> std::convertible_to<size_t>;
+});
+
 namespace detail {
+
+template <class T>
+inline constexpr bool dependent_false = false;
+/// Always false: named so the compiler's note names the offending type ("is_pytree_or_static_value<Params>").
+template <class T>
+inline constexpr bool is_pytree_or_static_value = false;
 
 /// A type-erased static value: compared and hashed for the cache key, printed for logs.
 struct StaticValue {
@@ -103,7 +119,15 @@ struct PyTree {
   // Anything not known as a pytree is static: it must be equality-comparable and hashable.
   template <bool S>
   using traced = T;
-  static void flatten(const T& v, detail::Flattener& f, const std::string& path) { f.static_value(v, path); }
+  static void flatten(const T& v, detail::Flattener& f, const std::string& path) {
+    if constexpr (StaticValueType<T>)
+      f.static_value(v, path);
+    else
+      static_assert(detail::is_pytree_or_static_value<T>,
+                    "jitx: an argument's type (named in the note below) is neither a pytree nor a static value: declare the struct "
+                    "a pytree with JITX_PYTREE(Type, field1, field2, ...) at namespace scope, or give it operator== "
+                    "and a std::hash specialisation to pass it as a static (cache-keyed) value");
+  }
   template <bool S>
   static T rebuild(const T& v, detail::Rebuilder&) {
     return v;

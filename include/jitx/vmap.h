@@ -102,8 +102,10 @@ struct VmapFn {
 /// along out_axes. Unmapped arguments (std::nullopt) are shared by every example; outputs that do not depend on a
 /// mapped argument are broadcast, as JAX does. axis_size gives the batch size when no argument is mapped.
 template <class F>
-auto vmap(F f, InAxes in_axes = 0, OutAxes out_axes = 0, std::optional<int64_t> axis_size = std::nullopt) {
-  return detail::VmapFn<F>{std::move(f), std::move(in_axes), std::move(out_axes), axis_size};
+auto vmap(F f, InAxes in_axes = 0, OutAxes out_axes = 0, std::optional<int64_t> axis_size = std::nullopt,
+          Loc loc = Loc::current()) {
+  return detail::VmapFn<detail::Adapted<F>>{detail::adapt_callable(std::move(f), loc), std::move(in_axes),
+                                            std::move(out_axes), axis_size};
 }
 
 }  // namespace jitx

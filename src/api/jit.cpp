@@ -1,6 +1,7 @@
 // JitCore: the signature-keyed cache, compile logs, cache-miss explanations, tracing, lowering, dispatch.
 #include "jitx/jit.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "api/pytree_str.h"
 #include "cache/compilation_cache.h"
 #include "core/bytes.h"
 #include "core/errors.h"
@@ -108,10 +110,13 @@ Key make_key(const CallSignature& sig, bool with_paths = true) {
   return k;
 }
 
+/// An aval as cache-miss messages print it: "f32[3]", weak types "f32[]{weak}" (one spelling everywhere).
+std::string aval_msg(const ShapedArray& a) { return a.str() + (a.weak_type ? "{weak}" : ""); }
+
 std::string signature_str(const Key& k) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < k.avals.size(); ++i)
-    parts.push_back(fmt::format("{}: {}{}", k.paths[i], k.avals[i].str(), k.avals[i].weak_type ? "{weak}" : ""));
+    parts.push_back(fmt::format("{}: {}", k.paths[i], aval_msg(k.avals[i])));
   for (size_t i = 0; i < k.statics.size(); ++i)
     parts.push_back(fmt::format("{}: static {}", k.static_paths[i], k.statics[i]->str()));
   for (size_t i = 0; i < k.static_leaves.size(); ++i)
@@ -120,20 +125,40 @@ std::string signature_str(const Key& k) {
   return fmt::format("({})", fmt::join(parts, ", "));
 }
 
+/// The leaf paths in one key and not the other ("args[0][2]"), at most 4, for the structure-change message.
+std::string paths_missing(const std::vector<std::string>& from, const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (auto& p : from)
+    if (std::find(in.begin(), in.end(), p) == in.end() && out.size() < 5) out.push_back(p);
+  if (out.size() == 5) out.back() = "...";
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+std::string differences_structure(const Key& seen, const Key& now) {
+  std::string msg = fmt::format("the pytree structure of the arguments changed: seen {}, now {}",
+                                detail::structure_str(seen.structure), detail::structure_str(now.structure));
+  std::string added = paths_missing(now.paths, seen.paths), gone = paths_missing(seen.paths, now.paths);
+  if (!added.empty()) msg += fmt::format("; new leaves {}", added);
+  if (!gone.empty()) msg += fmt::format("; leaves no longer given {}", gone);
+  return msg;
+}
+
 /// Lines naming what differs between the new key and a cached one (JAX's explain_cache_misses).
 std::vector<std::string> differences(const Key& seen, const Key& now) {
   std::vector<std::string> out;
   if (seen.structure != now.structure) {
-    out.push_back(
-        fmt::format("the pytree structure of the arguments changed: seen {}, now {}", seen.structure, now.structure));
+    out.push_back(differences_structure(seen, now));
     return out;
   }
   for (size_t i = 0; i < now.avals.size() && i < seen.avals.size(); ++i) {
     const auto &a = seen.avals[i], &b = now.avals[i];
     if (a == b) continue;
     std::string what = a.shape != b.shape ? "shape" : a.dtype != b.dtype ? "dtype" : "weak type";
-    out.push_back(fmt::format("{} ({}): seen {}{}, but now given {}{}", now.paths[i], what, a.str(),
-                              a.weak_type ? "{weak_type=True}" : "", b.str(), b.weak_type ? "{weak_type=True}" : ""));
+    std::string line = fmt::format("{} ({}): seen {}, but now given {}", now.paths[i], what, aval_msg(a), aval_msg(b));
+    if (a.weak_type && b.weak_type && a.shape == b.shape && a.dtype != b.dtype)
+      line += " (a C++ float and a C++ double, or int and int64_t, are weak scalars of different widths and compile "
+              "separately: pass the same C++ type to share one executable)";
+    out.push_back(line);
   }
   for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i)
     if (!seen.statics[i]->equals(*now.statics[i]))

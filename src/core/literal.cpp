@@ -253,13 +253,22 @@ std::string Literal::values_str(int64_t max_elems) const {
   if (dims.empty()) return elem(0);
   std::string s;
   auto strides = row_major_strides(dims);
-  // Recursive nested brackets, numpy style.
+  // Recursive nested brackets, numpy style; above max_elems elements, as NumPy's summarisation (threshold,
+  // edgeitems=3): an axis longer than 6 shows its first 3 and last 3 entries around "...".
+  const int64_t edge = 3;
+  bool summarise = n > max_elems;
   std::function<void(size_t, int64_t)> rec = [&](size_t axis, int64_t base) {
     s += "[";
+    bool last_axis = axis + 1 == dims.size();
+    std::string sep = last_axis ? ", " : ",\n" + std::string(axis + 7, ' ');
+    bool cut = summarise && dims[axis] > 2 * edge;
     for (int64_t i = 0; i < dims[axis]; ++i) {
-      if (i) s += axis + 1 == dims.size() ? ", " : ",\n" + std::string(axis + 7, ' ');
-      if (base + i * strides[axis] >= max_elems) { s += "..."; break; }
-      if (axis + 1 == dims.size()) s += elem(base + i);
+      if (cut && i == edge) {
+        s += sep + "...";
+        i = dims[axis] - edge;
+      }
+      if (i) s += sep;
+      if (last_axis) s += elem(base + i);
       else rec(axis + 1, base + i * strides[axis]);
     }
     s += "]";

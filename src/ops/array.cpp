@@ -140,6 +140,12 @@ void detail::check_host_count(size_t count, const Shape& shape, Loc loc) {
                                      "elements", count, detail::shape_str(shape), need);
 }
 
+void detail::ragged_error(Loc loc) {
+  ApiScope s(loc);
+  throw_error<ShapeError>("array", "nested lists have rows of different lengths (an inhomogeneous shape); every "
+                                   "row of one level must have the same length");
+}
+
 Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   detail::checked_num_elements(shape, src, "array");

@@ -1,0 +1,45 @@
+# Compiles one tests/compile_fail/ case with -fsyntax-only and checks what the compiler says.
+#   fail_*.cpp: must NOT compile; the output must contain the text of its "// EXPECT: ..." line, and have at most
+#               MAX_ERRORS lines containing "error:" (default 1, or the case's "// MAX_ERRORS: n" line) and at most
+#               MAX_LINES lines in all (default 30).
+#   ok_*.cpp:   must compile without a diagnostic (the cases issue 19 says must work).
+# Invoked by CTest: cmake -DCXX=<compiler> -DCASE=<file> -DINCLUDES=<dir;dir> -P check_case.cmake
+get_filename_component(name ${CASE} NAME)
+set(flags -std=c++20 -fsyntax-only)
+foreach(dir ${INCLUDES})
+  list(APPEND flags -I${dir})
+endforeach()
+execute_process(COMMAND ${CXX} ${flags} ${CASE} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+string(REPLACE ";" "," flat "${all}")  # a list counts ';' as a separator
+string(REGEX MATCHALL "[^\n]*error:[^\n]*" error_lines "${flat}")
+list(LENGTH error_lines n_errors)
+string(REGEX MATCHALL "\n" newlines "${flat}")
+list(LENGTH newlines n_lines)
+if(name MATCHES "^ok_")
+  if(NOT rc EQUAL 0 OR NOT all STREQUAL "")
+    message(FATAL_ERROR "${name} should compile cleanly, but the compiler said:\n${all}")
+  endif()
+  message(STATUS "${name}: compiles")
+  return()
+endif()
+file(READ ${CASE} src)
+string(REGEX MATCH "// EXPECT: ([^\n]*)" _ "${src}")
+set(expect "${CMAKE_MATCH_1}")
+set(max_errors 1)
+if(src MATCHES "// MAX_ERRORS: ([0-9]+)")
+  set(max_errors ${CMAKE_MATCH_1})
+endif()
+set(max_lines 30)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${name} compiled, but it must fail with \"${expect}\"")
+endif()
+string(FIND "${all}" "${expect}" pos)
+if(pos EQUAL -1)
+  message(FATAL_ERROR "${name}: the compiler output lacks \"${expect}\":\n${all}")
+endif()
+if(n_errors GREATER max_errors OR n_lines GREATER max_lines)
+  message(FATAL_ERROR "${name}: ${n_errors} error lines (at most ${max_errors}), ${n_lines} lines (at most "
+                      "${max_lines}):\n${all}")
+endif()
+message(STATUS "${name}: fails as expected, ${n_errors} error line(s), ${n_lines} lines")

@@ -1,0 +1,9 @@
+// Library functions passed directly, as jax.jit(jnp.tanh), jax.grad(jnp.sin), jax.vmap(jnp.exp).
+#include <jitx/jitx.h>
+using namespace jitx;
+int main() {
+  Array x = array({1.f, 2.f});
+  Array a = jit(jnp::tanh)(x), b = vmap(jnp::exp)(x), c = grad(jnp::sin)(Array(1.f));
+  Array d = jit(jnp::add)(x, x), e = value_and_grad(jnp::cos)(Array(1.f)).second;
+  return static_cast<int>(a.ndim() + b.ndim() + c.ndim() + d.ndim() + e.ndim());
+}

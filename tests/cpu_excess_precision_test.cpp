@@ -271,3 +271,36 @@ ENTRY %main (a: {0}[96,200], b: {0}[96,200], c: {0}[200]) -> ({0}[96,200]) {{
     CHECK(differ > 0);
   }
 }
+
+// An explicit convert to a half type rounds even with excess precision on: x.astype(bf16).astype(f32) is how users
+// emulate bf16, and XLA:CPU (so JAX) rounds it (jax: f32 1.0301594 -> bf16 -> f32 gives 1.03125).
+TEST_CASE("excess precision: an explicit convert to f16/bf16 inside a fusion still rounds", "[cpu][excess]") {
+  for (std::string wide : {"f32", "f64"}) {
+    for (std::string half : {"bf16", "f16"}) {
+      std::string text = fmt::format(R"(HloModule m
+
+ENTRY %main (x: {0}[300]) -> {0}[300] {{
+  %x = {0}[300] parameter(0)
+  %h = {1}[300] convert(%x)
+  %w = {0}[300] convert(%h)
+  ROOT %r = {0}[300] add(%w, %x)
+}}
+)",
+                                     wide, half);
+      INFO(wide << " -> " << half);
+      std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+      std::vector<Literal> args{random_literal(m->entry->parameters[0]->shape, -3, 3)};
+      Literal want = run(interp(), m, args).at(0);
+      Literal got = [&] {
+        ExcessPrecision on(true);
+        return run(native(), m, args).at(0);
+      }();
+      REQUIRE(got.nbytes() == want.nbytes());
+      CHECK(std::memcmp(got.data(), want.data(), want.nbytes()) == 0);
+      // and the rounding is visible: w != x for most random inputs
+      int64_t same = 0;
+      for (int64_t i = 0; i < 300; ++i) same += got.get_f64(i) == 2 * args[0].get_f64(i);
+      CHECK(same < 30);
+    }
+  }
+}

@@ -7,6 +7,7 @@
 #include "jitx/dtype.h"
 #include "jitx/error.h"
 #include "jitx/import.h"
+#include "jitx/io.h"
 #include "jitx/jacobian.h"
 #include "jitx/jit.h"
 #include "jitx/parse_error.h"
@@ -19,4 +20,5 @@
 #include "jitx/optim.h"
 #include "jitx/pytree.h"
 #include "jitx/random.h"
+#include "jitx/tree_util.h"
 #include "jitx/vmap.h"

@@ -11,23 +11,12 @@
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
 #include "jitx/pytree.h"
+#include "jitx/tree_util.h"
 
 namespace jitx::optim {
 
 namespace detail {
-/// f applied leaf by leaf across trees of the same structure; the result has the first tree's structure.
-template <class T, class F, class... Ts>
-T tree_map(F f, const T& first, const Ts&... rest) {
-  std::vector<Array> a = tree_leaves(first);
-  std::vector<std::vector<Array>> others{tree_leaves(rest)...};
-  std::vector<Array> out;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if constexpr (sizeof...(Ts) == 0) out.push_back(f(a[i]));
-    else if constexpr (sizeof...(Ts) == 1) out.push_back(f(a[i], others[0].at(i)));
-    else out.push_back(f(a[i], others[0].at(i), others[1].at(i)));
-  }
-  return jitx::detail::replace_leaves(first, out);
-}
+using tree_util::tree_map;
 /// A scalar in x's dtype (so f32 parameters stay f32 whatever the hyperparameter's type).
 inline Array like(const Array& x, const Array& v) { return lax::convert_element_type(v, x.dtype()); }
 }  // namespace detail

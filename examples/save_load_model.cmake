@@ -1,0 +1,10 @@
+# CTest example_save_load_model: train and save in one process, load and predict in another.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+foreach(mode train predict)
+  execute_process(COMMAND ${EXE} ${mode} ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("save_load_model ${mode}:\n${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "save_load_model ${mode} failed (${rc})")
+  endif()
+endforeach()

@@ -1,0 +1,13 @@
+# CTest example_train_mlp_resume: an interrupted and resumed run ends in the same state as an uninterrupted one.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${EXE} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("train_mlp ${ARGN}:\n${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "train_mlp ${ARGN} failed (${rc})")
+  endif()
+endfunction()
+run(--steps 40 --print-every 20 --save ${WORK_DIR}/full.npz)
+run(--steps 40 --print-every 5 --stop-at 15 --save ${WORK_DIR}/half.npz)
+run(--steps 40 --print-every 5 --resume ${WORK_DIR}/half.npz --compare ${WORK_DIR}/full.npz)

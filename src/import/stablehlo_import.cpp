@@ -17,10 +17,13 @@ using hlo::Opcode;
 
 namespace {
 
+// The values visible in a function or region. A region's lookup of a value of an enclosing scope makes it a
+// parameter of the region's computation (a capture), which the op builder passes as an operand.
 struct Scope {
   std::unordered_map<std::string, Instruction*> values;
-  std::unordered_map<std::string, size_t> num_results;
-  const Scope* parent = nullptr;
+  Scope* parent = nullptr;
+  Computation* comp = nullptr;
+  Region* region = nullptr;
 };
 
 class Importer {
@@ -86,6 +89,7 @@ class Importer {
     defined_.insert(name);
     Computation* comp = func_comp(name);
     Scope scope;
+    scope.comp = comp;
     c_.expect("(");
     int64_t k = 0;
     if (!c_.accept(")")) {
@@ -121,32 +125,34 @@ class Importer {
     if (entry) m_->entry = comp;
   }
 
-  Instruction* lookup(const Scope& s, Computation& comp, const std::string& name) {
-    std::string base = name, idx;
+  Instruction* lookup(Scope& s, Computation& comp, const std::string& name) {
+    (void)comp;
+    return lookup_in(s, name);
+  }
+
+  Instruction* lookup_in(Scope& s, const std::string& name) {
+    if (auto it = s.values.find(name); it != s.values.end()) return it->second;
     if (auto h = name.find('#'); h != std::string::npos) {
-      base = name.substr(0, h);
-      idx = name.substr(h + 1);
-    }
-    for (const Scope* p = &s; p; p = p->parent) {
-      auto it = p->values.find(name);
-      if (it != p->values.end()) return it->second;
-      if (!idx.empty()) {
-        auto b = p->values.find(base);
-        if (b != p->values.end()) {
-          Instruction* t = b->second;
-          if (idx.empty() || idx.size() > 9 || idx.find_first_not_of("0123456789") != std::string::npos)
-            c_.fail("a result index (%name#<n>)");
-          int64_t i = std::stoll(idx);
-          if (!t->shape.is_tuple || i < 0 || i >= static_cast<int64_t>(t->shape.tuple_shapes.size()))
-            c_.fail(fmt::format("a result index of %{} below its number of results", base));
-          if (p != &s) break;
-          Instruction* g = comp.add(Opcode::kGetTupleElement, t->shape.tuple_shapes[i], {t}, {{"index", i}});
-          const_cast<Scope*>(p)->values[name] = g;
-          return g;
-        }
+      std::string base = name.substr(0, h), idx = name.substr(h + 1);
+      if (auto b = s.values.find(base); b != s.values.end()) {
+        Instruction* t = b->second;
+        if (idx.empty() || idx.size() > 9 || idx.find_first_not_of("0123456789") != std::string::npos)
+          c_.fail("a result index (%name#<n>)");
+        int64_t i = std::stoll(idx);
+        if (!t->shape.is_tuple || i < 0 || i >= static_cast<int64_t>(t->shape.tuple_shapes.size()))
+          c_.fail(fmt::format("a result index of %{} below its number of results", base));
+        Instruction* g = s.comp->add(Opcode::kGetTupleElement, t->shape.tuple_shapes[i], {t}, {{"index", i}});
+        s.values[name] = g;
+        return g;
       }
     }
-    c_.fail(fmt::format("a defined value (%{} is not defined here)", name));
+    if (!s.parent || !s.region) c_.fail(fmt::format("a defined value (%{} is not defined here)", name));
+    Instruction* outer = lookup_in(*s.parent, name);
+    Instruction* p = s.comp->add_parameter(static_cast<int64_t>(s.comp->parameters.size()), outer->shape,
+                                           m_->unique_name("capture"));
+    s.region->captured.push_back(outer);
+    s.values[name] = p;
+    return p;
   }
 
   /// Ops up to the closing `close` (consumed); returns the operands of the return op.
@@ -257,51 +263,67 @@ class Importer {
     op.result_types = {first.back()};
   }
 
-  std::vector<Computation*> regions(Computation& comp, Scope& scope) {
-    std::vector<Computation*> out;
+  void regions(Computation& comp, Scope& scope, OpSyntax& op) {
     c_.expect("(");
-    do out.push_back(parse_region(comp, scope));
+    do add_region(op, parse_region(comp, scope, nullptr, nullptr));
     while (c_.accept(","));
     c_.expect(")");
-    return out;
+  }
+  static void add_region(OpSyntax& op, Region r) {
+    op.regions.push_back(r.comp);
+    op.region_info.push_back(std::move(r));
   }
 
-  Computation* parse_region(Computation& outer, const Scope& scope) {
+  /// `{ ^bb0(%a: T, ...): ops }`, or `{ ops }` with the block arguments `names` of types `types` (while's pretty
+  /// form names them in its head).
+  Region parse_region(Computation& outer, Scope& scope, const std::vector<std::string>* names,
+                      const std::vector<TensorType>* types) {
     c_.expect("{");
-    Computation* rc = m_->add_computation(m_->unique_name(outer.name + ".region"));
+    Region r;
+    r.comp = m_->add_computation(m_->unique_name(outer.name + ".region"));
     Scope inner;
     inner.parent = &scope;
-    if (c_.peek() == '^') {
+    inner.comp = r.comp;
+    inner.region = &r;
+    int64_t k = 0;
+    if (names) {
+      for (size_t j = 0; j < names->size(); ++j) inner.values[(*names)[j]] = r.comp->add_parameter(k++,
+                                                                                 shape_of(types->at(j)));
+    } else if (c_.peek() == '^') {
       c_.expect("^");
       c_.ident();
       c_.expect("(");
-      int64_t k = 0;
       if (!c_.accept(")")) {
         do {
           std::string v = c_.value_name();
           c_.expect(":");
           TensorType t = parse_type(c_);
           c_.skip_loc();
-          inner.values[v] = rc->add_parameter(k++, shape_of(t));
+          inner.values[v] = r.comp->add_parameter(k++, shape_of(t));
         } while (c_.accept(","));
         c_.expect(")");
       }
       c_.expect(":");
     }
-    std::vector<Instruction*> rets = parse_body(*rc, inner, "}");
+    r.rets = parse_body(*r.comp, inner, "}");
+    set_root(*r.comp, r.rets);
+    return r;
+  }
+
+  static void set_root(Computation& rc, const std::vector<Instruction*>& rets) {
     if (rets.size() == 1) {
-      rc->root = rets[0];
+      rc.root = rets[0];
     } else {
       std::vector<hlo::Shape> shapes;
       for (auto* r : rets) shapes.push_back(r->shape);
-      rc->add(Opcode::kTuple, hlo::Shape::tuple(shapes), rets);
+      rc.add(Opcode::kTuple, hlo::Shape::tuple(shapes), rets);
     }
-    return rc;
   }
 
   void parse_op(Computation& comp, Scope& scope, OpSyntax& op);
   void parse_pretty_head(Computation& comp, Scope& scope, OpSyntax& op);
   void parse_pretty_reduce(Computation& comp, Scope& scope, OpSyntax& op);
+  void parse_pretty_while(Computation& comp, Scope& scope, OpSyntax& op);
 
   Cursor c_;
   std::unique_ptr<hlo::Module> m_;
@@ -315,7 +337,7 @@ void Importer::parse_op(Computation& comp, Scope& scope, OpSyntax& op) {
     c_.expect("(");
     op.operands = operand_list(comp, scope, ")");
     if (c_.peek_str("<{")) read_attr_dict(c_.balanced(), op);
-    if (c_.peek_str("({")) op.regions = regions(comp, scope);
+    if (c_.peek_str("({")) regions(comp, scope, op);
     if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
     read_signature(op);
     return;
@@ -344,7 +366,20 @@ void Importer::parse_op(Computation& comp, Scope& scope, OpSyntax& op) {
     return;
   }
   if (op.name == "stablehlo.reduce") return parse_pretty_reduce(comp, scope, op);
-  if (op.name == "stablehlo.while" || op.name == "stablehlo.if" || op.name == "stablehlo.case" ||
+  if (op.name == "stablehlo.while") return parse_pretty_while(comp, scope, op);
+  if (op.name == "chlo.top_k") {
+    // chlo.top_k(%x, k = 3) : T -> (values, indices)
+    c_.expect("(");
+    op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    c_.expect(",");
+    c_.expect("k");
+    c_.expect("=");
+    op.attrs["k"] = std::to_string(c_.integer());
+    c_.expect(")");
+    read_signature(op);
+    return;
+  }
+  if (op.name == "stablehlo.if" || op.name == "stablehlo.case" ||
       op.name == "stablehlo.sort" || op.name == "stablehlo.scatter" || op.name == "stablehlo.reduce_window" ||
       op.name == "stablehlo.select_and_scatter" || op.name == "stablehlo.all_reduce")
     detail::throw_error<CompileError>("import_stablehlo", "line {}: the pretty form of {} is not supported yet (its "
@@ -364,13 +399,16 @@ void Importer::parse_pretty_head(Computation& comp, Scope& scope, OpSyntax& op) 
     }
     if (ch == '%') {
       op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    } else if (ch == '(' && op.operands.empty()) {  // convolution(%lhs, %rhs)
+      c_.expect("(");
+      op.operands = operand_list(comp, scope, ")");
     } else if (ch == '[') {
       op.brackets.emplace_back(c_.balanced());
     } else if (ch == '{') {
       read_attr_dict(c_.balanced(), op);
     } else if (c_.peek_ident()) {
       std::string w = c_.ident();
-      if (c_.accept("=")) op.attrs[w] = std::string(c_.until_top(",:"));
+      if (c_.accept("=")) op.attrs[w] = std::string(c_.peek() == '{' ? c_.balanced() : c_.until_top(",:"));
       else op.words.push_back(w);
     } else {
       c_.fail("an operand, attribute or ':' in the op");
@@ -381,14 +419,16 @@ void Importer::parse_pretty_head(Computation& comp, Scope& scope, OpSyntax& op) 
 // `(%x init: %y) applies stablehlo.add across dimensions = [1] : (...) -> ...` or the region form
 // `(%x init: %y) across dimensions = [1] : ... reducer(%a: T, %b: T) { ... }`.
 void Importer::parse_pretty_reduce(Computation& comp, Scope& scope, OpSyntax& op) {
+  std::vector<Instruction*> inits;
   do {
     c_.expect("(");
     op.operands.push_back(lookup(scope, comp, c_.value_name()));
     c_.expect("init");
     c_.expect(":");
-    op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    inits.push_back(lookup(scope, comp, c_.value_name()));
     c_.expect(")");
   } while (c_.accept(","));
+  op.operands.insert(op.operands.end(), inits.begin(), inits.end());  // inputs, then inits (the generic order)
   if (c_.accept("applies")) op.attrs["applies"] = c_.ident();
   c_.expect("across");
   c_.expect("dimensions");
@@ -399,9 +439,13 @@ void Importer::parse_pretty_reduce(Computation& comp, Scope& scope, OpSyntax& op
   if (op.attrs.count("applies")) return;
   c_.skip_loc();
   c_.expect("reducer");
-  Computation* rc = m_->add_computation(m_->unique_name(comp.name + ".reducer"));
+  Region r;
+  r.comp = m_->add_computation(m_->unique_name(comp.name + ".reducer"));
+  Computation* rc = r.comp;
   Scope inner;
   inner.parent = &scope;
+  inner.comp = rc;
+  inner.region = &r;
   int64_t k = 0;
   std::vector<std::pair<std::string, TensorType>> args;
   while (c_.accept("(")) {
@@ -414,20 +458,46 @@ void Importer::parse_pretty_reduce(Computation& comp, Scope& scope, OpSyntax& op
     c_.expect(")");
   }
   // The pairs are listed (a_i, b_i) per operand; the region's parameters are all a's then all b's.
+  if (args.size() % 2) c_.fail("reducer arguments in (accumulator, element) pairs");
   size_t n = args.size() / 2;
   for (size_t j = 0; j < n; ++j) inner.values[args[2 * j].first] = rc->add_parameter(k++, shape_of(args[2 * j].second));
   for (size_t j = 0; j < n; ++j)
     inner.values[args[2 * j + 1].first] = rc->add_parameter(k++, shape_of(args[2 * j + 1].second));
   c_.expect("{");
-  std::vector<Instruction*> rets = parse_body(*rc, inner, "}");
-  if (rets.size() == 1) rc->root = rets[0];
-  else {
-    std::vector<hlo::Shape> shapes;
-    for (auto* r : rets) shapes.push_back(r->shape);
-    rc->add(Opcode::kTuple, hlo::Shape::tuple(shapes), rets);
-  }
-  op.regions.push_back(rc);
+  r.rets = parse_body(*rc, inner, "}");
+  set_root(*rc, r.rets);
+  add_region(op, std::move(r));
 }
+
+// `stablehlo.while(%a = %x, %b = %y) : T1, T2 cond { ... } do { ... }`: the regions' arguments are named in the
+// head.
+void Importer::parse_pretty_while(Computation& comp, Scope& scope, OpSyntax& op) {
+  c_.expect("(");
+  std::vector<std::string> names;
+  if (!c_.accept(")")) {
+    do {
+      names.push_back(c_.value_name());
+      c_.expect("=");
+      op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    } while (c_.accept(","));
+    c_.expect(")");
+  }
+  if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
+  std::vector<TensorType> types;
+  if (!names.empty()) {
+    c_.expect(":");
+    do types.push_back(parse_type(c_));
+    while (c_.accept(","));
+  }
+  if (types.size() != names.size()) c_.fail(fmt::format("one type per loop value ({} values)", names.size()));
+  op.operand_types = op.result_types = types;
+  c_.skip_loc();
+  c_.expect("cond");
+  add_region(op, parse_region(comp, scope, &names, &types));
+  c_.expect("do");
+  add_region(op, parse_region(comp, scope, &names, &types));
+}
+
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <random>
 
 #include "jitx/import.h"
 #include "jitx/jitx.h"
@@ -465,6 +466,77 @@ JaxCase c_pad_interior() {
           0.48060470819473267f, 0.17284634709358215f, 0.0f}, {8, 4})}};
 }
 
+// jax.export.export(jax.jit(f))(f32[3,4], f32[4,2]).mlir_module() for f(x, w) = (relu(x @ w).sum(0),
+// jnp.sort(x, axis=0)) (JAX 0.10.2): its sort comparator reads constants of the enclosing function.
+const char* kExported = R"mlir(#loc = loc(unknown)
+#loc1 = loc("x")
+#loc2 = loc("w")
+#loc10 = loc("sort")
+#loc21 = loc("sort:"(#loc10))
+module @jit_f attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3x4xf32> loc("x"), %arg1: tensor<4x2xf32> loc("w")) -> (tensor<2xf32> {jax.result_info = "result[0]"}, tensor<3x4xf32> {jax.result_info = "result[1]"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc27)
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32> loc(#loc28)
+    %1 = call @relu(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32> loc(#loc29)
+    %2 = stablehlo.reduce(%1 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<3x2xf32>, tensor<f32>) -> tensor<2xf32> loc(#loc27)
+    %3 = call @sort(%arg0) : (tensor<3x4xf32>) -> tensor<3x4xf32> loc(#loc30)
+    return %2, %3 : tensor<2xf32>, tensor<3x4xf32> loc(#loc26)
+  } loc(#loc)
+  func.func private @relu(%arg0: tensor<3x2xf32> loc(unknown)) -> tensor<3x2xf32> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc)
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<3x2xf32> loc(#loc9)
+    %1 = stablehlo.maximum %arg0, %0 : tensor<3x2xf32> loc(#loc9)
+    return %1 : tensor<3x2xf32> loc(#loc)
+  } loc(#loc20)
+  func.func private @sort(%arg0: tensor<3x4xf32> loc(unknown)) -> tensor<3x4xf32> {
+    %cst = stablehlo.constant dense<0x7FC00000> : tensor<f32> loc(#loc)
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc)
+    %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
+    ^bb0(%arg1: tensor<f32> loc("sort:"(#loc10)), %arg2: tensor<f32> loc("sort:"(#loc10))):
+      %1 = stablehlo.compare EQ, %arg1, %cst_0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1> loc(#loc11)
+      %2 = stablehlo.select %1, %cst_0, %arg1 : tensor<i1>, tensor<f32> loc(#loc12)
+      %3 = stablehlo.compare NE, %arg1, %arg1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1> loc(#loc13)
+      %4 = stablehlo.select %3, %cst, %2 : tensor<i1>, tensor<f32> loc(#loc12)
+      %5 = stablehlo.compare EQ, %arg2, %cst_0, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1> loc(#loc11)
+      %6 = stablehlo.select %5, %cst_0, %arg2 : tensor<i1>, tensor<f32> loc(#loc12)
+      %7 = stablehlo.compare NE, %arg2, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1> loc(#loc13)
+      %8 = stablehlo.select %7, %cst, %6 : tensor<i1>, tensor<f32> loc(#loc12)
+      %9 = stablehlo.compare LT, %4, %8, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1> loc(#loc14)
+      stablehlo.return %9 : tensor<i1> loc(#loc10)
+    }) : (tensor<3x4xf32>) -> tensor<3x4xf32> loc(#loc10)
+    return %0 : tensor<3x4xf32> loc(#loc)
+  } loc(#loc32)
+} loc(#loc)
+#loc3 = loc("<stdin>":5:11 to :36)
+#loc4 = loc("<stdin>":6:6 to :117)
+#loc5 = loc("<stdin>":5:23 to :28)
+#loc6 = loc("<stdin>":5:11 to :29)
+#loc7 = loc("<stdin>":5:38 to :57)
+#loc8 = loc("jit")
+#loc9 = loc("max")
+#loc11 = loc("eq")
+#loc12 = loc("select_n")
+#loc13 = loc("ne")
+#loc14 = loc("lt_to")
+#loc15 = loc("f"(#loc3))
+#loc16 = loc("<module>"(#loc4))
+#loc17 = loc("f"(#loc5))
+#loc18 = loc("f"(#loc6))
+#loc19 = loc("f"(#loc7))
+#loc20 = loc("jit:"(#loc8))
+#loc22 = loc(callsite(#loc15 at #loc16))
+#loc23 = loc(callsite(#loc17 at #loc16))
+#loc24 = loc(callsite(#loc18 at #loc16))
+#loc25 = loc(callsite(#loc19 at #loc16))
+#loc26 = loc("jit(f)"(#loc16))
+#loc27 = loc("jit(f)/reduce_sum"(#loc22))
+#loc28 = loc("jit(f)/dot_general"(#loc23))
+#loc29 = loc("jit(f)/jit(relu)"(#loc24))
+#loc30 = loc("jit(f)/jit(sort)"(#loc25))
+#loc31 = loc("jit(f)/jit"(#loc25))
+#loc32 = loc("jit:"(#loc31))
+)mlir";
+
 /// jitx's StableHLO export of f read back: the imported module's result must equal f's eager result.
 template <class F, class... A>
 void round_trip(const std::string& what, const F& f, const A&... args) {
@@ -501,6 +573,18 @@ TEST_CASE("import_stablehlo: convolution, reduce_window, gather, scatter, pad, d
   run_jax_case(c_gather_take_axis1());
   run_jax_case(c_dynamic_update_slice());
   run_jax_case(c_pad_interior());
+}
+
+TEST_CASE("import_stablehlo: jax.export's mlir_module() with a comparator reading the function's constants",
+          "[import]") {
+  auto c = import_stablehlo(kExported).compile();
+  Array x = array<float>({1, -2, 3, 0.5f, 1.5f, -1, 2, -3, 0.25f, 4, -0.5f, 1}, {3, 4});
+  Array w = array<float>({1, -1, 0.5f, 2, -1, 1, 2, 0.25f}, {4, 2});
+  auto outs = c(x, w);
+  REQUIRE(outs.size() == 2);
+  // relu(x @ w): rows 0 and 1 are negative, row 2 is (4.75, 7.5); the columns of x sorted (printed by JAX).
+  CHECK(outs[0].to_vector<float>() == std::vector<float>{4.75f, 7.5f});
+  CHECK(outs[1].to_vector<float>() == std::vector<float>{0.25f, -2, -0.5f, -3, 1, -1, 2, 0.5f, 1.5f, 4, 3, 1});
 }
 
 TEST_CASE("import_stablehlo: jitx's export of control flow reads back", "[import]") {
@@ -607,4 +691,75 @@ TEST_CASE("import_stablehlo: what jitx cannot represent is a CompileError naming
     stablehlo.return %i : tensor<i32>
   }
   return %0#0 : tensor<i32>)", "%a: tensor<i32>", "tensor<i32>")), ParseError);
+}
+
+TEST_CASE("import_stablehlo: 2000 seeded mutations of region and indexed ops import or throw a jitx error",
+          "[import][import_fuzz]") {
+  std::mt19937 gen(4321);
+  const std::string seeds[] = {k_cond_capture, k_while_capture,  k_argsort,   k_reduce_argmax_axis1_f64,
+                               k_conv2d_grouped, k_max_pool,      k_scatter_add, k_gather_take_axis1,
+                               k_top_k,          k_dynamic_update_slice, k_pad_interior};
+  const size_t num_seeds = sizeof(seeds) / sizeof(seeds[0]);
+  const char alphabet[] = "%#:=,()[]{}<>\"^x0123456789abfio.- \n";
+  // Whole tokens of the region and indexed ops' syntax, so a mutation can also make a plausible but wrong op.
+  const char* tokens[] = {"({", "})", "^bb0(", "%iterArg", "%arg1", " cond {", "} do {", "stablehlo.return ",
+                          "#stablehlo.gather<", "index_vector_dim = 1", "]x[", "]->[", "[b, 0, 1, f]",
+                          "window = {", "k = 3", "sizes = [2]", "TOTALORDER", "reducer(", "init: ", "%0#1",
+                          "dense<0> : tensor<2x2xi64>", "array<i64: 1, 2>", "tensor<i1>", "tensor<3x?xf32>"};
+  int ok = 0, parse_errors = 0, other_errors = 0;
+  for (int it = 0; it < 2000; ++it) {
+    std::string s = seeds[it % num_seeds];
+    int edits = 1 + static_cast<int>(gen() % 3);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      size_t p = gen() % s.size();
+      switch (gen() % 5) {
+        case 0: s.resize(p); break;
+        case 1: s[p] = alphabet[gen() % (sizeof(alphabet) - 1)]; break;
+        case 2: s.erase(p, 1 + gen() % 8); break;
+        case 3: s.insert(p, 1, alphabet[gen() % (sizeof(alphabet) - 1)]); break;
+        default: s.insert(p, tokens[gen() % (sizeof(tokens) / sizeof(tokens[0]))]);
+      }
+    }
+    try {
+      import_stablehlo(s);
+      ++ok;
+    } catch (const ParseError&) {
+      ++parse_errors;
+    } catch (const Error&) {
+      ++other_errors;
+    }
+  }
+  CHECK(parse_errors > 1000);
+  CHECK(ok + parse_errors + other_errors == 2000);
+}
+
+// jax.jit(jax.grad(lambda x: (lax.reduce_window(x, -inf, lax.max, (2, 2), (1, 1), "VALID") * arange(9.).reshape(3,
+// 3)).sum())).lower(x).as_text() (JAX 0.10.2): overlapping windows with ties pick their first maximum.
+const char* kMaxPoolGrad = R"mlir(module @jit__lambda {
+  func.func public @main(%arg0: tensor<4x4xf32>) -> (tensor<4x4xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.iota dim = 0 : tensor<9xf32>
+    %1 = stablehlo.reshape %0 : (tensor<9xf32>) -> tensor<3x3xf32>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %4 = stablehlo.pad %arg0, %cst_0, low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %5 = "stablehlo.select_and_scatter"(%4, %1, %cst_1) <{padding = dense<0> : tensor<2x2xi64>, window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 1, 1>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %7 = stablehlo.compare GE, %arg1, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %7 : tensor<i1>
+    }, {
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %7 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %7 : tensor<f32>
+    }) : (tensor<4x4xf32>, tensor<3x3xf32>, tensor<f32>) -> tensor<4x4xf32>
+    return %5 : tensor<4x4xf32>
+  }
+}
+)mlir";
+
+TEST_CASE("import_stablehlo: select_and_scatter (max pooling's gradient) with overlapping windows and ties",
+          "[import]") {
+  auto c = import_stablehlo(kMaxPoolGrad).compile();
+  Array x = array<float>({1, 3, 3, 0, 2, 3, 1, 1, 0, 5, 5, 2, 4, 1, 2, 2}, {4, 4});
+  // JAX's result (checked by hand: window (i, j) adds 3i + j to its first maximum in row-major order).
+  CHECK(c(x)[0].to_vector<float>() == std::vector<float>{0, 1, 2, 0, 0, 0, 0, 0, 0, 20, 13, 0, 0, 0, 0, 0});
 }

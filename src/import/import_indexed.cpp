@@ -116,7 +116,8 @@ std::vector<Instruction*> build_convolution(Computation& comp, OpSyntax& op) {
   auto rs = conv_spec(op, std::string_view(dn).substr(x + 2, arrow + 1 - x - 2), 'o', 'i');
   auto os = conv_spec(op, std::string_view(dn).substr(arrow + 3, end + 1 - arrow - 3), 'b', 'f');
   size_t rank = op.operands[0]->shape.dims.size();
-  if (ls.size() != rank || rs.size() != rank || os.size() != rank || rank < 2)
+  if (ls.size() != rank || rs.size() != rank || os.size() != rank || rank < 2 ||
+      op.operands[1]->shape.dims.size() != rank || shape_of(op.result_types[0]).dims.size() != rank)
     op_bad(op, fmt::format("dimension numbers `{}` for operands of rank {}", dn, rank));
   auto& d = c.dnums;
   d.input_batch_dimension = ls[0], d.input_feature_dimension = ls[1];

@@ -192,7 +192,12 @@ std::vector<Instruction*> build_sort(Computation& comp, OpSyntax& op) {
   if (r.declared() != 2 * n) op_bad(op, fmt::format("the comparator takes {} arguments, expected {}", r.declared(), 2 * n));
   hlo::SortConfig cfg;
   cfg.num_keys = sort_keys(op, r);
-  cfg.dimension = op_attr(op, {"dimension"}) ? ints_of(*op_attr(op, {"dimension"})).at(0) : -1;
+  cfg.dimension = -1;
+  if (auto* d = op_attr(op, {"dimension"})) {
+    auto v = ints_of(*d);
+    if (v.size() != 1) op_bad(op, "expected one integer for dimension");
+    cfg.dimension = v[0];
+  }
   if (cfg.dimension < 0) cfg.dimension += static_cast<int64_t>(op.operands[0]->shape.rank());
   if (auto* s = op_attr(op, {"is_stable"})) cfg.is_stable = s->find("true") != std::string::npos;
   op.regions.clear();
@@ -233,7 +238,9 @@ std::vector<Instruction*> build_arg_reduce(Computation& comp, OpSyntax& op) {
                        "ties to the lower index) is not supported");
   op.regions.clear();
   detail::Params p;
-  p.set("dimensions", ints_of(*op_attr(op, {"dimensions"})));
+  auto* dims = op_attr(op, {"dimensions"});
+  if (!dims) op_bad(op, "expected dimensions");
+  p.set("dimensions", ints_of(*dims));
   p.set("reducer", std::string(better == 1 ? "argmax" : "argmin"));
   std::vector<hlo::Shape> shapes = {shape_of(op.result_types[0]), shape_of(op.result_types[1])};
   Instruction* r = comp.add(Opcode::kReduce, hlo::Shape::tuple(shapes), op.operands, p);
@@ -300,6 +307,100 @@ std::vector<Instruction*> build_reduce_window(Computation& comp, OpSyntax& op) {
   return {comp.add(Opcode::kReduceWindow, shape_of(op.result_types[0]), op.operands, p)};
 }
 
+
+Instruction* splat_of(Computation& comp, DType d, double v, const std::vector<int64_t>& dims) {
+  Instruction* c = comp.add_scalar_constant(d, v);
+  return comp.add(Opcode::kBroadcastInDim, hlo::Shape(d, dims), {c}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+}
+
+/// select_and_scatter (the gradient of max pooling) in jitx's ops: for each window offset k, the strided slice X_k
+/// of the operand; a running selection over k as the select region decides (XLA's order: keep the current pick
+/// while select(current, X_k) holds); then each window's source value goes to its pick (a pad with interior
+/// padding puts offset k's values back in place) and the contributions are added to init.
+std::vector<Instruction*> build_select_and_scatter(Computation& comp, OpSyntax& op) {
+  if (op.operands.size() != 3 || op.result_types.size() != 1 || op.region_info.size() != 2)
+    op_bad(op, "expected (operand, source, init), two regions and one result");
+  Instruction *x = op.operands[0], *src = op.operands[1], *init = op.operands[2];
+  const Computation& sel = *op.region_info[0].comp;
+  const Instruction* r = sel.root;
+  if (!r || r->opcode != Opcode::kCompare || sel.instructions.size() != 3 || r->operand(0) == r->operand(1) ||
+      r->operand(0)->opcode != Opcode::kParameter || r->operand(1)->opcode != Opcode::kParameter)
+    op_unsupported(op, "with a select region other than one compare of its two arguments is not supported");
+  auto cmp = hlo::Comparison::of(*r);
+  if (r->operand(0)->parameter_number != 0) {  // compare(b, a): the mirrored direction of compare(a, b)
+    using D = hlo::ComparisonDirection;
+    D d = cmp.direction;
+    cmp.direction = d == D::kLt ? D::kGt : d == D::kGt ? D::kLt : d == D::kLe ? D::kGe : d == D::kGe ? D::kLe : d;
+  }
+  if (reducer_of_region(op, *op.region_info[1].comp) != hlo::Reducer::kAdd)
+    op_unsupported(op, "with a scatter region other than add is not supported");
+  size_t rank = x->shape.dims.size();
+  auto list = [&](const char* k, int64_t dflt) {
+    auto* a = op_attr(op, {k});
+    auto v = a ? ints_of(*a) : std::vector<int64_t>(rank, dflt);
+    if (v.size() == 1 && rank != 1 && std::string(k) == "padding") v.assign(2 * rank, v[0]);
+    return v;
+  };
+  auto win = list("window_dimensions", 1), stride = list("window_strides", 1), pad = list("padding", 0);
+  if (win.size() != rank || stride.size() != rank) op_bad(op, fmt::format("expected {} window values", rank));
+  for (auto p : pad)
+    if (p != 0) op_unsupported(op, "with padding is not supported (JAX pads the operand before it)");
+  const auto& g = src->shape.dims;
+  if (g.size() != rank || !init->shape.dims.empty() || src->shape.dtype != x->shape.dtype)
+    op_bad(op, "the source must have the operand's rank and dtype, init must be a scalar");
+  for (size_t d = 0; d < rank; ++d)
+    if (win[d] < 1 || stride[d] < 1 || win[d] > x->shape.dims[d] || g[d] != (x->shape.dims[d] - win[d]) / stride[d] + 1)
+      op_bad(op, fmt::format("the source's shape {} does not match the windows of the operand", src->shape.str()));
+  int64_t count = 1;
+  for (auto w : win) count *= w;
+  if (count > 4096) op_unsupported(op, "with windows of more than 4096 elements is not supported");
+  DType dt = x->shape.dtype;
+  hlo::Shape gs(dt, g), gi(DType::int32, g), gp(DType::bool_, g);
+  std::vector<std::vector<int64_t>> offsets;
+  Instruction *cur = nullptr, *idx = nullptr;
+  for (int64_t k = 0; k < count; ++k) {
+    std::vector<int64_t> off(rank);
+    for (int64_t d = static_cast<int64_t>(rank) - 1, rest = k; d >= 0; --d) {
+      off[d] = rest % win[d];
+      rest /= win[d];
+    }
+    offsets.push_back(off);
+    hlo::SliceConfig sc;
+    for (size_t d = 0; d < rank; ++d) {
+      sc.start_indices.push_back(off[d]);
+      sc.limit_indices.push_back(off[d] + (g[d] - 1) * stride[d] + 1);
+      sc.strides.push_back(stride[d]);
+    }
+    Instruction* xk = comp.add(Opcode::kSlice, gs, {x}, hlo::to_params(sc));
+    if (!cur) {
+      cur = xk;
+      idx = splat_of(comp, DType::int32, 0, g);
+      continue;
+    }
+    Instruction* keep = comp.add(Opcode::kCompare, gp, {cur, xk}, hlo::to_params(cmp));
+    cur = comp.add(Opcode::kSelect, gs, {keep, cur, xk});
+    idx = comp.add(Opcode::kSelect, gi, {keep, idx, splat_of(comp, DType::int32, static_cast<double>(k), g)});
+  }
+  hlo::Comparison eq{hlo::ComparisonDirection::kEq, hlo::ComparisonType::kSigned};
+  Instruction* zero = comp.add_scalar_constant(dt, 0);
+  Instruction* zeros = splat_of(comp, dt, 0, g);
+  Instruction* sum = comp.add(Opcode::kBroadcastInDim, x->shape, {init}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+  for (int64_t k = 0; k < count; ++k) {
+    Instruction* is_k =
+        comp.add(Opcode::kCompare, gp, {idx, splat_of(comp, DType::int32, static_cast<double>(k), g)}, hlo::to_params(eq));
+    Instruction* ck = comp.add(Opcode::kSelect, gs, {is_k, src, zeros});
+    hlo::PaddingConfig pc;
+    for (size_t d = 0; d < rank; ++d) {
+      pc.low.push_back(offsets[k][d]);
+      pc.interior.push_back(stride[d] - 1);
+      pc.high.push_back(x->shape.dims[d] - offsets[k][d] - (g[d] - 1) * stride[d] - 1);
+    }
+    Instruction* placed = comp.add(Opcode::kPad, x->shape, {ck, zero}, hlo::to_params(pc));
+    sum = comp.add(Opcode::kAdd, x->shape, {sum, placed});
+  }
+  op.regions.clear();
+  return {sum};
+}
 }  // namespace
 
 std::vector<Instruction*> build_region_op(Computation& comp, OpSyntax& op, bool* handled) {
@@ -311,8 +412,7 @@ std::vector<Instruction*> build_region_op(Computation& comp, OpSyntax& op, bool*
   if (n == "stablehlo.scatter") return build_scatter(comp, op);
   if (n == "stablehlo.reduce_window") return build_reduce_window(comp, op);
   if (n == "stablehlo.reduce" && op.operands.size() > 2) return build_arg_reduce(comp, op);
-  if (n == "stablehlo.select_and_scatter")
-    op_unsupported(op, "is not supported (jitx has no select-and-scatter; the gradient of max pooling needs it)");
+  if (n == "stablehlo.select_and_scatter") return build_select_and_scatter(comp, op);
   *handled = false;
   return {};
 }

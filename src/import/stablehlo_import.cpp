@@ -148,6 +148,12 @@ class Importer {
     }
     if (!s.parent || !s.region) c_.fail(fmt::format("a defined value (%{} is not defined here)", name));
     Instruction* outer = lookup_in(*s.parent, name);
+    if (outer->opcode == Opcode::kConstant) {  // jax.export's comparators read constants of the function: copy them
+      Instruction* k = s.comp->add(Opcode::kConstant, outer->shape, {});
+      k->literal = outer->literal;
+      s.values[name] = k;
+      return k;
+    }
     Instruction* p = s.comp->add_parameter(static_cast<int64_t>(s.comp->parameters.size()), outer->shape,
                                            m_->unique_name("capture"));
     s.region->captured.push_back(outer);

@@ -59,9 +59,12 @@ std::vector<int64_t> conv_spec(const OpSyntax& op, std::string_view raw, char fi
   for (size_t k = 0; k < rank; ++k) {
     const std::string& l = labels[k];
     int64_t slot = -1;
-    if (l.size() == 1 && l[0] == first) slot = 0;
-    else if (l.size() == 1 && l[0] == second) slot = 1;
-    else if (!l.empty() && l.size() < 4 && std::all_of(l.begin(), l.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+    if (l.size() == 1 && l[0] == first)
+      slot = 0;
+    else if (l.size() == 1 && l[0] == second)
+      slot = 1;
+    else if (!l.empty() && l.size() < 4 &&
+             std::all_of(l.begin(), l.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
       slot = 2 + std::stoll(l);
     if (slot < 0 || slot >= static_cast<int64_t>(rank) || spec[slot] != -1)
       op_bad(op, fmt::format("a dimension label `{}` in {} (expected {}, {} and spatial axes 0..{})", l, raw, first,
@@ -102,9 +105,12 @@ std::string sub_value(const std::string& raw, std::string_view key) {
 std::vector<Instruction*> build_convolution(Computation& comp, OpSyntax& op) {
   if (op.operands.size() != 2 || op.result_types.size() != 1) op_bad(op, "expected (lhs, rhs) -> one result");
   std::string dn;
-  if (auto* a = op_attr(op, {"dim_numbers"})) dn = *a;
-  else if (auto* g = op_attr(op, {"dimension_numbers"})) dn = *g;
-  else op_bad(op, "expected dim_numbers or dimension_numbers");
+  if (auto* a = op_attr(op, {"dim_numbers"}))
+    dn = *a;
+  else if (auto* g = op_attr(op, {"dimension_numbers"}))
+    dn = *g;
+  else
+    op_bad(op, "expected dim_numbers or dimension_numbers");
   // [..]x[..]->[..], possibly inside #stablehlo.conv<raw ...> or #stablehlo.conv<...>.
   size_t a0 = dn.find('['), x = dn.find("]x["), arrow = dn.find("]->[");
   if (a0 == std::string::npos || x == std::string::npos || arrow == std::string::npos || x > arrow)
@@ -140,7 +146,10 @@ std::vector<Instruction*> build_convolution(Computation& comp, OpSyntax& op) {
     rhs_d = sub_value(*w, "rhs_dilate");
     reverse = sub_value(*w, "reverse");
   } else {
-    auto get = [&](const char* k) { auto* a = op_attr(op, {k}); return a ? *a : std::string(); };
+    auto get = [&](const char* k) {
+      auto* a = op_attr(op, {k});
+      return a ? *a : std::string();
+    };
     strides = get("window_strides");
     pad = get("padding");
     lhs_d = get("lhs_dilation");
@@ -252,8 +261,9 @@ std::vector<Instruction*> build_indexed_op(Computation& comp, OpSyntax& op, bool
     return {comp.add(Opcode::kMultiply, shape_of(op.result_types[0]), {op.operands[0], op.operands[0]})};
   }
   if (n == "stablehlo.rng_bit_generator" || n == "stablehlo.rng")
-    op_unsupported(op, "is not supported (jitx has no random-bit-generator op; JAX's default threefry PRNG lowers "
-                       "to plain integer ops, which import)");
+    op_unsupported(op,
+                   "is not supported (jitx has no random-bit-generator op; JAX's default threefry PRNG lowers "
+                   "to plain integer ops, which import)");
   if (n == "stablehlo.reduce_precision" || n == "chlo.next_after" || n == "stablehlo.fft" ||
       n == "stablehlo.triangular_solve" || n == "stablehlo.cholesky" || n == "stablehlo.all_reduce" ||
       n == "stablehlo.all_gather" || n == "stablehlo.reduce_scatter" || n == "stablehlo.collective_permute" ||

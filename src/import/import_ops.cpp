@@ -219,7 +219,8 @@ hlo::Reducer reducer_named(const OpSyntax& op, const std::string& name) {
 Instruction* splat(Computation& comp, DType d, double v, const std::vector<int64_t>& dims) {
   Instruction* c = comp.add_scalar_constant(d, v);
   if (dims.empty()) return c;
-  return comp.add(Opcode::kBroadcastInDim, hlo::Shape(d, dims), {c}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+  return comp.add(Opcode::kBroadcastInDim, hlo::Shape(d, dims), {c},
+                  {{"broadcast_dimensions", std::vector<int64_t>{}}});
 }
 
 /// compare_type TOTALORDER on floats (-NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN) as a signed compare of

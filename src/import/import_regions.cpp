@@ -56,8 +56,10 @@ std::vector<Instruction*> build_while(Computation& comp, OpSyntax& op) {
   if (cond.rets.size() != 1 || cond.rets[0]->shape.is_tuple || !cond.rets[0]->shape.dims.empty() ||
       cond.rets[0]->shape.dtype != DType::bool_)
     op_bad(op, "the cond region must return one tensor<i1>");
-  if (body.rets.size() != n) op_bad(op, fmt::format("the body returns {} values for {} loop values", body.rets.size(), n));
-  if (op.result_types.size() != n) op_bad(op, fmt::format("{} result types for {} loop values", op.result_types.size(), n));
+  if (body.rets.size() != n)
+    op_bad(op, fmt::format("the body returns {} values for {} loop values", body.rets.size(), n));
+  if (op.result_types.size() != n)
+    op_bad(op, fmt::format("{} result types for {} loop values", op.result_types.size(), n));
   // The carry: the loop values, then cond's captures, then body's (passed through unchanged).
   std::vector<Instruction*> carry = op.operands;
   carry.insert(carry.end(), cond.captured.begin(), cond.captured.end());
@@ -166,10 +168,12 @@ int64_t sort_keys(const OpSyntax& op, const Region& r) {
     bool asc = lt == (a % 2 == 0);
     if (!asc)
       op_unsupported(op, fmt::format("with a descending comparator on operand {} is not supported (jitx sorts "
-                                     "ascending; reverse the result instead)", a / 2));
+                                     "ascending; reverse the result instead)",
+                                     a / 2));
     ascending.insert(a / 2);
   }
-  if (ascending.empty()) op_unsupported(op, "with a comparator that is not a less-than on its operands is not supported");
+  if (ascending.empty())
+    op_unsupported(op, "with a comparator that is not a less-than on its operands is not supported");
   int64_t num_keys = *ascending.rbegin() + 1;
   if (static_cast<int64_t>(ascending.size()) != num_keys)
     op_unsupported(op, "with a comparator whose keys are not the leading operands is not supported");
@@ -187,9 +191,11 @@ std::vector<Instruction*> build_sort(Computation& comp, OpSyntax& op) {
   size_t n = op.operands.size();
   if (n == 0) op_bad(op, "expected at least one operand");
   if (op.region_info.size() != 1) op_bad(op, "expected one comparator region");
-  if (op.result_types.size() != n) op_bad(op, fmt::format("{} result types for {} operands", op.result_types.size(), n));
+  if (op.result_types.size() != n)
+    op_bad(op, fmt::format("{} result types for {} operands", op.result_types.size(), n));
   Region& r = op.region_info[0];
-  if (r.declared() != 2 * n) op_bad(op, fmt::format("the comparator takes {} arguments, expected {}", r.declared(), 2 * n));
+  if (r.declared() != 2 * n)
+    op_bad(op, fmt::format("the comparator takes {} arguments, expected {}", r.declared(), 2 * n));
   hlo::SortConfig cfg;
   cfg.num_keys = sort_keys(op, r);
   cfg.dimension = -1;
@@ -203,8 +209,8 @@ std::vector<Instruction*> build_sort(Computation& comp, OpSyntax& op) {
   op.regions.clear();
   std::vector<hlo::Shape> shapes;
   for (auto& t : op.result_types) shapes.push_back(shape_of(t));
-  Instruction* s = comp.add(Opcode::kSort, n == 1 ? shapes[0] : hlo::Shape::tuple(shapes), op.operands,
-                            hlo::to_params(cfg));
+  Instruction* s =
+      comp.add(Opcode::kSort, n == 1 ? shapes[0] : hlo::Shape::tuple(shapes), op.operands, hlo::to_params(cfg));
   return results_of(comp, s, n);
 }
 
@@ -225,8 +231,10 @@ std::vector<Instruction*> build_arg_reduce(Computation& comp, OpSyntax& op) {
     if (!lt && !gt) continue;
     if ((a == 0 && b == 2) || (a == 2 && b == 0)) {
       int d = (gt == (a == 0)) ? 1 : -1;
-      if (better != 0 && better != d) better = 2;
-      else better = d;
+      if (better != 0 && better != d)
+        better = 2;
+      else
+        better = d;
     }
     if ((a == 1 && b == 3 && lt) || (a == 3 && b == 1 && gt)) index_tie = true;
   }
@@ -234,8 +242,9 @@ std::vector<Instruction*> build_arg_reduce(Computation& comp, OpSyntax& op) {
   bool selects = root && root->opcode == Opcode::kTuple && root->operands.size() == 2 &&
                  root->operand(0)->opcode == Opcode::kSelect && root->operand(1)->opcode == Opcode::kSelect;
   if (!selects || (better != 1 && better != -1) || !index_tie)
-    op_unsupported(op, "of several operands with a reducer that is not JAX's argmax/argmin (larger/smaller value, "
-                       "ties to the lower index) is not supported");
+    op_unsupported(op,
+                   "of several operands with a reducer that is not JAX's argmax/argmin (larger/smaller value, "
+                   "ties to the lower index) is not supported");
   op.regions.clear();
   detail::Params p;
   auto* dims = op_attr(op, {"dimensions"});
@@ -262,7 +271,10 @@ std::vector<Instruction*> build_scatter(Computation& comp, OpSyntax& op) {
   s.scatter_dims_to_operand_dims = attr_field(*dn, "scatter_dims_to_operand_dims");
   auto ivd = attr_field(*dn, "index_vector_dim");  // absent: 0 (MLIR leaves the default out)
   s.index_vector_dim = ivd.empty() ? 0 : ivd[0];
-  auto flag = [&](const char* k) { auto* a = op_attr(op, {k}); return a && a->find("true") != std::string::npos; };
+  auto flag = [&](const char* k) {
+    auto* a = op_attr(op, {k});
+    return a && a->find("true") != std::string::npos;
+  };
   s.indices_are_sorted = flag("indices_are_sorted");
   s.unique_indices = flag("unique_indices");
   op.regions.clear();
@@ -307,10 +319,10 @@ std::vector<Instruction*> build_reduce_window(Computation& comp, OpSyntax& op) {
   return {comp.add(Opcode::kReduceWindow, shape_of(op.result_types[0]), op.operands, p)};
 }
 
-
 Instruction* splat_of(Computation& comp, DType d, double v, const std::vector<int64_t>& dims) {
   Instruction* c = comp.add_scalar_constant(d, v);
-  return comp.add(Opcode::kBroadcastInDim, hlo::Shape(d, dims), {c}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+  return comp.add(Opcode::kBroadcastInDim, hlo::Shape(d, dims), {c},
+                  {{"broadcast_dimensions", std::vector<int64_t>{}}});
 }
 
 /// select_and_scatter (the gradient of max pooling) in jitx's ops: for each window offset k, the strided slice X_k
@@ -384,10 +396,11 @@ std::vector<Instruction*> build_select_and_scatter(Computation& comp, OpSyntax& 
   hlo::Comparison eq{hlo::ComparisonDirection::kEq, hlo::ComparisonType::kSigned};
   Instruction* zero = comp.add_scalar_constant(dt, 0);
   Instruction* zeros = splat_of(comp, dt, 0, g);
-  Instruction* sum = comp.add(Opcode::kBroadcastInDim, x->shape, {init}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+  Instruction* sum =
+      comp.add(Opcode::kBroadcastInDim, x->shape, {init}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
   for (int64_t k = 0; k < count; ++k) {
-    Instruction* is_k =
-        comp.add(Opcode::kCompare, gp, {idx, splat_of(comp, DType::int32, static_cast<double>(k), g)}, hlo::to_params(eq));
+    Instruction* is_k = comp.add(Opcode::kCompare, gp, {idx, splat_of(comp, DType::int32, static_cast<double>(k), g)},
+                                 hlo::to_params(eq));
     Instruction* ck = comp.add(Opcode::kSelect, gs, {is_k, src, zeros});
     hlo::PaddingConfig pc;
     for (size_t d = 0; d < rank; ++d) {

@@ -130,36 +130,7 @@ class Importer {
     return lookup_in(s, name);
   }
 
-  Instruction* lookup_in(Scope& s, const std::string& name) {
-    if (auto it = s.values.find(name); it != s.values.end()) return it->second;
-    if (auto h = name.find('#'); h != std::string::npos) {
-      std::string base = name.substr(0, h), idx = name.substr(h + 1);
-      if (auto b = s.values.find(base); b != s.values.end()) {
-        Instruction* t = b->second;
-        if (idx.empty() || idx.size() > 9 || idx.find_first_not_of("0123456789") != std::string::npos)
-          c_.fail("a result index (%name#<n>)");
-        int64_t i = std::stoll(idx);
-        if (!t->shape.is_tuple || i < 0 || i >= static_cast<int64_t>(t->shape.tuple_shapes.size()))
-          c_.fail(fmt::format("a result index of %{} below its number of results", base));
-        Instruction* g = s.comp->add(Opcode::kGetTupleElement, t->shape.tuple_shapes[i], {t}, {{"index", i}});
-        s.values[name] = g;
-        return g;
-      }
-    }
-    if (!s.parent || !s.region) c_.fail(fmt::format("a defined value (%{} is not defined here)", name));
-    Instruction* outer = lookup_in(*s.parent, name);
-    if (outer->opcode == Opcode::kConstant) {  // jax.export's comparators read constants of the function: copy them
-      Instruction* k = s.comp->add(Opcode::kConstant, outer->shape, {});
-      k->literal = outer->literal;
-      s.values[name] = k;
-      return k;
-    }
-    Instruction* p = s.comp->add_parameter(static_cast<int64_t>(s.comp->parameters.size()), outer->shape,
-                                           m_->unique_name("capture"));
-    s.region->captured.push_back(outer);
-    s.values[name] = p;
-    return p;
-  }
+  Instruction* lookup_in(Scope& s, const std::string& name);
 
   /// Ops up to the closing `close` (consumed); returns the operands of the return op.
   std::vector<Instruction*> parse_body(Computation& comp, Scope& scope, std::string_view close) {
@@ -336,6 +307,39 @@ class Importer {
   std::unordered_map<std::string, Computation*> funcs_;
   std::set<std::string> defined_;
 };
+
+/// A value by name: this scope's, a result of a multi-result op (`%x#1`), or an enclosing scope's (a region
+/// captures it as a parameter; a constant is copied in instead).
+Instruction* Importer::lookup_in(Scope& s, const std::string& name) {
+  if (auto it = s.values.find(name); it != s.values.end()) return it->second;
+  if (auto h = name.find('#'); h != std::string::npos) {
+    std::string base = name.substr(0, h), idx = name.substr(h + 1);
+    if (auto b = s.values.find(base); b != s.values.end()) {
+      Instruction* t = b->second;
+      if (idx.empty() || idx.size() > 9 || idx.find_first_not_of("0123456789") != std::string::npos)
+        c_.fail("a result index (%name#<n>)");
+      int64_t i = std::stoll(idx);
+      if (!t->shape.is_tuple || i < 0 || i >= static_cast<int64_t>(t->shape.tuple_shapes.size()))
+        c_.fail(fmt::format("a result index of %{} below its number of results", base));
+      Instruction* g = s.comp->add(Opcode::kGetTupleElement, t->shape.tuple_shapes[i], {t}, {{"index", i}});
+      s.values[name] = g;
+      return g;
+    }
+  }
+  if (!s.parent || !s.region) c_.fail(fmt::format("a defined value (%{} is not defined here)", name));
+  Instruction* outer = lookup_in(*s.parent, name);
+  if (outer->opcode == Opcode::kConstant) {  // jax.export's comparators read constants of the function: copy them
+    Instruction* k = s.comp->add(Opcode::kConstant, outer->shape, {});
+    k->literal = outer->literal;
+    s.values[name] = k;
+    return k;
+  }
+  Instruction* p = s.comp->add_parameter(static_cast<int64_t>(s.comp->parameters.size()), outer->shape,
+                                         m_->unique_name("capture"));
+  s.region->captured.push_back(outer);
+  s.values[name] = p;
+  return p;
+}
 
 void Importer::parse_op(Computation& comp, Scope& scope, OpSyntax& op) {
   if (c_.peek() == '"') {

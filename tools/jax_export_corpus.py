@@ -3,9 +3,10 @@
 
     tools/jax_export_corpus.py --out DIR [--venv PATH] [--filter SUBSTR]
 
-For every case it writes DIR/<name>.mlir (jax.jit(f, keep_unused=True).lower(*args).as_text()),
-DIR/<name>.in<k>.npy for the flattened inputs and DIR/<name>.out<k>.npy for JAX's flattened outputs, and one line
-`<name> <num_inputs> <num_outputs>` per case in DIR/MANIFEST. A case JAX itself cannot export is listed in
+For every case it writes DIR/<name>.mlir (jax.jit(f, keep_unused=True).lower(*args).as_text()), the same module
+in MLIR's generic form as DIR/<name>__generic.mlir, DIR/<name>.in<k>.npy for the flattened inputs and
+DIR/<name>.out<k>.npy for JAX's flattened outputs, and lines `<module> <num_inputs> <num_outputs> [<npy prefix>]`
+in DIR/MANIFEST. A case JAX itself cannot export is listed in
 DIR/EXPORT_FAILURES and skipped. Without jax importable it creates a virtualenv (pip's jax and numpy) in a temporary
 folder, or uses --venv PATH (created there when missing), and re-runs itself inside it. jax_enable_x64 is on, as
 jitx follows JAX with x64. tests/stablehlo_jax_corpus_test.cpp (JITX_IMPORT_CORPUS=DIR) imports and runs them.
@@ -373,7 +374,10 @@ def main():
             continue
         try:
             jf = jax.jit(f, keep_unused=True)
-            text = jf.lower(*a).as_text()
+            lowered = jf.lower(*a)
+            text = lowered.as_text()
+            generic = lowered.compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True,
+                                                                         enable_debug_info=False)
             outs = jax.tree_util.tree_leaves(jf(*a))
             ins = jax.tree_util.tree_leaves(a)
         except Exception as e:  # noqa: BLE001 - a case JAX cannot run is listed, not fatal
@@ -386,6 +390,11 @@ def main():
         for k, v in enumerate(outs):
             np.save(os.path.join(args.out, f"{name}.out{k}.npy"), storable(v))
         manifest.append(f"{name} {len(ins)} {len(outs)}")
+        # The same module in MLIR's generic form (every op, func and the module as "dialect.op"(...) {...}),
+        # reading the same .npy files.
+        with open(os.path.join(args.out, name + "__generic.mlir"), "w") as fh:
+            fh.write(generic)
+        manifest.append(f"{name}__generic {len(ins)} {len(outs)} {name}")
     with open(os.path.join(args.out, "MANIFEST"), "w") as fh:
         fh.write("\n".join(manifest) + "\n")
     with open(os.path.join(args.out, "EXPORT_FAILURES"), "w") as fh:

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
@@ -245,6 +246,115 @@ std::vector<Instruction*> build_top_k(Computation& comp, OpSyntax& op) {
   return results_of(comp, t, 2);
 }
 
+// --- bit arithmetic on a float's unsigned integer image (as XLA's emitters and jitx's lax functions do) ---
+
+DType bits_type(DType d) {
+  size_t n = dtype_size(d);
+  return n == 2 ? DType::uint16 : n == 4 ? DType::uint32 : DType::uint64;
+}
+
+/// The unsigned constant v (exact for any 64-bit pattern) broadcast to dims.
+Instruction* ucst(Computation& comp, DType u, uint64_t v, const std::vector<int64_t>& dims) {
+  auto lit = detail::Literal::make(u, {});
+  lit.set_u64(0, v);
+  Instruction* c = comp.add_constant(std::move(lit));
+  if (dims.empty()) return c;
+  return comp.add(Opcode::kBroadcastInDim, hlo::Shape(u, dims), {c},
+                  {{"broadcast_dimensions", std::vector<int64_t>{}}});
+}
+
+struct Bits {
+  Computation& comp;
+  hlo::Shape shape;  // the float shape
+  DType u;
+  hlo::Shape us() const { return hlo::Shape(u, shape.dims); }
+  hlo::Shape ps() const { return hlo::Shape(DType::bool_, shape.dims); }
+  Instruction* k(uint64_t v) { return ucst(comp, u, v, shape.dims); }
+  Instruction* op(Opcode o, Instruction* a, Instruction* b) { return comp.add(o, us(), {a, b}); }
+  Instruction* cmp(hlo::ComparisonDirection d, Instruction* a, Instruction* b) {
+    hlo::ComparisonType t = is_floating(a->shape.dtype) ? hlo::ComparisonType::kFloat : hlo::ComparisonType::kUnsigned;
+    return comp.add(Opcode::kCompare, ps(), {a, b}, hlo::to_params(hlo::Comparison{d, t}));
+  }
+  Instruction* sel(Instruction* p, Instruction* a, Instruction* b) {
+    return comp.add(Opcode::kSelect, a->shape, {p, a, b});
+  }
+  Instruction* to_u(Instruction* x) { return comp.add(Opcode::kBitcastConvert, us(), {x}); }
+  Instruction* to_f(Instruction* x) { return comp.add(Opcode::kBitcastConvert, shape, {x}); }
+  Instruction* isnan(Instruction* x) { return cmp(hlo::ComparisonDirection::kNe, x, x); }
+};
+
+/// chlo.next_after(x, y): the float after x in y's direction (lax.nextafter's bit arithmetic).
+std::vector<Instruction*> build_next_after(Computation& comp, OpSyntax& op) {
+  using D = hlo::ComparisonDirection;
+  if (op.operands.size() != 2 || op.result_types.size() != 1) op_bad(op, "expected two operands and one result");
+  Instruction *x = op.operands[0], *y = op.operands[1];
+  if (!is_floating(x->shape.dtype) || !x->shape.same_type(y->shape))
+    op_bad(op, fmt::format("expected two float operands of one type, got {} and {}", x->shape.str(), y->shape.str()));
+  Bits b{comp, x->shape, bits_type(x->shape.dtype)};
+  int nbits = static_cast<int>(dtype_size(x->shape.dtype)) * 8;
+  Instruction *xi = b.to_u(x), *yi = b.to_u(y);
+  Instruction* zero = comp.add(Opcode::kBroadcastInDim, x->shape, {comp.add_scalar_constant(x->shape.dtype, 0)},
+                               {{"broadcast_dimensions", std::vector<int64_t>{}}});
+  Instruction* away = comp.add(Opcode::kCompare, b.ps(), {b.cmp(D::kLt, x, y), b.cmp(D::kGt, x, zero)},
+                               hlo::to_params(hlo::Comparison{D::kEq, hlo::ComparisonType::kUnsigned}));
+  Instruction* stepped = b.sel(away, b.op(Opcode::kAdd, xi, b.k(1)), b.op(Opcode::kSubtract, xi, b.k(1)));
+  Instruction* tiny = b.op(Opcode::kOr, b.op(Opcode::kAnd, yi, b.k(uint64_t{1} << (nbits - 1))), b.k(1));
+  Instruction* r = b.sel(b.cmp(D::kEq, x, zero), tiny, stepped);
+  r = b.sel(b.cmp(D::kEq, x, y), yi, r);
+  Instruction* nan = comp.add(Opcode::kOr, b.ps(), {b.isnan(x), b.isnan(y)});
+  r = b.sel(nan, b.to_u(comp.add(Opcode::kAdd, x->shape, {x, y})), r);
+  return {b.to_f(r)};
+}
+
+/// stablehlo.reduce_precision (`format = e5m10` or exponent_bits/mantissa_bits): round to nearest even at the last
+/// kept mantissa bit, out-of-range exponents to signed infinities or zeros, NaNs stay NaN.
+std::vector<Instruction*> build_reduce_precision(Computation& comp, OpSyntax& op) {
+  using D = hlo::ComparisonDirection;
+  if (op.operands.size() != 1 || op.result_types.size() != 1) op_bad(op, "expected one operand");
+  Instruction* x = op.operands[0];
+  if (!is_floating(x->shape.dtype)) op_bad(op, "expected a float operand");
+  int64_t ebits = -1, mbits = -1;
+  if (auto* f = op_attr(op, {"format"})) {
+    auto v = ints_of(*f);
+    if (v.size() == 2) ebits = v[0], mbits = v[1];
+    // `e5m10`: ints_of skips the letters-glued digits, so read them by hand
+    if (v.size() != 2 && f->size() >= 4 && (*f)[0] == 'e' && f->find('m') != std::string::npos) {
+      ebits = std::atoll(f->c_str() + 1);
+      mbits = std::atoll(f->c_str() + f->find('m') + 1);
+    }
+  } else {
+    if (auto* e = op_attr(op, {"exponent_bits"})) ebits = ints_of(*e).empty() ? -1 : ints_of(*e)[0];
+    if (auto* m = op_attr(op, {"mantissa_bits"})) mbits = ints_of(*m).empty() ? -1 : ints_of(*m)[0];
+  }
+  DType d = x->shape.dtype;
+  int src_exp = d == DType::float64 ? 11 : d == DType::float32 ? 8 : d == DType::bfloat16 ? 8 : 5;
+  int src_mant = d == DType::float64 ? 52 : d == DType::float32 ? 23 : d == DType::bfloat16 ? 7 : 10;
+  if (ebits < 1 || mbits < 0 || ebits > 60 || mbits > 60)
+    op_bad(op, "expected exponent_bits >= 1 and mantissa_bits >= 0");
+  int nbits = static_cast<int>(dtype_size(d)) * 8;
+  Bits b{comp, x->shape, bits_type(d)};
+  Instruction* xi = b.to_u(x);
+  if (mbits < src_mant) {
+    int shift = src_mant - static_cast<int>(mbits);
+    uint64_t last = uint64_t{1} << shift;
+    Instruction* last_bit = b.op(Opcode::kShiftRightLogical, b.op(Opcode::kAnd, xi, b.k(last)), b.k(shift));
+    Instruction* bias = b.op(Opcode::kAdd, last_bit, b.k((last >> 1) - 1));
+    xi = b.op(Opcode::kAnd, b.op(Opcode::kAdd, xi, bias), b.k(~(last - 1)));
+  }
+  if (ebits < src_exp) {
+    uint64_t sign_mask = uint64_t{1} << (nbits - 1);
+    uint64_t exp_mask = ((uint64_t{1} << src_exp) - 1) << src_mant;
+    uint64_t bias = (uint64_t{1} << (src_exp - 1)) - 1, reduced = (uint64_t{1} << (ebits - 1)) - 1;
+    Instruction* e = b.op(Opcode::kAnd, xi, b.k(exp_mask));
+    Instruction* over = b.cmp(D::kGt, e, b.k((bias + reduced) << src_mant));
+    Instruction* under = b.cmp(D::kLe, e, b.k((bias - reduced) << src_mant));
+    Instruction* signed_zero = b.op(Opcode::kAnd, xi, b.k(sign_mask));
+    Instruction* signed_inf = b.op(Opcode::kOr, signed_zero, b.k(exp_mask));
+    xi = b.sel(over, signed_inf, b.sel(under, signed_zero, xi));
+  }
+  Instruction* r = b.to_f(xi);
+  return {b.sel(b.isnan(x), x, r)};
+}
 }  // namespace
 
 std::vector<Instruction*> build_indexed_op(Computation& comp, OpSyntax& op, bool* handled) {
@@ -264,10 +374,12 @@ std::vector<Instruction*> build_indexed_op(Computation& comp, OpSyntax& op, bool
     op_unsupported(op,
                    "is not supported (jitx has no random-bit-generator op; JAX's default threefry PRNG lowers "
                    "to plain integer ops, which import)");
-  if (n == "stablehlo.reduce_precision" || n == "chlo.next_after" || n == "stablehlo.fft" ||
-      n == "stablehlo.triangular_solve" || n == "stablehlo.cholesky" || n == "stablehlo.all_reduce" ||
-      n == "stablehlo.all_gather" || n == "stablehlo.reduce_scatter" || n == "stablehlo.collective_permute" ||
-      n == "stablehlo.all_to_all" || n == "stablehlo.batch_norm_inference" || n == "stablehlo.batch_norm_training")
+  if (n == "chlo.next_after") return build_next_after(comp, op);
+  if (n == "stablehlo.reduce_precision") return build_reduce_precision(comp, op);
+  if (n == "stablehlo.fft" || n == "stablehlo.triangular_solve" || n == "stablehlo.cholesky" ||
+      n == "stablehlo.all_reduce" || n == "stablehlo.all_gather" || n == "stablehlo.reduce_scatter" ||
+      n == "stablehlo.collective_permute" || n == "stablehlo.all_to_all" || n == "stablehlo.batch_norm_inference" ||
+      n == "stablehlo.batch_norm_training")
     op_unsupported(op, "is not supported by import_stablehlo (jitx has no such op)");
   *handled = false;
   return {};

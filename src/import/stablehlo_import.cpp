@@ -32,19 +32,44 @@ class Importer {
 
   std::unique_ptr<hlo::Module> run() {
     skip_aliases();
-    bool wrapped = false;
+    bool wrapped = false, generic = false;
     if (c_.accept("module")) {
       wrapped = true;
       if (c_.peek() == '@') m_->name = c_.symbol();
       if (c_.accept("attributes")) c_.balanced();
       c_.expect("{");
+    } else if (c_.peek_str("\"builtin.module\"")) {
+      // The generic form: "builtin.module"() <{sym_name = "m"}> ({ funcs }) : () -> ()
+      c_.string_lit();
+      c_.expect("(");
+      c_.expect(")");
+      if (c_.peek_str("<{")) {
+        OpSyntax props;
+        read_attr_dict(c_.balanced(), props);
+        if (auto it = props.attrs.find("sym_name"); it != props.attrs.end()) m_->name = unquote(it->second);
+      }
+      if (c_.peek() == '{') c_.balanced();
+      c_.expect("(");
+      c_.expect("{");
+      wrapped = generic = true;
     }
     while (true) {
       skip_aliases();
       if (wrapped && c_.accept("}")) break;
       if (!wrapped && c_.eof()) break;
       if (c_.eof()) c_.fail("'}' closing the module");
-      parse_func();
+      if (c_.peek() == '"') parse_generic_func();
+      else parse_func();
+    }
+    if (generic) {
+      c_.expect(")");
+      if (c_.peek() == '{') c_.balanced();  // the module's attributes
+      c_.expect(":");
+      c_.expect("(");
+      c_.expect(")");
+      c_.expect("->");
+      c_.expect("(");
+      c_.expect(")");
     }
     c_.skip_loc();
     skip_aliases();
@@ -79,38 +104,17 @@ class Importer {
     return comp;
   }
 
-  void parse_func() {
-    if (!c_.accept("func.func")) c_.fail("'func.func'");
-    bool is_public = true;
-    if (c_.accept("public")) is_public = true;
-    else if (c_.accept("private") || c_.accept("nested")) is_public = false;
-    std::string name = c_.symbol();
-    if (defined_.count(name)) c_.fail(fmt::format("a new function name (@{} is defined twice)", name));
-    defined_.insert(name);
-    Computation* comp = func_comp(name);
-    Scope scope;
-    scope.comp = comp;
-    c_.expect("(");
-    int64_t k = 0;
-    if (!c_.accept(")")) {
-      do {
-        std::string v = c_.value_name();
-        c_.expect(":");
-        TensorType t = parse_type(c_);
-        if (t.is_token) detail::throw_error<CompileError>("import_stablehlo", "token arguments are not supported");
-        if (c_.peek() == '{') c_.balanced();
-        c_.skip_loc();
-        scope.values[v] = comp->add_parameter(k, shape_of(t), "Arg_" + std::to_string(k));
-        ++k;
-      } while (c_.accept(","));
-      c_.expect(")");
-    }
-    std::vector<TensorType> results;
-    if (c_.accept("->")) results = parse_type_list(c_);
-    if (c_.accept("attributes")) c_.balanced();
-    c_.expect("{");
-    std::vector<Instruction*> rets = parse_body(*comp, scope, "}");
-    c_.skip_loc();
+  void parse_func();
+
+  static std::string unquote(const std::string& v) {
+    size_t b = v.find('"'), e = v.rfind('"');
+    return b == std::string::npos || e <= b ? v : v.substr(b + 1, e - b - 1);
+  }
+
+  void parse_generic_func();
+
+  void finish_func(const std::string& name, bool is_public, Computation* comp, const std::vector<Instruction*>& rets,
+                   const std::vector<TensorType>& results) {
     if (rets.size() != results.size())
       detail::throw_error<CompileError>("import_stablehlo", "function @{} declares {} results but returns {}", name,
                                 results.size(), rets.size());
@@ -189,7 +193,11 @@ class Importer {
   }
 
   std::vector<Instruction*> build_call(Computation& comp, OpSyntax& op) {
-    Computation* callee = func_comp(op.attrs.at("callee"));
+    std::string callee_name = op.attrs.at("callee");  // `@f` in the generic form's properties
+    while (!callee_name.empty() && (callee_name[0] == '@' || callee_name[0] == ' ')) callee_name.erase(0, 1);
+    callee_name = unquote(callee_name);
+    if (callee_name.empty()) c_.fail("a callee name");
+    Computation* callee = func_comp(callee_name);
     std::vector<hlo::Shape> shapes;
     for (auto& t : op.result_types) shapes.push_back(shape_of(t));
     hlo::Shape s = shapes.size() == 1 ? shapes[0] : hlo::Shape::tuple(shapes);
@@ -237,6 +245,10 @@ class Importer {
     while (c_.accept(",")) first.push_back(parse_type(c_));
     if (first.empty()) c_.fail("a type after ':'");
     op.operand_types = first;
+    if (c_.accept("->")) {  // chlo's `T1, T2 -> R`
+      op.result_types = parse_type_list(c_);
+      return;
+    }
     op.result_types = {first.back()};
   }
 
@@ -307,6 +319,105 @@ class Importer {
   std::unordered_map<std::string, Computation*> funcs_;
   std::set<std::string> defined_;
 };
+
+void Importer::parse_func() {
+  if (!c_.accept("func.func")) c_.fail("'func.func'");
+  bool is_public = true;
+  if (c_.accept("public")) is_public = true;
+  else if (c_.accept("private") || c_.accept("nested")) is_public = false;
+  std::string name = c_.symbol();
+  if (defined_.count(name)) c_.fail(fmt::format("a new function name (@{} is defined twice)", name));
+  defined_.insert(name);
+  Computation* comp = func_comp(name);
+  Scope scope;
+  scope.comp = comp;
+  c_.expect("(");
+  int64_t k = 0;
+  if (!c_.accept(")")) {
+    do {
+      std::string v = c_.value_name();
+      c_.expect(":");
+      TensorType t = parse_type(c_);
+      if (t.is_token) detail::throw_error<CompileError>("import_stablehlo", "token arguments are not supported");
+      if (c_.peek() == '{') c_.balanced();
+      c_.skip_loc();
+      scope.values[v] = comp->add_parameter(k, shape_of(t), "Arg_" + std::to_string(k));
+      ++k;
+    } while (c_.accept(","));
+    c_.expect(")");
+  }
+  std::vector<TensorType> results;
+  if (c_.accept("->")) results = parse_type_list(c_);
+  if (c_.accept("attributes")) c_.balanced();
+  c_.expect("{");
+  std::vector<Instruction*> rets = parse_body(*comp, scope, "}");
+  c_.skip_loc();
+  finish_func(name, is_public, comp, rets, results);
+}
+
+/// "func.func"() <{function_type = (T, ..) -> R, sym_name = "main", sym_visibility = "private"}> ({
+///   ^bb0(%a: T, ...): body }) : () -> ()
+void Importer::parse_generic_func() {
+  if (c_.string_lit() != "func.func") c_.fail("\"func.func\"");
+  c_.expect("(");
+  c_.expect(")");
+  OpSyntax props;
+  if (!c_.peek_str("<{")) c_.fail("the properties <{...}> of func.func");
+  read_attr_dict(c_.balanced(), props);
+  if (c_.peek() == '{') read_attr_dict(c_.balanced(), props);
+  auto get = [&](const char* k) -> const std::string& {
+    auto it = props.attrs.find(k);
+    if (it == props.attrs.end()) c_.fail(fmt::format("func.func's {}", k));
+    return it->second;
+  };
+  std::string name = unquote(get("sym_name"));
+  bool is_public = props.attrs.count("sym_visibility") == 0 || unquote(props.attrs["sym_visibility"]) == "public";
+  std::string fty = get("function_type");
+  Cursor fc(fty, c_.where().first, c_.where().second);
+  std::vector<TensorType> params = parse_type_list(fc), results;
+  fc.expect("->");
+  results = parse_type_list(fc);
+  if (!fc.eof()) fc.fail("the end of function_type");
+  if (name.empty() || defined_.count(name)) c_.fail(fmt::format("a new function name (@{})", name));
+  defined_.insert(name);
+  Computation* comp = func_comp(name);
+  Scope scope;
+  scope.comp = comp;
+  c_.expect("(");
+  c_.expect("{");
+  size_t k = 0;
+  if (c_.accept("^")) {
+    c_.ident();
+    c_.expect("(");
+    if (!c_.accept(")")) {
+      do {
+        std::string v = c_.value_name();
+        c_.expect(":");
+        TensorType t = parse_type(c_);
+        c_.skip_loc();
+        if (t.is_token) detail::throw_error<CompileError>("import_stablehlo", "token arguments are not supported");
+        if (k >= params.size() || shape_of(t).str() != shape_of(params[k]).str())
+          c_.fail(fmt::format("block argument {} of the type function_type gives", k));
+        scope.values[v] = comp->add_parameter(static_cast<int64_t>(k), shape_of(t), "Arg_" + std::to_string(k));
+        ++k;
+      } while (c_.accept(","));
+      c_.expect(")");
+    }
+    c_.expect(":");
+  }
+  if (k != params.size()) c_.fail(fmt::format("{} block arguments (function_type has {})", k, params.size()));
+  std::vector<Instruction*> rets = parse_body(*comp, scope, "}");
+  c_.expect(")");
+  if (c_.peek() == '{') c_.balanced();  // discardable attributes
+  c_.expect(":");
+  c_.expect("(");
+  c_.expect(")");
+  c_.expect("->");
+  c_.expect("(");
+  c_.expect(")");
+  c_.skip_loc();
+  finish_func(name, is_public, comp, rets, results);
+}
 
 /// A value by name: this scope's, a result of a multi-result op (`%x#1`), or an enclosing scope's (a region
 /// captures it as a parameter; a constant is copied in instead).

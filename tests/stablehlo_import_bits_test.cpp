@@ -1,4 +1,4 @@
-// import_stablehlo's ops that become bit arithmetic on a float's integer image: chlo.next_after and
+// A whole module in MLIR's generic form, and import_stablehlo's ops that become bit arithmetic on a float's integer image: chlo.next_after and
 // stablehlo.reduce_precision (pretty `format = e5m10` and generic exponent_bits/mantissa_bits), against
 // std::nextafter and against a round trip through float16, on edge values (zeros, equal operands, NaN, overflow).
 #include <catch2/catch.hpp>
@@ -78,4 +78,102 @@ TEST_CASE("import_stablehlo: reduce_precision to e5m10 matches a round trip thro
   }
   auto nan = import_stablehlo(pretty).compile()(array(std::vector<float>(8, std::nanf("")), {8}))[0];
   CHECK(std::isnan(nan.to_vector<float>()[0]));
+}
+
+// jax.jit(f).lower(x, i).compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True,
+// enable_debug_info=False) (JAX 0.10.2) for
+//   def f(x, i):
+//     y = lax.dynamic_slice(jnp.pad(x, 1), (i, i), (2, 2))
+//     return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0 + y), (i, y))[1], jnp.argsort(x[0])
+const char* kGeneric = R"mlir("builtin.module"() <{sym_name = "jit_f"}> ({
+  "func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<3x3xf32>, tensor<i32>) -> (tensor<2x2xf32>, tensor<3xi64>), res_attrs = [{jax.result_info = "result[0]"}, {jax.result_info = "result[1]"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg7: tensor<3x3xf32>, %arg8: tensor<i32>):
+    %19 = "stablehlo.constant"() <{value = dense<0> : tensor<i64>}> : () -> tensor<i64>
+    %20 = "func.call"(%arg7, %19) <{callee = @_pad}> : (tensor<3x3xf32>, tensor<i64>) -> tensor<5x5xf32>
+    %21 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %22 = "stablehlo.compare"(%arg8, %21) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %23 = "stablehlo.constant"() <{value = dense<5> : tensor<i32>}> : () -> tensor<i32>
+    %24 = "stablehlo.add"(%arg8, %23) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %25 = "stablehlo.select"(%22, %24, %arg8) : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>
+    %26 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %27 = "stablehlo.compare"(%arg8, %26) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %28 = "stablehlo.constant"() <{value = dense<5> : tensor<i32>}> : () -> tensor<i32>
+    %29 = "stablehlo.add"(%arg8, %28) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %30 = "stablehlo.select"(%27, %29, %arg8) : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>
+    %31 = "stablehlo.dynamic_slice"(%20, %25, %30) <{slice_sizes = array<i64: 2, 2>}> : (tensor<5x5xf32>, tensor<i32>, tensor<i32>) -> tensor<2x2xf32>
+    %32:3 = "stablehlo.while"(%31, %arg8, %31) ({
+    ^bb0(%arg12: tensor<2x2xf32>, %arg13: tensor<i32>, %arg14: tensor<2x2xf32>):
+      %42 = "stablehlo.constant"() <{value = dense<3> : tensor<i32>}> : () -> tensor<i32>
+      %43 = "stablehlo.compare"(%arg13, %42) <{compare_type = #stablehlo<comparison_type SIGNED>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      "stablehlo.return"(%43) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%arg9: tensor<2x2xf32>, %arg10: tensor<i32>, %arg11: tensor<2x2xf32>):
+      %36 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+      %37 = "stablehlo.add"(%arg10, %36) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+      %38 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+      %39 = "stablehlo.broadcast_in_dim"(%38) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<2x2xf32>
+      %40 = "stablehlo.multiply"(%arg11, %39) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      %41 = "stablehlo.add"(%40, %arg9) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      "stablehlo.return"(%arg9, %37, %41) : (tensor<2x2xf32>, tensor<i32>, tensor<2x2xf32>) -> ()
+    }) : (tensor<2x2xf32>, tensor<i32>, tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<i32>, tensor<2x2xf32>)
+    %33 = "stablehlo.slice"(%arg7) <{limit_indices = array<i64: 1, 3>, start_indices = array<i64: 0, 0>, strides = array<i64: 1, 1>}> : (tensor<3x3xf32>) -> tensor<1x3xf32>
+    %34 = "stablehlo.reshape"(%33) : (tensor<1x3xf32>) -> tensor<3xf32>
+    %35 = "func.call"(%34) <{callee = @argsort}> : (tensor<3xf32>) -> tensor<3xi64>
+    "func.return"(%32#2, %35) : (tensor<2x2xf32>, tensor<3xi64>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}, {}], function_type = (tensor<3x3xf32>, tensor<i64>) -> tensor<5x5xf32>, res_attrs = [{}], sym_name = "_pad", sym_visibility = "private"}> ({
+  ^bb0(%arg5: tensor<3x3xf32>, %arg6: tensor<i64>):
+    %17 = "stablehlo.convert"(%arg6) : (tensor<i64>) -> tensor<f32>
+    %18 = "stablehlo.pad"(%arg5, %17) <{edge_padding_high = array<i64: 1, 1>, edge_padding_low = array<i64: 1, 1>, interior_padding = array<i64: 0, 0>}> : (tensor<3x3xf32>, tensor<f32>) -> tensor<5x5xf32>
+    "func.return"(%18) : (tensor<5x5xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<3xf32>) -> tensor<3xi64>, res_attrs = [{}], sym_name = "argsort", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<3xf32>):
+    %0 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<3xi64>
+    %1:2 = "stablehlo.sort"(%arg0, %0) <{dimension = 0 : i64, is_stable = true}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>, %arg3: tensor<i64>, %arg4: tensor<i64>):
+      %2 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+      %3 = "stablehlo.compare"(%arg1, %2) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %4 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+      %5 = "stablehlo.select"(%3, %4, %arg1) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+      %6 = "stablehlo.compare"(%arg1, %arg1) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction NE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %7 = "stablehlo.constant"() <{value = dense<0x7FC00000> : tensor<f32>}> : () -> tensor<f32>
+      %8 = "stablehlo.select"(%6, %7, %5) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+      %9 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+      %10 = "stablehlo.compare"(%arg2, %9) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction EQ>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %11 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+      %12 = "stablehlo.select"(%10, %11, %arg2) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+      %13 = "stablehlo.compare"(%arg2, %arg2) <{compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction NE>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %14 = "stablehlo.constant"() <{value = dense<0x7FC00000> : tensor<f32>}> : () -> tensor<f32>
+      %15 = "stablehlo.select"(%13, %14, %12) : (tensor<i1>, tensor<f32>, tensor<f32>) -> tensor<f32>
+      %16 = "stablehlo.compare"(%8, %15) <{compare_type = #stablehlo<comparison_type TOTALORDER>, comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      "stablehlo.return"(%16) : (tensor<i1>) -> ()
+    }) : (tensor<3xf32>, tensor<3xi64>) -> (tensor<3xf32>, tensor<3xi64>)
+    "func.return"(%1#1) : (tensor<3xi64>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
+
+)mlir";
+
+TEST_CASE("import_stablehlo: a module in MLIR's generic form (builtin.module, func.func, func.call)", "[import]") {
+  auto c = import_stablehlo(kGeneric).compile();
+  Array x = array<float>({2, -1, 0.5f, -1, 0, 1, 2, 3, 4}, {3, 3});
+  auto outs = c(x, Array::scalar_int(1, DType::int32));
+  REQUIRE(outs.size() == 2);
+  // y = x[0:2, 0:2] = [[2, -1], [-1, 0]]; two iterations of c * 2 + y from y give 7 y; argsort([2, -1, 0.5]).
+  CHECK(outs[0].to_vector<float>() == std::vector<float>{14, -7, -7, 0});
+  CHECK(outs[1].to_vector<int64_t>() == std::vector<int64_t>{1, 2, 0});
+  // Every third character deleted in turn: each import either succeeds or throws a jitx error, never crashes.
+  std::string text = kGeneric;
+  int errors = 0;
+  for (size_t p = 0; p < text.size(); p += 3) {
+    std::string m = text;
+    m.erase(p, 1);
+    try {
+      import_stablehlo(m);
+    } catch (const Error&) {
+      ++errors;
+    }
+  }
+  CHECK(errors > 0);
 }

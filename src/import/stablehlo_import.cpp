@@ -193,7 +193,9 @@ class Importer {
   }
 
   std::vector<Instruction*> build_call(Computation& comp, OpSyntax& op) {
-    std::string callee_name = op.attrs.at("callee");  // `@f` in the generic form's properties
+    auto cit = op.attrs.find("callee");
+    if (cit == op.attrs.end()) c_.fail("the callee of func.call");
+    std::string callee_name = cit->second;  // `@f` in the generic form's properties
     while (!callee_name.empty() && (callee_name[0] == '@' || callee_name[0] == ' ')) callee_name.erase(0, 1);
     callee_name = unquote(callee_name);
     if (callee_name.empty()) c_.fail("a callee name");

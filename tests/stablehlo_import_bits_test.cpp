@@ -177,3 +177,29 @@ TEST_CASE("import_stablehlo: a module in MLIR's generic form (builtin.module, fu
   }
   CHECK(errors > 0);
 }
+
+TEST_CASE("import_stablehlo: sharding annotations (sdy.mesh, sdy.sharding, custom_call @Sharding) pass through",
+          "[import]") {
+  // jax.jit(f).lower(x).as_text() (JAX 0.10.2) with x placed on a one-device mesh and a sharding constraint, and
+  // the custom_call form of a sharding annotation.
+  const char* text = R"(module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=1]> {stablehlo.mesh = {axes = [{name = "x", size = 1 : i64}]}}
+  func.func public @main(%arg0: tensor<4x3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4x3xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x3xf32>
+    %1 = stablehlo.multiply %arg0, %0 : tensor<4x3xf32>
+    %2 = sdy.sharding_constraint %1 <@mesh, [{"x"}, {}]> : tensor<4x3xf32>
+    %3 = stablehlo.custom_call @Sharding(%2) {backend_config = "", mhlo.sharding = "{replicated}"} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %4 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<4x3xf32>
+    %5 = stablehlo.add %3, %4 : tensor<4x3xf32>
+    return %5 : tensor<4x3xf32>
+  }
+}
+)";
+  auto c = import_stablehlo(text).compile();
+  std::vector<float> x(12);
+  for (int k = 0; k < 12; ++k) x[k] = 0.5f * static_cast<float>(k) - 2.0f;
+  auto got = c(array(x, {4, 3}))[0].to_vector<float>();
+  for (int k = 0; k < 12; ++k) CHECK(got[k] == x[k] * 2.0f + 1.0f);
+}

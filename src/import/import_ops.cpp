@@ -361,6 +361,10 @@ std::vector<Instruction*> build_op(Computation& comp, OpSyntax& op) {
                 : n == "stablehlo.convert" ? Opcode::kConvert : Opcode::kBitcastConvert;
     return {comp.add(oc, result(), op.operands)};
   }
+  if (n == "sdy.sharding_constraint" || n == "sdy.reshard") {
+    check_counts(op, 1);
+    return op.operands;  // one device: a sharding annotation is the identity
+  }
   if (n == "stablehlo.optimization_barrier" || (n == "stablehlo.custom_call" && attr(op, {"call_target_name"}) &&
       attr(op, {"call_target_name"})->find("Sharding") != std::string::npos)) {
     // Shardings and barriers pass their operands through (values only).

@@ -58,6 +58,7 @@ class Importer {
       if (wrapped && c_.accept("}")) break;
       if (!wrapped && c_.eof()) break;
       if (c_.eof()) c_.fail("'}' closing the module");
+      if (skip_mesh()) continue;
       if (c_.peek() == '"') parse_generic_func();
       else parse_func();
     }
@@ -105,6 +106,8 @@ class Importer {
   }
 
   void parse_func();
+
+  bool skip_mesh();
 
   static std::string unquote(const std::string& v) {
     size_t b = v.find('"'), e = v.rfind('"');
@@ -268,38 +271,7 @@ class Importer {
   /// `{ ^bb0(%a: T, ...): ops }`, or `{ ops }` with the block arguments `names` of types `types` (while's pretty
   /// form names them in its head).
   Region parse_region(Computation& outer, Scope& scope, const std::vector<std::string>* names,
-                      const std::vector<TensorType>* types) {
-    c_.expect("{");
-    Region r;
-    r.comp = m_->add_computation(m_->unique_name(outer.name + ".region"));
-    Scope inner;
-    inner.parent = &scope;
-    inner.comp = r.comp;
-    inner.region = &r;
-    int64_t k = 0;
-    if (names) {
-      for (size_t j = 0; j < names->size(); ++j) inner.values[(*names)[j]] = r.comp->add_parameter(k++,
-                                                                                 shape_of(types->at(j)));
-    } else if (c_.peek() == '^') {
-      c_.expect("^");
-      c_.ident();
-      c_.expect("(");
-      if (!c_.accept(")")) {
-        do {
-          std::string v = c_.value_name();
-          c_.expect(":");
-          TensorType t = parse_type(c_);
-          c_.skip_loc();
-          inner.values[v] = r.comp->add_parameter(k++, shape_of(t));
-        } while (c_.accept(","));
-        c_.expect(")");
-      }
-      c_.expect(":");
-    }
-    r.rets = parse_body(*r.comp, inner, "}");
-    set_root(*r.comp, r.rets);
-    return r;
-  }
+                      const std::vector<TensorType>* types);
 
   static void set_root(Computation& rc, const std::vector<Instruction*>& rets) {
     if (rets.size() == 1) {
@@ -421,6 +393,67 @@ void Importer::parse_generic_func() {
   finish_func(name, is_public, comp, rets, results);
 }
 
+/// Skips a module-level `sdy.mesh @mesh = <["x"=2]> {...}` (or its generic form): shardings name a mesh, and a
+/// module runs on one device here, so sharding annotations pass their values through.
+bool Importer::skip_mesh() {
+  if (c_.accept("sdy.mesh")) {
+    c_.symbol();
+    c_.expect("=");
+    c_.balanced();
+    if (c_.peek() == '{') c_.balanced();
+    c_.skip_loc();
+    return true;
+  }
+  if (!c_.peek_str("\"sdy.mesh\"")) return false;
+  c_.string_lit();
+  c_.expect("(");
+  c_.expect(")");
+  if (c_.peek_str("<{")) c_.balanced();
+  if (c_.peek() == '{') c_.balanced();
+  c_.expect(":");
+  parse_type_list(c_);
+  c_.expect("->");
+  parse_type_list(c_);
+  c_.skip_loc();
+  return true;
+}
+
+/// `{ ^bb0(%a: T, ...): ops }`, or `{ ops }` with the block arguments `names` of types `types` (while's pretty
+/// form names them in its head).
+Region Importer::parse_region(Computation& outer, Scope& scope, const std::vector<std::string>* names,
+                               const std::vector<TensorType>* types) {
+  c_.expect("{");
+  Region r;
+  r.comp = m_->add_computation(m_->unique_name(outer.name + ".region"));
+  Scope inner;
+  inner.parent = &scope;
+  inner.comp = r.comp;
+  inner.region = &r;
+  int64_t k = 0;
+  if (names) {
+    for (size_t j = 0; j < names->size(); ++j) inner.values[(*names)[j]] = r.comp->add_parameter(k++,
+                                                                               shape_of(types->at(j)));
+  } else if (c_.peek() == '^') {
+    c_.expect("^");
+    c_.ident();
+    c_.expect("(");
+    if (!c_.accept(")")) {
+      do {
+        std::string v = c_.value_name();
+        c_.expect(":");
+        TensorType t = parse_type(c_);
+        c_.skip_loc();
+        inner.values[v] = r.comp->add_parameter(k++, shape_of(t));
+      } while (c_.accept(","));
+      c_.expect(")");
+    }
+    c_.expect(":");
+  }
+  r.rets = parse_body(*r.comp, inner, "}");
+  set_root(*r.comp, r.rets);
+  return r;
+}
+
 /// A value by name: this scope's, a result of a multi-result op (`%x#1`), or an enclosing scope's (a region
 /// captures it as a parameter; a constant is copied in instead).
 Instruction* Importer::lookup_in(Scope& s, const std::string& name) {
@@ -485,6 +518,23 @@ void Importer::parse_op(Computation& comp, Scope& scope, OpSyntax& op) {
   if (op.name == "stablehlo.constant") {
     if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
     op.raw_value = std::string(c_.until_top(":"));
+    read_signature(op);
+    return;
+  }
+  if (op.name == "stablehlo.custom_call" && c_.peek() == '@') {
+    // stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "{replicated}"} : (T) -> T
+    op.attrs["call_target_name"] = "\"" + c_.symbol() + "\"";
+    c_.expect("(");
+    op.operands = operand_list(comp, scope, ")");
+    if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
+    read_signature(op);
+    return;
+  }
+  if (op.name == "sdy.sharding_constraint" || op.name == "sdy.reshard") {
+    // sdy.sharding_constraint %x <@mesh, [{"x"}, {}]> : T
+    op.operands.push_back(lookup(scope, comp, c_.value_name()));
+    if (c_.peek() == '<') op.attrs["sharding"] = std::string(c_.balanced());
+    if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
     read_signature(op);
     return;
   }

@@ -203,3 +203,36 @@ TEST_CASE("import_stablehlo: sharding annotations (sdy.mesh, sdy.sharding, custo
   auto got = c(array(x, {4, 3}))[0].to_vector<float>();
   for (int k = 0; k < 12; ++k) CHECK(got[k] == x[k] * 2.0f + 1.0f);
 }
+
+TEST_CASE("import_stablehlo: dense_resource constants read their blob from the dialect_resources section",
+          "[import]") {
+  // MLIR's resource form of a constant: the blob is its 4-byte alignment (little endian) then the data;
+  // f32 1.5, -2, 3 are 0x3FC00000, 0xC0000000, 0x40400000.
+  std::string text = R"(module @jit_f {
+  func.func public @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+    %cst = stablehlo.constant dense_resource<blob1> : tensor<3xf32>
+    %0 = stablehlo.multiply %arg0, %cst : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      blob1: "0x040000000000C03F000000C000004040"
+    }
+  }
+#-}
+)";
+  auto got = import_stablehlo(text).compile()(array<float>({2, 3, -1}, {3}))[0].to_vector<float>();
+  CHECK(got == std::vector<float>{3, -6, -3});
+  std::string missing = text;
+  missing.replace(missing.find("blob1:"), 5, "other");
+  CHECK_THROWS_AS(import_stablehlo(missing), ParseError);
+  CHECK_THROWS_WITH(import_stablehlo(missing), Catch::Contains("dense_resource<blob1>"));
+  std::string elided = text;
+  elided.replace(elided.find("dense_resource<blob1>"), 21, "dense_resource<__elided__>");
+  CHECK_THROWS_WITH(import_stablehlo(elided), Catch::Contains("elided"));
+  std::string short_blob = text;
+  short_blob.replace(short_blob.find("00004040\""), 8, "");
+  CHECK_THROWS_WITH(import_stablehlo(short_blob), Catch::Contains("a dense_resource blob of 12 bytes"));
+}

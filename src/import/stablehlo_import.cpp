@@ -74,6 +74,12 @@ class Importer {
     }
     c_.skip_loc();
     skip_aliases();
+    if (c_.peek_str("{-#")) {  // the resources section (read before parsing, in parse_stablehlo)
+      auto rest = c_.rest();
+      size_t e = rest.find("#-}");
+      if (e == std::string_view::npos) c_.fail("'#-}' closing the resources section");
+      c_.set_pos(c_.pos() + e + 3);
+    }
     if (!c_.eof()) c_.fail("end of input after the module");
     for (auto& [name, comp] : funcs_)
       if (!defined_.count(name)) detail::throw_error<CompileError>("import_stablehlo", "function @{} is called but never "
@@ -675,6 +681,8 @@ void Importer::parse_pretty_while(Computation& comp, Scope& scope, OpSyntax& op)
 }  // namespace
 
 std::unique_ptr<hlo::Module> parse_stablehlo(std::string_view text) {
+  auto blobs = read_resources(text);
+  ResourceScope resources(&blobs);
   Importer imp(text);
   auto m = imp.run();
   // Region computations that became attributes (reducers) are no longer needed.

@@ -45,7 +45,20 @@ struct OpSyntax {
 hlo::Shape shape_of(const TensorType& t);
 /// Integers of a raw attribute: `[1, 0]`, `array<i64: 1, 0>`, `dense<[1, 0]> : tensor<2xi64>`, `3 : i64`.
 std::vector<int64_t> ints_of(std::string_view raw);
-/// A dense<...> literal of type t.
+/// The blobs of a `{-# dialect_resources: { builtin: { name: "0x..." } } #-}` section (name -> hex text).
+std::map<std::string, std::string> read_resources(std::string_view text);
+/// Makes dense_literal_of resolve dense_resource<name> in `blobs` while it lives (one import, one thread).
+class ResourceScope {
+ public:
+  explicit ResourceScope(const std::map<std::string, std::string>* blobs);
+  ~ResourceScope();
+  ResourceScope(const ResourceScope&) = delete;
+  ResourceScope& operator=(const ResourceScope&) = delete;
+
+ private:
+  const std::map<std::string, std::string>* prev_;
+};
+/// A dense<...> (or dense_resource<...>) literal of type t.
 detail::Literal dense_literal_of(Cursor& c, std::string_view raw, const TensorType& t);
 /// Builds the instruction(s) of one op into comp; returns its results (one per result type).
 std::vector<hlo::Instruction*> build_op(hlo::Computation& comp, OpSyntax& op);

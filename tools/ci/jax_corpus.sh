@@ -25,7 +25,7 @@ if [[ -x build/jitx-run ]]; then
     args=()
     for ((k = 0; k < n; k++)); do args+=(--input "$corpus/$name.in$k.npy"); done
     for platform in cpu interpreter; do
-      build/jitx-run "$corpus/$name.mlir" "${args[@]}" --output "$tmp/$name.$platform.npy" --platform "$platform"
+      build/jitx-run "$corpus/$name.mlir" "${args[@]}" --output "$tmp/$name.$platform.npy" --platform "$platform" >/dev/null
       "$venv/bin/python" -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); \
 assert a.shape == b.shape and a.dtype == b.dtype and np.allclose(a, b, rtol=1e-4, atol=1e-5), (a, b); \
 print('jitx-run', sys.argv[3], 'on', sys.argv[4] + ': output 0 matches JAX')" \

@@ -236,3 +236,29 @@ TEST_CASE("import_stablehlo: dense_resource constants read their blob from the d
   short_blob.replace(short_blob.find("00004040\""), 8, "");
   CHECK_THROWS_WITH(import_stablehlo(short_blob), Catch::Contains("a dense_resource blob of 12 bytes"));
 }
+
+TEST_CASE("import_stablehlo: a two-key sort comparator must be lexicographic", "[import]") {
+  auto module = [](const std::string& combine) {
+    return R"(func.func public @main(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0:2 = "stablehlo.sort"(%a, %b) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%p: tensor<i32>, %q: tensor<i32>, %r: tensor<i32>, %s: tensor<i32>):
+    %lt0 = stablehlo.compare LT, %p, %q, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %eq0 = stablehlo.compare EQ, %p, %q, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %lt1 = stablehlo.compare LT, %r, %s, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+)" + combine + R"(
+    stablehlo.return %res : tensor<i1>
+  }) : (tensor<4xi32>, tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>)
+  return %0#1 : tensor<4xi32>
+}
+)";
+  };
+  std::string lexicographic = R"(    %tie = stablehlo.and %eq0, %lt1 : tensor<i1>
+    %res = stablehlo.or %lt0, %tie : tensor<i1>)";
+  auto c = import_stablehlo(module(lexicographic)).compile();
+  // keys (1, 0, 1, 0), then (4, 3, 2, 1): sorted pairs (0,1) (0,3) (1,2) (1,4).
+  auto got = c(array<int32_t>({1, 0, 1, 0}, {4}), array<int32_t>({4, 3, 2, 1}, {4}))[0].to_vector<int32_t>();
+  CHECK(got == std::vector<int32_t>{1, 3, 2, 4});
+  // lt0 | lt1 without the tie test on the first key is no ordering jitx can sort by.
+  std::string no_tie = R"(    %res = stablehlo.or %lt0, %lt1 : tensor<i1>)";
+  CHECK_THROWS_WITH(import_stablehlo(module(no_tie)), Catch::Contains("not lexicographic"));
+}

@@ -146,6 +146,19 @@ int64_t source_param(const Instruction* i, std::map<const Instruction*, int64_t>
   return s;
 }
 
+/// The instructions root depends on (itself included).
+std::set<const Instruction*> live_set(const Instruction* root) {
+  std::set<const Instruction*> live;
+  std::vector<const Instruction*> work = {root};
+  while (!work.empty()) {
+    const Instruction* i = work.back();
+    work.pop_back();
+    if (!i || !live.insert(i).second) continue;
+    for (auto* o : i->operands) work.push_back(o);
+  }
+  return live;
+}
+
 /// The sort comparator as jitx can run it: lexicographically ascending on the first num_keys operands (JAX's
 /// comparators: `lt` per key, floats in TOTALORDER after mapping -0.0 to 0.0 and NaNs to one NaN, which is
 /// jitx's ascending order with NaNs last). Returns num_keys, or throws naming what it found.
@@ -155,15 +168,17 @@ int64_t sort_keys(const OpSyntax& op, const Region& r) {
   if (!c.root || c.root->shape.is_tuple || c.root->shape.dtype != DType::bool_)
     op_bad(op, "the comparator must return one tensor<i1>");
   std::map<const Instruction*, int64_t> memo;
-  std::set<int64_t> ascending;
+  std::set<int64_t> ascending, equal;
+  std::set<const Instruction*> live = live_set(c.root);
   for (auto& i : c.instructions) {
-    if (i->opcode != Opcode::kCompare) continue;
+    if (i->opcode != Opcode::kCompare || !live.count(i.get())) continue;
     auto cmp = hlo::Comparison::of(*i);
     bool lt = cmp.direction == hlo::ComparisonDirection::kLt, gt = cmp.direction == hlo::ComparisonDirection::kGt;
     bool le = cmp.direction == hlo::ComparisonDirection::kLe, ge = cmp.direction == hlo::ComparisonDirection::kGe;
     int64_t a = source_param(i->operand(0), memo), b = source_param(i->operand(1), memo);
     if (a < 0 || b < 0 || a == b || a / 2 != b / 2) continue;
     if (le || ge) op_unsupported(op, "with a non-strict (LE/GE) comparator is not supported");
+    if (cmp.direction == hlo::ComparisonDirection::kEq) equal.insert(a / 2);
     if (!lt && !gt) continue;
     bool asc = lt == (a % 2 == 0);
     if (!asc)
@@ -177,13 +192,14 @@ int64_t sort_keys(const OpSyntax& op, const Region& r) {
   int64_t num_keys = *ascending.rbegin() + 1;
   if (static_cast<int64_t>(ascending.size()) != num_keys)
     op_unsupported(op, "with a comparator whose keys are not the leading operands is not supported");
+  for (int64_t k = 0; k + 1 < num_keys; ++k)  // lexicographic: a later key decides only among equal earlier ones
+    if (!equal.count(k))
+      op_unsupported(op, fmt::format("with a comparator that is not lexicographic (no tie test on key {}) is not "
+                                     "supported", k));
   // The result must depend on the key parameters only.
-  for (auto* p : c.parameters) {
-    if (p->parameter_number < 2 * num_keys) continue;
-    for (auto& i : c.instructions)
-      for (auto* o : i->operands)
-        if (o == p) op_unsupported(op, "with a comparator that reads a non-key operand is not supported");
-  }
+  for (auto* p : c.parameters)
+    if (p->parameter_number >= 2 * num_keys && live.count(p))
+      op_unsupported(op, "with a comparator that reads a non-key operand is not supported");
   return num_keys;
 }
 
@@ -223,8 +239,9 @@ std::vector<Instruction*> build_arg_reduce(Computation& comp, OpSyntax& op) {
   std::map<const Instruction*, int64_t> memo;
   int better = 0;  // +1 argmax, -1 argmin
   bool index_tie = false;
+  std::set<const Instruction*> live = live_set(c.root);
   for (auto& i : c.instructions) {
-    if (i->opcode != Opcode::kCompare) continue;
+    if (i->opcode != Opcode::kCompare || !live.count(i.get())) continue;
     auto cmp = hlo::Comparison::of(*i);
     int64_t a = source_param(i->operand(0), memo), b = source_param(i->operand(1), memo);
     bool lt = cmp.direction == hlo::ComparisonDirection::kLt, gt = cmp.direction == hlo::ComparisonDirection::kGt;

@@ -262,3 +262,19 @@ TEST_CASE("import_stablehlo: a two-key sort comparator must be lexicographic", "
   std::string no_tie = R"(    %res = stablehlo.or %lt0, %lt1 : tensor<i1>)";
   CHECK_THROWS_WITH(import_stablehlo(module(no_tie)), Catch::Contains("not lexicographic"));
 }
+
+TEST_CASE("import_stablehlo: clamp with scalar bounds and the legacy stablehlo.dot", "[import]") {
+  const char* text = R"(func.func public @main(%x: tensor<2x3xf32>, %v: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
+  %lo = stablehlo.constant dense<-1.0> : tensor<f32>
+  %hi = stablehlo.constant dense<1.5> : tensor<f32>
+  %0 = stablehlo.clamp %lo, %x, %hi : (tensor<f32>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = "stablehlo.dot"(%x, %v) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2xf32>
+}
+)";
+  auto outs = import_stablehlo(text).compile()(array<float>({-3, 0.5f, 2, 1, -0.25f, 4}, {2, 3}),
+                                               array<float>({1, 2, 3}, {3}));
+  CHECK(outs[0].to_vector<float>() == std::vector<float>{-1, 0.5f, 1.5f, 1, -0.25f, 1.5f});
+  // rows . (1, 2, 3): -3 + 1 + 6 = 4 and 1 - 0.5 + 12 = 12.5
+  CHECK(outs[1].to_vector<float>() == std::vector<float>{4, 12.5f});
+}

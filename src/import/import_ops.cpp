@@ -370,6 +370,26 @@ std::vector<Instruction*> build_op(Computation& comp, OpSyntax& op) {
     // Shardings and barriers pass their operands through (values only).
     return op.operands;
   }
+  if (n == "stablehlo.clamp") {
+    // min and max may be scalars bounding a tensor (StableHLO allows it; jitx's clamp is elementwise).
+    check_counts(op, 3);
+    hlo::Shape r = result();
+    for (size_t k : {size_t{0}, size_t{2}})
+      if (op.operands[k]->shape.dims.empty() && !r.dims.empty())
+        op.operands[k] = comp.add(Opcode::kBroadcastInDim, hlo::Shape(op.operands[k]->shape.dtype, r.dims),
+                                  {op.operands[k]}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+    return {comp.add(Opcode::kClamp, r, op.operands)};
+  }
+  if (n == "stablehlo.dot") {
+    // The legacy dot: contracts the lhs's last axis with the rhs's first (vector or matrix operands).
+    check_counts(op, 2);
+    int64_t r0 = op.operands[0]->shape.rank(), r1 = op.operands[1]->shape.rank();
+    if (r0 < 1 || r0 > 2 || r1 < 1 || r1 > 2) bad(op, "expected vector or matrix operands");
+    hlo::DotDimensionNumbers dn;
+    dn.lhs_contracting_dims = {r0 - 1};
+    dn.rhs_contracting_dims = {0};
+    return {comp.add(Opcode::kDot, result(), op.operands, hlo::to_params(dn))};
+  }
   bool found = false;
   Opcode oc = mlir_opcode(n, &found);
   if (found && hlo::is_elementwise(oc) && oc != Opcode::kCompare) {

@@ -148,7 +148,7 @@ TEST_CASE("import_stablehlo: malformed text is a ParseError with line and column
   CHECK_THROWS_WITH(import_stablehlo("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
                                      "  %0 = stablehlo.fft %a, type = FFT, length = [2] : tensor<2xf32>\n"
                                      "  return %0 : tensor<2xf32>\n}"),
-                    Catch::Contains("stablehlo.fft is not supported by import_stablehlo yet"));
+                    Catch::Contains("stablehlo.fft is not supported by import_stablehlo"));
   CHECK_THROWS_AS(import_stablehlo("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
                                    "  %c = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<2xf32>\n"
                                    "  return %c : tensor<2xf32>\n}"), ParseError);

@@ -1,6 +1,9 @@
 // The StableHLO importer's constants: dense<...> in every form MLIR prints (splats, nested lists, hex floats,
-// hex blobs); dense_resource and complex values get a clear error.
+// hex blobs, dense_resource blobs of the module's {-# dialect_resources #-} section); complex values get a clear
+// error.
 #include <fmt/format.h>
+
+#include <map>
 
 #include <cctype>
 #include <cstring>
@@ -87,18 +90,73 @@ void set_element(Cursor& c, detail::Literal& lit, int64_t i, const std::string& 
 
 }  // namespace
 
+namespace {
+thread_local const std::map<std::string, std::string>* t_blobs = nullptr;
+}  // namespace
+
+ResourceScope::ResourceScope(const std::map<std::string, std::string>* blobs) : prev_(t_blobs) { t_blobs = blobs; }
+ResourceScope::~ResourceScope() { t_blobs = prev_; }
+
+std::map<std::string, std::string> read_resources(std::string_view text) {
+  std::map<std::string, std::string> out;
+  size_t b = text.rfind("{-#");
+  if (b == std::string_view::npos) return out;
+  size_t e = text.find("#-}", b);
+  if (e == std::string_view::npos) throw ParseError("import_stablehlo: an unclosed {-# ... #-} section", 0, 0);
+  Cursor c(text.substr(b + 3, e - b - 3));
+  // dialect_resources: { builtin: { name: "0x<4-byte alignment><data>", ... } }
+  while (!c.eof()) {
+    std::string section = c.ident();
+    c.expect(":");
+    if (section != "dialect_resources") {
+      c.balanced();
+    } else {
+      c.expect("{");
+      while (!c.accept("}")) {
+        std::string dialect = c.ident();
+        c.expect(":");
+        c.expect("{");
+        while (!c.accept("}")) {
+          std::string name = c.peek() == '"' ? c.string_lit() : c.ident();
+          c.expect(":");
+          std::string blob = c.string_lit();
+          if (dialect == "builtin") out[name] = blob;
+          c.accept(",");
+        }
+        c.accept(",");
+      }
+    }
+    c.accept(",");
+  }
+  return out;
+}
+
 detail::Literal dense_literal_of(Cursor& c, std::string_view raw, const TensorType& t) {
   (void)raw;
-  if (c.peek_str("dense_resource"))
-    detail::throw_error<CompileError>("import_stablehlo", "dense_resource constants (blobs stored outside the text) are not "
-                              "supported yet; export with the values inline");
-  c.expect("dense");
-  c.expect("<");
   auto lit = detail::Literal::make(t.dtype, t.dims);
   int64_t n = lit.size();
   size_t w = dtype_size(t.dtype);
-  if (c.peek() == '"') {
-    std::string blob = c.string_lit();
+  bool resource = c.accept("dense_resource");
+  if (!resource) c.expect("dense");
+  c.expect("<");
+  if (resource || c.peek() == '"') {
+    std::string blob;
+    if (resource) {
+      std::string name = c.peek() == '"' ? c.string_lit() : c.ident();
+      if (name == "__elided__")
+        detail::throw_error<CompileError>("import_stablehlo", "a dense_resource constant was elided when the module "
+                                          "was printed (print it without large-element elision)");
+      auto it = t_blobs ? t_blobs->find(name) : decltype(t_blobs->end()){};
+      if (!t_blobs || it == t_blobs->end())
+        c.fail(fmt::format("dense_resource<{}> defined in the module's {{-# dialect_resources #-}} section", name));
+      // The blob is "0x" + its alignment (4 bytes, little endian) + the data.
+      if (it->second.size() < 10) c.fail(fmt::format("a dense_resource blob with its 4-byte alignment prefix"));
+      blob = "0x" + it->second.substr(10);
+      if (blob.size() - 2 != 2 * w * static_cast<size_t>(n))
+        c.fail(fmt::format("a dense_resource blob of {} bytes, got {}", w * n, (blob.size() - 2) / 2));
+    } else {
+      blob = c.string_lit();
+    }
     if (blob.size() < 2 || blob[0] != '0' || (blob[1] != 'x' && blob[1] != 'X')) c.fail("a hex blob \"0x...\"");
     size_t bytes = (blob.size() - 2) / 2;
     if ((blob.size() - 2) % 2 || (bytes != w * static_cast<size_t>(n) && bytes != w))

@@ -2,6 +2,7 @@
 // with constants in every dense<...> form.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -42,6 +43,30 @@ std::vector<int64_t> ints_of(std::string_view raw) {
     }
   }
   return out;
+}
+
+[[noreturn]] void op_unsupported(const OpSyntax& op, std::string_view what) {
+  detail::throw_error<CompileError>("import_stablehlo", "line {}: {} {}", op.at.first, op.name, what);
+}
+[[noreturn]] void op_bad(const OpSyntax& op, std::string_view what) {
+  throw ParseError(fmt::format("import_stablehlo: line {}, column {}: {}: {}", op.at.first, op.at.second, op.name,
+                               what), op.at.first, op.at.second);
+}
+const std::string* op_attr(const OpSyntax& op, std::initializer_list<std::string_view> keys) {
+  for (auto k : keys) {
+    auto it = op.attrs.find(std::string(k));
+    if (it != op.attrs.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+std::vector<Instruction*> results_of(Computation& comp, Instruction* i, size_t n) {
+  if (!i->shape.is_tuple) return {i};
+  std::vector<Instruction*> outs;
+  for (size_t k = 0; k < n; ++k)
+    outs.push_back(comp.add(Opcode::kGetTupleElement, i->shape.tuple_shapes.at(k), {i},
+                            {{"index", static_cast<int64_t>(k)}}));
+  return outs;
 }
 
 namespace {
@@ -120,8 +145,7 @@ hlo::Comparison comparison_of(const OpSyntax& op, DType operand_dtype) {
       ok = true;
     }
   if (!ok) bad(op, "expected a comparison direction (EQ, NE, GE, GT, LE, LT)");
-  if (type == "TOTALORDER") unsupported(op, "with compare_type TOTALORDER is not supported yet");
-  if (type == "FLOAT") c.type = hlo::ComparisonType::kFloat;
+  if (type == "FLOAT" || type == "TOTALORDER") c.type = hlo::ComparisonType::kFloat;
   else if (type == "SIGNED") c.type = hlo::ComparisonType::kSigned;
   else if (type == "UNSIGNED") c.type = hlo::ComparisonType::kUnsigned;
   else c.type = is_floating(operand_dtype) ? hlo::ComparisonType::kFloat
@@ -137,8 +161,10 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> pair_lists(const OpSyntax&
   return {ints_of(raw.substr(0, x + 1)), ints_of(raw.substr(x + 4))};
 }
 
+}  // namespace
+
 /// The value of `key = [..]` inside a `#stablehlo.dot<...>` style attribute.
-std::vector<int64_t> field(const std::string& raw, std::string_view key) {
+std::vector<int64_t> attr_field(const std::string& raw, std::string_view key) {
   size_t p = 0;
   while ((p = raw.find(key, p)) != std::string::npos) {
     bool start = p == 0 || !(std::isalnum(static_cast<unsigned char>(raw[p - 1])) || raw[p - 1] == '_');
@@ -160,7 +186,8 @@ std::vector<int64_t> field(const std::string& raw, std::string_view key) {
 hlo::Reducer reducer_of_region(const OpSyntax& op, const Computation& rc) {
   const Instruction* r = rc.root;
   if (r && r->operands.size() == 2 && r->operands[0]->opcode == Opcode::kParameter &&
-      r->operands[1]->opcode == Opcode::kParameter && rc.instructions.size() == 3) {
+      r->operands[1]->opcode == Opcode::kParameter && r->operands[0] != r->operands[1] &&
+      rc.instructions.size() == 3) {
     switch (r->opcode) {
       case Opcode::kAdd: return hlo::Reducer::kAdd;
       case Opcode::kMultiply: return hlo::Reducer::kMul;
@@ -177,6 +204,8 @@ hlo::Reducer reducer_of_region(const OpSyntax& op, const Computation& rc) {
                   "is not supported yet");
 }
 
+namespace {
+
 hlo::Reducer reducer_named(const OpSyntax& op, const std::string& name) {
   if (name == "stablehlo.add") return hlo::Reducer::kAdd;
   if (name == "stablehlo.multiply") return hlo::Reducer::kMul;
@@ -185,6 +214,25 @@ hlo::Reducer reducer_named(const OpSyntax& op, const std::string& name) {
   if (name == "stablehlo.and") return hlo::Reducer::kAnd;
   if (name == "stablehlo.or") return hlo::Reducer::kOr;
   unsupported(op, fmt::format("applying {} is not supported yet", name));
+}
+
+Instruction* splat(Computation& comp, DType d, double v, const std::vector<int64_t>& dims) {
+  Instruction* c = comp.add_scalar_constant(d, v);
+  if (dims.empty()) return c;
+  return comp.add(Opcode::kBroadcastInDim, hlo::Shape(d, dims), {c},
+                  {{"broadcast_dimensions", std::vector<int64_t>{}}});
+}
+
+/// compare_type TOTALORDER on floats (-NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN) as a signed compare of
+/// the bits with the magnitude bits of negative values flipped.
+Instruction* total_order_key(Computation& comp, Instruction* x) {
+  int bits = static_cast<int>(dtype_size(x->shape.dtype)) * 8;
+  DType it = bits == 16 ? DType::int16 : bits == 32 ? DType::int32 : DType::int64;
+  const auto& dims = x->shape.dims;
+  Instruction* b = comp.add(Opcode::kBitcastConvert, hlo::Shape(it, dims), {x});
+  Instruction* sign = comp.add(Opcode::kShiftRightArithmetic, b->shape, {b, splat(comp, it, bits - 1, dims)});
+  Instruction* mag = comp.add(Opcode::kShiftRightLogical, b->shape, {sign, splat(comp, it, 1, dims)});
+  return comp.add(Opcode::kXor, b->shape, {b, mag});
 }
 
 std::vector<Instruction*> build_reduce(Computation& comp, OpSyntax& op) {
@@ -205,10 +253,10 @@ std::vector<Instruction*> build_dot(Computation& comp, OpSyntax& op) {
   check_counts(op, 2);
   hlo::DotDimensionNumbers dn;
   if (auto* a = attr(op, {"dot_dimension_numbers"})) {
-    dn.lhs_batch_dims = field(*a, "lhs_batching_dimensions");
-    dn.rhs_batch_dims = field(*a, "rhs_batching_dimensions");
-    dn.lhs_contracting_dims = field(*a, "lhs_contracting_dimensions");
-    dn.rhs_contracting_dims = field(*a, "rhs_contracting_dimensions");
+    dn.lhs_batch_dims = attr_field(*a, "lhs_batching_dimensions");
+    dn.rhs_batch_dims = attr_field(*a, "rhs_batching_dimensions");
+    dn.lhs_contracting_dims = attr_field(*a, "lhs_contracting_dimensions");
+    dn.rhs_contracting_dims = attr_field(*a, "rhs_contracting_dimensions");
   } else {
     if (auto* c = attr(op, {"contracting_dims"})) std::tie(dn.lhs_contracting_dims, dn.rhs_contracting_dims) =
         pair_lists(op, *c);
@@ -263,13 +311,25 @@ std::vector<Instruction*> build_op(Computation& comp, OpSyntax& op) {
     auto lit = dense_literal_of(c, raw, op.result_types[0]);
     return {comp.add_constant(std::move(lit))};
   }
+  bool handled = false;
+  auto outs = build_region_op(comp, op, &handled);
+  if (handled) return outs;
+  outs = build_indexed_op(comp, op, &handled);
+  if (handled) return outs;
   if (n == "stablehlo.reduce") return build_reduce(comp, op);
   if (n == "stablehlo.dot_general") return build_dot(comp, op);
   if (n == "stablehlo.slice") return build_slice(comp, op);
   if (n == "stablehlo.compare") {
     check_counts(op, 2);
     auto c = comparison_of(op, op.operands[0]->shape.dtype);
-    return {comp.add(Opcode::kCompare, result(), op.operands, hlo::to_params(c))};
+    std::vector<Instruction*> operands = op.operands;
+    if (auto* t = attr(op, {"compare_type"}); ((t && t->find("TOTALORDER") != std::string::npos) ||
+        std::find(op.words.begin(), op.words.end(), "TOTALORDER") != op.words.end()) &&
+        is_floating(operands[0]->shape.dtype)) {
+      for (auto*& o : operands) o = total_order_key(comp, o);
+      c.type = hlo::ComparisonType::kSigned;
+    }
+    return {comp.add(Opcode::kCompare, result(), operands, hlo::to_params(c))};
   }
   if (n == "stablehlo.broadcast_in_dim") {
     check_counts(op, 1);
@@ -301,10 +361,34 @@ std::vector<Instruction*> build_op(Computation& comp, OpSyntax& op) {
                 : n == "stablehlo.convert" ? Opcode::kConvert : Opcode::kBitcastConvert;
     return {comp.add(oc, result(), op.operands)};
   }
+  if (n == "sdy.sharding_constraint" || n == "sdy.reshard") {
+    check_counts(op, 1);
+    return op.operands;  // one device: a sharding annotation is the identity
+  }
   if (n == "stablehlo.optimization_barrier" || (n == "stablehlo.custom_call" && attr(op, {"call_target_name"}) &&
       attr(op, {"call_target_name"})->find("Sharding") != std::string::npos)) {
     // Shardings and barriers pass their operands through (values only).
     return op.operands;
+  }
+  if (n == "stablehlo.clamp") {
+    // min and max may be scalars bounding a tensor (StableHLO allows it; jitx's clamp is elementwise).
+    check_counts(op, 3);
+    hlo::Shape r = result();
+    for (size_t k : {size_t{0}, size_t{2}})
+      if (op.operands[k]->shape.dims.empty() && !r.dims.empty())
+        op.operands[k] = comp.add(Opcode::kBroadcastInDim, hlo::Shape(op.operands[k]->shape.dtype, r.dims),
+                                  {op.operands[k]}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+    return {comp.add(Opcode::kClamp, r, op.operands)};
+  }
+  if (n == "stablehlo.dot") {
+    // The legacy dot: contracts the lhs's last axis with the rhs's first (vector or matrix operands).
+    check_counts(op, 2);
+    int64_t r0 = op.operands[0]->shape.rank(), r1 = op.operands[1]->shape.rank();
+    if (r0 < 1 || r0 > 2 || r1 < 1 || r1 > 2) bad(op, "expected vector or matrix operands");
+    hlo::DotDimensionNumbers dn;
+    dn.lhs_contracting_dims = {r0 - 1};
+    dn.rhs_contracting_dims = {0};
+    return {comp.add(Opcode::kDot, result(), op.operands, hlo::to_params(dn))};
   }
   bool found = false;
   Opcode oc = mlir_opcode(n, &found);

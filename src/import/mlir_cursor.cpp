@@ -131,6 +131,10 @@ std::string_view Cursor::balanced() {
       ++pos_;
       while (pos_ < s_.size() && s_[pos_] != '"') pos_ += s_[pos_] == '\\' ? 2 : 1;
       if (pos_ >= s_.size()) break;
+      if (stack.empty()) {  // a string on its own (an attribute value such as sym_name = "main")
+        ++pos_;
+        return s_.substr(b, pos_ - b);
+      }
     } else if (ch == '(' || ch == '[' || ch == '{' || ch == '<') {
       stack.push_back(ch == '(' ? ')' : ch == '[' ? ']' : ch == '{' ? '}' : '>');
     } else if (ch == '-' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '>') {

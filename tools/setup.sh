@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs jitx's build dependencies from Debian 12's packages (skipped when already present).
 set -euo pipefail
-pkgs=(build-essential python3 cmake ccache lld llvm-19-dev libeigen3-dev libfmt-dev catch2 libxxhash-dev libzstd-dev pkg-config)
+pkgs=(build-essential python3 cmake ccache lld llvm-19-dev libeigen3-dev libfmt-dev catch2 libxxhash-dev libzstd-dev pkg-config
+      clang-19 libclang-rt-19-dev)  # the last two: tools/sanitize.sh (sanitizers, libFuzzer)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

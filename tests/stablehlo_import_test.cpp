@@ -184,7 +184,8 @@ TEST_CASE("import_stablehlo: 2000 seeded mutations either import or throw a jitx
   CHECK(ok + parse_errors + other_errors == 2000);
 }
 
-TEST_CASE("import_stablehlo: a splat constant fills every element (its value read once, then copied)", "[import][import_fuzz]") {
+TEST_CASE("import_stablehlo: a splat constant fills every element (its value read once, then copied)",
+          "[import][import_fuzz]") {
   // Each element was parsed from the text anew (2^28, the largest allowed, took tens of seconds: the
   // parser fuzzer's timeout).
   auto m = import_stablehlo("func.func @main(%a: tensor<f32>) -> tensor<65536xf32> {\n"

@@ -6,9 +6,9 @@
 #                                            (or, with --all, every test file) under ThreadSanitizer (build-tsan/)
 #   tools/sanitize.sh fuzz [seconds]         each libFuzzer target of fuzz/ for that long (60 s) from its seeds
 #   tools/sanitize.sh ci                     what .ci/run runs: asan (halting at the first report), the fuzzers
-#                                            for JITX_FUZZ_SECONDS (60) each, tsan; each step's time printed
-# The builds are -O1 with line tables, the library and the test executable only. Suppressions, one reason per
-# line: tools/sanitizers/*.supp.
+#                                            for JITX_FUZZ_SECONDS (30) each, tsan; each step's time printed
+# The builds: the library at -O1 with line tables, the test files at -O0, nothing else (no examples/benchmarks).
+# Suppressions, one reason per line: tools/sanitizers/*.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -24,7 +24,8 @@ configure() {  # dir, extra cmake arguments...
   cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS= \
     -DCMAKE_EXE_LINKER_FLAGS= -DCMAKE_SHARED_LINKER_FLAGS= \
-    -DJITX_BUILD_BENCHMARKS=OFF -DJITX_BUILD_EXAMPLES=OFF -DJITX_BUILD_TESTS=ON "$@" >/dev/null
+    -DJITX_BUILD_BENCHMARKS=OFF -DJITX_BUILD_EXAMPLES=OFF -DJITX_BUILD_TESTS=ON -DJITX_TEST_COMPILE_OPTIONS=-O0 \
+    "$@" >/dev/null
 }
 
 asan_env() {
@@ -87,7 +88,7 @@ case "$kind" in
   ci)
     halt=1
     timed "asan+ubsan suite" run_asan
-    timed "fuzzers" run_fuzz "${JITX_FUZZ_SECONDS:-60}"
+    timed "fuzzers" run_fuzz "${JITX_FUZZ_SECONDS:-30}"
     timed "tsan tests" run_tsan
     ;;
   *) echo "tools/sanitize.sh: unknown kind $kind (asan, tsan, fuzz or ci)" >&2; exit 2 ;;

@@ -49,6 +49,13 @@ Array random_array(Shape s) {
   return make(uniform(static_cast<size_t>(n), -1, 1), std::move(s), DType::float32);
 }
 
+/// A stack of layers each ending in a layer norm, CPU backend against the interpreter: every output carries its
+/// row's rounding noise, of the row's scale (~1 after a layer norm), however small the element itself, so the
+/// absolute part of the bound is the sum row's rtol times max(1, max |want|). Element-wise (atol 1e-6) the depth-5
+/// stack failed for 7 of 200 random inputs (worst 6.8x: -0.003504 for -0.003511), the failure issue 16's ASan run
+/// saw; with this bound the worst of 300 is 0.31x. (Here rather than in tolerances.h: only this file needs it.)
+constexpr double kLayerStackScaleRtol = 1e-5;
+
 /// Runs the compiled program's optimised HLO on the interpreter and compares it with the executable's outputs
 /// (the table's sum bound, f32 after a few dozen ops, with the absolute part of a stack of layer norms:
 /// kLayerStackScaleRtol of the output's scale).
@@ -65,7 +72,7 @@ void check_against_interpreter(const C& compiled, const std::vector<Array>& args
   testing::Tol t = testing::tol(want.dtype, testing::Bound::kSum);
   double scale = 1;
   for (int64_t i = 0; i < want.size(); ++i) scale = std::max(scale, std::fabs(want.get_f64(i)));
-  double atol = std::max(t.atol, testing::kLayerStackScaleRtol * scale);
+  double atol = std::max(t.atol, kLayerStackScaleRtol * scale);
   for (int64_t i = 0; i < want.size(); ++i)
     bad += !(std::fabs(g.get_f64(i) - want.get_f64(i)) <= atol + t.rtol * std::fabs(want.get_f64(i)));
   CHECK(bad == 0);

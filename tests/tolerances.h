@@ -113,13 +113,6 @@ inline Tol tol(DType d, Bound b = Bound::kOp) {
 /// the absolute part of the bound grows with K, this many times the row's atol (K up to ~100 at |x| <= 3).
 inline constexpr double kDotAtolScale = 100;
 
-/// A stack of layers each ending in a layer norm (compile_time_test's unrolled stack), CPU backend against the
-/// interpreter: every output carries its row's rounding noise, of the row's scale (~1 after a layer norm), however
-/// small the element itself, so the absolute part of the bound is the sum row's rtol times max(1, max |want|).
-/// Element-wise (atol 1e-6) the depth-5 stack failed for 7 of 200 random inputs (worst 6.8x: -0.003504 for
-/// -0.003511), the failure issue 16's ASan run saw; with this bound the worst of 300 is 0.31x.
-inline constexpr double kLayerStackScaleRtol = 1e-5;
-
 /// An HLO pass against the module before it, both on the interpreter: a rewrite may reorder or fold f32 math
 /// (x * 2^k, 1 + tanh(y) = 2 logistic(2y)), a few f32 roundings: |a - b| <= this times max(1, |a|, |b|).
 inline constexpr double kRewriteRtol = 1e-6;

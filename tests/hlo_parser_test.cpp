@@ -151,3 +151,33 @@ TEST_CASE("parser: malformed text throws CompileError naming the line", "[hlo]")
   fails_with("HloModule m\n%e () -> f32[] {\n  ROOT %x = f32[] constant(1)\n}\n", "no ENTRY");
   fails_with("HloModule m\nENTRY %e () -> f32[] {\n  %x = f32[] constant(1)\n}\n", "no ROOT");
 }
+
+TEST_CASE("parser: hostile sizes, numbers and nesting are CompileErrors, not crashes", "[hlo][hlo_fuzz]") {
+  // Each was a std::out_of_range / std::invalid_argument, a signed overflow, a huge allocation or unbounded
+  // recursion before (the class fuzz/hlo_parser_fuzz.cpp looks for).
+  auto entry = [](const std::string& shape, const std::string& op) {
+    return "HloModule m\nENTRY %e () -> " + shape + " {\n  ROOT %x = " + shape + " " + op + "\n}\n";
+  };
+  auto fails_with = [](const std::string& text, const char* what) {
+    INFO(text);
+    try {
+      parse_hlo(text);
+      FAIL("no error");
+    } catch (const CompileError& e) {
+      CHECK_THAT(std::string(e.what()), Contains(what));
+    }
+  };
+  fails_with(entry("f32[99999999999999999999]", "parameter(0)"), "out of range");
+  fails_with(entry("f32[-]", "parameter(0)"), "expected an integer");
+  fails_with(entry("f32[-3]", "parameter(0)"), "negative dimension -3");
+  fails_with(entry("f32[4294967296,4294967296]", "parameter(0)"), "more elements than int64");
+  fails_with(entry("f64[1152921504606846976]", "parameter(0)"), "more elements than int64");  // 2^60 * 8 bytes
+  fails_with(entry("f32[1000000000000]", "constant({1, 2})"), "more values than the text left");
+  fails_with(entry("f32[2]", "constant({{{{1}}}})"), "braces nested");
+  std::string deep = std::string(100, '(') + "f32[]" + std::string(100, ')');
+  fails_with("HloModule m\nENTRY %e (p: " + deep + ") -> f32[] {\n  %p = " + deep +
+                 " parameter(0)\n  ROOT %x = f32[] constant(1)\n}\n",
+             "nested more than 64 deep");
+  // A parameter list or attribute integer out of range is refused the same way.
+  fails_with(entry("f32[2]", "iota(), iota_dimension=99999999999999999999"), "bad number");
+}

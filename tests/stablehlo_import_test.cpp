@@ -183,3 +183,23 @@ TEST_CASE("import_stablehlo: 2000 seeded mutations either import or throw a jitx
   CHECK(parse_errors > 1000);
   CHECK(ok + parse_errors + other_errors == 2000);
 }
+
+TEST_CASE("import_stablehlo: a splat constant fills every element (its value read once, then copied)",
+          "[import][import_fuzz]") {
+  // Each element was parsed from the text anew (2^28, the largest allowed, took tens of seconds: the
+  // parser fuzzer's timeout).
+  auto m = import_stablehlo("func.func @main(%a: tensor<f32>) -> tensor<65536xf32> {\n"
+                            "  %c = stablehlo.constant dense<2.5> : tensor<65536xf32>\n"
+                            "  return %c : tensor<65536xf32>\n}");
+  auto out = m.compile()(jitx::full({}, 1.0f));
+  REQUIRE(out.size() == 1);
+  auto v = out[0].to_vector<float>();
+  REQUIRE(v.size() == 65536u);
+  CHECK(v.front() == 2.5f);
+  CHECK(v[54321] == 2.5f);
+  CHECK(v.back() == 2.5f);
+  auto b = import_stablehlo("func.func @main() -> tensor<3xi1> {\n"
+                            "  %c = stablehlo.constant dense<true> : tensor<3xi1>\n"
+                            "  return %c : tensor<3xi1>\n}").compile()(std::vector<Array>{});
+  CHECK(b.at(0).to_vector<bool>() == std::vector<bool>{true, true, true});
+}

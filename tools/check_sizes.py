@@ -87,7 +87,7 @@ def main():
     ap.add_argument('--max-file', type=int, default=800)
     ap.add_argument('--max-body', type=int, default=300)
     ap.add_argument('--max-line', type=int, default=120)
-    ap.add_argument('dirs', nargs='*', default=['src', 'include', 'tests', 'benchmarks', 'examples', 'tools'])
+    ap.add_argument('dirs', nargs='*', default=['src', 'include', 'tests', 'benchmarks', 'examples', 'tools', 'fuzz'])
     args = ap.parse_args()
     root = os.path.abspath(args.root)
     errors, nfiles = [], 0

@@ -374,14 +374,39 @@ void write_avals(ByteWriter& w, const std::vector<ShapedArray>& avals) {
   }
 }
 std::vector<ShapedArray> read_avals(ByteReader& r) {
-  std::vector<ShapedArray> out(r.u64());
+  std::vector<ShapedArray> out(r.count(16));
   for (auto& a : out) {
-    a.dtype = static_cast<DType>(r.u32());
+    uint32_t dtype = r.u32();
+    if (dtype >= static_cast<uint32_t>(kNumDTypes))
+      throw RuntimeError(fmt::format("the executable's signature is corrupted: dtype code {}", dtype));
+    a.dtype = static_cast<DType>(dtype);
     a.weak_type = r.u32() != 0;
-    a.shape.resize(r.u64());
+    a.shape.resize(r.count(8));
     for (auto& d : a.shape) d = static_cast<int64_t>(r.u64());
   }
   return out;
+}
+
+/// A signature that is not the module's would let calls pass arguments the code does not expect.
+void check_signature(const hlo::Module& m, const std::vector<ShapedArray>& in, const std::vector<ShapedArray>& out,
+                     const std::vector<int64_t>& donated) {
+  auto same = [](const hlo::Shape& s, const ShapedArray& a) { return !s.is_tuple && s.dtype == a.dtype &&
+                                                                    s.dims == a.shape; };
+  const auto& params = m.entry->parameters;
+  bool ok = params.size() == in.size();
+  for (size_t k = 0; ok && k < params.size(); ++k)
+    ok = params[k]->parameter_number == static_cast<int64_t>(k) && same(params[k]->shape, in[k]);
+  const hlo::Shape& root = m.entry->root->shape;
+  std::vector<hlo::Shape> results = root.is_tuple ? root.tuple_shapes : std::vector<hlo::Shape>{root};
+  ok = ok && results.size() == out.size();
+  for (size_t k = 0; ok && k < results.size(); ++k) ok = same(results[k], out[k]);
+  if (!ok)
+    throw RuntimeError(fmt::format("the executable is corrupted: its signature ({} arguments, {} results) is not "
+                                   "its module's ({} parameters, root {})", in.size(), out.size(), params.size(),
+                                   root.str()));
+  for (int64_t p : donated)
+    if (p < 0 || p >= static_cast<int64_t>(in.size()))
+      throw RuntimeError(fmt::format("the executable is corrupted: donated argument {} of {}", p, in.size()));
 }
 
 /// What a serialised executable needs beside its module and code to be called: its name, the flattened
@@ -636,12 +661,13 @@ LoadedExecutable deserialize_executable(std::string_view bytes) {
   e->key.avals = read_avals(r);
   e->out_avals = read_avals(r);
   runtime::CompileOptions co;
-  co.donated_parameters.resize(r.u64());
+  co.donated_parameters.resize(r.count(8));
   for (auto& p : co.donated_parameters) p = static_cast<int64_t>(r.u64());
   for (size_t k = 0; k < e->key.avals.size(); ++k) e->key.leaf_args.push_back(static_cast<int>(k));
   for (auto p : co.donated_parameters) e->donate_argnums.push_back(static_cast<int>(p));
   std::shared_ptr<hlo::Module> module = hlo::parse_hlo(d.sections[cache::kHloSection]);
   hlo::verify(*module);
+  check_signature(*module, e->key.avals, e->out_avals, co.donated_parameters);
   double parse_ms = ms_since(t0);
   auto& backend = runtime::Client::get().backend();
   cache::ExecutableHeader now = cache::current_header(backend, *module, co);

@@ -123,6 +123,12 @@ Decoded decode(std::string_view bytes) {
   std::string_view packed = r.view(r.left() - sizeof sum);
   std::string payload;
   if (flags & kZstd) {
+    // A zstd block expands at most 2^15-fold (an RLE block: 4 bytes for 128 KiB), and a frame says its size: a
+    // corrupted size is refused before it is allocated.
+    if (raw_size / 32768 > packed.size() ||
+        ZSTD_getFrameContentSize(packed.data(), packed.size()) != static_cast<unsigned long long>(raw_size))
+      throw RuntimeError(fmt::format("{} is corrupted: its payload's size {} is not its compressed {} bytes'", what,
+                                     raw_size, packed.size()));
     payload.resize(raw_size);
     size_t n = ZSTD_decompress(payload.data(), payload.size(), packed.data(), packed.size());
     if (ZSTD_isError(n) || n != raw_size)

@@ -35,6 +35,15 @@ class ByteReader {
     return v;
   }
   std::string str() { return std::string(view(static_cast<size_t>(u64()))); }
+  /// A u64 element count, refused (RuntimeError) when its elements, of at least `min_bytes` each, cannot fit in
+  /// the bytes left: a corrupted count never becomes a huge allocation.
+  size_t count(size_t min_bytes) {
+    uint64_t n = u64();
+    if (n > left() / (min_bytes ? min_bytes : 1))
+      throw RuntimeError(fmt::format("{} is corrupted: a count of {} at offset {} with {} bytes left", what_, n,
+                                     pos_ - sizeof n, left()));
+    return static_cast<size_t>(n);
+  }
   size_t pos() const { return pos_; }
   size_t left() const { return bytes_.size() - pos_; }
 

@@ -188,10 +188,10 @@ class CpuBackend : public Backend {
     auto& exe = plan.exe;
     if (fallback) return exe;
     auto t0 = Clock::now();
-    std::vector<std::string> objects(r.u64());
+    std::vector<std::string> objects(r.count(8));
     for (auto& o : objects) o = r.str();
     size_t distinct = r.u64();
-    std::vector<size_t> which(r.u64());
+    std::vector<size_t> which(r.count(8));
     for (auto& x : which) x = r.u64();
     uint64_t digest = r.u64();
     if (which.size() != plan.kernel_insts.size() || digest != kernels_digest(plan.kernel_insts))

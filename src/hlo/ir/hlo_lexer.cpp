@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -68,8 +69,13 @@ int64_t HloLexer::integer() {
   size_t b = pos_;
   if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
   while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-  if (b == pos_) fail("expected an integer");
-  return std::stoll(std::string(s_.substr(b, pos_ - b)));
+  std::string_view t = s_.substr(b, pos_ - b);
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || t == "-") fail("expected an integer");
+  if (ec != std::errc() || end != t.data() + t.size())
+    fail(fmt::format("integer '{}' is out of range (int64)", t));  // (std::stoll threw std::out_of_range)
+  return v;
 }
 std::vector<int64_t> HloLexer::int_list(char open, char close) {
   expect(open);

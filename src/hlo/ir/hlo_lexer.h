@@ -47,6 +47,7 @@ class HloLexer {
   float to_float(const std::string& t) const;
   /// The position, to rewind() to after looking ahead.
   size_t position() const { return pos_; }
+  size_t left() const { return s_.size() - pos_; }
   void rewind(size_t pos) { pos_ = pos; }
 
  private:

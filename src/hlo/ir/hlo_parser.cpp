@@ -4,12 +4,18 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
+
+#include <fmt/ranges.h>
 
 #include "core/errors.h"
 #include "hlo/ir/hlo_lexer.h"
 
 namespace jitx::hlo {
+namespace {
+constexpr int kMaxNesting = 64;
+}  // namespace
 namespace {
 
 /// Reads computations, instructions, shapes, literals and attribute values from the lexer's tokens.
@@ -26,7 +32,7 @@ class Parser {
 
   [[noreturn]] void fail(std::string_view msg) const { lex_.fail(msg); }
   DType dtype();
-  Shape shape(bool with_layout);
+  Shape shape(bool with_layout, int depth = 0);
   void set_element(detail::Literal& l, int64_t i, const std::string& t);
   detail::Literal literal(const Shape& s);
   detail::ParamValue attr_value();
@@ -66,11 +72,13 @@ DType Parser::dtype() {
   fail(fmt::format("unknown element type '{}'", n));
 }
 
-Shape Parser::shape(bool with_layout) {
+Shape Parser::shape(bool with_layout, int depth) {
   if (lex_.try_char('(')) {
+    // (A bound on the recursion: hostile text could nest deeply enough to overflow the stack.)
+    if (depth >= kMaxNesting) fail(fmt::format("tuple shapes nested more than {} deep", kMaxNesting));
     std::vector<Shape> elems;
     if (!lex_.try_char(')')) {
-      do elems.push_back(shape(with_layout));
+      do elems.push_back(shape(with_layout, depth + 1));
       while (lex_.try_char(','));
       lex_.expect(')');
     }
@@ -78,6 +86,14 @@ Shape Parser::shape(bool with_layout) {
   }
   DType d = dtype();
   Shape s(d, lex_.int_list('[', ']'));
+  // Hostile text must not reach num_elements' products: sizes stay non-negative and their byte size fits int64.
+  int64_t n = 1;
+  for (int64_t dim : s.dims) {
+    if (dim < 0) fail(fmt::format("negative dimension {} in a {} shape", dim, hlo_dtype_name(d)));
+    if (dim != 0 && n > std::numeric_limits<int64_t>::max() / 16 / dim)
+      fail(fmt::format("shape {}[{}] has more elements than int64 holds", hlo_dtype_name(d), fmt::join(s.dims, ",")));
+    n *= dim;
+  }
   if (with_layout && lex_.peek() == '{') {
     s.layout = lex_.int_list('{', '}');
     std::vector<int64_t> row_major;
@@ -115,12 +131,16 @@ void Parser::set_element(detail::Literal& l, int64_t i, const std::string& t) {
 
 detail::Literal Parser::literal(const Shape& s) {
   if (s.is_tuple) fail("tuple constants are not supported");
+  // Each value takes at least one character: a shape larger than the text left is refused before it is allocated.
+  if (s.num_elements() > static_cast<int64_t>(lex_.left()))
+    fail(fmt::format("constant of shape {} has more values than the text left", s.str()));
   auto lit = detail::Literal::make(s.dtype, s.dims);
   int64_t n = 0, total = lit.size();
-  auto rec = [&](auto& self) -> void {
+  auto rec = [&](auto& self, int64_t depth) -> void {
     if (lex_.try_char('{')) {
+      if (depth > s.rank()) fail(fmt::format("constant of shape {} has braces nested {} deep", s.str(), depth + 1));
       if (lex_.try_char('}')) return;
-      do self(self);
+      do self(self, depth + 1);
       while (lex_.try_char(','));
       lex_.expect('}');
       return;
@@ -130,7 +150,7 @@ detail::Literal Parser::literal(const Shape& s) {
     set_element(lit, n++, t);
   };
   if (lex_.peek() == ')' && total == 0) return lit;
-  rec(rec);
+  rec(rec, 0);
   if (n != total) fail(fmt::format("constant has {} values, its shape {} needs {}", n, s.str(), total));
   return lit;
 }

@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 
+#include "jitx/dtype.h"
+
 namespace jitx {
 
 struct Config {
@@ -31,10 +33,20 @@ struct Config {
   std::string compilation_cache_dir;  // JITX_COMPILATION_CACHE_DIR=dir
   // The directory's size cap: after a store, least recently used entries (mtime, refreshed on load) go first.
   size_t compilation_cache_max_bytes = size_t{1} << 30;  // JITX_COMPILATION_CACHE_MAX_BYTES=n
+  // JAX's jax_enable_x64 (README, "Numerics and dtype rules"). On (the default): 64-bit dtypes as JAX with x64.
+  // Off (JITX_ENABLE_X64=0): JAX's default 32-bit mode: every dtype a new array gets goes through
+  // canonicalize_dtype (f64 -> f32, i64 -> i32, u64 -> u32), so C++ double/int64 scalars are weak f32/i32,
+  // creation functions, host data and astype give 32-bit arrays and promotion never gives a 64-bit result.
+  // Part of every cache key (jit, eager, persistent cache), so flipping it recompiles.
+  bool enable_x64 = true;
 };
 
 /// The global configuration (initialised from the environment on first use).
 Config& config();
+
+/// JAX's dtypes.canonicalize_dtype: with config().enable_x64 off, f64 -> f32, i64 -> i32 and u64 -> u32;
+/// otherwise (and for every other dtype) d itself. Applied wherever a new array gets its dtype.
+DType canonicalize_dtype(DType d);
 
 /// Sets where jitx's log lines go (compile logs, cache-miss explanations, pass traces; default: stderr). Pass
 /// nullptr to restore the default.

@@ -42,7 +42,7 @@ Array allclose(const Array& a, const Array& b, double rtol = 1e-5, double atol =
                Loc loc = Loc::current());
 /// jnp.pad: pad_width holds one (before, after) pair per axis, or one pair for all axes. mode: "constant"
 /// (constant_values), "edge", "wrap", "reflect", "symmetric", "maximum", "minimum", "mean", "linear_ramp"
-/// (end_values); "median" is not implemented.
+/// (end_values), "median" (the statistics are taken axis by axis over the already padded array, as NumPy/JAX).
 using PadWidth = std::vector<std::pair<int64_t, int64_t>>;
 Array pad(const Array& x, PadWidth pad_width, std::string_view mode = "constant", const Array& constant_values = 0,
           const Array& end_values = 0, Loc loc = Loc::current());
@@ -56,5 +56,40 @@ Array searchsorted(const Array& a, const Array& v, std::string_view side = "left
 /// ConcretizationTypeError).
 std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size = std::nullopt, int64_t fill_value = 0,
                            Loc loc = Loc::current());
+/// jnp.argwhere: the (count, ndim) indices of the nonzero elements (size and fill_value as nonzero; a 0-d x
+/// counts as a 1-d array of one element, as JAX).
+Array argwhere(const Array& x, std::optional<int64_t> size = std::nullopt, int64_t fill_value = 0,
+               Loc loc = Loc::current());
+/// jnp.flatnonzero: the indices of the nonzero elements of ravel(x) (size and fill_value as nonzero).
+Array flatnonzero(const Array& x, std::optional<int64_t> size = std::nullopt, int64_t fill_value = 0,
+                  Loc loc = Loc::current());
+/// One-argument jnp.where(cond, size=, fill_value=): nonzero(cond, size, fill_value). Written
+/// where(c, {.size = 3, .fill_value = -1}); an options struct so that where(c, 1, 0) stays the three-argument where.
+struct NonzeroOptions {
+  std::optional<int64_t> size;
+  int64_t fill_value = 0;
+};
+std::vector<Array> where(const Array& cond, const NonzeroOptions& options = {}, Loc loc = Loc::current());
+
+/// The where= and initial= arguments of JAX's reductions: `where` (a bool array broadcasting to x's shape)
+/// selects the elements reduced; `initial` (a scalar, converted to the result dtype) is combined with the result
+/// (so max/min accept an empty selection or axis with it, and need it with where, as JAX). mean/var/std with where
+/// divide by the count of selected elements (NaN when none); any/all and mean/var/std take no initial.
+/// Written sum(x, {0}, false, {.where = mask, .initial = 1.0}).
+struct ReduceOptions {
+  std::optional<Array> where;
+  std::optional<Array> initial;
+};
+Array sum(const Array& x, Axes axes, bool keepdims, const ReduceOptions& options, Loc loc = Loc::current());
+Array prod(const Array& x, Axes axes, bool keepdims, const ReduceOptions& options, Loc loc = Loc::current());
+Array max(const Array& x, Axes axes, bool keepdims, const ReduceOptions& options, Loc loc = Loc::current());
+Array min(const Array& x, Axes axes, bool keepdims, const ReduceOptions& options, Loc loc = Loc::current());
+Array all(const Array& x, Axes axes, bool keepdims, const ReduceOptions& options, Loc loc = Loc::current());
+Array any(const Array& x, Axes axes, bool keepdims, const ReduceOptions& options, Loc loc = Loc::current());
+Array mean(const Array& x, Axes axes, bool keepdims, const ReduceOptions& options, Loc loc = Loc::current());
+Array var(const Array& x, Axes axes, bool keepdims, int64_t ddof, const ReduceOptions& options,
+          Loc loc = Loc::current());
+Array std(const Array& x, Axes axes, bool keepdims, int64_t ddof, const ReduceOptions& options,
+          Loc loc = Loc::current());
 
 }  // namespace jitx::numpy

@@ -58,11 +58,12 @@ struct Key {
   // Configuration that changes the compiled code (not the traced function): a compile with other settings is
   // another executable, as JAX keys its caches on the relevant config.
   bool excess_precision = true;
+  bool x64 = true;  // config().enable_x64 when traced: the same function traces to other dtypes without it
   size_t hash = 0;
 
   bool operator==(const Key& o) const {
     if (hash != o.hash || structure != o.structure || avals != o.avals || device != o.device ||
-        excess_precision != o.excess_precision ||
+        excess_precision != o.excess_precision || x64 != o.x64 ||
         statics.size() != o.statics.size() || !(static_leaves == o.static_leaves))
       return false;
     for (size_t i = 0; i < statics.size(); ++i)
@@ -87,7 +88,8 @@ Key make_key(const CallSignature& sig, bool with_paths = true) {
   if (with_paths) add_paths(k, sig);
   k.leaf_args = sig.flat.leaf_args;
   k.excess_precision = config().allow_excess_precision;
-  size_t h = hash_combine(std::hash<std::string>{}(k.structure), k.excess_precision);
+  k.x64 = config().enable_x64;
+  size_t h = hash_combine(hash_combine(std::hash<std::string>{}(k.structure), k.excess_precision), k.x64);
   for (auto& a : sig.flat.leaves) {
     if (!a.valid()) throw_error<TypeError>("jit", "an argument Array is empty (default-constructed)");
     k.avals.push_back(a.aval());
@@ -172,6 +174,8 @@ std::vector<std::string> differences(const Key& seen, const Key& now) {
   if (seen.excess_precision != now.excess_precision)
     out.push_back(fmt::format("config().allow_excess_precision: seen {}, now {}", seen.excess_precision,
                               now.excess_precision));
+  if (seen.x64 != now.x64)
+    out.push_back(fmt::format("config().enable_x64: seen {}, now {}", seen.x64, now.x64));
   return out;
 }
 
@@ -179,7 +183,7 @@ std::vector<std::string> differences(const Key& seen, const Key& now) {
 /// static value), many for a different tree structure.
 size_t distance(const Key& seen, const Key& now) {
   if (seen.structure != now.structure) return 1000;
-  size_t d = (seen.device != now.device) + (seen.excess_precision != now.excess_precision);
+  size_t d = (seen.device != now.device) + (seen.excess_precision != now.excess_precision) + (seen.x64 != now.x64);
   for (size_t i = 0; i < now.avals.size() && i < seen.avals.size(); ++i) {
     d += seen.avals[i].shape != now.avals[i].shape;
     d += seen.avals[i].dtype != now.avals[i].dtype;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "jitx/config.h"
 #include "core/errors.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
@@ -431,6 +432,7 @@ Array fold_in(const Array& key, const Array& data, Loc loc) {
 Array bits(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "bits");
+  dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   check_shape(shape, "bits");
   if (!is_unsigned_integer(dtype))
     throw_error<TypeError>("bits", "dtype must be an unsigned integer dtype, got {}",
@@ -443,6 +445,7 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& mi
               const Array& maxval, Loc loc) {
   ApiScope s(loc);
   key_words(key, "uniform");
+  dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   check_float(dtype, "uniform");
   check_shape(shape, "uniform");
   broadcast_param(minval, shape, "uniform", "minval");
@@ -454,6 +457,7 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& mi
 Array normal(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "normal");
+  dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   check_float(dtype, "normal");
   check_shape(shape, "normal");
   return compiled(sig("normal", shape, dtype), {key},
@@ -464,6 +468,7 @@ Array truncated_normal(const Array& key, const Array& lower, const Array& upper,
                        std::optional<Shape> shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "truncated_normal");
+  dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   check_float(dtype, "truncated_normal");
   Shape out_shape =
       shape ? *shape : jnp::broadcast_shapes({lower.shape(), upper.shape()}, "truncated_normal");
@@ -498,6 +503,7 @@ Array bernoulli(const Array& key, const Array& p, std::optional<Shape> shape, Lo
 Array gumbel(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "gumbel");
+  dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   check_float(dtype, "gumbel");
   check_shape(shape, "gumbel");
   return compiled(sig("gumbel", shape, dtype), {key},
@@ -556,6 +562,7 @@ Array randint(const Array& key, const Shape& shape, const Array& minval, const A
               DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "randint");
+  dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   check_shape(shape, "randint");
   if (!is_integer(dtype))
     throw_error<TypeError>("randint", "dtype must be an integer dtype, got {}", dtype_name(dtype));

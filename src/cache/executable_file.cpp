@@ -60,7 +60,8 @@ ExecutableHeader current_header(const runtime::Backend& backend, const hlo::Modu
   h.cpu = t.cpu;
   h.features = t.features;
   // Every setting that changes the generated code (dump, log, verification and cache-size settings do not).
-  h.settings = fmt::format("allow_excess_precision={};donated={}", config().allow_excess_precision ? 1 : 0,
+  h.settings = fmt::format("allow_excess_precision={};enable_x64={};donated={}",
+                           config().allow_excess_precision ? 1 : 0, config().enable_x64 ? 1 : 0,
                            fmt::join(options.donated_parameters, ","));
   h.fingerprint = module.fingerprint();
   h.key = key_of(h);

@@ -30,6 +30,7 @@ Config& config() {
     c.dump_passes = env_bool("JITX_DUMP_PASSES", false);
     c.trace_passes = env_bool("JITX_TRACE_PASSES", false);
     c.allow_excess_precision = env_bool("JITX_ALLOW_EXCESS_PRECISION", true);
+    c.enable_x64 = env_bool("JITX_ENABLE_X64", true);
     c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
     if (auto n = env_str("JITX_COMPILATION_CACHE_MAX_BYTES"); !n.empty())
       c.compilation_cache_max_bytes = static_cast<size_t>(std::max(0LL, std::atoll(n.c_str())));

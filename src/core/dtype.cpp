@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/errors.h"
+#include "jitx/config.h"
 
 namespace jitx {
 namespace {
@@ -44,6 +45,16 @@ DType dtype_from_name(std::string_view name) {
   if (name == "pred") return DType::bool_;
   detail::throw_error<TypeError>(
       "dtype", "unknown dtype name '{}'; expected one of bool, i8..i64, u8..u64, f16, bf16, f32, f64", name);
+}
+
+DType canonicalize_dtype(DType d) {
+  if (config().enable_x64) return d;
+  switch (d) {
+    case DType::float64: return DType::float32;
+    case DType::int64: return DType::int32;
+    case DType::uint64: return DType::uint32;
+    default: return d;
+  }
 }
 
 bool is_floating(DType d) { return d >= DType::float16; }

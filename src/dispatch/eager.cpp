@@ -19,11 +19,14 @@ struct EagerKey {
   const Primitive* prim;
   Params params;
   std::vector<ShapedArray> in_avals;
-  bool operator==(const EagerKey& o) const { return prim == o.prim && params == o.params && in_avals == o.in_avals; }
+  bool x64 = true;  // config().enable_x64: keyed so that flipping it compiles afresh
+  bool operator==(const EagerKey& o) const {
+    return prim == o.prim && params == o.params && in_avals == o.in_avals && x64 == o.x64;
+  }
 };
 struct EagerKeyHash {
   size_t operator()(const EagerKey& k) const {
-    size_t h = hash_combine(std::hash<const void*>{}(k.prim), k.params.hash());
+    size_t h = hash_combine(hash_combine(std::hash<const void*>{}(k.prim), k.params.hash()), k.x64);
     for (auto& a : k.in_avals) {
       h = hash_combine(h, static_cast<size_t>(a.dtype) * 2 + a.weak_type);
       for (auto d : a.shape) h = hash_combine(h, static_cast<size_t>(d));
@@ -76,7 +79,7 @@ size_t eager_cache_size() {
 
 std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params) {
   EagerCache& cache = eager_cache();
-  EagerKey key{&p, params, {}};
+  EagerKey key{&p, params, {}, config().enable_x64};
   for (auto& a : inputs) key.in_avals.push_back(a.aval());
   // Validate (and compute result types) before touching any buffer, so errors come first.
   std::vector<ShapedArray> out_avals = p.abstract_eval(key.in_avals, params);

@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
+#include "jitx/config.h"
 #include "core/errors.h"
 #include "core/trace.h"
 #include "core/primitive.h"
@@ -29,6 +31,7 @@ const ShapedArray& empty_aval() {
 runtime::Device* default_device() { return runtime::Client::get().default_device(); }
 
 Array scalar_array(DType d, bool weak, const std::function<void(detail::Literal&)>& fill) {
+  d = canonicalize_dtype(d);  // with enable_x64 off: a C++ double is a weak f32, an int64 a weak i32
   auto lit = detail::Literal::make(d, {});
   fill(lit);
   return detail::make_concrete(runtime::Buffer::from_literal(lit, default_device()), weak);
@@ -50,9 +53,17 @@ Array Array::from_scalar_f64(double v, DType d, bool weak) {
   return scalar_array(d, weak, [&](detail::Literal& l) { l.set_f64(0, v); });
 }
 Array Array::from_scalar_i64(int64_t v, DType d, bool weak) {
+  // As JAX without x64 (OverflowError for a Python int that does not fit int32): no silent wrap-around.
+  if (d == DType::int64 && canonicalize_dtype(d) != d &&
+      (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()))
+    throw_error<TypeError>("Array", "the 64-bit integer {} does not fit int32, the integer dtype with "
+                                    "config().enable_x64 off (JAX's OverflowError)", v);
   return scalar_array(d, weak, [&](detail::Literal& l) { l.set_i64(0, v); });
 }
 Array Array::from_scalar_u64(uint64_t v, DType d, bool weak) {
+  if (d == DType::uint64 && canonicalize_dtype(d) != d && v > std::numeric_limits<uint32_t>::max())
+    throw_error<TypeError>("Array", "the 64-bit unsigned integer {} does not fit uint32, the unsigned dtype with "
+                                    "config().enable_x64 off (JAX's OverflowError)", v);
   return scalar_array(d, weak, [&](detail::Literal& l) { l.set_u64(0, v); });
 }
 
@@ -148,6 +159,7 @@ void detail::ragged_error(Loc loc) {
 
 Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc loc) {
   ApiScope s(loc);
+  dtype = canonicalize_dtype(dtype);  // 64-bit host data becomes 32-bit with enable_x64 off (ints wrap)
   detail::checked_num_elements(shape, src, "array");
   detail::checked_num_elements(shape, dtype, "array");
   auto lit = detail::Literal::make(dtype, shape);
@@ -161,6 +173,7 @@ Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc
 namespace {
 Array fill(Shape shape, double v, DType d, Loc loc) {
   ApiScope s(loc);
+  d = canonicalize_dtype(d);
   detail::checked_num_elements(shape, d, "full");
   Array scalar = Array::scalar(v, d);
   return lax::full(std::move(shape), scalar, loc);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "jitx/config.h"
 #include "core/errors.h"
 #include "core/primitive.h"
 
@@ -77,6 +78,7 @@ Array clamp(const Array& lo, const Array& x, const Array& hi, Loc loc) {
 Array convert_element_type(const Array& x, DType dtype, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("convert_element_type");
+  dtype = canonicalize_dtype(dtype);  // JAX: convert_element_type(x, f64) is f32 without x64
   if (x.dtype() == dtype && !x.weak_type()) return x;
   return bind1(p, {x}, Params{{"new_dtype", dtype}, {"weak_type", false}});
 }
@@ -186,7 +188,8 @@ Array pad(const Array& x, const Array& v, std::vector<std::array<int64_t, 3>> cf
 Array broadcasted_iota(DType dtype, Shape shape, int64_t dimension, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("iota");
-  return bind1(p, {}, Params{{"dtype", dtype}, {"shape", std::move(shape)}, {"dimension", dimension}});
+  return bind1(p, {},
+               Params{{"dtype", canonicalize_dtype(dtype)}, {"shape", std::move(shape)}, {"dimension", dimension}});
 }
 Array iota(DType dtype, int64_t size, Loc loc) { return broadcasted_iota(dtype, {size}, 0, loc); }
 Array full(Shape shape, const Array& fill, Loc loc) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 
+#include "jitx/config.h"
 #include "core/errors.h"
 #include "core/trace.h"
 #include "core/primitive.h"
@@ -22,6 +23,7 @@ using detail::throw_error;
 namespace {
 /// Converts x to (dtype, weak); concrete scalars are converted on the host so they stay literals.
 Array convert(const Array& x, DType dtype, bool weak) {
+  dtype = canonicalize_dtype(dtype);
   if (x.dtype() == dtype && x.weak_type() == weak) return x;
   if (!x.is_tracer() && x.ndim() == 0) {
     auto lit = detail::concrete_buffer(x, "convert")->literal();
@@ -121,7 +123,7 @@ DType result_type(const std::vector<Array>& xs) {
   DType d = xs[0].dtype();
   bool w = xs[0].weak_type();
   for (size_t i = 1; i < xs.size(); ++i) d = promote_types(d, w, xs[i].dtype(), xs[i].weak_type(), &w);
-  return d;
+  return canonicalize_dtype(d);
 }
 
 std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, std::string_view op) {
@@ -520,6 +522,28 @@ std::pair<Array, std::string> einsum_pair(Array a, std::string la, Array b, std:
   Array r = lax::dot_general(a, b, {lcon, rcon, lbatch, rbatch});
   return {r, batch + lfree + rfree};
 }
+
+/// The diagonal of axes p < q (one label twice): q is moved next to p, the two are merged, and every (n+1)-th
+/// element kept; the result has x's axes without q.
+Array einsum_diagonal(const Array& x, int64_t p, int64_t q, char label) {
+  int64_t n = x.shape()[p];
+  if (x.shape()[q] != n)
+    throw_error<ShapeError>("einsum", "label '{}' is repeated with sizes {} and {}", label, n, x.shape()[q]);
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    if (i == q) continue;
+    perm.push_back(i);
+    if (i == p) perm.push_back(q);
+  }
+  Array y = lax::transpose(x, perm);
+  Shape merged;  // the merged axis sits at p; the other axes keep their order
+  for (int64_t i = 0; i < y.ndim(); ++i) {
+    if (i == p + 1) continue;
+    merged.push_back(i == p ? n * n : y.shape()[i]);
+  }
+  y = lax::reshape(y, merged);
+  return lax::slice_in_dim(y, 0, n * n, n + 1, p);
+}
 }  // namespace
 
 Array einsum(const std::string& subscripts, const std::vector<Array>& operands, Loc loc) {
@@ -544,18 +568,24 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands, 
   for (size_t k = 0; k < ins.size(); ++k) {
     if (static_cast<int64_t>(ins[k].size()) != operands[k].ndim())
       throw_error<ShapeError>("einsum", "operand {} has rank {} but subscripts '{}'", k, operands[k].ndim(), ins[k]);
-    for (size_t i = 0; i < ins[k].size(); ++i)
-      if (ins[k].find(ins[k][i]) != i)
-        throw_error<ShapeError>("einsum", "repeated label '{}' within one operand (diagonals) is not supported yet",
-                                ins[k][i]);
   }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out.find(out[i]) != i) throw_error<ShapeError>("einsum", "output label '{}' is repeated in '{}'", out[i], out);
+  // A label repeated within one operand takes its diagonal first ("ii->i", "ii->", "iij->j", "ii,jj->").
+  std::vector<Array> ops = operands;
+  for (size_t k = 0; k < ins.size(); ++k)
+    for (size_t i = 0; i < ins[k].size(); ++i)
+      if (auto p = ins[k].find(ins[k][i]); p != i) {
+        ops[k] = einsum_diagonal(ops[k], static_cast<int64_t>(p), static_cast<int64_t>(i), ins[k][i]);
+        ins[k].erase(i--, 1);
+      }
   DType d = result_type(operands);
-  Array acc = convert(operands[0], d, false);
+  Array acc = convert(ops[0], d, false);
   std::string lacc = ins[0];
   for (size_t k = 1; k < operands.size(); ++k) {
     std::string keep = out;
     for (size_t j = k + 1; j < ins.size(); ++j) keep += ins[j];
-    auto [r, l] = einsum_pair(acc, lacc, convert(operands[k], d, false), ins[k], keep);
+    auto [r, l] = einsum_pair(acc, lacc, convert(ops[k], d, false), ins[k], keep);
     acc = r;
     lacc = l;
   }

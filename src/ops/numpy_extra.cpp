@@ -225,6 +225,10 @@ Array searchsorted(const Array& a, const Array& v, std::string_view side, Loc lo
 
 std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size, int64_t fill_value, Loc loc) {
   ApiScope s(loc);
+  if (!x.valid()) throw_error<TypeError>("nonzero", "got an empty (default-constructed) Array");
+  if (x.ndim() == 0)
+    throw_error<ShapeError>("nonzero", "is not defined for 0-d arrays (as JAX); use argwhere, or reshape to 1-d");
+  if (size && *size < 0) throw_error<ShapeError>("nonzero", "size must be >= 0, got {}", *size);
   Array m = astype(ravel(not_equal(x, zeros_like(x))), DType::int32);
   if (!size) {
     if (x.is_tracer())
@@ -249,6 +253,40 @@ std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size, int64_t 
     for (auto& o : out) o = where(valid, o, Array::scalar_int(fill_value, DType::int64));
   }
   return out;
+}
+
+Array argwhere(const Array& x, std::optional<int64_t> size, int64_t fill_value, Loc loc) {
+  ApiScope s(loc);
+  if (!x.valid()) throw_error<TypeError>("argwhere", "got an empty (default-constructed) Array");
+  if (size && *size < 0) throw_error<ShapeError>("argwhere", "size must be >= 0, got {}", *size);
+  if (x.is_tracer() && !size)
+    throw_error<TracerError>("argwhere", "the output size depends on the values: pass a static size= under jit "
+                                         "(JAX's ConcretizationTypeError)");
+  std::vector<Array> idx = nonzero(x.ndim() == 0 ? reshape(x, {1}) : x, size, fill_value);
+  if (x.ndim() == 0) return zeros({idx[0].shape()[0], 0}, DType::int64);  // (count, 0), as JAX
+  for (auto& i : idx) i = expand_dims(i, {1});
+  return concatenate(idx, 1);
+}
+
+Array flatnonzero(const Array& x, std::optional<int64_t> size, int64_t fill_value, Loc loc) {
+  ApiScope s(loc);
+  if (!x.valid()) throw_error<TypeError>("flatnonzero", "got an empty (default-constructed) Array");
+  if (size && *size < 0) throw_error<ShapeError>("flatnonzero", "size must be >= 0, got {}", *size);
+  if (x.is_tracer() && !size)
+    throw_error<TracerError>("flatnonzero", "the output size depends on the values: pass a static size= under jit "
+                                            "(JAX's ConcretizationTypeError)");
+  return nonzero(ravel(x), size, fill_value)[0];
+}
+
+std::vector<Array> where(const Array& cond, const NonzeroOptions& o, Loc loc) {
+  ApiScope s(loc);
+  if (!cond.valid()) throw_error<TypeError>("where", "got an empty (default-constructed) Array");
+  if (o.size && *o.size < 0) throw_error<ShapeError>("where", "size must be >= 0, got {}", *o.size);
+  if (cond.ndim() == 0) throw_error<ShapeError>("where", "one-argument where is not defined for 0-d arrays (as JAX)");
+  if (cond.is_tracer() && !o.size)
+    throw_error<TracerError>("where", "one-argument where: the output size depends on the values: pass a static "
+                                      "size= under jit (JAX's ConcretizationTypeError)");
+  return nonzero(cond, o.size, o.fill_value);
 }
 
 }  // namespace jitx::numpy

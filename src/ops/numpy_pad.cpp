@@ -1,5 +1,6 @@
 // jitx::numpy::pad: every mode is lax.pad (constant) or a static gather/concatenation along each axis.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/errors.h"
@@ -30,9 +31,24 @@ int64_t source_index(std::string_view mode, int64_t p, int64_t n) {
   return q < n ? q : 2 * n - 2 - q;
 }
 
+/// jnp.median along axis a (keepdims): the middle of the sorted axis, the mean of the two middle values for an
+/// even length, NaN where the axis holds a NaN; integers give float32 (rounded back by the caller).
+Array median_keepdims(const Array& x, int64_t a) {
+  Array f = is_floating(x.dtype()) ? x : astype(x, DType::float32);
+  Array srt = sort(f, a);
+  int64_t n = x.shape()[a];
+  Array lo = slice_axis(srt, a, (n - 1) / 2, (n - 1) / 2 + 1), hi = slice_axis(srt, a, n / 2, n / 2 + 1);
+  Array med = n % 2 ? lo : mean(concatenate({lo, hi}, a), {a}, true);
+  if (!is_floating(x.dtype())) return med;
+  return where(any(isnan(f), {a}, true), full_like(med, NAN), med);
+}
+
 Array pad_axis_stat(const Array& x, int64_t a, int64_t before, int64_t after, std::string_view mode) {
-  Array st = mode == "maximum" ? max(x, {a}, true) : mode == "minimum" ? min(x, {a}, true) : mean(x, {a}, true);
-  if (mode == "mean" && !is_floating(x.dtype())) st = round(st);
+  Array st = mode == "maximum"   ? max(x, {a}, true)
+             : mode == "minimum" ? min(x, {a}, true)
+             : mode == "median"  ? median_keepdims(x, a)
+                                 : mean(x, {a}, true);
+  if ((mode == "mean" || mode == "median") && !is_floating(x.dtype())) st = round(st);
   st = astype(st, x.dtype());
   auto block = [&](int64_t w) {
     Shape s = x.shape();
@@ -69,11 +85,11 @@ Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& const
           Loc loc) {
   ApiScope s(loc);
   static const std::vector<std::string_view> modes = {"constant", "edge",    "wrap",        "reflect", "symmetric",
-                                                      "maximum",  "minimum", "mean",        "linear_ramp"};
-  if (mode == "median") throw_error<CompileError>("pad", "mode 'median' is not implemented yet");
+                                                      "maximum",  "minimum", "mean",        "linear_ramp",
+                                                      "median"};
   if (std::find(modes.begin(), modes.end(), mode) == modes.end())
     throw_error<TypeError>("pad", "unknown mode '{}' (expected constant, edge, wrap, reflect, symmetric, maximum, "
-                                  "minimum, mean or linear_ramp)",
+                                  "minimum, mean, median or linear_ramp)",
                            mode);
   if (pw.size() == 1 && x.ndim() != 1) pw.resize(x.ndim(), pw[0]);
   if (static_cast<int64_t>(pw.size()) != x.ndim())
@@ -99,7 +115,7 @@ Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& const
     if (n == 0)
       throw_error<ShapeError>("pad", "cannot pad the empty axis {} of shape {} in mode '{}'", a,
                               shape_str(x.shape()), mode);
-    if (mode == "maximum" || mode == "minimum" || mode == "mean") {
+    if (mode == "maximum" || mode == "minimum" || mode == "mean" || mode == "median") {
       out = pad_axis_stat(out, a, b, e, mode);
     } else if (mode == "linear_ramp") {
       out = pad_axis_ramp(out, a, b, e, end_values);

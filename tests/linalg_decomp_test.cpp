@@ -39,9 +39,10 @@ void close(const Array& got, const std::vector<double>& ref, DType d, const std:
   double mx = 0;
   for (double r : ref) mx = std::isfinite(r) ? std::max(mx, std::fabs(r)) : mx;
   for (size_t i = 0; i < ref.size(); ++i) {
-    bool ok = std::isnan(ref[i]) ? std::isnan(g[i])
+    double bound = scale * (t.atol * (1 + mx) + t.rtol * std::fabs(ref[i]));
+    bool ok = std::isnan(ref[i])   ? std::isnan(g[i])
               : std::isinf(ref[i]) ? g[i] == ref[i]
-                                   : std::fabs(g[i] - ref[i]) <= scale * (t.atol * (1 + mx) + t.rtol * std::fabs(ref[i]));
+                                   : std::fabs(g[i] - ref[i]) <= bound;
     if (!ok) FAIL_CHECK("element " << i << ": got " << g[i] << ", want " << ref[i]);
   }
 }

@@ -105,10 +105,10 @@ class LinalgOp : public LibraryOp {
   void triangular_solve(const CMap<T>& a, int64_t b, std::span<const void* const> ins,
                         std::span<void* const> outs) const {
     bool left = flag("left_side"), lower = flag("lower"), trans = flag("transpose_a"), unit = flag("unit_diagonal");
-    int64_t n = a.rows();
     const hlo::Shape& bs = inst_.operand(1)->shape;
     int64_t r = rows_of(bs), c = cols_of(bs);
-    Mat<T> t = lower ? Mat<T>(a.template triangularView<Eigen::Lower>()) : Mat<T>(a.template triangularView<Eigen::Upper>());
+    Mat<T> t = lower ? Mat<T>(a.template triangularView<Eigen::Lower>())
+                     : Mat<T>(a.template triangularView<Eigen::Upper>());
     if (unit) t.diagonal().setOnes();
     if (trans) t.transposeInPlace();
     bool t_lower = lower != trans;
@@ -118,7 +118,6 @@ class LinalgOp : public LibraryOp {
     else if (left) t.template triangularView<Eigen::Upper>().solveInPlace(x);
     else if (t_lower) t.template triangularView<Eigen::Lower>().template solveInPlace<Eigen::OnTheRight>(x);
     else t.template triangularView<Eigen::Upper>().template solveInPlace<Eigen::OnTheRight>(x);
-    (void)n;
   }
 
   template <class T>

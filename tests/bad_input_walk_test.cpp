@@ -108,6 +108,15 @@ std::vector<Use> valid_uses() {
   });
   trace(uses, {sa({2, 3, 6, 6}), sa({4, 3, 3, 3})},
         [&](auto& a) { return one(lax::conv_general_dilated(a[0], a[1], {1, 2}, {{1, 1}, {0, 1}}, {1, 1}, {1, 2})); });
+  trace(uses, {sa({2, 3, 3}), sa({2, 3, 2})}, [&](auto& a) {
+    auto f = lax::linalg::lu(a[0]);
+    auto q = jnp::linalg::qr(a[0]);
+    auto e = jnp::linalg::eigh(a[0]);
+    auto s = jnp::linalg::svd(a[0], false);
+    return std::vector<Array>{f.lu, f.pivots, lax::linalg::cholesky(a[0]),
+                              lax::linalg::triangular_solve(a[0], a[1], true, true), q.Q, q.R, e.eigenvalues,
+                              e.eigenvectors, s.U, s.S, s.Vh};
+  });
   trace(uses, {f23, sa({}, DType::bool_)}, [&](auto& a) {
     return one(lax::cond(a[1], [](Array x) { return x + 1.0f; }, [](Array x) { return x * 2.0f; }, a[0]));
   });

@@ -303,6 +303,38 @@ TEST_CASE("cpu: every primitive runs natively (no interpreter fallback) and matc
                 }});
   w.group("dots and convolutions", es, kAllDtypes);
 
+  // Linear algebra (Eigen against the interpreter's loops): well-conditioned spd inputs; the vectors of qr, eigh and
+  // svd only squared (their signs differ between the two algorithms), and only in f64.
+  auto spd = [](const Array& x) { return jnp::matmul(x, jnp::swapaxes(x, -1, -2)) + 4.0 * eye(4, 4, 0, x.dtype()); };
+  auto linalg_args = [](DType d) { return V{random_array(d, {2, 4, 4}, -1, 1), random_array(d, {2, 4, 3})}; };
+  es.clear();
+  es.push_back({"lu", [spd](const V& a) {
+                  auto f = lax::linalg::lu(spd(a[0]));
+                  return V{f.lu, f.pivots, f.permutation};
+                }, linalg_args});
+  es.push_back({"cholesky", [spd](const V& a) { return V{lax::linalg::cholesky(spd(a[0]))}; }, linalg_args});
+  es.push_back({"triangular_solve", [spd](const V& a) {
+                  Array t = spd(a[0]);
+                  Array bt = jnp::swapaxes(a[1], 1, 2);
+                  return V{lax::linalg::triangular_solve(t, a[1], true, true),
+                           lax::linalg::triangular_solve(t, bt, false, false, true, false, true)};
+                }, linalg_args});
+  w.group("linear algebra", es, {DType::float32, DType::float64});
+  es.clear();
+  es.push_back({"qr", [spd](const V& a) {
+                  auto q = jnp::linalg::qr(spd(a[0]));
+                  return V{q.Q * q.Q, q.R * q.R};
+                }, linalg_args});
+  es.push_back({"eigh", [spd](const V& a) {
+                  auto e = jnp::linalg::eigh(spd(a[0]));
+                  return V{e.eigenvalues, e.eigenvectors * e.eigenvectors};
+                }, linalg_args});
+  es.push_back({"svd", [](const V& a) {
+                  auto r = jnp::linalg::svd(a[1], false);
+                  return V{r.S, r.U * r.U, r.Vh * r.Vh};
+                }, linalg_args});
+  w.group("linear algebra vectors", es, {DType::float64});
+
   // Data movement, gather/scatter (rows picked by index, repeated and out of range), sort (one and two keys,
   // with a payload), top-k.
   es.clear();

@@ -186,9 +186,6 @@ TEST_CASE("norm: bad ord and axis give clear errors naming jnp.linalg.norm", "[l
   Array m = make({1, 2, 3, 4}, {2, 2}, float32);
   Array v = make({1, 2, 3}, float32);
   Array t = make(uniform(8, -1, 1), {2, 2, 2}, float32);
-  expect_error<CompileError>([&] { jnp::linalg::norm(m, "nuc"); }, "not implemented");
-  expect_error<CompileError>([&] { jnp::linalg::norm(m, 2.0); }, "not implemented");
-  expect_error<CompileError>([&] { jnp::linalg::norm(m, -2.0); }, "not implemented");
   expect_error<TypeError>([&] { jnp::linalg::norm(v, "fro"); }, "vector norm");
   expect_error<TypeError>([&] { jnp::linalg::norm(m, "max"); }, "'max'");
   expect_error<TypeError>([&] { jnp::linalg::norm(m, 3.0); }, "matrix norm");

@@ -38,7 +38,9 @@ const std::set<std::string>& covered() {
       // tested against C++ loops in control_flow_test.cpp
       "cond", "while", "scan",
       // checkpoint's: values (eager, jit, linearize's jvp) and gradients in autodiff_control_test.cpp
-      "optimization_barrier", "remat", "checkpoint"};
+      "optimization_barrier", "remat", "checkpoint",
+      // against JAX's numbers and invariants in linalg_decomp_test.cpp, gradients in linalg_grad_test.cpp
+      "lu", "cholesky", "triangular_solve", "qr", "eigh", "svd"};
   return s;
 }
 

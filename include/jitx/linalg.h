@@ -1,5 +1,10 @@
-// jitx::numpy::linalg (jnp::linalg): linear algebra as JAX's jnp.linalg. Only norm so far (issue 15's other
-// functions, the decompositions, are not done yet: see the README's jnp::linalg paragraph).
+// jitx::numpy::linalg (jnp::linalg) and jitx::lax::linalg: linear algebra as JAX's jnp.linalg and jax.lax.linalg.
+// Every function works on the last two axes, batched over the leading ones, in float32 or float64 (integers and
+// bool promote to float64, as JAX's promote_dtypes_inexact does with x64; float16/bfloat16 are a TypeError, as JAX
+// on CPU has no LAPACK for them). The decompositions are primitives (lu, cholesky, triangular_solve, qr, eigh,
+// svd) with JAX's JVP rules, vmap rules and a custom-call in the HLO (custom_call_target="jitx.linalg.<name>"):
+// Eigen on the CPU backend, plain loops in the interpreter. Singular matrices give inf/nan, never an exception.
+// The signs of QR, SVD and eigh vectors are whatever the backend's algorithm gives (they differ from LAPACK's).
 #pragma once
 #include <optional>
 #include <string_view>
@@ -12,11 +17,82 @@ namespace jitx::numpy::linalg {
 /// jnp.linalg.norm with a numeric ord (nullopt: the 2-norm of a vector, Frobenius of a matrix, or, with no axis,
 /// the 2-norm of x flattened). axis: nullopt (a vector norm of a 1-d x, a matrix norm of a 2-d x when ord is
 /// given; else every axis flattened), one axis (a vector norm: any p, +-inf, 0) or two (a matrix norm: 1, -1,
-/// +-inf; 2 and -2 need an SVD and throw until it exists). Integers promote to the default float, as in JAX.
+/// +-inf, 2 and -2: the largest and smallest singular value). Integers promote to the default float, as in JAX.
 Array norm(const Array& x, std::optional<double> ord = std::nullopt,
            std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current());
-/// jnp.linalg.norm with ord "fro" (matrix norms only; "nuc" needs an SVD and throws until it exists).
+/// jnp.linalg.norm with ord "fro" or "nuc" (matrix norms only; "nuc" is the sum of the singular values).
 Array norm(const Array& x, std::string_view ord, std::optional<std::vector<int64_t>> axis = std::nullopt,
            bool keepdims = false, Loc loc = Loc::current());
 
+/// jnp.linalg.cholesky: the lower factor L (a = L L^T) of symmetric positive-definite matrices, or its transpose
+/// with upper; the input is symmetrised first ((a + a^T) / 2). NaN in the lower triangle where a is not positive
+/// definite, as in JAX.
+Array cholesky(const Array& a, bool upper = false, Loc loc = Loc::current());
+/// jnp.linalg.inv: the inverse of square matrices (through LU with partial pivoting).
+Array inv(const Array& a, Loc loc = Loc::current());
+/// jnp.linalg.solve: x with a x = b; b of rank 1 is one vector (..., n); otherwise b is (..., n, k) and the batch
+/// axes of a and b broadcast.
+Array solve(const Array& a, const Array& b, Loc loc = Loc::current());
+/// jnp.linalg.det (through LU: the product of U's diagonal with the permutation's sign).
+Array det(const Array& a, Loc loc = Loc::current());
+struct SlogdetResult {
+  Array sign, logabsdet;
+};
+/// jnp.linalg.slogdet: sign (-1, 0 or 1) and log|det| (-inf for a singular matrix).
+SlogdetResult slogdet(const Array& a, Loc loc = Loc::current());
+struct QRResult {
+  Array Q, R;  // Q is empty for mode "r"
+};
+/// jnp.linalg.qr: mode "reduced" (Q m x k, R k x n, k = min(m, n)), "complete" (Q m x m, R m x n) or "r" (R only,
+/// k x n). The JVP exists for m >= n (and m == n with "complete"), as in JAX.
+QRResult qr(const Array& a, std::string_view mode = "reduced", Loc loc = Loc::current());
+struct EighResult {
+  Array eigenvalues, eigenvectors;  // ascending eigenvalues; column k of eigenvectors goes with eigenvalue k
+};
+/// jnp.linalg.eigh: UPLO "L" or "U" names the triangle read; symmetrize_input uses (a + a^T) / 2 instead.
+EighResult eigh(const Array& a, std::string_view UPLO = "L", bool symmetrize_input = true, Loc loc = Loc::current());
+/// jnp.linalg.eigvalsh: the eigenvalues of eigh, ascending.
+Array eigvalsh(const Array& a, std::string_view UPLO = "L", Loc loc = Loc::current());
+struct SVDResult {
+  Array U, S, Vh;  // U and Vh are empty with compute_uv = false
+};
+/// jnp.linalg.svd: a = U diag(S) Vh with S descending; full_matrices gives square U (m x m) and Vh (n x n), else
+/// U m x k and Vh k x n. The JVP needs full_matrices = false or compute_uv = false, as in JAX.
+SVDResult svd(const Array& a, bool full_matrices = true, bool compute_uv = true, Loc loc = Loc::current());
+/// jnp.linalg.svdvals: the singular values, descending.
+Array svdvals(const Array& a, Loc loc = Loc::current());
+struct LstsqResult {
+  Array x, residuals, rank, s;
+};
+/// jnp.linalg.lstsq for a 2-d a (m x n) and b (m,) or (m, k), through the SVD: the minimum-norm least-squares x,
+/// the residuals' squared norms (empty unless rank == n < m), the rank (int64) and a's singular values. rcond
+/// (nullopt: eps * max(m, n)) is relative to the largest singular value.
+LstsqResult lstsq(const Array& a, const Array& b, std::optional<double> rcond = std::nullopt,
+                  Loc loc = Loc::current());
+/// jnp.linalg.pinv: the pseudo-inverse through the SVD; singular values at most rtol * the largest are dropped
+/// (nullopt: 10 * eps * max(m, n), as JAX).
+Array pinv(const Array& a, std::optional<double> rtol = std::nullopt, Loc loc = Loc::current());
+/// jnp.linalg.matrix_power: a^n by repeated squaring (n < 0: the inverse's power; n = 0: the identity).
+Array matrix_power(const Array& a, int64_t n, Loc loc = Loc::current());
+
 }  // namespace jitx::numpy::linalg
+
+namespace jitx::lax::linalg {
+
+/// jax.lax.linalg.triangular_solve: x with op(a) x = b (left_side) or x op(a) = b, op(a) = a or a^T
+/// (transpose_a), a triangular (lower or upper; its other triangle is never read; unit_diagonal takes its diagonal
+/// as ones). a is (..., m, m), b (..., m, n) on the left or (..., n, m) on the right, with the same batch axes.
+/// conjugate_a has no effect on real dtypes.
+Array triangular_solve(const Array& a, const Array& b, bool left_side = false, bool lower = false,
+                       bool transpose_a = false, bool conjugate_a = false, bool unit_diagonal = false,
+                       Loc loc = Loc::current());
+/// jax.lax.linalg.cholesky (symmetrize_input: (x + x^T) / 2 first; otherwise only the lower triangle is read).
+Array cholesky(const Array& x, bool symmetrize_input = true, Loc loc = Loc::current());
+struct LuResult {
+  Array lu, pivots, permutation;  // pivots/permutation int32; x[..., permutation, :] = L U
+};
+/// jax.lax.linalg.lu of square matrices: partial pivoting, L unit lower and U upper packed in lu; pivots as
+/// LAPACK's (row i was swapped with row pivots[i]).
+LuResult lu(const Array& x, Loc loc = Loc::current());
+
+}  // namespace jitx::lax::linalg

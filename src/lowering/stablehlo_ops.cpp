@@ -2,6 +2,7 @@
 // forms, and the generic form for the rest.
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
+#include "hlo/ir/custom_call.h"
 #include "lowering/stablehlo_format.h"
 #include "lowering/stablehlo_printer.h"
 
@@ -95,6 +96,16 @@ void print_plain_op(StablehloPrinter& p, std::string& out, const Instruction& i,
           out, i, op,
           fmt::format("{}, {}contracting_dims = {} x {}, precision = [DEFAULT, DEFAULT] : {}", p.operand_list(i), batch,
                       dims_list(dn.lhs_contracting_dims), dims_list(dn.rhs_contracting_dims), functional_type(i)));
+    }
+    case Opcode::kCustomCall: {
+      // jitx's linalg ops: the target names the op, backend_config carries its flags ("lower=true,...").
+      if (!hlo::is_pure_custom_call(i)) break;
+      std::vector<std::string> cfg;
+      for (auto& [k, v] : i.attrs.items())
+        if (auto* b = std::get_if<bool>(&v)) cfg.push_back(fmt::format("{}={}", k, *b ? "true" : "false"));
+      return p.generic(out, i, op, fmt::format("api_version = 1 : i32, backend_config = \"{}\", call_target_name = "
+                                               "\"{}\", has_side_effect = false", fmt::join(cfg, ","),
+                                               hlo::custom_call_target(i)));
     }
     default:
       break;

@@ -1,5 +1,5 @@
-// jnp::linalg: norm composed from jnp reductions (its gradient and batching come from theirs), as JAX's
-// jnp.linalg.norm composes it.
+// jnp::linalg: norm composed from jnp reductions and, for ord 2/-2/"nuc", the singular values (its gradient and
+// batching come from theirs), as JAX's jnp.linalg.norm composes it.
 #include "jitx/linalg.h"
 
 #include <cmath>
@@ -66,9 +66,18 @@ Array vector_norm(const Array& x, const Ord& ord, int64_t axis, bool keepdims) {
 
 Array matrix_norm(const Array& x, const Ord& ord, int64_t row, int64_t col, bool keepdims) {
   if (!ord.given || ord.name == "fro") return numpy::sqrt(numpy::sum(x * x, {row, col}, keepdims));
-  if (ord.name == "nuc" || (ord.name.empty() && (ord.p == 2.0 || ord.p == -2.0)))
-    throw_error<CompileError>(kOp, "ord {} (a matrix norm through singular values) is not implemented yet: "
-                              "jnp.linalg.svd does not exist in jitx yet", ord_str(ord));
+  if (ord.name == "nuc" || (ord.name.empty() && (ord.p == 2.0 || ord.p == -2.0))) {
+    // through the singular values of the (row, col) matrices, moved to the last two axes (JAX's _multi_svd_norm)
+    std::vector<int64_t> perm;
+    for (int64_t k = 0; k < x.ndim(); ++k)
+      if (k != row && k != col) perm.push_back(k);
+    perm.push_back(row);
+    perm.push_back(col);
+    Array s = svdvals(numpy::transpose(x, perm));
+    Axes last{s.ndim() - 1};
+    Array r = !ord.name.empty() ? numpy::sum(s, last) : ord.p > 0 ? numpy::max(s, last) : numpy::min(s, last);
+    return keepdims ? numpy::expand_dims(r, {std::min(row, col), std::max(row, col)}) : r;
+  }
   if (ord.name.empty() && (ord.p == 1.0 || ord.p == -1.0)) {
     // the largest (smallest) column sum of |x|
     int64_t c = (!keepdims && col > row) ? col - 1 : col;

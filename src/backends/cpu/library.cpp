@@ -73,6 +73,7 @@ std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst) {
     case hlo::Opcode::kSlice:
       if (auto op = make_contiguous_slice(inst)) return op;
       return make_data_op(inst);
+    case hlo::Opcode::kCustomCall: return make_linalg_op(inst);
     case hlo::Opcode::kDot: return make_general_dot(inst);  // the runtime gives the blocked/Eigen dot the ones it takes
     default: return make_data_op(inst);
   }

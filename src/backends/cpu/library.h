@@ -1,8 +1,8 @@
 // The CPU backend's library ops: instructions that run as typed C++ routines called by the runtime (as XLA:CPU
 // calls its runtime library for sort, convolution and GEMM) rather than as one emitted loop nest: output fusions
 // (the blocked GEMM running an emitted epilogue kernel on each finished tile), convolution, integer and mixed-dtype
-// dots, sort, gather, scatter, reduce-window, the variadic argmax/argmin reduce, and a slice that is one contiguous
-// run of its operand (a memcpy).
+// dots, sort, gather, scatter, reduce-window, the variadic argmax/argmin reduce, jitx's linear-algebra custom-calls
+// (Eigen's decompositions), and a slice that is one contiguous run of its operand (a memcpy).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -22,6 +22,8 @@ std::unique_ptr<LibraryOp> make_convolution(const hlo::Instruction& conv);
 std::unique_ptr<LibraryOp> make_data_op(const hlo::Instruction& inst);  // sort, gather, scatter, reduce-window, argmax
 /// Dots the Eigen dot does not take: integer and bool dots, and operands of another dtype than the result.
 std::unique_ptr<LibraryOp> make_general_dot(const hlo::Instruction& dot);
+/// jitx's linear-algebra custom-calls (jitx.linalg.*) over Eigen's decompositions (eigen_linalg.cpp).
+std::unique_ptr<LibraryOp> make_linalg_op(const hlo::Instruction& custom_call);
 
 /// c[m, n] = a[m, k] b[k, n], row-major, on unsigned words that wrap (integer dots and convolutions), rows split
 /// across the pool (general_dot.cpp).

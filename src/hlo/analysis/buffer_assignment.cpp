@@ -145,12 +145,17 @@ bool can_share_operand_buffer(const Instruction& inst, size_t k) {
   if (is_elementwise(inst.opcode)) return true;
   if (inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
   if (inst.opcode == Opcode::kFusion && fusion_kind_of(inst) == FusionKind::kLoop) {
-    // Safe when every use of that parameter inside the fusion is elementwise on the output's shape.
+    // Safe when everything computed from that parameter inside the fusion is elementwise on the output's shape:
+    // a transpose (or any other reordering) of a value derived from it would read elements already overwritten.
     const Computation* f = inst.called.at(0);
-    const Instruction* param = f->parameters.at(k);
-    for (auto& fi : f->instructions)
-      for (auto* op : fi->operands)
-        if (op == param && !(is_elementwise(fi->opcode) && fi->shape.dims == o.dims)) return false;
+    std::unordered_set<const Instruction*> derived{f->parameters.at(k)};
+    for (auto& fi : f->instructions) {
+      bool uses = false;
+      for (auto* op : fi->operands) uses = uses || derived.count(op) > 0;
+      if (!uses) continue;
+      if (!(is_elementwise(fi->opcode) && fi->shape.dims == o.dims)) return false;
+      derived.insert(fi.get());
+    }
     return true;
   }
   return false;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "hlo/evaluator/evaluator_indexing.h"
+#include "hlo/evaluator/evaluator_linalg.h"
 #include "hlo/ir/attributes.h"
 #include "hlo/evaluator/special.h"
 #include "core/errors.h"
@@ -644,6 +645,7 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
       case Opcode::kSort: v = eval_sort(inst, ops); break;
       case Opcode::kTopK: v = eval_top_k(inst, *ops[0]); break;
       case Opcode::kConvolution: v.array = eval_convolution(inst, *ops[0], *ops[1]); break;
+      case Opcode::kCustomCall: v = eval_linalg(inst, ops); break;
       case Opcode::kCopy: v = *vals[0]; break;
       case Opcode::kTuple:
       case Opcode::kOptimizationBarrier:

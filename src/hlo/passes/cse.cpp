@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hlo/ir/custom_call.h"
+
 namespace jitx::hlo {
 namespace {
 
@@ -52,7 +54,10 @@ struct KeyEq {
   }
 };
 
-bool mergeable(const Instruction& i) { return i.opcode != Opcode::kParameter && i.opcode != Opcode::kCustomCall; }
+/// Custom-calls may have effects, except jitx's own linalg ones (pure functions of their operands).
+bool mergeable(const Instruction& i) {
+  return i.opcode != Opcode::kParameter && (i.opcode != Opcode::kCustomCall || is_pure_custom_call(i));
+}
 
 }  // namespace
 

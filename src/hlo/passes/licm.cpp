@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hlo/ir/custom_call.h"
+
 namespace jitx::hlo {
 namespace {
 
@@ -12,8 +14,9 @@ bool hoistable(const Instruction& i) {
     case Opcode::kParameter:
     case Opcode::kConstant:
     case Opcode::kTuple:
-    case Opcode::kCustomCall:
       return false;
+    case Opcode::kCustomCall:  // only jitx's pure linalg ones
+      return is_pure_custom_call(i) && !i.shape.is_tuple;
     default:
       return i.called.empty() && !i.shape.is_tuple;
   }

@@ -1,0 +1,215 @@
+// jnp::linalg's decompositions and what is built on them (as JAX's jnp.linalg builds them): cholesky, eigh, qr,
+// svd bind their primitives; solve, inv, det and slogdet go through lu and triangular solves; lstsq, pinv and the
+// spectral norms through the SVD. Gradients and batching come from the primitives' rules.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/errors.h"
+#include "core/primitive.h"
+#include "jitx/lax.h"
+#include "jitx/linalg.h"
+#include "jitx/numpy.h"
+#include "jitx/numpy_extra.h"
+#include "ops/linalg_util.h"
+
+namespace jitx::numpy::linalg {
+using detail::ApiScope;
+using detail::throw_error;
+using namespace jitx::detail::linalg_util;
+
+namespace {
+/// x = U^-1 L^-1 P b for the LU of a (b (..., n, k), batch axes equal to a's).
+Array lu_solve(const lax::linalg::LuResult& f, const Array& b) {
+  Array pb = numpy::matmul(permutation_matrix(f.permutation, b.dtype()), b);
+  Array y = lax::linalg::triangular_solve(f.lu, pb, true, true, false, false, true);
+  return lax::linalg::triangular_solve(f.lu, y, true, false, false, false, false);
+}
+/// (-1)^(number of row swaps) of an LU's pivots, in dtype.
+Array pivot_sign(const Array& pivots, DType dtype) {
+  int64_t n = pivots.shape().back();
+  Array swaps = pivots != lax::broadcasted_iota(DType::int32, pivots.shape(), pivots.ndim() - 1);
+  Array count = numpy::sum(numpy::astype(swaps, DType::int32), {pivots.ndim() - 1});
+  (void)n;
+  return 1.0 - 2.0 * numpy::astype(count % 2, dtype);
+}
+}  // namespace
+
+Array cholesky(const Array& a0, bool upper, Loc loc) {
+  ApiScope scope(loc);
+  Array a = inexact("jnp.linalg.cholesky", a0);
+  check_square("jnp.linalg.cholesky", a);
+  Array l = detail::bind1(detail::primitive("cholesky"), {symmetrize(a)});
+  return upper ? numpy::swapaxes(l, -1, -2) : l;
+}
+
+Array solve(const Array& a0, const Array& b0, Loc loc) {
+  ApiScope scope(loc);
+  constexpr const char* op = "jnp.linalg.solve";
+  Array a = inexact(op, a0);
+  check_square(op, a);
+  Array b = inexact(op, b0);
+  auto dt = common_float(a, b);
+  a = numpy::astype(a, dt);
+  b = numpy::astype(b, dt);
+  int64_t n = a.shape().back();
+  bool vector = b.ndim() == 1;
+  if (vector) b = numpy::expand_dims(b, {1});
+  if (b.ndim() < 2 || b.shape()[b.ndim() - 2] != n)
+    throw_error<ShapeError>(op, "b {} does not fit a {}: b needs {} rows (a vector b must be 1-d)",
+                            detail::shape_str(b0.shape()), detail::shape_str(a0.shape()), n);
+  auto [ab, bb] = broadcast_batch(op, a, b);
+  Array x = lu_solve(lax::linalg::lu(ab), bb);
+  return vector ? numpy::squeeze(x, {x.ndim() - 1}) : x;
+}
+
+Array inv(const Array& a0, Loc loc) {
+  ApiScope scope(loc);
+  Array a = inexact("jnp.linalg.inv", a0);
+  check_square("jnp.linalg.inv", a);
+  int64_t n = a.shape().back();
+  Array e = numpy::broadcast_to(eye(n, n, 0, a.dtype()), a.shape());
+  return lu_solve(lax::linalg::lu(a), e);
+}
+
+Array det(const Array& a0, Loc loc) {
+  ApiScope scope(loc);
+  Array a = inexact("jnp.linalg.det", a0);
+  check_square("jnp.linalg.det", a);
+  auto f = lax::linalg::lu(a);
+  return pivot_sign(f.pivots, a.dtype()) * numpy::prod(diagonal(f.lu), {a.ndim() - 2});
+}
+
+SlogdetResult slogdet(const Array& a0, Loc loc) {
+  ApiScope scope(loc);
+  Array a = inexact("jnp.linalg.slogdet", a0);
+  check_square("jnp.linalg.slogdet", a);
+  auto f = lax::linalg::lu(a);
+  Array d = diagonal(f.lu);
+  int64_t ax = a.ndim() - 2;
+  Array sign = pivot_sign(f.pivots, a.dtype()) * numpy::prod(numpy::sign(d), {ax});
+  Array logabs = numpy::sum(numpy::log(numpy::abs(d)), {ax});
+  return {sign, logabs};
+}
+
+QRResult qr(const Array& a0, std::string_view mode, Loc loc) {
+  ApiScope scope(loc);
+  constexpr const char* op = "jnp.linalg.qr";
+  if (mode == "raw")
+    throw_error<CompileError>(op, "mode 'raw' is not implemented yet; use 'reduced', 'complete' or 'r'");
+  if (mode != "reduced" && mode != "complete" && mode != "r")
+    throw_error<TypeError>(op, "unsupported QR decomposition mode '{}'; expected 'reduced', 'complete' or 'r'", mode);
+  Array a = inexact(op, a0);
+  check_matrix(op, a);
+  auto outs = detail::bind(detail::primitive("qr"), {a}, detail::Params{{"full_matrices", mode == "complete"}});
+  if (mode == "r") return {Array(), outs[1]};
+  return {outs[0], outs[1]};
+}
+
+EighResult eigh(const Array& a0, std::string_view UPLO, bool symmetrize_input, Loc loc) {
+  ApiScope scope(loc);
+  constexpr const char* op = "jnp.linalg.eigh";
+  if (UPLO != "L" && UPLO != "U") throw_error<TypeError>(op, "UPLO must be 'L' or 'U', got '{}'", UPLO);
+  Array a = inexact(op, a0);
+  check_square(op, a);
+  if (symmetrize_input) a = symmetrize(a);
+  auto outs = detail::bind(detail::primitive("eigh"), {a}, detail::Params{{"lower", UPLO == "L"}});
+  return {outs[1], outs[0]};
+}
+
+Array eigvalsh(const Array& a, std::string_view UPLO, Loc loc) {
+  ApiScope scope(loc);
+  if (UPLO != "L" && UPLO != "U")
+    throw_error<TypeError>("jnp.linalg.eigvalsh", "UPLO must be 'L' or 'U', got '{}'", UPLO);
+  return eigh(a, UPLO, true, loc).eigenvalues;
+}
+
+SVDResult svd(const Array& a0, bool full_matrices, bool compute_uv, Loc loc) {
+  ApiScope scope(loc);
+  Array a = inexact("jnp.linalg.svd", a0);
+  check_matrix("jnp.linalg.svd", a);
+  auto outs = detail::bind(detail::primitive("svd"), {a},
+                           detail::Params{{"full_matrices", full_matrices}, {"compute_uv", compute_uv}});
+  if (!compute_uv) return {Array(), outs[0], Array()};
+  return {outs[1], outs[0], outs[2]};
+}
+
+Array svdvals(const Array& a, Loc loc) {
+  ApiScope scope(loc);
+  return svd(a, false, false, loc).S;
+}
+
+Array pinv(const Array& a0, std::optional<double> rtol, Loc loc) {
+  ApiScope scope(loc);
+  constexpr const char* op = "jnp.linalg.pinv";
+  Array a = inexact(op, a0);
+  check_matrix(op, a);
+  int64_t m = a.shape()[a.ndim() - 2], n = a.shape().back();
+  double eps = a.dtype() == DType::float32 ? std::numeric_limits<float>::epsilon()
+                                           : std::numeric_limits<double>::epsilon();
+  double r = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * eps;
+  auto f = svd(a, false, true, loc);
+  int64_t ax = f.S.ndim() - 1;
+  Array cutoff = r * numpy::max(f.S, {ax}, true);
+  Array s_inv = numpy::where(f.S > cutoff, 1.0 / numpy::where(f.S > cutoff, f.S, 1.0), 0.0);
+  // V diag(1/s) U^T
+  Array v = numpy::swapaxes(f.Vh, -1, -2), ut = numpy::swapaxes(f.U, -1, -2);
+  return numpy::matmul(v * numpy::expand_dims(s_inv, {ax}), ut);
+}
+
+LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond, Loc loc) {
+  ApiScope scope(loc);
+  constexpr const char* op = "jnp.linalg.lstsq";
+  Array a = inexact(op, a0), b = inexact(op, b0);
+  if (a.ndim() != 2) throw_error<ShapeError>(op, "a must be 2-d (m, n), got {}", detail::shape_str(a.shape()));
+  if (b.ndim() != 1 && b.ndim() != 2)
+    throw_error<ShapeError>(op, "b must be 1-d or 2-d, got {}", detail::shape_str(b.shape()));
+  auto dt = common_float(a, b);
+  a = numpy::astype(a, dt);
+  b = numpy::astype(b, dt);
+  int64_t m = a.shape()[0], n = a.shape()[1];
+  if (b.shape()[0] != m)
+    throw_error<ShapeError>(op, "a {} and b {} need the same number of rows", detail::shape_str(a.shape()),
+                            detail::shape_str(b.shape()));
+  bool vector = b.ndim() == 1;
+  if (vector) b = numpy::expand_dims(b, {1});
+  double eps = dt == DType::float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+  double rc = rcond && *rcond >= 0 ? *rcond : eps * static_cast<double>(std::max(m, n));
+  auto f = svd(a, false, true, loc);
+  Array mask = f.S >= rc * numpy::max(f.S, {0}, true);
+  if (m == 0 || n == 0) mask = f.S > 0.0;
+  Array safe_s = numpy::where(mask, f.S, 1.0);
+  Array s_inv = numpy::where(mask, 1.0 / safe_s, 0.0);
+  Array uTb = numpy::matmul(numpy::transpose(f.U), b);
+  Array x = numpy::matmul(numpy::transpose(f.Vh), numpy::expand_dims(s_inv, {1}) * uTb);
+  Array rank = numpy::sum(numpy::astype(mask, DType::int64));
+  // as JAX (numpy_resid=False): the squared norms of b - a x, one per column of b, whatever the rank
+  Array r = b - numpy::matmul(a, x);
+  Array residuals = numpy::sum(r * r, {0});
+  if (vector) x = numpy::squeeze(x, {1});
+  return {x, residuals, rank, f.S};
+}
+
+Array matrix_power(const Array& a0, int64_t n, Loc loc) {
+  ApiScope scope(loc);
+  constexpr const char* op = "jnp.linalg.matrix_power";
+  if (!a0.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
+  check_square(op, a0);
+  Array a = a0;
+  int64_t k = a.shape().back();
+  if (n == 0) return numpy::broadcast_to(eye(k, k, 0, a.dtype()), a.shape());
+  if (n < 0) {
+    a = inv(a, loc);
+    n = -n;
+  }
+  // binary powering, as JAX: z squared, multiplied into the result at each set bit
+  Array z = a, result;
+  while (n > 0) {
+    if (n & 1) result = result.valid() ? numpy::matmul(result, z) : z;
+    n >>= 1;
+    if (n > 0) z = numpy::matmul(z, z);
+  }
+  return result;
+}
+
+}  // namespace jitx::numpy::linalg

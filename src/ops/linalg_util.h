@@ -1,0 +1,29 @@
+// Helpers of jnp::linalg's functions (src/ops/linalg*.cpp) and the linalg primitives' rules: argument checks that
+// name the function, the inexact promotion, and a few matrix pieces (diagonal, permutation matrix, symmetrise).
+#pragma once
+#include <string_view>
+#include <utility>
+
+#include "jitx/array.h"
+
+namespace jitx::detail::linalg_util {
+
+/// x promoted to an inexact dtype as JAX's promote_dtypes_inexact (ints and bool to float64); float16/bfloat16
+/// and empty Arrays are a TypeError naming op.
+Array inexact(std::string_view op, const Array& x);
+/// The dtype both a and b are computed in (float64 when either is).
+DType common_float(const Array& a, const Array& b);
+/// x has rank >= 2 (a batch of matrices); ShapeError naming op otherwise.
+void check_matrix(std::string_view op, const Array& x);
+/// ... and square matrices in its last two axes.
+void check_square(std::string_view op, const Array& x);
+/// (x + x^T) / 2 over the last two axes.
+Array symmetrize(const Array& x);
+/// The diagonal of square matrices in the last two axes (..., n): a strided slice, so inf/nan elsewhere stay out.
+Array diagonal(const Array& x);
+/// P with P[..., i, j] = (perm[..., i] == j), in dtype: (P b) is b's rows in perm's order.
+Array permutation_matrix(const Array& perm, DType dtype);
+/// a (..., n, n) and b (..., n, k) with their batch axes broadcast against each other.
+std::pair<Array, Array> broadcast_batch(std::string_view op, const Array& a, const Array& b);
+
+}  // namespace jitx::detail::linalg_util

@@ -1,0 +1,153 @@
+// JVP and transpose rules of the linear-algebra primitives, as JAX defines them (jax/_src/lax/linalg.py): every
+// tangent is a linear function of the input tangent built from matmuls, masks and triangular solves (whose
+// transpose rule is below), so reverse mode follows by transposition.
+#include "jitx/numpy_extra.h"
+#include "ops/linalg_util.h"
+#include "primitives/linalg_rules.h"
+#include "transforms/ad.h"
+
+namespace jitx::detail {
+namespace {
+using Arrays = std::vector<Array>;
+using A = const Array&;
+
+Array mT(A x) { return numpy::swapaxes(x, -1, -2); }
+Array mm(A a, A b) { return numpy::matmul(a, b); }
+Array eye_for(A x, int64_t n) { return eye(n, n, 0, x.dtype()); }
+Array ts(A a, A b, bool left, bool lower, bool trans, bool unit) {
+  return bind1(primitive("triangular_solve"), {a, b},
+               Params{{"left_side", left}, {"lower", lower}, {"transpose_a", trans}, {"unit_diagonal", unit}});
+}
+Array add_tangent_pair(A x, A y) {
+  if (!x.valid()) return y;
+  if (!y.valid()) return x;
+  return x + y;
+}
+}  // namespace
+
+JvpResult lu_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  Arrays outs = bind(primitive("lu"), {x[0]}, ps);
+  if (!t[0].valid()) return {outs, {Array(), Array(), Array()}};
+  A lu = outs[0];
+  int64_t n = lu.shape().back();
+  Shape sq = lu.shape();
+  // P with P[i, j] = (perm[i] == j): (P a_dot) is a_dot's rows in the factorisation's order.
+  Array perm = lax::broadcast_in_dim(outs[2], sq, [&] {
+    std::vector<int64_t> d;
+    for (int64_t k = 0; k + 1 < lu.ndim(); ++k) d.push_back(k);
+    return d;
+  }());
+  Array p = numpy::astype(perm == lax::broadcasted_iota(DType::int32, sq, lu.ndim() - 1), lu.dtype());
+  Array l = numpy::tril(lu, -1) + eye_for(lu, n), u = numpy::triu(lu);
+  Array la = ts(l, mm(p, t[0]), true, true, false, true);  // L^-1 P a_dot
+  Array lau = ts(u, la, false, false, false, false);      // L^-1 P a_dot U^-1
+  Array lu_dot = mm(l, numpy::tril(lau, -1)) + mm(numpy::triu(lau), u);
+  return {outs, {lu_dot, Array(), Array()}};
+}
+
+JvpResult cholesky_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  Array l = bind1(primitive("cholesky"), {x[0]}, ps);
+  if (!t[0].valid()) return {{l}, {Array()}};
+  int64_t n = l.shape().back();
+  // L_dot = L phi(L^-1 sigma_dot L^-T), phi: the lower triangle with its diagonal halved.
+  Array tmp = ts(l, t[0], false, true, true, false);
+  Array inner = ts(l, tmp, true, true, false, false);
+  Array phi = numpy::tril(inner) * (1.0 - 0.5 * eye_for(l, n));
+  return {{l}, {mm(l, phi)}};
+}
+
+JvpResult triangular_solve_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  bool left = ps.get_bool("left_side", false), lower = ps.get_bool("lower", false),
+       trans = ps.get_bool("transpose_a", false), unit = ps.get_bool("unit_diagonal", false);
+  Array ans = bind1(primitive("triangular_solve"), {x[0], x[1]}, ps);
+  Array out;
+  if (t[1].valid()) out = ts(x[0], t[1], left, lower, trans, unit);
+  if (t[0].valid()) {
+    int64_t k = unit ? 1 : 0;
+    Array ga = lower ? numpy::tril(t[0], -k) : numpy::triu(t[0], k);
+    if (trans) ga = mT(ga);
+    // left: x = op(a)^-1 b, dx = -op(a)^-1 op(da) x; right: x = b op(a)^-1, dx = -x op(da) op(a)^-1
+    Array rhs = left ? mm(ga, ans) : mm(ans, ga);
+    out = add_tangent_pair(out, -ts(x[0], rhs, left, lower, trans, unit));
+  }
+  return {{ans}, {out}};
+}
+
+std::vector<Array> triangular_solve_transpose(std::span<const Array> cts, std::span<const LinearArg> args,
+                                              const Params& ps) {
+  if (args[0].is_linear())
+    throw_error<CompileError>("triangular_solve", "is linear only in b; its transpose in a is not defined");
+  if (!cts[0].valid()) return {Array(), Array()};
+  Params q = ps;
+  q.set("transpose_a", !ps.get_bool("transpose_a", false));
+  return {Array(), bind1(primitive("triangular_solve"), {args[0].value, cts[0]}, q)};
+}
+
+JvpResult qr_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  Arrays outs = bind(primitive("qr"), {x[0]}, ps);
+  if (!t[0].valid()) return {outs, {Array(), Array()}};
+  int64_t m = x[0].shape()[x[0].ndim() - 2], n = x[0].shape().back();
+  if (m < n || (ps.get_bool("full_matrices", false) && m != n))
+    throw_error<CompileError>("jnp.linalg.qr", "the derivative of a QR decomposition is not implemented for m < n "
+                              "or for full_matrices with m != n (as in JAX), got {}x{}", m, n);
+  A q = outs[0], r = outs[1];
+  Array dx_rinv = ts(r, t[0], false, false, false, false);  // dx r^-1
+  Array qt_dx_rinv = mm(mT(q), dx_rinv);
+  Array low = numpy::tril(qt_dx_rinv, -1);
+  Array d_omega = low - mT(low);
+  Array dq = mm(q, d_omega - qt_dx_rinv) + dx_rinv;
+  Array dr = mm(qt_dx_rinv - d_omega, r);
+  return {outs, {dq, dr}};
+}
+
+JvpResult eigh_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  Arrays outs = bind(primitive("eigh"), {x[0]}, ps);
+  if (!t[0].valid()) return {outs, {Array(), Array()}};
+  A v = outs[0], w = outs[1];
+  int64_t n = w.shape().back();
+  Array e = eye_for(v, n);
+  // F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it.
+  Array f = 1.0 / (e + numpy::expand_dims(w, {w.ndim() - 1}) - numpy::expand_dims(w, {w.ndim()})) - e;
+  Array vt_adot_v = mm(mm(mT(v), t[0]), v);
+  Array dv = mm(v, f * vt_adot_v);
+  Array dw = linalg_util::diagonal(vt_adot_v);
+  return {outs, {dv, dw}};
+}
+
+JvpResult svd_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
+  bool compute_uv = ps.get_bool("compute_uv", true), full = ps.get_bool("full_matrices", false);
+  if (compute_uv && full)
+    throw_error<CompileError>("jnp.linalg.svd", "the derivative of an SVD with full_matrices=true is not "
+                              "implemented (as in JAX): use full_matrices=false");
+  Arrays outs = bind(primitive("svd"), {x[0]}, ps);
+  if (!t[0].valid()) return {outs, Arrays(outs.size())};
+  Arrays uv = compute_uv ? outs
+                         : bind(primitive("svd"), {x[0]}, Params{{"full_matrices", false}, {"compute_uv", true}});
+  A s = uv[0], u = uv[1], vt = uv[2];
+  A da = t[0];
+  Array ut = mT(u), v = mT(vt);
+  Array ds_mat = mm(mm(ut, da), v);
+  Array ds = linalg_util::diagonal(ds_mat);
+  if (!compute_uv) return {outs, {ds}};
+  int64_t k = s.shape().back();
+  Array s_row = numpy::expand_dims(s, {s.ndim() - 1});  // [.., 1, k]
+  Array s_col = mT(s_row);                               // [.., k, 1]
+  Array e = eye_for(s, k);
+  Array s_diffs = (s_row + s_col) * (s_row - s_col);
+  Array f = 1.0 / (s_diffs + e) - e;
+  Array dss = s_row * ds_mat, sds = s_col * ds_mat;
+  Array du = mm(u, f * (dss + mT(dss)));
+  Array dv = mm(v, f * (sds + mT(sds)));
+  int64_t m = da.shape()[da.ndim() - 2], n = da.shape().back();
+  if (m > n) {
+    Array dav = mm(da, v);
+    du = du + (dav - mm(u, mm(ut, dav))) / s_row;
+  }
+  if (n > m) {
+    Array dahu = mm(mT(da), u);
+    dv = dv + (dahu - mm(v, mm(vt, dahu))) / s_row;
+  }
+  return {outs, {ds, du, mT(dv)}};
+}
+
+}  // namespace jitx::detail

@@ -84,7 +84,8 @@ void register_ops() {
   table()["jnp.roll[1]"] = [](const Args& a) { return jnp::roll(a[0], 1); };
   table()["jnp.cumsum"] = [](const Args& a) { return jnp::cumsum(a[0]); };
   table()["jnp.where"] = [](const Args& a) { return jnp::where(a[0], a[1], a[2]); };
-  table()["jnp.clip[-1,2]"] = [](const Args& a) { return jnp::clip(a[0], Array(-1), Array(2)); };
+  // int64 literals: a Python int is a weak int64 under x64 (a C++ int is a weak int32 in jitx).
+  table()["jnp.clip[-1,2]"] = [](const Args& a) { return jnp::clip(a[0], Array(int64_t{-1}), Array(int64_t{2})); };
 }
 #undef U
 #undef B

@@ -105,6 +105,9 @@ TEST_CASE("x64 dtypes: jax.nn activations of ints and bools", "[x64_dtypes]") {
              "soft_sign int32");
   both_close([](auto& a) { return nn::softplus(a[0]); }, {make_int({0}, int32)}, {std::log(2.0)}, float32,
              "softplus int32");
+  // squareplus squares in the int dtype (46341^2 wraps to a negative int32: NaN), then float32, as JAX's does.
+  both_close([](auto& a) { return nn::squareplus(a[0]); }, {make_int({3, 46341}, int32)},
+             {(3 + std::sqrt(13.0)) / 2, NAN}, float32, "squareplus int32");
   both_close([](auto& a) { return nn::gelu(a[0], false); }, {make_int({0, 1}, bool_)},
              {0, 0.5 * std::erfc(-std::sqrt(0.5))}, float32, "gelu bool");
 }

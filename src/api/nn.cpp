@@ -221,8 +221,9 @@ Array mish(const Array& x, Loc loc) {
 
 Array squareplus(const Array& x, double b, Loc loc) {
   ApiScope s(loc);
-  Array v = inexact(x);
-  return (v + jnp::sqrt(v * v + constant(b, v))) / constant(2, v);
+  // x * x stays in an int dtype (and wraps), as JAX's does; its constants are float32 for ints (JAX: float32).
+  auto k = [&x](double v) { return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : DType::float32); };
+  return (x + jnp::sqrt(x * x + k(b))) / k(2);
 }
 
 Array soft_sign(const Array& x, Loc loc) {

@@ -122,6 +122,12 @@ TEST_CASE("x64 dtypes: jnp integer ops on bools run in int32; sign/round reject 
   both_exact([](auto& a) { return jnp::left_shift(a[0], a[1]); }, {x, y}, {2, 0, 2}, int32, "left_shift bool");
   both_exact([](auto& a) { return jnp::right_shift(a[0], a[1]); }, {x, y}, {0, 0, 0}, int32, "right_shift bool");
   both_exact([](auto& a) { return jnp::square(a[0]); }, {x}, {1, 0, 1}, int32, "square bool");
+  // add/multiply of bools are logical or/and; lax.add/mul refuse bools, as JAX's.
+  Array z = make_int({0, 0, 1}, bool_);
+  both_exact([](auto& a) { return jnp::add(a[0], a[1]); }, {x, z}, {1, 0, 1}, bool_, "add bool");
+  both_exact([](auto& a) { return jnp::multiply(a[0], a[1]); }, {x, z}, {0, 0, 1}, bool_, "multiply bool");
+  REQUIRE_THROWS_AS(lax::add(x, z), TypeError);
+  REQUIRE_THROWS_AS(eager_and_jit([](auto& a) { return lax::mul(a[0], a[1]); }, {x, z}), TypeError);
   REQUIRE_THROWS_AS(jnp::sign(x), TypeError);
   REQUIRE_THROWS_AS(jnp::round(x), TypeError);
   REQUIRE_THROWS_AS(eager_and_jit([](auto& a) { return jnp::round(a[0]); }, {x}), TypeError);

@@ -160,13 +160,25 @@ std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, st
     auto [a, b] = promote_and_broadcast(x, y, #name);     \
     return lax::laxfn(a, b);                              \
   }
-JITX_JNP_BINARY_IMPL(add, add) JITX_JNP_BINARY_IMPL(subtract, sub) JITX_JNP_BINARY_IMPL(multiply, mul)
+JITX_JNP_BINARY_IMPL(subtract, sub)
 JITX_JNP_BINARY_IMPL(maximum, max) JITX_JNP_BINARY_IMPL(minimum, min)
 JITX_JNP_BINARY_IMPL(equal, eq) JITX_JNP_BINARY_IMPL(not_equal, ne) JITX_JNP_BINARY_IMPL(less, lt)
 JITX_JNP_BINARY_IMPL(less_equal, le) JITX_JNP_BINARY_IMPL(greater, gt) JITX_JNP_BINARY_IMPL(greater_equal, ge)
 JITX_JNP_BINARY_IMPL(bitwise_and, bitwise_and) JITX_JNP_BINARY_IMPL(bitwise_or, bitwise_or)
 JITX_JNP_BINARY_IMPL(bitwise_xor, bitwise_xor)
 #undef JITX_JNP_BINARY_IMPL
+
+// Of bools, add is logical or and multiply logical and, as in JAX (lax.add/mul refuse bools).
+Array add(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "add");
+  return is_bool(a.dtype()) ? lax::bitwise_or(a, b) : lax::add(a, b);
+}
+Array multiply(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "multiply");
+  return is_bool(a.dtype()) ? lax::bitwise_and(a, b) : lax::mul(a, b);
+}
 
 Array left_shift(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);

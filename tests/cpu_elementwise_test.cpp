@@ -111,14 +111,18 @@ ENTRY %main (a: {0}[37,300]) -> ({1}[37,300]) {{
     CHECK(std::memcmp(got.data(), want.data(), got.nbytes()) == 0);
     CHECK_THAT(cpu_compile_log(text), Contains(" 0 interpreter fallbacks"));
   }
-  // Random normals: the bits, their bitcast to floats in [1, 2) and the transform to normals are one kernel.
+  // Random normals: the bits and their bitcast to floats in [1, 2) fuse into the transform to normals. That
+  // transform is XLA's erf_inv emulated exactly (src/api/random_xla_math.cpp, ~2,000 HLO instructions), more
+  // than one fusion may hold (FusionOptions::max_instructions = 256), so it is a chain of kernels; 24 bounds it
+  // (21 today) so that a change which stops fusing it shows.
   auto f = jit([](Array key) { return random::normal(key, {64, 300}, DType::float32); });
   std::string optimised = f.lower(random::PRNGKey(3)).compile().as_text();
   std::string entry = optimised.substr(optimised.find("ENTRY"));
   CHECK_THAT(entry, !Contains("bitcast-convert"));
   size_t fusions = 0;
   for (size_t at = entry.find("fusion("); at != std::string::npos; at = entry.find("fusion(", at + 1)) ++fusions;
-  CHECK(fusions == 1);
+  CHECK(fusions >= 1);
+  CHECK(fusions <= 24);
 }
 
 TEST_CASE("cpu: integer convolution, erf_inv, digamma and integer power run natively and match the interpreter",

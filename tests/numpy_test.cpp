@@ -97,12 +97,12 @@ TEST_CASE("jnp reductions with axes and keepdims", "[numpy]") {
   check_close(a.sum(), {std::accumulate(x.begin(), x.end(), 0.0)}, float64, "sum all");
   CHECK(a.sum().shape() == Shape{});
   CHECK(a.min({}, true).shape() == Shape{1, 1, 1});
-  // Small ints and bools accumulate in 32 bits.
-  check_type(jnp::sum(make_int({100, 100, 100}, int8)), int32, false);
+  // Small ints and bools accumulate in the default int, int64 (uint64 for unsigned), as in JAX x64.
+  check_type(jnp::sum(make_int({100, 100, 100}, int8)), int64, false);
   CHECK(jnp::sum(make_int({100, 100, 100}, int8)).item<int>() == 300);
   CHECK(jnp::sum(make_int({200, 200}, uint8)).item<int>() == 400);
-  check_type(jnp::sum(make_int({200, 200}, uint8)), uint32, false);
-  check_type(jnp::sum(make_int({1, 1, 0}, bool_)), int32, false);
+  check_type(jnp::sum(make_int({200, 200}, uint8)), uint64, false);
+  check_type(jnp::sum(make_int({1, 1, 0}, bool_)), int64, false);
   CHECK(jnp::sum(make_int({1, 1, 0}, bool_)).item<int>() == 2);
   Array bb = make_int({1, 0, 1, 1, 1, 1}, {2, 3}, bool_);
   CHECK(jnp::all(bb, {1}).to_vector<int64_t>() == std::vector<int64_t>{0, 1});

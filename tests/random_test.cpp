@@ -321,20 +321,20 @@ TEST_CASE("bernoulli, categorical, permutation and randint match JAX", "[random]
       k7, {4}, bool_, ref::bernoulli_7_parr, "bernoulli(k7, p=[...])");
 
   Array logits = make(ref::cat_logits, {3, 4}, float32);
-  both_exact([logits](auto& v) { return random::categorical(v[0], logits); }, k0, {3}, int32,
+  both_exact([logits](auto& v) { return random::categorical(v[0], logits); }, k0, {3}, int64,
              ref::cat_0_axis_last, "categorical(k0, logits)");
-  both_exact([logits](auto& v) { return random::categorical(v[0], logits, 0); }, k42, {4}, int32,
+  both_exact([logits](auto& v) { return random::categorical(v[0], logits, 0); }, k42, {4}, int64,
              ref::cat_42_axis_0, "categorical(k42, logits, axis=0)");
   both_exact(
       [logits](auto& v) {
         return random::categorical(v[0], logits, -1, Shape{5, 3});
       },
-      k7, {5, 3}, int32, ref::cat_7_shape_5x3, "categorical(k7, logits, shape=(5, 3))");
+      k7, {5, 3}, int64, ref::cat_7_shape_5x3, "categorical(k7, logits, shape=(5, 3))");
   both_exact(
       [](auto& v) {
         return random::categorical(v[0], jnp::log(make({0.1, 0.2, 0.7}, float32)), -1, Shape{40});
       },
-      k42, {40}, int32, ref::cat_42_40, "categorical(k42, log p, shape=(40,))");
+      k42, {40}, int64, ref::cat_42_40, "categorical(k42, log p, shape=(40,))");
 
   both_exact([](auto& v) { return random::permutation(v[0], 10); }, k0, {10}, int32, ref::perm_0_10,
              "permutation(k0, 10)");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
 #include "jitx/autodiff.h"
@@ -15,10 +16,22 @@ using detail::ApiScope;
 
 namespace {
 /// A constant in x's float dtype: C++ double literals become weak f32 scalars, which would round
-/// constants such as sqrt(2/pi) to single precision in an f64 computation.
+/// constants such as sqrt(2/pi) to single precision in an f64 computation. For integer and bool x it is in the
+/// default float (float64), as JAX's Python float literals meet an int array: elu, celu, selu, leaky_relu, relu6,
+/// hard_sigmoid/silu, sparse_plus/sigmoid of ints give float64 in JAX x64.
 Array constant(double v, const Array& x) {
-  return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : DType::float32);
+  return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : detail::default_float_dtype());
 }
+
+/// JAX's promote_args_inexact: bools and ints of up to 32 bits become float32, 64-bit ints the default float.
+Array inexact(const Array& x) {
+  if (is_floating(x.dtype())) return x;
+  return jnp::astype(x, dtype_bits(x.dtype()) == 64 ? detail::default_float_dtype() : DType::float32);
+}
+
+/// A bool array as it meets a Python int literal in JAX: the default int (relu(bool) and hard_tanh(bool) are
+/// int64 in JAX x64; softplus, mish and soft_sign of bool go through it to float64).
+Array bool_to_int(const Array& x) { return is_bool(x.dtype()) ? jnp::astype(x, detail::default_int_dtype()) : x; }
 }  // namespace
 
 Array relu(const Array& x, Loc loc) {
@@ -30,11 +43,12 @@ Array relu(const Array& x, Loc loc) {
                                      const Array& v = std::get<0>(p);
                                      return std::make_pair(relu(v), jnp::where(v > 0, std::get<0>(t), Array(0)));
                                    });
-  return f(x);
+  return f(bool_to_int(x));
 }
 
-Array gelu(const Array& x, bool approximate, Loc loc) {
+Array gelu(const Array& x_in, bool approximate, Loc loc) {
   ApiScope s(loc);
+  Array x = inexact(x_in);
   if (approximate) {
     // JAX's 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), as x logistic(2u) (equal in real arithmetic:
     // 1 + tanh(u) = 2 logistic(2u)), which is what jit's simplifier makes of the tanh form too: eager and jit run
@@ -70,7 +84,7 @@ Array softplus(const Array& x, Loc loc) {
     auto finite = [](const Array& a) { return jnp::where(a == INFINITY, Array(0), a); };
     return std::make_pair(out, std::get<0>(t) * jnp::exp(finite(v) - finite(out)));
   });
-  return f(x);
+  return f(inexact(bool_to_int(x)));
 }
 
 namespace {
@@ -153,7 +167,8 @@ Array relu6(const Array& x, Loc loc) {
 Array elu(const Array& x, double alpha, Loc loc) {
   ApiScope s(loc);
   // expm1 of a clamped x, so the unused branch cannot overflow (nor give NaN derivatives for large x).
-  Array safe = jnp::where(x > 0, Array(0), x);
+  // (JAX's 0. literal: ints become float64 here, before expm1.)
+  Array safe = jnp::where(x > 0, constant(0, x), x);
   return jnp::where(x > 0, x, constant(alpha, x) * jnp::expm1(safe));
 }
 
@@ -182,7 +197,9 @@ Array selu(const Array& x, Loc loc) {
 
 Array hard_tanh(const Array& x, Loc loc) {
   ApiScope s(loc);
-  return jnp::where(x > 1, constant(1, x), jnp::where(x < -1, constant(-1, x), x));
+  if (is_floating(x.dtype())) return jnp::where(x > 1, constant(1, x), jnp::where(x < -1, constant(-1, x), x));
+  Array v = bool_to_int(x);  // ints keep their dtype, as in JAX
+  return jnp::where(v > 1, Array::scalar_int(1, v.dtype()), jnp::where(v < -1, Array::scalar_int(-1, v.dtype()), v));
 }
 
 Array hard_sigmoid(const Array& x, Loc loc) {
@@ -198,17 +215,22 @@ Array hard_swish(const Array& x, Loc loc) { return hard_silu(x, loc); }
 
 Array mish(const Array& x, Loc loc) {
   ApiScope s(loc);
-  return x * jnp::tanh(softplus(x));
+  Array v = inexact(bool_to_int(x));
+  return v * jnp::tanh(softplus(v));
 }
 
 Array squareplus(const Array& x, double b, Loc loc) {
   ApiScope s(loc);
-  return (x + jnp::sqrt(x * x + constant(b, x))) / constant(2, x);
+  // x * x stays in an int dtype (and wraps), as JAX's does; its constants are float32 for ints (JAX: float32).
+  auto k = [&x](double v) { return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : DType::float32); };
+  return (x + jnp::sqrt(x * x + k(b))) / k(2);
 }
 
 Array soft_sign(const Array& x, Loc loc) {
   ApiScope s(loc);
-  return x / (jnp::abs(x) + constant(1, x));
+  // For ints |x| + 1 stays in the int dtype (and wraps at the minimum, as JAX's does) before the true division.
+  Array v = bool_to_int(x);
+  return v / (jnp::abs(v) + (is_floating(v.dtype()) ? constant(1, v) : Array(1)));
 }
 
 Array sparse_plus(const Array& x, Loc loc) {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "api/random_xla_math.h"
 #include "jitx/config.h"
 #include "core/errors.h"
 #include "jitx/jit.h"
@@ -177,7 +178,14 @@ Array uniform_impl(const Array& key, const Shape& shape, DType dtype, const Arra
   Array float_bits =
       lax::bitwise_or(lax::shift_right_logical(b, Array::scalar_int(rng_bits - m, udt)), one_bits);
   Array floats = lax::sub(lax::bitcast_convert_type(float_bits, dtype), Array::scalar(1.0, dtype));
-  return lax::max(minval, lax::add(lax::mul(floats, lax::sub(maxval, minval)), minval));
+  if (dtype == DType::float64)
+    return lax::max(minval, xla_math::fma64(floats, lax::sub(maxval, minval), minval));
+  // XLA:CPU fuses f32's floats * span + minval into one fused multiply-add and rounds each f16/bf16
+  // op; xla_math does both exactly on every backend.
+  namespace xm = xla_math;
+  Array f = xm::widen(floats), lo = xm::widen(minval), span = xm::sub(xm::widen(maxval), lo, dtype);
+  Array scaled = dtype == DType::float32 ? xm::fma32(f, span, lo) : xm::add(xm::mul(f, span, dtype), lo, dtype);
+  return lax::max(minval, xm::narrow(scaled, dtype));
 }
 
 /// The next representable float after x toward +inf (up) or -inf (!up), for finite and infinite x;
@@ -247,12 +255,24 @@ Array shuffle(Array key, Array x, int64_t axis) {
   return x;
 }
 
+/// sqrt(2) * erf_inv(u) as XLA:CPU computes it: bit for bit for f32, f16 and bf16 (erf_inv in f32,
+/// rounded to u's dtype, then the multiply rounded); f64 with jitx's own erf_inv (XLA calls libm's
+/// log there, and its ErfInv64 in fused multiply-adds: not reproduced bit for bit).
+Array sqrt2_erf_inv(const Array& u) {
+  DType d = u.dtype();
+  Array sqrt2 = Array::scalar(std::sqrt(2.0), d);
+  if (d == DType::float64) return lax::mul(sqrt2, lax::erf_inv(u));
+  namespace xm = xla_math;
+  Array e = xm::round_to(xm::erf_inv32(xm::widen(u)), d);
+  return xm::narrow(xm::mul(xm::widen(sqrt2), e, d), d);
+}
+
 Array normal_impl(const Array& key, const Shape& shape, DType dtype) {
   // u in [nextafter(-1, 0), 1): erf_inv(-1) = -inf is never drawn.
   double lo = -(1.0 - std::ldexp(1.0, -(nmant(dtype) + 1)));
   Array u = uniform_impl(key, shape, dtype, Array::scalar(lo, dtype), Array::scalar(1.0, dtype),
                          "normal");
-  return lax::mul(Array::scalar(std::sqrt(2.0), dtype), lax::erf_inv(u));
+  return sqrt2_erf_inv(u);
 }
 
 Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array& upper_in,
@@ -260,17 +280,36 @@ Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array
   Array sqrt2 = Array::scalar(std::sqrt(2.0), dtype);
   Array lower = lax::convert_element_type(lower_in, dtype),
         upper = lax::convert_element_type(upper_in, dtype);
-  Array a = lax::erf(jnp::divide(lower, sqrt2)), b = lax::erf(jnp::divide(upper, sqrt2));
+  Array a, b;
+  if (dtype == DType::float64) {
+    a = lax::erf(jnp::divide(lower, sqrt2)), b = lax::erf(jnp::divide(upper, sqrt2));
+  } else {  // erf(bound / sqrt2) as XLA:CPU computes it (f32 erf, each op rounded to dtype)
+    namespace xm = xla_math;
+    // XLA rewrites x / sqrt2 into x * (1 / sqrt2), the reciprocal rounded to dtype.
+    Array inv_sqrt2 = xm::round_to(xm::div(Array::scalar(1.0, DType::float64), xm::widen(sqrt2), dtype), dtype);
+    auto erf = [&](const Array& x) {
+      Array q = xm::mul(xm::widen(x), inv_sqrt2, dtype);
+      return xm::narrow(xm::round_to(xm::erf32(q), dtype), dtype);
+    };
+    a = erf(lower), b = erf(upper);
+  }
   Array u = uniform_impl(key, shape, dtype, a, b, "truncated_normal");
-  Array out = lax::mul(sqrt2, lax::erf_inv(u));
+  Array out = sqrt2_erf_inv(u);
   // Rounding (or drawing exactly a) could land on a bound: clamp into the open interval.
   return jnp::clip(out, nextafter_inf(lower, true), nextafter_inf(upper, false));
 }
 
 Array gumbel_impl(const Array& key, const Shape& shape, DType dtype) {
-  Array u = uniform_impl(key, shape, dtype, Array::scalar(tiny(dtype), dtype),
-                         Array::scalar(1.0, dtype), "gumbel");
-  return lax::neg(lax::log(lax::neg(lax::log(u))));
+  // JAX draws uniform(tiny, 1); XLA folds floats * (1 - tiny) + tiny into max(tiny, floats) (1 - tiny
+  // rounds to 1, then (bits - 1) + tiny reassociates to bits + (tiny - 1) = bits - 1).
+  Array u = lax::max(Array::scalar(tiny(dtype), dtype),
+                     uniform_impl(key, shape, dtype, Array::scalar(0.0, dtype), Array::scalar(1.0, dtype), "gumbel"));
+  if (dtype == DType::float64) return lax::neg(lax::log(lax::neg(lax::log(u))));
+  // -log(-log(u)) with XLA:CPU's f32 log, each log rounded to dtype (f16/bf16).
+  namespace xm = xla_math;
+  Array l1 = xm::round_to(xm::log32(xm::widen(u)), dtype);
+  Array l2 = xm::round_to(xm::log32(lax::neg(l1)), dtype);
+  return xm::narrow(lax::neg(l2), dtype);
 }
 
 /// Gumbel-max: noise of shape (*prefix, *batch with the category axis put back) plus the logits,

@@ -52,7 +52,7 @@ Array round(const Array& x, RoundingMethod m, Loc loc) {
     static const auto& p = prim(pname);                     \
     return bind1(p, {x, y});                                \
   }
-JITX_LAX_BINARY_IMPL(add, "add") JITX_LAX_BINARY_IMPL(sub, "sub") JITX_LAX_BINARY_IMPL(mul, "mul")
+JITX_LAX_BINARY_IMPL(sub, "sub")
 JITX_LAX_BINARY_IMPL(div, "div") JITX_LAX_BINARY_IMPL(rem, "rem") JITX_LAX_BINARY_IMPL(pow, "pow")
 JITX_LAX_BINARY_IMPL(max, "max") JITX_LAX_BINARY_IMPL(min, "min") JITX_LAX_BINARY_IMPL(atan2, "atan2")
 JITX_LAX_BINARY_IMPL(bitwise_and, "and") JITX_LAX_BINARY_IMPL(bitwise_or, "or") JITX_LAX_BINARY_IMPL(bitwise_xor, "xor")
@@ -61,6 +61,22 @@ JITX_LAX_BINARY_IMPL(shift_right_logical, "shift_right_logical")
 JITX_LAX_BINARY_IMPL(eq, "eq") JITX_LAX_BINARY_IMPL(ne, "ne") JITX_LAX_BINARY_IMPL(lt, "lt")
 JITX_LAX_BINARY_IMPL(le, "le") JITX_LAX_BINARY_IMPL(gt, "gt") JITX_LAX_BINARY_IMPL(ge, "ge")
 #undef JITX_LAX_BINARY_IMPL
+
+// lax.add and lax.mul refuse bools, as JAX's do (jnp::add/multiply of bools are logical or/and).
+Array add(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  if (is_bool(x.dtype()) || is_bool(y.dtype()))
+    detail::throw_error<TypeError>("add", "does not accept dtype bool (as in JAX; use bitwise_or)");
+  static const auto& p = prim("add");
+  return bind1(p, {x, y});
+}
+Array mul(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  if (is_bool(x.dtype()) || is_bool(y.dtype()))
+    detail::throw_error<TypeError>("mul", "does not accept dtype bool (as in JAX; use bitwise_and)");
+  static const auto& p = prim("mul");
+  return bind1(p, {x, y});
+}
 
 Array select_n(const Array& which, const Array& case0, const Array& case1, Loc loc) {
   ApiScope s(loc);

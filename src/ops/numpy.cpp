@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 
+#include "core/default_dtypes.h"
 #include "jitx/config.h"
 #include "core/errors.h"
 #include "core/trace.h"
@@ -78,11 +79,26 @@ const Array& nonempty_axes(const Array& x, const std::vector<int64_t>& axes, std
   return x;
 }
 
-/// Integer and bool inputs to transcendental functions become float32 (weak inputs stay weak).
+/// Bools and ints narrower than the default int widened to it (unsigned ones to the default uint): the dtype
+/// jnp.sum/prod accumulate in. Other dtypes are returned as they are.
+Array to_default_int(const Array& x) {
+  DType d = x.dtype();
+  if (!is_bool(d) && !is_integer(d)) return x;
+  DType to = is_unsigned_integer(d) ? detail::default_uint_dtype() : detail::default_int_dtype();
+  if (!is_bool(d) && dtype_bits(d) >= dtype_bits(to)) return x;
+  return convert(x, to, false);
+}
+
+/// Integer and bool inputs to transcendental functions become float32, 64-bit ints the default float (float64),
+/// as JAX's promote_dtypes_inexact does (weak inputs stay weak).
 Array to_float(const Array& x) {
   if (is_floating(x.dtype())) return x;
-  return convert(x, DType::float32, x.weak_type());
+  return convert(x, dtype_bits(x.dtype()) == 64 ? detail::default_float_dtype() : DType::float32, x.weak_type());
 }
+
+/// Integer arithmetic that JAX defines on bools too (floor_divide, remainder, fmod, power, shifts, square) runs it
+/// in int32, as jnp does.
+Array bool_as_int32(const Array& x) { return is_bool(x.dtype()) ? convert(x, DType::int32, false) : x; }
 
 /// float16/bfloat16 become float32 for accumulation (JAX's _upcast_f16); other dtypes are returned as they are.
 Array upcast_f16(const Array& x) {
@@ -146,17 +162,34 @@ std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, st
     auto [a, b] = promote_and_broadcast(x, y, #name);     \
     return lax::laxfn(a, b);                              \
   }
-JITX_JNP_BINARY_IMPL(add, add) JITX_JNP_BINARY_IMPL(subtract, sub) JITX_JNP_BINARY_IMPL(multiply, mul)
+JITX_JNP_BINARY_IMPL(subtract, sub)
 JITX_JNP_BINARY_IMPL(maximum, max) JITX_JNP_BINARY_IMPL(minimum, min)
 JITX_JNP_BINARY_IMPL(equal, eq) JITX_JNP_BINARY_IMPL(not_equal, ne) JITX_JNP_BINARY_IMPL(less, lt)
 JITX_JNP_BINARY_IMPL(less_equal, le) JITX_JNP_BINARY_IMPL(greater, gt) JITX_JNP_BINARY_IMPL(greater_equal, ge)
 JITX_JNP_BINARY_IMPL(bitwise_and, bitwise_and) JITX_JNP_BINARY_IMPL(bitwise_or, bitwise_or)
-JITX_JNP_BINARY_IMPL(bitwise_xor, bitwise_xor) JITX_JNP_BINARY_IMPL(left_shift, shift_left)
+JITX_JNP_BINARY_IMPL(bitwise_xor, bitwise_xor)
 #undef JITX_JNP_BINARY_IMPL
 
+// Of bools, add is logical or and multiply logical and, as in JAX (lax.add/mul refuse bools).
+Array add(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "add");
+  return is_bool(a.dtype()) ? lax::bitwise_or(a, b) : lax::add(a, b);
+}
+Array multiply(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(x, y, "multiply");
+  return is_bool(a.dtype()) ? lax::bitwise_and(a, b) : lax::mul(a, b);
+}
+
+Array left_shift(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "left_shift");
+  return lax::shift_left(a, b);
+}
 Array right_shift(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(x, y, "right_shift");
+  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "right_shift");
   return is_unsigned_integer(a.dtype()) ? lax::shift_right_logical(a, b) : lax::shift_right_arithmetic(a, b);
 }
 
@@ -175,10 +208,10 @@ Array divide(const Array& x, const Array& y, Loc loc) { return true_divide(x, y,
 // and NaN give what JAX gives: lax.div by zero is -1 (all ones for unsigned), lax.rem by zero the dividend.
 Array floor_divide(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(x, y, "floor_divide");
+  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "floor_divide");
   DType d = a.dtype();
   auto k = [d](double v) { return convert(Array(v), d, false); };
-  if (is_unsigned_integer(d) || is_bool(d)) return lax::div(a, b);
+  if (is_unsigned_integer(d)) return lax::div(a, b);
   if (is_integer(d)) {
     // One less where the signs differ and the division is inexact; the signs as lax.sign gives them, so that
     // x // 0 = -1 - 1 = -2 for x != 0 (JAX's).
@@ -197,7 +230,7 @@ Array floor_divide(const Array& x, const Array& y, Loc loc) {
 
 Array remainder(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(x, y, "remainder");
+  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "remainder");
   DType d = a.dtype();
   Array zero = convert(Array(0), d, false);
   // An integer divisor of 0 counts as 1, so x % 0 = 0 (JAX's); floats give fmod's NaN.
@@ -212,8 +245,7 @@ Array mod(const Array& x, const Array& y, Loc loc) { return remainder(x, y, loc)
 
 Array power(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(x, y, "power");
-  if (is_bool(a.dtype())) throw_error<TypeError>("power", "is not defined for bool operands");
+  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "power");
   if (is_floating(a.dtype()) && !is_floating(y.dtype())) {
     // An integer exponent, as JAX's lax.pow with one (and integer_pow) differentiates it: 0 where y = 0 (x^0 is 1
     // for every x), not 0 * x^-1, which is NaN at x = 0. The exponent seen by pow is 1 there, so that no NaN
@@ -276,7 +308,7 @@ Array abs(const Array& x, Loc loc) {
 }
 Array sign(const Array& x, Loc loc) {
   ApiScope s(loc);
-  if (is_bool(x.dtype())) return x;
+  if (is_bool(x.dtype())) throw_error<TypeError>("sign", "does not accept dtype bool (as in JAX)");
   return lax::sign(x);
 }
 Array floor(const Array& x, Loc loc) {
@@ -289,6 +321,7 @@ Array ceil(const Array& x, Loc loc) {
 }
 Array round(const Array& x, int decimals, Loc loc) {
   ApiScope s(loc);
+  if (is_bool(x.dtype())) throw_error<TypeError>("round", "does not accept dtype bool (as in JAX)");
   if (!is_floating(x.dtype())) return x;
   if (decimals == 0) return lax::round(x, lax::RoundingMethod::TO_NEAREST_EVEN);
   Array f = convert(Array(std::pow(10.0, decimals)), x.dtype(), false);
@@ -321,7 +354,8 @@ Array log10(const Array& x, Loc loc) {
 }
 Array square(const Array& x, Loc loc) {
   ApiScope s(loc);
-  return lax::mul(x, x);
+  Array v = bool_as_int32(x);
+  return lax::mul(v, v);
 }
 Array reciprocal(const Array& x, Loc loc) {
   ApiScope s(loc);
@@ -352,15 +386,9 @@ Array isinf(const Array& x, Loc loc) {
     Array in = pre;                                                         \
     return keepdims_reshape(lax::laxfn(in, ax), x, ax, keepdims);           \
   }
-// Sums of bools and small ints accumulate in the default int (as NumPy and JAX do).
-JITX_JNP_REDUCE(sum, reduce_sum,
-                (is_bool(x.dtype()) || (is_integer(x.dtype()) && dtype_bits(x.dtype()) < 32))
-                    ? convert(x, is_unsigned_integer(x.dtype()) ? DType::uint32 : DType::int32, false)
-                    : x)
-JITX_JNP_REDUCE(prod, reduce_prod,
-                (is_bool(x.dtype()) || (is_integer(x.dtype()) && dtype_bits(x.dtype()) < 32))
-                    ? convert(x, is_unsigned_integer(x.dtype()) ? DType::uint32 : DType::int32, false)
-                    : x)
+// Sums and products of bools and narrower ints accumulate in the default int (uint for unsigned), as JAX does.
+JITX_JNP_REDUCE(sum, reduce_sum, to_default_int(x))
+JITX_JNP_REDUCE(prod, reduce_prod, to_default_int(x))
 JITX_JNP_REDUCE(max, reduce_max, nonempty_axes(x, ax, "max"))
 JITX_JNP_REDUCE(min, reduce_min, nonempty_axes(x, ax, "min"))
 JITX_JNP_REDUCE(all, reduce_and, as_bool(x))
@@ -407,7 +435,8 @@ Array arg_reduce(const Array& x, std::optional<int64_t> axis, bool keepdims, boo
   } else {
     a = detail::canonical_axis(*axis, x.ndim(), op);
   }
-  Array r = is_max ? lax::argmax(in, a, DType::int32) : lax::argmin(in, a, DType::int32);
+  DType idx = detail::default_int_dtype();
+  Array r = is_max ? lax::argmax(in, a, idx) : lax::argmin(in, a, idx);
   if (keepdims) {
     Shape s = axis ? x.shape() : Shape(x.ndim(), 1);
     if (axis) s[a] = 1;
@@ -424,15 +453,18 @@ Array argmin(const Array& x, std::optional<int64_t> axis, bool keepdims, Loc loc
   ApiScope s(loc);
   return arg_reduce(x, axis, keepdims, false, "argmin");
 }
+// Cumulative sums/products keep integer dtypes (as JAX's do); bools accumulate in the default int.
 Array cumsum(const Array& x, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
-  if (!axis) return lax::cumsum(lax::reshape(x, {x.size()}), 0);
-  return lax::cumsum(x, *axis);
+  Array in = is_bool(x.dtype()) ? convert(x, detail::default_int_dtype(), false) : x;
+  if (!axis) return lax::cumsum(lax::reshape(in, {in.size()}), 0);
+  return lax::cumsum(in, *axis);
 }
 Array cumprod(const Array& x, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
-  if (!axis) return lax::cumprod(lax::reshape(x, {x.size()}), 0);
-  return lax::cumprod(x, *axis);
+  Array in = is_bool(x.dtype()) ? convert(x, detail::default_int_dtype(), false) : x;
+  if (!axis) return lax::cumprod(lax::reshape(in, {in.size()}), 0);
+  return lax::cumprod(in, *axis);
 }
 
 // --- linear algebra -----------------------------------------------------------------------------------

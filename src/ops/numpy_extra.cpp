@@ -128,8 +128,9 @@ Array outer(const Array& a, const Array& b, Loc loc) {
 
 Array fmod(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(x, y, "fmod");
-  if (is_bool(a.dtype())) throw_error<TypeError>("fmod", "does not accept bool arrays");
+  // bools run in int32, as jnp.fmod does.
+  auto [a, b] = promote_and_broadcast(is_bool(x.dtype()) ? astype(x, DType::int32) : x,
+                                      is_bool(y.dtype()) ? astype(y, DType::int32) : y, "fmod");
   return lax::rem(a, b);
 }
 

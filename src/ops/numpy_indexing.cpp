@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "core/primitive.h"
 #include "core/trace.h"
@@ -130,7 +131,7 @@ Array argsort(const Array& x, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
   Array a = axis ? x : ravel(x);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "argsort");
-  Array iota = lax::broadcasted_iota(DType::int32, a.shape(), ax);
+  Array iota = lax::broadcasted_iota(detail::default_int_dtype(), a.shape(), ax);
   return lax::sort({a, iota}, ax, true, 1)[1];
 }
 

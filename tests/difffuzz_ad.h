@@ -12,13 +12,10 @@ Literal copy(const Literal& l) {
   return c;
 }
 
-std::vector<Array> eval(const detail::ClosedJaxpr& cj, const std::vector<Array>& xs) {
-  return detail::eval_jaxpr(cj.jaxpr, std::span<const Array>(cj.consts), std::span<const Array>(xs));
-}
 
 /// grad of sum_i sum(out_i * w_i) (the float outputs, fixed random weights) against central differences of the
 /// same loss on the interpreter: |ad - fd| <= 1e-6 (1 + max |ad|).
-std::string check_grad(const Program& p, const std::vector<Literal>& args) {
+std::string check_grad(const Program& p, const std::vector<Literal>& args, Batcher& cpu) {
   auto in = p.cj.in_avals();
   auto outs_avals = p.cj.out_avals();
   int64_t n = 0;
@@ -48,7 +45,7 @@ std::string check_grad(const Program& p, const std::vector<Literal>& args) {
   });
   gp.depths.assign(gp.cj.jaxpr.outvars.size(), 16);
   gp.excess = false;
-  if (std::string f = check_differential(gp, args); !f.empty()) return "grad program: " + f;
+  cpu.add(gp, args, "grad program: ");
   auto lm = lower(detail::trace_to_jaxpr("loss", in, [&](const std::vector<Array>& xs) {
     return std::vector<Array>{loss(xs)};
   }));
@@ -84,7 +81,7 @@ Literal example(const Literal& l, int64_t b) {
 
 /// vmap(f) over a batch of 1-3 against f on each example (both on the interpreter), then the batched program on
 /// cpu against the interpreter.
-std::string check_vmap(const Program& p, uint64_t seed) {
+std::string check_vmap(const Program& p, uint64_t seed, Batcher& cpu) {
   int64_t batch = static_cast<int64_t>(seed / 4 % 3) + 1;
   std::vector<ShapedArray> in;
   for (auto a : p.cj.in_avals()) {
@@ -96,7 +93,7 @@ std::string check_vmap(const Program& p, uint64_t seed) {
     return jitx::vmap([&](std::vector<Array> v) { return eval(p.cj, v); })(xs);
   });
   auto args = random_inputs(in, seed * 31 + 5);
-  if (std::string f = check_differential(vp, args); !f.empty()) return "vmapped program: " + f;
+  cpu.add(vp, args, "vmapped program: ");
   auto batched = testing::run(testing::interp(), lower(vp.cj), args);
   auto m = lower(p.cj);
   std::string out;

@@ -14,10 +14,12 @@
 // every program.
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <set>
 
 #include "backend_test_util.h"
 #include "core/jaxpr.h"
+#include "hlo/ir/hlo_parser.h"
 #include "difffuzz_gen.h"
 #include "hlo/passes/pipeline.h"
 #include "lowering/lower.h"
@@ -50,7 +52,7 @@ Program make_program(uint64_t seed, bool smooth, bool excess) {
   for (int64_t i = g.uni(1, 3); i > 0; --i) in.push_back(ShapedArray{g.random_shape(), g.random_dtype()});
   p.cj = detail::trace_to_jaxpr("fuzz", in, [&](const std::vector<Array>& xs) {
     for (auto& x : xs) g.pool.push_back({x, 0});
-    g.run(static_cast<int>(g.uni(3, 12)));
+    g.run(static_cast<int>(g.uni(2, 9)));
     std::vector<Val> outs{g.pool.back()};
     for (int64_t k = g.uni(0, 2); k > 0; --k) outs.push_back(g.pick(g.pool));
     for (auto& o : outs) p.depths.push_back(o.depth);
@@ -151,8 +153,57 @@ std::string describe(const Program& p, const std::string& what, const hlo::Modul
       what, p.seed, p.seed, p.excess ? "on" : "off", p.smooth, detail::print_jaxpr(p.cj.jaxpr), hlo::print_hlo(m));
 }
 
+/// The minimised failure: the first instruction of the entry computation (in order) whose value differs between
+/// the interpreter and cpu, found by making each one in turn the module's only result (the passes then remove the
+/// rest). Its operands agree, so the bug is in that instruction's implementation (or a rewrite of it).
+std::string first_divergence(const hlo::Module& m, const std::vector<Literal>& args, bool excess) {
+  std::string text = hlo::print_hlo(m);
+  size_t e = text.find("\nENTRY ");
+  if (e == std::string::npos) return "";
+  size_t he = text.find('\n', e + 1), end = text.find("\n}", he);
+  std::string header = text.substr(e + 1, he - e - 1), before = text.substr(0, e + 1);
+  std::vector<std::string> lines;
+  for (size_t pos = he + 1; pos < end;) {
+    size_t nl = text.find('\n', pos);
+    lines.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  bool saved = config().allow_excess_precision;
+  std::string found;
+  for (size_t i = 0; i + 1 < lines.size() && i < 400 && found.empty(); ++i) {
+    const std::string& l = lines[i];
+    size_t pct = l.find('%'), eq = l.find(" = ");
+    if (pct == std::string::npos || eq == std::string::npos || l.find(" parameter(") != std::string::npos) continue;
+    std::string name = l.substr(pct, eq - pct), shape = l.substr(eq + 3, l.find(' ', eq + 3) - eq - 3);
+    if (shape.empty() || shape[0] == '(') continue;
+    shape = shape.substr(0, shape.find('{'));
+    std::string h = header.substr(0, header.rfind(" -> ")) + " -> (" + shape + ") {";
+    std::string t = before + h + "\n";
+    for (size_t k = 0; k + 1 < lines.size(); ++k) t += lines[k] + "\n";
+    t += "  ROOT %fuzz_root = (" + shape + ") tuple(" + name + ")\n}\n";
+    try {
+      std::shared_ptr<const hlo::Module> pm = hlo::parse_hlo(t);
+      auto want = testing::run(testing::interp(), pm, args);
+      config().allow_excess_precision = excess;
+      auto got = testing::run(testing::native(), optimized(*pm), args);
+      config().allow_excess_precision = saved;
+      if (std::string d = compare(got[0], want[0], 16, excess, testing::Bound::kFused); !d.empty())
+        found = fmt::format("first instruction whose value differs (its operands agree):\n{}\n{}", l, d);
+      if (!found.empty())
+        if (const char* dump = std::getenv("JITX_DIFFFUZZ_DUMP")) {  // the module with only that result, to a file
+          std::FILE* f = std::fopen(dump, "w");
+          if (f) std::fputs(t.c_str(), f), std::fclose(f);
+        }
+    } catch (const std::exception& ex) {
+      config().allow_excess_precision = saved;
+      found = fmt::format("first instruction that fails alone:\n{}\n  {}", l, ex.what());
+    }
+  }
+  return found;
+}
+
 /// Runs the program on the interpreter (unoptimised) and on cpu (after every pass); "" or the failure.
-std::string check_differential(const Program& p, const std::vector<Literal>& args) {
+std::string check_differential(const Program& p, const std::vector<Literal>& args, bool minimise = true) {
   auto m = lower(p.cj);
   auto want = testing::run(testing::interp(), m, args);
   bool saved = config().allow_excess_precision;
@@ -178,9 +229,71 @@ std::string check_differential(const Program& p, const std::vector<Literal>& arg
   for (size_t i = 0; i < want.size(); ++i)
     if (!compare(mid[i], want[i], p.depths[i], false, testing::Bound::kFused).empty())
       where = "the optimisation passes (the optimised module differs on the interpreter too)";
-  return describe(p, "cpu differs from the interpreter; suspect " + where + "\n" + diffs, *m) +
+  std::string first = minimise ? first_divergence(*m, args, p.excess) : "";
+  return describe(p, "cpu differs from the interpreter; suspect " + where + "\n" + diffs + first, *m) +
          "\noptimised HLO:\n" + hlo::print_hlo(*opt);
 }
+
+std::vector<Array> eval(const detail::ClosedJaxpr& cj, const std::vector<Array>& xs) {
+  return detail::eval_jaxpr(cj.jaxpr, std::span<const Array>(cj.consts), std::span<const Array>(xs));
+}
+
+/// The cpu half of the checks, in batches: LLVM's compile is ~80% of the fuzzer's time and much of it is per
+/// module, so up to 8 programs (of one excess-precision setting) are traced side by side into one module,
+/// optimised and compiled together. When a batch differs, each program is rechecked alone to report it.
+class Batcher {
+ public:
+  explicit Batcher(std::vector<std::string>& failures) : failures_(failures) {}
+  ~Batcher() { flush(); }
+  void add(Program p, std::vector<Literal> args, std::string label) {
+    auto& q = queue_[p.excess ? 1 : 0];
+    q.push_back({std::move(p), std::move(args), std::move(label)});
+    if (q.size() >= 8) flush(q);
+  }
+  void flush() {
+    for (auto& q : queue_) flush(q);
+  }
+
+ private:
+  struct Item {
+    Program p;
+    std::vector<Literal> args;
+    std::string label;
+  };
+  void flush(std::vector<Item>& q) {
+    if (q.empty()) return;
+    Program c;
+    c.seed = q[0].p.seed, c.excess = q[0].p.excess;
+    std::vector<ShapedArray> in;
+    std::vector<Literal> args;
+    for (auto& it : q) {
+      for (auto& a : it.p.cj.in_avals()) in.push_back(a);
+      args.insert(args.end(), it.args.begin(), it.args.end());
+      c.depths.insert(c.depths.end(), it.p.depths.begin(), it.p.depths.end());
+    }
+    c.cj = detail::trace_to_jaxpr("batch", in, [&](const std::vector<Array>& xs) {
+      std::vector<Array> outs;
+      size_t pos = 0;
+      for (auto& it : q) {
+        size_t n = it.p.cj.jaxpr.invars.size();
+        auto o = eval(it.p.cj, std::vector<Array>(xs.begin() + static_cast<std::ptrdiff_t>(pos),
+                                                  xs.begin() + static_cast<std::ptrdiff_t>(pos + n)));
+        pos += n;
+        outs.insert(outs.end(), o.begin(), o.end());
+      }
+      return outs;
+    });
+    if (std::string f = check_differential(c, args, false); !f.empty()) {
+      size_t before = failures_.size();
+      for (auto& it : q)
+        if (std::string g = check_differential(it.p, it.args); !g.empty()) failures_.push_back(it.label + g);
+      if (failures_.size() == before) failures_.push_back("a batch of programs (each passes alone): " + f);
+    }
+    q.clear();
+  }
+  std::vector<std::string>& failures_;
+  std::vector<Item> queue_[2];
+};
 
 }  // namespace
 
@@ -193,7 +306,7 @@ struct Totals {
   std::set<std::string> unsupported_what;
 };
 
-void run_one(uint64_t seed, Totals& t, std::vector<std::string>& failures) {
+void run_one(uint64_t seed, Totals& t, std::vector<std::string>& failures, Batcher& cpu) {
   static const bool verbose = env_int("JITX_DIFFFUZZ_VERBOSE", 0) != 0;
   bool smooth = seed % 4 == 1, excess = seed % 2 == 0;
   Program p = make_program(seed, smooth, excess);
@@ -204,15 +317,15 @@ void run_one(uint64_t seed, Totals& t, std::vector<std::string>& failures) {
   auto args = random_inputs(p.cj.in_avals(), seed * 7919 + 1);
   const char* stage = "the differential check";
   try {
-    if (std::string f = check_differential(p, args); !f.empty()) failures.push_back(f);
+    cpu.add(p, args, "");
     if (smooth) {
       ++t.grads;
       stage = "the grad check";
-      if (std::string f = check_grad(p, args); !f.empty()) failures.push_back(f);
+      if (std::string f = check_grad(p, args, cpu); !f.empty()) failures.push_back(f);
     } else if (seed % 4 == 2) {
       ++t.vmaps;
       stage = "the vmap check";
-      if (std::string f = check_vmap(p, seed); !f.empty()) failures.push_back(f);
+      if (std::string f = check_vmap(p, seed, cpu); !f.empty()) failures.push_back(f);
     }
   } catch (const Error& e) {
     // A transformation jitx says it does not support yet (a clear error, listed in the notes) is counted, not a
@@ -234,12 +347,15 @@ void run_one(uint64_t seed, Totals& t, std::vector<std::string>& failures) {
 TEST_CASE("difffuzz: random programs agree on cpu and the interpreter, under grad and vmap", "[difffuzz]") {
   std::vector<std::string> failures;
   Totals t;
-  if (int64_t one = env_int("JITX_DIFFFUZZ_ONE", -1); one >= 0) {
-    run_one(static_cast<uint64_t>(one), t, failures);
-  } else {
-    int64_t count = env_int("JITX_DIFFFUZZ_COUNT", 2000), base = env_int("JITX_DIFFFUZZ_SEED", 1);
-    for (int64_t i = 0; i < count && failures.size() < 5; ++i)
-      run_one(static_cast<uint64_t>(base) * 1000003u + static_cast<uint64_t>(i), t, failures);
+  {
+    Batcher cpu(failures);
+    if (int64_t one = env_int("JITX_DIFFFUZZ_ONE", -1); one >= 0) {
+      run_one(static_cast<uint64_t>(one), t, failures, cpu);
+    } else {
+      int64_t count = env_int("JITX_DIFFFUZZ_COUNT", 1000), base = env_int("JITX_DIFFFUZZ_SEED", 1);
+      for (int64_t i = 0; i < count && failures.size() < 5; ++i)
+        run_one(static_cast<uint64_t>(base) * 1000003u + static_cast<uint64_t>(i), t, failures, cpu);
+    }
   }
   INFO(t.programs << " programs (" << t.eqns << " equations, " << t.rejected << " generated ops refused), "
                   << t.grads << " grad checks, " << t.vmaps << " vmap checks, " << t.unsupported
@@ -261,3 +377,36 @@ std::string check_fn(std::vector<ShapedArray> in, const std::function<std::vecto
   return check_differential(p, random_inputs(p.cj.in_avals(), seed));
 }
 }  // namespace
+
+// JITX_DIFFFUZZ_HLO=file: the first differing instruction of a module read from a file, on random inputs (for
+// minimising by hand: a loop body made the entry computation, for instance).
+TEST_CASE("difffuzz: first differing instruction of an HLO file", "[difffuzz_file][.]") {
+  const char* path = std::getenv("JITX_DIFFFUZZ_HLO");
+  if (!path) return;
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto m = hlo::parse_hlo(text);
+  std::vector<ShapedArray> avals;
+  for (auto* p : m->entry->parameters) avals.push_back(ShapedArray{p->shape.dims, p->shape.dtype});
+  auto args = random_inputs(avals, static_cast<uint64_t>(env_int("JITX_DIFFFUZZ_SEED", 1)));
+  std::string f = first_divergence(*m, args, env_int("JITX_ALLOW_EXCESS_PRECISION", 1) != 0);
+  INFO(f);
+  CHECK(f.empty());
+}
+
+TEST_CASE("difffuzz regression: a loop carry updated from a reversed or shifted read of itself", "[difffuzz]") {
+  for (int variant = 0; variant < 4; ++variant) {
+    INFO("variant " << variant);
+    CHECK(check_fn({ShapedArray{{5}, DType::float64}}, [&](const std::vector<Array>& a) {
+      auto body = [&](const Array&, const Array& x) {
+        switch (variant) {
+          case 0: return lax::add(x, lax::rev(x, {0}));
+          case 1: return lax::add(x, lax::pad(lax::slice(x, {1}, {5}), Array(0.0), {{0, 1, 0}}));
+          case 2: return lax::add(lax::mul(x, x), lax::rev(lax::mul(x, x), {0}));
+          default: return lax::select(lax::lt(x, lax::rev(x, {0})), lax::rev(x, {0}), x);
+        }
+      };
+      return std::vector<Array>{lax::fori_loop(Array(0), Array(3), body, a[0])};
+    }, 2, false) == "");
+  }
+}

@@ -5,6 +5,7 @@
 #include <climits>
 #include <functional>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "core/errors.h"
@@ -145,12 +146,19 @@ bool can_share_operand_buffer(const Instruction& inst, size_t k) {
   if (is_elementwise(inst.opcode)) return true;
   if (inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
   if (inst.opcode == Opcode::kFusion && fusion_kind_of(inst) == FusionKind::kLoop) {
-    // Safe when every use of that parameter inside the fusion is elementwise on the output's shape.
+    // Safe when every instruction of the fusion that depends on that parameter, directly or through others, is
+    // elementwise on the output's shape: element e of the output then reads only element e of the parameter.
+    // (Checking only the parameter's direct users let p*p + reverse(p*p) overwrite p while the reverse still
+    // read it: the differential fuzzer's loop-carry bug.)
     const Computation* f = inst.called.at(0);
-    const Instruction* param = f->parameters.at(k);
-    for (auto& fi : f->instructions)
-      for (auto* op : fi->operands)
-        if (op == param && !(is_elementwise(fi->opcode) && fi->shape.dims == o.dims)) return false;
+    std::set<const Instruction*> reached{f->parameters.at(k)};
+    for (auto& fi : f->instructions) {
+      bool depends = false;
+      for (auto* op : fi->operands) depends = depends || reached.count(op) > 0;
+      if (!depends) continue;
+      if (!(is_elementwise(fi->opcode) && fi->shape.dims == o.dims)) return false;
+      reached.insert(fi.get());
+    }
     return true;
   }
   return false;

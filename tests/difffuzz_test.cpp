@@ -410,3 +410,15 @@ TEST_CASE("difffuzz regression: a loop carry updated from a reversed or shifted 
     }, 2, false) == "");
   }
 }
+
+TEST_CASE("difffuzz regression: grad and vmap of sort on an empty array", "[difffuzz]") {
+  // sort's JVP took the tangent along the permutation with a gather of slice size 1, which an empty operand
+  // refused ("slice_sizes (1, 1, 1) axis 0: 1 is outside [0, 0]").
+  for (Shape s : {Shape{0, 0, 0}, Shape{2, 0}, Shape{0, 3}}) {
+    Array x = zeros(s, DType::float64);
+    auto f = [](const Array& a) { return jnp::sum(lax::sort(a, 0) * 2.0); };
+    Array g = grad(f)(x);
+    CHECK(g.shape() == s);
+    CHECK(jit(grad(f))(x).shape() == s);
+  }
+}

@@ -153,7 +153,10 @@ inline void Gen::compare_select() {
   }
   if (coin(0.3)) {
     Val c = some(smooth() ? is_float_dt : is_numeric);
-    Val lo = like(c.a.dtype(), {}), hi = like(c.a.dtype(), {});
+    // Smooth mode: constant bounds (with traced ones lo may pass hi, where JAX's clamp JVP, which jitx follows,
+    // is not the derivative of min(max(x, lo), hi)).
+    Val lo = smooth() ? Val{scalar(-1, c.a.dtype()), 0} : like(c.a.dtype(), {});
+    Val hi = smooth() ? Val{scalar(1, c.a.dtype()), 0} : like(c.a.dtype(), {});
     add(lax::clamp(lo.a, c.a, hi.a), {c.depth, lo.depth, hi.depth}, false);
   }
 }

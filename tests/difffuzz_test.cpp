@@ -215,7 +215,8 @@ std::string check_differential(const Program& p, const std::vector<Literal>& arg
     got = testing::run(testing::native(), opt, args);
   } catch (const std::exception& e) {
     config().allow_excess_precision = saved;
-    return describe(p, fmt::format("cpu compile/run threw: {}", e.what()), *m);
+    std::string first = minimise ? first_divergence(*m, args, p.excess) : "";
+    return describe(p, fmt::format("cpu compile/run threw: {}\n{}", e.what(), first), *m);
   }
   config().allow_excess_precision = saved;
   std::string diffs;
@@ -421,4 +422,14 @@ TEST_CASE("difffuzz regression: grad and vmap of sort on an empty array", "[diff
     CHECK(g.shape() == s);
     CHECK(jit(grad(f))(x).shape() == s);
   }
+}
+
+TEST_CASE("difffuzz regression: a rank-2 dot contracting nothing fed by a loop fusion", "[difffuzz]") {
+  // Layout assignment took every rank-2 dot for a GEMM and read its first contracting dim (std::out_of_range).
+  CHECK(check_fn({ShapedArray{{2, 3}, DType::float64}, ShapedArray{{0, 3}, DType::float64}},
+                 [&](const std::vector<Array>& a) {
+                   Array x = lax::exp(a[0]), y = lax::exp(a[1]);
+                   return std::vector<Array>{lax::dot_general(x, y, {{}, {}, {}, {}}),
+                                             lax::dot_general(lax::transpose(x, {1, 0}), y, {{}, {}, {}, {}})};
+                 }, 2, false) == "");
 }

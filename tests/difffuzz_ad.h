@@ -92,6 +92,7 @@ std::string check_vmap(const Program& p, uint64_t seed, Batcher& cpu) {
   vp.cj = detail::trace_to_jaxpr("vmap", in, [&](const std::vector<Array>& xs) {
     return jitx::vmap([&](std::vector<Array> v) { return eval(p.cj, v); })(xs);
   });
+  vp.coarse = coarsest(vp.cj.jaxpr, p.coarse);
   auto args = random_inputs(in, seed * 31 + 5);
   cpu.add(vp, args, "vmapped program: ");
   auto batched = testing::run(testing::interp(), lower(vp.cj), args);

@@ -41,8 +41,31 @@ struct Program {
   bool smooth = false, excess = false;
   detail::ClosedJaxpr cj;
   std::vector<int> depths;  // per output
+  DType coarse = DType::float64;  // the least precise float dtype in the program (see compare)
   int rejected = 0;
 };
+
+int mantissa_bits(DType d) {
+  return d == DType::bfloat16 ? 7 : d == DType::float16 ? 10 : d == DType::float32 ? 23 : 52;
+}
+
+/// The least precise float dtype of any value in j (bodies included): under excess precision a convert to it and
+/// back may be removed (XLA's simplifier does the same), so any float result may carry only its precision.
+DType coarsest(const detail::Jaxpr& j, DType c) {
+  auto see = [&](DType d) {
+    if (is_floating(d) && mantissa_bits(d) < mantissa_bits(c)) c = d;
+  };
+  for (auto& v : j.invars) see(v.aval.dtype);
+  for (const detail::Eqn& e : j.eqns) {
+    for (auto& v : e.outputs) see(v.aval.dtype);
+    for (const auto& [k, v] : e.params.items()) {
+      if (auto* cj = std::get_if<std::shared_ptr<const detail::ClosedJaxpr>>(&v)) c = coarsest((*cj)->jaxpr, c);
+      if (auto* list = std::get_if<detail::JaxprList>(&v))
+        for (const auto& b : *list) c = coarsest(b->jaxpr, c);
+    }
+  }
+  return c;
+}
 
 Program make_program(uint64_t seed, bool smooth, bool excess) {
   Program p;
@@ -59,6 +82,7 @@ Program make_program(uint64_t seed, bool smooth, bool excess) {
     return arrays(outs);
   });
   p.rejected = g.rejected;
+  p.coarse = coarsest(p.cj.jaxpr, DType::float64);
   return p;
 }
 
@@ -104,7 +128,8 @@ uint64_t bits(const Literal& l, int64_t i) {
 }
 
 /// "" when got matches want under the rules of the file comment, else the first mismatches.
-std::string compare(const Literal& got, const Literal& want, int depth, bool excess, testing::Bound bound) {
+std::string compare(const Literal& got, const Literal& want, int depth, bool excess, testing::Bound bound,
+                    DType coarse = DType::float64) {
   if (got.dtype != want.dtype || got.dims != want.dims) return "different dtype or shape";
   std::string out;
   int bad = 0;
@@ -116,6 +141,7 @@ std::string compare(const Literal& got, const Literal& want, int depth, bool exc
   }
   bool bit_exact = depth == 0 && !excess;
   testing::Tol t = testing::tol(want.dtype, bound);
+  if (excess && is_floating(coarse) && mantissa_bits(coarse) < mantissa_bits(want.dtype)) t = testing::tol(coarse, bound);
   double scale = 0;
   for (int64_t i = 0; i < want.size(); ++i)
     if (std::isfinite(want.get_f64(i))) scale = std::max(scale, std::fabs(want.get_f64(i)));
@@ -221,7 +247,7 @@ std::string check_differential(const Program& p, const std::vector<Literal>& arg
   config().allow_excess_precision = saved;
   std::string diffs;
   for (size_t i = 0; i < want.size(); ++i)
-    if (std::string d = compare(got[i], want[i], p.depths[i], p.excess, testing::Bound::kFused); !d.empty())
+    if (std::string d = compare(got[i], want[i], p.depths[i], p.excess, testing::Bound::kFused, p.coarse); !d.empty())
       diffs += fmt::format("output {} (depth {}):\n{}", i, p.depths[i], d);
   if (diffs.empty()) return "";
   // Which half is wrong: the optimised module on the interpreter separates the passes from the backend.
@@ -265,6 +291,8 @@ class Batcher {
     if (q.empty()) return;
     Program c;
     c.seed = q[0].p.seed, c.excess = q[0].p.excess;
+    for (auto& it : q)
+      if (mantissa_bits(it.p.coarse) < mantissa_bits(c.coarse)) c.coarse = it.p.coarse;
     std::vector<ShapedArray> in;
     std::vector<Literal> args;
     for (auto& it : q) {
@@ -375,6 +403,7 @@ std::string check_fn(std::vector<ShapedArray> in, const std::function<std::vecto
   p.seed = seed, p.excess = excess;
   p.cj = detail::trace_to_jaxpr("regression", in, f);
   p.depths.assign(p.cj.jaxpr.outvars.size(), depth);
+  p.coarse = coarsest(p.cj.jaxpr, DType::float64);
   return check_differential(p, random_inputs(p.cj.in_avals(), seed));
 }
 }  // namespace

@@ -12,7 +12,6 @@ Literal copy(const Literal& l) {
   return c;
 }
 
-
 /// grad of sum_i sum(out_i * w_i) (the float outputs, fixed random weights) against central differences of the
 /// same loss on the interpreter: |ad - fd| <= 1e-6 (1 + max |ad|).
 std::string check_grad(const Program& p, const std::vector<Literal>& args, Batcher& cpu) {
@@ -46,9 +45,8 @@ std::string check_grad(const Program& p, const std::vector<Literal>& args, Batch
   gp.depths.assign(gp.cj.jaxpr.outvars.size(), 16);
   gp.excess = false;
   cpu.add(gp, args, "grad program: ");
-  auto lm = lower(detail::trace_to_jaxpr("loss", in, [&](const std::vector<Array>& xs) {
-    return std::vector<Array>{loss(xs)};
-  }));
+  auto lm = lower(
+      detail::trace_to_jaxpr("loss", in, [&](const std::vector<Array>& xs) { return std::vector<Array>{loss(xs)}; }));
   auto ad = testing::run(testing::interp(), lower(gp.cj), args);
   double scale = 1;
   for (auto& l : ad)

@@ -111,8 +111,9 @@ inline void Gen::loop(bool is_scan) {
   int max_in = xs.depth, b = 0;
   for (auto& c : carry) max_in = std::max(max_in, c.depth);
   for (int d : d_out) b = std::max(b, d);
-  auto final_depth = [&](size_t i) { return d_out[i] == 0 && (i >= carry.size() || d_in[i] == 0) ? 0
-                                                                                                 : max_in + 1 + static_cast<int>(trips) * b; };
+  auto final_depth = [&](size_t i) {
+    return d_out[i] == 0 && (i >= carry.size() || d_in[i] == 0) ? 0 : max_in + 1 + static_cast<int>(trips) * b;
+  };
   bool sm = smooth(), ex = excess();
   if (!is_scan) {
     std::vector<Array> init{scalar(0, DType::int32)};

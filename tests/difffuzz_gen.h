@@ -24,10 +24,9 @@
 
 namespace jitx::difffuzz {
 
-inline const std::vector<DType> kAllDTypes = {DType::bool_,   DType::int8,     DType::int16,   DType::int32,
-                                              DType::int64,   DType::uint8,    DType::uint16,  DType::uint32,
-                                              DType::uint64,  DType::float16,  DType::bfloat16, DType::float32,
-                                              DType::float64};
+inline const std::vector<DType> kAllDTypes = {
+    DType::bool_,  DType::int8,   DType::int16,   DType::int32,    DType::int64,   DType::uint8,  DType::uint16,
+    DType::uint32, DType::uint64, DType::float16, DType::bfloat16, DType::float32, DType::float64};
 
 struct Val {
   Array a;
@@ -95,9 +94,8 @@ class Gen {
   /// of one element, or a constant.
   Val like(DType d, const Shape& s, bool need_exact = false) {
     if (coin(0.75))
-      if (const Val* v = any([&](const Val& x) {
-            return x.a.dtype() == d && x.a.shape() == s && (!need_exact || x.depth == 0);
-          }))
+      if (const Val* v =
+              any([&](const Val& x) { return x.a.dtype() == d && x.a.shape() == s && (!need_exact || x.depth == 0); }))
         return *v;
     const Val* src = any([&](const Val& x) {
       bool exact = x.depth == 0;
@@ -121,7 +119,7 @@ class Gen {
     return like(d, random_shape(), need_exact);
   }
 
-  void step();                // one random op onto the pool
+  void step();  // one random op onto the pool
   void run(int steps) {
     for (int i = 0; i < steps; ++i) {
       try {

@@ -19,7 +19,8 @@ inline void Gen::unary_float() {
   Val v = some(is_float_dt);
   const Array& x = v.a;
   using F = std::function<Array()>;
-  std::vector<std::pair<F, bool>> ops = {  // (op, smooth)
+  std::vector<std::pair<F, bool>> ops = {
+      // (op, smooth)
       {[&] { return lax::exp(clampv(*this, x, -4, 4)); }, true},
       {[&] { return lax::exp2(clampv(*this, x, -4, 4)); }, true},
       {[&] { return lax::expm1(clampv(*this, x, -4, 4)); }, true},
@@ -59,10 +60,15 @@ inline void Gen::unary_other() {
     int k = static_cast<int>(uni(0, smooth() ? 1 : 7));
     bool need_exact = k >= 3;
     if (need_exact && v.depth) return;
-    Array r = k == 0 ? lax::neg(x) : k == 1 ? lax::mul(x, x) : k == 2 ? lax::abs(x)
-            : k == 3 ? lax::sign(x) : k == 4 ? lax::floor(x) : k == 5 ? lax::ceil(x)
-            : k == 6 ? lax::round(x, coin() ? lax::RoundingMethod::AWAY_FROM_ZERO : lax::RoundingMethod::TO_NEAREST_EVEN)
-                     : lax::is_finite(x);
+    Array r = k == 0   ? lax::neg(x)
+              : k == 1 ? lax::mul(x, x)
+              : k == 2 ? lax::abs(x)
+              : k == 3 ? lax::sign(x)
+              : k == 4 ? lax::floor(x)
+              : k == 5 ? lax::ceil(x)
+              : k == 6
+                  ? lax::round(x, coin() ? lax::RoundingMethod::AWAY_FROM_ZERO : lax::RoundingMethod::TO_NEAREST_EVEN)
+                  : lax::is_finite(x);
     add(r, {v.depth}, arith_inexact(x.dtype()) && k == 1);
     return;
   }
@@ -72,8 +78,11 @@ inline void Gen::unary_other() {
   DType d = x.dtype();
   int k = static_cast<int>(uni(0, 4));
   if (is_bool(d)) return add(lax::bitwise_not(x), {0}, false);
-  Array r = k == 0 ? lax::neg(x) : k == 1 ? lax::bitwise_not(x) : k == 2 ? lax::population_count(x)
-          : k == 3 && is_signed_integer(d) ? lax::abs(x) : lax::sign(x);
+  Array r = k == 0                           ? lax::neg(x)
+            : k == 1                         ? lax::bitwise_not(x)
+            : k == 2                         ? lax::population_count(x)
+            : k == 3 && is_signed_integer(d) ? lax::abs(x)
+                                             : lax::sign(x);
   add(r, {0}, false);
 }
 
@@ -89,19 +98,38 @@ inline void Gen::binary() {
   if (is_floating(d)) {
     int k = static_cast<int>(uni(0, smooth() ? 4 : 9));
     switch (k) {
-      case 0: r = lax::add(x, y); break;
-      case 1: r = lax::sub(x, y); break;
-      case 2: r = lax::mul(x, y); break;
-      case 3: r = lax::div(x, positive(*this, y)); break;
-      case 4: r = lax::pow(positive(*this, x), clampv(*this, y, -3, 3)), inexact = true; break;
-      case 5: r = lax::max(x, y); break;
-      case 6: r = lax::min(x, y); break;
-      case 7: r = lax::atan2(x, y), inexact = true; break;
+      case 0:
+        r = lax::add(x, y);
+        break;
+      case 1:
+        r = lax::sub(x, y);
+        break;
+      case 2:
+        r = lax::mul(x, y);
+        break;
+      case 3:
+        r = lax::div(x, positive(*this, y));
+        break;
+      case 4:
+        r = lax::pow(positive(*this, x), clampv(*this, y, -3, 3)), inexact = true;
+        break;
+      case 5:
+        r = lax::max(x, y);
+        break;
+      case 6:
+        r = lax::min(x, y);
+        break;
+      case 7:
+        r = lax::atan2(x, y), inexact = true;
+        break;
       case 8:
         if (a.depth || b.depth) return;
         r = lax::rem(x, positive(*this, y));
         break;
-      default: r = lax::nextafter(x, y); if (a.depth || b.depth) return; break;
+      default:
+        r = lax::nextafter(x, y);
+        if (a.depth || b.depth) return;
+        break;
     }
   } else if (is_bool(d)) {
     int k = static_cast<int>(uni(0, 2));
@@ -109,16 +137,36 @@ inline void Gen::binary() {
   } else {
     int k = static_cast<int>(uni(0, 10));
     switch (k) {
-      case 0: r = lax::add(x, y); break;
-      case 1: r = lax::sub(x, y); break;
-      case 2: r = lax::mul(x, y); break;
-      case 3: r = lax::div(x, y); break;  // division by zero and INT_MIN / -1 follow XLA on both platforms
-      case 4: r = lax::rem(x, y); break;
-      case 5: r = lax::max(x, y); break;
-      case 6: r = lax::min(x, y); break;
-      case 7: r = lax::bitwise_and(x, y); break;
-      case 8: r = lax::bitwise_xor(x, y); break;
-      case 9: r = lax::shift_left(x, y); break;
+      case 0:
+        r = lax::add(x, y);
+        break;
+      case 1:
+        r = lax::sub(x, y);
+        break;
+      case 2:
+        r = lax::mul(x, y);
+        break;
+      case 3:
+        r = lax::div(x, y);
+        break;  // division by zero and INT_MIN / -1 follow XLA on both platforms
+      case 4:
+        r = lax::rem(x, y);
+        break;
+      case 5:
+        r = lax::max(x, y);
+        break;
+      case 6:
+        r = lax::min(x, y);
+        break;
+      case 7:
+        r = lax::bitwise_and(x, y);
+        break;
+      case 8:
+        r = lax::bitwise_xor(x, y);
+        break;
+      case 9:
+        r = lax::shift_left(x, y);
+        break;
       default:
         r = coin() ? lax::shift_right_arithmetic(x, y) : lax::shift_right_logical(x, y);
         break;
@@ -141,8 +189,12 @@ inline void Gen::compare_select() {
   Val y = like(x.a.dtype(), x.a.shape(), true);
   if (y.depth) return;
   int k = static_cast<int>(uni(0, 5));
-  Array p = k == 0 ? lax::eq(x.a, y.a) : k == 1 ? lax::ne(x.a, y.a) : k == 2 ? lax::lt(x.a, y.a)
-          : k == 3 ? lax::le(x.a, y.a) : k == 4 ? lax::gt(x.a, y.a) : lax::ge(x.a, y.a);
+  Array p = k == 0   ? lax::eq(x.a, y.a)
+            : k == 1 ? lax::ne(x.a, y.a)
+            : k == 2 ? lax::lt(x.a, y.a)
+            : k == 3 ? lax::le(x.a, y.a)
+            : k == 4 ? lax::gt(x.a, y.a)
+                     : lax::ge(x.a, y.a);
   add(p, {0}, false);
   if (coin(0.6)) {
     Val t = some(smooth() ? is_float_dt : any_dt);
@@ -171,7 +223,9 @@ inline void Gen::convert() {
     if (is_floating(from) && v.depth) return;
     return add(lax::bitcast_convert_type(v.a, to), {v.depth}, false);
   }
-  add(lax::convert_element_type(v.a, to), {v.depth}, false);
+  // Under excess precision a convert into f16/bf16 may be deferred or removed (XLA's simplifier may drop a
+  // convert to a narrower float and back), so the value may keep its wider form: inexact.
+  add(lax::convert_element_type(v.a, to), {v.depth}, excess() && is_floating(to) && dtype_size(to) == 2);
 }
 
 /// A random shape with the same element count as s (zero-size shapes keep a 0).
@@ -312,8 +366,10 @@ inline void Gen::reduction() {
     int64_t axis = uni(0, r - 1);
     return add(k == 1 ? lax::cumprod(in, axis, coin()) : lax::cumsum(in, axis, coin()), {v.depth}, true);
   }
-  Array out = k == 0 ? lax::reduce_sum(in, axes) : k == 1 ? lax::reduce_prod(in, axes)
-            : k == 2 ? lax::reduce_max(in, axes) : lax::reduce_min(in, axes);
+  Array out = k == 0   ? lax::reduce_sum(in, axes)
+              : k == 1 ? lax::reduce_prod(in, axes)
+              : k == 2 ? lax::reduce_max(in, axes)
+                       : lax::reduce_min(in, axes);
   add(out, {v.depth}, k <= 1);
 }
 
@@ -335,8 +391,9 @@ inline void Gen::window() {
     w.padding.push_back({lo, hi}), w.base_dilation.push_back(bd), w.window_dilation.push_back(wd);
   }
   int k = static_cast<int>(uni(0, smooth() ? 0 : 2));
-  Array out = k == 0 ? lax::reduce_window_sum(x, w) : k == 1 ? lax::reduce_window_max(x, w)
-                                                             : lax::reduce_window_min(x, w);
+  Array out = k == 0   ? lax::reduce_window_sum(x, w)
+              : k == 1 ? lax::reduce_window_max(x, w)
+                       : lax::reduce_window_min(x, w);
   add(out, {v.depth}, k == 0);
 }
 
@@ -364,8 +421,8 @@ inline void Gen::dot() {
 }
 
 inline void Gen::conv() {
-  DType d = smooth() ? DType::float64 : pick(std::vector<DType>{DType::float32, DType::float64, DType::float16,
-                                                                  DType::bfloat16});
+  DType d = smooth() ? DType::float64
+                     : pick(std::vector<DType>{DType::float32, DType::float64, DType::float16, DType::bfloat16});
   int64_t sp = uni(1, 2), n = uni(1, 2), g = coin(0.3) ? 2 : 1, c = g * uni(1, 2), o = g * uni(1, 2);
   Shape ls{n, c}, rs{o, c / g};
   std::vector<int64_t> strides, ld, rd;
@@ -467,9 +524,11 @@ inline void Gen::scatter() {
   // would be right. Float add/mul with repeats sum in an unspecified order: inexact.
   Array idx = index_array(*this, batch, sizes, kind == 0);
   Val u = like(x.dtype(), us);
-  Array out = kind == 0 ? lax::scatter(x, idx, u.a, dn) : kind == 1 ? lax::scatter_add(x, idx, u.a, dn)
-            : kind == 2 ? lax::scatter_mul(x, idx, clampv(*this, u.a, -2, 2), dn)
-            : kind == 3 ? lax::scatter_min(x, idx, u.a, dn) : lax::scatter_max(x, idx, u.a, dn);
+  Array out = kind == 0   ? lax::scatter(x, idx, u.a, dn)
+              : kind == 1 ? lax::scatter_add(x, idx, u.a, dn)
+              : kind == 2 ? lax::scatter_mul(x, idx, clampv(*this, u.a, -2, 2), dn)
+              : kind == 3 ? lax::scatter_min(x, idx, u.a, dn)
+                          : lax::scatter_max(x, idx, u.a, dn);
   add(out, {v.depth, u.depth}, kind == 1 || kind == 2);
 }
 

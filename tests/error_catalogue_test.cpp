@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
@@ -45,14 +47,13 @@ std::map<std::string, std::vector<std::string>> triggers() {
     f(w).block_until_ready();
     w.to_vector<float>();
   }));
-  m["RuntimeError"].push_back(message_of<RuntimeError>([] { zeros({int64_t{1} << 40}, DType::float64); }));
   m["CompileError"].push_back(message_of<CompileError>([] {
     auto mod = hlo::parse_hlo(R"(HloModule m
 
 ENTRY %main (a: f32[2,3,4], b: f32[4,5]) -> f32[2,3,5] {
   %a = f32[2,3,4] parameter(0)
   %b = f32[4,5] parameter(1)
-  ROOT %dot.3 = f32[2,3,5] dot(%a, %b), lhs_contracting_dims={3}, rhs_contracting_dims={0}
+  ROOT %dot.3 = f32[2,3,5] dot(%a, %b), lhs_contracting_dimensions={3}, rhs_contracting_dimensions={0}
 }
 )");
     hlo::verify(*mod);
@@ -92,6 +93,7 @@ TEST_CASE("error catalogue: every kind has a row and every example is a real mes
     rows.insert(kind);
     if (kind == "Error") continue;  // only internal invariants throw the base class itself
     for (std::sregex_iterator m(cols[2].begin(), cols[2].end(), code), end; m != end; ++m) {
+      if ((*m)[1].str().find('<') != std::string::npos) continue;  // a template (<n>), not a real message
       std::string ex = std::regex_replace((*m)[1].str(), std::regex(R"(\s*\(at [^)]*\)$)"), "");
       std::vector<std::string> parts;
       for (size_t p = 0;;) {

@@ -14,10 +14,13 @@ namespace jitx::detail {
 /// The user call site of the outermost jitx API call on this thread (empty if none).
 const std::source_location* current_call_site();
 
-/// Sets the call site for the duration of an API call; nested API calls keep the outer one.
+/// Sets the call site for the duration of an API call; nested API calls keep the outer one. `here` (left to its
+/// default) names the public function the user called: an error raised inside it by another op says so
+/// ("[sub] ... (at main.cpp:6, in subtract)").
 class ApiScope {
  public:
-  explicit ApiScope(const std::source_location& loc);
+  explicit ApiScope(const std::source_location& loc,
+                    const std::source_location& here = std::source_location::current());
   ~ApiScope();
   ApiScope(const ApiScope&) = delete;
   ApiScope& operator=(const ApiScope&) = delete;
@@ -42,9 +45,14 @@ class CallSiteReset {
  private:
   const std::source_location* saved_;
   std::source_location saved_storage_;
+  const char* saved_fn_;
 };
 
-/// "[op] message (at file.cpp:12)".
+/// The unqualified name of the function a std::source_location::function_name() names ("subtract" for
+/// "jitx::Array jitx::numpy::subtract(const jitx::Array&, ...)"); empty for operators.
+std::string function_short_name(std::string_view function_name);
+
+/// "[op] message (at file.cpp:12)", with ", in fn" when the public function called differs from op.
 std::string error_message(std::string_view op, std::string_view msg);
 
 template <class E, class... Args>

@@ -180,6 +180,9 @@ JvpFn scatter_extremal_jvp(const char* name) {
 /// idx has t's shape except along axis.
 Array take_along_axis(A t, A idx, int64_t axis) {
   int64_t r = t.ndim();
+  // Nothing to take from an empty t (a slice size of 1 would not fit it): the result is empty like idx.
+  if (t.size() == 0 || idx.size() == 0)
+    return lax::broadcast_in_dim(lax::convert_element_type(Array(0), t.dtype()), idx.shape(), {});
   Shape s = idx.shape(), s1 = s;
   s1.push_back(1);
   Arrays cols;

@@ -5,6 +5,7 @@
 #include <climits>
 #include <functional>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include "core/errors.h"
@@ -145,16 +146,18 @@ bool can_share_operand_buffer(const Instruction& inst, size_t k) {
   if (is_elementwise(inst.opcode)) return true;
   if (inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
   if (inst.opcode == Opcode::kFusion && fusion_kind_of(inst) == FusionKind::kLoop) {
-    // Safe when everything computed from that parameter inside the fusion is elementwise on the output's shape:
-    // a transpose (or any other reordering) of a value derived from it would read elements already overwritten.
+    // Safe when every instruction of the fusion that depends on that parameter, directly or through others, is
+    // elementwise on the output's shape: element e of the output then reads only element e of the parameter.
+    // (Checking only the parameter's direct users let p*p + reverse(p*p) overwrite p while the reverse still
+    // read it: the differential fuzzer's loop-carry bug.)
     const Computation* f = inst.called.at(0);
-    std::unordered_set<const Instruction*> derived{f->parameters.at(k)};
+    std::set<const Instruction*> reached{f->parameters.at(k)};
     for (auto& fi : f->instructions) {
-      bool uses = false;
-      for (auto* op : fi->operands) uses = uses || derived.count(op) > 0;
-      if (!uses) continue;
+      bool depends = false;
+      for (auto* op : fi->operands) depends = depends || reached.count(op) > 0;
+      if (!depends) continue;
       if (!(is_elementwise(fi->opcode) && fi->shape.dims == o.dims)) return false;
-      derived.insert(fi.get());
+      reached.insert(fi.get());
     }
     return true;
   }

@@ -36,8 +36,11 @@ bool dims_minor(const Ints& layout, const Ints& dims) {
 }
 
 bool plain_rank2_dot(const Instruction& d) {
-  return d.opcode == Opcode::kDot && d.operand(0)->shape.rank() == 2 && d.operand(1)->shape.rank() == 2 &&
-         DotDimensionNumbers::of(d).lhs_batch_dims.empty();
+  if (d.opcode != Opcode::kDot || d.operand(0)->shape.rank() != 2 || d.operand(1)->shape.rank() != 2) return false;
+  // One contracting dim on each side (a rank-2 dot contracting none, an outer product, is no GEMM: the fuzzer's
+  // std::out_of_range from .at(0) below).
+  auto dn = DotDimensionNumbers::of(d);
+  return dn.lhs_batch_dims.empty() && dn.lhs_contracting_dims.size() == 1 && dn.rhs_contracting_dims.size() == 1;
 }
 
 /// The layout in which loop fusion f writes its result while reading its main operand in memory order: from the

@@ -29,7 +29,7 @@ configure() {  # dir, extra cmake arguments...
 }
 
 asan_env() {
-  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"  # the tests ask for impossible sizes on purpose
   export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="suppressions=$supp/ubsan.supp:print_stacktrace=1:halt_on_error=$halt:report_error_type=1"
 }

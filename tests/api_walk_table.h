@@ -341,6 +341,144 @@ const std::vector<Case> kNumpy2 = {
        w.either("matrix ord 2", {f23()}, [](A a) { return jnp::linalg::norm(a[0], 2.0); });
        w.ok("f32[0,3]", {z03()}, [](A a) { return jnp::linalg::norm(a[0]); }, {});
      }},
+    // this stop's additions (argwhere/flatnonzero; the jnp creation functions; jnp::linalg's decompositions)
+    {"jnp::argwhere",
+     [](Walk& w) {
+       w.err("size -1", {f23()}, [](A a) { return jnp::argwhere(a[0], -1); });
+       w.ok("size 4", {f23()}, [](A a) { return jnp::argwhere(a[0], 4); }, {4, 2});
+       w.ok("f32[0,3], size 2", {z03()}, [](A a) { return jnp::argwhere(a[0], 2); }, {2, 2});
+       w.invalid([](A a) { return jnp::argwhere(a[0], 2); });
+     }},
+    {"jnp::flatnonzero",
+     [](Walk& w) {
+       w.err("size -1", {f23()}, [](A a) { return jnp::flatnonzero(a[0], -1); });
+       w.ok("size 4", {f23()}, [](A a) { return jnp::flatnonzero(a[0], 4); }, {4});
+       w.ok("f32[0,3], size 2", {z03()}, [](A a) { return jnp::flatnonzero(a[0], 2); }, {2});
+       w.invalid([](A a) { return jnp::flatnonzero(a[0], 2); });
+     }},
+    {"jnp::empty",
+     [](Walk& w) {
+       w.err("shape (-1, 2)", {}, [](A) { return jnp::empty({-1, 2}); });
+       w.err("dtype 200", {}, [](A) { return jnp::empty({2}, DType(200)); });
+       w.ok("shape (0, 3)", {}, [](A) { return jnp::empty({0, 3}); }, {0, 3});
+     }},
+    {"jnp::identity",
+     [](Walk& w) {
+       w.err("n -1", {}, [](A) { return jnp::identity(-1); });
+       w.err("dtype 200", {}, [](A) { return jnp::identity(2, DType(200)); });
+       w.ok("n 0", {}, [](A) { return jnp::identity(0); }, {0, 0});
+     }},
+    {"jnp::zeros_like",
+     [](Walk& w) {
+       w.err("dtype 200", {f23()}, [](A a) { return jnp::zeros_like(a[0], DType(200)); });
+       w.ok("f32[0,3], i32", {z03()}, [](A a) { return jnp::zeros_like(a[0], DType::int32); }, {0, 3});
+       w.invalid([](A a) { return jnp::zeros_like(a[0], DType::int32); });
+     }},
+    {"jnp::ones_like",
+     [](Walk& w) {
+       w.err("dtype 200", {f23()}, [](A a) { return jnp::ones_like(a[0], DType(200)); });
+       w.ok("f32[0,3], i32", {z03()}, [](A a) { return jnp::ones_like(a[0], DType::int32); }, {0, 3});
+       w.invalid([](A a) { return jnp::ones_like(a[0], DType::int32); });
+     }},
+    {"jnp::empty_like",
+     [](Walk& w) {
+       w.ok("f32[0,3]", {z03()}, [](A a) { return jnp::empty_like(a[0]); }, {0, 3});
+       w.invalid([](A a) { return jnp::empty_like(a[0]); });
+     }},
+    {"jnp::full_like",
+     [](Walk& w) {
+       w.err("dtype 200", {f23()}, [](A a) { return jnp::full_like(a[0], 1.0, DType(200)); });
+       w.ok("f32[0,3]", {z03()}, [](A a) { return jnp::full_like(a[0], 2.0); }, {0, 3});
+       w.invalid([](A a) { return jnp::full_like(a[0], 2.0); });
+     }},
+    {"jnp::linalg::cholesky",
+     [](Walk& w) {
+       w.err("f32[2,3] (not square)", {f23()}, [](A a) { return jnp::linalg::cholesky(a[0]); });
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::cholesky(a[0]); });
+       w.ok("f32[2,0,0]", {zeros({2, 0, 0})}, [](A a) { return jnp::linalg::cholesky(a[0]); }, {2, 0, 0});
+       w.invalid([](A a) { return jnp::linalg::cholesky(a[0]); });
+     }},
+    {"jnp::linalg::inv",
+     [](Walk& w) {
+       w.err("f32[2,3] (not square)", {f23()}, [](A a) { return jnp::linalg::inv(a[0]); });
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::inv(a[0]); });
+       w.ok("f32[2,0,0]", {zeros({2, 0, 0})}, [](A a) { return jnp::linalg::inv(a[0]); }, {2, 0, 0});
+       w.invalid([](A a) { return jnp::linalg::inv(a[0]); });
+     }},
+    {"jnp::linalg::det",
+     [](Walk& w) {
+       w.err("f32[2,3] (not square)", {f23()}, [](A a) { return jnp::linalg::det(a[0]); });
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::det(a[0]); });
+       w.ok("f32[2,0,0]", {zeros({2, 0, 0})}, [](A a) { return jnp::linalg::det(a[0]); }, {2});
+       w.invalid([](A a) { return jnp::linalg::det(a[0]); });
+     }},
+    {"jnp::linalg::slogdet",
+     [](Walk& w) {
+       w.err("f32[2,3] (not square)", {f23()}, [](A a) { return jnp::linalg::slogdet(a[0]).logabsdet; });
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::slogdet(a[0]).logabsdet; });
+       w.ok("f32[2,0,0]", {zeros({2, 0, 0})}, [](A a) { return jnp::linalg::slogdet(a[0]).logabsdet; }, {2});
+       w.invalid([](A a) { return jnp::linalg::slogdet(a[0]).logabsdet; });
+     }},
+    {"jnp::linalg::eigh",
+     [](Walk& w) {
+       w.err("f32[2,3] (not square)", {f23()}, [](A a) { return jnp::linalg::eigh(a[0]).eigenvalues; });
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::eigh(a[0]).eigenvalues; });
+       w.ok("f32[2,0,0]", {zeros({2, 0, 0})}, [](A a) { return jnp::linalg::eigh(a[0]).eigenvalues; }, {2, 0});
+       w.invalid([](A a) { return jnp::linalg::eigh(a[0]).eigenvalues; });
+     }},
+    {"jnp::linalg::eigvalsh",
+     [](Walk& w) {
+       w.err("f32[2,3] (not square)", {f23()}, [](A a) { return jnp::linalg::eigvalsh(a[0]); });
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::eigvalsh(a[0]); });
+       w.ok("f32[2,0,0]", {zeros({2, 0, 0})}, [](A a) { return jnp::linalg::eigvalsh(a[0]); }, {2, 0});
+       w.invalid([](A a) { return jnp::linalg::eigvalsh(a[0]); });
+     }},
+    {"jnp::linalg::matrix_power",
+     [](Walk& w) {
+       w.err("f32[2,3] (not square)", {f23()}, [](A a) { return jnp::linalg::matrix_power(a[0], 3); });
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::matrix_power(a[0], 3); });
+       w.ok("f32[2,0,0]", {zeros({2, 0, 0})}, [](A a) { return jnp::linalg::matrix_power(a[0], 3); }, {2, 0, 0});
+       w.invalid([](A a) { return jnp::linalg::matrix_power(a[0], 3); });
+     }},
+    {"jnp::linalg::solve",
+     [](Walk& w) {
+       w.err("a f32[2,3]", {f23(), f4()}, [](A a) { return jnp::linalg::solve(a[0], a[1]); });
+       w.err("b f32[4] for a (3,3)", {ones({3, 3}), f4()}, [](A a) { return jnp::linalg::solve(a[0], a[1]); });
+       w.ok("(0,0), (0,)", {zeros({0, 0}), zeros({0})}, [](A a) { return jnp::linalg::solve(a[0], a[1]); }, {0});
+       w.invalid([](A a) { return jnp::linalg::solve(a[0], a[0]); });
+     }},
+    {"jnp::linalg::qr",
+     [](Walk& w) {
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::qr(a[0]).R; });
+       w.err("mode 'bogus'", {f23()}, [](A a) { return jnp::linalg::qr(a[0], "bogus").R; });
+       w.ok("f32[2,3]", {f23()}, [](A a) { return jnp::linalg::qr(a[0]).R; }, {2, 3});
+       w.invalid([](A a) { return jnp::linalg::qr(a[0]).R; });
+     }},
+    {"jnp::linalg::svd",
+     [](Walk& w) {
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::svd(a[0]).S; });
+       w.ok("f32[2,3]", {f23()}, [](A a) { return jnp::linalg::svd(a[0]).S; }, {2});
+       w.invalid([](A a) { return jnp::linalg::svd(a[0]).S; });
+     }},
+    {"jnp::linalg::svdvals",
+     [](Walk& w) {
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::svdvals(a[0]); });
+       w.ok("f32[2,3]", {f23()}, [](A a) { return jnp::linalg::svdvals(a[0]); }, {2});
+       w.invalid([](A a) { return jnp::linalg::svdvals(a[0]); });
+     }},
+    {"jnp::linalg::pinv",
+     [](Walk& w) {
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::pinv(a[0]); });
+       w.ok("f32[2,3]", {f23()}, [](A a) { return jnp::linalg::pinv(a[0]); }, {3, 2});
+       w.invalid([](A a) { return jnp::linalg::pinv(a[0]); });
+     }},
+    {"jnp::linalg::lstsq",
+     [](Walk& w) {
+       w.err("a f32[4] (rank 1)", {f4(), f4()}, [](A a) { return jnp::linalg::lstsq(a[0], a[1]).x; });
+       w.err("b f32[4] for a (2,3)", {f23(), f4()}, [](A a) { return jnp::linalg::lstsq(a[0], a[1]).x; });
+       w.ok("a (2,3), b (2,)", {f23(), ones({2})}, [](A a) { return jnp::linalg::lstsq(a[0], a[1]).x; }, {3});
+       w.invalid([](A a) { return jnp::linalg::lstsq(a[0], a[0]).x; });
+     }},
 };
 
 }  // namespace

@@ -164,12 +164,15 @@ inline Array empty(Shape shape, DType dtype = DType::float32, Loc loc = Loc::cur
   return zeros(std::move(shape), dtype, loc);
 }
 /// jnp.zeros_like(a, dtype) / ones_like / full_like / empty_like with a dtype.
+// (An invalid Array throws through jitx's own *_like, which name the function.)
 inline Array zeros_like(const Array& a, DType dtype, Loc loc = Loc::current()) {
-  return zeros(a.shape(), dtype, loc);
+  return a.valid() ? zeros(a.shape(), dtype, loc) : jitx::zeros_like(a, loc);
 }
-inline Array ones_like(const Array& a, DType dtype, Loc loc = Loc::current()) { return ones(a.shape(), dtype, loc); }
+inline Array ones_like(const Array& a, DType dtype, Loc loc = Loc::current()) {
+  return a.valid() ? ones(a.shape(), dtype, loc) : jitx::ones_like(a, loc);
+}
 inline Array full_like(const Array& a, double value, DType dtype, Loc loc = Loc::current()) {
-  return full(a.shape(), value, dtype, loc);
+  return a.valid() ? full(a.shape(), value, dtype, loc) : jitx::full_like(a, value, loc);
 }
 inline Array empty_like(const Array& a, Loc loc = Loc::current()) { return zeros_like(a, loc); }
 using jitx::bfloat16;

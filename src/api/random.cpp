@@ -11,6 +11,7 @@
 
 #include "api/random_xla_math.h"
 #include "jitx/config.h"
+#include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
@@ -472,6 +473,7 @@ Array bits(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "bits");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
+  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_shape(shape, "bits");
   if (!is_unsigned_integer(dtype))
     throw_error<TypeError>("bits", "dtype must be an unsigned integer dtype, got {}",
@@ -485,6 +487,7 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& mi
   ApiScope s(loc);
   key_words(key, "uniform");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
+  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "uniform");
   check_shape(shape, "uniform");
   broadcast_param(minval, shape, "uniform", "minval");
@@ -497,6 +500,7 @@ Array normal(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "normal");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
+  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "normal");
   check_shape(shape, "normal");
   return compiled(sig("normal", shape, dtype), {key},
@@ -508,6 +512,7 @@ Array truncated_normal(const Array& key, const Array& lower, const Array& upper,
   ApiScope s(loc);
   key_words(key, "truncated_normal");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
+  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "truncated_normal");
   Shape out_shape =
       shape ? *shape : jnp::broadcast_shapes({lower.shape(), upper.shape()}, "truncated_normal");
@@ -543,6 +548,7 @@ Array gumbel(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "gumbel");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
+  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "gumbel");
   check_shape(shape, "gumbel");
   return compiled(sig("gumbel", shape, dtype), {key},
@@ -602,6 +608,7 @@ Array randint(const Array& key, const Shape& shape, const Array& minval, const A
   ApiScope s(loc);
   key_words(key, "randint");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
+  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_shape(shape, "randint");
   if (!is_integer(dtype))
     throw_error<TypeError>("randint", "dtype must be an integer dtype, got {}", dtype_name(dtype));

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 
+#include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "jitx/config.h"
 
@@ -47,8 +48,14 @@ DType dtype_from_name(std::string_view name) {
       "dtype", "unknown dtype name '{}'; expected one of bool, i8..i64, u8..u64, f16, bf16, f32, f64", name);
 }
 
+namespace detail {
+thread_local int t_force_x64 = 0;
+ScopedX64::ScopedX64() { ++t_force_x64; }
+ScopedX64::~ScopedX64() { --t_force_x64; }
+}  // namespace detail
+
 DType canonicalize_dtype(DType d) {
-  if (config().enable_x64) return d;
+  if (config().enable_x64 || detail::t_force_x64 > 0) return d;
   switch (d) {
     case DType::float64: return DType::float32;
     case DType::int64: return DType::int32;

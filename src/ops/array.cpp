@@ -185,9 +185,25 @@ Array Array::scalar(double v, DType d) { return from_scalar_f64(v, d, false); }
 Array zeros(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 0, dtype, loc); }
 Array ones(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 1, dtype, loc); }
 Array full(Shape shape, double value, DType dtype, Loc loc) { return fill(std::move(shape), value, dtype, loc); }
-Array zeros_like(const Array& a, Loc loc) { return fill(a.shape(), 0, a.dtype(), loc); }
-Array ones_like(const Array& a, Loc loc) { return fill(a.shape(), 1, a.dtype(), loc); }
-Array full_like(const Array& a, double v, Loc loc) { return fill(a.shape(), v, a.dtype(), loc); }
+namespace {
+const Array& checked_like(const Array& a, const char* op) {
+  if (!a.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
+  return a;
+}
+}  // namespace
+
+Array zeros_like(const Array& a, Loc loc) {
+  ApiScope s(loc);
+  return fill(checked_like(a, "zeros_like").shape(), 0, a.dtype(), loc);
+}
+Array ones_like(const Array& a, Loc loc) {
+  ApiScope s(loc);
+  return fill(checked_like(a, "ones_like").shape(), 1, a.dtype(), loc);
+}
+Array full_like(const Array& a, double v, Loc loc) {
+  ApiScope s(loc);
+  return fill(checked_like(a, "full_like").shape(), v, a.dtype(), loc);
+}
 
 Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   ApiScope s(loc);

@@ -59,7 +59,9 @@ class LinalgOp : public LibraryOp {
       else if (op_ == "cholesky") cholesky<T>(am, b, outs);
       else if (op_ == "triangular_solve") triangular_solve<T>(am, b, ins, outs);
       else if (op_ == "qr") qr<T>(am, b, outs);
-      else if (op_ == "eigh") eigh<T>(am, b, outs);
+      else if (op_ == "eigh") {
+        if (n > 0) eigh<T>(am, b, outs);  // 0 x 0: nothing to write (Eigen's solver reads a(0, 0))
+      }
       else svd<T>(am, b, outs);
     }
   }

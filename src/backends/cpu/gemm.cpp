@@ -336,8 +336,8 @@ thread_local Workspace t_workspace;
 }  // namespace
 
 void multiply(const Problem& p, float* c, TileFn finish) {
+  if (p.batch == 0 || p.m == 0 || p.n == 0) return;  // an empty product (its output may have no buffer at all)
   JITX_ASSERT(c || finish, "gemm: a product without an output buffer needs a tile function");
-  if (p.batch == 0 || p.m == 0 || p.n == 0) return;
   double flops = 2.0 * static_cast<double>(p.batch) * static_cast<double>(p.m) * static_cast<double>(p.n) *
                  static_cast<double>(std::max<int64_t>(p.k, 1));
   // Below ~1 MFLOP (tens of microseconds) a second thread costs more than it saves.

@@ -227,3 +227,15 @@ TEST_CASE("jnp::nonzero with and without a static size", "[numpy_extra]") {
   check_exact(jnp::nonzero(x, 2)[0], {0, 1}, DType::int64, "nonzero size=2 truncates");
   CHECK_THROWS_AS(jit([](Array v) { return jnp::nonzero(v)[0]; })(x), TracerError);
 }
+
+// Found by UBSan (tools/sanitize.sh asan): these sizes overflowed int64 (undefined behaviour) before any check.
+TEST_CASE("tile, repeat and pad whose result size overflows int64 are ShapeErrors", "[numpy_extra]") {
+  Array x = ones({2, 3});
+  int64_t huge = int64_t{1} << 62;
+  CHECK_THROWS_AS(jnp::tile(x, {huge, 1}), ShapeError);
+  CHECK_THROWS_WITH(jnp::tile(x, {huge, 1}), Catch::Contains("tile") && Catch::Contains("overflows"));
+  CHECK_THROWS_AS(jnp::repeat(x, huge, 0), ShapeError);
+  CHECK_THROWS_WITH(jnp::repeat(x, huge, 0), Catch::Contains("repeat") && Catch::Contains("overflows"));
+  CHECK_THROWS_AS(lax::pad(x, Array(0.f), {{huge, huge, 0}, {0, 0, 0}}), ShapeError);
+  CHECK(jnp::tile(x, {2, 1}).shape() == Shape{4, 3});  // and ordinary sizes still work
+}

@@ -88,7 +88,10 @@ Array tile(const Array& x, std::vector<int64_t> reps, Loc loc) {
     big.push_back(reps[i]);
     big.push_back(xs[i]);
     bd.push_back(static_cast<int64_t>(2 * i + 1));
-    out.push_back(reps[i] * xs[i]);
+    int64_t n;
+    if (__builtin_mul_overflow(reps[i], xs[i], &n))
+      throw_error<ShapeError>("tile", "reps {} times size {} on axis {} overflows int64", reps[i], xs[i], i);
+    out.push_back(n);
   }
   return lax::reshape(lax::broadcast_in_dim(y, big, bd), out);
 }
@@ -100,7 +103,8 @@ Array repeat(const Array& x, int64_t repeats, std::optional<int64_t> axis, Loc l
   int64_t a = detail::canonical_axis(axis.value_or(0), y.ndim(), "repeat");
   Shape big = y.shape(), out = y.shape();
   big.insert(big.begin() + a + 1, repeats);
-  out[a] *= repeats;
+  if (__builtin_mul_overflow(out[a], repeats, &out[a]))
+    throw_error<ShapeError>("repeat", "repeats {} times size {} on axis {} overflows int64", repeats, y.shape()[a], a);
   std::vector<int64_t> bd;
   for (int64_t i = 0; i < y.ndim(); ++i) bd.push_back(i <= a ? i : i + 1);
   return lax::reshape(lax::broadcast_in_dim(y, big, bd), out);

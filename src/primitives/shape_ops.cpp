@@ -479,7 +479,11 @@ const bool registered_slicing_ops = [] {
         int64_t lo = cfg[3 * i], hi = cfg[3 * i + 1], in_ = cfg[3 * i + 2];
         if (in_ < 0) throw_error<ShapeError>("pad", "interior padding {} on axis {} is negative", in_, i);
         int64_t n = x.shape[i];
-        int64_t size = lo + hi + n + std::max<int64_t>(n - 1, 0) * in_;
+        int64_t size = 0, holes = 0;
+        if (__builtin_mul_overflow(std::max<int64_t>(n - 1, 0), in_, &holes) ||
+            __builtin_add_overflow(lo, hi, &size) || __builtin_add_overflow(size, n, &size) ||
+            __builtin_add_overflow(size, holes, &size))
+          throw_error<ShapeError>("pad", "padding ({}, {}, {}) of axis {} (size {}) overflows int64", lo, hi, in_, i, n);
         if (size < 0) throw_error<ShapeError>("pad", "padding makes axis {} negative ({})", i, size);
         s.push_back(size);
       }

@@ -483,7 +483,8 @@ const bool registered_slicing_ops = [] {
         if (__builtin_mul_overflow(std::max<int64_t>(n - 1, 0), in_, &holes) ||
             __builtin_add_overflow(lo, hi, &size) || __builtin_add_overflow(size, n, &size) ||
             __builtin_add_overflow(size, holes, &size))
-          throw_error<ShapeError>("pad", "padding ({}, {}, {}) of axis {} (size {}) overflows int64", lo, hi, in_, i, n);
+          throw_error<ShapeError>("pad", "padding ({}, {}, {}) of axis {} (size {}) overflows int64", lo, hi, in_, i,
+                                  n);
         if (size < 0) throw_error<ShapeError>("pad", "padding makes axis {} negative ({})", i, size);
         s.push_back(size);
       }

@@ -13,24 +13,6 @@ namespace {
 const DType f64 = DType::float64;
 Array x23() { return make({1, 2, 4, 3, -1, 5}, {2, 3}, f64); }
 
-/// Central finite difference of sum(f(x) * w) against grad, for a float64 x.
-void check_grad_fd(const std::function<Array(const Array&)>& f, const std::vector<double>& xv, const Shape& s,
-                   const std::string& what) {
-  Array x = make(xv, s, f64);
-  Array probe = f(x);
-  auto w = uniform(static_cast<size_t>(probe.size()), -1, 1);
-  Array wa = make(w, probe.shape(), f64);
-  auto loss = [&](const Array& v) { return jnp::sum(jnp::multiply(f(v), wa)); };
-  auto g = grad(loss)(x).to_vector<double>();
-  for (size_t i = 0; i < xv.size(); ++i) {
-    auto xp = xv, xm = xv;
-    xp[i] += 1e-6;
-    xm[i] -= 1e-6;
-    double fd = (loss(make(xp, s, f64)).item<double>() - loss(make(xm, s, f64)).item<double>()) / 2e-6;
-    INFO(what << " element " << i);
-    CHECK(g[i] == Approx(fd).margin(1e-6));
-  }
-}
 }  // namespace
 
 TEST_CASE("jnp::pad in every mode matches JAX", "[numpy_extra]") {

@@ -227,6 +227,25 @@ class VjpFn {
   std::tuple<Args...> args_;
 };
 
+namespace detail {
+/// Traces f at args, every leaf differentiated: (f's result, with its primal outputs, and the linearization).
+/// The shared body of linearize and vjp.
+template <class C, class R, class F, class... Args>
+std::pair<R, std::shared_ptr<Linearized>> linearize_call(const std::string& name, const F& f, const Args&... args) {
+  auto leaves = C::leaves(args...);
+  std::optional<R> skeleton;
+  LeafFn fn = [&](const std::vector<Array>& l) {
+    R r = C::call(f, l, args...);
+    auto outs = output_leaves(r);
+    skeleton.emplace(std::move(r));
+    return outs;
+  };
+  auto lin = linearize_flat(name, fn, leaves, std::vector<bool>(leaves.size(), true));
+  R out = replace_leaves(*skeleton, linearized_primals_out(*lin));
+  return {std::move(out), std::move(lin)};
+}
+}  // namespace detail
+
 /// linearize(f, primals...) -> (f(primals...), f_jvp) where f_jvp(tangents...) is the JVP at primals,
 /// evaluated from a linear jaxpr without re-running f.
 template <class F, class... Args>
@@ -236,16 +255,7 @@ auto linearize(const F& f, const Args&... args) {
   } else {
     using C = detail::FlatCall<F, Args...>;
     using R = typename C::Result;
-    auto leaves = C::leaves(args...);
-    std::optional<R> skeleton;
-    detail::LeafFn fn = [&](const std::vector<Array>& l) {
-      R r = C::call(f, l, args...);
-      auto outs = detail::output_leaves(r);
-      skeleton.emplace(std::move(r));
-      return outs;
-    };
-    auto lin = detail::linearize_flat("linearize", fn, leaves, std::vector<bool>(leaves.size(), true));
-    R out = detail::replace_leaves(*skeleton, detail::linearized_primals_out(*lin));
+    auto [out, lin] = detail::linearize_call<C, R>("linearize", f, args...);
     using L = LinearizedFn<C, R, Args...>;
     return std::pair<R, L>{out, L(lin, out, std::tuple<Args...>(args...))};
   }
@@ -260,16 +270,7 @@ auto vjp(const F& f, const Args&... args) {
   } else {
     using C = detail::FlatCall<F, Args...>;
     using R = typename C::Result;
-    auto leaves = C::leaves(args...);
-    std::optional<R> skeleton;
-    detail::LeafFn fn = [&](const std::vector<Array>& l) {
-      R r = C::call(f, l, args...);
-      auto outs = detail::output_leaves(r);
-      skeleton.emplace(std::move(r));
-      return outs;
-    };
-    auto lin = detail::linearize_flat("vjp", fn, leaves, std::vector<bool>(leaves.size(), true));
-    R out = detail::replace_leaves(*skeleton, detail::linearized_primals_out(*lin));
+    auto [out, lin] = detail::linearize_call<C, R>("vjp", f, args...);
     return std::pair<R, VjpFn<C, R, Args...>>{out, VjpFn<C, R, Args...>(lin, std::tuple<Args...>(args...))};
   }
 }

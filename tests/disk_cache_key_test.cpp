@@ -83,8 +83,7 @@ TEST_CASE("disk cache: the key records versions, triple, CPU features and settin
   CHECK(h.key.size() == 32);  // XXH3-128 in hex
   CHECK(fs::path(e[0]).filename().string() == h.fingerprint.substr(0, 16) + "-" + h.key + ".jxc");
   // The payload is a zstd frame (magic 28 B5 2F FD): the HLO text is not in the file as plain text.
-  const unsigned char magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-  CHECK(std::search(bytes.begin(), bytes.end(), magic, magic + 4) != bytes.end());
+  CHECK(contains(bytes, std::string("\x28\xB5\x2F\xFD", 4)));
   REQUIRE(dec.sections.count(cache::kHloSection));
   std::string hlo = dec.sections.at(cache::kHloSection);
   REQUIRE(hlo.size() > 40);

@@ -4,6 +4,7 @@
 // died before their rename are removed by the next store.
 #include <catch2/catch.hpp>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,7 +82,7 @@ std::string read(const fs::path& p) {
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 /// Starts this test binary on the hidden writer case with `env` added; returns its pid.
-pid_t spawn_writer(const std::vector<std::string>& env) {
+pid_t spawn_writer(const std::vector<std::string>& env, const fs::path& console) {
   std::vector<std::string> vars = env;
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, "JITX_TEST_WRITER_", 17) != 0 && std::strncmp(*e, "JITX_COMPILATION_CACHE_DIR=", 27) != 0)
@@ -92,11 +93,17 @@ pid_t spawn_writer(const std::vector<std::string>& env) {
   std::string exe = fs::read_symlink("/proc/self/exe").string();
   std::string spec = "[disk_cache_writer]";
   char* argv[] = {exe.data(), spec.data(), nullptr};
+  int fd = ::open(console.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // the child's Catch2 report
   pid_t pid = fork();
   if (pid == 0) {
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
     execve(exe.c_str(), argv, envp.data());
     _exit(127);
   }
+  if (fd >= 0) ::close(fd);
   return pid;
 }
 }  // namespace
@@ -126,7 +133,8 @@ TEST_CASE("disk cache: two processes writing one entry at once: right results, o
   for (int k = 0; k < 2; ++k)
     pids.push_back(spawn_writer({"JITX_TEST_WRITER_DIR=" + cache.string(),
                                  "JITX_TEST_WRITER_OUT=" + (work / fmt::format("out{}.npy", k)).string(),
-                                 "JITX_PLATFORM=cpu"}));
+                                 "JITX_PLATFORM=cpu"},
+                             work / fmt::format("console{}.txt", k)));
   std::ofstream(work / "go") << "go";
   for (pid_t pid : pids) {
     REQUIRE(pid > 0);
@@ -135,7 +143,8 @@ TEST_CASE("disk cache: two processes writing one entry at once: right results, o
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
   }
-  std::string logs = read(work / "out0.npy.log") + read(work / "out1.npy.log");
+  std::string logs = read(work / "console0.txt") + read(work / "console1.txt") + read(work / "out0.npy.log") +
+                     read(work / "out1.npy.log");
   INFO(logs);
   auto a = jitx::load((work / "out0.npy").string()).to_vector<float>();
   auto b = jitx::load((work / "out1.npy").string()).to_vector<float>();

@@ -674,7 +674,7 @@ TEST_CASE("import_stablehlo: what jitx cannot represent is a CompileError naming
   return %0 : tensor<2xf32>)", "%a: tensor<2xf32>", "tensor<2xf32>")), Catch::Contains("lapack_sgesdd"));
   CHECK_THROWS_WITH(import_stablehlo(wrap(R"(  %s, %o = stablehlo.rng_bit_generator %k, algorithm = DEFAULT : (tensor<4xui32>) -> (tensor<4xui32>, tensor<4xui32>)
   return %o : tensor<4xui32>)", "%k: tensor<4xui32>", "tensor<4xui32>")),
-                    Catch::Contains("stablehlo.rng_bit_generator with a ui32[4] state is not supported"));
+                    Catch::Contains("stablehlo.rng_bit_generator with a u32[4] state is not supported"));
   // A general reducer region is inlined; one that reads a value of the function is refused.
   CHECK_THROWS_WITH(import_stablehlo(wrap(R"(  %0 = "stablehlo.reduce_window"(%a, %z) <{window_dimensions = array<i64: 2>}> ({
   ^bb0(%p: tensor<f32>, %q: tensor<f32>):

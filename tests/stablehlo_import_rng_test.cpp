@@ -140,7 +140,8 @@ TEST_CASE("import_stablehlo: reduce_window with a general reducer region (cumlog
   std::vector<float> a(20);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(std::sin(1.3 * double(i)));
   float z = 0.25f;
-  auto r = import_stablehlo(text).compile()(std::vector<Array>{array(a, {4, 5}), array(std::vector<float>{z}, Shape{})});
+  std::vector<Array> args = {array(a, {4, 5}), array(std::vector<float>{z}, Shape{})};
+  auto r = import_stablehlo(text).compile()(args);
   auto g = r.at(0).to_vector<float>();
   // Padded and base-dilated: row index p = 1 + i (low padding 1), column c = 2 j (base dilation 2), 5 x 10 in all.
   // XLA skips the positions in padding and holes (init is not combined there).

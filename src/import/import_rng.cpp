@@ -36,7 +36,9 @@ struct Ops {
   Instruction* add(Instruction* a, Instruction* b) { return bin(Opcode::kAdd, a, b); }
   Instruction* xor_(Instruction* a, Instruction* b) { return bin(Opcode::kXor, a, b); }
   Instruction* addk(Instruction* a, double v) { return add(a, splat(a->shape.dtype, v, a->shape.dims)); }
-  Instruction* shl(Instruction* a, int n) { return bin(Opcode::kShiftLeft, a, splat(a->shape.dtype, n, a->shape.dims)); }
+  Instruction* shl(Instruction* a, int n) {
+    return bin(Opcode::kShiftLeft, a, splat(a->shape.dtype, n, a->shape.dims));
+  }
   Instruction* shr(Instruction* a, int n) {
     return bin(Opcode::kShiftRightLogical, a, splat(a->shape.dtype, n, a->shape.dims));
   }
@@ -62,7 +64,9 @@ struct Ops {
     hlo::Comparison cmp{hlo::ComparisonDirection::kLt, hlo::ComparisonType::kUnsigned};
     return c.add(Opcode::kCompare, hlo::Shape(DType::bool_, a->shape.dims), {a, b}, hlo::to_params(cmp));
   }
-  Instruction* select(Instruction* p, Instruction* a, Instruction* b) { return c.add(Opcode::kSelect, a->shape, {p, a, b}); }
+  Instruction* select(Instruction* p, Instruction* a, Instruction* b) {
+    return c.add(Opcode::kSelect, a->shape, {p, a, b});
+  }
   std::array<Instruction*, 2> halves(Instruction* u64) {  // (low, high) u32 words
     return {convert(u64, DType::uint32), convert(shr(u64, 32), DType::uint32)};
   }

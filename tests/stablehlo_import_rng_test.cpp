@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <random>
 
 #include "jitx/import.h"
 #include "jitx/jitx.h"
@@ -179,4 +180,43 @@ TEST_CASE("import_stablehlo: complex types and dynamic shapes are clear ParseErr
 )";
   auto out = import_stablehlo(text).compile()(std::vector<Array>{array(std::vector<float>{1.5f, -2.0f, 3.0f}, {3})});
   CHECK(out.at(0).to_vector<float>() == std::vector<float>{2.25f, 4.0f, 9.0f});
+}
+
+TEST_CASE("import_stablehlo: 1500 seeded mutations of rng_bit_generator and general reduce_window modules import "
+          "or throw a jitx error", "[import][import_fuzz]") {
+  std::mt19937 gen(1818);
+  const std::string seeds[] = {rng_module("THREE_FRY", "tensor<3x5xui32>"), rng_module("PHILOX", "tensor<3xui64>"),
+                               rng_module("DEFAULT", "tensor<2x3xui8>"), k_cumlogsumexp};
+  const char alphabet[] = "%#:=,()[]{}<>\"^x0123456789abfiou.- \n";
+  const char* tokens[] = {"THREE_FRY", "PHILOX", "DEFAULT", "tensor<3xui64>", "tensor<2xui32>", "tensor<0xui32>",
+                          "tensor<4x0xui16>", "tensor<f64>", "tensor<i1>", "window_strides = array<i64: 2>, ",
+                          "base_dilations = array<i64: 3>, ", "window_dilations = array<i64: 2>, ",
+                          "padding = dense<[[1, 2]]> : tensor<1x2xi64>, ", "stablehlo.multiply", "%arg1", "%cst"};
+  int ok = 0, compiled = 0, errors = 0;
+  for (int it = 0; it < 1500; ++it) {
+    std::string s = seeds[it % 4];
+    int edits = 1 + static_cast<int>(gen() % 3);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      size_t p = gen() % s.size();
+      switch (gen() % 5) {
+        case 0: s.resize(p); break;
+        case 1: s[p] = alphabet[gen() % (sizeof(alphabet) - 1)]; break;
+        case 2: s.erase(p, 1 + gen() % 8); break;
+        case 3: s.insert(p, 1, alphabet[gen() % (sizeof(alphabet) - 1)]); break;
+        default: s.insert(p, tokens[gen() % (sizeof(tokens) / sizeof(tokens[0]))]);
+      }
+    }
+    try {
+      auto m = import_stablehlo(s);
+      ++ok;
+      if (compiled < 40) {  // what imports also compiles (the expansion's ops are well-typed) or fails clearly
+        m.compile();
+        ++compiled;
+      }
+    } catch (const Error&) {
+      ++errors;
+    }
+  }
+  CHECK(ok + errors == 1500);
+  CHECK(errors > 500);
 }

@@ -41,6 +41,10 @@ cat >"$out/run.json" <<JSON
 {"command": "benchmarks/run_all.sh${mode:+ $mode}", "mode": "${mode:-full}", "date": "$(date -u +%Y-%m-%d)",
  "duration_s": $(($(date +%s) - start)), "max_call_s": $max_call_s}
 JSON
+# Compile time against persistent-cache load time (issue 18): its own table, next to RESULTS.md.
+{ echo "# MLP block: compile time against persistent-cache load time"; echo
+  echo "Command: \`benchmarks/cache_load.sh 9\` (from benchmarks/run_all.sh), $(date -u +%Y-%m-%d)."; echo
+  benchmarks/cache_load.sh 9; } >"$out/CACHE_LOAD.md" || echo "cache_load.sh failed (exit $?); continuing" >&2
 # A full run also refreshes the README's performance section (between its benchmarks:begin/end markers).
 readme=()
 [ -z "$mode" ] && readme=(--readme README.md)

@@ -672,16 +672,17 @@ TEST_CASE("import_stablehlo: what jitx cannot represent is a CompileError naming
   };
   CHECK_THROWS_WITH(import_stablehlo(wrap(R"(  %0 = stablehlo.custom_call @lapack_sgesdd(%a) : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>)", "%a: tensor<2xf32>", "tensor<2xf32>")), Catch::Contains("lapack_sgesdd"));
-  CHECK_THROWS_WITH(import_stablehlo(wrap(R"(  %s, %o = stablehlo.rng_bit_generator %k, algorithm = DEFAULT : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)
-  return %o : tensor<4xui32>)", "%k: tensor<2xui64>", "tensor<4xui32>")),
-                    Catch::Contains("stablehlo.rng_bit_generator is not supported"));
+  CHECK_THROWS_WITH(import_stablehlo(wrap(R"(  %s, %o = stablehlo.rng_bit_generator %k, algorithm = DEFAULT : (tensor<4xui32>) -> (tensor<4xui32>, tensor<4xui32>)
+  return %o : tensor<4xui32>)", "%k: tensor<4xui32>", "tensor<4xui32>")),
+                    Catch::Contains("stablehlo.rng_bit_generator with a u32[4] state is not supported"));
+  // A general reducer region is inlined; one that reads a value of the function is refused.
   CHECK_THROWS_WITH(import_stablehlo(wrap(R"(  %0 = "stablehlo.reduce_window"(%a, %z) <{window_dimensions = array<i64: 2>}> ({
   ^bb0(%p: tensor<f32>, %q: tensor<f32>):
-    %1 = stablehlo.subtract %p, %q : tensor<f32>
+    %1 = stablehlo.subtract %p, %z : tensor<f32>
     stablehlo.return %1 : tensor<f32>
   }) : (tensor<4xf32>, tensor<f32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>)", "%a: tensor<4xf32>, %z: tensor<f32>", "tensor<3xf32>")),
-                    Catch::Contains("stablehlo.reduce_window with a region other than"));
+                    Catch::Contains("stablehlo.reduce_window with a reducer region that reads enclosing values"));
   // A while body that returns fewer values than the loop carries is malformed.
   CHECK_THROWS_AS(import_stablehlo(wrap(R"(  %0:2 = stablehlo.while(%i = %a, %j = %a) : tensor<i32>, tensor<i32>
   cond {

@@ -186,6 +186,8 @@ def cases():
     add("cumprod", lambda x: jnp.cumprod(x, axis=0), f32(4, 2))
     add("cummax", lambda x: lax.cummax(x, axis=0), f32(6))
     add("cumlogsumexp", lambda x: lax.cumlogsumexp(x, axis=0), f32(5))
+    add("cumlogsumexp_f64_axis1", lambda x: lax.cumlogsumexp(x, axis=1), f64(3, 6))
+    add("cumlogsumexp_reverse", lambda x: lax.cumlogsumexp(x, axis=0, reverse=True), f32(4, 3))
     add("norm", jnp.linalg.norm, f32(4, 3))
 
     # --- contractions ---
@@ -337,6 +339,27 @@ def cases():
                                           x / 0.5, 0.0), key, f32(3, 4))
     add("rng_bit_generator", lambda k: lax.rng_bit_generator(k, (4,), dtype=jnp.uint32),
         np.array([1, 2, 3, 4], dtype=np.uint32))
+    # rng_bit_generator's algorithms over shapes (odd ones: XLA splits 32-bit threefry draws over an axis) and
+    # widths (narrow ones take the low bits of 32-bit draws); the state counter's high word near a carry.
+    state = np.array([0x9E3779B9, 0x12345678, 0xFFFFFFFE, 0xFFFFFFFF], dtype=np.uint32)
+    algs = {"threefry": lax.RandomAlgorithm.RNG_THREE_FRY, "philox": lax.RandomAlgorithm.RNG_PHILOX,
+            "default": lax.RandomAlgorithm.RNG_DEFAULT}
+    shapes = [("u32_4", (4,), jnp.uint32), ("u32_3x5", (3, 5), jnp.uint32), ("u32_3x3", (3, 3), jnp.uint32),
+              ("u32_scalar", (), jnp.uint32), ("u64_7", (7,), jnp.uint64), ("u64_2x2", (2, 2), jnp.uint64),
+              ("u8_2x3", (2, 3), jnp.uint8), ("u16_5", (5,), jnp.uint16)]
+    for an, alg in algs.items():
+        for sn, shape, dt in shapes:
+            add(f"rng_bit_generator_{an}_{sn}",
+                lambda k, shape=shape, dt=dt, alg=alg: lax.rng_bit_generator(k, shape, dtype=dt, algorithm=alg), state)
+    # JAX's "rbg" and "unsafe_rbg" PRNGs draw through rng_bit_generator.
+    for impl in ("rbg", "unsafe_rbg"):
+        kd = np.asarray(jax.random.key_data(jax.random.key(7, impl=impl)))
+        add(f"random_{impl}_uniform", lambda k, impl=impl: jax.random.uniform(
+            jax.random.wrap_key_data(k, impl=impl), (3, 4)), kd)
+        add(f"random_{impl}_normal_f64", lambda k, impl=impl: jax.random.normal(
+            jax.random.wrap_key_data(k, impl=impl), (5,), dtype=jnp.float64), kd)
+        add(f"random_{impl}_bits_u16", lambda k, impl=impl: jax.random.bits(
+            jax.random.wrap_key_data(k, impl=impl), (6,), dtype=jnp.uint16), kd)
 
     # --- misc lax ---
     add("expand_dims_iota", lambda x: lax.broadcasted_iota(jnp.int32, (3, 4), 1) + x, i32(3, 4))

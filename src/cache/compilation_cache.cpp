@@ -1,7 +1,11 @@
 // The persistent compilation cache (compilation_cache.h): lookup, checks, store, eviction, explanations.
 #include "cache/compilation_cache.h"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include <atomic>
 #include <chrono>
@@ -84,6 +88,31 @@ bool store(const fs::path& path, const std::string& bytes) {
   return true;
 }
 
+/// Removes the temporary files (`<entry>.tmp.<pid>.<n>.<salt>`) of writers that died before their rename: those
+/// whose process is gone (a kill(pid, 0) that fails with ESRCH) once they are a few seconds old (pids of another
+/// machine sharing the directory may look gone: a live writer finishes within that time), and any older than an
+/// hour. Run before each eviction pass, that is after every store. A writer whose file went anyway just fails its
+/// rename and stores nothing, so this never corrupts an entry.
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  auto now = fs::file_time_type::clock::now();
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    size_t at = name.find(std::string(kExt) + ".tmp.");
+    if (at == std::string::npos) continue;
+    std::error_code e;
+    auto age = now - it->last_write_time(e);
+    if (e) continue;
+    long pid = std::strtol(name.c_str() + at + kExt.size() + 5, nullptr, 10);
+    bool gone = pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    if ((gone && age > std::chrono::seconds(5)) || age > std::chrono::hours(1)) {
+      if (fs::remove(it->path(), e))
+        log(fmt::format("removed {} (a temporary file of a writer that {})", name,
+                        gone ? fmt::format("is gone, pid {}", pid) : std::string("stopped over an hour ago")));
+    }
+  }
+}
+
 /// Keeps the directory's entries under config().compilation_cache_max_bytes: the least recently used (oldest
 /// mtime) go first, never `keep` (the entry just written).
 void evict(const fs::path& dir, const fs::path& keep) {
@@ -92,6 +121,7 @@ void evict(const fs::path& dir, const fs::path& keep) {
     fs::file_time_type mtime;
     uintmax_t size;
   };
+  remove_stale_temporaries(dir);
   std::vector<File> files;
   uintmax_t total = 0;
   std::error_code ec;

@@ -370,10 +370,9 @@ std::vector<Instruction*> build_indexed_op(Computation& comp, OpSyntax& op, bool
     if (op.operands.size() != 1 || op.result_types.size() != 1) op_bad(op, "expected one operand");
     return {comp.add(Opcode::kMultiply, shape_of(op.result_types[0]), {op.operands[0], op.operands[0]})};
   }
-  if (n == "stablehlo.rng_bit_generator" || n == "stablehlo.rng")
-    op_unsupported(op,
-                   "is not supported (jitx has no random-bit-generator op; JAX's default threefry PRNG lowers "
-                   "to plain integer ops, which import)");
+  if (n == "stablehlo.rng_bit_generator") return build_rng_bit_generator(comp, op);
+  if (n == "stablehlo.rng")
+    op_unsupported(op, "is not supported (a stateful RNG with no defined bits; JAX emits rng_bit_generator)");
   if (n == "chlo.next_after") return build_next_after(comp, op);
   if (n == "stablehlo.reduce_precision") return build_reduce_precision(comp, op);
   if (n == "stablehlo.fft" || n == "stablehlo.triangular_solve" || n == "stablehlo.cholesky" ||

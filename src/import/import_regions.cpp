@@ -311,11 +311,129 @@ std::vector<hlo::WindowPadding> padding_pairs(const OpSyntax& op, const std::str
   return out;
 }
 
+/// True when the region is one add, multiply, maximum, minimum, and or or of its two arguments (a Reducer).
+bool is_known_reducer_region(const Computation& rc) {
+  const Instruction* r = rc.root;
+  if (!r || rc.instructions.size() != 3 || r->operands.size() != 2 || r->operands[0] == r->operands[1] ||
+      r->operands[0]->opcode != Opcode::kParameter || r->operands[1]->opcode != Opcode::kParameter)
+    return false;
+  switch (r->opcode) {
+    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kAnd:
+    case Opcode::kOr: return true;
+    default: return false;
+  }
+}
+
+/// The region's scalar body applied elementwise to arrays of shape `dims`: its arguments become `args`, its scalar
+/// constants splats, every elementwise op the same op on the arrays. A region with another kind of op (a reduce, a
+/// call) is refused.
+Instruction* inline_scalar_region(Computation& comp, const OpSyntax& op, const Region& r,
+                                  const std::vector<Instruction*>& args, const std::vector<int64_t>& dims) {
+  std::map<const Instruction*, Instruction*> m;
+  for (size_t k = 0; k < args.size(); ++k) m[r.comp->parameters.at(k)] = args[k];
+  for (auto& up : r.comp->instructions) {
+    const Instruction* i = up.get();
+    if (i->opcode == Opcode::kParameter) {
+      if (!m.count(i)) op_unsupported(op, "with a reducer region that reads enclosing values is not supported");
+      continue;
+    }
+    if (i->shape.is_tuple || !i->shape.dims.empty() || !i->called.empty())
+      op_unsupported(op, fmt::format("with a reducer region holding {} ({}) is not supported",
+                                     hlo::opcode_name(i->opcode), i->shape.str()));
+    std::vector<Instruction*> ops;
+    for (auto* o : i->operands) ops.push_back(m.at(o));
+    hlo::Shape s(i->shape.dtype, dims);
+    if (i->opcode == Opcode::kConstant) {
+      Instruction* c = comp.add_constant(*i->literal);
+      m[i] = comp.add(Opcode::kBroadcastInDim, s, {c}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+    } else if ((i->opcode == Opcode::kBroadcastInDim || i->opcode == Opcode::kReshape || i->opcode == Opcode::kCopy) &&
+               ops.size() == 1 && ops[0]->shape.dtype == s.dtype) {
+      m[i] = ops[0];  // scalar to scalar
+    } else if (hlo::is_elementwise(i->opcode)) {
+      m[i] = comp.add(i->opcode, s, ops, i->attrs);
+    } else {
+      op_unsupported(op, fmt::format("with a reducer region holding {} is not supported", hlo::opcode_name(i->opcode)));
+    }
+  }
+  if (r.rets.size() != 1) op_bad(op, "the reducer region must return one value");
+  return m.at(r.rets[0]);
+}
+
+/// reduce_window with a reducer region that is not one known op (cumlogsumexp's logaddexp): the operand padded
+/// (padding and base dilation), then for each window offset k in row-major order (XLA's order) the strided slice
+/// X_k, folded as acc = region(acc, X_k) from acc = init, the region's body inlined on whole arrays; positions in
+/// padding or holes are skipped, as XLA's evaluator and CPU backend skip them.
+std::vector<Instruction*> general_reduce_window(Computation& comp, OpSyntax& op, const hlo::Window& w) {
+  Instruction *x = op.operands[0], *init = op.operands[1];
+  const Region& r = op.region_info[0];
+  check_declared(op, r, {init, init}, "the reducer region");
+  size_t rank = x->shape.dims.size();
+  hlo::Shape out = shape_of(op.result_types[0]);
+  const auto& g = out.dims;
+  if (g.size() != rank || out.dtype != x->shape.dtype) op_bad(op, "the result must have the operand's rank and dtype");
+  hlo::PaddingConfig pc;
+  std::vector<int64_t> padded(rank);
+  bool any_pad = false;
+  int64_t count = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    if (w.padding[d].low < 0 || w.padding[d].high < 0 || w.base_dilations[d] < 1 || w.strides[d] < 1 ||
+        w.window_dilations[d] < 1 || w.dimensions[d] < 0)
+      op_unsupported(op, "with negative padding or non-positive strides or dilations is not supported");
+    pc.low.push_back(w.padding[d].low);
+    pc.high.push_back(w.padding[d].high);
+    pc.interior.push_back(w.base_dilations[d] - 1);
+    int64_t n = x->shape.dims[d];
+    padded[d] = (n == 0 ? 0 : (n - 1) * w.base_dilations[d] + 1) + w.padding[d].low + w.padding[d].high;
+    any_pad = any_pad || padded[d] != n;
+    count *= w.dimensions[d];
+    int64_t span = w.dimensions[d] == 0 ? 0 : (w.dimensions[d] - 1) * w.window_dilations[d] + 1;
+    int64_t want = padded[d] < span ? 0 : (padded[d] - span) / w.strides[d] + 1;
+    if (g[d] != want) op_bad(op, fmt::format("the result's shape {} does not match the windows", out.str()));
+  }
+  if (count > 4096) op_unsupported(op, "with a general reducer region and more than 4096 window elements");
+  Instruction* src = any_pad ? comp.add(Opcode::kPad, hlo::Shape(x->shape.dtype, padded), {x, init},
+                                        hlo::to_params(pc))
+                             : x;
+  // XLA skips the window positions that fall in padding or dilation holes (it does not combine init there): a
+  // mask of the real positions, padded the same way, keeps acc at those.
+  Instruction* real = nullptr;
+  if (any_pad) {
+    Instruction* yes = comp.add(Opcode::kBroadcastInDim, hlo::Shape(DType::bool_, x->shape.dims),
+                                {comp.add_scalar_constant(DType::bool_, 1)},
+                                {{"broadcast_dimensions", std::vector<int64_t>{}}});
+    real = comp.add(Opcode::kPad, hlo::Shape(DType::bool_, padded), {yes, comp.add_scalar_constant(DType::bool_, 0)},
+                    hlo::to_params(pc));
+  }
+  Instruction* acc = comp.add(Opcode::kBroadcastInDim, out, {init}, {{"broadcast_dimensions", std::vector<int64_t>{}}});
+  bool empty = false;
+  for (auto v : g) empty = empty || v == 0;
+  for (int64_t k = 0; k < count && !empty; ++k) {
+    hlo::SliceConfig sc;
+    for (int64_t d = static_cast<int64_t>(rank) - 1, rest = k; d >= 0; --d) {
+      int64_t off = (rest % w.dimensions[d]) * w.window_dilations[d];
+      rest /= w.dimensions[d];
+      sc.start_indices.insert(sc.start_indices.begin(), off);
+      sc.limit_indices.insert(sc.limit_indices.begin(), off + (g[d] - 1) * w.strides[d] + 1);
+      sc.strides.insert(sc.strides.begin(), w.strides[d]);
+    }
+    Instruction* xk = comp.add(Opcode::kSlice, out, {src}, hlo::to_params(sc));
+    Instruction* next = inline_scalar_region(comp, op, r, {acc, xk}, g);
+    if (real) {
+      Instruction* mk = comp.add(Opcode::kSlice, hlo::Shape(DType::bool_, g), {real}, hlo::to_params(sc));
+      next = comp.add(Opcode::kSelect, out, {mk, next, acc});
+    }
+    acc = next;
+  }
+  op.regions.clear();
+  return {acc};
+}
+
 std::vector<Instruction*> build_reduce_window(Computation& comp, OpSyntax& op) {
   if (op.operands.size() != 2 || op.result_types.size() != 1)
     op_unsupported(op, "of several operands is not supported");
   if (op.region_info.size() != 1) op_bad(op, "expected a reducer region");
-  hlo::Reducer red = reducer_of_region(op, *op.region_info[0].comp);
+  bool single = is_known_reducer_region(*op.region_info[0].comp);
+  hlo::Reducer red = single ? reducer_of_region(op, *op.region_info[0].comp) : hlo::Reducer::kAdd;
   size_t rank = op.operands[0]->shape.dims.size();
   auto list = [&](const char* k) {
     auto* a = op_attr(op, {k});
@@ -330,6 +448,7 @@ std::vector<Instruction*> build_reduce_window(Computation& comp, OpSyntax& op) {
   w.base_dilations = list("base_dilations");
   w.window_dilations = list("window_dilations");
   w.padding = padding_pairs(op, op_attr(op, {"padding"}), rank);
+  if (!single) return general_reduce_window(comp, op, w);
   op.regions.clear();
   auto p = hlo::to_params(w);
   p.set("reducer", std::string(hlo::reducer_name(red)));

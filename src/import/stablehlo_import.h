@@ -68,6 +68,8 @@ std::vector<hlo::Instruction*> build_region_op(hlo::Computation& comp, OpSyntax&
 /// Ops with dimension numbers or windows (import_indexed.cpp): gather, convolution, pad, dynamic_slice,
 /// dynamic_update_slice, top_k.
 std::vector<hlo::Instruction*> build_indexed_op(hlo::Computation& comp, OpSyntax& op, bool* handled);
+/// stablehlo.rng_bit_generator expanded as XLA expands it (import_rng.cpp).
+std::vector<hlo::Instruction*> build_rng_bit_generator(hlo::Computation& comp, OpSyntax& op);
 /// Results of a multi-result instruction as get-tuple-elements (the instruction itself when it has one result).
 std::vector<hlo::Instruction*> results_of(hlo::Computation& comp, hlo::Instruction* i, size_t n);
 /// Shared helpers of the op builders.

@@ -22,8 +22,13 @@ done
 if [[ -x build/jitx-run ]]; then
   for name in mlp_block train_step; do
     n=$(awk -v m="$name" '$1 == m {print $2}' "$corpus/MANIFEST")
+    nout=$(awk -v m="$name" '$1 == m {print $3}' "$corpus/MANIFEST")
     args=()
-    for ((k = 0; k < n; k++)); do args+=(--input "$corpus/$name.in$k.npy"); done
+    paths=()
+    for ((k = 0; k < n; k++)); do
+      args+=(--input "$corpus/$name.in$k.npy")
+      paths+=("$corpus/$name.in$k.npy")
+    done
     for platform in cpu interpreter; do
       build/jitx-run "$corpus/$name.mlir" "${args[@]}" --output "$tmp/$name.$platform.npy" --platform "$platform" >/dev/null
       "$venv/bin/python" -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); \
@@ -31,6 +36,15 @@ assert a.shape == b.shape and a.dtype == b.dtype and np.allclose(a, b, rtol=1e-4
 print('jitx-run', sys.argv[3], 'on', sys.argv[4] + ': output 0 matches JAX')" \
         "$tmp/$name.$platform.npy" "$corpus/$name.out0.npy" "$name" "$platform" || status=1
     done
+    # The same through .npz: every input in one archive, every result in another.
+    "$venv/bin/python" -c "import numpy as np, sys; np.savez(sys.argv[1], *[np.load(p) for p in sys.argv[2:]])" \
+      "$tmp/$name.in.npz" "${paths[@]}"
+    build/jitx-run "$corpus/$name.mlir" --input "$tmp/$name.in.npz" --output "$tmp/$name.out.npz" >/dev/null
+    "$venv/bin/python" -c "import numpy as np, sys; o = np.load(sys.argv[1]); n = int(sys.argv[4]); \
+assert sorted(o.files) == sorted(f'arr_{k}' for k in range(n)), o.files; \
+ok = all(np.allclose(o[f'arr_{k}'], np.load(f'{sys.argv[2]}.out{k}.npy'), rtol=1e-4, atol=1e-5) for k in range(n)); \
+assert ok; print('jitx-run', sys.argv[3], 'with .npz in and out: all', n, 'outputs match JAX')" \
+      "$tmp/$name.out.npz" "$corpus/$name" "$name" "$nout" || status=1
   done
 fi
 echo "jax_corpus: export $((exported - start)) s, runs $(($(date +%s) - exported)) s; corpus and reports in $corpus"

@@ -2,6 +2,7 @@
 // element-level emitter mapped to libdevice (linked as bitcode), the O3 pipeline and NVPTX's PTX printer.
 #include "backends/cuda/cuda_codegen.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -199,6 +200,8 @@ GpuKernel compile_kernel(const Instruction& inst, const GpuTarget& target, bool 
 GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool allow_excess_precision) {
   GpuModule out;
   const std::string& dump = config().dump_to;
+  static std::atomic<int64_t> compiles{0};  // modules often share a name (jit_fn): each compile dumps apart
+  int64_t compile_id = compiles++;
   size_t seq = 0;
   for (auto& c : mod.computations) {
     bool fused = false;  // fusion computations are compiled with their fusion instruction
@@ -228,7 +231,8 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
       GpuKernel k = compile_kernel(*i, target, allow_excess_precision, fmt::format("jitx_kernel_{}", seq++));
       if (!dump.empty()) {
         std::filesystem::create_directories(dump);
-        std::string base = fmt::format("{}/{}.cuda.{}.{}", dump, safe(mod.name), k.name, safe(i->name));
+        std::string base =
+            fmt::format("{}/{}.cuda.{:04d}.{}.{}", dump, safe(mod.name), compile_id, k.name, safe(i->name));
         std::ofstream(base + ".ll") << k.llvm_ir;
         std::ofstream(base + ".ptx") << k.ptx;
       }

@@ -37,11 +37,12 @@ Loaded load() {
     l.why = "libcuda.so.1 has no cuGetProcAddress (a driver older than CUDA 11.3)";
     return l;
   }
-  // The names without _v2: cuGetProcAddress returns the variant of the CUDA version asked for (12.0's ABI).
+  // The names without _v2: cuGetProcAddress returns the variant of the CUDA version asked for: cuda.h's, whose
+  // prototypes the Driver members have.
   auto resolve = [&](const char* name, void** fn) {
     CUdriverProcAddressQueryResult status{};
-    CUresult r = v2 ? v2(name, fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status)
-                    : v1(name, fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT);
+    CUresult r = v2 ? v2(name, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status)
+                    : v1(name, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT);
     return r == CUDA_SUCCESS && *fn != nullptr;
   };
   std::string missing;

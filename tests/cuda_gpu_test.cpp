@@ -146,8 +146,10 @@ TEST_CASE("cuda gpu: memory-bound kernels against the copy bandwidth", "[cuda][g
       "  %s = {1} reduce(%a, %z), dimensions={{1}}, reducer=add\n  %nb = {1} broadcast(%n), broadcast_dimensions={{}}\n"
       "  %m = {1} divide(%s, %nb)\n  %mb = {0} broadcast(%m), broadcast_dimensions={{0}}\n  %c = {0} subtract(%a, %mb)\n"
       "  %c2 = {0} multiply(%c, %c)\n  %q = {1} reduce(%c2, %z), dimensions={{1}}, reducer=add\n"
-      "  %var = {1} divide(%q, %nb)\n  %eb = {1} broadcast(%eps), broadcast_dimensions={{}}\n  %ve = {1} add(%var, %eb)\n"
-      "  %r = {1} rsqrt(%ve)\n  %rb = {0} broadcast(%r), broadcast_dimensions={{0}}\n  ROOT %y = {0} multiply(%c, %rb)\n",
+      "  %var = {1} divide(%q, %nb)\n  %eb = {1} broadcast(%eps), broadcast_dimensions={{}}\n"
+      "  %ve = {1} add(%var, %eb)\n"
+      "  %r = {1} rsqrt(%ve)\n  %rb = {0} broadcast(%r), broadcast_dimensions={{0}}\n"
+      "  ROOT %y = {0} multiply(%c, %rb)\n",
       s, v, cols);
   struct K {
     const char* name;

@@ -166,7 +166,8 @@ std::string ptxas_path() {
 std::string libdevice_path() {
   std::vector<std::string> candidates;
   if (const char* e = std::getenv("JITX_CUDA_LIBDEVICE")) candidates.push_back(e);
-  if (const char* h = std::getenv("CUDA_HOME")) candidates.push_back(std::string(h) + "/nvvm/libdevice/libdevice.10.bc");
+  if (const char* h = std::getenv("CUDA_HOME"))
+    candidates.push_back(std::string(h) + "/nvvm/libdevice/libdevice.10.bc");
 #ifdef JITX_CUDA_LIBDEVICE
   candidates.push_back(JITX_CUDA_LIBDEVICE);
 #endif

@@ -33,39 +33,17 @@ constexpr int64_t kBlockRowCols = 1024;  // rows at least this long are reduced 
                                  hlo::opcode_name(inst.opcode), why));
 }
 
-class GpuEmitter final : public cpu::ElementalEmitter {
+// What every GPU kernel needs: its buffers, counted and conditional code, thread indices, warp and block
+// reductions of one value.
+class GpuEmitterBase : public cpu::ElementalEmitter {
  public:
   using ElementalEmitter::ElementalEmitter;
 
-  LaunchPlan emit(const Instruction& inst) {
-    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f_);
-    b_.SetInsertPoint(entry);
-    outs_ = cpu::output_shapes(inst);
-    std::vector<const Instruction*> roots = bind(inst);
-    LaunchPlan plan;
-    plan.num_outputs = outs_.size();
-    plan.num_operands = inst.operands.size();
-    plan.num_scratch = scratch_.size();
-    for (auto* s : scratch_) plan.scratch_bytes.push_back(s->shape.byte_size());
-    for (auto* o : outs_) out_layouts_.push_back(cpu::layout_of(*o));
-    if (row_plan(inst, roots)) emit_rows(roots, plan);
-    else emit_loop(inst, roots, plan);
-    b_.CreateRetVoid();
-    return plan;
-  }
-
- private:
+ protected:
   std::vector<const hlo::Shape*> outs_;
   std::vector<Layout> out_layouts_;
   std::vector<Value*> out_ptrs_;
   std::vector<const Instruction*> scratch_;  // dots of an output fusion, read from scratch buffers
-  // The row kernel's state: the reduced dims' common operand shape, the reductions (operands first), the current
-  // row (its multi-index over the row dims and its linear index) and each reduction's value there.
-  std::vector<int64_t> row_x_dims_;
-  std::vector<const Instruction*> row_reduces_;
-  std::vector<Value*> row_multi_;
-  Value* row_ = nullptr;
-  std::unordered_map<const Instruction*, Value*> row_values_;
 
   Value* sreg(llvm::Intrinsic::ID id) { return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty()); }
 
@@ -165,6 +143,95 @@ class GpuEmitter final : public cpu::ElementalEmitter {
     return idx;
   }
 
+  // A value of any scalar type as 32-bit words, for shuffles and shared memory.
+  std::vector<Value*> words(Value* v) {
+    llvm::Type* t = v->getType();
+    unsigned bits = t->getPrimitiveSizeInBits();
+    Value* iv = t->isIntegerTy() ? v : b_.CreateBitCast(v, b_.getIntNTy(bits));
+    if (bits <= 32) return {b_.CreateZExt(iv, b_.getInt32Ty())};
+    return {b_.CreateTrunc(iv, b_.getInt32Ty()), b_.CreateTrunc(b_.CreateLShr(iv, 32), b_.getInt32Ty())};
+  }
+  Value* from_words(const std::vector<Value*>& w, llvm::Type* t) {
+    unsigned bits = t->getPrimitiveSizeInBits();
+    Value* iv;
+    if (bits <= 32) iv = b_.CreateTrunc(w[0], b_.getIntNTy(bits));
+    else iv = b_.CreateOr(b_.CreateZExt(w[0], b_.getInt64Ty()), b_.CreateShl(b_.CreateZExt(w[1], b_.getInt64Ty()), 32));
+    return t->isIntegerTy() ? iv : b_.CreateBitCast(iv, t);
+  }
+  // Every lane of the warp gets the warp's combined value (a butterfly: deterministic, the same on every lane).
+  Value* warp_reduce(const std::string& r, DType d, Value* v) {
+    for (int mask = 16; mask >= 1; mask /= 2) {
+      std::vector<Value*> w = words(v), o;
+      for (Value* x : w)
+        o.push_back(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+                                       {b_.getInt32(0xffffffffu), x, b_.getInt32(mask), b_.getInt32(0x1f)}));
+      v = combine(r, d, v, from_words(o, v->getType()), false);
+    }
+    return v;
+  }
+  // Every thread of the block gets the block's combined value: warp values through shared memory, combined in
+  // warp order by every thread.
+  Value* block_reduce(const std::string& r, DType d, Value* v, Value* tid) {
+    v = warp_reduce(r, d, v);
+    size_t nw = words(v).size();
+    auto* arr = llvm::ArrayType::get(b_.getInt32Ty(), static_cast<uint64_t>(kBlock / kWarp) * nw);
+    auto* shm = new llvm::GlobalVariable(m_, arr, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arr),
+                                         "shm", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    Value* warp = b_.CreateUDiv(tid, i64(kWarp));
+    std::vector<Value*> w = words(v);
+    when(b_.CreateICmpEQ(b_.CreateURem(tid, i64(kWarp)), i64(0)), [&] {
+      for (size_t q = 0; q < nw; ++q)
+        b_.CreateStore(w[q], b_.CreateInBoundsGEP(arr, shm, {i64(0), b_.CreateAdd(b_.CreateMul(warp, i64(nw)),
+                                                                                  i64(static_cast<int64_t>(q)))}));
+    });
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    Value* acc = nullptr;
+    for (int64_t k = 0; k < kBlock / kWarp; ++k) {
+      std::vector<Value*> x;
+      for (size_t q = 0; q < nw; ++q)
+        x.push_back(b_.CreateLoad(b_.getInt32Ty(),
+                                  b_.CreateInBoundsGEP(arr, shm, {i64(0), i64(k * static_cast<int64_t>(nw) +
+                                                                              static_cast<int64_t>(q))})));
+      Value* xv = from_words(x, v->getType());
+      acc = acc ? combine(r, d, acc, xv, false) : xv;
+    }
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // before the next row overwrites the array
+    return acc;
+  }
+};
+
+/// One kernel: a loop kernel or a row kernel (see cuda_codegen.h's KernelKind).
+class GpuEmitter final : public GpuEmitterBase {
+ public:
+  using GpuEmitterBase::GpuEmitterBase;
+
+  LaunchPlan emit(const Instruction& inst) {
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f_);
+    b_.SetInsertPoint(entry);
+    outs_ = cpu::output_shapes(inst);
+    std::vector<const Instruction*> roots = bind(inst);
+    LaunchPlan plan;
+    plan.num_outputs = outs_.size();
+    plan.num_operands = inst.operands.size();
+    plan.num_scratch = scratch_.size();
+    for (auto* s : scratch_) plan.scratch_bytes.push_back(s->shape.byte_size());
+    for (auto* o : outs_) out_layouts_.push_back(cpu::layout_of(*o));
+    if (row_plan(inst, roots)) emit_rows(roots, plan);
+    else emit_loop(inst, roots, plan);
+    b_.CreateRetVoid();
+    return plan;
+  }
+
+ private:
+  // The row kernel's state: the reduced dims' common operand shape, the reductions (operands first), the current
+  // row (its multi-index over the row dims and its linear index) and each reduction's value there.
+  std::vector<int64_t> row_x_dims_;
+  std::vector<const Instruction*> row_reduces_;
+  std::vector<Value*> row_multi_;
+  Value* row_ = nullptr;
+  std::unordered_map<const Instruction*, Value*> row_values_;
+
+
   // --- loop kernels: one thread per element of the output, grid-stride ---
   void emit_loop(const Instruction& inst, const std::vector<const Instruction*>& roots, LaunchPlan& plan) {
     for (auto* o : outs_)
@@ -252,61 +319,6 @@ class GpuEmitter final : public cpu::ElementalEmitter {
     return idx.linear == row_ ? it->second : nullptr;
   }
 
-  // A value of any scalar type as 32-bit words, for shuffles and shared memory.
-  std::vector<Value*> words(Value* v) {
-    llvm::Type* t = v->getType();
-    unsigned bits = t->getPrimitiveSizeInBits();
-    Value* iv = t->isIntegerTy() ? v : b_.CreateBitCast(v, b_.getIntNTy(bits));
-    if (bits <= 32) return {b_.CreateZExt(iv, b_.getInt32Ty())};
-    return {b_.CreateTrunc(iv, b_.getInt32Ty()), b_.CreateTrunc(b_.CreateLShr(iv, 32), b_.getInt32Ty())};
-  }
-  Value* from_words(const std::vector<Value*>& w, llvm::Type* t) {
-    unsigned bits = t->getPrimitiveSizeInBits();
-    Value* iv;
-    if (bits <= 32) iv = b_.CreateTrunc(w[0], b_.getIntNTy(bits));
-    else iv = b_.CreateOr(b_.CreateZExt(w[0], b_.getInt64Ty()), b_.CreateShl(b_.CreateZExt(w[1], b_.getInt64Ty()), 32));
-    return t->isIntegerTy() ? iv : b_.CreateBitCast(iv, t);
-  }
-  // Every lane of the warp gets the warp's combined value (a butterfly: deterministic, the same on every lane).
-  Value* warp_reduce(const std::string& r, DType d, Value* v) {
-    for (int mask = 16; mask >= 1; mask /= 2) {
-      std::vector<Value*> w = words(v), o;
-      for (Value* x : w)
-        o.push_back(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
-                                       {b_.getInt32(0xffffffffu), x, b_.getInt32(mask), b_.getInt32(0x1f)}));
-      v = combine(r, d, v, from_words(o, v->getType()), false);
-    }
-    return v;
-  }
-  // Every thread of the block gets the block's combined value: warp values through shared memory, combined in
-  // warp order by every thread.
-  Value* block_reduce(const std::string& r, DType d, Value* v, Value* tid) {
-    v = warp_reduce(r, d, v);
-    size_t nw = words(v).size();
-    auto* arr = llvm::ArrayType::get(b_.getInt32Ty(), static_cast<uint64_t>(kBlock / kWarp) * nw);
-    auto* shm = new llvm::GlobalVariable(m_, arr, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arr),
-                                         "shm", nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-    Value* warp = b_.CreateUDiv(tid, i64(kWarp));
-    std::vector<Value*> w = words(v);
-    when(b_.CreateICmpEQ(b_.CreateURem(tid, i64(kWarp)), i64(0)), [&] {
-      for (size_t q = 0; q < nw; ++q)
-        b_.CreateStore(w[q], b_.CreateInBoundsGEP(arr, shm, {i64(0), b_.CreateAdd(b_.CreateMul(warp, i64(nw)),
-                                                                                  i64(static_cast<int64_t>(q)))}));
-    });
-    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
-    Value* acc = nullptr;
-    for (int64_t k = 0; k < kBlock / kWarp; ++k) {
-      std::vector<Value*> x;
-      for (size_t q = 0; q < nw; ++q)
-        x.push_back(b_.CreateLoad(b_.getInt32Ty(),
-                                  b_.CreateInBoundsGEP(arr, shm, {i64(0), i64(k * static_cast<int64_t>(nw) +
-                                                                              static_cast<int64_t>(q))})));
-      Value* xv = from_words(x, v->getType());
-      acc = acc ? combine(r, d, acc, xv, false) : xv;
-    }
-    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // before the next row overwrites the array
-    return acc;
-  }
 
   void emit_rows(const std::vector<const Instruction*>& roots, LaunchPlan& plan) {
     int64_t cols = row_x_dims_.back();

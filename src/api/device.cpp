@@ -24,8 +24,8 @@ std::vector<Device> devices() {
 
 std::vector<Device> devices(std::string_view platform, Loc loc) {
   detail::ApiScope s(loc);
-  std::string own = runtime::Client::get().backend().name();
-  if (platform == own) return devices();
+  // CUDA first: asking for CUDA devices neither needs nor starts the process's client (JITX_PLATFORM=cuda throws
+  // when the client starts).
   if (platform == "cuda" || platform == "gpu") {
     std::string why;
     int n = cuda::visible_devices(&why);
@@ -33,6 +33,8 @@ std::vector<Device> devices(std::string_view platform, Loc loc) {
     detail::throw_error<RuntimeError>("devices", "the CUDA driver sees {} device(s), but jitx cannot run on them yet "
                                       "(the cuda backend generates PTX only; the runtime is not implemented)", n);
   }
+  std::string own = runtime::Client::get().backend().name();
+  if (platform == own) return devices();
   detail::throw_error<RuntimeError>("devices", "got platform '{}'; this process runs platform '{}' (JITX_PLATFORM) "
                                     "and knows 'cuda' besides", platform, own);
 }

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <unistd.h>
 
 #include "backend_test_util.h"
+#include "backends/cuda/caching_allocator.h"
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/cuda_driver.h"
 #include "hlo/passes/pipeline.h"
@@ -336,6 +338,61 @@ TEST_CASE("cuda: JITX_DUMP_TO writes each kernel's LLVM IR and PTX", "[cuda]") {
   CHECK(ll == 1);
   CHECK(ptx == 1);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cuda: the caching allocator reuses freed blocks per stream and frees its cache when memory runs out",
+          "[cuda]") {
+  // A fake device of 16 MiB: raw allocations at increasing addresses, failing past the limit.
+  size_t used = 0, limit = size_t{16} << 20;
+  uint64_t next = 0x1000;
+  std::map<uint64_t, size_t> live;
+  int64_t frees = 0;
+  cuda::CachingAllocator a(
+      [&](size_t n) -> uint64_t {
+        if (used + n > limit) return 0;
+        used += n;
+        live[next] = n;
+        uint64_t p = next;
+        next += n;
+        return p;
+      },
+      [&](uint64_t p) {
+        used -= live.at(p);
+        live.erase(p);
+        ++frees;
+      });
+  CHECK(cuda::CachingAllocator::round_size(1) == 512);
+  CHECK(cuda::CachingAllocator::round_size(513) == 1024);
+  CHECK(cuda::CachingAllocator::round_size((size_t{1} << 20) + 1) == (size_t{2} << 20));
+  uint64_t p = a.allocate(1000, 0);
+  CHECK(a.in_use_bytes() == 1024);
+  a.deallocate(p);
+  CHECK(a.cached_bytes() == 1024);
+  CHECK(a.allocate(900, 0) == p);  // same stream, same rounded size: the cached block, no raw allocation
+  CHECK(a.raw_allocations() == 1);
+  uint64_t q = a.allocate(900, 1);  // another stream never gets stream 0's block (stream order)
+  CHECK(q != p);
+  CHECK(a.raw_allocations() == 2);
+  a.deallocate(p);
+  CHECK(a.allocate(4096, 0) != p);  // too small for it
+  CHECK_THROWS_WITH(a.deallocate(0xdead), Contains("not an allocated block"));
+  // A large block that would waste more than a quarter is not reused for a small request.
+  uint64_t big = a.allocate(size_t{8} << 20, 0);
+  a.deallocate(big);
+  uint64_t small = a.allocate(size_t{2} << 20, 0);
+  CHECK(small != big);
+  // Out of memory: the cache (the 8 MiB block, p) is freed and the allocation retried.
+  int64_t before = frees;
+  uint64_t r = a.allocate(size_t{12} << 20, 1);
+  CHECK(r != 0);
+  CHECK(frees > before);
+  CHECK(a.cached_bytes() == 0);
+  CHECK_THROWS_WITH(a.allocate(size_t{12} << 20, 0), Contains("out of device memory"));
+  a.deallocate(r);
+  a.deallocate(small);
+  a.deallocate(q);
+  a.release_cached();
+  CHECK(used == 4096 + 0);  // only the 4096-byte block (never freed) is left on the fake device
 }
 
 #else

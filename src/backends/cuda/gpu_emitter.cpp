@@ -267,16 +267,36 @@ class GpuEmitter final : public GpuEmitterBase {
     int64_t n = detail::num_elements(rext);
     Value* init = gen(inst.operand(1), scalar_index());
     std::vector<Value*> outm = multi_of(idx);  // before the loop, so that it dominates it
-    auto acc = loop(i64(0), i64(n), i64(1), {identity(r, d)}, [&](Value* k, const std::vector<Value*>& p) {
+    auto element = [&](Value* k) {
       std::vector<Value*> rm = delinearize(k, rext), m;
       size_t ri = 0, oi = 0;
       for (int64_t a = 0; a < static_cast<int64_t>(xd.size()); ++a) {
         if (ri < rdims.size() && rdims[ri] == a) m.push_back(rm[ri++]);
         else m.push_back(outm[oi++]);
       }
-      return std::vector<Value*>{combine(r, d, p[0], gen(x, multi_index(xd, m)), false)};
-    });
-    return round(d, combine(r, d, init, acc[0], false));
+      return gen(x, multi_index(xd, m));
+    };
+    auto sum = [&](Value* lo, Value* hi) {
+      return loop(lo, hi, i64(1), {identity(r, d)}, [&](Value* k, const std::vector<Value*>& p) {
+        return std::vector<Value*>{combine(r, d, p[0], element(k), false)};
+      })[0];
+    };
+    Value* acc;
+    constexpr int64_t kSumBlock = 256;
+    if (cpu::is_float(d) && r == "add" && n > kSumBlock) {
+      // Float sums in blocks whose sums are added in double, as the CPU backend does: the error of one block.
+      int64_t nb = (n + kSumBlock - 1) / kSumBlock;
+      Value* zero = fconst(b_.getDoubleTy(), 0.0);
+      acc = loop(i64(0), i64(nb), i64(1), {zero}, [&](Value* blk, const std::vector<Value*>& t) {
+        Value* lo = b_.CreateMul(blk, i64(kSumBlock));
+        Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kSumBlock)), i64(n));
+        return std::vector<Value*>{b_.CreateFAdd(t[0], b_.CreateFPExt(sum(lo, hi), b_.getDoubleTy()))};
+      })[0];
+      acc = b_.CreateFPTrunc(acc, ctype(d));
+    } else {
+      acc = sum(i64(0), i64(n));
+    }
+    return round(d, combine(r, d, init, acc, false));
   }
 
   // --- row kernels ---

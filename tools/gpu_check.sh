@@ -58,7 +58,7 @@ run)
   echo "| check | result |"
   echo "|---|---|"
   grep -E "^[0-9.]+ s: " "$log" | sed -E 's/^([0-9.]+) s: (.*)$/| \2 | ran in \1 s |/' || true
-  summary=$(grep -E "All tests passed|test cases?:|assertions" "$log" | tail -1)
+  summary=$(grep -E "All tests passed|test cases?:|assertions" "$log" | tail -1 || true)
   echo "| summary (rc $rc) | ${summary:-no summary: see the log tail} |"
   grep -q "skipped the GPU runs" "$log" && echo "| NOTE | the GPU runs were SKIPPED: $(grep -m1 -A2 'skipped the GPU' "$log" | tr '\n' ' ') |"
   echo

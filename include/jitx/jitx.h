@@ -3,6 +3,7 @@
 #include "jitx/array.h"
 #include "jitx/autodiff.h"
 #include "jitx/config.h"
+#include "jitx/cuda.h"
 #include "jitx/device.h"
 #include "jitx/dtype.h"
 #include "jitx/error.h"

@@ -1,8 +1,10 @@
 // The public device API over runtime::Client.
 #include "jitx/device.h"
+#include "jitx/cuda.h"
 
 #include <cstring>
 
+#include "backends/cuda/cuda_platform.h"
 #include "core/errors.h"
 #include "core/trace.h"
 #include "runtime/concrete.h"
@@ -18,6 +20,29 @@ std::vector<Device> devices() {
   std::vector<Device> out;
   for (auto* d : runtime::Client::get().devices()) out.emplace_back(d);
   return out;
+}
+
+std::vector<Device> devices(std::string_view platform, Loc loc) {
+  detail::ApiScope s(loc);
+  // CUDA first: asking for CUDA devices neither needs nor starts the process's client (JITX_PLATFORM=cuda throws
+  // when the client starts).
+  if (platform == "cuda" || platform == "gpu") {
+    std::string why;
+    int n = cuda::visible_devices(&why);
+    if (n == 0) return {};  // no driver (why says so): no CUDA devices, and nothing else changes
+    detail::throw_error<RuntimeError>("devices", "the CUDA driver sees {} device(s), but jitx cannot run on them yet "
+                                      "(the cuda backend generates PTX only; the runtime is not implemented)", n);
+  }
+  std::string own = runtime::Client::get().backend().name();
+  if (platform == own) return devices();
+  detail::throw_error<RuntimeError>("devices", "got platform '{}'; this process runs platform '{}' (JITX_PLATFORM) "
+                                    "and knows 'cuda' besides", platform, own);
+}
+
+bool cuda_backend_built() { return cuda::backend_built(); }
+std::string cuda_unavailable_reason() {
+  std::string why;
+  return cuda::visible_devices(&why) > 0 ? "" : why;
 }
 
 Device default_device() { return Device(runtime::Client::get().default_device()); }

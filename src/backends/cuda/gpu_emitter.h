@@ -1,0 +1,21 @@
+// The CUDA backend's kernel emitter: one NVPTX kernel per fusion (or unfused instruction), its elements computed by
+// the CPU backend's element-level emitter (backends/cpu/elemental_emitter.h); only the mapping of elements to
+// threads is this file's. Internal to the backend's LLVM translation units.
+#pragma once
+#include <string>
+
+#include "backends/cuda/cuda_codegen.h"
+#include "hlo/ir/hlo.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace jitx::cuda {
+
+/// Adds the kernel `name` for inst to m (marked as a PTX entry) and returns how it is launched. Throws CompileError
+/// for what it cannot emit.
+LaunchPlan emit_gpu_kernel(llvm::Module& m, const std::string& name, const hlo::Instruction& inst,
+                           bool allow_excess_precision);
+
+}  // namespace jitx::cuda

@@ -73,7 +73,7 @@ TEST_CASE("error catalogue: every kind has a row and every example is a real mes
   // The kinds: every class deriving from Error in the public headers, and Error itself.
   std::set<std::string> kinds{"Error"};
   const std::regex cls(R"(class (\w+) : public Error\b)");
-  for (const char* h : {"error.h", "parse_error.h"}) {
+  for (const char* h : {"error.h", "parse_error.h", "floating_point_error.h"}) {
     std::string t = read(root() / "include" / "jitx" / h);
     for (std::sregex_iterator m(t.begin(), t.end(), cls), end; m != end; ++m) kinds.insert((*m)[1].str());
   }

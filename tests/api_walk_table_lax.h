@@ -537,8 +537,10 @@ const std::vector<Case> kDebug = {
      }},
     {"debug::callback",
      [](Walk& w) {
-       w.ok("two Arrays", {ones({2}), ones({})}, [](A a) { debug::callback([](Array, Array) {}, a[0], a[1]); return a[0]; },
-            {2});
+       w.ok("two Arrays", {ones({2}), ones({})}, [](A a) {
+         debug::callback([](Array, Array) {}, a[0], a[1]);
+         return a[0];
+       }, {2});
      }},
     {"jitx::pure_callback",
      [](Walk& w) {

@@ -130,10 +130,12 @@ TEST_CASE("debug::print under vmap prints once per batch element, as JAX", "[deb
     return x * y;
   };
   // JAX: vmap(f, in_axes=(0, None))(jnp.arange(2.), 5.) prints "0.0 5.0" then "1.0 5.0".
-  Array r = vmap(g, InAxes(std::vector<Axis>{0, std::nullopt}))(jitx::array({0.0, 1.0}), Array::scalar(5.0, DType::float64));
+  Array r =
+      vmap(g, InAxes(std::vector<Axis>{0, std::nullopt}))(jitx::array({0.0, 1.0}), Array::scalar(5.0, DType::float64));
   CHECK(r.to_vector<double>() == std::vector<double>{0.0, 5.0});
   CHECK(cap.take() == Lines{"0.0 5.0", "1.0 5.0"});
-  Array r2 = jit(vmap(g, InAxes(std::vector<Axis>{0, std::nullopt})))(jitx::array({2.0, 3.0}), Array::scalar(1.0, DType::float64));
+  Array r2 = jit(vmap(g, InAxes(std::vector<Axis>{0, std::nullopt})))(jitx::array({2.0, 3.0}),
+                                                                      Array::scalar(1.0, DType::float64));
   CHECK(r2.to_vector<double>() == std::vector<double>{2.0, 3.0});
   CHECK(cap.take() == Lines{"2.0 1.0", "3.0 1.0"});
 }
@@ -162,10 +164,12 @@ TEST_CASE("debug::print with a bad format string is a TypeError at the user's li
 TEST_CASE("debug::callback calls host code with the values, in order, under jit and vmap", "[debug]") {
   std::vector<std::vector<float>> seen;
   auto f = jit([&](const Array& x) {
-    debug::callback([&](const Array& v, const Array& w) {
-      seen.push_back(v.to_vector<float>());
-      seen.push_back(w.to_vector<float>());
-    }, x, x * 10.0f);
+    debug::callback(
+        [&](const Array& v, const Array& w) {
+          seen.push_back(v.to_vector<float>());
+          seen.push_back(w.to_vector<float>());
+        },
+        x, x * 10.0f);
     return x + 1.0f;
   });
   f(jitx::array({1.f, 2.f})).block_until_ready();
@@ -174,7 +178,8 @@ TEST_CASE("debug::callback calls host code with the values, in order, under jit 
   vmap([&](const Array& x) {
     debug::callback([&](const Array& v) { seen.push_back(v.to_vector<float>()); }, x);
     return x;
-  })(jitx::array({4.f, 5.f})).block_until_ready();
+  })(jitx::array({4.f, 5.f}))
+      .block_until_ready();
   CHECK(seen == std::vector<std::vector<float>>{{4.f}, {5.f}});
 }
 
@@ -195,15 +200,19 @@ TEST_CASE("pure_callback returns the host function's results, checked against th
   CHECK(r[2] == 2 * std::sin(-2.0));
   CHECK(calls.load() == 1);
   // Eagerly, and two results.
-  auto two = pure_callback([](const Array& a) { return std::vector<Array>{a, jitx::array(std::vector<int32_t>{7}, {1})}; },
-                           {ShapedArray{{3}, DType::float64}, ShapedArray{{1}, DType::int32}}, x);
+  auto two = pure_callback(
+      [](const Array& a) {
+        return std::vector<Array>{a, jitx::array(std::vector<int32_t>{7}, {1})};
+      },
+      {ShapedArray{{3}, DType::float64}, ShapedArray{{1}, DType::int32}}, x);
   CHECK(two[1].to_vector<int32_t>() == std::vector<int32_t>{7});
   // An unused pure callback may be removed (JAX allows it): jitx's DCE does.
   calls = 0;
   jit([&](const Array& a) {
     (void)pure_callback(host_sin, ShapedArray{a.shape(), a.dtype()}, a);
     return a + 1.0;
-  })(x).block_until_ready();
+  })(x)
+      .block_until_ready();
   CHECK(calls.load() == 0);
   // vmap: sequential, one call per element.
   calls = 0;
@@ -217,15 +226,21 @@ TEST_CASE("pure_callback returns the host function's results, checked against th
 TEST_CASE("pure_callback: wrong result shapes or dtypes and grad are clear errors", "[debug]") {
   Array x = jitx::array({1.0, 2.0});
   auto same = [](const Array& a) { return a; };
-  std::string m = message_of([&] { jit([&](const Array& a) { return pure_callback(same, ShapedArray{{3}, DType::float64}, a); })(x).block_until_ready(); });
+  std::string m = message_of([&] {
+    jit([&](const Array& a) {
+      return pure_callback(same, ShapedArray{{3}, DType::float64}, a);
+    })(x)
+        .block_until_ready();
+  });
   CHECK(m.find("[pure_callback] result 0 of the callback has shape (2,), but result_shape_dtypes declares f64[3]") !=
         std::string::npos);
   m = message_of([&] { pure_callback(same, ShapedArray{{2}, DType::float32}, x).block_until_ready(); });
   INFO(m);
   CHECK(m.find("has dtype f64, but result_shape_dtypes declares f32[2]") != std::string::npos);
   m = message_of([&] {
-    grad([&](const Array& a) { return pure_callback(same, ShapedArray{{}, DType::float64}, a); })(
-        Array::scalar(1.0, DType::float64));
+    grad([&](const Array& a) {
+      return pure_callback(same, ShapedArray{{}, DType::float64}, a);
+    })(Array::scalar(1.0, DType::float64));
   });
   CHECK(m.find("[pure_callback] pure callbacks do not support JVP") != std::string::npos);
 }
@@ -251,7 +266,8 @@ TEST_CASE("debug_nans: the first primitive that made a NaN, with the user's line
   m = message_of([&] {
     jit([](const Array& x) {
       return lax::scan([](const Array& c, const Array&) { return std::make_pair(jnp::log(c - 2.0), c); }, x,
-                       jnp::zeros({3}, DType::float64)).first;
+                       jnp::zeros({3}, DType::float64))
+          .first;
     })(Array::scalar(5.0, DType::float64));
   });
   CHECK(m.find("FloatingPointError: [scan] invalid value (nan) encountered in scan") == 0);
@@ -263,7 +279,8 @@ TEST_CASE("debug_nans: no false positives; NaN arguments as JAX reports them", "
     NanFlags off(false, false);
     nan_in = jitx::array({1.0, std::nan("")});
     // Off: a NaN result is returned, nothing checked.
-    CHECK(std::isnan(jit([](const Array& x) { return jnp::log(x - 2.0); })(Array::scalar(1.0, DType::float64)).item<double>()));
+    CHECK(std::isnan(
+        jit([](const Array& x) { return jnp::log(x - 2.0); })(Array::scalar(1.0, DType::float64)).item<double>()));
   }
   NanFlags flags(true, false);
   // A NaN argument that the function masks out: no error (JAX: OK).

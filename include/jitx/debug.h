@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -93,20 +94,35 @@ void callback(F fn, const Args&... args) {
 /// result_shape_dtypes (shape and dtype checked: a TypeError or ShapeError otherwise). It must be a pure function:
 /// the compiler may merge two identical calls or remove one whose results are unused. vmap calls it once per batch
 /// element (JAX's vmap_method="sequential"); grad of it is a TypeError (wrap it in custom_jvp).
+/// pure_callback's declared results, with the caller's line (for its errors).
+struct ShapeDtypes {
+  std::vector<ShapedArray> avals;
+  Loc loc;
+  ShapeDtypes(std::vector<ShapedArray> a, Loc l = Loc::current()) : avals(std::move(a)), loc(l) {}  // NOLINT
+  ShapeDtypes(std::initializer_list<ShapedArray> a, Loc l = Loc::current()) : avals(a), loc(l) {}  // NOLINT
+};
+/// One declared result, with the caller's line.
+struct ShapeDtype {
+  ShapedArray aval;
+  Loc loc;
+  ShapeDtype(ShapedArray a, Loc l = Loc::current()) : aval(std::move(a)), loc(l) {}  // NOLINT
+};
+
 template <class F, class... Args>
-std::vector<Array> pure_callback(F fn, std::vector<ShapedArray> result_shape_dtypes, const Args&... args) {
+std::vector<Array> pure_callback(F fn, ShapeDtypes result_shape_dtypes, const Args&... args) {
   static_assert((std::is_same_v<Args, Array> && ...), "pure_callback: pass the values as jitx::Array arguments");
   return detail::pure_callback(
       [fn = std::move(fn)](const std::vector<Array>& a) -> std::vector<Array> {
         return detail::callback_results(
             [&]<size_t... I>(std::index_sequence<I...>) { return fn(a[I]...); }(std::index_sequence_for<Args...>{}));
       },
-      std::move(result_shape_dtypes), {args...}, Loc::current());
+      std::move(result_shape_dtypes.avals), {args...}, result_shape_dtypes.loc);
 }
 /// pure_callback with one result.
 template <class F, class... Args>
-Array pure_callback(F fn, ShapedArray result_shape_dtype, const Args&... args) {
-  return pure_callback(std::move(fn), std::vector<ShapedArray>{std::move(result_shape_dtype)}, args...)[0];
+Array pure_callback(F fn, ShapeDtype result_shape_dtype, const Args&... args) {
+  return pure_callback(std::move(fn), ShapeDtypes({std::move(result_shape_dtype.aval)}, result_shape_dtype.loc),
+                       args...)[0];
 }
 
 }  // namespace jitx

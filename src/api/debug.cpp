@@ -63,8 +63,10 @@ void emit(const std::string& line) {
 std::string format_line(const std::string& format, const std::vector<PrintArg>& pa, const std::vector<Literal>& vals) {
   PrintStore store;
   for (auto& a : pa)
-    if (a.array_index >= 0) store.push_back(PrintValue{vals.at(static_cast<size_t>(a.array_index))});
-    else a.push(store);
+    if (a.array_index >= 0)
+      store.push_back(PrintValue{vals.at(static_cast<size_t>(a.array_index))});
+    else
+      a.push(store);
   return fmt::vformat(format, store);
 }
 

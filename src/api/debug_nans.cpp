@@ -5,8 +5,8 @@
 
 #include "core/errors.h"
 #include "core/log.h"
-#include "jitx/floating_point_error.h"
 #include "core/primitive.h"
+#include "jitx/floating_point_error.h"
 #include "runtime/concrete.h"
 #include "runtime/runtime.h"
 
@@ -14,9 +14,12 @@ namespace jitx::detail {
 namespace {
 Array literal_array(const LiteralValue& v) {
   auto lit = Literal::make(v.aval.dtype, {});
-  if (is_floating(v.aval.dtype)) lit.set_f64(0, v.f);
-  else if (v.aval.dtype == DType::uint64) lit.set_u64(0, v.u);
-  else lit.set_i64(0, v.i);
+  if (is_floating(v.aval.dtype))
+    lit.set_f64(0, v.f);
+  else if (v.aval.dtype == DType::uint64)
+    lit.set_u64(0, v.u);
+  else
+    lit.set_i64(0, v.i);
   return make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()), v.aval.weak_type);
 }
 }  // namespace
@@ -24,8 +27,10 @@ Array literal_array(const LiteralValue& v) {
 void deoptimized_rerun(const ClosedJaxpr& cj, std::span<const Array> args, const std::string& name,
                        const std::string& what) {
   const Jaxpr& j = cj.jaxpr;
-  log_line(fmt::format("[jitx] Invalid {} value encountered in the output of jit({}). Calling the de-optimized "
-                       "version.", what, name));
+  log_line(
+      fmt::format("[jitx] Invalid {} value encountered in the output of jit({}). Calling the de-optimized "
+                  "version.",
+                  what, name));
   if (args.size() == j.invars.size() && cj.consts.size() == j.constvars.size()) {
     std::unordered_map<int64_t, Array> env;
     for (size_t i = 0; i < cj.consts.size(); ++i) env[j.constvars[i].id] = cj.consts[i];
@@ -39,7 +44,7 @@ void deoptimized_rerun(const ClosedJaxpr& cj, std::span<const Array> args, const
         // Each primitive runs at the line that traced it, so the eager check names that line.
         CallSiteReset reset;
         if (e.loc.line() != 0) {
-          ApiScope scope(e.loc);
+          ApiScope scope(e.loc, e.loc);
           outs = detail::bind(*e.prim, std::move(ins), e.params);
         } else {
           outs = detail::bind(*e.prim, std::move(ins), e.params);
@@ -52,7 +57,8 @@ void deoptimized_rerun(const ClosedJaxpr& cj, std::span<const Array> args, const
       fmt::format("jit({})", name),
       "invalid value ({}) in the output; the de-optimized function (run op by op, as if jit were removed) did not "
       "produce one: it came from an argument (or the optimised program computed it where the ops one by one do "
-      "not)", what);
+      "not)",
+      what);
 }
 
 }  // namespace jitx::detail

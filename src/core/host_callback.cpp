@@ -45,8 +45,8 @@ std::vector<Literal> call_host_callback(int64_t id, std::vector<Literal> args) {
       throw_error<TypeError>(cb.name, "result {} of the callback has dtype {}, but result_shape_dtypes declares {}", k,
                              dtype_name(out[k].dtype), want.str());
     if (out[k].dims != want.shape)
-      throw_error<ShapeError>(cb.name, "result {} of the callback has shape {}, but result_shape_dtypes declares {}",
-                              k, shape_str(out[k].dims), want.str());
+      throw_error<ShapeError>(cb.name, "result {} of the callback has shape {}, but result_shape_dtypes declares {}", k,
+                              shape_str(out[k].dims), want.str());
   }
   return out;
 }

@@ -28,8 +28,7 @@ hlo::Instruction* add_callback(LowerCtx& c, std::span<hlo::Instruction* const> a
 /// The arguments of batch element i: mapped ones indexed at i, unmapped ones as they are.
 std::vector<Array> element(std::span<const Array> args, std::span<const int64_t> dims, int64_t n, int64_t i) {
   std::vector<Array> out;
-  for (size_t k = 0; k < args.size(); ++k)
-    out.push_back(dims[k] < 0 ? args[k] : batch_at(args[k], dims[k], n, 0)[i]);
+  for (size_t k = 0; k < args.size(); ++k) out.push_back(dims[k] < 0 ? args[k] : batch_at(args[k], dims[k], n, 0)[i]);
   return out;
 }
 

@@ -305,3 +305,25 @@ TEST_CASE("debug_infs: an inf names its primitive; a NaN alone is not reported",
   CHECK(message_of([] { jit([](const Array& x) { return jnp::log(x); })(Array::scalar(-1.0, DType::float64)); }) ==
         "no exception");
 }
+
+TEST_CASE("debug effects survive the optimiser: not merged, not removed, printed as side-effecting", "[debug]") {
+  Capture cap;
+  auto f = jit([](const Array& x) {
+    debug::print("same {}", x);
+    debug::print("same {}", x);  // identical twice: CSE must not merge them
+    Array unused = x * 3.0f;
+    debug::callback([](const Array&) {}, unused);  // its operand is used by nothing else: DCE must keep both
+    return x + 1.0f;
+  });
+  Array x = jitx::array({1.f});
+  auto lowered = f.lower(x);
+  std::string shlo = lowered.as_text();
+  CHECK(shlo.find("call_target_name = \"jitx.host_callback\", has_side_effect = true") != std::string::npos);
+  std::string hlo = lowered.compile().as_text();
+  size_t calls = 0;
+  for (size_t p = hlo.find("jitx.host_callback"); p != std::string::npos; p = hlo.find("jitx.host_callback", p + 1))
+    ++calls;
+  CHECK(calls == 3);
+  f(x).block_until_ready();
+  CHECK(cap.take() == Lines{"same [1.]", "same [1.]"});
+}

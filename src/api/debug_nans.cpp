@@ -44,7 +44,7 @@ void deoptimized_rerun(const ClosedJaxpr& cj, std::span<const Array> args, const
         // Each primitive runs at the line that traced it, so the eager check names that line.
         CallSiteReset reset;
         if (e.loc.line() != 0) {
-          ApiScope scope(e.loc, e.loc);
+          ApiScope scope(e.loc, std::source_location{});  // no ", in <fn>": the op is the one named
           outs = detail::bind(*e.prim, std::move(ins), e.params);
         } else {
           outs = detail::bind(*e.prim, std::move(ins), e.params);

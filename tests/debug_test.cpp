@@ -94,13 +94,20 @@ TEST_CASE("debug::print keeps its order inside scan, fori_loop and while_loop bo
                                 return i + 1;
                               },
                               Array(0));
-    return c + ys.sum() + w.astype(DType::float32);
+    Array v = lax::fori_loop(
+        0, 2,
+        [](const Array& i, const Array& acc) {
+          debug::print("fori {} acc {}", i, acc);
+          return acc * 2.0f;
+        },
+        Array(1.0f));
+    return c + ys.sum() + w.astype(DType::float32) + v - 4.0f;
   });
   Array r = f(jitx::array({1.f, 2.f, 3.f}));
   // carry 0,1,3; ys = 0*1, 1*2, 3*3 = 11; c = 6; w = 3
   CHECK(r.item<float>() == 20.f);
   CHECK(cap.take() == Lines{"scan carry 0.0 x 1.0", "scan carry 1.0 x 2.0", "scan carry 3.0 x 3.0", "while i = 0",
-                            "while i = 1", "while i = 2"});
+                            "while i = 1", "while i = 2", "fori 0 acc 1.0", "fori 1 acc 2.0"});
 }
 
 TEST_CASE("debug::print in cond prints only the branch taken", "[debug]") {

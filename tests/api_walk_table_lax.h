@@ -516,9 +516,49 @@ const std::vector<Case> kRandom = {
      }},
 };
 
+// debug.h: debug::print, debug::callback, pure_callback (their output goes to a discarding sink here).
+const std::vector<Case> kDebug = {
+    {"debug::print",
+     [](Walk& w) {
+       debug::set_print_sink([](const std::string&) {});
+       w.ok("an Array and an int", {ones({2})}, [](A a) { debug::print("{} {}", a[0], 3); return a[0]; }, {2});
+       w.ok("a format spec on a 0-d Array", {ones({})}, [](A a) { debug::print("{:.3f}", a[0]); return a[0]; }, {});
+       w.err("a bad format spec", {ones({})}, [](A a) { debug::print("{:q}", a[0]); return a[0]; });
+       w.err("too few arguments", {ones({})}, [](A a) { debug::print("{} {}", a[0]); return a[0]; });
+       debug::set_print_sink(nullptr);
+     }},
+    {"debug::set_print_sink",
+     [](Walk& w) {
+       w.ok("a sink, then the default", {ones({})}, [](A a) {
+         debug::set_print_sink([](const std::string&) {});
+         debug::set_print_sink(nullptr);
+         return a[0];
+       }, {});
+     }},
+    {"debug::callback",
+     [](Walk& w) {
+       w.ok("two Arrays", {ones({2}), ones({})}, [](A a) {
+         debug::callback([](Array, Array) {}, a[0], a[1]);
+         return a[0];
+       }, {2});
+     }},
+    {"jitx::pure_callback",
+     [](Walk& w) {
+       auto same = [](Array x) { return x; };
+       w.ok("the declared shape", {ones({3})},
+            [same](A a) { return pure_callback(same, ShapedArray{{3}, DType::float32}, a[0]); }, {3});
+       w.err("a wrong declared shape", {ones({3})},
+             [same](A a) { return pure_callback(same, ShapedArray{{4}, DType::float32}, a[0]); });
+       w.err("a wrong declared dtype", {ones({3})},
+             [same](A a) { return pure_callback(same, ShapedArray{{3}, DType::int32}, a[0]); });
+       w.err("a negative declared size", {ones({3})},
+             [same](A a) { return pure_callback(same, ShapedArray{{-1}, DType::float32}, a[0]); });
+     }},
+};
+
 std::vector<Case> all_cases() {
   std::vector<Case> v;
-  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom}) v.insert(v.end(), t->begin(), t->end());
+  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kDebug}) v.insert(v.end(), t->begin(), t->end());
   return v;
 }
 const std::vector<Case> kTable = all_cases();

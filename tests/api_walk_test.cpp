@@ -167,9 +167,10 @@ std::set<std::string> declared_functions() {
                                                      {"jitx::numpy::linalg", "jnp::linalg::"},
                                                      {"jitx::lax", "lax::"},
                                                      {"jitx::nn", "nn::"},
-                                                     {"jitx::random", "random::"}};
+                                                     {"jitx::random", "random::"},
+                                                     {"jitx::debug", "debug::"}};
   std::filesystem::path dir = std::filesystem::path(JITX_TEST_DATA_DIR) / ".." / ".." / "include" / "jitx";
-  const std::regex header(R"((numpy|nn|lax)\w*\.h|linalg\.h|random\.h)");
+  const std::regex header(R"((numpy|nn|lax)\w*\.h|linalg\.h|random\.h|debug\.h)");
   const std::regex macro_use(R"(\bJITX_\w+\((\w+)\))"), first_call(R"((\w+)\s*\()");
   for (auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string file = entry.path().filename().string();
@@ -198,14 +199,16 @@ std::set<std::string> declared_functions() {
       return n;
     };
     auto record = [&](const std::string& st) {
-      auto it = prefix.find(ns());
-      if (it == prefix.end()) return;
+      std::string n = ns(), pre;
+      if (auto it = prefix.find(n); it != prefix.end()) pre = it->second;
+      else if (n == "jitx" && file == "debug.h") pre = "jitx::";  // pure_callback
+      else return;
       for (std::sregex_iterator m(st.begin(), st.end(), macro_use), e; m != e; ++m)
-        out.insert(it->second + (*m)[1].str());
+        out.insert(pre + (*m)[1].str());
       std::string rest = std::regex_replace(st, macro_use, " ");
       std::smatch m;
       if (rest.find("operator") == std::string::npos && std::regex_search(rest, m, first_call))
-        out.insert(it->second + m[1].str());
+        out.insert(pre + m[1].str());
     };
     for (char ch : text) {
       if (ch == '(') ++parens;

@@ -187,7 +187,9 @@ const std::set<std::string> kThrows = {"custom_lin" /* custom_vjp's linear part:
 /// random inputs, and those of the files after it, stay as they were).
 const std::set<std::string> kTestedElsewhere = {"digamma", "scatter-mul", "scatter-min", "scatter-max",
                                                  // the linalg primitives: linalg_grad_test.cpp
-                                                 "lu", "cholesky", "triangular_solve", "qr", "eigh", "svd"};
+                                                 "lu", "cholesky", "triangular_solve", "qr", "eigh", "svd",
+                                                 // host callbacks: debug_test.cpp (grad of each)
+                                                 "debug_callback", "pure_callback"};
 /// Higher-order primitives and checkpoint's (remat, optimization_barrier): their rules are tested in
 /// autodiff_control_test.cpp (kept out of this table so its random inputs stay as they were).
 const std::set<std::string> kControlFlow = {"cond", "while", "scan", "pjit", "closed_call", "custom_jvp_call",

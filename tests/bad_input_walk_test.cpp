@@ -149,6 +149,7 @@ const std::set<std::string> kNotWalked = {
     "iota",        // takes no operands; its sizes are checked by broadcasted_iota's use (the size params are walked)
     "remat",       // made by grad of a checkpoint (the backward pass's recomputation) from the checkpoint's own jaxpr
     "custom_lin",  // made only by linearize inside grad of a custom_jvp function, from operands it typed itself
+    "debug_callback", "pure_callback",  // host callbacks: their params name a registered callback (debug_test.cpp)
 };
 
 std::string avals_list(const std::vector<ShapedArray>& a) {

@@ -36,7 +36,10 @@ const std::vector<DType> kSomeDtypes{DType::float32, DType::float64, DType::bflo
 const std::map<std::string, std::string>& exceptions() {
   static const std::map<std::string, std::string> m{
       {"custom_lin", "custom_vjp's linear part: only transposed, never evaluated (its transpose, the user's bwd, is "
-                     "walked as 'custom_vjp bwd' below)"}};
+                     "walked as 'custom_vjp bwd' below)"},
+      {"debug_callback", "a host callback (debug::print/callback): run by the cpu backend and the interpreter in "
+                         "debug_test.cpp, on both platforms"},
+      {"pure_callback", "a host callback: debug_test.cpp checks its results on both platforms"}};
   return m;
 }
 

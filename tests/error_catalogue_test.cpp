@@ -60,6 +60,13 @@ ENTRY %main (a: f32[2,3,4], b: f32[4,5]) -> f32[2,3,5] {
   }));
   m["CompileError"].push_back(message_of<CompileError>([] { jnp::linalg::qr(ones({2, 2}), "raw"); }));
   m["ParseError"].push_back(message_of<ParseError>([] { import_stablehlo("garbage"); }));
+  m["FloatingPointError"].push_back(message_of<FloatingPointError>([] {
+    config().debug_nans = true;
+    struct Off {
+      ~Off() { config().debug_nans = false; }
+    } off;
+    jit([](const Array& x) { return jnp::log(x) * 2.0; })(Array::scalar(-1.0, DType::float64));
+  }));
   return m;
 }
 
@@ -73,7 +80,7 @@ TEST_CASE("error catalogue: every kind has a row and every example is a real mes
   // The kinds: every class deriving from Error in the public headers, and Error itself.
   std::set<std::string> kinds{"Error"};
   const std::regex cls(R"(class (\w+) : public Error\b)");
-  for (const char* h : {"error.h", "parse_error.h"}) {
+  for (const char* h : {"error.h", "parse_error.h", "floating_point_error.h"}) {
     std::string t = read(root() / "include" / "jitx" / h);
     for (std::sregex_iterator m(t.begin(), t.end(), cls), end; m != end; ++m) kinds.insert((*m)[1].str());
   }

@@ -33,6 +33,8 @@ const std::set<std::string>& covered() {
       "conv_general_dilated",
       // the identity with a zero derivative: values (eager and jit) and gradients in autodiff_api_test.cpp
       "stop_gradient",
+      // host callbacks: debug::print/callback and pure_callback, on both platforms, in debug_test.cpp
+      "debug_callback", "pure_callback",
       // custom_vjp's linear part: never evaluated, only transposed (autodiff_custom_test.cpp)
       "custom_lin",
       // tested against C++ loops in control_flow_test.cpp

@@ -39,6 +39,11 @@ struct Config {
   // creation functions, host data and astype give 32-bit arrays and promotion never gives a 64-bit result.
   // Part of every cache key (jit, eager, persistent cache), so flipping it recompiles.
   bool enable_x64 = true;
+  // JAX's jax_debug_nans / jax_debug_infs (README, "Debugging inside jit"): when an eager op or a jitted call
+  // produces a NaN (an inf), throw FloatingPointError naming the first primitive that made it and its source line
+  // (a jitted call is re-run op by op to find it). Off: nothing is checked and nothing waits.
+  bool debug_nans = false;  // JITX_DEBUG_NANS=1
+  bool debug_infs = false;  // JITX_DEBUG_INFS=1
 };
 
 /// The global configuration (initialised from the environment on first use).

@@ -17,6 +17,9 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "core/trace.h"
+#include "api/debug_nans.h"
+#include "jitx/floating_point_error.h"
+#include "dispatch/eager.h"
 #include "dispatch/execute.h"
 #include "hlo/ir/hlo_parser.h"
 #include "hlo/passes/pipeline.h"
@@ -567,6 +570,11 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   // Donated arguments cannot be used again (their buffers belong to the call now).
   for (size_t i = 0; i < donated.size(); ++i)
     if (donated[i]) bufs[i]->deleted = true;
+  if (config().debug_nans || config().debug_infs) [[unlikely]]
+    if (auto what = find_nan_or_inf(result)) {
+      if (!donated.empty()) throw_error<FloatingPointError>(e.name, "invalid value ({}) in the output", *what);
+      deoptimized_rerun(e.jaxpr, sig.flat.leaves, e.name, *what);
+    }
   return result;
 }
 

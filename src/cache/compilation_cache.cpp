@@ -1,5 +1,6 @@
 // The persistent compilation cache (compilation_cache.h): lookup, checks, store, eviction, explanations.
 #include "cache/compilation_cache.h"
+#include "hlo/ir/custom_call.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -216,7 +217,7 @@ std::shared_ptr<runtime::Executable> compile(runtime::Backend& backend, std::sha
   CacheResult& r = result ? *result : local;
   const std::string dir = config().compilation_cache_dir;
   auto t0 = Clock::now();
-  if (dir.empty() || !backend.can_serialize()) {
+  if (dir.empty() || !backend.can_serialize() || hlo::has_host_callback(*module)) {
     auto exe = backend.compile(module, options);
     r.ms = ms_since(t0);
     return exe;

@@ -31,6 +31,8 @@ Config& config() {
     c.trace_passes = env_bool("JITX_TRACE_PASSES", false);
     c.allow_excess_precision = env_bool("JITX_ALLOW_EXCESS_PRECISION", true);
     c.enable_x64 = env_bool("JITX_ENABLE_X64", true);
+    c.debug_nans = env_bool("JITX_DEBUG_NANS", false);
+    c.debug_infs = env_bool("JITX_DEBUG_INFS", false);
     c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
     if (auto n = env_str("JITX_COMPILATION_CACHE_MAX_BYTES"); !n.empty())
       c.compilation_cache_max_bytes = static_cast<size_t>(std::max(0LL, std::atoll(n.c_str())));

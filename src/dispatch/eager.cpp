@@ -2,10 +2,13 @@
 #include "dispatch/eager.h"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <unordered_map>
 
+#include "core/host_callback.h"
 #include "core/log.h"
+#include "jitx/floating_point_error.h"
 #include "core/trace.h"
 #include "jitx/config.h"
 #include "runtime/concrete.h"
@@ -77,7 +80,45 @@ size_t eager_cache_size() {
   return eager_cache().entries.size();
 }
 
+namespace {
+/// A host callback run eagerly: the function on the inputs' values, now (nothing to compile).
+std::vector<Array> eval_host_callback(const Primitive& p, std::span<const Array> inputs, const Params& params) {
+  std::vector<ShapedArray> in_avals;
+  for (auto& a : inputs) in_avals.push_back(a.aval());
+  (void)p.abstract_eval(in_avals, params);
+  std::vector<Literal> args;
+  for (auto& a : inputs) args.push_back(a.impl()->host_literal(p.name));
+  std::vector<Array> out;
+  for (auto& l : call_host_callback(params.get_int("callback_id"), std::move(args)))
+    out.push_back(make_concrete(runtime::Buffer::from_literal(l, runtime::Client::get().default_device())));
+  return out;
+}
+}  // namespace
+
+std::optional<std::string> find_nan_or_inf(std::span<const Array> outs) {
+  bool nans = config().debug_nans, infs = config().debug_infs;
+  for (auto& a : outs) {
+    if (!a.valid() || a.is_tracer() || !is_floating(a.dtype())) continue;
+    Literal l = a.impl()->host_literal("debug_nans");
+    for (int64_t i = 0, n = l.size(); i < n; ++i) {
+      double v = l.get_f64(i);
+      if (nans && std::isnan(v)) return "nan";
+      if (infs && std::isinf(v)) return "inf";
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params) {
+  if (p.name == "debug_callback" || p.name == "pure_callback") return eval_host_callback(p, inputs, params);
+  std::vector<Array> outs = eval_primitive_compiled(p, inputs, params);
+  if (config().debug_nans || config().debug_infs) [[unlikely]]
+    if (auto what = find_nan_or_inf(outs))
+      throw_error<FloatingPointError>(p.name, "invalid value ({}) encountered in {}", *what, p.name);
+  return outs;
+}
+
+std::vector<Array> eval_primitive_compiled(const Primitive& p, std::span<const Array> inputs, const Params& params) {
   EagerCache& cache = eager_cache();
   EagerKey key{&p, params, {}, config().enable_x64};
   for (auto& a : inputs) key.in_avals.push_back(a.aval());

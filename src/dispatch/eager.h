@@ -1,6 +1,8 @@
 // Eager evaluation of one primitive on concrete arrays (what bind does when no trace claims the primitive).
 #pragma once
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/primitive.h"
@@ -9,7 +11,14 @@ namespace jitx::detail {
 
 /// Runs one primitive eagerly on concrete arrays, through a single-op executable cached per (primitive, params,
 /// input types). Installed as bind's eager evaluator at start-up.
+/// Host callbacks run at once; with config().debug_nans/debug_infs, a NaN/inf in a result is a
+/// FloatingPointError naming the primitive and the caller's line.
 std::vector<Array> eval_primitive(const Primitive& p, std::span<const Array> inputs, const Params& params);
+/// eval_primitive without the host-callback and NaN handling: always through a compiled single-op executable.
+std::vector<Array> eval_primitive_compiled(const Primitive& p, std::span<const Array> inputs, const Params& params);
+/// "nan" or "inf" when a floating array of outs holds one that config().debug_nans/debug_infs asks about (waits
+/// for the values); nothing otherwise.
+std::optional<std::string> find_nan_or_inf(std::span<const Array> outs);
 
 /// The eager executable cache's size and how many entries it has evicted (config().eager_cache_size bounds it).
 size_t eager_cache_size();

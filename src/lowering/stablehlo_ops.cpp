@@ -99,6 +99,11 @@ void print_plain_op(StablehloPrinter& p, std::string& out, const Instruction& i,
     }
     case Opcode::kCustomCall: {
       // jitx's linalg ops: the target names the op, backend_config carries its flags ("lower=true,...").
+      if (hlo::is_host_callback(i))  // a host callback, named by its id in this process
+        return p.generic(out, i, op, fmt::format("api_version = 1 : i32, backend_config = \"callback_id={}\", "
+                                                 "call_target_name = \"{}\", has_side_effect = {}",
+                                                 i.attrs.get_int("callback_id"), hlo::custom_call_target(i),
+                                                 i.attrs.get_bool("has_side_effect", true) ? "true" : "false"));
       if (!hlo::is_pure_custom_call(i)) break;
       std::vector<std::string> cfg;
       for (auto& [k, v] : i.attrs.items())

@@ -7,7 +7,9 @@
 
 #include "backends/cpu/output_fusion.h"
 #include "backends/cpu/parallel.h"
+#include "core/host_callback.h"
 #include "hlo/ir/attributes.h"
+#include "hlo/ir/custom_call.h"
 
 namespace jitx::cpu {
 namespace {
@@ -31,6 +33,35 @@ class ContiguousSlice : public LibraryOp {
  private:
   size_t operand_;
   int64_t offset_, bytes_;
+};
+
+/// A host callback (core/host_callback.h): copies its operands into host literals, calls the function and copies
+/// a pure callback's results out. It runs on the executing thread, between the steps before and after it.
+class HostCallbackOp : public LibraryOp {
+ public:
+  explicit HostCallbackOp(const hlo::Instruction& inst) : id_(inst.attrs.get_int("callback_id")) {
+    for (auto* o : inst.operands) in_.push_back({o->shape.dtype, o->shape.dims});
+    if (inst.shape.is_tuple)
+      for (auto& t : inst.shape.tuple_shapes) out_bytes_.push_back(static_cast<size_t>(t.byte_size()));
+    else
+      out_bytes_.push_back(static_cast<size_t>(inst.shape.byte_size()));
+  }
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
+    std::vector<detail::Literal> args;
+    for (size_t k = 0; k < in_.size(); ++k) {
+      auto lit = detail::Literal::make(in_[k].first, in_[k].second);
+      if (lit.nbytes()) std::memcpy(lit.data(), ins[k], lit.nbytes());
+      args.push_back(std::move(lit));
+    }
+    std::vector<detail::Literal> res = detail::call_host_callback(id_, std::move(args));
+    for (size_t k = 0; k < res.size() && k < outs.size(); ++k)
+      if (out_bytes_[k]) std::memcpy(outs[k], res[k].data(), out_bytes_[k]);
+  }
+
+ private:
+  int64_t id_;
+  std::vector<std::pair<DType, std::vector<int64_t>>> in_;
+  std::vector<size_t> out_bytes_;
 };
 
 /// inst is a slice, or a loop fusion of a slice of one parameter and reshapes of it (which move no bytes).
@@ -73,7 +104,9 @@ std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst) {
     case hlo::Opcode::kSlice:
       if (auto op = make_contiguous_slice(inst)) return op;
       return make_data_op(inst);
-    case hlo::Opcode::kCustomCall: return make_linalg_op(inst);
+    case hlo::Opcode::kCustomCall:
+      if (hlo::is_host_callback(inst)) return std::make_unique<HostCallbackOp>(inst);
+      return make_linalg_op(inst);
     case hlo::Opcode::kDot: return make_general_dot(inst);  // the runtime gives the blocked/Eigen dot the ones it takes
     default: return make_data_op(inst);
   }

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
+#include "hlo/ir/custom_call.h"
 
 namespace jitx::hlo {
 namespace {
@@ -454,6 +455,16 @@ std::pair<int64_t, int64_t> schedule_for_memory(Module& m) {
         pending[p]++;
       }
   }
+  // Effects keep their program order: each waits for the one before it (an ordering edge, not a use).
+  std::vector<std::vector<size_t>> effect_next(n);
+  for (size_t p = 0, last = n; p < n; ++p)
+    if (has_side_effect(*c.instructions[p])) {
+      if (last != n) {
+        effect_next[last].push_back(p);
+        pending[p]++;
+      }
+      last = p;
+    }
   std::vector<int> remaining_uses(n);
   for (size_t p = 0; p < n; ++p) remaining_uses[p] = static_cast<int>(users[p].size());
   auto defined_bytes = [&](size_t p) {
@@ -494,6 +505,8 @@ std::pair<int64_t, int64_t> schedule_for_memory(Module& m) {
     for (auto* o : c.instructions[p]->operands)
       if (seen.insert(o).second) remaining_uses[index[o]]--;
     for (auto u : users[p])
+      if (--pending[u] == 0) ready.push_back(u);
+    for (auto u : effect_next[p])
       if (--pending[u] == 0) ready.push_back(u);
   }
   JITX_ASSERT(order.size() == n, "scheduler did not place every instruction");

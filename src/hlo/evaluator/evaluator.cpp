@@ -14,6 +14,8 @@
 #include "hlo/evaluator/special.h"
 #include "core/errors.h"
 #include "core/float_minmax.h"
+#include "core/host_callback.h"
+#include "hlo/ir/custom_call.h"
 
 namespace jitx::evaluator {
 namespace {
@@ -606,6 +608,24 @@ Literal reshape_literal(const Literal& x, const std::vector<int64_t>& dims) {
 
 }  // namespace
 
+namespace {
+/// A host callback: the registered function on the operands' values (core/host_callback.h); a pure one's results.
+Value eval_host_callback(const hlo::Instruction& inst, const std::vector<const detail::Literal*>& ops) {
+  std::vector<detail::Literal> args;
+  for (auto* o : ops) args.push_back(*o);
+  std::vector<detail::Literal> outs = detail::call_host_callback(inst.attrs.get_int("callback_id"), std::move(args));
+  Value v;
+  if (!inst.shape.is_tuple) {
+    JITX_ASSERT(outs.size() == 1, "host callback %{}: {} results for one", inst.name, outs.size());
+    v.array = std::move(outs[0]);
+    return v;
+  }
+  v.is_tuple = true;
+  for (auto& o : outs) v.tuple.push_back(Value{std::move(o), {}, false});
+  return v;
+}
+}  // namespace
+
 Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
   std::unordered_map<const Instruction*, Value> env;
   for (auto& up : comp.instructions) {
@@ -645,7 +665,9 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
       case Opcode::kSort: v = eval_sort(inst, ops); break;
       case Opcode::kTopK: v = eval_top_k(inst, *ops[0]); break;
       case Opcode::kConvolution: v.array = eval_convolution(inst, *ops[0], *ops[1]); break;
-      case Opcode::kCustomCall: v = eval_linalg(inst, ops); break;
+      case Opcode::kCustomCall:
+        v = hlo::is_host_callback(inst) ? eval_host_callback(inst, ops) : eval_linalg(inst, ops);
+        break;
       case Opcode::kCopy: v = *vals[0]; break;
       case Opcode::kTuple:
       case Opcode::kOptimizationBarrier:

@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
+#include "hlo/ir/custom_call.h"
 #include "hlo/ir/hlo.h"
 
 #define XXH_INLINE_ALL
@@ -64,6 +65,9 @@ void Computation::remove_instruction(Instruction* inst) {
 int64_t Computation::remove_dead_instructions() {
   std::unordered_set<const Instruction*> live;
   if (root) live.insert(root);
+  // Effects (host callbacks, and loops or branches containing them) stay though nothing uses their results.
+  for (auto& u : instructions)
+    if (has_side_effect(*u)) live.insert(u.get());
   for (auto it = instructions.rbegin(); it != instructions.rend(); ++it)
     if (live.count(it->get()) || (*it)->opcode == Opcode::kParameter)
       for (auto* o : (*it)->operands) live.insert(o);

@@ -56,7 +56,8 @@ struct KeyEq {
 
 /// Custom-calls may have effects, except jitx's own linalg ones (pure functions of their operands).
 bool mergeable(const Instruction& i) {
-  return i.opcode != Opcode::kParameter && (i.opcode != Opcode::kCustomCall || is_pure_custom_call(i));
+  return i.opcode != Opcode::kParameter && (i.opcode != Opcode::kCustomCall || is_pure_custom_call(i)) &&
+         !has_side_effect(i);
 }
 
 }  // namespace

@@ -108,9 +108,11 @@ Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc lo
   // Shift by the maximum (held constant for differentiation, as JAX does); rows whose maximum is not finite
   // (all -inf, or containing +inf/NaN) shift by 0 so that log(sum(exp(x))) gives -inf, +inf or NaN, not NaN
   // from inf - inf.
-  Array m = stop_gradient(max_or_neg_inf(x, axes));
+  // Integers become floats first, as JAX's promote_args_inexact (x - max in int32 would wrap).
+  Array xf = inexact(x);
+  Array m = stop_gradient(max_or_neg_inf(xf, axes));
   m = jnp::where(jnp::isfinite(m), m, Array(0));
-  Array r = jnp::log(jnp::sum(jnp::exp(x - m), axes, true)) + m;
+  Array r = jnp::log(jnp::sum(jnp::exp(xf - m), axes, true)) + m;
   return keepdims ? r : jnp::squeeze(r, axes);
 }
 

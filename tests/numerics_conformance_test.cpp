@@ -75,6 +75,9 @@ TEST_CASE("conformance: integer fmod by zero is 0, as JAX's (it divides by 1 the
                   make_int({0, 0, 0, -1, 3}, DType::int32)},
              {0, 0, 0, 0, 2}, DType::int32, "int32");
   check_ints(fm, {make_int({7, 200}, DType::uint8), make_int({0, 0}, DType::uint8)}, {0, 0}, DType::uint8, "uint8");
+  // bool % bool is not an integer result type in JAX: XLA's rem, so fmod(True, False) = 1 (int32 in jitx and JAX).
+  check_ints(fm, {make_int({1, 1, 0}, DType::bool_), make_int({0, 1, 0}, DType::bool_)}, {1, 0, 0}, DType::int32,
+             "bool");
 }
 
 TEST_CASE("conformance: logsumexp of integer extremes converts to float first (no int32 wrap-around)",

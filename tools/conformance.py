@@ -211,7 +211,8 @@ def enc(a, np):
 def keep_for_ci(cid):
     """CI's sample: float32 cases whole; of the other dtypes the edge values as a vector and as a matrix."""
     _, dt, inputs = cid.split("|")
-    return dt == "float32" or inputs in ("edge", "edge*roll", "matrix") or "+" in dt
+    return dt == "float32" or inputs in ("edge", "edge*roll", "matrix") or "+" in dt or (
+        cid.startswith("linalg.") and inputs == "finite")
 
 
 def build_cases(ops, np, quick):
@@ -235,6 +236,10 @@ def build_cases(ops, np, quick):
     for op in unary:
         for dt, s in sets.items():
             for sname, a in s.items():
+                # The decompositions on non-finite or huge (ill-conditioned) matrices give what LAPACK and Eigen
+                # each happen to give: linalg runs on the finite set (and the norms on all).
+                if op.startswith("linalg.") and not op.startswith("linalg.norm") and sname in ("edge", "matrix"):
+                    continue
                 cases.append((f"{op}|{dt}|{sname}", op, [a]))
     for op in binary:
         for dt, s in sets.items():

@@ -156,8 +156,9 @@ Array fmod(const Array& x, const Array& y, Loc loc) {
   // bools run in int32, as jnp.fmod does.
   auto [a, b] = promote_and_broadcast(is_bool(x.dtype()) ? astype(x, DType::int32) : x,
                                       is_bool(y.dtype()) ? astype(y, DType::int32) : y, "fmod");
-  // Integer division by zero: JAX divides by 1 there (fmod(x, 0) = 0), not XLA's rem (which gives x).
-  if (!is_floating(b.dtype())) {
+  // Integer division by zero: JAX divides by 1 there (fmod(x, 0) = 0), not XLA's rem (which gives x); only where
+  // the result type is an integer one (bool % bool stays XLA's rem, fmod(True, False) = 1, as in JAX).
+  if (!is_floating(b.dtype()) && !(is_bool(x.dtype()) && is_bool(y.dtype()))) {
     Array zero = lax::convert_element_type(Array(0), b.dtype()), one = lax::convert_element_type(Array(1), b.dtype());
     b = where(lax::eq(b, zero), one, b);
   }

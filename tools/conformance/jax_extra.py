@@ -16,6 +16,16 @@ def _lit(x, v):
     return jnp.asarray(v).astype(x.dtype)
 
 
+def _lowest(x, sign):
+    """-inf / the dtype's minimum (sign -1) or +inf / its maximum (sign 1), as an array of x's dtype."""
+    if x.dtype == bool:
+        return np.array(sign > 0)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return np.array(sign * np.inf, x.dtype)
+    info = jnp.iinfo(x.dtype)
+    return np.array(info.max if sign > 0 else info.min, x.dtype)
+
+
 def _spd(x):
     return x @ x.T + 4.0 * jnp.eye(x.shape[0], dtype=x.dtype)
 
@@ -146,12 +156,8 @@ EXTRA.update({
     "lax.cummin[0,reverse]": lambda x: lax.cummin(x, 0, reverse=True),
     "lax.cumlogsumexp[0]": lambda x: lax.cumlogsumexp(x, 0),
     "lax.reduce_window_sum[2,pad1]": lambda x: lax.reduce_window(x, _lit(x, 0), lax.add, **_window(x, 1)),
-    "lax.reduce_window_max[2]": lambda x: lax.reduce_window(x, -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating)
-                                                           else jnp.iinfo(x.dtype).min if x.dtype != bool else False,
-                                                           lax.max, **_window(x, 0)),
-    "lax.reduce_window_min[2,pad1]": lambda x: lax.reduce_window(x, jnp.inf if jnp.issubdtype(x.dtype, jnp.floating)
-                                                                else jnp.iinfo(x.dtype).max if x.dtype != bool
-                                                                else True, lax.min, **_window(x, 1)),
+    "lax.reduce_window_max[2]": lambda x: lax.reduce_window(x, _lowest(x, -1), lax.max, **_window(x, 0)),
+    "lax.reduce_window_min[2,pad1]": lambda x: lax.reduce_window(x, _lowest(x, 1), lax.min, **_window(x, 1)),
     "lax.sort[0]": lambda x: lax.sort(x, dimension=0),
     "lax.sort[argsort]": lambda x: lax.sort((x, lax.broadcasted_iota(jnp.int32, x.shape, x.ndim - 1)),
                                             dimension=-1, num_keys=1)[1],

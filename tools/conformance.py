@@ -350,6 +350,8 @@ def compare(want, got, subnormal_inputs=False, cid="", inputs=None):
     when every difference is within the op's documented tolerance (tools/conformance/tolerances.py)."""
     rule = tolerances.rule_for(cid)
     tolerated = None
+    if got[0] == "ERR" and got[1] == "CRASH":
+        return ("crash", "jitx_conformance died on this case: " + got[2])
     if want[0] == "ERR" or got[0] == "ERR":
         if want[0] == got[0]:
             return None
@@ -460,13 +462,42 @@ def run_all(args, py, tmp, ops, driver, plats):
                     str(ROOT / "tools" / "conformance")], check=True, env=env)
     print(f"conformance: JAX side {time.time() - t0:.0f} s", file=sys.stderr)
     t1 = time.time()
-    # The platforms run side by side (one process each).
-    procs = {plat: subprocess.Popen([str(driver), str(cases_file), str(tmp / f"jitx_{plat}.txt")],
-                                    env=dict(os.environ, JITX_PLATFORM=plat)) for plat in plats}
-    for plat, proc in procs.items():
-        if proc.wait() != 0:
-            raise SystemExit(f"conformance: jitx_conformance failed on {plat} (exit {proc.returncode})")
+    # The platforms run side by side (one process each, one thread for each platform).
+    import threading
+    threads = [threading.Thread(target=run_driver, args=(driver, cases_file, tmp, plat)) for plat in plats]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     print(f"conformance: jitx side {time.time() - t1:.0f} s", file=sys.stderr)
+
+
+def run_driver(driver, cases_file, tmp, plat):
+    """Runs the driver on the cases; when it dies (a crash in jitx), records the case it was on as a "crash" of
+    both modes and goes on with the next one in a new process."""
+    out_path = tmp / f"jitx_{plat}.txt"
+    lines = open(cases_file).readlines()
+    done, part = 0, 0
+    out_path.write_text("")
+    while done < len(lines):
+        part_in, part_out = tmp / f"part_{plat}_{part}.txt", tmp / f"part_{plat}_{part}.out"
+        part_in.write_text("".join(lines[done:]))
+        rc = subprocess.run([str(driver), str(part_in), str(part_out)], env=dict(os.environ, JITX_PLATFORM=plat)).returncode
+        got = [l for l in open(part_out) if l.endswith("\n") and l.strip()] if part_out.exists() else []
+        ids = [l.split()[0] for l in lines[done:]]
+        finished = len({l.split()[0] for l in got if l.split()[1] == "jit"})
+        if rc != 0 and finished == len(ids):  # died after the last case (at exit): blame the last one
+            finished -= 1
+        with open(out_path, "a") as f:
+            f.writelines(l for l in got if l.split()[0] in set(ids[:finished]))
+            if rc != 0 and finished < len(ids):
+                print(f"conformance: jitx_conformance died (exit {rc}) on {plat} at {ids[finished]}", file=sys.stderr)
+                for mode in ("eager", "jit"):
+                    f.write(f"{ids[finished]} {mode} ERR CRASH exit {rc}\n")
+                finished += 1
+        done += finished
+        part += 1
+        part_in.unlink()
 
 
 def report(args, tmp, names, ops, plats, t0):

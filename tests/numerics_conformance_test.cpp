@@ -111,3 +111,17 @@ TEST_CASE("conformance: f64 digamma and erf_inv within a few ULP of mpmath on ev
                4.3200053881053620459, -0.27246271472675434502},
               rtol, "erf_inv");
 }
+
+TEST_CASE("conformance: nn.standardize and layer_norm of int32 are float32, as JAX's", "[conformance_fixes]") {
+  Array x = make_int({1, 2, 3, 4}, DType::int32);
+  const double sd = std::sqrt(1.25 + 1e-5);
+  std::vector<double> want{-1.5 / sd, -0.5 / sd, 0.5 / sd, 1.5 / sd};
+  for (int jitted = 0; jitted < 2; ++jitted) {
+    Array a = run([](const std::vector<Array>& v) { return nn::standardize(v[0]); }, {x}, jitted);
+    Array b = run([](const std::vector<Array>& v) { return nn::layer_norm(v[0]); }, {x}, jitted);
+    CHECK(a.dtype() == DType::float32);
+    CHECK(b.dtype() == DType::float32);
+  }
+  check_close([](const std::vector<Array>& v) { return nn::standardize(v[0]); }, {x}, want, 3e-7, "standardize");
+  check_close([](const std::vector<Array>& v) { return nn::layer_norm(v[0]); }, {x}, want, 3e-7, "layer_norm");
+}

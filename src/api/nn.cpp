@@ -142,8 +142,9 @@ Array one_hot(const Array& x, int64_t num_classes, DType dtype, Loc loc) {
   return jnp::astype(jnp::equal(idx, classes), dtype);
 }
 
-Array layer_norm(const Array& x, std::optional<Array> scale, std::optional<Array> offset, double eps, Loc loc) {
+Array layer_norm(const Array& x_in, std::optional<Array> scale, std::optional<Array> offset, double eps, Loc loc) {
   ApiScope s(loc);
+  Array x = inexact(x_in);  // ints: float32 (64-bit ints the default float), as JAX's standardize
   Array mu = jnp::mean(x, {-1}, true);
   Array c = x - mu;
   Array var = jnp::mean(c * c, {-1}, true);
@@ -256,9 +257,10 @@ Array glu(const Array& x, int64_t axis, Loc loc) {
   return a * lax::logistic(b);
 }
 
-Array standardize(const Array& x, std::vector<int64_t> axes, std::optional<Array> mean,
+Array standardize(const Array& x_in, std::vector<int64_t> axes, std::optional<Array> mean,
                   std::optional<Array> variance, double epsilon, Loc loc) {
   ApiScope s(loc);
+  Array x = inexact(x_in);  // JAX's promote_args_inexact: int32 -> float32 (before: float64 via epsilon)
   Array m = mean ? *mean : jnp::mean(x, axes, true);
   Array v = variance ? *variance : jnp::mean((x - m) * (x - m), axes, true);
   return (x - m) * lax::rsqrt(v + constant(epsilon, x));

@@ -125,3 +125,14 @@ TEST_CASE("conformance: nn.standardize and layer_norm of int32 are float32, as J
   check_close([](const std::vector<Array>& v) { return nn::standardize(v[0]); }, {x}, want, 3e-7, "standardize");
   check_close([](const std::vector<Array>& v) { return nn::layer_norm(v[0]); }, {x}, want, 3e-7, "layer_norm");
 }
+
+TEST_CASE("conformance: nonzero/flatnonzero(size=) of an empty array give zeros, as JAX's", "[conformance_fixes]") {
+  Array e = make({}, DType::float32);
+  check_ints([](const std::vector<Array>& v) { return jnp::nonzero(v[0], 5, -1).at(0); }, {e}, {0, 0, 0, 0, 0},
+             DType::int64, "nonzero");
+  check_ints([](const std::vector<Array>& v) { return jnp::flatnonzero(v[0], 3, 7); }, {e}, {0, 0, 0}, DType::int64,
+             "flatnonzero");
+  // A non-empty x still pads with fill_value (JAX: [-1, -1, -1] for three zeros).
+  check_ints([](const std::vector<Array>& v) { return jnp::nonzero(v[0], 3, -1).at(0); },
+             {make({0.0, 0.0, 0.0}, DType::float32)}, {-1, -1, -1}, DType::int64, "nonzero of zeros");
+}

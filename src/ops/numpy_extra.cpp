@@ -269,6 +269,8 @@ std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size, int64_t 
     size = sum(m).item<int64_t>();
   }
   int64_t n = m.shape()[0], k = *size;
+  // An empty x gives zeros whatever fill_value is (JAX's arr.size == 0 case).
+  if (n == 0) return std::vector<Array>(static_cast<size_t>(x.ndim()), zeros({k}, DType::int64));
   // Element i goes to slot cumsum(m)[i] - 1 when it is nonzero; others go to slot k, which the update drops.
   Array slot = where(astype(m, DType::bool_), subtract(cumsum(m), 1), Array::scalar_int(k, DType::int32));
   Array flat = at(full({k}, double(fill_value), DType::int64), slot).set(lax::iota(DType::int64, n));

@@ -108,9 +108,11 @@ Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc lo
   // Shift by the maximum (held constant for differentiation, as JAX does); rows whose maximum is not finite
   // (all -inf, or containing +inf/NaN) shift by 0 so that log(sum(exp(x))) gives -inf, +inf or NaN, not NaN
   // from inf - inf.
-  Array m = stop_gradient(max_or_neg_inf(x, axes));
+  // Integers become floats first, as JAX's promote_args_inexact (x - max in int32 would wrap).
+  Array xf = inexact(x);
+  Array m = stop_gradient(max_or_neg_inf(xf, axes));
   m = jnp::where(jnp::isfinite(m), m, Array(0));
-  Array r = jnp::log(jnp::sum(jnp::exp(x - m), axes, true)) + m;
+  Array r = jnp::log(jnp::sum(jnp::exp(xf - m), axes, true)) + m;
   return keepdims ? r : jnp::squeeze(r, axes);
 }
 
@@ -140,8 +142,9 @@ Array one_hot(const Array& x, int64_t num_classes, DType dtype, Loc loc) {
   return jnp::astype(jnp::equal(idx, classes), dtype);
 }
 
-Array layer_norm(const Array& x, std::optional<Array> scale, std::optional<Array> offset, double eps, Loc loc) {
+Array layer_norm(const Array& x_in, std::optional<Array> scale, std::optional<Array> offset, double eps, Loc loc) {
   ApiScope s(loc);
+  Array x = inexact(x_in);  // ints: float32 (64-bit ints the default float), as JAX's standardize
   Array mu = jnp::mean(x, {-1}, true);
   Array c = x - mu;
   Array var = jnp::mean(c * c, {-1}, true);
@@ -254,9 +257,10 @@ Array glu(const Array& x, int64_t axis, Loc loc) {
   return a * lax::logistic(b);
 }
 
-Array standardize(const Array& x, std::vector<int64_t> axes, std::optional<Array> mean,
+Array standardize(const Array& x_in, std::vector<int64_t> axes, std::optional<Array> mean,
                   std::optional<Array> variance, double epsilon, Loc loc) {
   ApiScope s(loc);
+  Array x = inexact(x_in);  // JAX's promote_args_inexact: int32 -> float32 (before: float64 via epsilon)
   Array m = mean ? *mean : jnp::mean(x, axes, true);
   Array v = variance ? *variance : jnp::mean((x - m) * (x - m), axes, true);
   return (x - m) * lax::rsqrt(v + constant(epsilon, x));

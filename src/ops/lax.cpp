@@ -53,7 +53,7 @@ Array round(const Array& x, RoundingMethod m, Loc loc) {
     return bind1(p, {x, y});                                \
   }
 JITX_LAX_BINARY_IMPL(sub, "sub")
-JITX_LAX_BINARY_IMPL(div, "div") JITX_LAX_BINARY_IMPL(rem, "rem") JITX_LAX_BINARY_IMPL(pow, "pow")
+JITX_LAX_BINARY_IMPL(div, "div") JITX_LAX_BINARY_IMPL(rem, "rem")
 JITX_LAX_BINARY_IMPL(max, "max") JITX_LAX_BINARY_IMPL(min, "min") JITX_LAX_BINARY_IMPL(atan2, "atan2")
 JITX_LAX_BINARY_IMPL(bitwise_and, "and") JITX_LAX_BINARY_IMPL(bitwise_or, "or") JITX_LAX_BINARY_IMPL(bitwise_xor, "xor")
 JITX_LAX_BINARY_IMPL(shift_left, "shift_left") JITX_LAX_BINARY_IMPL(shift_right_arithmetic, "shift_right_arithmetic")
@@ -61,6 +61,17 @@ JITX_LAX_BINARY_IMPL(shift_right_logical, "shift_right_logical")
 JITX_LAX_BINARY_IMPL(eq, "eq") JITX_LAX_BINARY_IMPL(ne, "ne") JITX_LAX_BINARY_IMPL(lt, "lt")
 JITX_LAX_BINARY_IMPL(le, "le") JITX_LAX_BINARY_IMPL(gt, "gt") JITX_LAX_BINARY_IMPL(ge, "ge")
 #undef JITX_LAX_BINARY_IMPL
+
+// lax.pow takes a float base, as JAX's (its exponent may be an integer); jnp::power of integers binds the
+// primitive itself, which XLA defines on integers too.
+Array pow(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  if (!is_floating(x.dtype()))
+    detail::throw_error<TypeError>("pow", "does not accept dtype {} at position 0 (accepted: floating types, as JAX)",
+                                   dtype_name(x.dtype()));
+  static const auto& p = prim("pow");
+  return bind1(p, {x, y});
+}
 
 // lax.add and lax.mul refuse bools, as JAX's do (jnp::add/multiply of bools are logical or/and).
 Array add(const Array& x, const Array& y, Loc loc) {

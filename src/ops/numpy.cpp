@@ -243,19 +243,7 @@ Array remainder(const Array& x, const Array& y, Loc loc) {
 }
 Array mod(const Array& x, const Array& y, Loc loc) { return remainder(x, y, loc); }
 
-Array power(const Array& x, const Array& y, Loc loc) {
-  ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "power");
-  if (is_floating(a.dtype()) && !is_floating(y.dtype())) {
-    // An integer exponent, as JAX's lax.pow with one (and integer_pow) differentiates it: 0 where y = 0 (x^0 is 1
-    // for every x), not 0 * x^-1, which is NaN at x = 0. The exponent seen by pow is 1 there, so that no NaN
-    // reaches the derivative through the discarded branch.
-    Array y0 = lax::eq(b, convert(Array(0), b.dtype(), false));
-    Array one = convert(Array(1), a.dtype(), false);
-    return jnp::where(y0, one, lax::pow(a, jnp::where(y0, one, b)));
-  }
-  return lax::pow(a, b);
-}
+// power: numpy_extra.cpp.
 
 Array arctan2(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);

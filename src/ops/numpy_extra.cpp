@@ -130,11 +130,38 @@ Array outer(const Array& a, const Array& b, Loc loc) {
   return multiply(expand_dims(ravel(a), {1}), expand_dims(ravel(b), {0}));
 }
 
+Array power(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  auto [a, b] = promote_and_broadcast(is_bool(x.dtype()) ? astype(x, DType::int32) : x,
+                                      is_bool(y.dtype()) ? astype(y, DType::int32) : y, "power");
+  if (is_floating(a.dtype()) && !is_floating(y.dtype())) {
+    // An integer exponent, differentiated as JAX's lax.pow with one: 0 where y = 0 (not 0 * x^-1, NaN at x = 0;
+    // pow sees exponent 1 there, so no NaN reaches the derivative through the discarded branch).
+    Array y0 = lax::eq(b, lax::convert_element_type(Array(0), b.dtype()));
+    Array one = lax::convert_element_type(Array(1), a.dtype());
+    return jnp::where(y0, one, lax::pow(a, jnp::where(y0, one, b)));
+  }
+  if (is_floating(a.dtype())) return lax::pow(a, b);
+  // Integers: JAX's binary exponentiation over the exponent's low 6 bits only (pow(-7, INT32_MIN) = 1); pow(0, y)
+  // is 0 for y != 0 and 1 for y = 0. (lax::pow refuses integers, as JAX's.)
+  Array zero = lax::convert_element_type(Array(0), b.dtype()), one = lax::convert_element_type(Array(1), b.dtype());
+  Array acc = jnp::where(lax::bitwise_and(lax::eq(a, zero), lax::ne(b, zero)), zero, one);
+  for (int bit = 0; bit < 6; ++bit, a = lax::mul(a, a), b = lax::shift_right_logical(b, one))
+    acc = jnp::where(lax::ne(lax::bitwise_and(b, one), zero), lax::mul(acc, a), acc);
+  return acc;
+}
+
 Array fmod(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   // bools run in int32, as jnp.fmod does.
   auto [a, b] = promote_and_broadcast(is_bool(x.dtype()) ? astype(x, DType::int32) : x,
                                       is_bool(y.dtype()) ? astype(y, DType::int32) : y, "fmod");
+  // Integer division by zero: JAX divides by 1 there (fmod(x, 0) = 0), not XLA's rem (which gives x); only where
+  // the result type is an integer one (bool % bool stays XLA's rem, fmod(True, False) = 1, as in JAX).
+  if (!is_floating(b.dtype()) && !(is_bool(x.dtype()) && is_bool(y.dtype()))) {
+    Array zero = lax::convert_element_type(Array(0), b.dtype()), one = lax::convert_element_type(Array(1), b.dtype());
+    b = where(lax::eq(b, zero), one, b);
+  }
   return lax::rem(a, b);
 }
 
@@ -242,6 +269,8 @@ std::vector<Array> nonzero(const Array& x, std::optional<int64_t> size, int64_t 
     size = sum(m).item<int64_t>();
   }
   int64_t n = m.shape()[0], k = *size;
+  // An empty x gives zeros whatever fill_value is (JAX's arr.size == 0 case).
+  if (n == 0) return std::vector<Array>(static_cast<size_t>(x.ndim()), zeros({k}, DType::int64));
   // Element i goes to slot cumsum(m)[i] - 1 when it is nonzero; others go to slot k, which the update drops.
   Array slot = where(astype(m, DType::bool_), subtract(cumsum(m), 1), Array::scalar_int(k, DType::int32));
   Array flat = at(full({k}, double(fill_value), DType::int64), slot).set(lax::iota(DType::int64, n));

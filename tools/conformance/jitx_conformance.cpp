@@ -161,8 +161,11 @@ std::string guarded(F f) {
 
 }  // namespace
 
+void register_extra_ops(std::map<std::string, Op>& t);  // jitx_conformance_extra.cpp
+
 int main(int argc, char** argv) {
   register_ops();
+  register_extra_ops(table());
   if (argc > 1 && std::string(argv[1]) == "--list") {
     for (auto& [name, op] : table()) std::cout << name << '\n';
     return 0;

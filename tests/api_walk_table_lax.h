@@ -516,9 +516,13 @@ const std::vector<Case> kRandom = {
      }},
 };
 
+}  // namespace
+#include "api_walk_table_host.h"
+namespace {
+
 std::vector<Case> all_cases() {
   std::vector<Case> v;
-  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom}) v.insert(v.end(), t->begin(), t->end());
+  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kHost}) v.insert(v.end(), t->begin(), t->end());
   return v;
 }
 const std::vector<Case> kTable = all_cases();

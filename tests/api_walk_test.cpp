@@ -1,5 +1,5 @@
 // The public-function bad-input walk (issue 16): every public function of include/jitx/numpy*.h, nn*.h, lax*.h,
-// linalg.h and random.h has an entry in kTable (api_walk_table.h) that calls it, eagerly and under jit, with wrong
+// linalg.h, random.h and host.h has an entry in kTable (api_walk_table.h) that calls it, eagerly and under jit, with wrong
 // ranks, shapes, dtypes and axes, negative and huge sizes, zero-size arrays, invalid enum and string values and
 // out-of-range static indices. Each call must end in a jitx::Error whose message names the function, or, where
 // JAX accepts the input, in a result of the right shape; never a crash or another exception.
@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "jitx/host.h"
 #include "test_util.h"
 
 using namespace jitx;
@@ -169,7 +170,7 @@ std::set<std::string> declared_functions() {
                                                      {"jitx::nn", "nn::"},
                                                      {"jitx::random", "random::"}};
   std::filesystem::path dir = std::filesystem::path(JITX_TEST_DATA_DIR) / ".." / ".." / "include" / "jitx";
-  const std::regex header(R"((numpy|nn|lax)\w*\.h|linalg\.h|random\.h)");
+  const std::regex header(R"((numpy|nn|lax)\w*\.h|linalg\.h|random\.h|host\.h)");
   const std::regex macro_use(R"(\bJITX_\w+\((\w+)\))"), first_call(R"((\w+)\s*\()");
   for (auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string file = entry.path().filename().string();
@@ -198,14 +199,16 @@ std::set<std::string> declared_functions() {
       return n;
     };
     auto record = [&](const std::string& st) {
+      // host.h's functions live in namespace jitx itself (jitx::from_host, jitx::to_dlpack, ...).
       auto it = prefix.find(ns());
-      if (it == prefix.end()) return;
+      std::string pre = it != prefix.end() ? it->second : file == "host.h" && ns() == "jitx" ? "jitx::" : "";
+      if (pre.empty()) return;
       for (std::sregex_iterator m(st.begin(), st.end(), macro_use), e; m != e; ++m)
-        out.insert(it->second + (*m)[1].str());
+        out.insert(pre + (*m)[1].str());
       std::string rest = std::regex_replace(st, macro_use, " ");
       std::smatch m;
       if (rest.find("operator") == std::string::npos && std::regex_search(rest, m, first_call))
-        out.insert(it->second + m[1].str());
+        out.insert(pre + m[1].str());
     };
     for (char ch : text) {
       if (ch == '(') ++parens;

@@ -6,6 +6,7 @@
 #include "jitx/device.h"
 #include "jitx/dtype.h"
 #include "jitx/error.h"
+#include "jitx/host.h"
 #include "jitx/import.h"
 #include "jitx/io.h"
 #include "jitx/jacobian.h"

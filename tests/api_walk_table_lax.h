@@ -556,9 +556,13 @@ const std::vector<Case> kDebug = {
      }},
 };
 
+}  // namespace
+#include "api_walk_table_host.h"
+namespace {
+
 std::vector<Case> all_cases() {
   std::vector<Case> v;
-  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kDebug}) v.insert(v.end(), t->begin(), t->end());
+  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kDebug, &kHost}) v.insert(v.end(), t->begin(), t->end());
   return v;
 }
 const std::vector<Case> kTable = all_cases();

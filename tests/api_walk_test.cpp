@@ -1,5 +1,5 @@
 // The public-function bad-input walk (issue 16): every public function of include/jitx/numpy*.h, nn*.h, lax*.h,
-// linalg.h and random.h has an entry in kTable (api_walk_table.h) that calls it, eagerly and under jit, with wrong
+// linalg.h, random.h and host.h has an entry in kTable (api_walk_table.h) that calls it, eagerly and under jit, with wrong
 // ranks, shapes, dtypes and axes, negative and huge sizes, zero-size arrays, invalid enum and string values and
 // out-of-range static indices. Each call must end in a jitx::Error whose message names the function, or, where
 // JAX accepts the input, in a result of the right shape; never a crash or another exception.
@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 
+#include "jitx/host.h"
 #include "test_util.h"
 
 using namespace jitx;
@@ -170,7 +171,7 @@ std::set<std::string> declared_functions() {
                                                      {"jitx::random", "random::"},
                                                      {"jitx::debug", "debug::"}};
   std::filesystem::path dir = std::filesystem::path(JITX_TEST_DATA_DIR) / ".." / ".." / "include" / "jitx";
-  const std::regex header(R"((numpy|nn|lax)\w*\.h|linalg\.h|random\.h|debug\.h)");
+  const std::regex header(R"((numpy|nn|lax)\w*\.h|linalg\.h|random\.h|debug\.h|host\.h)");
   const std::regex macro_use(R"(\bJITX_\w+\((\w+)\))"), first_call(R"((\w+)\s*\()");
   for (auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string file = entry.path().filename().string();
@@ -199,9 +200,10 @@ std::set<std::string> declared_functions() {
       return n;
     };
     auto record = [&](const std::string& st) {
+      // debug.h's pure_callback and host.h's functions live in namespace jitx itself.
       std::string n = ns(), pre;
       if (auto it = prefix.find(n); it != prefix.end()) pre = it->second;
-      else if (n == "jitx" && file == "debug.h") pre = "jitx::";  // pure_callback
+      else if (n == "jitx" && (file == "debug.h" || file == "host.h")) pre = "jitx::";
       else return;
       for (std::sregex_iterator m(st.begin(), st.end(), macro_use), e; m != e; ++m)
         out.insert(pre + (*m)[1].str());

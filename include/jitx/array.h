@@ -2,7 +2,9 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <concepts>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <source_location>
 #include <span>
@@ -92,6 +94,43 @@ class Array {
   Array mean(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
   Array max(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
   Array min(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array prod(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array all(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array any(std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array var(std::vector<int64_t> axes = {}, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current()) const;
+  Array std(std::vector<int64_t> axes = {}, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current()) const;
+  // One integer axis, as x.sum(axis=1) (templates, so that `{}` and `{0, 1}` still mean axis lists).
+#define JITX_ARRAY_INT_AXIS_(name)                                                      \
+  template <std::integral I>                                                            \
+  Array name(I axis, bool keepdims = false, Loc loc = Loc::current()) const {           \
+    return name(std::vector<int64_t>{static_cast<int64_t>(axis)}, keepdims, loc);       \
+  }
+  JITX_ARRAY_INT_AXIS_(sum) JITX_ARRAY_INT_AXIS_(mean) JITX_ARRAY_INT_AXIS_(max) JITX_ARRAY_INT_AXIS_(min)
+  JITX_ARRAY_INT_AXIS_(prod) JITX_ARRAY_INT_AXIS_(all) JITX_ARRAY_INT_AXIS_(any)
+#undef JITX_ARRAY_INT_AXIS_
+  template <std::integral I>
+  Array var(I axis, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current()) const {
+    return var(std::vector<int64_t>{static_cast<int64_t>(axis)}, keepdims, ddof, loc);
+  }
+  template <std::integral I>
+  Array std(I axis, bool keepdims = false, int64_t ddof = 0, Loc loc = Loc::current()) const {
+    return this->std(std::vector<int64_t>{static_cast<int64_t>(axis)}, keepdims, ddof, loc);
+  }
+  /// Index of the largest (smallest) value along axis, of the flattened array when axis is nullopt (int32 without
+  /// x64, as jnp.argmax).
+  Array argmax(std::optional<int64_t> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current()) const;
+  Array argmin(std::optional<int64_t> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current()) const;
+  /// The values in one row-major axis (x.flatten() copies in NumPy; arrays are immutable here, so both are views).
+  Array flatten(Loc loc = Loc::current()) const;
+  Array ravel(Loc loc = Loc::current()) const;
+  /// Drops the given size-1 axes (every size-1 axis when empty).
+  Array squeeze(std::vector<int64_t> axes = {}, Loc loc = Loc::current()) const;
+  template <std::integral I>
+  Array squeeze(I axis, Loc loc = Loc::current()) const {
+    return squeeze(std::vector<int64_t>{static_cast<int64_t>(axis)}, loc);
+  }
+  /// Cumulative sum along axis (of the flattened array when nullopt).
+  Array cumsum(std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current()) const;
   /// x[i] along the first axis (a static index, negative counts from the end).
   Array operator[](int64_t i) const;
 
@@ -153,6 +192,28 @@ Array array(const std::vector<T>& data, Shape shape, DType dtype = dtype_of<T>()
   } else {
     return array_from_data(data.data(), dtype_of<T>(), std::move(shape), dtype, loc);
   }
+}
+namespace detail {
+/// An array over host memory that `owner` keeps alive (no copy when `data` is 64-byte aligned and `dtype` is
+/// canonical; a copy otherwise, after which owner is released). `reusable`: donation may write into it.
+Array array_from_owned(void* data, DType dtype, Shape shape, std::shared_ptr<void> owner, bool reusable, Loc loc);
+}  // namespace detail
+/// A vector moved in becomes the array's memory without a copy where it can (README, "Host memory without a copy"):
+/// when its data is 64-byte aligned (jitx::HostAllocator in jitx/host.h gives that) and T's dtype is canonical;
+/// otherwise the values are copied. vector<bool> is always copied.
+template <class T, class A>
+  requires(!std::is_same_v<T, bool>)
+Array array(std::vector<T, A>&& data, Shape shape, Loc loc = Loc::current()) {
+  detail::check_host_count(data.size(), shape, loc);
+  auto owner = std::make_shared<std::vector<T, A>>(std::move(data));
+  void* p = owner->data();
+  return detail::array_from_owned(p, dtype_of<T>(), std::move(shape), std::move(owner), true, loc);
+}
+template <class T, class A>
+  requires(!std::is_same_v<T, bool>)
+Array array(std::vector<T, A>&& data, Loc loc = Loc::current()) {
+  Shape shape{static_cast<int64_t>(data.size())};
+  return array(std::move(data), std::move(shape), loc);
 }
 template <class T>
 Array array(const std::vector<T>& data, Loc loc = Loc::current()) {

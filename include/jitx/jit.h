@@ -165,8 +165,38 @@ class Compiled {
   /// executables"): deserialize_executable() reads them back in another process on a machine with the same
   /// jitx, LLVM and CPU. Throws RuntimeError on a backend that cannot serialise (the interpreter).
   std::string serialize() const { return detail::entry_serialize(*e_, core_->options().donate_argnums); }
+  /// Runs the executable; TypeError (naming the caller's line) when the arguments' number, dtypes or shapes differ
+  /// from the compiled signature. Up to 8 arguments the caller's location is captured, as for Jitted.
+  auto operator()(Loc loc = Loc::current()) const { return call(loc); }
+#define JITX_COMPILED_CALL_(...)                                                              \
+  auto operator()(JITX_JIT_PARAMS_(__VA_ARGS__), Loc loc = Loc::current()) const {            \
+    return call(loc, JITX_JIT_FWD_(__VA_ARGS__));                                            \
+  }
+  template <class A0>
+  JITX_COMPILED_CALL_(0)
+  template <class A0, class A1>
+  JITX_COMPILED_CALL_(0, 1)
+  template <class A0, class A1, class A2>
+  JITX_COMPILED_CALL_(0, 1, 2)
+  template <class A0, class A1, class A2, class A3>
+  JITX_COMPILED_CALL_(0, 1, 2, 3)
+  template <class A0, class A1, class A2, class A3, class A4>
+  JITX_COMPILED_CALL_(0, 1, 2, 3, 4)
+  template <class A0, class A1, class A2, class A3, class A4, class A5>
+  JITX_COMPILED_CALL_(0, 1, 2, 3, 4, 5)
+  template <class A0, class A1, class A2, class A3, class A4, class A5, class A6>
+  JITX_COMPILED_CALL_(0, 1, 2, 3, 4, 5, 6)
+  template <class A0, class A1, class A2, class A3, class A4, class A5, class A6, class A7>
+  JITX_COMPILED_CALL_(0, 1, 2, 3, 4, 5, 6, 7)
+#undef JITX_COMPILED_CALL_
   template <class... Args>
-  auto operator()(Args&&... args) const;
+    requires(sizeof...(Args) > 8)
+  auto operator()(Args&&... args) const {
+    return call(Loc::current(), std::forward<Args>(args)...);
+  }
+  /// As operator(), with the caller's source location for errors.
+  template <class... Args>
+  auto call(Loc loc, Args&&... args) const;
 
  private:
   std::shared_ptr<detail::JitCore> core_;
@@ -382,13 +412,13 @@ class Jitted {
 
 template <class F>
 template <class... Args>
-auto Compiled<F>::operator()(Args&&... args) const {
+auto Compiled<F>::call(Loc loc, Args&&... args) const {
   Jitted<F> j(f_, core_->options());
   constexpr bool S = Jitted<F>::template kTraceScalars<Args...>;
   using R = decltype(j.template invoke_traced<S>(std::declval<const std::vector<Array>&>(), args...));
   auto sig = j.template signature<S>(args...);
-  detail::JitCore::check_signature(*e_, sig, Loc::current());
-  std::vector<Array> outs = core_->execute(*e_, sig, Loc::current());
+  detail::JitCore::check_signature(*e_, sig, loc);
+  std::vector<Array> outs = core_->execute(*e_, sig, loc);
   R result = *std::static_pointer_cast<R>(detail::JitCore::skeleton(*e_));
   detail::Rebuilder r{&outs};
   PyTree<R>::replace(result, r);

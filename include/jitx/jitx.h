@@ -9,6 +9,7 @@
 #include "jitx/dtype.h"
 #include "jitx/error.h"
 #include "jitx/floating_point_error.h"
+#include "jitx/host.h"
 #include "jitx/import.h"
 #include "jitx/io.h"
 #include "jitx/jacobian.h"

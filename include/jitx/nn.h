@@ -1,5 +1,6 @@
 // jitx::nn: activations and normalisations, as jax.nn.
 #pragma once
+#include <concepts>
 #include <optional>
 #include <vector>
 
@@ -16,7 +17,15 @@ Array sigmoid(const Array& x, Loc loc = Loc::current());
 Array softplus(const Array& x, Loc loc = Loc::current());
 Array softmax(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
 Array log_softmax(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
+/// Over several axes, as jax.nn.softmax(x, axis=(0, 1)).
+Array softmax(const Array& x, std::vector<int64_t> axes, Loc loc = Loc::current());
+Array log_softmax(const Array& x, std::vector<int64_t> axes, Loc loc = Loc::current());
 Array logsumexp(const Array& x, std::vector<int64_t> axes = {-1}, bool keepdims = false, Loc loc = Loc::current());
+/// One integer axis: nn::logsumexp(x, 0).
+template <std::integral I>
+Array logsumexp(const Array& x, I axis, bool keepdims = false, Loc loc = Loc::current()) {
+  return logsumexp(x, std::vector<int64_t>{static_cast<int64_t>(axis)}, keepdims, loc);
+}
 /// min(max(x, 0), 6); derivative 1 strictly inside (0, 6), 0 at both kinks (JAX's rule).
 Array relu6(const Array& x, Loc loc = Loc::current());
 /// x for x > 0, alpha * expm1(x) otherwise.
@@ -54,6 +63,12 @@ Array glu(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
 /// default "stable" algorithm) computed from x unless given.
 Array standardize(const Array& x, std::vector<int64_t> axes = {-1}, std::optional<Array> mean = std::nullopt,
                   std::optional<Array> variance = std::nullopt, double epsilon = 1e-5, Loc loc = Loc::current());
+template <std::integral I>
+Array standardize(const Array& x, I axis, std::optional<Array> mean = std::nullopt,
+                  std::optional<Array> variance = std::nullopt, double epsilon = 1e-5, Loc loc = Loc::current()) {
+  return standardize(x, std::vector<int64_t>{static_cast<int64_t>(axis)}, std::move(mean), std::move(variance),
+                     epsilon, loc);
+}
 Array one_hot(const Array& x, int64_t num_classes, DType dtype = DType::float32, Loc loc = Loc::current());
 /// (x - mean) / sqrt(var + eps) over the last axis, times scale plus offset when given.
 Array layer_norm(const Array& x, std::optional<Array> scale = std::nullopt, std::optional<Array> offset = std::nullopt,

@@ -116,18 +116,20 @@ Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc lo
   return keepdims ? r : jnp::squeeze(r, axes);
 }
 
-Array softmax(const Array& x, int64_t axis, Loc loc) {
+Array softmax(const Array& x, std::vector<int64_t> axes, Loc loc) {
   ApiScope s(loc);
-  Array m = max_or_neg_inf(x, {axis});
+  Array m = max_or_neg_inf(x, axes);
   Array e = jnp::exp(x - m);
-  return e / jnp::sum(e, {axis}, true);
+  return e / jnp::sum(e, axes, true);
 }
+Array softmax(const Array& x, int64_t axis, Loc loc) { return softmax(x, std::vector<int64_t>{axis}, loc); }
 
-Array log_softmax(const Array& x, int64_t axis, Loc loc) {
+Array log_softmax(const Array& x, std::vector<int64_t> axes, Loc loc) {
   ApiScope s(loc);
-  Array shifted = x - max_or_neg_inf(x, {axis});
-  return shifted - jnp::log(jnp::sum(jnp::exp(shifted), {axis}, true));
+  Array shifted = x - max_or_neg_inf(x, axes);
+  return shifted - jnp::log(jnp::sum(jnp::exp(shifted), axes, true));
 }
+Array log_softmax(const Array& x, int64_t axis, Loc loc) { return log_softmax(x, std::vector<int64_t>{axis}, loc); }
 
 Array one_hot(const Array& x, int64_t num_classes, DType dtype, Loc loc) {
   ApiScope s(loc);

@@ -61,7 +61,16 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
   return std::shared_ptr<Storage>(new Storage(p, cls));
 }
 
+std::shared_ptr<Storage> Storage::wrap(void* p, size_t nbytes, std::shared_ptr<void> owner, bool reusable) {
+  JITX_ASSERT(owner != nullptr && reinterpret_cast<uintptr_t>(p) % kAlign == 0, "Storage::wrap: aligned, owned");
+  auto s = std::shared_ptr<Storage>(new Storage(p, nbytes));
+  s->owner_ = std::move(owner);
+  s->reusable_ = reusable;
+  return s;
+}
+
 Storage::~Storage() {
+  if (owner_) return;  // the owner's deleter runs as owner_ goes
   auto& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
   c.live_bytes -= nbytes_;

@@ -186,9 +186,9 @@ void CpuExecutable::run_entry(std::span<const std::shared_ptr<Buffer>> ins,
     int64_t p = entry.ba.output_aliases[k];
     if (p >= 0) {
       // A donated input: written in place when nothing else holds its memory (an array's literal, a module
-      // constant, another argument); otherwise the output starts from a copy of it.
+      // constant, another argument, memory the user still sees); otherwise the output starts from a copy of it.
       auto& st = ins[p]->storage;
-      bool shared = st.use_count() > 1;
+      bool shared = st.use_count() > 1 || !st->reusable();
       for (size_t j = 0; j < ins.size() && !shared; ++j) shared = j != static_cast<size_t>(p) && ins[j]->storage == st;
       if (shared) {
         auto copy = detail::Storage::allocate(static_cast<size_t>(entry.results[k].size));

@@ -4,6 +4,7 @@
 #include "jitx/autodiff.h"
 #include "jitx/config.h"
 #include "jitx/device.h"
+#include "jitx/sharding.h"
 #include "jitx/dtype.h"
 #include "jitx/error.h"
 #include "jitx/import.h"

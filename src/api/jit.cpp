@@ -26,6 +26,7 @@
 #include "lowering/lower.h"
 #include "runtime/concrete.h"
 #include "runtime/runtime.h"
+#include "runtime/sharded.h"
 
 namespace jitx {
 namespace detail {
@@ -54,6 +55,9 @@ struct Key {
   std::vector<std::string> static_paths;
   std::vector<StaticLeaf> static_leaves;
   std::vector<std::string> static_leaf_paths;
+  /// Per leaf: its sharding's canonical form (tile assignment and devices; empty for an array on one device) and
+  /// how explanations name it ("P('data', None) on mesh (data=2)", "replicated", "unsharded").
+  std::vector<std::string> shardings, sharding_msgs;
   int device = 0;
   // Configuration that changes the compiled code (not the traced function): a compile with other settings is
   // another executable, as JAX keys its caches on the relevant config.
@@ -63,6 +67,7 @@ struct Key {
 
   bool operator==(const Key& o) const {
     if (hash != o.hash || structure != o.structure || avals != o.avals || device != o.device ||
+        shardings != o.shardings ||
         excess_precision != o.excess_precision || x64 != o.x64 ||
         statics.size() != o.statics.size() || !(static_leaves == o.static_leaves))
       return false;
@@ -93,6 +98,16 @@ Key make_key(const CallSignature& sig, bool with_paths = true) {
   for (auto& a : sig.flat.leaves) {
     if (!a.valid()) throw_error<TypeError>("jit", "an argument Array is empty (default-constructed)");
     k.avals.push_back(a.aval());
+    if (auto* sh = as_sharded(a)) {
+      std::string devs;
+      for (auto* d : sh->devices) devs += fmt::format(" {}", d->id);
+      k.shardings.push_back(sh->tiling.to_string() + devs);
+      k.sharding_msgs.push_back(sh->sharding->short_str());
+    } else {
+      k.shardings.emplace_back();
+      k.sharding_msgs.emplace_back("unsharded");
+    }
+    h = hash_combine(h, std::hash<std::string>{}(k.shardings.back()));
     const auto& av = k.avals.back();
     h = hash_combine(h, static_cast<size_t>(av.dtype) * 2 + av.weak_type);
     for (auto d : av.shape) h = hash_combine(h, static_cast<size_t>(d));
@@ -162,6 +177,11 @@ std::vector<std::string> differences(const Key& seen, const Key& now) {
               "separately: pass the same C++ type to share one executable)";
     out.push_back(line);
   }
+  for (size_t i = 0; i < now.shardings.size() && i < seen.shardings.size(); ++i)
+    if (seen.shardings[i] != now.shardings[i])
+      out.push_back(fmt::format("{} (sharding): seen {}, now {}", now.paths[i], seen.sharding_msgs[i],
+                                now.sharding_msgs[i] == seen.sharding_msgs[i] ? now.sharding_msgs[i] + " on other devices"
+                                                                              : now.sharding_msgs[i]));
   for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i)
     if (!seen.statics[i]->equals(*now.statics[i]))
       out.push_back(fmt::format("{} (static value): seen {}, but now given {}", now.static_paths[i],
@@ -189,6 +209,8 @@ size_t distance(const Key& seen, const Key& now) {
     d += seen.avals[i].dtype != now.avals[i].dtype;
     d += seen.avals[i].weak_type != now.avals[i].weak_type;
   }
+  for (size_t i = 0; i < now.shardings.size() && i < seen.shardings.size(); ++i)
+    d += seen.shardings[i] != now.shardings[i];
   for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i)
     d += !seen.statics[i]->equals(*now.statics[i]);
   for (size_t i = 0; i < now.static_leaves.size() && i < seen.static_leaves.size(); ++i)
@@ -552,8 +574,11 @@ void JitCore::check_signature(const CompiledEntry& e, const CallSignature& sig, 
 std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature& sig, const Loc& loc) {
   ApiScope s(loc);
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
+  check_in_shardings(sig, e.name);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
+  // A sharded leaf is assembled on one device: the SPMD partitioner does not run on jit's path yet (see the README's
+  // "Sharding" section), so the call computes on one device and reshards its results to out_shardings.
   for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
   // The leaves whose buffers the call may overwrite (empty without donate_argnums).
   std::vector<uint8_t> donated;
@@ -567,7 +592,35 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   // Donated arguments cannot be used again (their buffers belong to the call now).
   for (size_t i = 0; i < donated.size(); ++i)
     if (donated[i]) bufs[i]->deleted = true;
+  const auto& outs = options_.out_shardings;
+  if (outs.size() > result.size())
+    throw_error<TypeError>(e.name, "out_shardings has {} entries, but the function returns {} array leaves",
+                           outs.size(), result.size());
+  for (size_t k = 0; k < outs.size(); ++k)
+    if (outs[k]) result[k] = device_put(result[k], *outs[k], loc);
   return result;
+}
+
+void JitCore::check_in_shardings(const CallSignature& sig, const std::string& name) const {
+  const auto& ins = options_.in_shardings;
+  if (ins.empty()) return;
+  for (size_t i = 0; i < sig.flat.leaves.size(); ++i) {
+    int a = sig.flat.leaf_args[i];
+    if (a < 0) continue;
+    if (static_cast<size_t>(a) >= ins.size())
+      throw_error<TypeError>(name, "in_shardings has {} entries, but argument {} was given", ins.size(), a);
+    if (!ins[static_cast<size_t>(a)]) continue;
+    const Sharding& want = *ins[static_cast<size_t>(a)];
+    const Array& leaf = sig.flat.leaves[i];
+    if (auto* sh = as_sharded(leaf)) {
+      if (!(*sh->sharding == want))
+        throw_error<TypeError>(name, "{} is sharded as {}, but in_shardings says {} (device_put it to that "
+                               "sharding, or leave its in_shardings entry empty)",
+                               sig.flat.paths[i], sh->sharding->str(), want.str());
+    } else if (want.named()) {
+      device_put(leaf, want);  // checks that the sharding fits (rank, divisibility), as JAX does for arguments
+    }
+  }
 }
 
 std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }

@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <map>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "core/errors.h"
+#include "primitives/sharding_constraint.h"
 #include "runtime/sharded.h"
 
 namespace jitx {
@@ -136,9 +137,12 @@ Mesh make_mesh(std::vector<int64_t> axis_shapes, std::vector<std::string> axis_n
 std::string PartitionSpec::str() const {
   std::vector<std::string> parts;
   for (auto& e : entries_) {
-    if (e.axes.empty()) parts.push_back("None");
-    else if (e.axes.size() == 1) parts.push_back("'" + e.axes[0] + "'");
-    else parts.push_back(names_str(e.axes));
+    if (e.axes.empty())
+      parts.push_back("None");
+    else if (e.axes.size() == 1)
+      parts.push_back("'" + e.axes[0] + "'");
+    else
+      parts.push_back(names_str(e.axes));
   }
   return fmt::format("P({}{})", fmt::join(parts, ", "), parts.size() == 1 ? "," : "");
 }
@@ -206,14 +210,16 @@ void check_fits(const Sharding& sharding, const Shape& shape, std::string_view o
   if (!n) return;
   const auto& spec = n->spec().entries();
   if (spec.size() > shape.size())
-    detail::throw_error<ShapeError>(op, "{} is only valid for values of rank at least {}, but was applied to a value "
+    detail::throw_error<ShapeError>(op,
+                                    "{} is only valid for values of rank at least {}, but was applied to a value "
                                     "of rank {} (shape {})",
                                     sharding.str(), spec.size(), shape.size(), detail::shape_str(shape));
   for (size_t d = 0; d < spec.size(); ++d) {
     int64_t t = 1;
     for (auto& a : spec[d].axes) t *= n->mesh().axis_size(a);
     if (shape[d] % t != 0)
-      detail::throw_error<ShapeError>(op, "sharding spec {} implies that array axis {} is partitioned {} times, but "
+      detail::throw_error<ShapeError>(op,
+                                      "sharding spec {} implies that array axis {} is partitioned {} times, but "
                                       "does not evenly divide the dimension size {}. Got shape: {} and sharding {}",
                                       n->spec().str(), d, t, shape[d], detail::shape_str(shape), sharding.str());
   }
@@ -226,8 +232,8 @@ Array device_put(const Array& a, const Sharding& sharding, Loc loc) {
   if (!a.valid()) detail::throw_error<TypeError>("device_put", "the Array is empty (default-constructed)");
   check_fits(sharding, a.shape(), "device_put");
   // Waits for the value; a tracer without a concrete primal is a TracerError.
-  detail::Literal whole = a.is_tracer() ? detail::concrete_buffer(a, "device_put")->literal()
-                                        : a.impl()->host_literal("device_put");
+  detail::Literal whole =
+      a.is_tracer() ? detail::concrete_buffer(a, "device_put")->literal() : a.impl()->host_literal("device_put");
   auto sh = std::make_shared<const Sharding>(sharding);
   auto tiling = detail::tiling_of(sharding, a.ndim());
   std::vector<std::shared_ptr<runtime::Buffer>> shards;
@@ -271,12 +277,23 @@ std::vector<Shard> Array::addressable_shards(Loc loc) const {
 
 bool Array::is_fully_replicated(Loc loc) const { return sharding(loc).is_fully_replicated(); }
 
+namespace lax {
+Array with_sharding_constraint(const Array& x, const Sharding& sharding, Loc loc) {
+  detail::ApiScope s(loc);
+  if (!x.valid())
+    detail::throw_error<TypeError>("with_sharding_constraint", "the Array is empty (default-constructed)");
+  if (!x.is_tracer()) return device_put(x, sharding, loc);
+  return detail::bind_sharding_constraint(x, sharding);
+}
+}  // namespace lax
+
 namespace debug {
 
 std::string array_sharding_table(const Array& a, Loc loc) {
   detail::ApiScope s(loc);
   if (a.ndim() > 2)
-    detail::throw_error<ShapeError>("visualize_array_sharding", "only 0-, 1- and 2-d arrays can be visualized, got "
+    detail::throw_error<ShapeError>("visualize_array_sharding",
+                                    "only 0-, 1- and 2-d arrays can be visualized, got "
                                     "shape {}",
                                     detail::shape_str(a.shape()));
   auto shards = a.addressable_shards(loc);
@@ -289,10 +306,14 @@ std::string array_sharding_table(const Array& a, Loc loc) {
     return v.size() - 1;
   };
   for (auto& sh : shards) {
-    if (a.ndim() == 2) add(rows, sh.index[0]);
-    else add(rows, {0, 1});
-    if (a.ndim() >= 1) add(cols, sh.index[static_cast<size_t>(a.ndim() - 1)]);
-    else add(cols, {0, 1});
+    if (a.ndim() == 2)
+      add(rows, sh.index[0]);
+    else
+      add(rows, {0, 1});
+    if (a.ndim() >= 1)
+      add(cols, sh.index[static_cast<size_t>(a.ndim() - 1)]);
+    else
+      add(cols, {0, 1});
   }
   std::sort(rows.begin(), rows.end());
   std::sort(cols.begin(), cols.end());

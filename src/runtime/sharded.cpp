@@ -57,8 +57,10 @@ void copy_box(Literal& big, Literal& small, const std::vector<std::pair<int64_t,
   size_t es = dtype_size(big.dtype);
   if (small.size() == 0) return;
   if (big.dims.empty()) {
-    if (to_small) std::memcpy(small.data(), big.data(), es);
-    else std::memcpy(big.data(), small.data(), es);
+    if (to_small)
+      std::memcpy(small.data(), big.data(), es);
+    else
+      std::memcpy(big.data(), small.data(), es);
     return;
   }
   auto bs = row_major_strides(big.dims);
@@ -73,8 +75,10 @@ void copy_box(Literal& big, Literal& small, const std::vector<std::pair<int64_t,
     for (size_t d = 0; d < outer.size(); ++d) off += (it.idx[d] + range[d].first) * bs[d];
     char* bp = b + static_cast<size_t>(off) * es;
     char* sp = s + static_cast<size_t>(r) * inner;
-    if (to_small) std::memcpy(sp, bp, inner);
-    else std::memcpy(bp, sp, inner);
+    if (to_small)
+      std::memcpy(sp, bp, inner);
+    else
+      std::memcpy(bp, sp, inner);
   }
 }
 }  // namespace
@@ -96,8 +100,9 @@ Literal ShardedArray::host_literal(std::string_view op) const {
   std::vector<bool> done;  // a replicated tile is copied once
   for (size_t i = 0; i < shards.size(); ++i) {
     if (shards[i]->deleted)
-      throw_error<RuntimeError>(op, "this Array's buffer was donated to a jitted call (donate_argnums) and is no "
-                                    "longer valid; use the call's output instead");
+      throw_error<RuntimeError>(op,
+                                "this Array's buffer was donated to a jitted call (donate_argnums) and is no "
+                                "longer valid; use the call's output instead");
     auto range = tiling.shard_range(aval.shape, tiling.replicated ? 0 : tiling.position_of(devices[i]->id));
     paste_literal(out, shards[i]->literal(), range);
     if (tiling.replicated) break;

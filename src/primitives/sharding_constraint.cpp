@@ -25,7 +25,10 @@ std::map<std::string, std::shared_ptr<const Sharding>>& table() {
 /// A key naming the sharding and its devices (two meshes of the same shape over other devices differ).
 std::string key_of(const Sharding& s) {
   std::string k = s.str();
-  for (auto& d : s.device_set()) k += " " + d.str();
+  for (auto& d : s.device_set()) {
+    k += ' ';
+    k += d.str();
+  }
   return k;
 }
 std::string intern(const Sharding& s) {

@@ -37,7 +37,7 @@ void copy_slab_out(const Literal& x, int64_t d, int64_t lo, int64_t n, char* out
   int64_t len = x.dims[static_cast<size_t>(d)];
   const char* src = static_cast<const char*>(x.data());
   for (int64_t r = 0; r < g.rows; ++r)
-    if (n * g.inner_bytes)
+    if (n * g.inner_bytes != 0)
       std::memcpy(out + r * n * g.inner_bytes, src + (r * len + lo) * g.inner_bytes,
                   static_cast<size_t>(n * g.inner_bytes));
 }
@@ -48,7 +48,7 @@ void copy_slab_in(Literal& out, int64_t d, int64_t lo, int64_t n, const char* in
   int64_t len = out.dims[static_cast<size_t>(d)];
   char* dst = static_cast<char*>(out.data());
   for (int64_t r = 0; r < g.rows; ++r)
-    if (n * g.inner_bytes)
+    if (n * g.inner_bytes != 0)
       std::memcpy(dst + (r * len + lo) * g.inner_bytes, in + r * n * g.inner_bytes,
                   static_cast<size_t>(n * g.inner_bytes));
 }

@@ -93,7 +93,8 @@ TEST_CASE("jit: out_shardings place the results; in_shardings check the argument
   auto ref = jnp::matmul(x, y).to_vector<float>();
   auto got = p.to_vector<float>();
   for (size_t i = 0; i < ref.size(); ++i) CHECK(got[i] == Approx(ref[i]).epsilon(1e-6));
-  CHECK(s.addressable_shards().size() == 1);
+  // The row sums keep the rows' split (the partitioner's choice: no communication).
+  CHECK(s.sharding() == Sharding(NamedSharding(m, P("data"))));
   // An unsharded argument is accepted (placed per in_shardings); one sharded otherwise is an error.
   CHECK_NOTHROW(f(x, y));
   CHECK_THROWS_WITH(f(device_put(x, cols), y), Catch::Contains("is sharded as") && Catch::Contains("in_shardings"));
@@ -134,4 +135,43 @@ TEST_CASE("lax::with_sharding_constraint: the identity in value under jit, grad 
   CHECK_THROWS_WITH(
       jit([&](const Array& a) { return lax::with_sharding_constraint(a, NamedSharding(m, P("data", nullptr))); })(x),
       Catch::Contains("[with_sharding_constraint]") && Catch::Contains("rank at least 2"));
+}
+
+TEST_CASE("jit: sharded arguments run partitioned on their devices; results carry the partitioner's shardings",
+          "[spmd]") {
+  for (int64_t n : {2, 4, 8}) {
+    if (!have(size_t(n))) return;
+    INFO("devices: " << n);
+    Mesh m = make_mesh({n}, {"data"});
+    NamedSharding rows(m, P("data", nullptr));
+    Array x = array(ramp(64), {16, 4});
+    Array w = array(ramp(12), {4, 3}) * 0.1f;
+    Array xs = device_put(x, rows);
+    // Forward: the product keeps x's rows split, with no communication.
+    auto mm = jit([](const Array& a, const Array& b) { return jnp::tanh(jnp::matmul(a, b)); });
+    Array y = mm(xs, w);
+    CHECK(y.sharding() == Sharding(rows));
+    auto want_y = jnp::tanh(jnp::matmul(x, w)).to_vector<float>();
+    auto got_y = y.to_vector<float>();
+    for (size_t i = 0; i < want_y.size(); ++i) CHECK(got_y[i] == Approx(want_y[i]).epsilon(1e-5));
+    std::string fwd = mm.lower(xs, w).compile().as_text();
+    CHECK(fwd.find("all-reduce(") == std::string::npos);
+    CHECK(fwd.find("all-gather(") == std::string::npos);
+    CHECK(fwd.find(fmt::format("sharding={{devices=[{},1]", n)) != std::string::npos);
+    // The gradient of a data-parallel loss: one all-reduce for the weight's gradient, which ends up replicated.
+    auto loss = [](const Array& w_, const Array& x_) { return jnp::sum(jnp::tanh(jnp::matmul(x_, w_))); };
+    auto g = jit(grad(loss));
+    Array gw = g(w, xs);
+    CHECK(gw.is_fully_replicated());
+    CHECK(gw.addressable_shards().size() == size_t(n));
+    auto want = grad(loss)(w, x).to_vector<float>();
+    auto got = gw.to_vector<float>();
+    for (size_t i = 0; i < want.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-4));
+    std::string text = g.lower(w, xs).compile().as_text();
+    INFO(text);
+    size_t ar = 0;
+    for (size_t at = 0; (at = text.find(" all-reduce(", at)) != std::string::npos; ++at) ++ar;
+    CHECK(ar == 1);
+    CHECK(text.find(" all-gather(") == std::string::npos);
+  }
 }

@@ -103,6 +103,8 @@ class JitCore {
   static void check_signature(const CompiledEntry& e, const CallSignature& sig, const Loc& loc);
   /// TypeError/ShapeError unless the leaves fit options().in_shardings.
   void check_in_shardings(const CallSignature& sig, const std::string& name) const;
+  /// The results device_put to options().out_shardings where they are sharded otherwise.
+  std::vector<Array> reshard_outputs(std::vector<Array> result, const Loc& loc) const;
 
   const std::string& name() const { return name_; }
   const JitOptions& options() const { return options_; }

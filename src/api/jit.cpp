@@ -11,6 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "api/jit_spmd.h"
 #include "api/pytree_str.h"
 #include "cache/compilation_cache.h"
 #include "core/bytes.h"
@@ -257,7 +258,32 @@ struct CompiledEntry {
   double trace_ms = 0, lower_ms = 0, compile_ms = 0;
   std::vector<CompilePhase> phases;  // trace, lower, hlo.<pass>..., the backend's phases
   int64_t seq = 0;
+  // The partitioned program for sharded arguments (made at the first call, or by lower()); null when the call
+  // cannot run partitioned and computes on one device instead.
+  mutable std::mutex spmd_mu;
+  mutable bool spmd_tried = false;
+  mutable std::shared_ptr<SpmdProgram> spmd;
 };
+
+namespace {
+bool any_sharded(const CallSignature& sig) {
+  for (auto& a : sig.flat.leaves)
+    if (as_sharded(a)) return true;
+  return false;
+}
+std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig) {
+  std::lock_guard<std::mutex> l(e.spmd_mu);
+  if (!e.spmd_tried) {
+    e.spmd_tried = true;
+    std::string why;
+    e.spmd = make_spmd_program(*e.module, sig.flat.leaves, &why);
+    if (!e.spmd && log_sharding())
+      log_line(fmt::format("[sharding] '{}' runs on one device (its sharded arguments assembled there): {}", e.name,
+                           why));
+  }
+  return e.spmd;
+}
+}  // namespace
 
 struct JitCore::Impl {
   mutable std::mutex mu;
@@ -502,6 +528,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
   e->name = name_;
   e->donate_argnums = options_.donate_argnums;
   trace_and_lower(*e, trace);
+  if (any_sharded(sig)) spmd_program(*e, sig);
   return e;
 }
 
@@ -575,6 +602,8 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   ApiScope s(loc);
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
   check_in_shardings(sig, e.name);
+  if (any_sharded(sig))
+    if (auto prog = spmd_program(e, sig)) return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
   // A sharded leaf is assembled on one device: the SPMD partitioner does not run on jit's path yet (see the README's
@@ -592,12 +621,16 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   // Donated arguments cannot be used again (their buffers belong to the call now).
   for (size_t i = 0; i < donated.size(); ++i)
     if (donated[i]) bufs[i]->deleted = true;
+  return reshard_outputs(std::move(result), loc);
+}
+
+std::vector<Array> JitCore::reshard_outputs(std::vector<Array> result, const Loc& loc) const {
   const auto& outs = options_.out_shardings;
   if (outs.size() > result.size())
-    throw_error<TypeError>(e.name, "out_shardings has {} entries, but the function returns {} array leaves",
+    throw_error<TypeError>(name_, "out_shardings has {} entries, but the function returns {} array leaves",
                            outs.size(), result.size());
   for (size_t k = 0; k < outs.size(); ++k)
-    if (outs[k]) result[k] = device_put(result[k], *outs[k], loc);
+    if (outs[k] && !(result[k].sharding(loc) == *outs[k])) result[k] = device_put(result[k], *outs[k], loc);
   return result;
 }
 
@@ -628,7 +661,13 @@ std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
   return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);
 }
 std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
-std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(e.optimized ? *e.optimized : *e.module); }
+std::string entry_hlo_text(const CompiledEntry& e) {
+  {
+    std::lock_guard<std::mutex> l(e.spmd_mu);
+    if (e.spmd) return hlo::print_hlo(*e.spmd->module);  // the program each partition runs
+  }
+  return hlo::print_hlo(e.optimized ? *e.optimized : *e.module);
+}
 
 namespace {
 /// What the analyses describe: the optimised module the backend runs (the lowered one before compile()).

@@ -624,38 +624,6 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   return reshard_outputs(std::move(result), loc);
 }
 
-std::vector<Array> JitCore::reshard_outputs(std::vector<Array> result, const Loc& loc) const {
-  const auto& outs = options_.out_shardings;
-  if (outs.size() > result.size())
-    throw_error<TypeError>(name_, "out_shardings has {} entries, but the function returns {} array leaves",
-                           outs.size(), result.size());
-  for (size_t k = 0; k < outs.size(); ++k)
-    if (outs[k] && !(result[k].sharding(loc) == *outs[k])) result[k] = device_put(result[k], *outs[k], loc);
-  return result;
-}
-
-void JitCore::check_in_shardings(const CallSignature& sig, const std::string& name) const {
-  const auto& ins = options_.in_shardings;
-  if (ins.empty()) return;
-  for (size_t i = 0; i < sig.flat.leaves.size(); ++i) {
-    int a = sig.flat.leaf_args[i];
-    if (a < 0) continue;
-    if (static_cast<size_t>(a) >= ins.size())
-      throw_error<TypeError>(name, "in_shardings has {} entries, but argument {} was given", ins.size(), a);
-    if (!ins[static_cast<size_t>(a)]) continue;
-    const Sharding& want = *ins[static_cast<size_t>(a)];
-    const Array& leaf = sig.flat.leaves[i];
-    if (auto* sh = as_sharded(leaf)) {
-      if (!(*sh->sharding == want))
-        throw_error<TypeError>(name, "{} is sharded as {}, but in_shardings says {} (device_put it to that "
-                               "sharding, or leave its in_shardings entry empty)",
-                               sig.flat.paths[i], sh->sharding->str(), want.str());
-    } else if (want.named()) {
-      device_put(leaf, want);  // checks that the sharding fits (rank, divisibility), as JAX does for arguments
-    }
-  }
-}
-
 std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
 std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
   return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);

@@ -27,6 +27,7 @@ bool log_sharding();
 std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
                                                std::string* why);
 /// Runs the program on the leaves; the outputs are sharded arrays.
-std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves, std::span<const ShapedArray> out_avals);
+std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
+                            std::span<const ShapedArray> out_avals);
 
 }  // namespace jitx::detail

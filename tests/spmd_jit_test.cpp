@@ -175,3 +175,29 @@ TEST_CASE("jit: sharded arguments run partitioned on their devices; results carr
     CHECK(text.find(" all-gather(") == std::string::npos);
   }
 }
+
+TEST_CASE("jit: a sharding constraint reshards inside the partitioned program; refused calls run on one device",
+          "[spmd]") {
+  if (!have(4)) return;
+  Mesh m = make_mesh({4}, {"data"});
+  NamedSharding rows(m, P("data", nullptr)), all(m, P());
+  Array x = array(ramp(32), {8, 4});
+  Array xs = device_put(x, rows);
+  // The constraint asks for the whole value on every device: one all-gather, and the result is replicated.
+  auto f = jit([&](const Array& a) { return lax::with_sharding_constraint(jnp::exp(a), all) + 1.0f; });
+  Array y = f(xs);
+  CHECK(y.is_fully_replicated());
+  auto want = (jnp::exp(x) + 1.0f).to_vector<float>();
+  auto got = y.to_vector<float>();
+  for (size_t i = 0; i < want.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-6));
+  std::string text = f.lower(xs).compile().as_text();
+  CHECK(text.find(" all-gather(") != std::string::npos);
+  CHECK(text.find("sharding={replicated}") != std::string::npos);
+  // Control flow is not partitioned yet: the call computes on one device, with the right values.
+  auto loop = jit([](const Array& a) {
+    return lax::fori_loop(0, 3, [](const Array&, const Array& c) { return c * 2.0f; }, a);
+  });
+  Array z = loop(xs);
+  CHECK(z.to_vector<float>() == (x * 8.0f).to_vector<float>());
+  CHECK(z.addressable_shards().size() == 1);
+}

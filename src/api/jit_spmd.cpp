@@ -145,6 +145,19 @@ std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::
     }
     hlo::set_sharding(*params[k], *t);
   }
+  // Shardings inside the module (with_sharding_constraint) name devices: make them partition ids.
+  for (auto& inst : m->entry->instructions) {
+    if (inst->opcode == hlo::Opcode::kParameter) continue;
+    auto s = hlo::sharding_of(*inst);
+    if (!s) continue;
+    auto t = to_partitions(*s, prog->devices);
+    if (!t) {
+      *why = fmt::format("the sharding constraint {} on %{} names devices outside the arguments' mesh", s->to_string(),
+                         inst->name);
+      return nullptr;
+    }
+    hlo::set_sharding(*inst, *t);
+  }
   int64_t n = static_cast<int64_t>(prog->devices.size());
   try {
     hlo::SpmdPartitioner(n).run(*m);

@@ -7,7 +7,9 @@
 
 #include "core/errors.h"
 #include "core/primitive.h"
+#include "hlo/ir/collectives.h"
 #include "lowering/lower_ctx.h"
+#include "runtime/sharded.h"
 #include "transforms/ad.h"
 
 namespace jitx::detail {
@@ -60,8 +62,14 @@ const Primitive& sharding_constraint_p() {
                                 s.str(), n->spec().size(), in[0].str());
       return std::vector<ShapedArray>{in[0]};
     };
-    // The partitioner does not run on jit's path yet: in HLO the constraint is the identity.
-    q.lower = [](LowerCtx&, std::span<hlo::Instruction* const> a) { return std::vector<hlo::Instruction*>{a[0]}; };
+    // In HLO the constraint is the value's `sharding` attribute (device ids; jit maps them to partition ids): the
+    // partitioner reshards the value there. A parameter's sharding is its argument's, so a constraint on an argument
+    // itself is left to in_shardings.
+    q.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      if (a[0]->opcode != hlo::Opcode::kParameter)
+        hlo::set_sharding(*a[0], tiling_of(constraint_sharding(c.params), c.in_avals[0].ndim()));
+      return std::vector<hlo::Instruction*>{a[0]};
+    };
     q.jvp = linear_jvp("sharding_constraint");
     q.transpose = [](std::span<const Array> ct, std::span<const LinearArg>, const Params& ps) {
       if (!ct[0].valid()) return std::vector<Array>{Array()};

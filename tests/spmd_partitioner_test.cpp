@@ -174,6 +174,20 @@ ENTRY %e (x: f32[16,8], w: f32[8,16]) -> f32[16,16] {{
     auto one = dot(cols, "");
     CHECK(one.count("all-reduce") == 1);
     CHECK(one.count("all-gather") == 0);
+    // Row parallel with the output annotated split on its rows: the partial products are reduce-scattered.
+    auto rsc = check(fmt::format(R"(HloModule m
+
+ENTRY %e (x: f32[16,8], w: f32[8,16]) -> f32[16,16] {{
+  %x = f32[16,8] parameter(0), sharding={{devices=[1,{0}]{1}}}
+  %w = f32[8,16] parameter(1), sharding={{devices=[{0},1]{1}}}
+  ROOT %d = f32[16,16] dot(%x, %w), lhs_batch_dimensions={{}}, lhs_contracting_dimensions={{1}}, rhs_batch_dimensions={{}}, rhs_contracting_dimensions={{0}}, sharding={{devices=[{0},1]{1}}}
+}}
+)",
+                                 n, ids(n)),
+                     n);
+    CHECK(rsc.count("reduce-scatter") == 1);
+    CHECK(rsc.count("all-reduce") == 0);
+    CHECK(rsc.count("all-gather") == 0);
     // x split on the contracting dimension, w on its columns: w is resharded (all-gathered, then sliced).
     auto mixed = dot(cols, cols);
     CHECK(mixed.count("all-reduce") == 1);

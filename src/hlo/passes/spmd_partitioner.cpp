@@ -311,6 +311,32 @@ Local Partitioner::dot(const Instruction& i) {
         fmt::format("dot: split like the {} on batch and free dimensions, no communication", lead_lhs ? "lhs" : "rhs"));
     return Local{local, out_t};
   }
+  // An output annotated split on a dimension the contraction's partitions can share out: reduce-scatter the partial
+  // products (each partition keeps its piece of the sum) instead of an all-reduce and a slice.
+  if (auto want_s = sharding_of(i); want_s && split_contracting.size() == 1) {
+    Tiles want = tiles_of(*want_s, i.shape.rank(), n_, i);
+    int64_t c = split_contracting[0], g = lead.t.dims[static_cast<size_t>(c)];
+    for (int64_t d = 0; d < i.shape.rank(); ++d) {
+      int64_t k = keep_out[static_cast<size_t>(d)];
+      if ((k >= 0 && lead.t.dims[static_cast<size_t>(k)] > 1) || local->shape.dims[static_cast<size_t>(d)] % g != 0)
+        continue;
+      auto cand_keep = keep_out;
+      cand_keep[static_cast<size_t>(d)] = c;
+      Tiles cand = regroup(lead.t, cand_keep);
+      if (!(cand == want)) continue;
+      CollectiveConfig rs;
+      rs.channel_id = channel_++;
+      rs.dimension = d;
+      rs.replica_groups = groups_over(lead.t, split_contracting);
+      detail::Params a;
+      rs.set_on(a);
+      a.set("reducer", std::string("add"));
+      Shape ls = local->shape;
+      ls.dims[static_cast<size_t>(d)] /= g;
+      note(i, cand, fmt::format("dot: contracting dimension split, output split on dimension {}: reduce-scatter", d));
+      return Local{add(Opcode::kReduceScatter, ls, {local}, a, cand), cand};
+    }
+  }
   // Partial products over the split contracting dimensions: summed by an all-reduce over the partitions that hold
   // the other pieces of the contraction.
   CollectiveConfig cfg;

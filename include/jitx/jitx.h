@@ -14,6 +14,7 @@
 #include "jitx/parse_error.h"
 #include "jitx/lax.h"
 #include "jitx/lax_control.h"
+#include "jitx/lax_sharding.h"
 #include "jitx/linalg.h"
 #include "jitx/nn.h"
 #include "jitx/numpy.h"

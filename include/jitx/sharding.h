@@ -152,13 +152,6 @@ struct Shard {
 /// requires); the spec must not be longer than the array's rank.
 Array device_put(const Array& a, const Sharding& sharding, Loc loc = Loc::current());
 
-namespace lax {
-/// x, with the sharding the partitioner must give it (jax.lax.with_sharding_constraint): inside traced code a
-/// sharding_constraint equation (the identity in value; JVP, transpose and vmap keep the constraint); on a concrete
-/// array, device_put(x, sharding).
-Array with_sharding_constraint(const Array& x, const Sharding& sharding, Loc loc = Loc::current());
-}  // namespace lax
-
 namespace debug {
 /// Prints the layout of a 0-, 1- or 2-d array over its devices as a text table (jax.debug.visualize_array_sharding):
 /// one cell per shard, naming the devices holding it ("CPU 0,1" for a shard replicated on cpu:0 and cpu:1).

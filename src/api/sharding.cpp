@@ -1,6 +1,8 @@
 // The public sharding API: meshes, partition specs, named shardings, device_put over several devices, shards.
 #include "jitx/sharding.h"
 
+#include "jitx/lax_sharding.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

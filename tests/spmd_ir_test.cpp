@@ -58,6 +58,11 @@ TEST_CASE("hlo: sharding attributes print and parse as XLA's", "[spmd]") {
   CHECK_THROWS_WITH(HloSharding::parse("{devices=[2,2]0,1,2}"), Catch::Contains("cover 4 devices but 3 are listed"));
   CHECK_THROWS_WITH(HloSharding::parse("{devices=[2]0,0}"), Catch::Contains("device 0 is listed twice"));
   CHECK_THROWS_WITH(HloSharding::parse("{maximal device=0}"), Catch::Contains("expected 'replicated'"));
+  // Huge numbers are parse errors (no std::stoll overflow, no tile-count overflow).
+  CHECK_THROWS_WITH(HloSharding::parse("{devices=[99999999999999999999]0}"), Catch::Contains("too large"));
+  CHECK_THROWS_WITH(HloSharding::parse("{devices=[999999999,999999999,999999999]0}"),
+                    Catch::Contains("too many tiles"));
+  CHECK_THROWS_WITH(parse_groups("{{0,123456789012345678901}}"), Catch::Contains("too large"));
   auto t = HloSharding::parse("{devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}");
   CHECK(t.rank() == 2);
   CHECK(t.tile_index(3) == std::vector<int64_t>{1, 0});

@@ -47,6 +47,7 @@ std::vector<std::vector<int64_t>> parse_groups(std::string_view text) {
       size_t j = i;
       while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
       if (j == i) bad("expected a number");
+      if (j - i > 9) bad("a number too large for a partition id");
       g.push_back(std::stoll(std::string(text.substr(i, j - i))));
       i = j;
       ws();

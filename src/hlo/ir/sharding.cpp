@@ -64,6 +64,7 @@ HloSharding HloSharding::parse(std::string_view text) {
       size_t j = i;
       while (j < v.size() && std::isdigit(static_cast<unsigned char>(v[j]))) ++j;
       if (j == i) bad(text, "expected a number");
+      if (j - i > 9) bad(text, "a number too large for a tile count or a device id");
       out.push_back(std::stoll(std::string(v.substr(i, j - i))));
       i = j;
       if (i < v.size()) {
@@ -87,6 +88,7 @@ HloSharding HloSharding::parse(std::string_view text) {
   int64_t n = 1;
   for (auto d : dims) {
     if (d < 1) bad(text, "a tile dimension below 1");
+    if (n > (int64_t{1} << 40) / d) bad(text, "too many tiles");
     n *= d;
   }
   if (n != static_cast<int64_t>(devs.size()))

@@ -228,6 +228,14 @@ const std::vector<Case> kLax = {
 };
 
 const std::vector<Case> kLax2 = {
+    {"lax::with_sharding_constraint",
+     [](Walk& w) {
+       if (devices().size() < 2) return;
+       NamedSharding s(make_mesh({2}, {"x"}), P("x"));
+       w.ok("(2,3), P('x')", {f23()}, [s](A a) { return lax::with_sharding_constraint(a[0], s); }, {2, 3});
+       w.err("(), P('x')", {s0()}, [s](A a) { return lax::with_sharding_constraint(a[0], s); });
+       w.invalid([s](A a) { return lax::with_sharding_constraint(a[0], s); });
+     }},
     {"lax::dot_general",
      [](Walk& w) {
        w.err("contracting 3 with 2", {f23(), f23()},

@@ -36,6 +36,8 @@ struct ShapedArray {
 namespace detail {
 struct ArrayImpl;
 }
+class Sharding;  // jitx/sharding.h
+struct Shard;
 
 template <class T>
 concept Scalar = std::is_arithmetic_v<T>;
@@ -82,6 +84,14 @@ class Array {
   }
   /// Waits until the value is computed; rethrows an error raised while computing it.
   const Array& block_until_ready() const;
+
+  /// How a concrete array is laid out over devices (jitx/sharding.h): a SingleDeviceSharding, or the NamedSharding
+  /// of device_put / a jitted call. Throws TracerError for tracers.
+  Sharding sharding(Loc loc = Loc::current()) const;
+  /// One Shard (its device, its index ranges, its data) per device holding part of the array.
+  std::vector<Shard> addressable_shards(Loc loc = Loc::current()) const;
+  /// Whether every device holds the whole array.
+  bool is_fully_replicated(Loc loc = Loc::current()) const;
 
   /// Truth value of a concrete size-1 array; on a tracer throws TracerError (use lax::cond).
   explicit operator bool() const;

@@ -2,6 +2,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -12,6 +13,7 @@
 #include "jitx/callable.h"
 #include "jitx/config.h"
 #include "jitx/pytree.h"
+#include "jitx/sharding.h"
 
 // Parameters "A0&& a0, A1&& a1, ..." and arguments "std::forward<A0>(a0), ..." for Jitted::operator().
 #define JITX_JIT_P1_(i) A##i&& a##i
@@ -37,8 +39,17 @@ struct JitOptions {
   std::vector<int> static_argnums;  // these arguments' values are baked in and keyed by value
   std::vector<int> donate_argnums;  // these arguments' buffers may be reused for outputs; unusable after the call
   std::string name;                 // for logs and module names (default: "fn")
+  /// Per top-level argument: the sharding its leaves must have (std::nullopt: their own). An unsharded argument is
+  /// placed so; an argument already sharded otherwise is an error, as in JAX.
+  std::vector<std::optional<Sharding>> in_shardings;
+  /// Per output leaf (in flattening order): the sharding of the result (std::nullopt: the one chosen).
+  std::vector<std::optional<Sharding>> out_shardings;
 
   JitOptions& set_static_argnums(std::vector<int> v) { return static_argnums = std::move(v), *this; }
+  JitOptions& set_in_shardings(std::vector<std::optional<Sharding>> v) { return in_shardings = std::move(v), *this; }
+  JitOptions& set_out_shardings(std::vector<std::optional<Sharding>> v) {
+    return out_shardings = std::move(v), *this;
+  }
   JitOptions& set_donate_argnums(std::vector<int> v) { return donate_argnums = std::move(v), *this; }
   JitOptions& set_name(std::string v) { return name = std::move(v), *this; }
 };
@@ -90,6 +101,10 @@ class JitCore {
   std::vector<Array> execute(const CompiledEntry& e, const CallSignature& sig, const Loc& loc);
   static const std::shared_ptr<void>& skeleton(const CompiledEntry& e);
   static void check_signature(const CompiledEntry& e, const CallSignature& sig, const Loc& loc);
+  /// TypeError/ShapeError unless the leaves fit options().in_shardings.
+  void check_in_shardings(const CallSignature& sig, const std::string& name) const;
+  /// The results device_put to options().out_shardings where they are sharded otherwise.
+  std::vector<Array> reshard_outputs(std::vector<Array> result, const Loc& loc) const;
 
   const std::string& name() const { return name_; }
   const JitOptions& options() const { return options_; }

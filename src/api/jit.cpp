@@ -11,6 +11,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "api/jit_spmd.h"
 #include "api/pytree_str.h"
 #include "cache/compilation_cache.h"
 #include "core/bytes.h"
@@ -29,6 +30,7 @@
 #include "lowering/lower.h"
 #include "runtime/concrete.h"
 #include "runtime/runtime.h"
+#include "runtime/sharded.h"
 
 namespace jitx {
 namespace detail {
@@ -57,6 +59,9 @@ struct Key {
   std::vector<std::string> static_paths;
   std::vector<StaticLeaf> static_leaves;
   std::vector<std::string> static_leaf_paths;
+  /// Per leaf: its sharding's canonical form (tile assignment and devices; empty for an array on one device) and
+  /// how explanations name it ("P('data', None) on mesh (data=2)", "replicated", "unsharded").
+  std::vector<std::string> shardings, sharding_msgs;
   int device = 0;
   // Configuration that changes the compiled code (not the traced function): a compile with other settings is
   // another executable, as JAX keys its caches on the relevant config.
@@ -66,6 +71,7 @@ struct Key {
 
   bool operator==(const Key& o) const {
     if (hash != o.hash || structure != o.structure || avals != o.avals || device != o.device ||
+        shardings != o.shardings ||
         excess_precision != o.excess_precision || x64 != o.x64 ||
         statics.size() != o.statics.size() || !(static_leaves == o.static_leaves))
       return false;
@@ -96,6 +102,16 @@ Key make_key(const CallSignature& sig, bool with_paths = true) {
   for (auto& a : sig.flat.leaves) {
     if (!a.valid()) throw_error<TypeError>("jit", "an argument Array is empty (default-constructed)");
     k.avals.push_back(a.aval());
+    if (auto* sh = as_sharded(a)) {
+      std::string devs;
+      for (auto* d : sh->devices) devs += fmt::format(" {}", d->id);
+      k.shardings.push_back(sh->tiling.to_string() + devs);
+      k.sharding_msgs.push_back(sh->sharding->short_str());
+    } else {
+      k.shardings.emplace_back();
+      k.sharding_msgs.emplace_back("unsharded");
+    }
+    h = hash_combine(h, std::hash<std::string>{}(k.shardings.back()));
     const auto& av = k.avals.back();
     h = hash_combine(h, static_cast<size_t>(av.dtype) * 2 + av.weak_type);
     for (auto d : av.shape) h = hash_combine(h, static_cast<size_t>(d));
@@ -165,6 +181,11 @@ std::vector<std::string> differences(const Key& seen, const Key& now) {
               "separately: pass the same C++ type to share one executable)";
     out.push_back(line);
   }
+  for (size_t i = 0; i < now.shardings.size() && i < seen.shardings.size(); ++i)
+    if (seen.shardings[i] != now.shardings[i])
+      out.push_back(fmt::format("{} (sharding): seen {}, now {}", now.paths[i], seen.sharding_msgs[i],
+                                now.sharding_msgs[i] == seen.sharding_msgs[i] ? now.sharding_msgs[i] + " on other devices"
+                                                                              : now.sharding_msgs[i]));
   for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i)
     if (!seen.statics[i]->equals(*now.statics[i]))
       out.push_back(fmt::format("{} (static value): seen {}, but now given {}", now.static_paths[i],
@@ -192,6 +213,8 @@ size_t distance(const Key& seen, const Key& now) {
     d += seen.avals[i].dtype != now.avals[i].dtype;
     d += seen.avals[i].weak_type != now.avals[i].weak_type;
   }
+  for (size_t i = 0; i < now.shardings.size() && i < seen.shardings.size(); ++i)
+    d += seen.shardings[i] != now.shardings[i];
   for (size_t i = 0; i < now.statics.size() && i < seen.statics.size(); ++i)
     d += !seen.statics[i]->equals(*now.statics[i]);
   for (size_t i = 0; i < now.static_leaves.size() && i < seen.static_leaves.size(); ++i)
@@ -238,7 +261,32 @@ struct CompiledEntry {
   double trace_ms = 0, lower_ms = 0, compile_ms = 0;
   std::vector<CompilePhase> phases;  // trace, lower, hlo.<pass>..., the backend's phases
   int64_t seq = 0;
+  // The partitioned program for sharded arguments (made at the first call, or by lower()); null when the call
+  // cannot run partitioned and computes on one device instead.
+  mutable std::mutex spmd_mu;
+  mutable bool spmd_tried = false;
+  mutable std::shared_ptr<SpmdProgram> spmd;
 };
+
+namespace {
+bool any_sharded(const CallSignature& sig) {
+  for (auto& a : sig.flat.leaves)
+    if (as_sharded(a)) return true;
+  return false;
+}
+std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig) {
+  std::lock_guard<std::mutex> l(e.spmd_mu);
+  if (!e.spmd_tried) {
+    e.spmd_tried = true;
+    std::string why;
+    e.spmd = make_spmd_program(*e.module, sig.flat.leaves, &why);
+    if (!e.spmd && log_sharding())
+      log_line(fmt::format("[sharding] '{}' runs on one device (its sharded arguments assembled there): {}", e.name,
+                           why));
+  }
+  return e.spmd;
+}
+}  // namespace
 
 struct JitCore::Impl {
   mutable std::mutex mu;
@@ -483,6 +531,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
   e->name = name_;
   e->donate_argnums = options_.donate_argnums;
   trace_and_lower(*e, trace);
+  if (any_sharded(sig)) spmd_program(*e, sig);
   return e;
 }
 
@@ -555,8 +604,13 @@ void JitCore::check_signature(const CompiledEntry& e, const CallSignature& sig, 
 std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature& sig, const Loc& loc) {
   ApiScope s(loc);
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
+  check_in_shardings(sig, e.name);
+  if (any_sharded(sig))
+    if (auto prog = spmd_program(e, sig)) return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
+  // A sharded leaf is assembled on one device: the SPMD partitioner does not run on jit's path yet (see the README's
+  // "Sharding" section), so the call computes on one device and reshards its results to out_shardings.
   for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
   // The leaves whose buffers the call may overwrite (empty without donate_argnums).
   std::vector<uint8_t> donated;
@@ -575,7 +629,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
       if (!donated.empty()) throw_error<FloatingPointError>(e.name, "invalid value ({}) in the output", *what);
       deoptimized_rerun(e.jaxpr, sig.flat.leaves, e.name, *what);
     }
-  return result;
+  return reshard_outputs(std::move(result), loc);
 }
 
 std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
@@ -583,7 +637,13 @@ std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
   return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);
 }
 std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
-std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(e.optimized ? *e.optimized : *e.module); }
+std::string entry_hlo_text(const CompiledEntry& e) {
+  {
+    std::lock_guard<std::mutex> l(e.spmd_mu);
+    if (e.spmd) return hlo::print_hlo(*e.spmd->module);  // the program each partition runs
+  }
+  return hlo::print_hlo(e.optimized ? *e.optimized : *e.module);
+}
 
 namespace {
 /// What the analyses describe: the optimised module the backend runs (the lowered one before compile()).

@@ -2,6 +2,7 @@
 #include "runtime/concrete.h"
 
 #include "core/errors.h"
+#include "runtime/sharded.h"
 
 namespace jitx::detail {
 
@@ -27,6 +28,7 @@ const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::str
                              "lax::cond / lax::while_loop for data-dependent control flow",
                              t.aval.str(), t.trace->fn_name);
   }
+  if (auto* s = dynamic_cast<ShardedArray*>(a.impl().get())) return s->assembled(op);
   return live_buffer(static_cast<const ConcreteArray&>(*a.impl()), op);
 }
 

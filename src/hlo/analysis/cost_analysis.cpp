@@ -1,6 +1,8 @@
 // HloCostAnalysis-style estimates: per-op flop rules, fusion-aware byte counts.
 #include "hlo/analysis/cost_analysis.h"
 
+#include "hlo/ir/collectives.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -114,6 +116,8 @@ CostAnalysis analyze_cost(const Module& m) {
       if (o->opcode == Opcode::kParameter) c.bytes_accessed_operand[o->parameter_number] += b;
     }
     ic.bytes_accessed = read + bytes(i.shape);
+    if (is_collective(i.opcode))
+      c.collective_bytes += i.opcode == Opcode::kAllGather ? bytes(i.shape) : bytes(i.operand(0)->shape);
     c.flops += ic.flops;
     c.transcendentals += ic.transcendentals;
     c.bytes_accessed += ic.bytes_accessed;
@@ -136,6 +140,7 @@ std::map<std::string, double> CostAnalysis::as_map() const {
                                   {"bytes accessedout{}", bytes_accessed_output}};
   for (size_t i = 0; i < bytes_accessed_operand.size(); ++i)
     m[fmt::format("bytes accessed{}{{}}", i)] = bytes_accessed_operand[i];
+  if (collective_bytes > 0) m["bytes transferred"] = collective_bytes;
   return m;
 }
 

@@ -23,6 +23,9 @@ struct CostAnalysis {
   std::vector<double> bytes_accessed_operand;  // per entry parameter
   double bytes_accessed_output = 0;
   std::vector<InstructionCost> per_instruction;  // one line per top-level kernel of the entry
+  /// Bytes each partition sends through collectives (all-reduce, reduce-scatter, all-to-all, collective-permute:
+  /// the operand; all-gather: the result); as_map's "bytes transferred" when not zero.
+  double collective_bytes = 0;
   /// JAX-style keys: "flops", "transcendentals", "bytes accessed", "bytes accessed0{}", "bytes accessedout{}".
   std::map<std::string, double> as_map() const;
   std::string str() const;

@@ -1,5 +1,6 @@
 // Reference evaluator for HLO: elementwise math, data movement, reductions, dot.
 #include "hlo/evaluator/evaluator.h"
+#include "hlo/evaluator/evaluator_collectives.h"
 
 #include <algorithm>
 #include <bit>
@@ -669,6 +670,12 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
         v = hlo::is_host_callback(inst) ? eval_host_callback(inst, ops) : eval_linalg(inst, ops);
         break;
       case Opcode::kCopy: v = *vals[0]; break;
+      case Opcode::kAllReduce:
+      case Opcode::kAllGather:
+      case Opcode::kReduceScatter:
+      case Opcode::kAllToAll:
+      case Opcode::kCollectivePermute: v.array = eval_collective(inst, *ops[0]); break;
+      case Opcode::kPartitionId: v.array = eval_partition_id(); break;
       case Opcode::kTuple:
       case Opcode::kOptimizationBarrier:
         v.is_tuple = true;

@@ -88,18 +88,20 @@ bool Comparison::holds(int order, bool unordered) const {
 std::string_view reducer_name(Reducer r) { return kReducerNames[static_cast<int>(r)]; }
 
 Reducer reducer_of(const Instruction& i) {
-  expect_opcode(i, {Opcode::kReduce, Opcode::kReduceWindow, Opcode::kScatter});
+  expect_opcode(i, {Opcode::kReduce, Opcode::kReduceWindow, Opcode::kScatter, Opcode::kAllReduce,
+                    Opcode::kReduceScatter});
   const std::string& name = reducer_text(i);
   int k = index_in(kReducerNames, name);
   auto r = static_cast<Reducer>(std::max(k, 0));
   bool ok = k >= 0;
   if (i.opcode == Opcode::kScatter) ok = ok && (r == Reducer::kReplace || r <= Reducer::kMin);
-  else if (i.opcode == Opcode::kReduceWindow) ok = ok && r <= Reducer::kOr;
+  else if (i.opcode == Opcode::kReduceWindow || i.opcode == Opcode::kAllReduce || i.opcode == Opcode::kReduceScatter)
+    ok = ok && r <= Reducer::kOr;
   else ok = ok && r != Reducer::kReplace;
   if (!ok)
     bad(i, fmt::format("reducer={} is not one {} takes ({})", name, opcode_name(i.opcode),
                        i.opcode == Opcode::kScatter        ? "add, mul, max, min, replace"
-                       : i.opcode == Opcode::kReduceWindow ? "add, mul, max, min, and, or"
+                       : i.opcode != Opcode::kReduce       ? "add, mul, max, min, and, or"
                                                            : "add, mul, max, min, and, or, argmax, argmin"));
   return r;
 }

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "core/errors.h"
+#include "hlo/ir/collectives.h"
 
 namespace jitx::hlo {
 namespace {
@@ -261,7 +262,10 @@ std::string instruction_line(const Instruction& inst, bool root, const Namer& nm
   line += ")";
   for (auto& [k, v] : inst.attrs.items()) {
     JITX_ASSERT(k != "calls", "'calls' is reserved for called computations (%{})", inst.name);
-    line += fmt::format(", {}={}", k, attr_str(v));
+    if (is_braced_text_attribute(k) && std::holds_alternative<std::string>(v))
+      line += fmt::format(", {}={}", k, std::get<std::string>(v));
+    else
+      line += fmt::format(", {}={}", k, attr_str(v));
   }
   if (!inst.called.empty()) {
     std::vector<std::string> names;

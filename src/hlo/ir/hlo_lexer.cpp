@@ -97,6 +97,13 @@ void HloLexer::skip_braced() {
   if (depth) fail("unbalanced braces");
 }
 
+std::string HloLexer::braced_text() {
+  skip_ws();
+  size_t b = pos_;
+  skip_braced();
+  return std::string(s_.substr(b, pos_ - b));
+}
+
 std::string HloLexer::opcode_word() {
   skip_ws();
   size_t b = pos_;

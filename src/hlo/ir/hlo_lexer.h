@@ -34,6 +34,8 @@ class HloLexer {
   std::vector<int64_t> int_list(char open, char close);
   /// Skips a `{...}` block, nested braces included.
   void skip_braced();
+  /// A `{...}` block, nested braces included, as its text.
+  std::string braced_text();
   /// An opcode word ([A-Za-z0-9-]), possibly empty.
   std::string opcode_word();
   /// A literal element token: number, true/false, inf, -inf, nan, nan(0x<bits>).

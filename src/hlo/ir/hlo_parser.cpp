@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "core/errors.h"
+#include "hlo/ir/collectives.h"
 #include "hlo/ir/hlo_lexer.h"
 
 namespace jitx::hlo {
@@ -277,6 +278,18 @@ void Parser::attributes(Instruction& inst, std::vector<std::string>& called) {
       continue;
     }
     if (inst.attrs.has(key)) fail(fmt::format("attribute {} given twice", key));
+    if (is_braced_text_attribute(key)) {
+      if (lex_.peek() != '{') fail(fmt::format("attribute {} expects a {{...}} value", key));
+      std::string text = lex_.braced_text();
+      try {  // checked now, so that bad text is a parse error at its line
+        if (key == "sharding") HloSharding::parse(text);
+        else parse_groups(text);
+      } catch (const Error& e) {
+        fail(e.what());
+      }
+      inst.attrs.set(key, text);
+      continue;
+    }
     inst.attrs.set(key, attr_value());
   }
 }

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
+#include "hlo/ir/collectives.h"
 #include "hlo/ir/hlo.h"
 
 namespace jitx::hlo {
@@ -212,6 +213,33 @@ void verify_instruction(const Instruction& i) {
     case Opcode::kCopy:
       check(op_shape(0).same_type(i.shape), i, "copy changes the type");
       break;
+    case Opcode::kPartitionId:
+      check(i.shape.dtype == DType::uint32 && i.shape.dims.empty() && !i.shape.is_tuple, i, "partition-id is u32[]");
+      break;
+    case Opcode::kAllReduce:
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute: {
+      auto cfg = CollectiveConfig::of(i);
+      check(!op_shape(0).is_tuple && op_shape(0).dtype == i.shape.dtype && op_shape(0).rank() == i.shape.rank(), i,
+            "a collective keeps its operand's dtype and rank");
+      if (i.opcode == Opcode::kAllReduce || i.opcode == Opcode::kReduceScatter) reducer_of(i);
+      int64_t g = cfg.replica_groups.empty() ? -1 : static_cast<int64_t>(cfg.replica_groups[0].size());
+      for (int64_t k = 0; k < i.shape.rank(); ++k) {
+        int64_t in = op_shape(0).dims[static_cast<size_t>(k)], out = i.shape.dims[static_cast<size_t>(k)];
+        bool ok = in == out;
+        if (k == cfg.dimension && i.opcode == Opcode::kAllGather)
+          ok = g > 0 ? out == in * g : (in > 0 ? out % in == 0 : out == 0);
+        if (k == cfg.dimension && i.opcode == Opcode::kReduceScatter)
+          ok = g > 0 ? out * g == in : (out > 0 ? in % out == 0 : in == 0);
+        if (k == cfg.dimension && i.opcode == Opcode::kAllToAll && g > 0) ok = ok && in % g == 0;
+        check(ok, i, fmt::format("dimension {} of the result ({}) does not fit the operand's ({})", k, out, in));
+      }
+      if (auto s = sharding_of(i); s && !s->replicated)
+        check(s->rank() == i.shape.rank(), i, "the sharding's rank differs from the shape's");
+      break;
+    }
     case Opcode::kFusion: {
       check(i.called.size() == 1, i, "a fusion calls exactly one computation");
       const Computation* f = i.called[0];
@@ -227,6 +255,21 @@ void verify_instruction(const Instruction& i) {
     default:
       break;
   }
+}
+
+void verify_sharding(const Instruction& i) {
+  if (!i.attrs.has("sharding")) return;
+  std::optional<HloSharding> s;
+  try {
+    s = sharding_of(i);
+  } catch (const std::bad_variant_access&) {
+    fail(i, "the sharding attribute is not text");
+  } catch (const Error& e) {
+    fail(i, e.what());
+  }
+  if (!s->replicated && !i.shape.is_tuple)
+    check(s->rank() == i.shape.rank(), i,
+          fmt::format("sharding {} tiles {} dimensions, the shape has {}", s->to_string(), s->rank(), i.shape.rank()));
 }
 
 void verify_layout(const Instruction& i, const Shape& s) {
@@ -256,6 +299,7 @@ void verify(const Module& m) {
         check(o && seen.count(o), i, "operand is not defined before its use in this computation");
       verify_instruction(i);
       verify_layout(i, i.shape);
+      verify_sharding(i);
       seen.insert(&i);
     }
     if (!c->root) throw CompileError(fmt::format("[hlo verifier] computation {} has no root", c->name));

@@ -18,6 +18,11 @@ bool foldable(const Instruction& i, int64_t max_elements) {
     case Opcode::kBroadcastInDim:
     case Opcode::kTuple:
     case Opcode::kGetTupleElement:
+    case Opcode::kAllReduce:  // collectives exchange values between partitions: never a constant
+    case Opcode::kAllGather:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectivePermute:
       return false;
     case Opcode::kCustomCall:  // only jitx's linalg ones, which the interpreter evaluates
       if (!is_pure_custom_call(i)) return false;

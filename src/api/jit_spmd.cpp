@@ -1,0 +1,220 @@
+// jit's SPMD path: annotate the lowered module with the arguments' shardings, partition, optimise, compile, run.
+#include "api/jit_spmd.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+
+#include "core/errors.h"
+#include "core/log.h"
+#include "dispatch/spmd.h"
+#include "hlo/ir/collectives.h"
+#include "hlo/passes/pipeline.h"
+#include "hlo/passes/spmd_partitioner.h"
+#include "jitx/config.h"
+#include "jitx/jit.h"
+#include "runtime/sharded.h"
+
+namespace jitx::detail {
+
+namespace {
+
+/// `s` with device ids replaced by their positions in `devices` (partition ids), or nullopt if one is not there.
+std::optional<hlo::HloSharding> to_partitions(hlo::HloSharding s, const std::vector<runtime::Device*>& devices) {
+  for (auto& d : s.devices) {
+    int64_t p = -1;
+    for (size_t k = 0; k < devices.size(); ++k)
+      if (devices[k]->id == d) p = static_cast<int64_t>(k);
+    if (p < 0) return std::nullopt;
+    d = p;
+  }
+  return s;
+}
+
+/// A PartitionSpec on `mesh` whose tiling is `want` (device ids), found by trying each dimension's choices (no axis,
+/// one axis, two axes in either order); nullopt if none has it.
+std::optional<PartitionSpec> spec_for(const Mesh& mesh, const hlo::HloSharding& want, int64_t rank) {
+  std::vector<std::vector<std::string>> options{{}};
+  const auto& names = mesh.axis_names();
+  for (auto& a : names) options.push_back({a});
+  for (auto& a : names)
+    for (auto& b : names)
+      if (a != b) options.push_back({a, b});
+  std::vector<PartitionSpec::Entry> entries;
+  std::optional<PartitionSpec> found;
+  auto rec = [&](auto& self, int64_t d, std::vector<std::string>& used) -> void {
+    if (found) return;
+    if (d == rank) {
+      auto spec = PartitionSpec::from_entries(entries);
+      if (tiling_of(NamedSharding(mesh, spec), rank) == want) found = spec;
+      return;
+    }
+    for (auto& o : options) {
+      bool clash = false;
+      for (auto& a : o) clash = clash || std::find(used.begin(), used.end(), a) != used.end();
+      if (clash) continue;
+      entries.push_back(o.empty() ? PartitionSpec::Entry(nullptr) : PartitionSpec::Entry(o));
+      used.insert(used.end(), o.begin(), o.end());
+      self(self, d + 1, used);
+      used.resize(used.size() - o.size());
+      entries.pop_back();
+    }
+  };
+  std::vector<std::string> used;
+  rec(rec, 0, used);
+  return found;
+}
+
+}  // namespace
+
+bool log_sharding() {
+  static const bool on = [] {
+    const char* v = std::getenv("JITX_LOG_SHARDING");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return on;
+}
+
+// --- JitCore's sharding checks (here to keep jit.cpp small) ---
+
+std::vector<Array> JitCore::reshard_outputs(std::vector<Array> result, const Loc& loc) const {
+  const auto& outs = options_.out_shardings;
+  if (outs.size() > result.size())
+    throw_error<TypeError>(name_, "out_shardings has {} entries, but the function returns {} array leaves",
+                           outs.size(), result.size());
+  for (size_t k = 0; k < outs.size(); ++k)
+    if (outs[k] && !(result[k].sharding(loc) == *outs[k])) result[k] = device_put(result[k], *outs[k], loc);
+  return result;
+}
+
+void JitCore::check_in_shardings(const CallSignature& sig, const std::string& name) const {
+  const auto& ins = options_.in_shardings;
+  if (ins.empty()) return;
+  for (size_t i = 0; i < sig.flat.leaves.size(); ++i) {
+    int a = sig.flat.leaf_args[i];
+    if (a < 0) continue;
+    if (static_cast<size_t>(a) >= ins.size())
+      throw_error<TypeError>(name, "in_shardings has {} entries, but argument {} was given", ins.size(), a);
+    if (!ins[static_cast<size_t>(a)]) continue;
+    const Sharding& want = *ins[static_cast<size_t>(a)];
+    const Array& leaf = sig.flat.leaves[i];
+    if (auto* sh = as_sharded(leaf)) {
+      if (!(*sh->sharding == want))
+        throw_error<TypeError>(name, "{} is sharded as {}, but in_shardings says {} (device_put it to that "
+                               "sharding, or leave its in_shardings entry empty)",
+                               sig.flat.paths[i], sh->sharding->str(), want.str());
+    } else if (want.named()) {
+      device_put(leaf, want);  // checks that the sharding fits (rank, divisibility), as JAX does for arguments
+    }
+  }
+}
+
+std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
+                                               std::string* why) {
+  const ShardedArray* first = nullptr;
+  for (auto& l : leaves)
+    if (auto* s = as_sharded(l)) {
+      if (!first) first = s;
+      else if (s->devices != first->devices) {
+        *why = "the sharded arguments are on different device lists";
+        return nullptr;
+      }
+    }
+  if (!first || !first->sharding->named()) {
+    *why = "no argument has a NamedSharding";
+    return nullptr;
+  }
+  const Mesh& mesh = first->sharding->named()->mesh();
+  auto prog = std::make_shared<SpmdProgram>();
+  prog->devices = first->devices;
+  auto m = lowered.clone();
+  const auto& params = m->entry->parameters;
+  if (params.size() != leaves.size()) {
+    *why = "the module's parameters are not the call's leaves";
+    return nullptr;
+  }
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    auto* s = as_sharded(leaves[k]);
+    auto t = s ? to_partitions(s->tiling, prog->devices) : hlo::HloSharding::replicate();
+    if (!t) {
+      *why = "an argument's devices are not the mesh's";
+      return nullptr;
+    }
+    hlo::set_sharding(*params[k], *t);
+  }
+  // Shardings inside the module (with_sharding_constraint) name devices: make them partition ids.
+  for (auto& inst : m->entry->instructions) {
+    if (inst->opcode == hlo::Opcode::kParameter) continue;
+    auto s = hlo::sharding_of(*inst);
+    if (!s) continue;
+    auto t = to_partitions(*s, prog->devices);
+    if (!t) {
+      *why = fmt::format("the sharding constraint {} on %{} names devices outside the arguments' mesh", s->to_string(),
+                         inst->name);
+      return nullptr;
+    }
+    hlo::set_sharding(*inst, *t);
+  }
+  int64_t n = static_cast<int64_t>(prog->devices.size());
+  try {
+    hlo::SpmdPartitioner(n).run(*m);
+  } catch (const CompileError& e) {
+    *why = e.what();
+    return nullptr;
+  }
+  // The results' shardings, read before the optimiser rewrites the instructions that carry them.
+  const hlo::Instruction* root = m->entry->root;
+  std::vector<const hlo::Instruction*> outs;
+  if (root->opcode == hlo::Opcode::kTuple)
+    for (auto* o : root->operands) outs.push_back(o);
+  else
+    outs.push_back(root);
+  for (auto* o : outs) {
+    auto s = hlo::sharding_of(*o).value_or(hlo::HloSharding::replicate());
+    for (auto& d : s.devices) d = prog->devices[static_cast<size_t>(d)]->id;
+    auto spec = spec_for(mesh, s, o->shape.rank());
+    if (!spec) {
+      *why = fmt::format("the partitioner's sharding {} of %{} is no PartitionSpec of {}", s.to_string(), o->name,
+                         mesh.str());
+      return nullptr;
+    }
+    prog->out_shardings.push_back(std::make_shared<const Sharding>(NamedSharding(mesh, *spec)));
+  }
+  hlo::PipelineOptions po;
+  po.verify = config().verify_passes;
+  hlo::optimize(*m, po);
+  hlo::verify(*m);
+  prog->module = std::move(m);
+  prog->exe = runtime::Client::get().backend().compile(prog->module);
+  return prog;
+}
+
+std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
+                            std::span<const ShapedArray> out_avals) {
+  size_t n = p.devices.size();
+  std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> args(n);
+  for (auto& l : leaves) {
+    if (auto* s = as_sharded(l)) {
+      for (size_t q = 0; q < n; ++q) args[q].push_back(s->shards[q]);
+      continue;
+    }
+    Literal lit = l.impl()->host_literal("jit");  // an unsharded argument is replicated: a copy on every device
+    for (size_t q = 0; q < n; ++q) args[q].push_back(runtime::Buffer::from_literal(lit, p.devices[q]));
+  }
+  auto outs = execute_spmd(*p.exe, p.devices, args);
+  std::vector<Array> result;
+  for (size_t k = 0; k < out_avals.size(); ++k) {
+    std::vector<std::shared_ptr<runtime::Buffer>> shards;
+    for (size_t q = 0; q < n; ++q) {
+      outs[q][k]->committed = true;
+      shards.push_back(outs[q][k]);
+    }
+    result.push_back(make_sharded(p.out_shardings[k], std::move(shards), out_avals[k]));
+  }
+  return result;
+}
+
+}  // namespace jitx::detail

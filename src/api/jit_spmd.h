@@ -1,0 +1,33 @@
+// jit's SPMD path: a call on sharded arguments partitioned (hlo::SpmdPartitioner), compiled once per cache entry,
+// run on the mesh's devices (detail::execute_spmd), its results sharded as the partitioner chose.
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hlo/ir/hlo.h"
+#include "jitx/sharding.h"
+#include "runtime/runtime.h"
+
+namespace jitx::detail {
+
+struct SpmdProgram {
+  std::vector<runtime::Device*> devices;  // partition p runs on devices[p]
+  std::shared_ptr<hlo::Module> module;    // partitioned and optimised
+  std::shared_ptr<runtime::Executable> exe;
+  std::vector<std::shared_ptr<const Sharding>> out_shardings;  // per output leaf, as the partitioner chose
+};
+
+/// Whether JITX_LOG_SHARDING asks for the partitioner's choices (and why a call runs on one device).
+bool log_sharding();
+
+/// The partitioned program of `lowered` (one entry parameter per leaf) for leaves with these shardings; null, with
+/// `why` set, when the call cannot run partitioned (the caller then computes on one device).
+std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
+                                               std::string* why);
+/// Runs the program on the leaves; the outputs are sharded arrays.
+std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
+                            std::span<const ShapedArray> out_avals);
+
+}  // namespace jitx::detail

@@ -1,0 +1,22 @@
+// The evaluator's collectives and its SPMD runner: one evaluation per partition, exchanging values.
+#pragma once
+#include <vector>
+
+#include "hlo/evaluator/evaluator.h"
+
+namespace jitx::evaluator {
+
+/// A collective instruction on this partition's operand, through the current thread's communicator
+/// (core/communicator.h). Without one, a collective whose group is this partition alone is the identity; any other
+/// throws RuntimeError.
+detail::Literal eval_collective(const hlo::Instruction& inst, const detail::Literal& x);
+
+/// partition-id: the current communicator's rank (0 without one), as u32[].
+detail::Literal eval_partition_id();
+
+/// Evaluates a partitioned module once per partition (args[p] are partition p's arguments), each on its own thread
+/// with a shared-memory communicator; returns each partition's result. An error in one partition reaches them all
+/// and is rethrown here.
+std::vector<Value> evaluate_spmd(const hlo::Module& m, const std::vector<std::vector<detail::Literal>>& args);
+
+}  // namespace jitx::evaluator

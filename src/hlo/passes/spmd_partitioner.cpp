@@ -1,0 +1,513 @@
+// The SPMD partitioner: forward sharding propagation and the per-partition rewrite (see spmd_partitioner.h).
+#include "hlo/passes/spmd_partitioner.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+#include "core/errors.h"
+#include "core/log.h"
+#include "hlo/ir/attributes.h"
+#include "hlo/ir/collectives.h"
+
+namespace jitx::hlo {
+namespace {
+
+using Groups = std::vector<std::vector<int64_t>>;
+
+bool log_on() {
+  static const bool on = [] {
+    const char* v = std::getenv("JITX_LOG_SHARDING");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+[[noreturn]] void unsupported(const Instruction& i, const std::string& why) {
+  throw CompileError(fmt::format("[spmd-partitioner] %{} ({}): {}", i.name, opcode_name(i.opcode), why));
+}
+
+/// A sharding as its full tile array: one extent per array dimension plus the replication group (1 when none), and
+/// the partition ids in row-major order over it.
+struct Tiles {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> devices;
+  int64_t rank() const { return static_cast<int64_t>(dims.size()) - 1; }
+  bool operator==(const Tiles&) const = default;
+  bool tiled() const {
+    for (int64_t d = 0; d < rank(); ++d)
+      if (dims[static_cast<size_t>(d)] > 1) return true;
+    return false;
+  }
+  int64_t num_tiles() const {
+    int64_t t = 1;
+    for (int64_t d = 0; d < rank(); ++d) t *= dims[static_cast<size_t>(d)];
+    return t;
+  }
+};
+
+Tiles replicated(int64_t rank, int64_t n) {
+  Tiles t;
+  t.dims.assign(static_cast<size_t>(rank), 1);
+  t.dims.push_back(n);
+  for (int64_t p = 0; p < n; ++p) t.devices.push_back(p);
+  return t;
+}
+
+Tiles tiles_of(const HloSharding& s, int64_t rank, int64_t n, const Instruction& at) {
+  if (s.replicated) return replicated(rank, n);
+  if (s.rank() != rank) unsupported(at, fmt::format("sharding {} does not fit rank {}", s.to_string(), rank));
+  Tiles t;
+  t.dims = s.tile_dims;
+  if (!s.last_tile_replicate) t.dims.push_back(1);
+  t.devices = s.devices;
+  std::vector<int64_t> sorted = t.devices;
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t p = 0; p < static_cast<int64_t>(sorted.size()); ++p)
+    if (sorted[static_cast<size_t>(p)] != p || static_cast<int64_t>(sorted.size()) != n)
+      unsupported(at, fmt::format("sharding {} is not over partitions 0..{}", s.to_string(), n - 1));
+  return t;
+}
+
+HloSharding to_sharding(const Tiles& t) { return HloSharding::tiled(t.dims, t.devices, true); }
+
+/// The tiles of a value whose dimension j comes from dimension keep[j] of a value tiled as t (-1: a new, unsplit
+/// dimension); t's other dimensions join the replication group (their partitions then hold equal values).
+Tiles regroup(const Tiles& t, const std::vector<int64_t>& keep) {
+  std::vector<int64_t> order;
+  std::vector<bool> used(t.dims.size(), false);
+  Tiles o;
+  for (auto k : keep) {
+    if (k < 0) {
+      o.dims.push_back(1);
+      continue;
+    }
+    order.push_back(k);
+    used[static_cast<size_t>(k)] = true;
+    o.dims.push_back(t.dims[static_cast<size_t>(k)]);
+  }
+  int64_t rep = 1;
+  for (size_t d = 0; d < t.dims.size(); ++d)
+    if (!used[d]) {
+      order.push_back(static_cast<int64_t>(d));
+      rep *= t.dims[d];
+    }
+  o.dims.push_back(rep);
+  auto strides = detail::row_major_strides(t.dims);
+  std::vector<int64_t> shape;
+  for (auto d : order) shape.push_back(t.dims[static_cast<size_t>(d)]);
+  detail::IndexCounter it(shape);
+  for (size_t k = 0; k < t.devices.size(); ++k, it.next()) {
+    int64_t flat = 0;
+    for (size_t j = 0; j < order.size(); ++j) flat += it.idx[j] * strides[static_cast<size_t>(order[j])];
+    o.devices.push_back(t.devices[static_cast<size_t>(flat)]);
+  }
+  if (!o.tiled()) return replicated(o.rank(), static_cast<int64_t>(o.devices.size()));  // one canonical form
+  return o;
+}
+
+/// The groups of partitions whose tiles differ only in the dimensions `dims` (each in row-major order over them).
+Groups groups_over(const Tiles& t, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> keep;  // every other dimension first, then dims: groups are the trailing blocks
+  for (int64_t d = 0; d < static_cast<int64_t>(t.dims.size()); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) keep.push_back(d);
+  for (auto d : dims) keep.push_back(d);
+  // Transpose the tile array to `keep` order (regroup without a replication group of its own).
+  auto strides = detail::row_major_strides(t.dims);
+  std::vector<int64_t> shape;
+  for (auto d : keep) shape.push_back(t.dims[static_cast<size_t>(d)]);
+  int64_t size = 1;
+  for (auto d : dims) size *= t.dims[static_cast<size_t>(d)];
+  Groups g;
+  detail::IndexCounter it(shape);
+  for (size_t k = 0; k < t.devices.size(); ++k, it.next()) {
+    int64_t flat = 0;
+    for (size_t j = 0; j < keep.size(); ++j) flat += it.idx[j] * strides[static_cast<size_t>(keep[j])];
+    if (k % static_cast<size_t>(size) == 0) g.emplace_back();
+    g.back().push_back(t.devices[static_cast<size_t>(flat)]);
+  }
+  return g;
+}
+
+/// The tile index along dimension d of partition p.
+int64_t tile_index(const Tiles& t, int64_t p, int64_t d) {
+  auto pos = std::find(t.devices.begin(), t.devices.end(), p) - t.devices.begin();
+  int64_t rem = pos;
+  for (int64_t k = static_cast<int64_t>(t.dims.size()) - 1; k > d; --k) rem /= t.dims[static_cast<size_t>(k)];
+  return rem % t.dims[static_cast<size_t>(d)];
+}
+
+struct Local {
+  Instruction* v = nullptr;
+  Tiles t;
+};
+
+class Partitioner {
+ public:
+  Partitioner(Module& m, int64_t n) : m_(m), n_(n) {}
+  void run();
+
+ private:
+  Shape local_shape(const Shape& global, const Tiles& t, const Instruction& at) const {
+    Shape s(global.dtype, global.dims);
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      int64_t k = t.dims[d];
+      if (s.dims[d] % k != 0)
+        unsupported(at, fmt::format("dimension {} of {} is split {} ways, but does not divide evenly (uneven "
+                                    "partitions need padding, which the partitioner does not do yet)",
+                                    d, global.str(), k));
+      s.dims[d] /= k;
+    }
+    return s;
+  }
+  Instruction* add(Opcode op, Shape s, std::vector<Instruction*> ops, detail::Params attrs, const Tiles& t) {
+    Instruction* i = c_->add(op, std::move(s), std::move(ops), std::move(attrs));
+    set_sharding(*i, to_sharding(t));
+    return i;
+  }
+  void note(const Instruction& i, const Tiles& t, const std::string& why) const {
+    if (log_on()) detail::log_line(fmt::format("[sharding] %{}: {} ({})", i.name, to_sharding(t).to_string(), why));
+  }
+  Instruction* s32_scalar(int64_t v) {
+    auto lit = detail::Literal::make(DType::int32, {});
+    lit.set_i64(0, v);
+    return c_->add_constant(std::move(lit));
+  }
+  /// x (tiled as `from`) as tiled `to`: all-gathered along each tiled dimension, then sliced at this partition's
+  /// offsets.
+  Local reshard(const Local& x, const Tiles& to, const Instruction& at);
+  Local elementwise(const Instruction& i);
+  Local dot(const Instruction& i);
+  Local reduce(const Instruction& i);
+  Local generic(const Instruction& i, const std::string& why);
+  Local visit(const Instruction& i);
+
+  Module& m_;
+  int64_t n_;
+  Computation* c_ = nullptr;
+  std::unordered_map<const Instruction*, Local> map_;
+  int64_t channel_ = 1;
+};
+
+Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& at) {
+  if (x.t == to) return x;
+  if (log_on())
+    detail::log_line(fmt::format("[sharding] %{}: reshard {} -> {}", at.name, to_sharding(x.t).to_string(),
+                                 to_sharding(to).to_string()));
+  Instruction* v = x.v;
+  Shape s = v->shape;
+  Tiles cur = x.t;
+  for (int64_t d = 0; d < x.t.rank(); ++d) {
+    int64_t k = x.t.dims[static_cast<size_t>(d)];
+    if (k == 1) continue;
+    CollectiveConfig cfg;
+    cfg.channel_id = channel_++;
+    cfg.dimension = d;
+    cfg.replica_groups = groups_over(x.t, {d});
+    detail::Params a;
+    cfg.set_on(a);
+    s.dims[static_cast<size_t>(d)] *= k;
+    cur.dims[static_cast<size_t>(d)] = 1;
+    v = add(Opcode::kAllGather, s, {v}, a, replicated(x.t.rank(), n_));
+  }
+  if (!to.tiled()) return Local{v, to};
+  Shape ls = local_shape(s, to, at);
+  Instruction* pid =
+      c_->add(Opcode::kConvert, Shape(DType::int32, {}), {c_->add(Opcode::kPartitionId, Shape(DType::uint32, {}), {})});
+  std::vector<Instruction*> ops{v};
+  for (int64_t d = 0; d < to.rank(); ++d) {
+    if (to.dims[static_cast<size_t>(d)] == 1) {
+      ops.push_back(s32_scalar(0));
+      continue;
+    }
+    auto table = detail::Literal::make(DType::int32, {n_});
+    for (int64_t p = 0; p < n_; ++p) table.set_i64(p, tile_index(to, p, d) * ls.dims[static_cast<size_t>(d)]);
+    Instruction* tc = c_->add_constant(std::move(table));
+    Instruction* one = c_->add(Opcode::kDynamicSlice, Shape(DType::int32, {1}), {tc, pid});
+    ops.push_back(c_->add(Opcode::kReshape, Shape(DType::int32, {}), {one}));
+  }
+  return Local{add(Opcode::kDynamicSlice, ls, ops, {}, to), to};
+}
+
+Local Partitioner::generic(const Instruction& i, const std::string& why) {
+  if (!i.called.empty()) unsupported(i, "calls other computations (control flow is not partitioned yet)");
+  if (i.shape.is_tuple) unsupported(i, "has a tuple result (not partitioned yet)");
+  std::vector<Instruction*> ops;
+  for (auto* o : i.operands) ops.push_back(reshard(map_.at(o), replicated(o->shape.rank(), n_), i).v);
+  Tiles t = replicated(i.shape.rank(), n_);
+  note(i, t, why);
+  Instruction* ni = add(i.opcode, i.shape, ops, i.attrs, t);
+  ni->literal = i.literal;
+  return Local{ni, t};
+}
+
+Local Partitioner::elementwise(const Instruction& i) {
+  // The operand split into the most tiles leads; the others are resharded to it.
+  const Tiles* lead = nullptr;
+  size_t from = 0;
+  for (size_t k = 0; k < i.operands.size(); ++k) {
+    const Tiles& t = map_.at(i.operands[k]).t;
+    if (!lead || t.num_tiles() > lead->num_tiles()) {
+      lead = &t;
+      from = k;
+    }
+  }
+  Tiles t = lead ? *lead : replicated(i.shape.rank(), n_);
+  std::vector<Instruction*> ops;
+  for (auto* o : i.operands) ops.push_back(reshard(map_.at(o), t, i).v);
+  note(i, t, fmt::format("elementwise: from operand {}", from));
+  return Local{add(i.opcode, local_shape(i.shape, t, i), ops, i.attrs, t), t};
+}
+
+Local Partitioner::dot(const Instruction& i) {
+  auto dn = DotDimensionNumbers::of(i);
+  const Local &L = map_.at(i.operand(0)), &R = map_.at(i.operand(1));
+  // The leader is the split operand (lhs when both are); the other is resharded to match it on the batch and
+  // contracting dimensions and left whole on its free ones.
+  bool lead_lhs = L.t.tiled() || !R.t.tiled();
+  const Local& lead = lead_lhs ? L : R;
+  const Local& other = lead_lhs ? R : L;
+  const auto& lb = lead_lhs ? dn.lhs_batch_dims : dn.rhs_batch_dims;
+  const auto& lc = lead_lhs ? dn.lhs_contracting_dims : dn.rhs_contracting_dims;
+  const auto& ob = lead_lhs ? dn.rhs_batch_dims : dn.lhs_batch_dims;
+  const auto& oc = lead_lhs ? dn.rhs_contracting_dims : dn.lhs_contracting_dims;
+  int64_t lr = lead.v->shape.rank(), orank = other.v->shape.rank();
+  std::vector<int64_t> keep_other(static_cast<size_t>(orank), -1);
+  for (size_t k = 0; k < ob.size(); ++k) keep_other[static_cast<size_t>(ob[k])] = lb[k];
+  for (size_t k = 0; k < oc.size(); ++k) keep_other[static_cast<size_t>(oc[k])] = lc[k];
+  Tiles other_t = regroup(lead.t, keep_other);
+  Local o2 = reshard(other, other_t, i);
+  // The result: batch dims, lhs free dims, rhs free dims.
+  auto is_in = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+  std::vector<int64_t> keep_out(dn.lhs_batch_dims.size(), -1);
+  for (size_t k = 0; k < lb.size(); ++k) keep_out[k] = lb[k];
+  auto free_dims = [&](int64_t rank, const std::vector<int64_t>& b, const std::vector<int64_t>& c, bool mine) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (!is_in(b, d) && !is_in(c, d)) keep_out.push_back(mine ? d : -1);
+  };
+  if (lead_lhs) {
+    free_dims(lr, lb, lc, true);
+    free_dims(orank, ob, oc, false);
+  } else {
+    free_dims(orank, ob, oc, false);
+    free_dims(lr, lb, lc, true);
+  }
+  Tiles out_t = regroup(lead.t, keep_out);
+  std::vector<int64_t> split_contracting;
+  for (auto d : lc)
+    if (lead.t.dims[static_cast<size_t>(d)] > 1) split_contracting.push_back(d);
+  Instruction* lhs = lead_lhs ? lead.v : o2.v;
+  Instruction* rhs = lead_lhs ? o2.v : lead.v;
+  Instruction* local = add(Opcode::kDot, local_shape(i.shape, out_t, i), {lhs, rhs}, i.attrs, out_t);
+  if (split_contracting.empty()) {
+    note(
+        i, out_t,
+        fmt::format("dot: split like the {} on batch and free dimensions, no communication", lead_lhs ? "lhs" : "rhs"));
+    return Local{local, out_t};
+  }
+  // An output annotated split on a dimension the contraction's partitions can share out: reduce-scatter the partial
+  // products (each partition keeps its piece of the sum) instead of an all-reduce and a slice.
+  if (auto want_s = sharding_of(i); want_s && split_contracting.size() == 1) {
+    Tiles want = tiles_of(*want_s, i.shape.rank(), n_, i);
+    int64_t c = split_contracting[0], g = lead.t.dims[static_cast<size_t>(c)];
+    for (int64_t d = 0; d < i.shape.rank(); ++d) {
+      int64_t k = keep_out[static_cast<size_t>(d)];
+      if ((k >= 0 && lead.t.dims[static_cast<size_t>(k)] > 1) || local->shape.dims[static_cast<size_t>(d)] % g != 0)
+        continue;
+      auto cand_keep = keep_out;
+      cand_keep[static_cast<size_t>(d)] = c;
+      Tiles cand = regroup(lead.t, cand_keep);
+      if (!(cand == want)) continue;
+      CollectiveConfig rs;
+      rs.channel_id = channel_++;
+      rs.dimension = d;
+      rs.replica_groups = groups_over(lead.t, split_contracting);
+      detail::Params a;
+      rs.set_on(a);
+      a.set("reducer", std::string("add"));
+      Shape ls = local->shape;
+      ls.dims[static_cast<size_t>(d)] /= g;
+      note(i, cand, fmt::format("dot: contracting dimension split, output split on dimension {}: reduce-scatter", d));
+      return Local{add(Opcode::kReduceScatter, ls, {local}, a, cand), cand};
+    }
+  }
+  // Partial products over the split contracting dimensions: summed by an all-reduce over the partitions that hold
+  // the other pieces of the contraction.
+  CollectiveConfig cfg;
+  cfg.channel_id = channel_++;
+  cfg.replica_groups = groups_over(lead.t, split_contracting);
+  detail::Params a;
+  cfg.set_on(a);
+  a.set("reducer", std::string("add"));
+  note(i, out_t,
+       fmt::format("dot: contracting dimension split, partial products + all-reduce over {} groups",
+                   cfg.replica_groups.size()));
+  return Local{add(Opcode::kAllReduce, local->shape, {local}, a, out_t), out_t};
+}
+
+/// Whether v is the identity of reducer r (a partial reduction then combines without counting it twice).
+bool is_identity(const Instruction& init, Reducer r) {
+  if (init.opcode != Opcode::kConstant || !init.shape.dims.empty()) return false;
+  const auto& l = *init.literal;
+  DType d = l.dtype;
+  if (is_floating(d)) {
+    double v = l.get_f64(0);
+    switch (r) {
+      case Reducer::kAdd:
+        return v == 0;
+      case Reducer::kMul:
+        return v == 1;
+      case Reducer::kMax:
+        return v == -std::numeric_limits<double>::infinity();
+      case Reducer::kMin:
+        return v == std::numeric_limits<double>::infinity();
+      default:
+        return false;
+    }
+  }
+  int64_t v = l.get_i64(0);
+  switch (r) {
+    case Reducer::kAdd:
+      return v == 0;
+    case Reducer::kMul:
+      return v == 1;
+    case Reducer::kAnd:
+      return d == DType::bool_ ? v != 0 : v == -1;
+    case Reducer::kOr:
+      return v == 0;
+    default:
+      return false;  // integer max/min identities: resharded instead
+  }
+}
+
+Local Partitioner::reduce(const Instruction& i) {
+  if (i.operands.size() != 2 || i.shape.is_tuple) return generic(i, "a variadic reduce runs replicated");
+  const Local& x = map_.at(i.operand(0));
+  const auto& dims = dimensions_of(i);
+  Reducer r = reducer_of(i);
+  std::vector<int64_t> split, kept;
+  for (int64_t d = 0; d < x.t.rank(); ++d) {
+    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (reduced && x.t.dims[static_cast<size_t>(d)] > 1) split.push_back(d);
+    if (!reduced) kept.push_back(d);
+  }
+  if (!split.empty() && !is_identity(*i.operand(1), r))
+    return generic(i, "a reduce over a split dimension whose init is not the reducer's identity runs replicated");
+  Instruction* init = reshard(map_.at(i.operand(1)), replicated(0, n_), i).v;
+  Tiles out_t = regroup(x.t, kept);
+  Instruction* local = add(Opcode::kReduce, local_shape(i.shape, out_t, i), {x.v, init}, i.attrs, out_t);
+  if (split.empty()) {
+    note(i, out_t, "reduce: kept dimensions keep their tiles, no communication");
+    return Local{local, out_t};
+  }
+  CollectiveConfig cfg;
+  cfg.channel_id = channel_++;
+  cfg.replica_groups = groups_over(x.t, split);
+  detail::Params a;
+  cfg.set_on(a);
+  a.set("reducer", std::string(reducer_name(r)));
+  note(i, out_t, "reduce: over a split dimension, local reduce + all-reduce");
+  return Local{add(Opcode::kAllReduce, local->shape, {local}, a, out_t), out_t};
+}
+
+Local Partitioner::visit(const Instruction& i) {
+  switch (i.opcode) {
+    case Opcode::kParameter: {
+      auto s = sharding_of(i);
+      Tiles t = s ? tiles_of(*s, i.shape.rank(), n_, i) : replicated(i.shape.rank(), n_);
+      Instruction* p = c_->add_parameter(i.parameter_number, local_shape(i.shape, t, i), i.name);
+      set_sharding(*p, to_sharding(t));
+      note(i, t, s ? "the argument's sharding" : "an argument without a sharding is replicated");
+      return Local{p, t};
+    }
+    case Opcode::kConstant:
+    case Opcode::kIota:
+      return generic(i, "constants are replicated");
+    case Opcode::kBroadcastInDim: {
+      const auto& bd = broadcast_dimensions_of(i);
+      if (!std::is_sorted(bd.begin(), bd.end())) return generic(i, "a broadcast that reorders dimensions");
+      const Local& x = map_.at(i.operand(0));
+      std::vector<int64_t> keep(static_cast<size_t>(i.shape.rank()), -1);
+      for (size_t k = 0; k < bd.size(); ++k) keep[static_cast<size_t>(bd[k])] = static_cast<int64_t>(k);
+      Tiles t = regroup(x.t, keep);
+      note(i, t, "broadcast: the operand's tiles on their result dimensions");
+      return Local{add(i.opcode, local_shape(i.shape, t, i), {x.v}, i.attrs, t), t};
+    }
+    case Opcode::kTranspose: {
+      const Local& x = map_.at(i.operand(0));
+      Tiles t = regroup(x.t, i.attrs.get_ints("permutation"));
+      note(i, t, "transpose: the operand's tiles, permuted");
+      return Local{add(i.opcode, local_shape(i.shape, t, i), {x.v}, i.attrs, t), t};
+    }
+    case Opcode::kDot:
+      return dot(i);
+    case Opcode::kReduce:
+      return reduce(i);
+    case Opcode::kTuple: {
+      std::vector<Instruction*> ops;
+      for (auto* o : i.operands) ops.push_back(map_.at(o).v);
+      return Local{c_->add(Opcode::kTuple, Shape(), ops), Tiles{}};
+    }
+    default:
+      if (is_elementwise(i.opcode)) return elementwise(i);
+      return generic(i, fmt::format("{} is not partitioned yet: its operands are all-gathered", opcode_name(i.opcode)));
+  }
+}
+
+void Partitioner::run() {
+  Computation* old = m_.entry;
+  for (auto& inst : old->instructions)
+    if (!inst->called.empty()) unsupported(*inst, "calls other computations (control flow is not partitioned yet)");
+  c_ = m_.add_computation(old->name + ".spmd");
+  c_->parent = &m_;
+  for (auto& up : old->instructions) {
+    const Instruction& i = *up;
+    Local l = visit(i);
+    // A sharding annotated on the instruction (with_sharding_constraint, out_shardings) is a constraint.
+    if (i.opcode != Opcode::kParameter && i.opcode != Opcode::kTuple) {
+      if (auto want = sharding_of(i)) {
+        Tiles wt = tiles_of(*want, i.shape.rank(), n_, i);
+        if (!(wt == l.t)) {
+          if (log_on())
+            detail::log_line(
+                fmt::format("[sharding] %{}: conflict: propagation chose {}, the annotation says {}: "
+                            "resharded",
+                            i.name, to_sharding(l.t).to_string(), want->to_string()));
+          l = reshard(l, wt, i);
+        }
+      }
+    }
+    map_[&i] = l;
+  }
+  Instruction* root = map_.at(old->root).v;
+  if (root->opcode == Opcode::kTuple) {
+    root->shape = Shape::tuple({});
+    std::vector<Shape> elems;
+    for (auto* o : root->operands) elems.push_back(o->shape);
+    root->shape = Shape::tuple(elems);
+  }
+  c_->root = root;
+  c_->remove_dead_instructions();
+  m_.entry = c_;
+  for (auto it = m_.computations.begin(); it != m_.computations.end(); ++it)
+    if (it->get() == old) {
+      m_.computations.erase(it);
+      break;
+    }
+}
+
+}  // namespace
+
+bool SpmdPartitioner::run(Module& m) {
+  if (n_ < 1) throw CompileError(fmt::format("[spmd-partitioner] num_partitions must be positive, got {}", n_));
+  Partitioner(m, n_).run();
+  return true;
+}
+
+}  // namespace jitx::hlo

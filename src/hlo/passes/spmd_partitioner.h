@@ -1,0 +1,44 @@
+// The SPMD partitioner: sharding propagation and the rewrite of a module into the program each partition runs.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlo/passes/pass.h"
+
+namespace jitx::hlo {
+
+/// Rewrites the entry computation into one per-partition program over `num_partitions` partitions (partition p
+/// holds the tiles its id has in every sharding: device ids of shardings are partition ids 0..n-1).
+///
+/// Input: `sharding` attributes are constraints — on parameters (the arguments' shardings; none: replicated), on the
+/// root (the output's; none: whatever propagation chose) and on any instruction (with_sharding_constraint). Shardings
+/// propagate forward, in instruction order: elementwise ops take their most-tiled operand's sharding; broadcasts and
+/// transposes carry their operand's tiles to the result's dimensions; a reduce keeps the tiles of the kept dimensions
+/// (a reduced tiled dimension ends in an all-reduce); dot_general is split by batch dimension and non-contracting
+/// dimension without communication, and by contracting dimension into partial products and an all-reduce (the other
+/// operand is sliced locally when only one is split there). Every other op gets its operands all-gathered and runs
+/// replicated ("resharded explicitly"). Between shardings, values are all-gathered along each tiled dimension and
+/// sliced locally (dynamic-slice at this partition's offset, from partition-id).
+///
+/// Output: per-partition shapes, collectives with replica groups of partition ids, every instruction annotated
+/// with the sharding chosen (the root's elements too: how to assemble the results).
+///
+/// Not done (each a clear CompileError, never a wrong program): dimensions that do not divide evenly (no padding or
+/// masking yet), control flow and other computations called by the entry, reduce-scatter for sharded dot outputs
+/// (an all-reduce then a local slice instead), all-to-all for reshapes (a reshape of a tiled value all-gathers),
+/// backward propagation (from users to operands), halo exchanges.
+///
+/// JITX_LOG_SHARDING=1 logs each choice and where it came from ("[sharding] %dot.3: {devices=[2,1]0,1} (dot: lhs
+/// batch-like dimension 0 split, no communication)") and each conflict resolved by a reshard.
+class SpmdPartitioner : public HloPass {
+ public:
+  explicit SpmdPartitioner(int64_t num_partitions) : n_(num_partitions) {}
+  std::string_view name() const override { return "spmd-partitioner"; }
+  bool run(Module& m) override;
+
+ private:
+  int64_t n_;
+};
+
+}  // namespace jitx::hlo

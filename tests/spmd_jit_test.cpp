@@ -1,0 +1,203 @@
+// Shardings on jit's path: the cache key and explain_cache_misses, in_shardings / out_shardings, and
+// lax::with_sharding_constraint under jit, grad and vmap.
+#include <catch2/catch.hpp>
+#include <mutex>
+
+#include "jitx/jitx.h"
+#include "test_util.h"
+
+using namespace jitx;
+
+namespace {
+
+bool have(size_t n) {
+  if (devices().size() >= n) return true;
+  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
+  return false;
+}
+
+struct Log {
+  std::mutex mu;
+  std::string text;
+  Log() {
+    config().log_compiles = true;
+    config().explain_cache_misses = true;
+    set_log_sink([this](const std::string& s) {
+      std::lock_guard<std::mutex> l(mu);
+      text += s + "\n";
+    });
+  }
+  ~Log() {
+    config().log_compiles = false;
+    config().explain_cache_misses = false;
+    set_log_sink(nullptr);
+  }
+};
+
+std::vector<float> ramp(int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i) - 1.0f;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("jit: shardings are part of the cache key, and explain_cache_misses names a sharding change", "[spmd]") {
+  if (!have(4)) return;
+  Mesh m = make_mesh({2}, {"data"});
+  Mesh m4 = make_mesh({4}, {"data"});
+  auto f = jit([](const Array& x) { return jnp::sin(x) * 2.0f; });
+  Array host = array(ramp(8), {4, 2});
+  Array want = jnp::sin(host) * 2.0f;
+  Array a = device_put(host, NamedSharding(m, P("data", nullptr)));
+  Array b = device_put(host, NamedSharding(m, P()));
+  Array c = device_put(host, NamedSharding(m4, P("data")));
+  Log log;
+  CHECK(f(a).to_vector<float>() == want.to_vector<float>());
+  CHECK(f(a).to_vector<float>() == want.to_vector<float>());  // a hit
+  CHECK(f.num_compiles() == 1);
+  CHECK(f(b).to_vector<float>() == want.to_vector<float>());
+  CHECK(f.num_compiles() == 2);
+  CHECK(log.text.find("args[0] (sharding): seen P('data', None) on mesh (data=2), now replicated") !=
+        std::string::npos);
+  CHECK(f(c).to_vector<float>() == want.to_vector<float>());
+  CHECK(f(host).to_vector<float>() == want.to_vector<float>());
+  CHECK(f.num_compiles() == 4);
+  CHECK(log.text.find("now unsharded") != std::string::npos);
+  // The same spec on other devices is another key.
+  auto ds = devices();
+  Mesh other({ds[2], ds[3]}, {"data"});
+  f(device_put(host, NamedSharding(other, P("data", nullptr))));
+  CHECK(f.num_compiles() == 5);
+  auto f2 = jit([](const Array& x) { return x * 3.0f; });
+  f2(a);
+  f2(device_put(host, NamedSharding(other, P("data", nullptr))));
+  CHECK(f2.num_compiles() == 2);
+  CHECK(log.text.find("seen P('data', None) on mesh (data=2), now P('data', None) on mesh (data=2) on other "
+                      "devices") != std::string::npos);
+  CHECK(f(a).to_vector<float>() == want.to_vector<float>());
+  CHECK(f.num_compiles() == 5);  // still cached
+}
+
+TEST_CASE("jit: out_shardings place the results; in_shardings check the arguments", "[spmd]") {
+  if (!have(8)) return;
+  Mesh m = make_mesh({2, 4}, {"data", "model"});
+  NamedSharding rows(m, P("data", nullptr)), cols(m, P(nullptr, "model"));
+  Array x = array(ramp(32), {8, 4}), y = array(ramp(16), {4, 4});
+  auto f = jit([](const Array& a, const Array& b) { return std::make_tuple(jnp::matmul(a, b), a.sum({1})); },
+               JitOptions{}.set_out_shardings({rows, std::nullopt}).set_in_shardings({rows, std::nullopt}));
+  auto [p, s] = f(device_put(x, rows), y);
+  CHECK(p.sharding() == Sharding(rows));
+  CHECK(p.addressable_shards().size() == 8);
+  CHECK(p.addressable_shards()[4].index == std::vector<std::pair<int64_t, int64_t>>{{4, 8}, {0, 4}});
+  auto ref = jnp::matmul(x, y).to_vector<float>();
+  auto got = p.to_vector<float>();
+  for (size_t i = 0; i < ref.size(); ++i) CHECK(got[i] == Approx(ref[i]).epsilon(1e-6));
+  // The row sums keep the rows' split (the partitioner's choice: no communication).
+  CHECK(s.sharding() == Sharding(NamedSharding(m, P("data"))));
+  // An unsharded argument is accepted (placed per in_shardings); one sharded otherwise is an error.
+  CHECK_NOTHROW(f(x, y));
+  CHECK_THROWS_WITH(f(device_put(x, cols), y), Catch::Contains("is sharded as") && Catch::Contains("in_shardings"));
+  // in_shardings that do not fit the argument: JAX's divisibility error.
+  auto g = jit([](const Array& a) { return a + 1.0f; }, JitOptions{}.set_in_shardings({NamedSharding(m, P("model"))}));
+  CHECK_THROWS_WITH(g(zeros({6})), Catch::Contains("partitioned 4 times"));
+  auto h = jit([](const Array& a) { return a; }, JitOptions{}.set_out_shardings({rows, rows}));
+  CHECK_THROWS_WITH(h(x), Catch::Contains("out_shardings has 2 entries, but the function returns 1"));
+}
+
+TEST_CASE("lax::with_sharding_constraint: the identity in value under jit, grad and vmap", "[spmd]") {
+  if (!have(2)) return;
+  Mesh m = make_mesh({2}, {"data"});
+  NamedSharding s(m, P("data"));
+  Array x = array(ramp(8), {8});
+  auto f = [&](const Array& a) { return jnp::sum(lax::with_sharding_constraint(a * a, s) * 3.0f); };
+  CHECK(jit(f)(x).item<float>() == Approx(jnp::sum(x * x * 3.0f).item<float>()));
+  std::string jaxpr = make_jaxpr(f)(x).str();
+  CHECK(jaxpr.find("sharding_constraint[sharding=") != std::string::npos);
+  // grad: d/dx sum(3 x^2) = 6 x; the transpose keeps the constraint on the cotangent.
+  auto g = grad(f)(x).to_vector<float>();
+  auto xs = x.to_vector<float>();
+  for (size_t i = 0; i < xs.size(); ++i) CHECK(g[i] == Approx(6.0f * xs[i]));
+  std::string gj = make_jaxpr(grad(f))(x).str();
+  size_t n = 0;
+  for (size_t at = 0; (at = gj.find("sharding_constraint", at)) != std::string::npos; ++at) ++n;
+  CHECK(n == 2);  // forward and its transpose
+  // vmap over a leading axis: the batch dimension is not split, the constraint moves to the next one.
+  Array xb = array(ramp(16), {2, 8});
+  auto vb = vmap([&](const Array& a) { return lax::with_sharding_constraint(a, s) + 1.0f; })(xb);
+  CHECK(vb.to_vector<float>() == (xb + 1.0f).to_vector<float>());
+  std::string vj = make_jaxpr(vmap([&](const Array& a) { return lax::with_sharding_constraint(a, s); }))(xb).str();
+  CHECK(vj.find("P(None, 'data')") != std::string::npos);
+  // Eagerly it is device_put.
+  Array e = lax::with_sharding_constraint(x, s);
+  CHECK(e.sharding() == Sharding(s));
+  CHECK(e.to_vector<float>() == xs);
+  CHECK_THROWS_WITH(
+      jit([&](const Array& a) { return lax::with_sharding_constraint(a, NamedSharding(m, P("data", nullptr))); })(x),
+      Catch::Contains("[with_sharding_constraint]") && Catch::Contains("rank at least 2"));
+}
+
+TEST_CASE("jit: sharded arguments run partitioned on their devices; results carry the partitioner's shardings",
+          "[spmd]") {
+  for (int64_t n : {2, 4, 8}) {
+    if (!have(size_t(n))) return;
+    INFO("devices: " << n);
+    Mesh m = make_mesh({n}, {"data"});
+    NamedSharding rows(m, P("data", nullptr));
+    Array x = array(ramp(64), {16, 4});
+    Array w = array(ramp(12), {4, 3}) * 0.1f;
+    Array xs = device_put(x, rows);
+    // Forward: the product keeps x's rows split, with no communication.
+    auto mm = jit([](const Array& a, const Array& b) { return jnp::tanh(jnp::matmul(a, b)); });
+    Array y = mm(xs, w);
+    CHECK(y.sharding() == Sharding(rows));
+    auto want_y = jnp::tanh(jnp::matmul(x, w)).to_vector<float>();
+    auto got_y = y.to_vector<float>();
+    for (size_t i = 0; i < want_y.size(); ++i) CHECK(got_y[i] == Approx(want_y[i]).epsilon(1e-5));
+    std::string fwd = mm.lower(xs, w).compile().as_text();
+    CHECK(fwd.find("all-reduce(") == std::string::npos);
+    CHECK(fwd.find("all-gather(") == std::string::npos);
+    CHECK(fwd.find(fmt::format("sharding={{devices=[{},1]", n)) != std::string::npos);
+    // The gradient of a data-parallel loss: one all-reduce for the weight's gradient, which ends up replicated.
+    auto loss = [](const Array& w_, const Array& x_) { return jnp::sum(jnp::tanh(jnp::matmul(x_, w_))); };
+    auto g = jit(grad(loss));
+    Array gw = g(w, xs);
+    CHECK(gw.is_fully_replicated());
+    CHECK(gw.addressable_shards().size() == size_t(n));
+    auto want = grad(loss)(w, x).to_vector<float>();
+    auto got = gw.to_vector<float>();
+    for (size_t i = 0; i < want.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-4));
+    std::string text = g.lower(w, xs).compile().as_text();
+    INFO(text);
+    size_t ar = 0;
+    for (size_t at = 0; (at = text.find(" all-reduce(", at)) != std::string::npos; ++at) ++ar;
+    CHECK(ar == 1);
+    CHECK(text.find(" all-gather(") == std::string::npos);
+  }
+}
+
+TEST_CASE("jit: a sharding constraint reshards inside the partitioned program; refused calls run on one device",
+          "[spmd]") {
+  if (!have(4)) return;
+  Mesh m = make_mesh({4}, {"data"});
+  NamedSharding rows(m, P("data", nullptr)), all(m, P());
+  Array x = array(ramp(32), {8, 4});
+  Array xs = device_put(x, rows);
+  // The constraint asks for the whole value on every device: one all-gather, and the result is replicated.
+  auto f = jit([&](const Array& a) { return lax::with_sharding_constraint(jnp::exp(a), all) + 1.0f; });
+  Array y = f(xs);
+  CHECK(y.is_fully_replicated());
+  auto want = (jnp::exp(x) + 1.0f).to_vector<float>();
+  auto got = y.to_vector<float>();
+  for (size_t i = 0; i < want.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-6));
+  std::string text = f.lower(xs).compile().as_text();
+  CHECK(text.find(" all-gather(") != std::string::npos);
+  CHECK(text.find("sharding={replicated}") != std::string::npos);
+  // Control flow is not partitioned yet: the call computes on one device, with the right values.
+  auto loop = jit([](const Array& a) {
+    return lax::fori_loop(0, 3, [](const Array&, const Array& c) { return c * 2.0f; }, a);
+  });
+  Array z = loop(xs);
+  CHECK(z.to_vector<float>() == (x * 8.0f).to_vector<float>());
+  CHECK(z.addressable_shards().size() == 1);
+}

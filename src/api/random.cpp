@@ -256,13 +256,12 @@ Array shuffle(Array key, Array x, int64_t axis) {
   return x;
 }
 
-/// sqrt(2) * erf_inv(u) as XLA:CPU computes it: bit for bit for f32, f16 and bf16 (erf_inv in f32,
-/// rounded to u's dtype, then the multiply rounded); f64 with jitx's own erf_inv (XLA calls libm's
-/// log there, and its ErfInv64 in fused multiply-adds: not reproduced bit for bit).
+/// sqrt(2) * erf_inv(u) as XLA:CPU computes it, bit for bit: f32, f16 and bf16 with erf_inv in f32,
+/// rounded to u's dtype, then the multiply rounded; f64 with XLA's ErfInv64 in fused multiply-adds.
 Array sqrt2_erf_inv(const Array& u) {
   DType d = u.dtype();
   Array sqrt2 = Array::scalar(std::sqrt(2.0), d);
-  if (d == DType::float64) return lax::mul(sqrt2, lax::erf_inv(u));
+  if (d == DType::float64) return lax::mul(xla_math::erf_inv64(u), sqrt2);
   namespace xm = xla_math;
   Array e = xm::round_to(xm::erf_inv32(xm::widen(u)), d);
   return xm::narrow(xm::mul(xm::widen(sqrt2), e, d), d);
@@ -283,7 +282,9 @@ Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array
         upper = lax::convert_element_type(upper_in, dtype);
   Array a, b;
   if (dtype == DType::float64) {
-    a = lax::erf(jnp::divide(lower, sqrt2)), b = lax::erf(jnp::divide(upper, sqrt2));
+    // XLA rewrites x / sqrt2 into x * (1 / sqrt2); its f64 erf is libm's, as jitx's lax::erf.
+    Array inv_sqrt2 = Array::scalar(1.0 / std::sqrt(2.0), dtype);
+    a = lax::erf(lax::mul(lower, inv_sqrt2)), b = lax::erf(lax::mul(upper, inv_sqrt2));
   } else {  // erf(bound / sqrt2) as XLA:CPU computes it (f32 erf, each op rounded to dtype)
     namespace xm = xla_math;
     // XLA rewrites x / sqrt2 into x * (1 / sqrt2), the reciprocal rounded to dtype.

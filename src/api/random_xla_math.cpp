@@ -223,4 +223,70 @@ Array erf_inv32(const Array& x) {
   return mul32(x, p);
 }
 
+// --- float64: XLA:CPU's log1p and ErfInv64 as its optimised code evaluates them (read from the LLVM IR
+// and machine code of jax.lax.erf_inv on f64, XLA_FLAGS=--xla_dump_to). log1p is Cephes' rational for
+// |x| < 0.41421356 and libm's log(1 + x) otherwise (jitx's f64 log is the C library's on every platform, the
+// same glibc function XLA calls); ErfInv64 is a degree-22 polynomial in w - 3.125 (w < 6.25), degree 18 in
+// sqrt(w) - 3.25 (w < 16) or degree 16 in sqrt(w) - 5, w = -log1p(-x*x), each step c + p*w contracted into
+// one fused multiply-add (fma64: exact on every backend). Checked against 600,000 jax.lax.erf_inv values
+// and jax.random.normal draws bit for bit (all agree but subnormal inputs, which XLA flushes to zero).
+namespace {
+constexpr double kErfInvLt625[23] = {
+    -3.64441206401782e-21,   -1.6850591381820166e-19, 1.28584807152564e-18,   1.1157877678025181e-17,
+    -1.333171662854621e-16,  2.0972767875968562e-17,  6.637638134358324e-15,  -4.054566272975207e-14,
+    -8.151934197605472e-14,  2.6335093153082323e-12,  -1.2975133253453532e-11, -5.415412054294628e-11,
+    1.0512122733215323e-09,  -4.112633980346984e-09,  -2.9070369957882005e-08, 4.2347877827932404e-07,
+    -1.3654692000834679e-06, -1.3882523362786469e-05, 0.00018673420803405714, -0.000740702534166267,
+    -0.006033670871430149,   0.24015818242558962,     1.6536545626831027};
+constexpr double kErfInvLt16[19] = {
+    2.2137376921775787e-09, 9.075656193888539e-08,   -2.7517406297064545e-07, 1.8239629214389228e-08,
+    1.5027403968909828e-06, -4.013867526981546e-06,  2.9234449089955446e-06,  1.2475304481671779e-05,
+    -4.7318229009055734e-05, 6.828485145957318e-05,  2.4031110387097894e-05,  -0.0003550375203628475,
+    0.0009532893797373805,  -0.0016882755560235047, 0.002491442096107851,    -0.003751208507569241,
+    0.005370914553590064,   1.0052589676941592,      3.0838856104922208};
+constexpr double kErfInvGt16[17] = {
+    -2.7109920616438573e-11, -2.555641816996525e-10, 1.5076572693500548e-09,  -3.789465440126737e-09,
+    7.61570120807834e-09,    -1.496002662714924e-08, 2.914795345090108e-08,   -6.771199775845234e-08,
+    2.2900482228026655e-07,  -9.9298272942317e-07,   4.526062597223154e-06,   -1.968177810553167e-05,
+    7.599527703001776e-05,   -0.00021503011930044477, -0.00013871931833623122, 1.0103004648645344,
+    4.849906401408584};
+Array c64(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return k(d);
+}
+}  // namespace
+
+Array log1p64(const Array& x) {
+  static constexpr uint64_t P[] = {0x402E20359E903E37ull, 0x4054C30B52213498ull, 0x406BB86590FCFB56ull,
+                                   0x407351945DC908A5ull, 0x406B0DB13E48E066ull, 0x404E0F304466448Eull};
+  static constexpr uint64_t Q[] = {0x3FDFE818A0FE1A83ull, 0x401A509F46F4FA53ull, 0x403DE9738B8CB9C9ull,
+                                   0x404E798EB86C3351ull, 0x404C8E7597479A10ull, 0x40340A202D99830Aull};
+  Array big = lax::log(lax::add(x, k(1.0)));
+  Array num = k(1.0), den = c64(0x3F07BC0962B395CAull);
+  for (uint64_t h : P) num = fma64(num, x, c64(h));
+  for (uint64_t h : Q) den = fma64(den, x, c64(h));
+  Array rat = lax::div(den, num);
+  Array x2 = lax::mul(x, x);
+  Array t = fma64(x2, k(-0.5), lax::mul(lax::mul(x, x2), rat));
+  return sel(lax::lt(lax::abs(x), c64(0x3FDA827999FCEF32ull)), lax::add(x, t), big);
+}
+
+Array erf_inv64(const Array& x) {
+  Array l = log1p64(lax::mul(x, lax::neg(x)));  // -w
+  Array lt625 = lax::gt(l, k(-6.25)), lt16 = lax::gt(l, k(-16.0));
+  Array w = sel(lt625, lax::sub(k(-3.125), l), lax::sub(lax::sqrt(lax::neg(l)), sel(lt16, k(3.25), k(5.0))));
+  auto coefficient = [&](int i) {
+    Array c = k(kErfInvLt625[i]);
+    if (i < 19) c = sel(lt625, c, k(kErfInvLt16[i]));
+    if (i < 17) c = sel(lt16, c, k(kErfInvGt16[i]));
+    return c;
+  };
+  Array p = coefficient(0);
+  for (int i = 1; i < 17; ++i) p = fma64(p, w, coefficient(i));
+  for (int i = 17; i < 19; ++i) p = sel(lt16, fma64(p, w, coefficient(i)), p);
+  for (int i = 19; i < 23; ++i) p = sel(lt625, fma64(p, w, coefficient(i)), p);
+  return lax::mul(x, sel(lax::eq(lax::abs(x), k(1.0)), k(INFINITY), p));
+}
+
 }  // namespace jitx::random::xla_math

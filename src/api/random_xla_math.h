@@ -31,4 +31,9 @@ Array log1p32(const Array& x);
 Array erf32(const Array& x);
 Array erf_inv32(const Array& x);
 
+/// XLA:CPU's f64 log1p (Cephes' rational, libm's log(1 + x) above 0.414) and ErfInv64, as its optimised code
+/// evaluates them (fused multiply-adds), on f64 values.
+Array log1p64(const Array& x);
+Array erf_inv64(const Array& x);
+
 }  // namespace jitx::random::xla_math

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/primitive.h"
 #include "jitx/lax.h"
+#include "jitx/lax_linalg.h"
 #include "jitx/linalg.h"
 #include "jitx/numpy.h"
 #include "jitx/numpy_extra.h"
@@ -72,10 +73,29 @@ Array inv(const Array& a0, Loc loc) {
   return lu_solve(lax::linalg::lu(a), e);
 }
 
+namespace {
+/// JAX's closed forms for 2x2 and 3x3 determinants, term for term in its order: their gradient is the cofactor
+/// matrix everywhere, singular matrices included (JAX's LU-based rule is for n >= 4).
+Array det_small(const Array& a) {
+  int64_t nd = a.ndim(), n = a.shape().back();
+  Shape batch(a.shape().begin(), a.shape().end() - 2);
+  auto at = [&](int64_t i, int64_t j) {
+    std::vector<int64_t> start(static_cast<size_t>(nd), 0), limit = a.shape();
+    start[nd - 2] = i, start[nd - 1] = j, limit[nd - 2] = i + 1, limit[nd - 1] = j + 1;
+    return lax::reshape(lax::slice(a, start, limit), batch);
+  };
+  if (n == 2) return at(0, 0) * at(1, 1) - at(0, 1) * at(1, 0);
+  return at(0, 0) * at(1, 1) * at(2, 2) + at(0, 1) * at(1, 2) * at(2, 0) + at(0, 2) * at(1, 0) * at(2, 1) -
+         at(0, 2) * at(1, 1) * at(2, 0) - at(0, 0) * at(1, 2) * at(2, 1) - at(0, 1) * at(1, 0) * at(2, 2);
+}
+}  // namespace
+
 Array det(const Array& a0, Loc loc) {
   ApiScope scope(loc);
   Array a = inexact("jnp.linalg.det", a0);
   check_square("jnp.linalg.det", a);
+  int64_t n = a.shape().back();
+  if (n == 2 || n == 3) return det_small(a);
   auto f = lax::linalg::lu(a);
   return pivot_sign(f.pivots, a.dtype()) * numpy::prod(diagonal(f.lu), {a.ndim() - 2});
 }
@@ -213,3 +233,32 @@ Array matrix_power(const Array& a0, int64_t n, Loc loc) {
 }
 
 }  // namespace jitx::numpy::linalg
+
+namespace jitx::lax::linalg {
+using detail::ApiScope;
+using namespace jitx::detail::linalg_util;
+
+QrResult qr(const Array& x0, bool full_matrices, Loc loc) {
+  ApiScope scope(loc);
+  Array x = inexact("jax.lax.linalg.qr", x0);
+  check_matrix("jax.lax.linalg.qr", x);
+  auto outs = detail::bind(detail::primitive("qr"), {x}, detail::Params{{"full_matrices", full_matrices}});
+  return {outs[0], outs[1]};
+}
+
+EighResult eigh(const Array& x0, bool lower, bool symmetrize_input, bool /*sort_eigenvalues*/, Loc loc) {
+  ApiScope scope(loc);
+  Array x = inexact("jax.lax.linalg.eigh", x0);
+  check_square("jax.lax.linalg.eigh", x);
+  if (symmetrize_input) x = symmetrize(x);
+  auto outs = detail::bind(detail::primitive("eigh"), {x}, detail::Params{{"lower", lower}});
+  return {outs[0], outs[1]};
+}
+
+SvdResult svd(const Array& x, bool full_matrices, bool compute_uv, Loc loc) {
+  ApiScope scope(loc);
+  auto r = numpy::linalg::svd(x, full_matrices, compute_uv, loc);
+  return {r.U, r.S, r.Vh};
+}
+
+}  // namespace jitx::lax::linalg

@@ -18,6 +18,7 @@
 #include "jitx/parse_error.h"
 #include "jitx/lax.h"
 #include "jitx/lax_control.h"
+#include "jitx/lax_linalg.h"
 #include "jitx/lax_sharding.h"
 #include "jitx/linalg.h"
 #include "jitx/nn.h"

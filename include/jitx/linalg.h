@@ -33,7 +33,8 @@ Array inv(const Array& a, Loc loc = Loc::current());
 /// jnp.linalg.solve: x with a x = b; b of rank 1 is one vector (..., n); otherwise b is (..., n, k) and the batch
 /// axes of a and b broadcast.
 Array solve(const Array& a, const Array& b, Loc loc = Loc::current());
-/// jnp.linalg.det (through LU: the product of U's diagonal with the permutation's sign).
+/// jnp.linalg.det (2x2 and 3x3 by JAX's closed formulas, whose gradient is the cofactor matrix also at a singular
+/// matrix; larger through LU: the product of U's diagonal with the permutation's sign).
 Array det(const Array& a, Loc loc = Loc::current());
 struct SlogdetResult {
   Array sign, logabsdet;

@@ -2,6 +2,7 @@
 #include "jitx/numpy.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -135,7 +136,9 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op) {
 }
 
 DType result_type(const std::vector<Array>& xs) {
-  JITX_ASSERT(!xs.empty(), "result_type of nothing");
+  if (xs.empty()) throw_error<TypeError>("result_type", "needs at least one array");
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (!xs[i].valid()) throw_error<TypeError>("result_type", "array {} is empty (default-constructed)", i);
   DType d = xs[0].dtype();
   bool w = xs[0].weak_type();
   for (size_t i = 1; i < xs.size(); ++i) d = promote_types(d, w, xs[i].dtype(), xs[i].weak_type(), &w);
@@ -241,7 +244,10 @@ Array remainder(const Array& x, const Array& y, Loc loc) {
   Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
   return lax::select(fix, lax::add(r, b), r);
 }
-Array mod(const Array& x, const Array& y, Loc loc) { return remainder(x, y, loc); }
+Array mod(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);  // an error raised by remainder also names mod
+  return remainder(x, y, loc);
+}
 
 Array power(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
@@ -294,7 +300,10 @@ Array bitwise_not(const Array& x, Loc loc) {
     throw_error<TypeError>("bitwise_not", "needs an integer or bool operand, got {}", dtype_name(x.dtype()));
   return lax::bitwise_not(x);
 }
-Array invert(const Array& x, Loc loc) { return bitwise_not(x, loc); }
+Array invert(const Array& x, Loc loc) {
+  ApiScope s(loc);  // an error raised by bitwise_not also names invert
+  return bitwise_not(x, loc);
+}
 
 Array negative(const Array& x, Loc loc) {
   ApiScope s(loc);
@@ -587,6 +596,14 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands, 
   if (arrow == std::string::npos)
     throw_error<ShapeError>("einsum", "needs explicit output subscripts (like 'ij,jk->ik'), got '{}'", subscripts);
   std::string out = spec.substr(arrow + 2);
+  // Labels are letters (numpy's and JAX's rule); jitx's einsum has no '...' broadcasting.
+  for (size_t i = 0; i < spec.size(); ++i) {
+    char c = spec[i];
+    bool ok = std::isalpha(static_cast<unsigned char>(c)) || (c == ',' && i < arrow) || i == arrow || i == arrow + 1;
+    if (!ok)
+      throw_error<ShapeError>("einsum", "subscripts '{}' have '{}' at {}: labels must be letters{}", subscripts, c, i,
+                              c == '.' ? " (jitx's einsum has no '...' broadcasting)" : "");
+  }
   std::vector<std::string> ins;
   size_t start = 0;
   std::string lhs = spec.substr(0, arrow);
@@ -661,7 +678,10 @@ Array reshape(const Array& x, Shape shape, Loc loc) {
   }
   return lax::reshape(x, shape);
 }
-Array ravel(const Array& x, Loc loc) { return reshape(x, {-1}, loc); }
+Array ravel(const Array& x, Loc loc) {
+  ApiScope s(loc);  // an error raised by reshape also names ravel
+  return reshape(x, {-1}, loc);
+}
 Array transpose(const Array& x, Axes axes, Loc loc) {
   ApiScope s(loc);
   std::vector<int64_t> perm;

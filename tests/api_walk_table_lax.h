@@ -329,8 +329,12 @@ const std::vector<Case> kLax2 = {
      }},
     {"lax::reduce_window_min",
      [](Walk& w) {
-       w.err("negative padding", {f23()},
-             [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{-5, 0}, {0, 0}}, {}, {}}); });
+       // JAX accepts negative padding past the whole axis: the axis is empty.
+       w.ok("padding (-5, 0) on an axis of 2", {f23()},
+            [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{-5, 0}, {0, 0}}, {}, {}}); }, {0, 3});
+       w.err("one padding pair for rank 2", {f23()},
+             [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{0, 0}}, {}, {}}); });
+       w.err("a window of rank 1", {f23()}, [](A a) { return lax::reduce_window_min(a[0], {{1}, {}, {}, {}, {}}); });
      }},
     {"lax::cond",
      [](Walk& w) {

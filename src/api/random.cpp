@@ -220,11 +220,14 @@ Array nextafter_inf(const Array& x, bool up) {
 
 /// The dtype's most negative/positive value as an int64 (uint64 max saturates: callers clip with
 /// it).
+/// (int64's own bounds are spelled out: -(1 << 63) and (1 << 63) - 1 overflow int64, which UBSan reported.)
 int64_t int_min(DType d) {
-  return is_unsigned_integer(d) ? 0 : -(int64_t{1} << (dtype_bits(d) - 1));
+  if (is_unsigned_integer(d)) return 0;
+  if (dtype_bits(d) == 64) return std::numeric_limits<int64_t>::min();
+  return -(int64_t{1} << (dtype_bits(d) - 1));
 }
 int64_t int_max(DType d) {
-  if (d == DType::uint64) return std::numeric_limits<int64_t>::max();
+  if (d == DType::uint64 || d == DType::int64) return std::numeric_limits<int64_t>::max();
   return is_unsigned_integer(d) ? (int64_t{1} << dtype_bits(d)) - 1
                                 : (int64_t{1} << (dtype_bits(d) - 1)) - 1;
 }

@@ -82,7 +82,9 @@ namespace api_names {
 std::source_location fori_loop() { return std::source_location::current(); }
 }  // namespace api_names
 
-std::shared_ptr<void> fori_loop_scope(const Loc& loc) { return std::make_shared<ApiScope>(loc, api_names::fori_loop()); }
+std::shared_ptr<void> fori_loop_scope(const Loc& loc) {
+  return std::make_shared<ApiScope>(loc, api_names::fori_loop());
+}
 
 int64_t concrete_int(const Array& a, const Loc& loc) {
   ApiScope s(loc);

@@ -183,7 +183,8 @@ using jitx::uint8;
 
 /// Result shape of broadcasting shapes together (NumPy rules); throws ShapeError.
 Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op = "broadcast_shapes");
-/// Promotes two arrays to their common dtype (JAX rules, weak types included) and broadcasts them.
+/// Promotes two arrays to their common dtype (JAX rules, weak types included) and broadcasts them to their common
+/// shape; a 0-d operand stays 0-d (lax's binary ops take a scalar next to an array).
 std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, std::string_view op);
 /// The dtype the JAX rules give to a combination of arrays.
 DType result_type(const std::vector<Array>& xs);

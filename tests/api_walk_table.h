@@ -267,7 +267,10 @@ const std::vector<Case> kNumpy2 = {
      [](Walk& w) {
        w.err("(2,3) and (4,)", {f23(), f4()},
              [](A a) { return jnp::promote_and_broadcast(a[0], a[1], "promote_and_broadcast").first; });
+       // A 0-d operand stays 0-d (lax's binary ops take a scalar next to an array); others broadcast.
        w.ok("i32 and f32[]", {i23(), s0()},
+            [](A a) { return jnp::promote_and_broadcast(a[0], a[1], "promote_and_broadcast").second; }, {});
+       w.ok("i32[2,3] and f32[3]", {i23(), ones({3})},
             [](A a) { return jnp::promote_and_broadcast(a[0], a[1], "promote_and_broadcast").second; }, {2, 3});
      }},
     {"jnp::result_type",

@@ -337,8 +337,12 @@ const std::vector<Case> kLax2 = {
      }},
     {"lax::reduce_window_min",
      [](Walk& w) {
-       w.err("negative padding", {f23()},
-             [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{-5, 0}, {0, 0}}, {}, {}}); });
+       // JAX accepts negative padding past the whole axis: the axis is empty.
+       w.ok("padding (-5, 0) on an axis of 2", {f23()},
+            [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{-5, 0}, {0, 0}}, {}, {}}); }, {0, 3});
+       w.err("one padding pair for rank 2", {f23()},
+             [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{0, 0}}, {}, {}}); });
+       w.err("a window of rank 1", {f23()}, [](A a) { return lax::reduce_window_min(a[0], {{1}, {}, {}, {}, {}}); });
      }},
     {"lax::cond",
      [](Walk& w) {
@@ -419,7 +423,19 @@ const std::vector<Case> kNn = {
     JITX_AX(nn, softmax, Shape({2, 3})),
     JITX_AX(nn, log_softmax, Shape({2, 3})),
     JITX_R(nn, logsumexp, true),
-    JITX_R(nn, standardize, true),
+    // Not a reduction: the result keeps x's shape (jax.nn.standardize normalises over the axes).
+    {"nn::standardize",
+     [](Walk& w) {
+       auto st = [](std::vector<int64_t> axes) { return [axes](A a) { return nn::standardize(a[0], axes); }; };
+       w.err("axis 2 of rank 2", {f23()}, st({2}));
+       w.err("axis -3 of rank 2", {f23()}, st({-3}));
+       w.err("axis 2^62", {f23()}, st({kHuge}));
+       w.err("axes (0, 0)", {f23()}, st({0, 0}));
+       w.ok("axis 1", {pos23()}, st({1}), {2, 3});
+       w.ok("f32[0,3] axis 0", {z03()}, st({0}), {0, 3});
+       w.ok("f32[0,3] axis 1", {z03()}, st({1}), {0, 3});
+       w.invalid(st({0}));
+     }},
     {"nn::glu",
      [](Walk& w) {
        w.err("odd axis size", {f23()}, [](A a) { return nn::glu(a[0], 1); });

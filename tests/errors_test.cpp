@@ -276,6 +276,13 @@ TEST_CASE("shapes whose element count or byte size overflows int64 are ShapeErro
   expect_error<ShapeError>([] { jit([](Array x) { return jnp::broadcast_to(x, {int64_t(1) << 40, 1 << 30}); })(
                                     zeros({1})); }, "broadcast_in_dim", {}, false);
   expect_error<ShapeError>([] { zeros({3, -2}); }, "full", {"negative dimension"});
+  // A zero dimension does not excuse the others: strides are products of them (JAX accepts these shapes).
+  expect_error<ShapeError>([] { zeros({0, int64_t(1) << 62, 4}); }, "full", {"non-zero dimensions"});
+  expect_error<ShapeError>([] { zeros({int64_t(1) << 62, 4, 0}); }, "full", {"non-zero dimensions"});
+  CHECK(zeros({0, int64_t(1) << 40}).shape() == Shape{0, int64_t(1) << 40});
+  // The samplers draw per element, so their shapes are checked before any count is multiplied out.
+  expect_error<ShapeError>([] { random::uniform(random::PRNGKey(0), {int64_t(1) << 62, 4}); }, "uniform",
+                           {"more elements than int64"});
 }
 
 TEST_CASE("invalid dtype values are TypeErrors, not hangs", "[errors]") {

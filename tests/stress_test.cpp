@@ -24,6 +24,8 @@ std::vector<float> host_values(int64_t n, int seed) {
 TEST_CASE("stress: threads x functions x shapes x devices with donation, while others drop jits and arrays",
           "[stress][jit]") {
   auto ds = devices();
+  // The test main sets two devices (JITX_CPU_DEVICE_COUNT overrides it): with one, donation never crosses devices.
+  if (ds.size() < 2) WARN("one device: the cross-device donation is not exercised");
   int64_t buffers_before = runtime::live_buffers(), executables_before = runtime::live_executables();
   std::atomic<int64_t> wrong{0}, calls{0};
   std::string first_wrong;
@@ -50,14 +52,18 @@ TEST_CASE("stress: threads x functions x shapes x devices with donation, while o
           Array x = device_put(array(xv, {n}), dev), y = device_put(array(yv, {n}), dev);
           Array a = axpy(x, y);
           Array s = total(x);
-          Array w = array(yv, {n});  // uncommitted: donated wherever the step runs
-          Array w2 = step(w, x);
-          auto av = a.to_vector<float>(), wv = w2.to_vector<float>();
+          // w is uncommitted: read on dev (queued behind this thread's and the others' work there), then donated
+          // by a step that runs on the next device, which must not overwrite it before that read is done.
+          Array w = array(yv, {n});
+          Array read = axpy(x, w);
+          Array g = device_put(array(xv, {n}), ds[static_cast<size_t>(it + t + 1) % ds.size()]);
+          Array w2 = step(w, g);
+          auto av = a.to_vector<float>(), wv = w2.to_vector<float>(), rv = read.to_vector<float>();
           double want_sum = 0;
           bool ok = true;
           for (int64_t i = 0; i < n; ++i) {
             size_t k = static_cast<size_t>(i);
-            ok &= av[k] == xv[k] * 2.0f + yv[k] && wv[k] == yv[k] - xv[k] * 0.5f;
+            ok &= av[k] == xv[k] * 2.0f + yv[k] && wv[k] == yv[k] - xv[k] * 0.5f && rv[k] == av[k];
             want_sum += 4.0 * xv[k];
           }
           ok &= s.item<float>() == static_cast<float>(want_sum);

@@ -53,6 +53,9 @@ Array switch_index(const Array& index, int64_t num_branches, const Loc& loc);
 /// Whether a is a concrete (non-tracer) array; fori_loop picks scan for concrete bounds.
 bool is_concrete(const Array& a);
 int64_t concrete_int(const Array& a, const Loc& loc);
+/// Opens fori_loop's API scope for the returned object's lifetime, so that an error its scan or while_loop raises
+/// also names fori_loop.
+std::shared_ptr<void> fori_loop_scope(const Loc& loc);
 
 template <class T>
 using Traced = typename PyTree<std::decay_t<T>>::template traced<true>;
@@ -269,6 +272,7 @@ auto scan(const F& f, const C& init, const X& xs, ScanOptions options = {}, Loc 
 namespace impl {
 template <class BF, class T>
 detail::Traced<T> fori_checked(const Array& lower, const Array& upper, const BF& body_fn, const T& init, Loc loc) {
+  auto scope = detail::fori_loop_scope(loc);
   if (detail::is_concrete(lower) && detail::is_concrete(upper)) {
     int64_t lo = detail::concrete_int(lower, loc), hi = detail::concrete_int(upper, loc);
     auto carry = std::make_pair(lower, init);

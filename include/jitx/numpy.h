@@ -155,26 +155,17 @@ using jitx::ones;
 using jitx::ones_like;
 using jitx::zeros;
 using jitx::zeros_like;
+// The creation aliases below forward to eye/zeros/ones/full; an error they raise names the alias too
+// ("[eye] ... (at main.cpp:4, in identity)").
 /// jnp.identity(n, dtype): the n x n identity matrix.
-inline Array identity(int64_t n, DType dtype = DType::float32, Loc loc = Loc::current()) {
-  return eye(n, -1, 0, dtype, loc);
-}
+Array identity(int64_t n, DType dtype = DType::float32, Loc loc = Loc::current());
 /// jnp.empty(shape, dtype): XLA has no uninitialised buffers, so this is zeros (as in JAX).
-inline Array empty(Shape shape, DType dtype = DType::float32, Loc loc = Loc::current()) {
-  return zeros(std::move(shape), dtype, loc);
-}
+Array empty(Shape shape, DType dtype = DType::float32, Loc loc = Loc::current());
 /// jnp.zeros_like(a, dtype) / ones_like / full_like / empty_like with a dtype.
-// (An invalid Array throws through jitx's own *_like, which name the function.)
-inline Array zeros_like(const Array& a, DType dtype, Loc loc = Loc::current()) {
-  return a.valid() ? zeros(a.shape(), dtype, loc) : jitx::zeros_like(a, loc);
-}
-inline Array ones_like(const Array& a, DType dtype, Loc loc = Loc::current()) {
-  return a.valid() ? ones(a.shape(), dtype, loc) : jitx::ones_like(a, loc);
-}
-inline Array full_like(const Array& a, double value, DType dtype, Loc loc = Loc::current()) {
-  return a.valid() ? full(a.shape(), value, dtype, loc) : jitx::full_like(a, value, loc);
-}
-inline Array empty_like(const Array& a, Loc loc = Loc::current()) { return zeros_like(a, loc); }
+Array zeros_like(const Array& a, DType dtype, Loc loc = Loc::current());
+Array ones_like(const Array& a, DType dtype, Loc loc = Loc::current());
+Array full_like(const Array& a, double value, DType dtype, Loc loc = Loc::current());
+Array empty_like(const Array& a, Loc loc = Loc::current());
 using jitx::bfloat16;
 using jitx::bool_;
 using jitx::DType;
@@ -192,7 +183,8 @@ using jitx::uint8;
 
 /// Result shape of broadcasting shapes together (NumPy rules); throws ShapeError.
 Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op = "broadcast_shapes");
-/// Promotes two arrays to their common dtype (JAX rules, weak types included) and broadcasts them.
+/// Promotes two arrays to their common dtype (JAX rules, weak types included) and broadcasts them to their common
+/// shape; a 0-d operand stays 0-d (lax's binary ops take a scalar next to an array).
 std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, std::string_view op);
 /// The dtype the JAX rules give to a combination of arrays.
 DType result_type(const std::vector<Array>& xs);

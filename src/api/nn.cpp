@@ -187,7 +187,10 @@ Array log_sigmoid(const Array& x, Loc loc) {
   return -softplus(-x);
 }
 
-Array swish(const Array& x, Loc loc) { return silu(x, loc); }
+Array swish(const Array& x, Loc loc) {
+  ApiScope s(loc);  // an error raised by silu also names swish
+  return silu(x, loc);
+}
 
 Array celu(const Array& x, double alpha, Loc loc) {
   ApiScope s(loc);
@@ -216,7 +219,10 @@ Array hard_silu(const Array& x, Loc loc) {
   ApiScope s(loc);
   return x * hard_sigmoid(x);
 }
-Array hard_swish(const Array& x, Loc loc) { return hard_silu(x, loc); }
+Array hard_swish(const Array& x, Loc loc) {
+  ApiScope s(loc);  // an error raised by hard_silu also names hard_swish
+  return hard_silu(x, loc);
+}
 
 Array mish(const Array& x, Loc loc) {
   ApiScope s(loc);

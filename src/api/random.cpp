@@ -13,6 +13,7 @@
 #include "jitx/config.h"
 #include "core/default_dtypes.h"
 #include "core/errors.h"
+#include "core/shape_util.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
@@ -37,14 +38,20 @@ std::pair<Array, Array> key_words(const Array& key, std::string_view op) {
   return {lax::reshape(lax::slice(key, {0}, {1}), {}), lax::reshape(lax::slice(key, {1}, {2}), {})};
 }
 
-void check_shape(const Shape& shape, std::string_view op) {
-  for (auto d : shape)
-    if (d < 0) throw_error<ShapeError>(op, "shape {} has a negative dimension", shape_str(shape));
+/// A negative dimension, or an element count or byte size that does not fit in int64 (the samplers
+/// draw uint32 words per element, and 64-bit dtypes draw two), is a ShapeError naming op.
+void check_shape(const Shape& shape, std::string_view op, DType d = DType::uint64) {
+  detail::checked_num_elements(shape, d, op);
 }
 
-int64_t numel(const Shape& s) {
-  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+/// A DType value outside the enum is a TypeError naming op (before any dtype rule looks at it).
+void check_dtype_value(DType d, std::string_view op) {
+  if (!is_valid_dtype(d))
+    throw_error<TypeError>(op, "got DType({}), which is not a jitx dtype", static_cast<int>(d));
 }
+
+/// The element count of a shape check_shape accepted.
+int64_t numel(const Shape& s) { return detail::checked_num_elements(s, DType::uint64, "random"); }
 
 Array rotate_left(const Array& x, uint32_t r) {
   return lax::bitwise_or(lax::shift_left(x, u32(r)), lax::shift_right_logical(x, u32(32 - r)));
@@ -213,11 +220,14 @@ Array nextafter_inf(const Array& x, bool up) {
 
 /// The dtype's most negative/positive value as an int64 (uint64 max saturates: callers clip with
 /// it).
+/// (int64's own bounds are spelled out: -(1 << 63) and (1 << 63) - 1 overflow int64, which UBSan reported.)
 int64_t int_min(DType d) {
-  return is_unsigned_integer(d) ? 0 : -(int64_t{1} << (dtype_bits(d) - 1));
+  if (is_unsigned_integer(d)) return 0;
+  if (dtype_bits(d) == 64) return std::numeric_limits<int64_t>::min();
+  return -(int64_t{1} << (dtype_bits(d) - 1));
 }
 int64_t int_max(DType d) {
-  if (d == DType::uint64) return std::numeric_limits<int64_t>::max();
+  if (d == DType::uint64 || d == DType::int64) return std::numeric_limits<int64_t>::max();
   return is_unsigned_integer(d) ? (int64_t{1} << dtype_bits(d)) - 1
                                 : (int64_t{1} << (dtype_bits(d) - 1)) - 1;
 }
@@ -473,6 +483,7 @@ Array fold_in(const Array& key, const Array& data, Loc loc) {
 Array bits(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "bits");
+  check_dtype_value(dtype, "bits");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_shape(shape, "bits");
@@ -487,6 +498,7 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& mi
               const Array& maxval, Loc loc) {
   ApiScope s(loc);
   key_words(key, "uniform");
+  check_dtype_value(dtype, "uniform");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "uniform");
@@ -500,6 +512,7 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& mi
 Array normal(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "normal");
+  check_dtype_value(dtype, "normal");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "normal");
@@ -512,6 +525,7 @@ Array truncated_normal(const Array& key, const Array& lower, const Array& upper,
                        std::optional<Shape> shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "truncated_normal");
+  check_dtype_value(dtype, "truncated_normal");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "truncated_normal");
@@ -548,6 +562,7 @@ Array bernoulli(const Array& key, const Array& p, std::optional<Shape> shape, Lo
 Array gumbel(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "gumbel");
+  check_dtype_value(dtype, "gumbel");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "gumbel");
@@ -608,6 +623,7 @@ Array randint(const Array& key, const Shape& shape, const Array& minval, const A
               DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "randint");
+  check_dtype_value(dtype, "randint");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
   detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_shape(shape, "randint");

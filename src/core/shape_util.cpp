@@ -18,19 +18,27 @@ int64_t checked_num_elements(std::span<const int64_t> dims, DType dtype, std::st
   if (!is_valid_dtype(dtype))
     throw_error<TypeError>(op, "got DType({}), which is not a jitx dtype", static_cast<int>(dtype));
   std::vector<int64_t> shape(dims.begin(), dims.end());
+  // The product of the non-zero dimensions must fit too: strides and the sizes of sub-shapes are products of
+  // some dimensions, so (0, 2^62, 4), which JAX accepts, would overflow them (a documented difference).
   int64_t n = 1;
+  bool zero = false;
   for (int64_t d : dims) {
     if (d < 0) throw_error<ShapeError>(op, "shape {} has a negative dimension", shape_str(shape));
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
-      throw_error<ShapeError>(op, "shape {} has more elements than int64 can count", shape_str(shape));
+    zero = zero || d == 0;
+  }
+  for (int64_t d : dims) {
+    if (d == 0) continue;
+    if (n > std::numeric_limits<int64_t>::max() / d)
+      throw_error<ShapeError>(op, "shape {} has more elements than int64 can count{}", shape_str(shape),
+                              zero ? " (its non-zero dimensions' product, from which strides are computed)" : "");
     n *= d;
   }
   // Sizes in bytes must fit too (and leave room for rounding up to an allocation's size class).
   int64_t item = static_cast<int64_t>(dtype_size(dtype));
   if (n > (std::numeric_limits<int64_t>::max() >> 2) / item)
     throw_error<ShapeError>(op, "shape {} of {} is {} elements, too large to address in bytes", shape_str(shape),
-                            dtype_name(dtype), n);
-  return n;
+                            dtype_name(dtype), zero ? 0 : n);
+  return zero ? 0 : n;
 }
 
 void check_avals(std::span<const ShapedArray> avals, std::string_view op) {

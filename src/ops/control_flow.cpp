@@ -77,6 +77,15 @@ std::vector<ShapedArray> slice_avals(const std::vector<ShapedArray>& v, size_t b
 
 bool is_concrete(const Array& a) { return a.valid() && !a.is_tracer(); }
 
+namespace api_names {
+// A source location inside a function named fori_loop: the name an ApiScope reports ("..., in fori_loop").
+std::source_location fori_loop() { return std::source_location::current(); }
+}  // namespace api_names
+
+std::shared_ptr<void> fori_loop_scope(const Loc& loc) {
+  return std::make_shared<ApiScope>(loc, api_names::fori_loop());
+}
+
 int64_t concrete_int(const Array& a, const Loc& loc) {
   ApiScope s(loc);
   if (a.ndim() != 0 || !is_integer(a.dtype()))

@@ -135,7 +135,9 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op) {
 }
 
 DType result_type(const std::vector<Array>& xs) {
-  JITX_ASSERT(!xs.empty(), "result_type of nothing");
+  if (xs.empty()) throw_error<TypeError>("result_type", "needs at least one array");
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (!xs[i].valid()) throw_error<TypeError>("result_type", "array {} is empty (default-constructed)", i);
   DType d = xs[0].dtype();
   bool w = xs[0].weak_type();
   for (size_t i = 1; i < xs.size(); ++i) d = promote_types(d, w, xs[i].dtype(), xs[i].weak_type(), &w);
@@ -241,7 +243,10 @@ Array remainder(const Array& x, const Array& y, Loc loc) {
   Array fix = lax::bitwise_and(lax::ne(r, zero), lax::ne(lax::lt(r, zero), lax::lt(b, zero)));
   return lax::select(fix, lax::add(r, b), r);
 }
-Array mod(const Array& x, const Array& y, Loc loc) { return remainder(x, y, loc); }
+Array mod(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);  // an error raised by remainder also names mod
+  return remainder(x, y, loc);
+}
 
 // power: numpy_extra.cpp.
 
@@ -282,7 +287,10 @@ Array bitwise_not(const Array& x, Loc loc) {
     throw_error<TypeError>("bitwise_not", "needs an integer or bool operand, got {}", dtype_name(x.dtype()));
   return lax::bitwise_not(x);
 }
-Array invert(const Array& x, Loc loc) { return bitwise_not(x, loc); }
+Array invert(const Array& x, Loc loc) {
+  ApiScope s(loc);  // an error raised by bitwise_not also names invert
+  return bitwise_not(x, loc);
+}
 
 Array negative(const Array& x, Loc loc) {
   ApiScope s(loc);
@@ -501,133 +509,6 @@ Array dot(const Array& a, const Array& b, Loc loc) {
   return lax::dot_general(convert(a, d, false), convert(b, d, false), {{a.ndim() - 1}, {b.ndim() - 2}, {}, {}});
 }
 
-namespace {
-// Contracts two operands labelled la and lb, keeping the labels in `keep`; returns the result's labels.
-std::pair<Array, std::string> einsum_pair(Array a, std::string la, Array b, std::string lb, const std::string& keep) {
-  auto sum_private = [&](Array& x, std::string& lx, const std::string& other) {
-    std::vector<int64_t> axes;
-    std::string rest;
-    for (size_t i = 0; i < lx.size(); ++i) {
-      if (other.find(lx[i]) == std::string::npos && keep.find(lx[i]) == std::string::npos) axes.push_back(i);
-      else rest += lx[i];
-    }
-    if (!axes.empty()) {
-      x = lax::reduce_sum(x, axes);
-      lx = rest;
-    }
-  };
-  sum_private(a, la, lb);
-  sum_private(b, lb, la);
-  std::vector<int64_t> lbatch, rbatch, lcon, rcon;
-  std::string batch, lfree, rfree;
-  for (size_t i = 0; i < la.size(); ++i) {
-    auto j = lb.find(la[i]);
-    if (j == std::string::npos) {
-      lfree += la[i];
-    } else if (keep.find(la[i]) != std::string::npos) {
-      lbatch.push_back(i);
-      rbatch.push_back(j);
-      batch += la[i];
-    } else {
-      lcon.push_back(i);
-      rcon.push_back(j);
-    }
-  }
-  for (char c : lb)
-    if (la.find(c) == std::string::npos) rfree += c;
-  for (size_t i = 0; i < lcon.size(); ++i)
-    if (a.shape()[lcon[i]] != b.shape()[rcon[i]])
-      throw_error<ShapeError>("einsum", "label '{}' has sizes {} and {}", la[lcon[i]], a.shape()[lcon[i]],
-                              b.shape()[rcon[i]]);
-  Array r = lax::dot_general(a, b, {lcon, rcon, lbatch, rbatch});
-  return {r, batch + lfree + rfree};
-}
-
-/// The diagonal of axes p < q (one label twice): q is moved next to p, the two are merged, and every (n+1)-th
-/// element kept; the result has x's axes without q.
-Array einsum_diagonal(const Array& x, int64_t p, int64_t q, char label) {
-  int64_t n = x.shape()[p];
-  if (x.shape()[q] != n)
-    throw_error<ShapeError>("einsum", "label '{}' is repeated with sizes {} and {}", label, n, x.shape()[q]);
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < x.ndim(); ++i) {
-    if (i == q) continue;
-    perm.push_back(i);
-    if (i == p) perm.push_back(q);
-  }
-  Array y = lax::transpose(x, perm);
-  Shape merged;  // the merged axis sits at p; the other axes keep their order
-  for (int64_t i = 0; i < y.ndim(); ++i) {
-    if (i == p + 1) continue;
-    merged.push_back(i == p ? n * n : y.shape()[i]);
-  }
-  y = lax::reshape(y, merged);
-  return lax::slice_in_dim(y, 0, n * n, n + 1, p);
-}
-}  // namespace
-
-Array einsum(const std::string& subscripts, const std::vector<Array>& operands, Loc loc) {
-  ApiScope s(loc);
-  std::string spec;
-  for (char c : subscripts)
-    if (c != ' ') spec += c;
-  auto arrow = spec.find("->");
-  if (arrow == std::string::npos)
-    throw_error<ShapeError>("einsum", "needs explicit output subscripts (like 'ij,jk->ik'), got '{}'", subscripts);
-  std::string out = spec.substr(arrow + 2);
-  std::vector<std::string> ins;
-  size_t start = 0;
-  std::string lhs = spec.substr(0, arrow);
-  for (size_t i = 0; i <= lhs.size(); ++i)
-    if (i == lhs.size() || lhs[i] == ',') {
-      ins.push_back(lhs.substr(start, i - start));
-      start = i + 1;
-    }
-  if (ins.size() != operands.size() || operands.empty())
-    throw_error<ShapeError>("einsum", "'{}' names {} operands, got {}", subscripts, ins.size(), operands.size());
-  for (size_t k = 0; k < ins.size(); ++k) {
-    if (static_cast<int64_t>(ins[k].size()) != operands[k].ndim())
-      throw_error<ShapeError>("einsum", "operand {} has rank {} but subscripts '{}'", k, operands[k].ndim(), ins[k]);
-  }
-  for (size_t i = 0; i < out.size(); ++i)
-    if (out.find(out[i]) != i) throw_error<ShapeError>("einsum", "output label '{}' is repeated in '{}'", out[i], out);
-  // A label repeated within one operand takes its diagonal first ("ii->i", "ii->", "iij->j", "ii,jj->").
-  std::vector<Array> ops = operands;
-  for (size_t k = 0; k < ins.size(); ++k)
-    for (size_t i = 0; i < ins[k].size(); ++i)
-      if (auto p = ins[k].find(ins[k][i]); p != i) {
-        ops[k] = einsum_diagonal(ops[k], static_cast<int64_t>(p), static_cast<int64_t>(i), ins[k][i]);
-        ins[k].erase(i--, 1);
-      }
-  DType d = result_type(operands);
-  Array acc = convert(ops[0], d, false);
-  std::string lacc = ins[0];
-  for (size_t k = 1; k < operands.size(); ++k) {
-    std::string keep = out;
-    for (size_t j = k + 1; j < ins.size(); ++j) keep += ins[j];
-    auto [r, l] = einsum_pair(acc, lacc, convert(ops[k], d, false), ins[k], keep);
-    acc = r;
-    lacc = l;
-  }
-  // Sum labels absent from the output, then permute into the output's order.
-  std::vector<int64_t> sum_axes;
-  std::string rest;
-  for (size_t i = 0; i < lacc.size(); ++i) {
-    if (out.find(lacc[i]) == std::string::npos) sum_axes.push_back(i);
-    else rest += lacc[i];
-  }
-  if (!sum_axes.empty()) acc = lax::reduce_sum(acc, sum_axes);
-  std::vector<int64_t> perm;
-  for (char c : out) {
-    auto p = rest.find(c);
-    if (p == std::string::npos) throw_error<ShapeError>("einsum", "output label '{}' is not in any input", c);
-    perm.push_back(static_cast<int64_t>(p));
-  }
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
-  return identity ? acc : lax::transpose(acc, perm);
-}
-
 // --- shapes ---------------------------------------------------------------------------------------------
 Array reshape(const Array& x, Shape shape, Loc loc) {
   ApiScope s(loc);
@@ -649,7 +530,10 @@ Array reshape(const Array& x, Shape shape, Loc loc) {
   }
   return lax::reshape(x, shape);
 }
-Array ravel(const Array& x, Loc loc) { return reshape(x, {-1}, loc); }
+Array ravel(const Array& x, Loc loc) {
+  ApiScope s(loc);  // an error raised by reshape also names ravel
+  return reshape(x, {-1}, loc);
+}
 Array transpose(const Array& x, Axes axes, Loc loc) {
   ApiScope s(loc);
   std::vector<int64_t> perm;

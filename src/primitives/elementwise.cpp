@@ -405,6 +405,9 @@ const bool registered = [] {
     p.jvp = zero_jvp("bitcast_convert_type");
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       DType nd = ps.get_dtype("new_dtype");
+      if (!is_valid_dtype(nd))
+        throw_error<TypeError>("bitcast_convert_type", "got DType({}), which is not a jitx dtype",
+                               static_cast<int>(nd));
       if (dtype_size(nd) != dtype_size(in[0].dtype) || is_bool(nd) || is_bool(in[0].dtype))
         throw_error<TypeError>("bitcast_convert_type",
                                "can only reinterpret between non-bool dtypes of the same width, got {} -> {}",

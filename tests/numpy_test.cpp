@@ -456,7 +456,15 @@ TEST_CASE("nn functions against double references", "[numpy]") {
     }
     both_close([](auto& v) { return nn::softmax(v[0]); }, {a}, sm, d, "softmax", std::vector<double>(12, 2));
     both_close([](auto& v) { return nn::log_softmax(v[0], -1); }, {a}, lsm, d, "log_softmax", ones);
-    both_close([](auto& v) { return nn::logsumexp(v[0]); }, {a}, lse, d, "logsumexp", std::vector<double>(3, 4));
+    both_close([](auto& v) { return nn::logsumexp(v[0], -1); }, {a}, lse, d, "logsumexp", std::vector<double>(3, 4));
+    {  // no axes: every axis, as jax.nn.logsumexp(x) (axis=None) -> a 0-d result
+      double m = -INFINITY, s = 0;
+      for (double v : x) m = std::max(m, v);
+      for (double v : x) s += std::exp(v - m);
+      both_close([](auto& v) { return nn::logsumexp(v[0]); }, {a}, {m + std::log(s)}, d, "logsumexp, every axis",
+                 std::vector<double>(1, 12));
+      CHECK(nn::logsumexp(a).ndim() == 0);
+    }
     auto kd = nn::logsumexp(a, {-1}, true);
     CHECK(kd.shape() == Shape{3, 1});
     // layer_norm over the last axis, with scale and offset.

@@ -20,7 +20,8 @@ Array log_softmax(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
 /// Over several axes, as jax.nn.softmax(x, axis=(0, 1)).
 Array softmax(const Array& x, std::vector<int64_t> axes, Loc loc = Loc::current());
 Array log_softmax(const Array& x, std::vector<int64_t> axes, Loc loc = Loc::current());
-Array logsumexp(const Array& x, std::vector<int64_t> axes = {-1}, bool keepdims = false, Loc loc = Loc::current());
+/// log(sum(exp(x))) over `axes`, stably; empty axes (the default) means every axis, as jax.nn.logsumexp's axis=None.
+Array logsumexp(const Array& x, std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 /// One integer axis: nn::logsumexp(x, 0).
 template <std::integral I>
 Array logsumexp(const Array& x, I axis, bool keepdims = false, Loc loc = Loc::current()) {

@@ -110,6 +110,8 @@ Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc lo
   // from inf - inf.
   // Integers become floats first, as JAX's promote_args_inexact (x - max in int32 would wrap).
   Array xf = inexact(x);
+  if (axes.empty())  // every axis (JAX's axis=None)
+    for (int64_t a = 0; a < xf.ndim(); ++a) axes.push_back(a);
   Array m = stop_gradient(max_or_neg_inf(xf, axes));
   m = jnp::where(jnp::isfinite(m), m, Array(0));
   Array r = jnp::log(jnp::sum(jnp::exp(xf - m), axes, true)) + m;

@@ -170,6 +170,11 @@ Array pinv(const Array& a0, std::optional<double> rtol, Loc loc) {
   double r = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * eps;
   auto f = svd(a, false, true, loc);
   int64_t ax = f.S.ndim() - 1;
+  if (m == 0 || n == 0) {  // the pseudo-inverse of an empty matrix is the empty (n x m) one
+    Shape s = a.shape();
+    std::swap(s[s.size() - 1], s[s.size() - 2]);
+    return numpy::zeros(s, a.dtype());
+  }
   Array cutoff = r * numpy::max(f.S, {ax}, true);
   Array s_inv = numpy::where(f.S > cutoff, 1.0 / numpy::where(f.S > cutoff, f.S, 1.0), 0.0);
   // V diag(1/s) U^T
@@ -196,8 +201,8 @@ LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond,
   double eps = dt == DType::float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
   double rc = rcond && *rcond >= 0 ? *rcond : eps * static_cast<double>(std::max(m, n));
   auto f = svd(a, false, true, loc);
-  Array mask = f.S >= rc * numpy::max(f.S, {0}, true);
-  if (m == 0 || n == 0) mask = f.S > 0.0;
+  // (an empty S has no maximum: nothing to mask then)
+  Array mask = m == 0 || n == 0 ? f.S > 0.0 : f.S >= rc * numpy::max(f.S, {0}, true);
   Array safe_s = numpy::where(mask, f.S, 1.0);
   Array s_inv = numpy::where(mask, 1.0 / safe_s, 0.0);
   Array uTb = numpy::matmul(numpy::transpose(f.U), b);

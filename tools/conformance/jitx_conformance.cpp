@@ -59,7 +59,7 @@ void register_ops() {
   U(nn, log_sigmoid) U(nn, swish) U(nn, celu) U(nn, selu) U(nn, hard_tanh) U(nn, hard_sigmoid) U(nn, hard_silu)
   U(nn, hard_swish) U(nn, mish) U(nn, squareplus) U(nn, soft_sign) U(nn, sparse_plus) U(nn, sparse_sigmoid)
   U(nn, softmax) U(nn, log_softmax)
-  table()["nn.logsumexp"] = [](const Args& a) { return nn::logsumexp(a[0]); };
+  table()["nn.logsumexp"] = [](const Args& a) { return nn::logsumexp(a[0], -1); };
   // binary
   B(jnp, add) B(jnp, subtract) B(jnp, multiply) B(jnp, divide) B(jnp, true_divide) B(jnp, floor_divide)
   B(jnp, remainder) B(jnp, mod) B(jnp, power) B(jnp, maximum) B(jnp, minimum) B(jnp, arctan2) B(jnp, equal)

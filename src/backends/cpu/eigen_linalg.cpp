@@ -8,6 +8,7 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <algorithm>
 #include <limits>
 #include <numeric>
 
@@ -152,11 +153,27 @@ class LinalgOp : public LibraryOp {
     unsigned opts = !uv ? 0u : full ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
                                     : (Eigen::ComputeThinU | Eigen::ComputeThinV);
     Mat<T> am = a;
+    const hlo::Shape* us = uv ? &out_shape(inst_, 1) : nullptr;
+    const hlo::Shape* vs = uv ? &out_shape(inst_, 2) : nullptr;
+    if (k == 0) {  // Eigen's JacobiSVD cannot take an empty matrix: full U and Vh are identities, as JAX's
+      if (!uv) return;
+      int64_t uc = cols_of(*us), vr = rows_of(*vs);
+      MMap<T>(static_cast<T*>(outs[1]) + b * m * uc, m, uc) = Mat<T>::Identity(m, uc);
+      MMap<T>(static_cast<T*>(outs[2]) + b * vr * n, vr, n) = Mat<T>::Identity(vr, n);
+      return;
+    }
+    if (!am.allFinite()) {  // Eigen gives up on such input (results left empty): NaN everywhere, as JAX's LAPACK path
+      const T nan = std::numeric_limits<T>::quiet_NaN();
+      std::fill_n(static_cast<T*>(outs[0]) + b * k, k, nan);
+      if (!uv) return;
+      std::fill_n(static_cast<T*>(outs[1]) + b * m * cols_of(*us), m * cols_of(*us), nan);
+      std::fill_n(static_cast<T*>(outs[2]) + b * rows_of(*vs) * n, rows_of(*vs) * n, nan);
+      return;
+    }
     Eigen::JacobiSVD<Mat<T>> f(am, opts);  // singular values descending
     Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(static_cast<T*>(outs[0]) + b * k, k) = f.singularValues();
     if (!uv) return;
-    const hlo::Shape &us = out_shape(inst_, 1), &vs = out_shape(inst_, 2);
-    int64_t uc = cols_of(us), vr = rows_of(vs);
+    int64_t uc = cols_of(*us), vr = rows_of(*vs);
     MMap<T>(static_cast<T*>(outs[1]) + b * m * uc, m, uc) = f.matrixU();
     MMap<T>(static_cast<T*>(outs[2]) + b * vr * n, vr, n) = f.matrixV().transpose();
   }

@@ -355,6 +355,19 @@ Value eval_svd(const Instruction& inst, const Literal& a) {
   Literal ul = uv ? make(out_shape(inst, 1)) : Literal(), vtl = uv ? make(out_shape(inst, 2)) : Literal();
   for (int64_t b = 0; b < batch_of(a.dims); ++b) {
     Mat x = load(a, b);
+    bool finite = true;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) finite = finite && std::isfinite(x(i, j));
+    if (!finite) {  // NaN everywhere, as JAX (LAPACK's failure is replaced by NaN) and the cpu backend
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      for (int64_t j = 0; j < k; ++j) sl.set_f64(b * k + j, nan);
+      if (!uv) continue;
+      for (Literal* l : {&ul, &vtl}) {
+        int64_t per = l->size() / batch_of(a.dims);
+        for (int64_t e = 0; e < per; ++e) l->set_f64(b * per + e, nan);
+      }
+      continue;
+    }
     bool wide = m < n;
     Mat t = wide ? x.transposed() : x, tu(0, 0), tv(0, 0);
     Vec s;

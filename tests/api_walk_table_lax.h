@@ -586,7 +586,8 @@ namespace {
 
 std::vector<Case> all_cases() {
   std::vector<Case> v;
-  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kDebug, &kHost}) v.insert(v.end(), t->begin(), t->end());
+  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kDebug, &kHost})
+    v.insert(v.end(), t->begin(), t->end());
   return v;
 }
 const std::vector<Case> kTable = all_cases();

@@ -189,7 +189,9 @@ const std::set<std::string> kTestedElsewhere = {"digamma", "scatter-mul", "scatt
                                                  // the linalg primitives: linalg_grad_test.cpp
                                                  "lu", "cholesky", "triangular_solve", "qr", "eigh", "svd",
                                                  // host callbacks: debug_test.cpp (grad of each)
-                                                 "debug_callback", "pure_callback"};
+                                                 "debug_callback", "pure_callback",
+                                                 // with_sharding_constraint: grad/vmap in spmd_jit_test.cpp
+                                                 "sharding_constraint"};
 /// Higher-order primitives and checkpoint's (remat, optimization_barrier): their rules are tested in
 /// autodiff_control_test.cpp (kept out of this table so its random inputs stay as they were).
 const std::set<std::string> kControlFlow = {"cond", "while", "scan", "pjit", "closed_call", "custom_jvp_call",

@@ -46,7 +46,9 @@ const std::map<std::string, std::string>& exceptions() {
                      "walked as 'custom_vjp bwd' below)"},
       {"debug_callback", "a host callback (debug::print/callback): run by the cpu backend and the interpreter in "
                          "debug_test.cpp, on both platforms"},
-      {"pure_callback", "a host callback: debug_test.cpp checks its results on both platforms"}};
+      {"pure_callback", "a host callback: debug_test.cpp checks its results on both platforms"},
+      {"sharding_constraint", "with_sharding_constraint: an annotation the partitioner consumes (the identity on one "
+                              "device); spmd_jit_test.cpp checks its values on both platforms"}};
   return m;
 }
 

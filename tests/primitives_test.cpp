@@ -43,6 +43,8 @@ const std::set<std::string>& covered() {
       "stop_gradient",
       // host callbacks: debug::print/callback and pure_callback, on both platforms, in debug_test.cpp
       "debug_callback", "pure_callback",
+      // with_sharding_constraint: values under jit, grad and vmap in spmd_jit_test.cpp
+      "sharding_constraint",
       // custom_vjp's linear part: never evaluated, only transposed (autodiff_custom_test.cpp)
       "custom_lin",
       // tested against C++ loops in control_flow_test.cpp

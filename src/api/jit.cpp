@@ -622,8 +622,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   std::vector<Array> result = execute_placed(*e.exe, bufs, e.out_avals, e.name,
                                              {"arguments", [&](size_t i) { return sig.flat.paths[i]; }}, donated);
   // Donated arguments cannot be used again (their buffers belong to the call now).
-  for (size_t i = 0; i < donated.size(); ++i)
-    if (donated[i]) bufs[i]->deleted = true;
+  for (size_t i = 0; i < donated.size(); ++i) bufs[i]->deleted = bufs[i]->deleted || donated[i];
   if (config().debug_nans || config().debug_infs) [[unlikely]]
     if (auto what = find_nan_or_inf(result)) {
       if (!donated.empty()) throw_error<FloatingPointError>(e.name, "invalid value ({}) in the output", *what);

@@ -334,3 +334,35 @@ TEST_CASE("debug effects survive the optimiser: not merged, not removed, printed
   f(x).block_until_ready();
   CHECK(cap.take() == Lines{"same [1.]", "same [1.]"});
 }
+
+TEST_CASE("a jitx computation inside a callback is a clear RuntimeError, not a hang", "[debug]") {
+  // The callback runs on the stream that runs its program: a value it computes with jitx would wait for that
+  // stream for ever. Event::wait refuses instead, and the error reaches the program's results.
+  auto uses_jitx = [](const Array& v) { (void)jnp::sum(v * 2.0f).item<float>(); };
+  auto f = jit([&](const Array& x) {
+    debug::callback(uses_jitx, x);
+    return x + 1.0f;
+  });
+  CHECK_THROWS_WITH(f(jitx::array({1.f, 2.f})).block_until_ready(),
+                    Catch::Contains("host callback") && Catch::Contains("not supported"));
+  // Eagerly, the callback runs on the caller's thread when the stream is idle (then jitx works inside it) and on
+  // the stream otherwise: either the right value or the same clear error, never a hang.
+  float eager_sum = 0;
+  try {
+    debug::callback([&](const Array& v) { eager_sum = jnp::sum(v * 2.0f).item<float>(); }, jitx::array({3.f, 4.f}));
+    CHECK(eager_sum == 14.f);
+  } catch (const RuntimeError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("not supported"));
+  }
+  auto host_twice = [](const Array& v) { return jnp::multiply(v, 2.0f).block_until_ready(); };
+  auto g = jit([&](const Array& x) { return pure_callback(host_twice, ShapedArray{x.shape(), x.dtype()}, x); });
+  CHECK_THROWS_WITH(g(jitx::array({1.f})).block_until_ready(), Catch::Contains("not supported"));
+  // Plain C++ on the values the callback receives works, and jitx runs normally afterwards.
+  std::vector<float> seen;
+  jit([&](const Array& x) {
+    debug::callback([&](const Array& v) { seen = v.to_vector<float>(); }, x);
+    return x;
+  })(jitx::array({5.f})).block_until_ready();
+  CHECK(seen == std::vector<float>{5.f});
+  CHECK(jnp::sum(jitx::array({1.f, 2.f})).item<float>() == 3.f);
+}

@@ -32,9 +32,23 @@ const HostCallback& host_callback(int64_t id) {
   return t.entries[static_cast<size_t>(id)];
 }
 
+namespace {
+thread_local int callback_depth = 0;
+struct InCallback {
+  InCallback() { ++callback_depth; }
+  ~InCallback() { --callback_depth; }
+};
+}  // namespace
+
+bool in_host_callback() { return callback_depth > 0; }
+
 std::vector<Literal> call_host_callback(int64_t id, std::vector<Literal> args) {
   const HostCallback& cb = host_callback(id);
-  std::vector<Literal> out = cb.fn(std::move(args));
+  std::vector<Literal> out;
+  {
+    InCallback scope;
+    out = cb.fn(std::move(args));
+  }
   if (cb.has_side_effect) return {};
   if (out.size() != cb.result_avals.size())
     throw_error<TypeError>(cb.name, "the callback returned {} values, but result_shape_dtypes declares {}", out.size(),

@@ -28,5 +28,8 @@ const HostCallback& host_callback(int64_t id);
 /// Runs callback id on args and checks its results against the declared avals (shape and dtype: a TypeError or
 /// ShapeError naming the op and the result otherwise). Exceptions the user's function throws pass through.
 std::vector<Literal> call_host_callback(int64_t id, std::vector<Literal> args);
+/// Whether this thread is inside call_host_callback: a callback runs on the stream that runs its program, so a
+/// jitx computation it started would wait for that same stream for ever (Event::wait throws instead).
+bool in_host_callback();
 
 }  // namespace jitx::detail

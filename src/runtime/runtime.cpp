@@ -2,6 +2,7 @@
 #include "runtime/runtime.h"
 
 #include "core/errors.h"
+#include "core/host_callback.h"
 #include "jitx/config.h"
 
 namespace jitx::runtime {
@@ -28,6 +29,12 @@ void Event::set_error(std::exception_ptr e) {
 }
 void Event::wait() const {
   if (!done_.load(std::memory_order_acquire)) {
+    if (detail::in_host_callback())
+      detail::throw_error<RuntimeError>("host callback",
+                                "the callback waits for a jitx value that is not computed yet; a callback runs on "
+                                "the device stream that runs its program, so jitx computations inside "
+                                "debug::print/debug::callback/pure_callback are not supported: compute on the "
+                                "values the callback receives with plain C++ instead");
     std::unique_lock<std::mutex> l(mu_);
     cv_.wait(l, [&] { return done_.load(std::memory_order_relaxed); });
   }

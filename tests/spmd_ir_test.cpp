@@ -9,6 +9,7 @@
 #include "hlo/ir/collectives.h"
 #include "hlo/passes/fusion.h"
 #include "hlo_test_util.h"
+#include "spmd_test_util.h"
 
 using namespace jitx;
 using namespace jitx::hlo;
@@ -16,16 +17,10 @@ using detail::Literal;
 
 namespace {
 
-Literal f32(std::vector<float> v, std::vector<int64_t> dims) {
-  Literal l = Literal::make(DType::float32, dims);
-  std::memcpy(l.data(), v.data(), v.size() * 4);
-  return l;
+Literal f32(const std::vector<float>& v, const std::vector<int64_t>& dims) {
+  return jitx::testing::f32_literal(v, dims);
 }
-std::vector<float> values(const Literal& l) {
-  std::vector<float> v(static_cast<size_t>(l.size()));
-  std::memcpy(v.data(), l.data(), v.size() * 4);
-  return v;
-}
+std::vector<float> values(const Literal& l) { return jitx::testing::f32_values(l); }
 /// Partition p's argument: a [rows, cols] block whose element (r, c) is 100 p + 10 r + c.
 Literal block(int64_t p, int64_t rows, int64_t cols) {
   std::vector<float> v;

@@ -10,6 +10,7 @@
 #include "hlo/ir/hlo_parser.h"
 #include "jitx/jitx.h"
 #include "runtime/runtime.h"
+#include "spmd_test_util.h"
 
 using namespace jitx;
 using detail::Literal;
@@ -22,16 +23,10 @@ bool have(size_t n) {
   return false;
 }
 
-Literal f32(std::vector<float> v, std::vector<int64_t> dims) {
-  Literal l = Literal::make(DType::float32, dims);
-  std::memcpy(l.data(), v.data(), v.size() * 4);
-  return l;
+Literal f32(const std::vector<float>& v, const std::vector<int64_t>& dims) {
+  return jitx::testing::f32_literal(v, dims);
 }
-std::vector<float> values(const Literal& l) {
-  std::vector<float> v(static_cast<size_t>(l.size()));
-  std::memcpy(v.data(), l.data(), v.size() * 4);
-  return v;
-}
+std::vector<float> values(const Literal& l) { return jitx::testing::f32_values(l); }
 
 /// x -> (all-reduce(sum, exp(x) * 2), all-gather(x) along 0, negate(reduce-scatter(x) along 1)).
 std::string program(int64_t n) {

@@ -135,8 +135,9 @@ Array log_softmax(const Array& x, int64_t axis, Loc loc) { return log_softmax(x,
 
 Array one_hot(const Array& x, int64_t num_classes, DType dtype, Loc loc) {
   ApiScope s(loc);
-  if (!is_integer(x.dtype()))
-    detail::throw_error<TypeError>("one_hot", "needs integer class indices, got {}", dtype_name(x.dtype()));
+  // JAX compares float class indices too (x == class, so 2.5 and NaN match none; deprecated in JAX, not refused).
+  if (is_bool(x.dtype()))
+    detail::throw_error<TypeError>("one_hot", "needs integer (or float) class indices, got {}", dtype_name(x.dtype()));
   if (num_classes < 0)
     detail::throw_error<ShapeError>("one_hot", "num_classes must be non-negative, got {}", num_classes);
   Shape shape = x.shape();
@@ -146,13 +147,20 @@ Array one_hot(const Array& x, int64_t num_classes, DType dtype, Loc loc) {
   return jnp::astype(jnp::equal(idx, classes), dtype);
 }
 
+namespace {
+/// JAX's standardize default (algorithm="fast", as flax's LayerNorm): mean(x^2) - mean^2, clipped at 0 (it can
+/// cancel to a negative number). A row holding inf (or a square that overflows) gives NaN, as JAX's.
+Array fast_variance(const Array& x, const Array& mean, const std::vector<int64_t>& axes) {
+  Array v = jnp::mean(x * x, axes, true) - mean * mean;
+  return jnp::maximum(v, constant(0, v));
+}
+}  // namespace
+
 Array layer_norm(const Array& x_in, std::optional<Array> scale, std::optional<Array> offset, double eps, Loc loc) {
   ApiScope s(loc);
   Array x = inexact(x_in);  // ints: float32 (64-bit ints the default float), as JAX's standardize
   Array mu = jnp::mean(x, {-1}, true);
-  Array c = x - mu;
-  Array var = jnp::mean(c * c, {-1}, true);
-  Array y = c * lax::rsqrt(var + constant(eps, x));
+  Array y = (x - mu) * lax::rsqrt(fast_variance(x, mu, {-1}) + constant(eps, x));
   if (scale) y = y * *scale;
   if (offset) y = y + *offset;
   return y;
@@ -272,7 +280,7 @@ Array standardize(const Array& x_in, std::vector<int64_t> axes, std::optional<Ar
   ApiScope s(loc);
   Array x = inexact(x_in);  // JAX's promote_args_inexact: int32 -> float32 (before: float64 via epsilon)
   Array m = mean ? *mean : jnp::mean(x, axes, true);
-  Array v = variance ? *variance : jnp::mean((x - m) * (x - m), axes, true);
+  Array v = variance ? *variance : fast_variance(x, m, axes);
   return (x - m) * lax::rsqrt(v + constant(epsilon, x));
 }
 

@@ -18,6 +18,16 @@ const detail::Primitive& prim(std::string_view name) {
   JITX_ASSERT(p, "primitive {} is not registered", name);
   return *p;
 }
+/// JAX's lax refuses bool where the op needs a number (lax.cumsum, reduce_sum, scatter_add, ...): a TypeError.
+void refuse_bool(std::string_view op, const Array& x) {
+  if (x.valid() && x.dtype() == DType::bool_)
+    detail::throw_error<TypeError>(op, "does not accept dtype bool (accepted dtypes are numbers), as jax.lax.{}",
+                                   op);
+}
+/// x as uint8 for a bool x (the ops JAX runs on bools by their order False < True: clamp, top_k), else x.
+Array bool_as_u8(const Array& x) {
+  return x.valid() && x.dtype() == DType::bool_ ? convert_element_type(x, DType::uint8) : x;
+}
 }  // namespace
 
 #define JITX_LAX_UNARY_IMPL(fn, pname)              \
@@ -100,6 +110,10 @@ Array select(const Array& pred, const Array& on_true, const Array& on_false, Loc
 Array clamp(const Array& lo, const Array& x, const Array& hi, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("clamp");
+  // JAX accepts bool (False < True); the primitive computes in uint8 and the result is bool again.
+  if (x.valid() && x.dtype() == DType::bool_ && lo.valid() && lo.dtype() == DType::bool_ && hi.valid() &&
+      hi.dtype() == DType::bool_)
+    return convert_element_type(bind1(p, {bool_as_u8(lo), bool_as_u8(x), bool_as_u8(hi)}), DType::bool_);
   return bind1(p, {lo, x, hi});
 }
 Array convert_element_type(const Array& x, DType dtype, Loc loc) {
@@ -231,6 +245,7 @@ Array full(Shape shape, const Array& fill, Loc loc) {
   Array fn(const Array& x, std::vector<int64_t> axes, Loc loc) {   \
     ApiScope s(loc);                                               \
     static const auto& p = prim(#fn);                              \
+    if (std::string_view(#fn) == "reduce_sum" || std::string_view(#fn) == "reduce_prod") refuse_bool(#fn, x); \
     return bind1(p, {x}, Params{{"axes", std::move(axes)}});       \
   }
 JITX_LAX_REDUCE_IMPL(reduce_sum) JITX_LAX_REDUCE_IMPL(reduce_prod) JITX_LAX_REDUCE_IMPL(reduce_max)
@@ -252,6 +267,7 @@ Array argmin(const Array& x, int64_t axis, DType index_dtype, Loc loc) {
   Array fn(const Array& x, int64_t axis, bool reverse, Loc loc) {       \
     ApiScope s(loc);                                                    \
     static const auto& p = prim(#fn);                                   \
+    refuse_bool(#fn, x);                                                \
     axis = detail::canonical_axis(axis, x.ndim(), #fn);                 \
     return bind1(p, {x}, Params{{"axis", axis}, {"reverse", reverse}}); \
   }
@@ -281,6 +297,7 @@ Params window_params(const Array& x, const WindowConfig& w) {
   Array fn(const Array& x, const WindowConfig& w, Loc loc) {      \
     ApiScope s(loc);                                              \
     static const auto& p = prim(#fn);                             \
+    if (std::string_view(#fn) == "reduce_window_sum") refuse_bool(#fn, x); \
     return bind1(p, {x}, window_params(x, w));                    \
   }
 JITX_LAX_WINDOW_IMPL(reduce_window_sum)
@@ -350,6 +367,8 @@ Array gather(const Array& operand, const Array& start_indices, const GatherDimen
   Array fn(const Array& operand, const Array& indices, const Array& updates, const ScatterDimensionNumbers& d, \
            bool indices_are_sorted, bool unique_indices, Loc loc) {                                             \
     ApiScope s(loc);                                                                                           \
+    if (std::string_view(pname) == "scatter-add" || std::string_view(pname) == "scatter-mul")                  \
+      refuse_bool(#fn, operand);                                                                               \
     return scatter_impl(pname, operand, indices, updates, d, indices_are_sorted, unique_indices);              \
   }
 JITX_LAX_SCATTER_IMPL(scatter, "scatter") JITX_LAX_SCATTER_IMPL(scatter_add, "scatter-add")
@@ -372,7 +391,9 @@ Array sort(const Array& operand, int64_t dimension, bool is_stable, Loc loc) {
 std::pair<Array, Array> top_k(const Array& operand, int64_t k, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("top_k");
-  auto outs = detail::bind(p, {operand}, Params{{"k", k}});
+  // JAX accepts bool: the largest k by False < True (computed in uint8, the values bool again).
+  auto outs = detail::bind(p, {bool_as_u8(operand)}, Params{{"k", k}});
+  if (operand.valid() && operand.dtype() == DType::bool_) outs[0] = convert_element_type(outs[0], DType::bool_);
   return {outs[0], outs[1]};
 }
 
@@ -435,6 +456,10 @@ Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64
             {"out_spec", dflt ? iota : dn.out_spec},
             {"feature_group_count", feature_group_count},
             {"batch_group_count", batch_group_count}};
+  // JAX accepts bool (XLA's pred convolution: the OR of ANDs): an int32 convolution of the 0/1 values, != 0.
+  if (lhs.valid() && rhs.valid() && lhs.dtype() == DType::bool_ && rhs.dtype() == DType::bool_)
+    return ne(bind1(p, {convert_element_type(lhs, DType::int32), convert_element_type(rhs, DType::int32)}, ps),
+              Array::scalar_int(0, DType::int32));
   return bind1(p, {lhs, rhs}, ps);
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "jitx/numpy.h"
+#include "ops/linalg_util.h"
 
 namespace jitx::numpy::linalg {
 using detail::ApiScope;
@@ -29,11 +30,9 @@ std::string ord_str(const Ord& o) {
   return fmt::format("{}", o.p);
 }
 
-/// x promoted to an inexact dtype (integers and bool to the default float, f64), as promote_dtypes_inexact does.
-Array inexact(const Array& x) {
-  if (!x.valid()) throw_error<TypeError>(kOp, "got an empty (default-constructed) Array");
-  return is_floating(x.dtype()) ? x : numpy::astype(x, DType::float64);
-}
+/// x promoted to an inexact dtype as promote_dtypes_inexact does (int64/uint64 to float64, other ints and bool to
+/// float32; float16/bfloat16 stay: the norms that are sums need no LAPACK).
+Array inexact(const Array& x) { return detail::linalg_util::inexact(kOp, x, true); }
 
 /// axis normalised to [0, ndim), checked for range and repeats.
 std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axis, int64_t ndim) {

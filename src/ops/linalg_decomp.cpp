@@ -92,10 +92,11 @@ Array det_small(const Array& a) {
 
 Array det(const Array& a0, Loc loc) {
   ApiScope scope(loc);
-  Array a = inexact("jnp.linalg.det", a0);
+  Array a = inexact("jnp.linalg.det", a0, true);
   check_square("jnp.linalg.det", a);
   int64_t n = a.shape().back();
-  if (n == 2 || n == 3) return det_small(a);
+  if (n == 2 || n == 3) return det_small(a);  // float16/bfloat16 too, as JAX's closed forms
+  inexact("jnp.linalg.det", a);  // other sizes go through LU: float32/float64 only (as JAX on CPU)
   auto f = lax::linalg::lu(a);
   return pivot_sign(f.pivots, a.dtype()) * numpy::prod(diagonal(f.lu), {a.ndim() - 2});
 }
@@ -262,6 +263,10 @@ EighResult eigh(const Array& x0, bool lower, bool symmetrize_input, bool /*sort_
 
 SvdResult svd(const Array& x, bool full_matrices, bool compute_uv, Loc loc) {
   ApiScope scope(loc);
+  // JAX's lax.linalg.svd takes floats only (jnp.linalg.svd promotes integers first).
+  if (x.valid() && !is_floating(x.dtype()))
+    detail::throw_error<TypeError>("jax.lax.linalg.svd", "does not accept dtype {} (a float is needed; jnp::linalg::svd "
+                           "promotes integers)", dtype_name(x.dtype()));
   auto r = numpy::linalg::svd(x, full_matrices, compute_uv, loc);
   return {r.U, r.S, r.Vh};
 }

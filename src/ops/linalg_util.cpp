@@ -10,14 +10,21 @@
 
 namespace jitx::detail::linalg_util {
 
-Array inexact(std::string_view op, const Array& x) {
+DType inexact_dtype(DType d) {
+  if (is_floating(d)) return d;
+  return d == DType::int64 || d == DType::uint64 ? DType::float64 : DType::float32;
+}
+
+Array inexact(std::string_view op, const Array& x, bool low_precision_ok) {
   if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
   DType d = x.dtype();
   if (d == DType::float32 || d == DType::float64) return x;
-  if (is_floating(d))
+  if (is_floating(d)) {
+    if (low_precision_ok) return x;
     throw_error<TypeError>(op, "{} is not supported (float32 and float64 are; JAX on CPU has no LAPACK for it)",
                            dtype_name(d));
-  return numpy::astype(x, DType::float64);
+  }
+  return numpy::astype(x, inexact_dtype(d));
 }
 
 DType common_float(const Array& a, const Array& b) {
@@ -74,20 +81,24 @@ using namespace jitx::detail::linalg_util;
 using detail::throw_error;
 
 namespace {
-void check_float(std::string_view op, const Array& x) {
+void check_float(std::string_view op, const Array& x, bool low_precision_ok = false) {
   if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
+  if (low_precision_ok && is_floating(x.dtype())) return;
   if (x.dtype() != DType::float32 && x.dtype() != DType::float64)
     throw_error<TypeError>(op, "needs a float32 or float64 operand, got {}", dtype_name(x.dtype()));
 }
 }  // namespace
 
-Array triangular_solve(const Array& a, const Array& b, bool left_side, bool lower, bool transpose_a,
-                       bool /*conjugate_a*/, bool unit_diagonal, Loc loc) {
+Array triangular_solve(const Array& a, const Array& b0, bool left_side, bool lower, bool transpose_a,
+                       bool conjugate_a, bool unit_diagonal, Loc loc) {
   detail::ApiScope scope(loc);
   constexpr const char* op = "lax.linalg.triangular_solve";
-  check_float(op, a);
-  check_float(op, b);
+  check_float(op, a, true);
+  check_float(op, b0, true);
   check_square(op, a);
+  // JAX: a b with one axis fewer than a is a vector (a column for left_side, a row otherwise).
+  bool vector = b0.ndim() == a.ndim() - 1;
+  Array b = vector ? numpy::expand_dims(b0, {left_side ? b0.ndim() : b0.ndim() - 1}) : b0;
   check_matrix(op, b);
   if (a.dtype() != b.dtype())
     throw_error<TypeError>(op, "a and b must have the same dtype, got {} and {}", dtype_name(a.dtype()),
@@ -95,10 +106,18 @@ Array triangular_solve(const Array& a, const Array& b, bool left_side, bool lowe
   int64_t m = a.shape().back(), k = left_side ? b.shape()[b.ndim() - 2] : b.shape().back();
   if (k != m || a.ndim() != b.ndim() || !std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin()))
     throw_error<ShapeError>(op, "a {} and b {} do not fit: b must be [..., {}, n] (left_side) or [..., n, {}], "
-                            "with a's batch axes", detail::shape_str(a.shape()), detail::shape_str(b.shape()), m, m);
-  return detail::bind1(detail::primitive("triangular_solve"), {a, b},
-                       detail::Params{{"left_side", left_side}, {"lower", lower}, {"transpose_a", transpose_a},
-                                      {"unit_diagonal", unit_diagonal}});
+                            "with a's batch axes", detail::shape_str(a.shape()), detail::shape_str(b0.shape()), m, m);
+  DType d = a.dtype();
+  if (d != DType::float32 && d != DType::float64) {
+    // float16/bfloat16 (JAX runs XLA's expander): solved in float32, rounded once to d.
+    Array x = triangular_solve(numpy::astype(a, DType::float32), numpy::astype(b0, DType::float32), left_side, lower,
+                               transpose_a, conjugate_a, unit_diagonal, loc);
+    return numpy::astype(x, d);
+  }
+  Array x = detail::bind1(detail::primitive("triangular_solve"), {a, b},
+                          detail::Params{{"left_side", left_side}, {"lower", lower}, {"transpose_a", transpose_a},
+                                         {"unit_diagonal", unit_diagonal}});
+  return vector ? numpy::squeeze(x, {left_side ? x.ndim() - 1 : x.ndim() - 2}) : x;
 }
 
 Array cholesky(const Array& x, bool symmetrize_input, Loc loc) {

@@ -8,10 +8,13 @@
 
 namespace jitx::detail::linalg_util {
 
-/// x promoted to an inexact dtype as JAX's promote_dtypes_inexact (ints and bool to float64); float16/bfloat16
-/// and empty Arrays are a TypeError naming op.
-Array inexact(std::string_view op, const Array& x);
-/// The dtype both a and b are computed in (float64 when either is).
+/// JAX's dtypes.to_inexact_dtype: floats stay, int64/uint64 become float64, other ints and bool float32.
+DType inexact_dtype(DType d);
+/// x promoted to an inexact dtype as JAX's promote_dtypes_inexact (int64/uint64 to float64, other ints and bool to
+/// float32, as JAX with x64); float16/bfloat16 (unless low_precision_ok: the functions JAX computes without
+/// LAPACK) and empty Arrays are a TypeError naming op.
+Array inexact(std::string_view op, const Array& x, bool low_precision_ok = false);
+/// The dtype both a and b are computed in (float64 when either is; both are inexact already).
 DType common_float(const Array& a, const Array& b);
 /// x has rank >= 2 (a batch of matrices); ShapeError naming op otherwise.
 void check_matrix(std::string_view op, const Array& x);

@@ -12,6 +12,11 @@ using detail::ApiScope;
 using detail::throw_error;
 
 namespace {
+// The sum over axes as JAX's einsum sums: an OR for bool (lax.reduce_sum refuses bool).
+Array sum_labels(const Array& x, const std::vector<int64_t>& axes) {
+  return x.dtype() == DType::bool_ ? lax::reduce_or(x, axes) : lax::reduce_sum(x, axes);
+}
+
 // Contracts two operands labelled la and lb, keeping the labels in `keep`; returns the result's labels.
 std::pair<Array, std::string> einsum_pair(Array a, std::string la, Array b, std::string lb, const std::string& keep) {
   auto sum_private = [&](Array& x, std::string& lx, const std::string& other) {
@@ -22,7 +27,7 @@ std::pair<Array, std::string> einsum_pair(Array a, std::string la, Array b, std:
       else rest += lx[i];
     }
     if (!axes.empty()) {
-      x = lax::reduce_sum(x, axes);
+      x = sum_labels(x, axes);
       lx = rest;
     }
   };
@@ -134,7 +139,7 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands, 
     if (out.find(lacc[i]) == std::string::npos) sum_axes.push_back(i);
     else rest += lacc[i];
   }
-  if (!sum_axes.empty()) acc = lax::reduce_sum(acc, sum_axes);
+  if (!sum_axes.empty()) acc = sum_labels(acc, sum_axes);
   std::vector<int64_t> perm;
   for (char c : out) {
     auto p = rest.find(c);

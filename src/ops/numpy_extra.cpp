@@ -99,8 +99,9 @@ Array tile(const Array& x, std::vector<int64_t> reps, Loc loc) {
 Array repeat(const Array& x, int64_t repeats, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
   if (repeats < 0) throw_error<ShapeError>("repeat", "repeats must be >= 0, got {}", repeats);
-  Array y = axis ? x : ravel(x);
-  int64_t a = detail::canonical_axis(axis.value_or(0), y.ndim(), "repeat");
+  // JAX: a 0-d x is repeated as a 1-d one, whatever axis says.
+  Array y = axis && x.ndim() > 0 ? x : ravel(x);
+  int64_t a = detail::canonical_axis(x.ndim() > 0 ? axis.value_or(0) : 0, y.ndim(), "repeat");
   Shape big = y.shape(), out = y.shape();
   big.insert(big.begin() + a + 1, repeats);
   if (__builtin_mul_overflow(out[a], repeats, &out[a]))
@@ -111,8 +112,9 @@ Array repeat(const Array& x, int64_t repeats, std::optional<int64_t> axis, Loc l
 }
 Array repeat(const Array& x, const std::vector<int64_t>& repeats, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
-  Array y = axis ? x : ravel(x);
-  int64_t a = detail::canonical_axis(axis.value_or(0), y.ndim(), "repeat");
+  // JAX: a 0-d x is repeated as a 1-d one, whatever axis says.
+  Array y = axis && x.ndim() > 0 ? x : ravel(x);
+  int64_t a = detail::canonical_axis(x.ndim() > 0 ? axis.value_or(0) : 0, y.ndim(), "repeat");
   int64_t n = y.shape()[a];
   if (repeats.size() == 1) return repeat(y, repeats[0], a, loc);
   if (static_cast<int64_t>(repeats.size()) != n)

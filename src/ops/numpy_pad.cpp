@@ -48,7 +48,8 @@ Array pad_axis_stat(const Array& x, int64_t a, int64_t before, int64_t after, st
              : mode == "minimum" ? min(x, {a}, true)
              : mode == "median"  ? median_keepdims(x, a)
                                  : mean(x, {a}, true);
-  if ((mode == "mean" || mode == "median") && !is_floating(x.dtype())) st = round(st);
+  // JAX rounds the statistic (half to even) for integers only; a bool's is nonzero -> true, as astype.
+  if ((mode == "mean" || mode == "median") && is_integer(x.dtype())) st = round(st);
   st = astype(st, x.dtype());
   auto block = [&](int64_t w) {
     Shape s = x.shape();
@@ -58,20 +59,25 @@ Array pad_axis_stat(const Array& x, int64_t a, int64_t before, int64_t after, st
   return concatenate({block(before), x, block(after)}, a);
 }
 
+/// JAX's linear_ramp: before the array jnp.linspace(end, edge, w, endpoint=False, dtype=x's), after it the same
+/// from the last edge, flipped. linspace computes end * (1 - i/w) + edge * (i/w) in x's inexact dtype (int64/uint64:
+/// float64, other ints and bool: float32) and floors it for integers.
 Array pad_axis_ramp(const Array& x, int64_t a, int64_t before, int64_t after, const Array& end) {
   int64_t n = x.shape()[a];
-  DType fd = is_floating(x.dtype()) ? x.dtype() : DType::float64;
+  DType d = x.dtype();
+  DType fd = is_floating(d) ? d : d == DType::int64 || d == DType::uint64 ? DType::float64 : DType::float32;
   Array endv = astype(end, fd);
   auto ramp = [&](int64_t w, bool left) {
     Shape s = x.shape();
     s[a] = w;
     Array edge = astype(slice_axis(x, a, left ? 0 : n - 1, left ? 1 : n), fd);
-    // left: end + (edge - end) * i / w; right (j from the array outwards): edge + (end - edge) * (j + 1) / w
-    Array i = astype(lax::broadcasted_iota(DType::int64, s, a), fd);
-    Array t = left ? divide(i, astype(Array(static_cast<double>(w)), fd))
-                   : divide(add(i, astype(Array(1.0), fd)), astype(Array(static_cast<double>(w)), fd));
-    Array r = left ? add(endv, multiply(subtract(edge, endv), t)) : add(edge, multiply(subtract(endv, edge), t));
-    return astype(r, x.dtype());
+    Array step = divide(lax::broadcasted_iota(fd, s, a), astype(Array(static_cast<double>(w)), fd));
+    // one element: linspace gives the start itself (no 0 * edge, which is NaN for an infinite edge)
+    Array r = w == 1 ? broadcast_to(endv, s)
+                     : add(multiply(endv, subtract(astype(Array(1.0), fd), step)), multiply(edge, step));
+    if (is_integer(d)) r = floor(r);
+    r = astype(r, d);
+    return left ? r : flip(r, {a});
   };
   std::vector<Array> parts;
   if (before > 0) parts.push_back(ramp(before, true));
@@ -112,6 +118,10 @@ Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& const
     auto [b, e] = pw[a];
     if (b == 0 && e == 0) continue;
     int64_t n = x.shape()[a];
+    if (n == 0 && mode == "mean") {  // JAX: the mean of nothing, NaN (0 once converted to an integer)
+      out = pad_axis_stat(out, a, b, e, mode);
+      continue;
+    }
     if (n == 0)
       throw_error<ShapeError>("pad", "cannot pad the empty axis {} of shape {} in mode '{}'", a,
                               shape_str(x.shape()), mode);

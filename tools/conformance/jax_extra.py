@@ -173,6 +173,12 @@ EXTRA.update({
     "lax.fori_loop[0,3,x*x]": lambda x: lax.fori_loop(0, 3, lambda i, v: jnp.multiply(v, v), x),
     "lax.scan[cumsum]": _scan,
     "lax.associative_scan[add]": lambda x: lax.associative_scan(jnp.add, x),
+    "jnp.zeros_like": jnp.zeros_like, "jnp.ones_like": jnp.ones_like,
+    "jnp.full_like[2.5]": lambda x: jnp.full_like(x, 2.5), "jnp.empty_like": jnp.empty_like,
+    "jnp.empty[shape]": lambda x: jnp.empty(x.shape, x.dtype),
+    "jnp.identity[size]": lambda x: jnp.identity(x.shape[0] if x.ndim else 1, x.dtype),
+    "lax.with_sharding_constraint[device]": lambda x: lax.with_sharding_constraint(
+        x, jax.sharding.SingleDeviceSharding(jax.devices()[0])),
     "nn.glu": NN.glu,
     "nn.standardize": lambda x: NN.standardize(x, axis=-1),
     "nn.layer_norm": lambda x: NN.standardize(x, axis=-1, epsilon=1e-5),
@@ -196,5 +202,10 @@ EXTRA.update({
     "linalg.matrix_power[3]": lambda x: jnp.linalg.matrix_power(_square(x), 3),
     "linalg.triangular_solve[spd,x]": lambda x: lax.linalg.triangular_solve(_spd(x), x, left_side=True, lower=True),
     "linalg.lax_cholesky[spd]": lambda x: lax.linalg.cholesky(_spd(x)),
+    "lax.qr[spd,r,abs]": lambda x: jnp.abs(lax.linalg.qr(_spd(x))[1]),
+    "lax.eigh[spd,w]": lambda x: lax.linalg.eigh(_spd(x))[1],
+    "lax.svd[s]": lambda x: lax.linalg.svd(x, full_matrices=False, compute_uv=False),
+    "linalg.triangular_solve[spd,x[:,0]]": lambda x: lax.linalg.triangular_solve(_spd(x), x[:, 0], left_side=True,
+                                                                                 lower=True),
     "linalg.lu[spd,lu]": lambda x: lax.linalg.lu(_spd(x))[0],
 })

@@ -152,7 +152,9 @@ void register_extra_ops(std::map<std::string, Op>& t) {
   };
   t["lax.dynamic_update_slice[-1]"] = [](const Args& a) {
     std::vector<Array> st(static_cast<size_t>(a[0].ndim()), Array(-1));
-    std::vector<int64_t> lo(st.size(), 0), hi(st.size(), 1);
+    // x[:1, :1, ...] as JAX slices it: empty where an axis is
+    std::vector<int64_t> lo(st.size(), 0), hi;
+    for (auto d : a[0].shape()) hi.push_back(std::min<int64_t>(d, 1));
     return lax::dynamic_update_slice(a[0], lax::rev(lax::slice(a[0], lo, hi), range(0, a[0].ndim())), st);
   };
   t["lax.iota[5]"] = [](const Args& a) { return lax::iota(a[0].dtype(), 5); };
@@ -255,6 +257,16 @@ void register_extra_ops(std::map<std::string, Op>& t) {
   t["lax.associative_scan[add]"] = [](const Args& a) {
     return lax::associative_scan([](const Array& x, const Array& y) { return jnp::add(x, y); }, a[0]);
   };
+  // creation from x's shape and dtype (jnp.empty gives zeros in JAX and jitx)
+  t["jnp.zeros_like"] = [](const Args& a) { return jnp::zeros_like(a[0], a[0].dtype()); };
+  t["jnp.ones_like"] = [](const Args& a) { return jnp::ones_like(a[0], a[0].dtype()); };
+  t["jnp.full_like[2.5]"] = [](const Args& a) { return jnp::full_like(a[0], 2.5, a[0].dtype()); };
+  t["jnp.empty_like"] = [](const Args& a) { return jnp::empty_like(a[0]); };
+  t["jnp.empty[shape]"] = [](const Args& a) { return jnp::empty(a[0].shape(), a[0].dtype()); };
+  t["jnp.identity[size]"] = [](const Args& a) { return jnp::identity(a[0].ndim() ? a[0].shape()[0] : 1, a[0].dtype()); };
+  t["lax.with_sharding_constraint[device]"] = [](const Args& a) {
+    return lax::with_sharding_constraint(a[0], SingleDeviceSharding(default_device()));
+  };
   // nn
   t["nn.glu"] = [](const Args& a) { return nn::glu(a[0]); };
   t["nn.standardize"] = [](const Args& a) { return nn::standardize(a[0]); };
@@ -282,5 +294,11 @@ void register_extra_ops(std::map<std::string, Op>& t) {
     return lax::linalg::triangular_solve(spd(a[0]), a[0], true, true);
   };
   t["linalg.lax_cholesky[spd]"] = [](const Args& a) { return lax::linalg::cholesky(spd(a[0])); };
+  t["lax.qr[spd,r,abs]"] = [](const Args& a) { return jnp::abs(lax::linalg::qr(spd(a[0])).r); };
+  t["lax.eigh[spd,w]"] = [](const Args& a) { return lax::linalg::eigh(spd(a[0])).w; };
+  t["lax.svd[s]"] = [](const Args& a) { return lax::linalg::svd(a[0], false, false).s; };
+  t["linalg.triangular_solve[spd,x[:,0]]"] = [](const Args& a) {
+    return lax::linalg::triangular_solve(spd(a[0]), jnp::take(a[0], Array(0), 1), true, true);
+  };
   t["linalg.lu[spd,lu]"] = [](const Args& a) { return lax::linalg::lu(spd(a[0])).lu; };
 }

@@ -85,7 +85,8 @@ TEST_CASE("conformance: lax refuses bool where JAX does, and takes it in clamp, 
   both_exact([](const std::vector<Array>& v) { return jnp::einsum("ij->i", {v[0]}); },
              {bools({1, 0, 0, 0}, {2, 2})}, {1, 0}, DType::bool_, "einsum bool");
   // Accepted: the order False < True.
-  both_exact([](const std::vector<Array>& v) { return lax::clamp(v[1], v[0], v[1]); }, {t, make_int({1}, Shape{}, DType::bool_)},
+  both_exact([](const std::vector<Array>& v) { return lax::clamp(v[1], v[0], v[1]); },
+             {t, make_int({1}, Shape{}, DType::bool_)},
              {1, 1, 1}, DType::bool_, "clamp");
   both_exact([](const std::vector<Array>& v) { return lax::top_k(v[0], 2).first; }, {bools({0, 1, 0, 1})}, {1, 1},
              DType::bool_, "top_k values");
@@ -122,8 +123,8 @@ TEST_CASE("conformance: pad's mean/median/linear_ramp of integers and bools, as 
 }
 
 TEST_CASE("conformance: repeat of a 0-d array is 1-d whatever the axis, as JAX's", "[conformance_fixes]") {
-  for (Array r :
-       eager_and_jit([](const std::vector<Array>& v) { return jnp::repeat(v[0], 2, 0); }, {make({3}, {}, DType::float32)})) {
+  Fn rep = [](const std::vector<Array>& v) { return jnp::repeat(v[0], 2, 0); };
+  for (Array r : eager_and_jit(rep, {make({3}, {}, DType::float32)})) {
     CHECK(r.shape() == Shape{2});
     CHECK(r.to_vector<double>() == std::vector<double>{3, 3});
   }

@@ -155,7 +155,7 @@ TEST_CASE("jnp functions reject bad shapes, axes and dtypes", "[errors]") {
   expect_error<TypeError>([] { jnp::bitwise_not(f32({2})); }, "bitwise_not", {"f32"});
   expect_error<TypeError>([] { jnp::sign(zeros({2}, bool_)); }, "sign", {"bool"});  // power(bool) is int32 now
   expect_error<TypeError>([] { jnp::left_shift(f32({2}), f32({2})); }, "shift_left", {"f32"});
-  expect_error<TypeError>([] { nn::one_hot(f32({2}), 3); }, "one_hot", {"f32"});
+  expect_error<TypeError>([] { nn::one_hot(jnp::astype(f32({2}), DType::bool_), 3); }, "one_hot", {"bool"});
   expect_error<ShapeError>([] { nn::softmax(f32({2, 3}), 2); }, "max", {"axis 2"});
 }
 

@@ -125,12 +125,14 @@ TEST_CASE("linalg: det, slogdet, inv, solve against JAX", "[linalg]") {
     // det of a permutation-needing matrix: sign from the pivots ([[0, 1], [1, 0]] has det -1)
     both([](auto& x) { return jnp::linalg::det(x[0]); }, {make({0, 1, 1, 0}, {2, 2}, d)}, {-1.0}, d, "det swap");
   }
-  // integers promote to float64, as JAX: det([[1, 2], [3, 4]]) = -2.0 (f64)
+  // integers promote as JAX's to_inexact_dtype with x64: int32 -> float32 (det([[1, 2], [3, 4]]) = -2.0 f32),
+  // int64 -> float64
   Array mi = make_int({1, 2, 3, 4}, {2, 2}, int32);
-  CHECK(jnp::linalg::det(mi).dtype() == float64);
-  close(jnp::linalg::det(mi), {-2.0}, float64, "det int");
-  close(jnp::linalg::slogdet(mi).sign, {-1.0}, float64, "slogdet int sign");
-  close(jnp::linalg::slogdet(mi).logabsdet, {std::log(2.0)}, float64, "slogdet int");
+  CHECK(jnp::linalg::det(mi).dtype() == float32);
+  CHECK(jnp::linalg::det(make_int({1, 2, 3, 4}, {2, 2}, DType::int64)).dtype() == float64);
+  close(jnp::linalg::det(mi), {-2.0}, float32, "det int");
+  close(jnp::linalg::slogdet(mi).sign, {-1.0}, float32, "slogdet int sign");
+  close(jnp::linalg::slogdet(mi).logabsdet, {std::log(2.0)}, float32, "slogdet int");
 }
 
 TEST_CASE("linalg: batched det/inv/solve with broadcasting batch axes match per-matrix loops", "[linalg]") {

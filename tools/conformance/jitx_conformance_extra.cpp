@@ -263,7 +263,9 @@ void register_extra_ops(std::map<std::string, Op>& t) {
   t["jnp.full_like[2.5]"] = [](const Args& a) { return jnp::full_like(a[0], 2.5, a[0].dtype()); };
   t["jnp.empty_like"] = [](const Args& a) { return jnp::empty_like(a[0]); };
   t["jnp.empty[shape]"] = [](const Args& a) { return jnp::empty(a[0].shape(), a[0].dtype()); };
-  t["jnp.identity[size]"] = [](const Args& a) { return jnp::identity(a[0].ndim() ? a[0].shape()[0] : 1, a[0].dtype()); };
+  t["jnp.identity[size]"] = [](const Args& a) {
+    return jnp::identity(a[0].ndim() ? a[0].shape()[0] : 1, a[0].dtype());
+  };
   t["lax.with_sharding_constraint[device]"] = [](const Args& a) {
     return lax::with_sharding_constraint(a[0], SingleDeviceSharding(default_device()));
   };

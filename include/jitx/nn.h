@@ -60,8 +60,8 @@ Array sparse_plus(const Array& x, Loc loc = Loc::current());
 Array sparse_sigmoid(const Array& x, Loc loc = Loc::current());
 /// The first half of x along axis times the sigmoid of the second half (the axis' size must be even).
 Array glu(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
-/// (x - mean) / sqrt(variance + epsilon) over axes, mean and variance (the two-pass mean((x - mean)^2), JAX's
-/// default "stable" algorithm) computed from x unless given.
+/// (x - mean) / sqrt(variance + epsilon) over axes, mean and variance computed from x unless given (the variance
+/// as JAX's default algorithm "fast": mean(x^2) - mean^2, clipped at 0; integers are converted to float first).
 Array standardize(const Array& x, std::vector<int64_t> axes = {-1}, std::optional<Array> mean = std::nullopt,
                   std::optional<Array> variance = std::nullopt, double epsilon = 1e-5, Loc loc = Loc::current());
 template <std::integral I>
@@ -70,6 +70,7 @@ Array standardize(const Array& x, I axis, std::optional<Array> mean = std::nullo
   return standardize(x, std::vector<int64_t>{static_cast<int64_t>(axis)}, std::move(mean), std::move(variance),
                      epsilon, loc);
 }
+/// x == class for classes 0..num_classes-1 (integer or float x, as JAX; bool is a TypeError).
 Array one_hot(const Array& x, int64_t num_classes, DType dtype = DType::float32, Loc loc = Loc::current());
 /// (x - mean) / sqrt(var + eps) over the last axis, times scale plus offset when given.
 Array layer_norm(const Array& x, std::optional<Array> scale = std::nullopt, std::optional<Array> offset = std::nullopt,

@@ -8,6 +8,7 @@
 // (jax_enable_x64=False): float32, uint32, int32.
 #pragma once
 #include <optional>
+#include <string_view>
 
 #include "jitx/array.h"
 
@@ -67,5 +68,78 @@ Array permutation(const Array& key, const Array& x, int64_t axis = 0, bool indep
 /// the range is a power of two). maxval <= minval gives minval.
 Array randint(const Array& key, const Shape& shape, const Array& minval, const Array& maxval,
               DType dtype = DType::int32, Loc loc = Loc::current());
+
+// ---- More samplers, as jax.random (src/api/random_samplers.cpp). JAX's names, argument order and defaults; the
+// float dtype defaults to float32 and the integer one to int32 (JAX's default mode). Shapes default, where JAX's
+// do, to the parameters' broadcast shape. Which of them are bit-exact with JAX: see the README.
+
+/// Standard exponential, -log1p(-u).
+Array exponential(const Array& key, const Shape& shape = {}, DType dtype = DType::float32, Loc loc = Loc::current());
+/// Standard Laplace, sign(u) * log1p(-|u|) with u in (-1, 1).
+Array laplace(const Array& key, const Shape& shape = {}, DType dtype = DType::float32, Loc loc = Loc::current());
+/// Standard logistic, log(u) - log1p(-u).
+Array logistic(const Array& key, const Shape& shape = {}, DType dtype = DType::float32, Loc loc = Loc::current());
+/// Standard Cauchy, tan(pi * (u - 1/2)).
+Array cauchy(const Array& key, const Shape& shape = {}, DType dtype = DType::float32, Loc loc = Loc::current());
+/// Gamma(a, 1) (Marsaglia-Tsang, with JAX's key splitting; a < 1 boosted). Differentiable in a (implicit
+/// reparameterisation, as JAX).
+Array gamma(const Array& key, const Array& a, std::optional<Shape> shape = std::nullopt,
+            DType dtype = DType::float32, Loc loc = Loc::current());
+/// log of a Gamma(a, 1) sample, accurate for small a (as jax.random.loggamma).
+Array loggamma(const Array& key, const Array& a, std::optional<Shape> shape = std::nullopt,
+               DType dtype = DType::float32, Loc loc = Loc::current());
+/// Beta(a, b) from two loggamma draws.
+Array beta(const Array& key, const Array& a, const Array& b, std::optional<Shape> shape = std::nullopt,
+           DType dtype = DType::float32, Loc loc = Loc::current());
+/// Dirichlet(alpha) along alpha's last axis (softmax of loggamma draws); shape excludes that axis.
+Array dirichlet(const Array& key, const Array& alpha, std::optional<Shape> shape = std::nullopt,
+                DType dtype = DType::float32, Loc loc = Loc::current());
+/// Poisson(lam) as integers (Knuth below 10, JAX's transformed rejection above).
+Array poisson(const Array& key, const Array& lam, std::optional<Shape> shape = std::nullopt,
+              DType dtype = DType::int32, Loc loc = Loc::current());
+/// Binomial(n, p) as floats (inversion when n * min(p, 1-p) <= 10, else BTRS, as JAX).
+Array binomial(const Array& key, const Array& n, const Array& p, std::optional<Shape> shape = std::nullopt,
+               DType dtype = DType::float32, Loc loc = Loc::current());
+/// Geometric(p) on {1, 2, ...} as integers.
+Array geometric(const Array& key, const Array& p, std::optional<Shape> shape = std::nullopt,
+                DType dtype = DType::int32, Loc loc = Loc::current());
+/// -1 or +1 with equal probability, in dtype (int32 by default).
+Array rademacher(const Array& key, const Shape& shape = {}, DType dtype = DType::int32, Loc loc = Loc::current());
+/// Maxwell: the norm of three standard normals.
+Array maxwell(const Array& key, const Shape& shape = {}, DType dtype = DType::float32, Loc loc = Loc::current());
+/// Weibull (minimum): (-log1p(-u)) ** (1 / concentration) * scale.
+Array weibull_min(const Array& key, const Array& scale, const Array& concentration, const Shape& shape = {},
+                  DType dtype = DType::float32, Loc loc = Loc::current());
+/// Pareto(b): exp(exponential / b).
+Array pareto(const Array& key, const Array& b, std::optional<Shape> shape = std::nullopt,
+             DType dtype = DType::float32, Loc loc = Loc::current());
+/// Student's t(df).
+Array t(const Array& key, const Array& df, std::optional<Shape> shape = std::nullopt, DType dtype = DType::float32,
+        Loc loc = Loc::current());
+/// Chi-square(df) = 2 * Gamma(df / 2).
+Array chisquare(const Array& key, const Array& df, std::optional<Shape> shape = std::nullopt,
+                DType dtype = DType::float32, Loc loc = Loc::current());
+/// F(dfnum, dfden).
+Array f(const Array& key, const Array& dfnum, const Array& dfden, std::optional<Shape> shape = std::nullopt,
+        DType dtype = DType::float32, Loc loc = Loc::current());
+/// Generalized normal with exponent p (density ~ exp(-|x|^p)).
+Array generalized_normal(const Array& key, double p, const Shape& shape = {}, DType dtype = DType::float32,
+                         Loc loc = Loc::current());
+/// Triangular(left, mode, right).
+Array triangular(const Array& key, const Array& left, const Array& mode, const Array& right,
+                 std::optional<Shape> shape = std::nullopt, DType dtype = DType::float32, Loc loc = Loc::current());
+/// Wald (inverse Gaussian) with the given mean and scale 1.
+Array wald(const Array& key, const Array& mean, std::optional<Shape> shape = std::nullopt,
+           DType dtype = DType::float32, Loc loc = Loc::current());
+/// Multivariate normal: mean + factor @ normal, factor from method "cholesky", "eigh" or "svd" of cov.
+Array multivariate_normal(const Array& key, const Array& mean, const Array& cov,
+                          std::optional<Shape> shape = std::nullopt, DType dtype = DType::float32,
+                          std::string_view method = "cholesky", Loc loc = Loc::current());
+/// Haar-random orthogonal n x n matrices (n x m when m is given), of shape (*shape, n, m).
+Array orthogonal(const Array& key, int64_t n, const Shape& shape = {}, DType dtype = DType::float32,
+                 std::optional<int64_t> m = std::nullopt, Loc loc = Loc::current());
+/// Uniform points in the d-dimensional unit p-norm ball, shape (*shape, d).
+Array ball(const Array& key, int64_t d, double p = 2, const Shape& shape = {}, DType dtype = DType::float32,
+           Loc loc = Loc::current());
 
 }  // namespace jitx::random

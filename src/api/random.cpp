@@ -9,6 +9,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "api/random_internal.h"
 #include "api/random_xla_math.h"
 #include "jitx/config.h"
 #include "core/default_dtypes.h"
@@ -24,7 +25,7 @@ using detail::ApiScope;
 using detail::shape_str;
 using detail::throw_error;
 
-namespace {
+namespace internal {
 
 Array u32(uint32_t v) { return Array::scalar_int(v, DType::uint32); }
 
@@ -40,7 +41,7 @@ std::pair<Array, Array> key_words(const Array& key, std::string_view op) {
 
 /// A negative dimension, or an element count or byte size that does not fit in int64 (the samplers
 /// draw uint32 words per element, and 64-bit dtypes draw two), is a ShapeError naming op.
-void check_shape(const Shape& shape, std::string_view op, DType d = DType::uint64) {
+void check_shape(const Shape& shape, std::string_view op, DType d) {
   detail::checked_num_elements(shape, d, op);
 }
 
@@ -94,8 +95,27 @@ std::pair<Array, Array> iota_2x32_shape(const Shape& shape) {
 Array random_bits(const Array& key, int bit_width, const Shape& shape, std::string_view op) {
   auto [k0, k1] = key_words(key, op);
   check_shape(shape, op);
+  return random_bits_words(k0, k1, bit_width, shape, op);
+}
+
+Array random_bits_words(const Array& k0, const Array& k1, int bit_width, const Shape& shape, std::string_view op) {
   auto [c0, c1] = iota_2x32_shape(shape);
+  if (!shape.empty() && k0.ndim() != 0) {  // a batch of keys: every key sees the same counters
+    Shape full = k0.shape();
+    full.insert(full.end(), shape.begin(), shape.end());
+    std::vector<int64_t> kd(static_cast<size_t>(k0.ndim())), cd(shape.size());
+    std::iota(kd.begin(), kd.end(), 0);
+    std::iota(cd.begin(), cd.end(), k0.ndim());
+    auto [b0, b1] = threefry2x32(lax::broadcast_in_dim(k0, full, kd), lax::broadcast_in_dim(k1, full, kd),
+                                 lax::broadcast_in_dim(c0, full, cd), lax::broadcast_in_dim(c1, full, cd));
+    return combine_bits(b0, b1, bit_width, op);
+  }
+  if (shape.empty() && k0.ndim() != 0) c0 = lax::full(k0.shape(), c0), c1 = lax::full(k0.shape(), c1);
   auto [b0, b1] = threefry2x32(k0, k1, c0, c1);
+  return combine_bits(b0, b1, bit_width, op);
+}
+
+Array combine_bits(const Array& b0, const Array& b1, int bit_width, std::string_view op) {
   switch (bit_width) {
     case 64: {
       Array hi = lax::convert_element_type(b0, DType::uint64),
@@ -179,8 +199,15 @@ Array uniform_impl(const Array& key, const Shape& shape, DType dtype, const Arra
   Array maxval = broadcast_param(lax::convert_element_type(maxval_in, dtype), shape, op, "maxval");
   int nbits = dtype_bits(dtype), m = nmant(dtype);
   int rng_bits = m < 8 ? 8 : nbits;  // bfloat16 draws 8 bits, as JAX
+  return uniform_from_bits(random_bits(key, rng_bits, shape, op), dtype, minval, maxval);
+}
+
+/// uniform_impl after the bits: b holds uniform_bits_width(dtype) random bits per element; minval/maxval have b's
+/// shape.
+Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& maxval) {
+  int nbits = dtype_bits(dtype), m = nmant(dtype);
+  int rng_bits = m < 8 ? 8 : nbits;
   DType udt = uint_of_width(nbits);
-  Array b = random_bits(key, rng_bits, shape, op);
   if (rng_bits != nbits) b = lax::convert_element_type(b, udt);
   Array one_bits = lax::bitcast_convert_type(Array::scalar(1.0, dtype), udt);
   Array float_bits =
@@ -387,7 +414,7 @@ Array randint_impl(const Array& key, const Shape& shape, const Array& minval_in,
 /// samplers: eager jitx compiles every op for every new shape, and a sampler is ~100 ops. Under a
 /// trace f is traced inline. `signature` names the op and every static parameter f bakes in (the
 /// args' types are keyed by jit).
-using Body = std::function<Array(const std::vector<Array>&)>;
+
 Array compiled(const std::string& signature, const std::vector<Array>& args, Body f) {
   bool traced = detail::tracing_active();
   for (auto& a : args) traced = traced || a.is_tracer();
@@ -411,7 +438,7 @@ Array compiled(const std::string& signature, const std::vector<Array>& args, Bod
   return (*j)(args);
 }
 
-std::string sig(std::string_view op, const Shape& shape, DType d, std::string_view extra = "") {
+std::string sig(std::string_view op, const Shape& shape, DType d, std::string_view extra) {
   return fmt::format("{} {} {} {}", op, shape_str(shape), dtype_name(d), extra);
 }
 
@@ -421,7 +448,8 @@ void check_scalar_int(const Array& x, std::string_view op, std::string_view what
                            x.valid() ? x.aval().str() : "an empty Array");
 }
 
-}  // namespace
+}  // namespace internal
+using namespace internal;
 
 Array PRNGKey(const Array& seed, Loc loc) {
   ApiScope s(loc);

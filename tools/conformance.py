@@ -2,6 +2,7 @@
 """jitx against JAX (0.10.2, x64) on the jnp/lax/nn surface: edge values, several dtypes, eager, jit, both platforms.
 
   python3 tools/conformance.py [--build build] [--venv /work/venv-jax] [--platforms cpu,interpreter] [--quick|--ci]
+                               [--only REGEX]
 
 Without --venv it creates a virtualenv with pip's jax in a temporary folder (network needed). It enumerates the
 functions declared in include/jitx/{numpy*,lax*,nn*}.h, builds cases (unary, binary, reductions, shape ops) on the
@@ -424,6 +425,8 @@ def main():
     p.add_argument("--quick", action="store_true", help="fewer dtypes (float16/32/64, int32, bool)")
     p.add_argument("--ci", action="store_true", help="--quick's dtypes, all input sets for float32 and the edge "
                    "values only for the others (tools/ci/conformance.sh)")
+    p.add_argument("--only", help="a regular expression: keep the cases whose id (op|dtype|inputs) it matches "
+                   "(re.search), to iterate on a few functions or dtypes")
     p.add_argument("--no-fail", action="store_true")
     p.add_argument("--max-rows", type=int, default=400)
     p.add_argument("--reuse", help="compare the files of an earlier run's folder again (no JAX, no jitx run)")
@@ -460,11 +463,11 @@ def run_all(args, py, tmp, ops, driver, plats):
     gen.write_text(
         "import sys, pathlib\nsys.path.insert(0, %r)\nimport numpy as np\nimport conformance as c\n"
         "ops = dict(l.split() for l in open(sys.argv[1]))\nops = {k: int(v) for k, v in ops.items()}\n"
-        "cases = c.build_cases(ops, np, %r)\n"
+        "import re\ncases = [x for x in c.build_cases(ops, np, %r) if re.search(%r, x[0])]\n"
         "with open(sys.argv[2], 'w') as f:\n"
         "    for cid, op, ins in cases:\n"
         "        f.write(cid + ' ' + op + ' ' + str(len(ins)) + ' ' + ' '.join(c.enc(np.asarray(a), np) for a in ins) + '\\n')\n"
-        % (str(ROOT / "tools"), "ci" if args.ci else args.quick))
+        % (str(ROOT / "tools"), "ci" if args.ci else args.quick, args.only or ""))
     (tmp / "ops.txt").write_text("".join(f"{k} {v}\n" for k, v in ops.items()))
     cases_file, jax_file = tmp / "cases.txt", tmp / "jax.txt"
     t0 = time.time()

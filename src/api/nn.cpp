@@ -243,7 +243,13 @@ Array mish(const Array& x, Loc loc) {
 Array squareplus(const Array& x, double b, Loc loc) {
   ApiScope s(loc);
   // x * x stays in an int dtype (and wraps), as JAX's does; its constants are float32 for ints (JAX: float32).
-  auto k = [&x](double v) { return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : DType::float32); };
+  // (64-bit ints: float64, JAX's promote_args_inexact.)
+  auto k = [&x](double v) {
+    DType d = is_floating(x.dtype())         ? x.dtype()
+              : dtype_bits(x.dtype()) == 64 ? detail::default_float_dtype()
+                                            : DType::float32;
+    return Array::scalar(v, d);
+  };
   return (x + jnp::sqrt(x * x + k(b))) / k(2);
 }
 
@@ -257,7 +263,8 @@ Array soft_sign(const Array& x, Loc loc) {
 Array sparse_plus(const Array& x, Loc loc) {
   ApiScope s(loc);
   Array mid = (x + constant(1, x)) * (x + constant(1, x)) / constant(4, x);
-  return jnp::where(x <= -1, constant(0, x), jnp::where(x >= 1, x, mid));
+  // The bounds in the float dtype: an int -1 would wrap in an unsigned x (uint8: x <= 255 everywhere).
+  return jnp::where(x <= constant(-1, x), constant(0, x), jnp::where(x >= constant(1, x), x, mid));
 }
 
 Array sparse_sigmoid(const Array& x, Loc loc) {

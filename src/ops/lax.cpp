@@ -36,7 +36,16 @@ Array bool_as_u8(const Array& x) {
     static const auto& p = prim(pname);             \
     return bind1(p, {x});                           \
   }
-JITX_LAX_UNARY_IMPL(neg, "neg") JITX_LAX_UNARY_IMPL(abs, "abs") JITX_LAX_UNARY_IMPL(sign, "sign")
+JITX_LAX_UNARY_IMPL(neg, "neg") JITX_LAX_UNARY_IMPL(sign, "sign")
+Array abs(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  // As jax.lax.abs (jnp.abs returns unsigned inputs unchanged instead).
+  if (x.valid() && is_unsigned_integer(x.dtype()))
+    detail::throw_error<TypeError>("abs", "does not accept dtype {} (accepted: floating, complex and signed integer "
+                                   "dtypes), as jax.lax.abs; jnp::abs takes unsigned integers", dtype_name(x.dtype()));
+  static const auto& p = prim("abs");
+  return bind1(p, {x});
+}
 JITX_LAX_UNARY_IMPL(floor, "floor") JITX_LAX_UNARY_IMPL(ceil, "ceil") JITX_LAX_UNARY_IMPL(exp, "exp")
 JITX_LAX_UNARY_IMPL(exp2, "exp2") JITX_LAX_UNARY_IMPL(expm1, "expm1") JITX_LAX_UNARY_IMPL(log, "log")
 JITX_LAX_UNARY_IMPL(log1p, "log1p") JITX_LAX_UNARY_IMPL(sqrt, "sqrt") JITX_LAX_UNARY_IMPL(rsqrt, "rsqrt")

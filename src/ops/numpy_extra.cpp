@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
 #include "core/trace.h"
@@ -170,8 +171,13 @@ Array fmod(const Array& x, const Array& y, Loc loc) {
 Array logaddexp(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   auto [a0, b0] = promote_and_broadcast(x, y, "logaddexp");
-  Array a = is_floating(a0.dtype()) ? a0 : astype(a0, DType::float32);
-  Array b = is_floating(b0.dtype()) ? b0 : astype(b0, DType::float32);
+  // JAX's promote_dtypes_inexact: 64-bit ints become the default float (float64), other ints and bool float32.
+  auto inexact = [](const Array& v) {
+    if (is_floating(v.dtype())) return v;
+    return astype(v, dtype_bits(v.dtype()) == 64 ? detail::default_float_dtype() : DType::float32);
+  };
+  Array a = inexact(a0);
+  Array b = inexact(b0);
   Array amax = lax::max(a, b);
   Array delta = lax::sub(a, b);
   // (inf, inf) and (-inf, -inf) make delta NaN: x + y gives the right infinity (and NaN stays NaN).

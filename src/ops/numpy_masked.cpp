@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
 #include "core/trace.h"
@@ -86,7 +87,10 @@ Array extremum(const Array& x, const Axes& axes, bool keepdims, const ReduceOpti
 
 /// mean with a mask: (sum of the selected elements) / (their count), in float (16-bit floats in float32).
 Array masked_mean(const Array& x, const Axes& axes, bool keepdims, const Array& m, DType* out_dtype) {
-  DType fd = is_floating(x.dtype()) ? x.dtype() : DType::float32;
+  // JAX's to_inexact_dtype: 64-bit ints give the default float (float64), other ints and bool float32.
+  DType fd = is_floating(x.dtype())             ? x.dtype()
+             : dtype_bits(x.dtype()) == 64 ? detail::default_float_dtype()
+                                           : DType::float32;
   DType cd = (fd == DType::float16 || fd == DType::bfloat16) ? DType::float32 : fd;
   Array c = astype(x, cd);
   Array total = sum(where(m, c, zeros_like(c)), axes, keepdims);

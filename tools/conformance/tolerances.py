@@ -33,10 +33,12 @@ import struct
 from fractions import Fraction
 
 TOLERANCES = {
-    "jnp.cosh": ({"ulp": {"float32": 32, "float64": 32}},
+    "jnp.cosh": ({"ulp": {"float32": 32, "float64": 512}},
                  "XLA computes cosh as exp(x + log(1/2)) + exp(-x + log(1/2)) (no overflow before the result "
-                 "overflows); rounding x + log(1/2) costs up to ~24 ULP at |x| ~ 79. jitx: 0.3 ULP"),
-    "jnp.sinh": ({"ulp": {"float32": 32, "float64": 32}}, "as cosh: XLA's exp(x + log(1/2)) form"),
+                 "overflows); rounding x + log(1/2) costs up to ~24 ULP at |x| ~ 79. jitx: 0.3 ULP. In float64 "
+                 "(int64 inputs) it costs up to ulp(x)/2 relative, 2^9 ULP at |x| ~ 710: JAX cosh(634.0) is "
+                 "393 ULP and cosh(710.0) 307 ULP from glibc's (correctly rounded) value, which jitx gives"),
+    "jnp.sinh": ({"ulp": {"float32": 32, "float64": 512}}, "as cosh: XLA's exp(x + log(1/2)) form"),
     "lax.erf_inv": ({"ulp": {"float32": 40, "float64": 128}},
                     "XLA's ErfInv polynomials lose accuracy near +-1 (erf_inv(0.9999): 36 ULP f32, 98 ULP f64)"),
     "lax.digamma": ({"ulp": {"float32": 24, "float64": 16}, "atol_eps": 4},
@@ -93,6 +95,9 @@ DELIBERATE = {
     ("nn.standardize", "int"): "JAX squares integer inputs in their own dtype (int32 x^2 wraps around) before its "
                                "float mean; jitx converts to float first (int32 -> float32, as JAX's result dtype)",
     ("nn.layer_norm", "int"): "as nn.standardize",
+    ("lax.cumlogsumexp", "int"): "JAX fails on integers (OverflowError for any non-empty input: its -inf identity "
+                                 "in an int) but returns an empty input unchanged; jitx refuses integers always "
+                                 "(TypeError: needs a floating-point operand)",
 }
 
 

@@ -449,6 +449,8 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
         throw_error<TypeError>("shard_map", "in_specs has {} entries, but the function was called with {} arguments",
                                in_specs.size(), args.size());
       for (size_t i = 0; i < args.size(); ++i)
+        if (!args[i].valid()) throw_error<TypeError>("shard_map", "args[{}] is an empty (default-constructed) Array", i);
+      for (size_t i = 0; i < args.size(); ++i)
         stacked.push_back(stack_blocks(mesh, args[i], check_spec(mesh, in_specs[i], args[i].aval(), i, true)));
     }
     Ctx ctx{mesh, std::make_shared<BatchTrace>()};

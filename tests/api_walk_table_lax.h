@@ -252,7 +252,9 @@ const std::vector<Case> kLax2 = {
     {"lax::all_to_all",
      [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::all_to_all(b, "x", 0, 0, true); }, {4, 3}); }},
     {"lax::ppermute",
-     [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::ppermute(b, "x", {{0, 1}, {1, 0}}); }, {4, 3}); }},
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::ppermute(b, "x", {{0, 1}, {1, 0}}); }, {4, 3});
+     }},
     {"lax::axis_index",
      [](Walk& w) {
        walk_collective(w, [](const Array& b) { return b + lax::axis_index("x").astype(b.dtype()); }, {4, 3});

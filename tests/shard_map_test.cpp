@@ -3,6 +3,7 @@
 // and jit of a shard_map (compiled once), and JAX's errors.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <iostream>
 
 #include "jitx/jitx.h"
 #include "test_util.h"
@@ -383,4 +384,48 @@ TEST_CASE("shard_map: JAX's errors", "[shard_map]") {
   CHECK_THROWS_WITH(shard_map([](const Array& b) { return vmap([](const Array& r) { return lax::psum(r, "i"); })(b); },
                               mesh, P("i"), P("i"))(zeros({8, 2})),
                     Catch::Contains("not supported yet"));
+}
+
+TEST_CASE("shard_map: make_jaxpr of a shard_map prints (the collectives expanded into ordinary ops)", "[shard_map]") {
+  if (!have(4)) return;
+  Mesh mesh = make_mesh({4}, {"i"});
+  auto sm = shard_map([](const Array& b) { return lax::psum(b, "i"); }, mesh, P("i"), P());
+  std::string text = make_jaxpr([sm](const Array& a) { return sm(a); })(zeros({8}, DType::float32)).str();
+  CHECK(text.find("reduce_sum") != std::string::npos);
+  CHECK(text.find("f32[8]") != std::string::npos);
+}
+
+// The README's shard_map example (run by hand: ./build/tests/jitx_tests "[.shard_map_readme]" -s).
+TEST_CASE("shard_map: the README example", "[.shard_map_readme]") {
+  Mesh mesh = make_mesh({2, 4}, {"data", "model"});
+  Array x = jnp::reshape(arange(16, DType::float32), {2, 8});
+  auto f = shard_map(
+      [](const Array& b) {  // b: this device's (1, 2) block
+        Array total = lax::psum(b, "model");                      // sum over the 4 model blocks
+        Array who = lax::axis_index("model").astype(DType::float32);
+        return total + 100.0f * who;
+      },
+      mesh, P("data", "model"), P("data", "model"));
+  std::cout << f(x) << "\n";
+  auto rows = shard_map([](const Array& b) { return lax::all_gather(b, "model", 1, /*tiled=*/true); }, mesh,
+                        P("data", "model"), P("data"));  // each device: (1, 8), the whole row
+  std::cout << rows(x) << "\n";
+  std::cout << make_jaxpr([&](const Array& a) {
+    return shard_map([](const Array& b) { return lax::psum(b, "model"); }, mesh, P("data", "model"), P("data"))(a);
+  })(x) << "\n";
+  auto g = grad([&](const Array& a) {
+    return jnp::sum(shard_map([](const Array& b) { return lax::psum(jnp::sum(b * b), "data"); }, mesh,
+                              P("data", "model"), P())(a));
+  });
+  std::cout << g(x) << "\n";
+  try {
+    lax::psum(x, "model");
+  } catch (const Error& e) {
+    std::cout << e.what() << "\n";
+  }
+  try {
+    shard_map([](const Array& b) { return b; }, mesh, P("data"), P("data"))(zeros({3}));
+  } catch (const Error& e) {
+    std::cout << e.what() << "\n";
+  }
 }

@@ -119,7 +119,9 @@ Array preduce(const Array& x, const lax::AxisNames& an, Red r, std::string_view 
   Ctx& c = ctx_for(an.names, op);
   auto j = mesh_dims(c, an.names, op);
   Array m = to_mesh(c, x, op);
-  Array red = r == Red::kSum ? numpy::sum(m, j, true) : r == Red::kMax ? numpy::max(m, j, true) : numpy::min(m, j, true);
+  Array red = r == Red::kSum   ? numpy::sum(m, j, true)
+              : r == Red::kMax ? numpy::max(m, j, true)
+                               : numpy::min(m, j, true);
   return from_mesh(c, numpy::broadcast_to(red, m.shape()));
 }
 
@@ -449,7 +451,8 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
         throw_error<TypeError>("shard_map", "in_specs has {} entries, but the function was called with {} arguments",
                                in_specs.size(), args.size());
       for (size_t i = 0; i < args.size(); ++i)
-        if (!args[i].valid()) throw_error<TypeError>("shard_map", "args[{}] is an empty (default-constructed) Array", i);
+        if (!args[i].valid())
+          throw_error<TypeError>("shard_map", "args[{}] is an empty (default-constructed) Array", i);
       for (size_t i = 0; i < args.size(); ++i)
         stacked.push_back(stack_blocks(mesh, args[i], check_spec(mesh, in_specs[i], args[i].aval(), i, true)));
     }

@@ -421,7 +421,7 @@ Array assemble(const Mesh& mesh, const Array& stacked, const Dims& d) {
   int64_t kept = 0;
   for (int64_t a = k - 1; a >= 0; --a)
     if (!used[static_cast<size_t>(a)])
-      m = numpy::squeeze(numpy::take(m, array(std::vector<int32_t>{0}), a), numpy::Axes{a});
+      m = numpy::squeeze(lax::slice_in_dim(m, 0, 1, 1, a), numpy::Axes{a});
   for (int64_t a = 0; a < k; ++a)
     if (used[static_cast<size_t>(a)]) pos[static_cast<size_t>(a)] = kept++;
   std::vector<int64_t> order;

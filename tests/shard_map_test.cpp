@@ -429,3 +429,30 @@ TEST_CASE("shard_map: the README example", "[.shard_map_readme]") {
     std::cout << e.what() << "\n";
   }
 }
+
+TEST_CASE("shard_map: all_gather and psum_scatter over a tuple of axes (first name outermost)", "[shard_map]") {
+  if (!have(8)) return;
+  Mesh mesh = make_mesh({2, 4}, {"data", "model"});
+  V y = testing::uniform(16 * 3, -1, 1);
+  Array ya = f64(y, {16, 3});
+  V y8 = y;
+  for (auto& v : y8) v *= 8;
+  for (bool data_first : {true, false}) {
+    INFO("data first: " << data_first);
+    lax::AxisNames names = data_first ? lax::AxisNames{"data", "model"} : lax::AxisNames{"model", "data"};
+    P spec(data_first ? P::Entry{"data", "model"} : P::Entry{"model", "data"});
+    close(shard_map([&](const Array& b) { return lax::all_gather(b, names, 0, true); }, mesh, spec, P())(ya), y);
+    auto st = shard_map([&](const Array& b) { return lax::all_gather(b, names); }, mesh, spec, P())(ya);
+    CHECK(st.shape() == Shape{8, 2, 3});
+    close(st, y);
+    close(shard_map([&](const Array& b) { return lax::psum_scatter(b, names, 0, true); }, mesh, P(), spec)(ya), y8);
+  }
+  // Gathering in the other order than the blocks were laid out permutes them: block (a, m) lands at m * 2 + a.
+  auto o = shard_map([](const Array& b) { return lax::all_gather(b, {"model", "data"}, 0, true); }, mesh,
+                     P(P::Entry{"data", "model"}), P())(ya);
+  V w;
+  for (int64_t m = 0; m < 4; ++m)
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t e = 0; e < 6; ++e) w.push_back(y[static_cast<size_t>((a * 4 + m) * 6 + e)]);
+  close(o, w);
+}

@@ -321,6 +321,11 @@ TEST_CASE("shard_map: grad against finite differences and the same function with
     Array g = grad(L)(f64(x, s));
     close(g, finite_diff(L, x, s), 1e-6);
   }
+  // JAX 0.10.2 (check_vma True or False): grad of sum(shard_map(psum, P('i'), P('i'))) on 4 devices is 4 everywhere.
+  Fn1 sum_psum = [&](const Array& a) {
+    return jnp::sum(shard_map([](const Array& b) { return lax::psum(b, "i"); }, mesh, P("i"), P("i"))(a));
+  };
+  close(grad(sum_psum)(f64(x, s)), V(x.size(), 4.0));
   // The same functions written without shard_map: the gradients agree to rounding.
   Fn1 plain_psum = [](const Array& a) { return jnp::sum(jnp::sin(a) * a); };
   close(grad(losses[0].second)(f64(x, s)), grad(plain_psum)(f64(x, s)).to_vector<double>());

@@ -227,7 +227,42 @@ const std::vector<Case> kLax = {
      }},
 };
 
+/// A collective's walk: ok inside shard_map over a (2,) mesh with blocks (2, 3) of a (4, 3) argument; an error
+/// outside any shard_map (unbound axis name) and for an empty Array.
+void walk_collective(Walk& w, const std::function<Array(const Array&)>& body, Shape out) {
+  if (devices().size() < 2) return;
+  Mesh mesh = make_mesh({2}, {"x"});
+  w.ok("(4,3) in shard_map", {testing::make(testing::uniform(12, -2, 2), {4, 3}, DType::float32)},
+       [mesh, body](A a) { return shard_map(body, mesh, P("x"), P("x"))(a[0]); }, out);
+  w.err("outside shard_map", {f23()}, [body](A a) { return body(a[0]); });
+  w.invalid([body](A a) { return body(a[0]); });
+}
+
 const std::vector<Case> kLax2 = {
+    // The collectives (lax_parallel.h): inside a shard_map over a 2-device mesh (eagerly and under jit); outside
+    // one, the axis name is unbound.
+    {"lax::psum", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::psum(b, "x"); }, {4, 3}); }},
+    {"lax::pmean", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::pmean(b, "x"); }, {4, 3}); }},
+    {"lax::pmax", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::pmax(b, "x"); }, {4, 3}); }},
+    {"lax::pmin", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::pmin(b, "x"); }, {4, 3}); }},
+    {"lax::all_gather",
+     [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::all_gather(b, "x", 0, true); }, {8, 3}); }},
+    {"lax::psum_scatter",
+     [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::psum_scatter(b, "x", 0, true); }, {2, 3}); }},
+    {"lax::all_to_all",
+     [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::all_to_all(b, "x", 0, 0, true); }, {4, 3}); }},
+    {"lax::ppermute",
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::ppermute(b, "x", {{0, 1}, {1, 0}}); }, {4, 3});
+     }},
+    {"lax::axis_index",
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return b + lax::axis_index("x").astype(b.dtype()); }, {4, 3});
+     }},
+    {"lax::axis_size",
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return b + static_cast<double>(lax::axis_size("x")); }, {4, 3});
+     }},
     {"lax::with_sharding_constraint",
      [](Walk& w) {
        if (devices().size() < 2) return;

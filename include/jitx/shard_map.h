@@ -1,0 +1,35 @@
+// shard_map (JAX's jax.experimental.shard_map): f runs on per-device blocks of its arguments, with explicit
+// collectives over the mesh's named axes (lax::psum, pmean, pmax, pmin, all_gather, psum_scatter, all_to_all,
+// ppermute, axis_index, axis_size). check_rep is not checked (as check_rep=False): an output whose spec leaves a
+// mesh axis out is taken from the first device along that axis.
+//
+// This first slice runs shard_map as a batch over the mesh's devices (the blocks stacked on one device, each
+// collective computed with ordinary ops over the stacked blocks), so grad, vmap and jit of a shard_map work through
+// the ops it emits. What it does not do yet: the collectives are not jaxpr primitives (a jaxpr of a shard_map shows
+// the ops they expand to, not psum), they are not lowered to StableHLO collectives nor run over the SPMD path on N
+// devices, and a collective inside a transformation nested in f (vmap/grad inside the body) throws a jitx::Error.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jitx/array.h"
+#include "jitx/lax_parallel.h"
+#include "jitx/sharding.h"
+
+namespace jitx {
+
+using ShardMapFn = std::function<std::vector<Array>(const std::vector<Array>&)>;
+
+/// shard_map(f, mesh, in_specs, out_specs): one spec per argument and per result. Errors as JAX's: a spec longer
+/// than its argument's rank, a dimension not divisible by its mesh axes' sizes, an axis not in the mesh.
+ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_specs,
+                     std::vector<PartitionSpec> out_specs, Loc loc = Loc::current());
+/// One argument, one result.
+std::function<Array(const Array&)> shard_map(std::function<Array(const Array&)> f, Mesh mesh, PartitionSpec in_spec,
+                                             PartitionSpec out_spec, Loc loc = Loc::current());
+
+}  // namespace jitx

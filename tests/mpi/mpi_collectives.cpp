@@ -3,6 +3,7 @@
 // across processes), checked against values computed by hand from the ranks. Exits non-zero on any mismatch.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -145,8 +146,11 @@ void run(detail::Communicator& c) {
 
 }  // namespace
 
+int64_t run_program_check(int64_t local_n);  // mpi_program.cpp
+
 int main(int argc, char** argv) {
   int64_t local_n = argc > 1 ? std::stoll(argv[1]) : 2;
+  setenv("JITX_CPU_DEVICE_COUNT", std::to_string(local_n).c_str(), 0);  // the local devices
   try {
     distributed::initialize();
     int64_t proc = distributed::process_index(), nproc = distributed::process_count();
@@ -178,6 +182,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(proc), static_cast<long long>(nproc), detail::mpi_thread_level(),
                 static_cast<long long>(proc * local_n), static_cast<long long>(proc * local_n + local_n - 1),
                 static_cast<long long>(g_world), static_cast<long long>(checks), static_cast<long long>(failures));
+    failures += run_program_check(local_n);
     distributed::shutdown();
     return failures ? 1 : 0;
   } catch (const Error& e) {

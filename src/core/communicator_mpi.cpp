@@ -57,6 +57,32 @@ MPI_Comm comm_of(const std::vector<int>& procs) {
   return comm;
 }
 
+// The reduction of the MPI_Allreduce in flight (set under g_mpi_mu): MPI calls it with invec from the lower rank.
+DType g_op_dtype = DType::float32;
+ReduceKind g_op_kind = ReduceKind::kSum;
+void reduce_op(void* invec, void* inoutvec, int* len, MPI_Datatype*) {
+  const void* ins[2] = {invec, inoutvec};
+  reduce_into(std::span<const void* const>(ins, 2), 0, inoutvec, *len, g_op_dtype, g_op_kind);
+}
+MPI_Op reduce_mpi_op() {
+  static MPI_Op op = [] {
+    MPI_Op o;
+    check(MPI_Op_create(&reduce_op, /*commute=*/0, &o), "MPI_Op_create");
+    return o;
+  }();
+  return op;
+}
+MPI_Datatype element_type(size_t bytes) {
+  static std::map<size_t, MPI_Datatype> cache;
+  auto it = cache.find(bytes);
+  if (it != cache.end()) return it->second;
+  MPI_Datatype t;
+  check(MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &t), "MPI_Type_contiguous");
+  check(MPI_Type_commit(&t), "MPI_Type_commit");
+  cache.emplace(bytes, t);
+  return t;
+}
+
 struct MpiHub {
   MpiHub(int64_t local_n, int64_t proc, int64_t nproc) : local_n(local_n), proc(proc), nproc(nproc) {}
   int64_t local_n, proc, nproc;
@@ -67,6 +93,9 @@ struct MpiHub {
     const void* in = nullptr;
     int64_t in_bytes = 0;
     std::vector<int64_t> group;
+    bool reduce = false;  // an all-reduce: the process's partial reduction, then one MPI_Allreduce
+    DType dtype = DType::float32;
+    ReduceKind kind = ReduceKind::kSum;
   };
   /// The k-th collective of every local participant.
   struct Slot {
@@ -77,6 +106,27 @@ struct MpiHub {
     std::vector<std::vector<char>> buffers;                          // what MPI received
   };
   std::map<int64_t, Slot> slots;
+
+  /// An all-reduce over processes: this process's members reduced in group order, then MPI_Allreduce (processes in
+  /// rank order, jitx's own reduction as a non-commutative MPI_Op, so every dtype and kind works). Returns the result.
+  const void* all_reduce(Slot& slot, const std::vector<int64_t>& g, const Member& lead, const std::vector<int>& procs) {
+    std::vector<const void*> local;
+    for (int64_t r : g)
+      if (r / local_n == proc) local.push_back(slot.members[static_cast<size_t>(r % local_n)].in);
+    size_t es = dtype_size(lead.dtype);
+    int64_t count = lead.in_bytes / static_cast<int64_t>(es);
+    if (count > INT_MAX)
+      throw_error<RuntimeError>("distributed", "an all-reduce of {} elements is over MPI's int count", count);
+    std::vector<char> partial(static_cast<size_t>(std::max<int64_t>(lead.in_bytes, 1)));
+    reduce_into(local, 0, partial.data(), count, lead.dtype, lead.kind);
+    auto& out = slot.buffers.emplace_back(partial.size());
+    g_op_dtype = lead.dtype;
+    g_op_kind = lead.kind;
+    check(MPI_Allreduce(partial.data(), out.data(), static_cast<int>(count), element_type(es), reduce_mpi_op(),
+                        comm_of(procs)),
+          "MPI_Allreduce");
+    return out.data();
+  }
 
   /// Run by the last local participant to arrive: fills slot.ins for every group of the call.
   void exchange(Slot& slot) {
@@ -103,6 +153,12 @@ struct MpiHub {
       ins.assign(g.size(), nullptr);
       if (procs.size() == 1) {  // only this process: no MPI
         for (size_t k = 0; k < g.size(); ++k) ins[k] = slot.members[static_cast<size_t>(g[k] % local_n)].in;
+        continue;
+      }
+      auto first_local = std::find_if(g.begin(), g.end(), [&](int64_t r) { return r / local_n == proc; });
+      const Member& lead = slot.members[static_cast<size_t>(*first_local % local_n)];
+      if (lead.reduce) {
+        ins = {all_reduce(slot, g, lead, procs)};
         continue;
       }
       std::vector<char> pack;
@@ -143,8 +199,11 @@ class MpiCommunicator : public Communicator {
 
   void all_reduce(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
                   std::span<const int64_t> group) override {
-    rendezvous(in, bytes(count, dtype), group,
-               [&](std::span<const void* const> ins, int64_t) { reduce_into(ins, 0, out, count, dtype, kind); });
+    // ins: every member's input (a group within this process) or the reduction already made over MPI (one entry).
+    rendezvous(
+        in, bytes(count, dtype), group,
+        [&](std::span<const void* const> ins, int64_t) { reduce_into(ins, 0, out, count, dtype, kind); }, true, dtype,
+        kind);
   }
   void all_gather(const void* in, void* out, int64_t count, DType dtype, std::span<const int64_t> group) override {
     int64_t b = bytes(count, dtype);
@@ -210,7 +269,8 @@ class MpiCommunicator : public Communicator {
   static int64_t bytes(int64_t count, DType d) { return count * static_cast<int64_t>(dtype_size(d)); }
 
   template <class F>
-  void rendezvous(const void* in, int64_t in_bytes, std::span<const int64_t> group, F&& work) {
+  void rendezvous(const void* in, int64_t in_bytes, std::span<const int64_t> group, F&& work, bool reduce = false,
+                  DType dtype = DType::float32, ReduceKind kind = ReduceKind::kSum) {
     int64_t me = -1;
     for (size_t k = 0; k < group.size(); ++k)
       if (group[k] == rank()) me = static_cast<int64_t>(k);
@@ -220,7 +280,7 @@ class MpiCommunicator : public Communicator {
     std::unique_lock<std::mutex> l(hub_->mu);
     auto& slot = hub_->slots[call];
     if (slot.members.empty()) slot.members.resize(static_cast<size_t>(hub_->local_n));
-    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g};
+    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g, reduce, dtype, kind};
     if (++slot.arrived == hub_->local_n) {
       l.unlock();
       try {

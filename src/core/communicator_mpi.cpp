@@ -214,10 +214,11 @@ class MpiCommunicator : public Communicator {
   }
   void reduce_scatter(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
                       std::span<const int64_t> group) override {
-    rendezvous(in, bytes(count, dtype) * static_cast<int64_t>(group.size()), group,
-               [&](std::span<const void* const> ins, int64_t me) {
-                 reduce_into(ins, me * count, out, count, dtype, kind);
-               });
+    // Across processes: an all-reduce of the whole input (MPI_Allreduce), of which each member keeps its chunk.
+    rendezvous(
+        in, bytes(count, dtype) * static_cast<int64_t>(group.size()), group,
+        [&](std::span<const void* const> ins, int64_t me) { reduce_into(ins, me * count, out, count, dtype, kind); },
+        true, dtype, kind);
   }
   void all_to_all(const void* in, void* out, int64_t count, DType dtype, std::span<const int64_t> group) override {
     int64_t b = bytes(count, dtype);

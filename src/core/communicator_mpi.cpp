@@ -96,6 +96,7 @@ struct MpiHub {
     bool reduce = false;  // an all-reduce: the process's partial reduction, then one MPI_Allreduce
     DType dtype = DType::float32;
     ReduceKind kind = ReduceKind::kSum;
+    const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr;  // a permute's (source, target) pairs
   };
   /// The k-th collective of every local participant.
   struct Slot {
@@ -126,6 +127,36 @@ struct MpiHub {
                         comm_of(procs)),
           "MPI_Allreduce");
     return out.data();
+  }
+
+  /// A permute over processes: each pair whose source is here and target elsewhere is an MPI_Isend, each whose target
+  /// is here and source elsewhere an MPI_Irecv (tagged by the target rank: a rank receives from one source at most).
+  void permute(Slot& slot, const Member& lead, std::vector<const void*>& ins) {
+    std::vector<int> everyone(static_cast<size_t>(nproc));
+    for (int p = 0; p < static_cast<int>(nproc); ++p) everyone[static_cast<size_t>(p)] = p;
+    MPI_Comm comm = comm_of(everyone);  // jitx's own, so no message of the user's on MPI_COMM_WORLD can match
+    std::vector<MPI_Request> reqs;
+    for (auto [src, dst] : *lead.pairs) {
+      int64_t ps = src / local_n, pd = dst / local_n;
+      if (ps == proc) ins[static_cast<size_t>(src)] = slot.members[static_cast<size_t>(src % local_n)].in;
+      if (ps == pd || (ps != proc && pd != proc)) continue;
+      if (lead.in_bytes > INT_MAX)
+        throw_error<RuntimeError>("distributed", "a permute of {} bytes is over MPI's int count", lead.in_bytes);
+      MPI_Request rq;
+      if (ps == proc) {
+        check(MPI_Isend(ins[static_cast<size_t>(src)], static_cast<int>(lead.in_bytes), MPI_BYTE, static_cast<int>(pd),
+                        static_cast<int>(dst), comm, &rq),
+              "MPI_Isend");
+      } else {
+        auto& buf = slot.buffers.emplace_back(static_cast<size_t>(std::max<int64_t>(lead.in_bytes, 1)));
+        ins[static_cast<size_t>(src)] = buf.data();
+        check(MPI_Irecv(buf.data(), static_cast<int>(lead.in_bytes), MPI_BYTE, static_cast<int>(ps),
+                        static_cast<int>(dst), comm, &rq),
+              "MPI_Irecv");
+      }
+      reqs.push_back(rq);
+    }
+    check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
 
   /// Run by the last local participant to arrive: fills slot.ins for every group of the call.
@@ -159,6 +190,10 @@ struct MpiHub {
       const Member& lead = slot.members[static_cast<size_t>(*first_local % local_n)];
       if (lead.reduce) {
         ins = {all_reduce(slot, g, lead, procs)};
+        continue;
+      }
+      if (lead.pairs) {
+        permute(slot, lead, ins);
         continue;
       }
       std::vector<char> pack;
@@ -234,16 +269,20 @@ class MpiCommunicator : public Communicator {
     std::vector<int64_t> all(static_cast<size_t>(size()));
     for (int64_t r = 0; r < size(); ++r) all[static_cast<size_t>(r)] = r;
     int64_t b = bytes(count, dtype);
-    rendezvous(in, b, all, [&](std::span<const void* const> ins, int64_t) {
-      int64_t src = -1;
-      for (auto& [s, t] : pairs)
-        if (t == rank()) src = s;
-      if (!b) return;
-      if (src < 0)
-        std::memset(out, 0, static_cast<size_t>(b));
-      else
-        std::memcpy(out, ins[static_cast<size_t>(src)], static_cast<size_t>(b));
-    });
+    std::vector<std::pair<int64_t, int64_t>> ps(pairs.begin(), pairs.end());
+    rendezvous(
+        in, b, all,
+        [&](std::span<const void* const> ins, int64_t) {
+          int64_t src = -1;
+          for (auto& [s, t] : pairs)
+            if (t == rank()) src = s;
+          if (!b) return;
+          if (src < 0)
+            std::memset(out, 0, static_cast<size_t>(b));
+          else
+            std::memcpy(out, ins[static_cast<size_t>(src)], static_cast<size_t>(b));
+        },
+        false, dtype, ReduceKind::kSum, &ps);
   }
   void abort(std::exception_ptr error) override {
     {
@@ -271,7 +310,8 @@ class MpiCommunicator : public Communicator {
 
   template <class F>
   void rendezvous(const void* in, int64_t in_bytes, std::span<const int64_t> group, F&& work, bool reduce = false,
-                  DType dtype = DType::float32, ReduceKind kind = ReduceKind::kSum) {
+                  DType dtype = DType::float32, ReduceKind kind = ReduceKind::kSum,
+                  const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr) {
     int64_t me = -1;
     for (size_t k = 0; k < group.size(); ++k)
       if (group[k] == rank()) me = static_cast<int64_t>(k);
@@ -281,7 +321,7 @@ class MpiCommunicator : public Communicator {
     std::unique_lock<std::mutex> l(hub_->mu);
     auto& slot = hub_->slots[call];
     if (slot.members.empty()) slot.members.resize(static_cast<size_t>(hub_->local_n));
-    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g, reduce, dtype, kind};
+    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g, reduce, dtype, kind, pairs};
     if (++slot.arrived == hub_->local_n) {
       l.unlock();
       try {

@@ -97,6 +97,7 @@ struct MpiHub {
     DType dtype = DType::float32;
     ReduceKind kind = ReduceKind::kSum;
     const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr;  // a permute's (source, target) pairs
+    bool all_to_all = false;
   };
   /// The k-th collective of every local participant.
   struct Slot {
@@ -159,6 +160,58 @@ struct MpiHub {
     check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
 
+  /// An all-to-all over processes (MPI_Alltoallv): to process q goes, for each of q's members j (group order), chunk j
+  /// of each local member's input. A remote member k's input is rebuilt with only the local members' chunks at their
+  /// offsets, so ins[k] + j * chunk is chunk j of member k for every local j, as the in-process transport reads it.
+  void all_to_all(Slot& slot, const std::vector<int64_t>& g, const Member& lead, const std::vector<int>& procs,
+                  std::vector<const void*>& ins) {
+    size_t n = g.size();
+    int64_t b = lead.in_bytes / static_cast<int64_t>(n);
+    auto on = [&](int q) {
+      std::vector<size_t> pos;
+      for (size_t k = 0; k < n; ++k)
+        if (g[k] / local_n == q) pos.push_back(k);
+      return pos;
+    };
+    std::vector<size_t> mine = on(static_cast<int>(proc));
+    std::vector<char> send;
+    std::vector<int> sc(procs.size()), sd(procs.size()), rc(procs.size()), rd(procs.size());
+    int64_t so = 0, ro = 0;
+    for (size_t qi = 0; qi < procs.size(); ++qi) {
+      std::vector<size_t> theirs = on(procs[qi]);
+      for (size_t j : theirs)
+        for (size_t k : mine) {
+          auto* p = static_cast<const char*>(slot.members[static_cast<size_t>(g[k] % local_n)].in) + j * b;
+          send.insert(send.end(), p, p + b);
+        }
+      int64_t c = static_cast<int64_t>(theirs.size() * mine.size()) * b;
+      if (so + c > INT_MAX || ro + c > INT_MAX)
+        throw_error<RuntimeError>("distributed", "an all-to-all of {} bytes is over MPI's int count", so + c);
+      sc[qi] = rc[qi] = static_cast<int>(c);
+      sd[qi] = static_cast<int>(so);
+      rd[qi] = static_cast<int>(ro);
+      so += c;
+      ro += c;
+    }
+    std::vector<char> recv(static_cast<size_t>(std::max<int64_t>(ro, 1)));
+    send.resize(std::max<size_t>(send.size(), 1));
+    check(MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, recv.data(), rc.data(), rd.data(), MPI_BYTE,
+                        comm_of(procs)),
+          "MPI_Alltoallv");
+    for (size_t k : mine) ins[k] = slot.members[static_cast<size_t>(g[k] % local_n)].in;
+    for (size_t qi = 0; qi < procs.size(); ++qi) {
+      if (procs[qi] == proc) continue;
+      std::vector<size_t> theirs = on(procs[qi]);
+      const char* at = recv.data() + rd[qi];
+      for (size_t k : theirs) ins[k] = slot.buffers.emplace_back(static_cast<size_t>(lead.in_bytes)).data();
+      for (size_t j : mine)  // the sender's order: for each of our members j, for each of its members k
+        for (size_t k : theirs) {
+          std::memcpy(const_cast<char*>(static_cast<const char*>(ins[k])) + j * b, at, static_cast<size_t>(b));
+          at += b;
+        }
+    }
+  }
+
   /// Run by the last local participant to arrive: fills slot.ins for every group of the call.
   void exchange(Slot& slot) {
     std::set<std::vector<int64_t>> groups;
@@ -194,6 +247,10 @@ struct MpiHub {
       }
       if (lead.pairs) {
         permute(slot, lead, ins);
+        continue;
+      }
+      if (lead.all_to_all) {
+        all_to_all(slot, g, lead, procs, ins);
         continue;
       }
       std::vector<char> pack;
@@ -257,12 +314,15 @@ class MpiCommunicator : public Communicator {
   }
   void all_to_all(const void* in, void* out, int64_t count, DType dtype, std::span<const int64_t> group) override {
     int64_t b = bytes(count, dtype);
-    rendezvous(in, b * static_cast<int64_t>(group.size()), group, [&](std::span<const void* const> ins, int64_t me) {
-      for (size_t k = 0; k < ins.size(); ++k)
-        if (b)
-          std::memcpy(static_cast<char*>(out) + k * b, static_cast<const char*>(ins[k]) + me * b,
-                      static_cast<size_t>(b));
-    });
+    rendezvous(
+        in, b * static_cast<int64_t>(group.size()), group,
+        [&](std::span<const void* const> ins, int64_t me) {
+          for (size_t k = 0; k < ins.size(); ++k)
+            if (b)
+              std::memcpy(static_cast<char*>(out) + k * b, static_cast<const char*>(ins[k]) + me * b,
+                          static_cast<size_t>(b));
+        },
+        false, dtype, ReduceKind::kSum, nullptr, true);
   }
   void permute(const void* in, void* out, int64_t count, DType dtype,
                std::span<const std::pair<int64_t, int64_t>> pairs) override {
@@ -311,7 +371,7 @@ class MpiCommunicator : public Communicator {
   template <class F>
   void rendezvous(const void* in, int64_t in_bytes, std::span<const int64_t> group, F&& work, bool reduce = false,
                   DType dtype = DType::float32, ReduceKind kind = ReduceKind::kSum,
-                  const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr) {
+                  const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr, bool all_to_all = false) {
     int64_t me = -1;
     for (size_t k = 0; k < group.size(); ++k)
       if (group[k] == rank()) me = static_cast<int64_t>(k);
@@ -321,7 +381,7 @@ class MpiCommunicator : public Communicator {
     std::unique_lock<std::mutex> l(hub_->mu);
     auto& slot = hub_->slots[call];
     if (slot.members.empty()) slot.members.resize(static_cast<size_t>(hub_->local_n));
-    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g, reduce, dtype, kind, pairs};
+    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g, reduce, dtype, kind, pairs, all_to_all};
     if (++slot.arrived == hub_->local_n) {
       l.unlock();
       try {

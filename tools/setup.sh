@@ -3,6 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential python3 python3-venv cmake ccache lld llvm-19-dev libeigen3-dev libfmt-dev catch2 libxxhash-dev
       libzstd-dev pkg-config libzip-dev nlohmann-json3-dev libcli11-dev
+      libopenmpi-dev openmpi-bin  # multi-process runs (jitx::distributed, the MPI tests)
       clang-19 libclang-rt-19-dev)  # the last two: tools/sanitize.sh (sanitizers, libFuzzer)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

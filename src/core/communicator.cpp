@@ -49,6 +49,8 @@ double load(const void* p, DType d, int64_t i) {
   return v;
 }
 
+}  // namespace
+
 /// out[i] = reduce over k of ins[k][offset + i], in member order (the same result on every member).
 void reduce_into(std::span<const void* const> ins, int64_t offset, void* out, int64_t count, DType d, ReduceKind kind) {
   size_t es = dtype_size(d);
@@ -117,6 +119,8 @@ void reduce_into(std::span<const void* const> ins, int64_t offset, void* out, in
   }
   if (count) std::memcpy(out, acc.data(), static_cast<size_t>(count) * es);
 }
+
+namespace {
 
 class LocalCommunicator : public Communicator {
  public:

@@ -41,6 +41,10 @@ class Communicator {
   virtual void abort(std::exception_ptr error) = 0;
 };
 
+/// out[i] = the reduction over k of ins[k][offset + i] (i < count), in the order of ins (every transport reduces
+/// in member order, so every member gets the same bits).
+void reduce_into(std::span<const void* const> ins, int64_t offset, void* out, int64_t count, DType d, ReduceKind kind);
+
 /// `n` participants of one shared-memory transport (threads of this process): participant i is rank i. Each
 /// collective is a rendezvous of its group: every member posts its input, then reads the others' directly.
 std::vector<std::shared_ptr<Communicator>> make_local_communicators(int64_t n);

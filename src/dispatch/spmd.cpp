@@ -40,12 +40,19 @@ thread_local std::unique_ptr<CommunicatorScope> t_scope;
 std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> execute_spmd(
     runtime::Executable& exe, std::span<runtime::Device* const> devices,
     const std::vector<std::vector<std::shared_ptr<runtime::Buffer>>>& args) {
+  return execute_spmd(exe, devices, args, make_local_communicators(static_cast<int64_t>(devices.size())));
+}
+
+std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> execute_spmd(
+    runtime::Executable& exe, std::span<runtime::Device* const> devices,
+    const std::vector<std::vector<std::shared_ptr<runtime::Buffer>>>& args,
+    std::vector<std::shared_ptr<Communicator>> comms) {
   size_t n = devices.size();
+  JITX_ASSERT(comms.size() == n, "{} communicators for {} devices", comms.size(), n);
   JITX_ASSERT(args.size() == n, "{} argument lists for {} devices", args.size(), n);
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < i; ++j)
       JITX_ASSERT(devices[i] != devices[j], "device {} twice in one SPMD launch", devices[i]->str());
-  auto comms = make_local_communicators(static_cast<int64_t>(n));
   auto latch = std::make_shared<Latch>();
   std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> outs(n);
   {

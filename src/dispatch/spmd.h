@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "core/communicator.h"
 #include "runtime/runtime.h"
 
 namespace jitx::detail {
@@ -17,5 +18,13 @@ namespace jitx::detail {
 std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> execute_spmd(
     runtime::Executable& exe, std::span<runtime::Device* const> devices,
     const std::vector<std::vector<std::shared_ptr<runtime::Buffer>>>& args);
+
+/// The same with the launch's communicators given (comms[p] for devices[p]): a multi-process launch passes this
+/// process's MPI communicators (make_mpi_communicators), so partition p's collectives meet the other processes'
+/// partitions; its program sees comms[p]->rank() as its partition id.
+std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> execute_spmd(
+    runtime::Executable& exe, std::span<runtime::Device* const> devices,
+    const std::vector<std::vector<std::shared_ptr<runtime::Buffer>>>& args,
+    std::vector<std::shared_ptr<Communicator>> comms);
 
 }  // namespace jitx::detail

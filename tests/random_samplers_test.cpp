@@ -21,7 +21,8 @@ constexpr int64_t N = kSamplerN;
 
 std::vector<double> linspace(double a, double b, int64_t n) {
   std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1);
   return v;
 }
 
@@ -42,8 +43,8 @@ const std::map<std::string, Sampler>& samplers() {
        [](const Array& k, DType d) { return random::geometric(k, Array::scalar(0.05, DType::float64), Shape{N}, d); }},
       {"triangular", [](const Array& k, DType d) { return random::triangular(k, -1.0, 0.5, 2.0, Shape{N}, d); }},
       {"wald", [](const Array& k, DType d) { return random::wald(k, 1.5, Shape{N}, d); }},
-      {"gamma",
-       [](const Array& k, DType d) { return random::gamma(k, make(linspace(0.15, 6.0, N), DType::float64), Shape{N}, d); }},
+      {"gamma", [](const Array& k,
+                   DType d) { return random::gamma(k, make(linspace(0.15, 6.0, N), DType::float64), Shape{N}, d); }},
       {"loggamma",
        [](const Array& k, DType d) {
          return random::loggamma(k, make(linspace(0.15, 6.0, N), DType::float64), Shape{N}, d);
@@ -59,7 +60,9 @@ const std::map<std::string, Sampler>& samplers() {
       {"generalized_normal", [](const Array& k, DType d) { return random::generalized_normal(k, 1.5, {N}, d); }},
       {"ball", [](const Array& k, DType d) { return lax::reshape(random::ball(k, 3, 2.0, {N / 4}, d), {N / 4 * 3}); }},
       {"poisson",
-       [](const Array& k, DType d) { return random::poisson(k, make(linspace(0.0, 40.0, N), DType::float64), Shape{N}, d); }},
+       [](const Array& k, DType d) {
+         return random::poisson(k, make(linspace(0.0, 40.0, N), DType::float64), Shape{N}, d);
+       }},
       {"multivariate_normal",
        [](const Array& k, DType d) {
          Array mean = make({1.0, -2.0, 0.5}, d);
@@ -72,9 +75,9 @@ const std::map<std::string, Sampler>& samplers() {
 }
 
 DType dtype_named(const std::string& s) {
-  static const std::map<std::string, DType> m = {{"float32", DType::float32}, {"float64", DType::float64},
+  static const std::map<std::string, DType> m = {{"float32", DType::float32},   {"float64", DType::float64},
                                                  {"bfloat16", DType::bfloat16}, {"float16", DType::float16},
-                                                 {"int32", DType::int32}, {"int64", DType::int64}};
+                                                 {"int32", DType::int32},       {"int64", DType::int64}};
   if (m.count(s)) return m.at(s);
   throw std::runtime_error("unknown dtype " + s);
 }
@@ -122,7 +125,8 @@ const std::set<std::string> kExact = {
 
 }  // namespace
 
-TEST_CASE("random samplers: draws match jax.random (bit-exact where listed, else to a tolerance)", "[random_samplers]") {
+TEST_CASE("random samplers: draws match jax.random (bit-exact where listed, else to a tolerance)",
+          "[random_samplers]") {
   std::map<std::string, std::pair<int64_t, int64_t>> tally;  // "name dtype" -> (differing, total)
   for (const auto& ref : kSamplerRefs) {
     DType d = dtype_named(ref.dtype);

@@ -15,6 +15,7 @@ TABLES = {
 # Files whose long lines are generated data, not code.
 LONG_LINE_DATA = {
     'tests/random_test.cpp': 'JAX-generated reference draws (tools/gen_random_refs.py), one array per line',
+    'tests/random_samplers_refs.h': 'JAX-generated sampler draws (tools/gen_sampler_refs.py), one array per line',
 }
 HEAD = re.compile(r'\b(namespace|extern\s+"C")\b[^;{]*$')
 

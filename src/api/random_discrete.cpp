@@ -25,13 +25,20 @@ constexpr DType F32 = DType::float32;
 
 double int_max_of(DType d) {
   switch (d) {
-    case DType::int8: return 127;
-    case DType::int16: return 32767;
-    case DType::int32: return 2147483647.0;
-    case DType::uint8: return 255;
-    case DType::uint16: return 65535;
-    case DType::uint32: return 4294967295.0;
-    default: return 9.2233720368547758e18;
+    case DType::int8:
+      return 127;
+    case DType::int16:
+      return 32767;
+    case DType::int32:
+      return 2147483647.0;
+    case DType::uint8:
+      return 255;
+    case DType::uint16:
+      return 65535;
+    case DType::uint32:
+      return 4294967295.0;
+    default:
+      return 9.2233720368547758e18;
   }
 }
 
@@ -67,9 +74,7 @@ Array poisson_rejection(const Array& key, const Array& lam, const Shape& sh, DTy
   Array v_r = F.sub(F.c(0.9277), F.div(F.c(3.6224), F.sub(b, F.c(2))));
   Carry init{Array::scalar_int(0, DType::int64), lax::full(sh, F.c(-1)), lax::full(sh, Array(false)), key};
   Carry out = lax::while_loop(
-      [=](const Carry& c) {
-        return lax::bitwise_and(jnp::any(lax::bitwise_not(c[2])), iters_left(c[0], dtype));
-      },
+      [=](const Carry& c) { return lax::bitwise_and(jnp::any(lax::bitwise_not(c[2])), iters_left(c[0], dtype)); },
       [=](const Carry& c) {
         auto ks = split_n(c[3], 3);
         Array u = F.sub(F.in(unit_uniform(ks[1], sh, F32, 0.0, 1.0, "poisson")), F.c(0.5));
@@ -96,9 +101,11 @@ Array poisson(const Array& key, const Array& lam, std::optional<Shape> shape, DT
   key_words(key, "poisson");
   check_dtype_value(dtype, "poisson");
   dtype = canonicalize_dtype(dtype);
-  if (!is_integer(dtype)) throw_error<TypeError>("poisson", "dtype must be an integer dtype, got {}", dtype_name(dtype));
+  if (!is_integer(dtype))
+    throw_error<TypeError>("poisson", "dtype must be an integer dtype, got {}", dtype_name(dtype));
   if (!lam.valid() || !(is_floating(lam.dtype()) || is_integer(lam.dtype())))
-    throw_error<TypeError>("poisson", "lam must be a real array, got {}", lam.valid() ? lam.aval().str() : "an empty Array");
+    throw_error<TypeError>("poisson", "lam must be a real array, got {}",
+                           lam.valid() ? lam.aval().str() : "an empty Array");
   Shape sh = shape ? *shape : lam.shape();
   check_shape(sh, "poisson");
   broadcast_param(lam, sh, "poisson", "lam");

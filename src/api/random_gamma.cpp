@@ -69,37 +69,37 @@ Array gamma_lanes(const Words& key0, const Array& alpha, DType d, bool log_space
     return lax::bitwise_and(c1, lax::ge(F.log(U), rhs));
   };
   Carry init{ks[0].first, ks[0].second, zero, one, two};
-  Carry out = lax::while_loop(
-      [=](const Carry& st) { return jnp::any(lane_cond(st[2], st[3], st[4])); },
-      [=](const Carry& st) {
-        Array m = lane_cond(st[2], st[3], st[4]);
-        auto k3 = split_words({st[0], st[1]}, 3);
-        Carry inner{k3[1].first, k3[1].second, zero, minus_one};
-        Carry xv = lax::while_loop(
-            [=](const Carry& q) { return jnp::any(lax::le(q[3], zero)); },
-            [=](const Carry& q) {
-              Array m2 = lax::le(q[3], zero);
-              auto k2 = split_words({q[0], q[1]}, 2);
-              Array x = F.in(lane_normal(k2[1], d));
-              Array v = F.fma(x, c, F.c(1));
-              return Carry{lax::select(m2, k2[0].first, q[0]), lax::select(m2, k2[0].second, q[1]),
-                           lax::select(m2, x, q[2]), lax::select(m2, v, q[3])};
-            },
-            inner);
-        Array X = F.mul(xv[2], xv[2]);
-        Array V = F.mul(F.mul(xv[3], xv[3]), xv[3]);
-        Array U = F.in(lane_uniform(k3[2], d));
-        return Carry{lax::select(m, k3[0].first, st[0]), lax::select(m, k3[0].second, st[1]),
-                     lax::select(m, X, st[2]), lax::select(m, V, st[3]), lax::select(m, U, st[4])};
-      },
-      init);
+  Carry out =
+      lax::while_loop([=](const Carry& st) { return jnp::any(lane_cond(st[2], st[3], st[4])); },
+                      [=](const Carry& st) {
+                        Array m = lane_cond(st[2], st[3], st[4]);
+                        auto k3 = split_words({st[0], st[1]}, 3);
+                        Carry inner{k3[1].first, k3[1].second, zero, minus_one};
+                        Carry xv = lax::while_loop([=](const Carry& q) { return jnp::any(lax::le(q[3], zero)); },
+                                                   [=](const Carry& q) {
+                                                     Array m2 = lax::le(q[3], zero);
+                                                     auto k2 = split_words({q[0], q[1]}, 2);
+                                                     Array x = F.in(lane_normal(k2[1], d));
+                                                     Array v = F.fma(x, c, F.c(1));
+                                                     return Carry{lax::select(m2, k2[0].first, q[0]),
+                                                                  lax::select(m2, k2[0].second, q[1]),
+                                                                  lax::select(m2, x, q[2]), lax::select(m2, v, q[3])};
+                                                   },
+                                                   inner);
+                        Array X = F.mul(xv[2], xv[2]);
+                        Array V = F.mul(F.mul(xv[3], xv[3]), xv[3]);
+                        Array U = F.in(lane_uniform(k3[2], d));
+                        return Carry{lax::select(m, k3[0].first, st[0]), lax::select(m, k3[0].second, st[1]),
+                                     lax::select(m, X, st[2]), lax::select(m, V, st[3]), lax::select(m, U, st[4])};
+                      },
+                      init);
   Array V = out[3];
   Array inv_alpha = F.div(F.c(1), alpha);
   if (log_space) {
     // -exponential(subkey, ()): -(-log1p(-u))
     Array log_samples = F.log1p(lax::neg(F.in(lane_uniform(subkey, d))));
-    Array log_boost = lax::select(lax::bitwise_or(boost_mask, lax::eq(log_samples, zero)), zero,
-                                  F.mul(log_samples, inv_alpha));
+    Array log_boost =
+        lax::select(lax::bitwise_or(boost_mask, lax::eq(log_samples, zero)), zero, F.mul(log_samples, inv_alpha));
     return F.add(F.add(F.log(dd), F.log(V)), log_boost);
   }
   Array samples = F.sub(F.c(1), F.in(lane_uniform(subkey, d)));
@@ -195,9 +195,8 @@ Array dirichlet(const Array& key, const Array& alpha, std::optional<Shape> shape
   full.push_back(alpha.shape().back());
   dtype = begin_float(key, dtype, full, "dirichlet");
   detail::ScopedX64 x64;
-  return compiled(sig("dirichlet", full, dtype), {key, alpha}, [=](auto& v) {
-    return nn::softmax(gamma_impl(v[0], v[1], full, dtype, true), -1);
-  });
+  return compiled(sig("dirichlet", full, dtype), {key, alpha},
+                  [=](auto& v) { return nn::softmax(gamma_impl(v[0], v[1], full, dtype, true), -1); });
 }
 
 Array t(const Array& key, const Array& df, std::optional<Shape> shape, DType dtype, Loc loc) {
@@ -233,7 +232,8 @@ Array chisquare(const Array& key, const Array& df, std::optional<Shape> shape, D
   dtype = begin_float(key, dtype, sh, "chisquare");
   broadcast_param(df, sh, "chisquare", "df");
   detail::ScopedX64 x64;
-  return compiled(sig("chisquare", sh, dtype), {key, df}, [=](auto& v) { return chisquare_impl(v[0], v[1], sh, dtype); });
+  return compiled(sig("chisquare", sh, dtype), {key, df},
+                  [=](auto& v) { return chisquare_impl(v[0], v[1], sh, dtype); });
 }
 
 Array f(const Array& key, const Array& dfnum, const Array& dfden, std::optional<Shape> shape, DType dtype, Loc loc) {
@@ -261,9 +261,9 @@ Array generalized_normal_impl(const Array& key, double p, const Shape& sh, DType
   auto ks = split_n(key, 2);
   Array g = F.in(gamma_impl(ks[0], Array::scalar(1.0 / p, d), sh, d, false));
   Array u = unit_uniform(ks[1], sh, DType::float64, 0.0, 1.0, "generalized_normal");  // rademacher (x64)
-  Array r = F.in(lax::sub(lax::mul(Array::scalar(2.0, d), lax::convert_element_type(
-                                                               lax::lt(u, Array::scalar(0.5, DType::float64)), d)),
-                          Array::scalar(1.0, d)));
+  Array r = F.in(lax::sub(
+      lax::mul(Array::scalar(2.0, d), lax::convert_element_type(lax::lt(u, Array::scalar(0.5, DType::float64)), d)),
+      Array::scalar(1.0, d)));
   return F.out(F.mul(r, F.pow(g, F.c(1.0 / p))));
 }
 }  // namespace

@@ -98,8 +98,8 @@ Array maxwell_impl(const Array& key, const Shape& shape, DType d) {
   return F.out(F.sqrt(F.add(F.add(part(0), part(1)), part(2))));
 }
 
-Array triangular_impl(const Array& key, const Array& l_in, const Array& m_in, const Array& r_in,
-                      const Shape& shape, DType d) {
+Array triangular_impl(const Array& key, const Array& l_in, const Array& m_in, const Array& r_in, const Shape& shape,
+                      DType d) {
   Fx F{d};
   auto prm = [&](const Array& x, const char* what) {
     return F.in(broadcast_param(lax::convert_element_type(x, d), shape, "triangular", what));
@@ -131,7 +131,8 @@ Array exponential(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   dtype = begin_float(key, dtype, shape, "exponential");
   detail::ScopedX64 x64;
-  return compiled(sig("exponential", shape, dtype), {key}, [=](auto& a) { return exponential_impl(a[0], shape, dtype); });
+  return compiled(sig("exponential", shape, dtype), {key},
+                  [=](auto& a) { return exponential_impl(a[0], shape, dtype); });
 }
 
 Array laplace(const Array& key, const Shape& shape, DType dtype, Loc loc) {
@@ -178,8 +179,8 @@ Array maxwell(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   return compiled(sig("maxwell", shape, dtype), {key}, [=](auto& a) { return maxwell_impl(a[0], shape, dtype); });
 }
 
-Array weibull_min(const Array& key, const Array& scale, const Array& concentration, const Shape& shape,
-                  DType dtype, Loc loc) {
+Array weibull_min(const Array& key, const Array& scale, const Array& concentration, const Shape& shape, DType dtype,
+                  Loc loc) {
   ApiScope s(loc);
   dtype = begin_float(key, dtype, shape, "weibull_min");
   detail::ScopedX64 x64;
@@ -213,9 +214,11 @@ Array geometric(const Array& key, const Array& p, std::optional<Shape> shape, DT
   key_words(key, "geometric");
   check_dtype_value(dtype, "geometric");
   dtype = canonicalize_dtype(dtype);
-  if (!is_integer(dtype)) throw_error<TypeError>("geometric", "dtype must be an integer dtype, got {}", dtype_name(dtype));
+  if (!is_integer(dtype))
+    throw_error<TypeError>("geometric", "dtype must be an integer dtype, got {}", dtype_name(dtype));
   if (!p.valid() || !(is_floating(p.dtype()) || is_integer(p.dtype())))
-    throw_error<TypeError>("geometric", "p must be a real array, got {}", p.valid() ? p.aval().str() : "an empty Array");
+    throw_error<TypeError>("geometric", "p must be a real array, got {}",
+                           p.valid() ? p.aval().str() : "an empty Array");
   Shape sh = shape ? *shape : p.shape();
   check_shape(sh, "geometric");
   broadcast_param(p, sh, "geometric", "p");
@@ -231,8 +234,8 @@ Array geometric(const Array& key, const Array& p, std::optional<Shape> shape, DT
   });
 }
 
-Array triangular(const Array& key, const Array& left, const Array& mode, const Array& right,
-                 std::optional<Shape> shape, DType dtype, Loc loc) {
+Array triangular(const Array& key, const Array& left, const Array& mode, const Array& right, std::optional<Shape> shape,
+                 DType dtype, Loc loc) {
   ApiScope s(loc);
   Shape sh = param_shape(shape, {left.shape(), mode.shape(), right.shape()}, "triangular");
   dtype = begin_float(key, dtype, sh, "triangular");
@@ -265,8 +268,8 @@ Array multivariate_normal(const Array& key, const Array& mean, const Array& cov,
   Shape mb(mean.shape().begin(), mean.shape().end() - 1), cb(cov.shape().begin(), cov.shape().end() - 2);
   Shape sh = shape ? *shape : jnp::broadcast_shapes({mb, cb}, op);
   if (shape && jnp::broadcast_shapes({sh, mb, cb}, op) != sh)
-    throw_error<ShapeError>(op, "the batch shapes of mean {} and cov {} do not broadcast to shape {}",
-                            shape_str(mb), shape_str(cb), shape_str(sh));
+    throw_error<ShapeError>(op, "the batch shapes of mean {} and cov {} do not broadcast to shape {}", shape_str(mb),
+                            shape_str(cb), shape_str(sh));
   dtype = begin_float(key, dtype, sh, op);
   std::string m(method);
   return compiled(sig("multivariate_normal", sh, dtype, m), {key, mean, cov}, [=](auto& a) {

@@ -80,15 +80,6 @@ const std::vector<Case> kRandom2 = {
            w, [](const Array& k, const Array& a, OptShape s, DType d) { return random::poisson(k, a, s, d); },
            DType::int32, DType::float32);
      }},
-    {"random::binomial",
-     [](Walk& w) {
-       param_sampler(
-           w,
-           [](const Array& k, const Array& a, OptShape s, DType d) {
-             return random::binomial(k, a, Array(0.3), s, d);
-           },
-           DType::float32, DType::int32);
-     }},
     {"random::geometric",
      [](Walk& w) {
        param_sampler(

@@ -1,5 +1,5 @@
 // jitx::random: gamma (Marsaglia-Tsang with JAX's per-element keys and while loops), loggamma and what is built
-// on them (beta, dirichlet, t, chisquare, f, generalized_normal, ball), poisson and binomial, as jax.random.
+// on them (beta, dirichlet, t, chisquare, f, generalized_normal, ball) and poisson, as jax.random.
 #include <cmath>
 
 #include "api/random_fx.h"

@@ -1,7 +1,7 @@
 // jitx::random: the continuous and discrete samplers beyond uniform/normal, as jax.random
 // (jax/_src/random/core.py): JAX's algorithm, key use and evaluation order for each, with XLA:CPU's rounding
-// reproduced through random_fx.h where xla_math models the functions involved. The gamma family, poisson and
-// binomial are in random_gamma.cpp.
+// reproduced through random_fx.h where xla_math models the functions involved. The gamma family and poisson
+// are in random_gamma.cpp (binomial is not there yet).
 #include <cmath>
 
 #include "api/random_fx.h"

@@ -34,6 +34,51 @@ Array pivot_sign(const Array& pivots, DType dtype) {
   (void)n;
   return 1.0 - 2.0 * numpy::astype(count % 2, dtype);
 }
+/// jnp.linalg.qr(mode="raw"): LAPACK geqrf's Householder form, as JAX returns it: h = the factored matrix
+/// transposed (..., n, m) (R on and above the diagonal of its transpose, each reflector's vector v below it, v's
+/// leading 1 implied) and tau (..., k). Step j reflects column j's rows j.. onto beta e_j with LAPACK dlarfg's
+/// convention (beta = -sign(alpha) |x|, tau = (beta - alpha) / beta, v = x_tail / (alpha - beta); tau = 0 when the
+/// tail is zero) and applies I - tau v v^T to the columns after j. Written in array ops over whole-matrix masks, so
+/// it runs on every platform and batches and differentiates like them.
+QRResult qr_raw(const Array& a) {
+  int64_t nd = a.ndim(), m = a.shape()[nd - 2], n = a.shape()[nd - 1], k = std::min(m, n);
+  Array row = lax::broadcasted_iota(DType::int32, {m}, 0);  // (m,)
+  Array cols = lax::broadcasted_iota(DType::int32, {m, n}, 1);                    // (m, n)
+  Array h = a;
+  std::vector<Array> taus;
+  for (int64_t j = 0; j < k; ++j) {
+    auto ji = static_cast<int32_t>(j);
+    Array x = numpy::squeeze(lax::slice_in_dim(h, j, j + 1, 1, nd - 1), {nd - 1});  // column j, (..., m)
+    Array alpha = numpy::squeeze(lax::slice_in_dim(x, j, j + 1, 1, nd - 2), {nd - 2});
+    Array in_tail = row > ji, at_j = row == ji;
+    Array tail = numpy::where(in_tail, x, numpy::zeros_like(x));
+    // |x[j:]| and |x[j+1:]| scaled by their largest magnitude (no overflow or underflow in the squares).
+    Array big = numpy::maximum(numpy::abs(alpha), numpy::max(numpy::abs(tail), {nd - 2}));
+    Array safe = numpy::where(big == 0.0, numpy::ones_like(big), big);
+    Array ts = tail / numpy::expand_dims(safe, {nd - 2});
+    Array tail_sq = numpy::sum(ts * ts, {nd - 2});
+    Array as = alpha / safe;
+    Array norm = big * numpy::sqrt(as * as + tail_sq);
+    Array nonzero = tail_sq != 0.0;
+    Array beta = numpy::where(alpha >= 0.0, -norm, norm);
+    Array tau = numpy::where(nonzero, (beta - alpha) / numpy::where(nonzero, beta, numpy::ones_like(beta)),
+                             numpy::zeros_like(beta));
+    Array inv = numpy::where(nonzero, 1.0 / numpy::where(nonzero, alpha - beta, numpy::ones_like(beta)),
+                             numpy::zeros_like(beta));
+    Array v = numpy::where(at_j, numpy::ones_like(x), tail * numpy::expand_dims(inv, {nd - 2}));  // (..., m)
+    Array vc = numpy::expand_dims(v, {nd - 1});                                                    // (..., m, 1)
+    Array w = numpy::sum(vc * h, {nd - 2}, /*keepdims=*/true);                                     // (..., 1, n)
+    Array reflected = h - numpy::expand_dims(tau, {nd - 2, nd - 1}) * vc * w;
+    Array diag = numpy::expand_dims(numpy::where(nonzero, beta, alpha), {nd - 2});                 // (..., 1)
+    Array col = numpy::where(at_j, diag, numpy::where(in_tail, v, x));
+    h = numpy::where(cols > ji, reflected, numpy::where(cols == ji, numpy::expand_dims(col, {nd - 1}), h));
+    taus.push_back(tau);
+  }
+  Shape tshape(a.shape().begin(), a.shape().end() - 2);
+  tshape.push_back(0);
+  Array tau = k ? numpy::stack(taus, nd - 2) : numpy::zeros(tshape, a.dtype());
+  return {numpy::swapaxes(h, nd - 2, nd - 1), tau};
+}
 }  // namespace
 
 Array cholesky(const Array& a0, bool upper, Loc loc) {
@@ -116,12 +161,12 @@ SlogdetResult slogdet(const Array& a0, Loc loc) {
 QRResult qr(const Array& a0, std::string_view mode, Loc loc) {
   ApiScope scope(loc);
   constexpr const char* op = "jnp.linalg.qr";
-  if (mode == "raw")
-    throw_error<CompileError>(op, "mode 'raw' is not implemented yet; use 'reduced', 'complete' or 'r'");
-  if (mode != "reduced" && mode != "complete" && mode != "r")
-    throw_error<TypeError>(op, "unsupported QR decomposition mode '{}'; expected 'reduced', 'complete' or 'r'", mode);
+  if (mode != "reduced" && mode != "complete" && mode != "r" && mode != "raw")
+    throw_error<TypeError>(op, "unsupported QR decomposition mode '{}'; expected 'reduced', 'complete', 'r' or 'raw'",
+                           mode);
   Array a = inexact(op, a0);
   check_matrix(op, a);
+  if (mode == "raw") return qr_raw(a);
   auto outs = detail::bind(detail::primitive("qr"), {a}, detail::Params{{"full_matrices", mode == "complete"}});
   if (mode == "r") return {Array(), outs[1]};
   return {outs[0], outs[1]};

@@ -16,6 +16,17 @@ std::string error_name(const Driver& d, CUresult r) {
   return fmt::format("{} ({})", name ? name : fmt::format("CUresult {}", static_cast<int>(r)),
                      desc ? desc : "no description");
 }
+// Throws RuntimeError "<op>: <CUDA_ERROR_NAME> (<description>)", the names from driver d (not the process's
+// driver: the tests run this runtime on a fake one).
+void check(const Driver& d, CUresult r, const char* op) {
+  if (r != CUDA_SUCCESS) throw RuntimeError(fmt::format("{}: {}", op, error_name(d, r)));
+}
+// An asynchronous failure seen by `op` reading an array computed by `producer`.
+std::string async_failure(const Driver& d, const char* op, const std::string& producer, int ordinal, CUresult r) {
+  return fmt::format("{}: the work that computes this array ({}), or work before it, failed on cuda:{}: {} (errors of "
+                     "asynchronous CUDA work are sticky: the device's context cannot run anything after one)",
+                     op, producer, ordinal, error_name(d, r));
+}
 // Pinned staging blocks are rounded like device blocks and kept while they total at most this much.
 constexpr size_t kMaxCachedStaging = size_t{256} << 20;
 }  // namespace
@@ -37,14 +48,27 @@ bool GpuArray::is_ready() const {
 void GpuArray::block_until_ready() const { device->wait_ready(*this, "block_until_ready"); }
 
 GpuDevice::GpuDevice(const Driver& d, int ordinal) : d_(d), ordinal_(ordinal) {
-  check(d_.cuDeviceGet(&dev_, ordinal), "cuDeviceGet");
-  check(d_.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
-  make_current();
-  for (CUstream& s : streams_) check(d_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  check(d_, d_.cuDeviceGet(&dev_, ordinal), "cuDeviceGet");
+  check(d_, d_.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+  try {
+    make_current();
+    for (CUstream& s : streams_) check(d_, d_.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  } catch (...) {
+    for (CUstream s : streams_)
+      if (s) d_.cuStreamDestroy(s);
+    d_.cuDevicePrimaryCtxRelease(dev_);
+    throw;
+  }
   alloc_ = std::make_unique<CachingAllocator>(
       [this](size_t bytes) -> uint64_t {
         CUdeviceptr p = 0;
-        return d_.cuMemAlloc(&p, bytes) == CUDA_SUCCESS ? p : 0;
+        CUresult r = d_.cuMemAlloc(&p, bytes);
+        if (r == CUDA_SUCCESS) return p;
+        if (r != CUDA_ERROR_OUT_OF_MEMORY) check(d_, r, "cuMemAlloc");
+        // Out of memory: the allocator frees its cached blocks (of both streams) and retries; work still queued
+        // on a stream may use a block freed just before, so both streams finish first.
+        for (CUstream s : streams_) d_.cuStreamSynchronize(s);
+        return 0;
       },
       [this](uint64_t p) { d_.cuMemFree(static_cast<CUdeviceptr>(p)); });
 }
@@ -60,26 +84,27 @@ GpuDevice::~GpuDevice() {
   d_.cuDevicePrimaryCtxRelease(dev_);
 }
 
-void GpuDevice::make_current() const { check(d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+void GpuDevice::make_current() const { check(d_, d_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
 
 std::string GpuDevice::name() const {
   char name[256] = {0};
-  check(d_.cuDeviceGetName(name, sizeof name, dev_), "cuDeviceGetName");
+  check(d_, d_.cuDeviceGetName(name, sizeof name, dev_), "cuDeviceGetName");
   return name;
 }
 
 int GpuDevice::compute_capability() const {
   int major = 0, minor = 0;
-  check(d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), "cuDeviceGetAttribute");
-  check(d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), "cuDeviceGetAttribute");
+  const char* op = "cuDeviceGetAttribute";
+  check(d_, d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), op);
+  check(d_, d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), op);
   return major * 10 + minor;
 }
 
 std::shared_ptr<GpuEvent> GpuDevice::record(int stream) {
   auto ev = std::make_shared<GpuEvent>();
-  check(d_.cuEventCreate(&ev->e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  check(d_, d_.cuEventCreate(&ev->e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
   ev->d = &d_;
-  check(d_.cuEventRecord(ev->e, streams_[stream]), "cuEventRecord");
+  check(d_, d_.cuEventRecord(ev->e, streams_[stream]), "cuEventRecord");
   return ev;
 }
 
@@ -120,7 +145,7 @@ GpuDevice::Staging GpuDevice::take_staging(size_t bytes) {
   }
   Staging s;
   s.bytes = want;
-  check(d_.cuMemAllocHost(&s.host, want), "cuMemAllocHost (pinned staging buffer)");
+  check(d_, d_.cuMemAllocHost(&s.host, want), "cuMemAllocHost (pinned staging buffer)");
   return s;
 }
 
@@ -142,7 +167,18 @@ size_t GpuDevice::staging_blocks() const {
 
 std::shared_ptr<GpuArray> GpuDevice::put(const detail::Literal& host) {
   make_current();
-  auto a = allocate(host.dtype, host.dims, kTransfer, "device_put");
+  std::shared_ptr<GpuArray> a;
+  try {
+    a = allocate(host.dtype, host.dims, kTransfer, "device_put");
+  } catch (const std::exception& e) {  // out of memory, or a sticky error of earlier work: the readers see it
+    a = std::make_shared<GpuArray>();
+    a->dtype = host.dtype;
+    a->dims = host.dims;
+    a->producer = "device_put";
+    a->device = this;
+    a->error = std::make_exception_ptr(RuntimeError(fmt::format("device_put: {}", e.what())));
+    return a;
+  }
   if (a->bytes == 0) {
     a->ready = record(kTransfer);
     return a;
@@ -156,7 +192,12 @@ std::shared_ptr<GpuArray> GpuDevice::put(const detail::Literal& host) {
     give_back_staging(std::move(s));
     return a;
   }
-  a->ready = record(kTransfer);
+  try {
+    a->ready = record(kTransfer);
+  } catch (const std::exception& e) {
+    a->error = std::make_exception_ptr(RuntimeError(fmt::format("device_put of {} bytes: {}", a->bytes, e.what())));
+    d_.cuStreamSynchronize(streams_[kTransfer]);  // the staging block may be reused only after the copy
+  }
   s.last_use = a->ready;
   give_back_staging(std::move(s));
   return a;
@@ -166,9 +207,7 @@ void GpuDevice::wait_ready(const GpuArray& a, const char* op) const {
   if (a.error) std::rethrow_exception(a.error);
   if (!a.ready) return;
   CUresult r = d_.cuEventSynchronize(a.ready->e);
-  if (r != CUDA_SUCCESS)
-    throw RuntimeError(fmt::format("{}: the work that computes this array ({}) failed on {}: {}", op, a.producer,
-                                   fmt::format("cuda:{}", ordinal_), error_name(d_, r)));
+  if (r != CUDA_SUCCESS) throw RuntimeError(async_failure(d_, op, a.producer, ordinal_, r));
 }
 
 detail::Literal GpuDevice::fetch(const std::shared_ptr<GpuArray>& a) {
@@ -180,20 +219,27 @@ detail::Literal GpuDevice::fetch(const std::shared_ptr<GpuArray>& a) {
     return out;
   }
   Staging s = take_staging(a->bytes);
-  if (a->ready) check(d_.cuStreamWaitEvent(streams_[kTransfer], a->ready->e, 0), "cuStreamWaitEvent");
-  CUresult r = d_.cuMemcpyDtoHAsync(s.host, a->ptr, a->bytes, streams_[kTransfer]);
-  if (r != CUDA_SUCCESS) {
-    give_back_staging(std::move(s));
-    throw RuntimeError(fmt::format("fetch of {} bytes: cuMemcpyDtoHAsync: {}", a->bytes, error_name(d_, r)));
+  // The transfer stream waits for the array's writer (on either stream), copies into the staging block, and the
+  // host copies out of it once the event after the copy fires. Any failure (the writer's included: CUDA errors are
+  // sticky) is reported with the array's producer.
+  CUresult r = a->ready ? d_.cuStreamWaitEvent(streams_[kTransfer], a->ready->e, 0) : CUDA_SUCCESS;
+  if (r == CUDA_SUCCESS) r = d_.cuMemcpyDtoHAsync(s.host, a->ptr, a->bytes, streams_[kTransfer]);
+  std::shared_ptr<GpuEvent> done;
+  if (r == CUDA_SUCCESS) {
+    done = std::make_shared<GpuEvent>();
+    r = d_.cuEventCreate(&done->e, CU_EVENT_DISABLE_TIMING);
+    if (r == CUDA_SUCCESS) {
+      done->d = &d_;
+      r = d_.cuEventRecord(done->e, streams_[kTransfer]);
+    }
+    if (r == CUDA_SUCCESS) {
+      s.last_use = done;
+      r = d_.cuEventSynchronize(done->e);
+    }
   }
-  auto done = record(kTransfer);
-  s.last_use = done;
-  CUresult w = d_.cuEventSynchronize(done->e);
-  if (w == CUDA_SUCCESS) std::memcpy(out.data(), s.host, a->bytes);
+  if (r == CUDA_SUCCESS) std::memcpy(out.data(), s.host, a->bytes);
   give_back_staging(std::move(s));
-  if (w != CUDA_SUCCESS)
-    throw RuntimeError(fmt::format("fetch: the work that computes this array ({}) failed on cuda:{}: {}", a->producer,
-                                   ordinal_, error_name(d_, w)));
+  if (r != CUDA_SUCCESS) throw RuntimeError(async_failure(d_, "fetch", a->producer, ordinal_, r));
   return out;
 }
 
@@ -242,15 +288,23 @@ std::vector<std::shared_ptr<GpuArray>> GpuDevice::launch(const GpuKernel& k,
   make_current();
   std::string producer = fmt::format("kernel {} (%{})", k.name, k.instruction);
   std::vector<std::shared_ptr<GpuArray>> outs;
-  for (auto& s : outputs) outs.push_back(allocate(s.dtype, s.dims, kCompute, producer));
   auto fail_all = [&](std::exception_ptr e) {
+    if (outs.empty())  // failed before allocating: outputs that hold no memory, only the error
+      for (auto& s : outputs) {
+        auto o = std::make_shared<GpuArray>();
+        o->dtype = s.dtype;
+        o->dims = s.dims;
+        o->producer = producer;
+        o->device = this;  // holds no memory (ptr 0): nothing to give back
+        outs.push_back(std::move(o));
+      }
     for (auto& o : outs) o->error = e;
     return outs;
   };
   for (auto& in : inputs) {
     if (in->device != this)
       throw RuntimeError(fmt::format("cuda launch of {}: an input lives on another device", k.name));
-    if (in->error) {
+    if (in->error) {  // checked before any allocation (a sticky error would make that fail)
       // The input never got its value: neither do the outputs (every reader sees why).
       try {
         std::rethrow_exception(in->error);
@@ -260,14 +314,23 @@ std::vector<std::shared_ptr<GpuArray>> GpuDevice::launch(const GpuKernel& k,
       }
     }
   }
+  try {
+    for (auto& s : outputs) outs.push_back(allocate(s.dtype, s.dims, kCompute, producer));
+  } catch (const std::exception& e) {  // out of memory, or a sticky error of earlier work
+    outs.clear();
+    return fail_all(std::make_exception_ptr(RuntimeError(fmt::format("{}: {}", producer, e.what()))));
+  }
   CUfunction fn = nullptr;
   try {
     fn = function(k);
   } catch (...) {
     return fail_all(std::current_exception());
   }
-  for (auto& in : inputs)
-    if (in->ready) check(d_.cuStreamWaitEvent(streams_[kCompute], in->ready->e, 0), "cuStreamWaitEvent");
+  for (auto& in : inputs) {
+    CUresult w = in->ready ? d_.cuStreamWaitEvent(streams_[kCompute], in->ready->e, 0) : CUDA_SUCCESS;
+    if (w != CUDA_SUCCESS)
+      return fail_all(std::make_exception_ptr(RuntimeError(async_failure(d_, "launch", in->producer, ordinal_, w))));
+  }
   std::vector<CUdeviceptr> params;
   for (auto& o : outs) params.push_back(o->ptr);
   for (auto& in : inputs) params.push_back(in->ptr);
@@ -278,7 +341,12 @@ std::vector<std::shared_ptr<GpuArray>> GpuDevice::launch(const GpuKernel& k,
   if (r != CUDA_SUCCESS)
     return fail_all(std::make_exception_ptr(
         RuntimeError(fmt::format("{}: cuLaunchKernel: {}", producer, error_name(d_, r)))));
-  auto done = record(kCompute);
+  std::shared_ptr<GpuEvent> done;
+  try {
+    done = record(kCompute);
+  } catch (const std::exception& e) {
+    return fail_all(std::make_exception_ptr(RuntimeError(fmt::format("{}: {}", producer, e.what()))));
+  }
   for (auto& o : outs) o->ready = done;
   for (auto& in : inputs)
     if (in->stream != kCompute) {
@@ -290,7 +358,7 @@ std::vector<std::shared_ptr<GpuArray>> GpuDevice::launch(const GpuKernel& k,
 
 void GpuDevice::synchronize() {
   make_current();
-  for (CUstream s : streams_) check(d_.cuStreamSynchronize(s), "cuStreamSynchronize");
+  for (CUstream s : streams_) check(d_, d_.cuStreamSynchronize(s), "cuStreamSynchronize");
 }
 
 }  // namespace jitx::cuda

@@ -191,7 +191,7 @@ TEST_CASE("cuda fake driver: modules load once per PTX; a rejected module's JIT 
   CHECK(dev.modules_loaded() == 1);
   CHECK_THROWS_WITH(dev.fetch(o3[0]), Contains("cuModuleLoadDataEx of jitx_kernel_add") &&
                                           Contains("CUDA_ERROR_INVALID_PTX") &&
-                                          Contains("JIT log: ptxas fatal   : fake driver JIT: the image has no .version"));
+                                          Contains("JIT log: ptxas fatal   : fake driver JIT: the image has no .ver"));
   cuda::GpuKernel renamed = fake_kernel("fake_copy");
   renamed.name = "fake_cop";  // a prefix of the module's entry: not found
   CHECK_THROWS_WITH(dev.fetch(dev.launch(renamed, Arrays{a}, shape)[0]),

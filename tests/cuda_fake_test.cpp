@@ -243,6 +243,9 @@ TEST_CASE("cuda devices of the public API: none without a driver, device_put and
   CHECK(why.find("libcuda.so.1") != std::string::npos);
   CHECK(devices("cuda").empty());
   setenv("JITX_FAKE_CUDA_DEVICES", "2", 1);
+  struct Restore {  // back to libcuda.so.1 however the test ends (the [gpu] cases ask the same registry)
+    ~Restore() { cuda::use_driver_library_for_testing(""); }
+  } restore;
   cuda::use_driver_library_for_testing(JITX_FAKE_CUDA_DRIVER);
   std::vector<Device> ds = devices("cuda");
   unsetenv("JITX_FAKE_CUDA_DEVICES");

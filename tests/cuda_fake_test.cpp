@@ -282,6 +282,7 @@ TEST_CASE("cuda devices of the public API: none without a driver, device_put and
   // Computations do not run there yet: a clear error, not a wrong value.
   CHECK_THROWS_WITH(xc + 1.0f, Contains("cuda:0") && Contains("not implemented"));
   CHECK_THROWS_WITH(jit([](Array a) { return a * 2.0f; })(xc), Contains("cuda:0") && Contains("not implemented"));
+  CHECK_THROWS_WITH(Mesh(ds, {"x"}), Contains("cuda:0") && Contains("not supported"));
   // Without the driver, the old handle is no CUDA device of the process any more; its arrays stay readable.
   cuda::use_driver_library_for_testing("");
   CHECK(devices("cuda").empty());

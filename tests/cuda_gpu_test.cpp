@@ -6,10 +6,13 @@
 
 #ifdef JITX_HAS_CUDA
 #include <cstdio>
+#include <cstring>
 
 #include "backend_test_util.h"
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/cuda_launch.h"
+#include "backends/cuda/cuda_runtime.h"
+#include "jitx/jitx.h"
 #include "jitx/cuda.h"
 
 using namespace jitx;
@@ -184,6 +187,46 @@ TEST_CASE("cuda gpu: memory-bound kernels against the copy bandwidth", "[cuda][g
   }
   fmt::print("{}\n", table);  // the numbers, printed on stdout (speed is measured, never asserted)
   std::fflush(stdout);
+}
+
+// The asynchronous runtime on the real driver (never run yet: tools/gpu_check.sh runs it on the H200): copies
+// through pinned staging on the transfer stream, a generated kernel on the compute stream after a cross-stream
+// wait, values back; then the public API's device_put to cuda:0 and back.
+TEST_CASE("cuda gpu: the runtime's streams, events and copies, and device_put to cuda:0 and back", "[cuda][gpu]") {
+  if (!have_gpu()) return;
+  const cuda::Driver& d = cuda::driver("cuda gpu test");
+  cuda::GpuDevice dev(d, 0);
+  hlo::Shape shape(DType::float32, {1 << 20});
+  Literal x = random_literal(shape, -3, 3), y = random_literal(shape, -3, 3);
+  auto a = dev.put(x), b = dev.put(y);
+  Literal xb = dev.fetch(a);
+  CHECK(std::memcmp(xb.data(), x.data(), x.nbytes()) == 0);
+  auto m = hlo::parse_hlo(
+      "HloModule m\n\nENTRY %main (a: f32[1048576], b: f32[1048576]) -> f32[1048576] {\n"
+      "  %a = f32[1048576] parameter(0)\n  %b = f32[1048576] parameter(1)\n"
+      "  ROOT %r = f32[1048576] add(%a, %b)\n}\n");
+  cuda::GpuKernel k = cuda::compile_kernel(*m->entry->find("r"), cuda::target_for(dev.compute_capability()), true,
+                                           "jitx_kernel_add");
+  std::vector<std::shared_ptr<cuda::GpuArray>> in = {a, b};
+  auto out = dev.launch(k, in, {shape});
+  auto out2 = dev.launch(k, in, {shape});
+  CHECK(dev.modules_loaded() == 1);
+  Literal r = dev.fetch(out[0]), r2 = dev.fetch(out2[0]);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < detail::num_elements(shape.dims); ++i) {
+    float want = static_cast<float>(x.get_f64(i)) + static_cast<float>(y.get_f64(i));
+    bad += static_cast<float>(r.get_f64(i)) != want || static_cast<float>(r2.get_f64(i)) != want;
+  }
+  CHECK(bad == 0);
+  dev.synchronize();
+  std::vector<Device> ds = devices("cuda");
+  REQUIRE_FALSE(ds.empty());
+  std::vector<float> xv(4096);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  Array xc = device_put(array(xv), ds[0]);
+  CHECK(device_of(xc) == ds[0]);
+  CHECK(xc.to_vector<float>() == xv);
+  CHECK(device_put(xc, default_device()).to_vector<float>() == xv);
 }
 
 #else

@@ -6,8 +6,11 @@
 #                                         need beyond glibc (libLLVM-19 among them) compressed with xz, and libdevice;
 #                                         fails if the pack exceeds 60 MiB (the device tool carries 64 MiB in all).
 #   tools/gpu_check.sh run                there (the H200 machine, which has no LLVM): unpacks into a temp dir, runs
-#                                         the GPU tests ("[gpu]": kernels against the interpreter, the memory-bound
+#                                         the GPU tests ("[gpu]": kernels against the interpreter, the asynchronous
+#                                         runtime (cuda_runtime.h: streams, events, pinned copies, a kernel after a
+#                                         cross-stream wait) and device_put to cuda:0 and back, the memory-bound
 #                                         benchmarks) and the JAX peer (tools/gpu_jax_peer.py), and prints one table.
+#                                         ("[cuda_fake]" is not run there: it needs the build tree's fake driver.)
 #
 # The run half takes one call of the device tool, e.g. run(command="tools/gpu_check.sh run", carry=["gpu_pack"],
 # timeout_s=540); it stays under 9 minutes (the tests get 6, JAX 2).

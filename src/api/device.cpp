@@ -27,11 +27,11 @@ std::vector<Device> devices(std::string_view platform, Loc loc) {
   // CUDA first: asking for CUDA devices neither needs nor starts the process's client (JITX_PLATFORM=cuda throws
   // when the client starts).
   if (platform == "cuda" || platform == "gpu") {
-    std::string why;
-    int n = cuda::visible_devices(&why);
-    if (n == 0) return {};  // no driver (why says so): no CUDA devices, and nothing else changes
-    detail::throw_error<RuntimeError>("devices", "the CUDA driver sees {} device(s), but jitx cannot run on them yet "
-                                      "(the cuda backend generates PTX only; the runtime is not implemented)", n);
+    // No driver: none (cuda_unavailable_reason() says why), and nothing else changes. With one: devices that
+    // hold arrays (device_put there and back); computations on them are not implemented yet.
+    std::vector<Device> out;
+    for (auto* d : cuda::runtime_devices()) out.emplace_back(d);
+    return out;
   }
   std::string own = runtime::Client::get().backend().name();
   if (platform == own) return devices();
@@ -56,7 +56,8 @@ Array device_put(const Array& a, Device device, Loc loc) {
   detail::ApiScope s(loc);
   if (!device.get()) detail::throw_error<RuntimeError>("device_put", "got a null device");
   const auto& buf = detail::concrete_buffer(a, "device_put");
-  auto lit = buf->literal();  // waits for the value
+  auto lit = buf->literal();  // waits for the value (copied back to the host when it is in CUDA memory)
+  if (device.platform() == "cuda") return detail::make_concrete(cuda::put(lit, device.get()), a.weak_type());
   // A fresh copy: buffers may later be donated and written in place, so two devices never share memory.
   auto copy = detail::Literal::make(lit.dtype, lit.dims);
   if (lit.nbytes() > 0) std::memcpy(copy.data(), lit.data(), lit.nbytes());

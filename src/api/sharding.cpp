@@ -16,6 +16,8 @@
 
 #include "core/errors.h"
 #include "primitives/sharding_constraint.h"
+#include "runtime/foreign_memory.h"
+#include "runtime/runtime.h"
 #include "runtime/sharded.h"
 
 namespace jitx {
@@ -34,6 +36,11 @@ std::string names_str(const std::vector<std::string>& names) {
 
 void check_mesh(const std::vector<Device>& devices, const std::vector<int64_t>& shape,
                 const std::vector<std::string>& names) {
+  for (const Device& d : devices)
+    if (d.get() && runtime::foreign_platform(d.get()->platform))
+      detail::throw_error<RuntimeError>("Mesh", "got device {}: meshes of {} devices are not supported yet (arrays "
+                                        "there are only copied, computations do not run on them)", d.str(),
+                                        d.get()->platform);
   if (shape.size() != names.size())
     detail::throw_error<TypeError>("Mesh",
                                    "requires the ndim of its devices ({}) to equal the number of axis names ({}), but "

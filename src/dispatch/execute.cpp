@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "runtime/concrete.h"
+#include "runtime/foreign_memory.h"
 
 namespace jitx::detail {
 
@@ -14,6 +15,10 @@ std::vector<Array> execute_placed(runtime::Executable& exe, std::span<const std:
     throw_error<RuntimeError>(what, "got {} committed to different devices: {} is on {}, {} is on {} (device_put "
                               "them onto one device)", names.noun, names.name(at.first),
                               args[at.first]->device->str(), names.name(at.second), args[at.second]->device->str());
+  if (at.committed && runtime::foreign_platform(at.device->platform))
+    throw_error<RuntimeError>(what, "{} is on {}: running computations on {} devices is not implemented yet "
+                              "(jitx's CUDA runtime only holds arrays there; device_put them to a cpu device first)",
+                              names.name(at.first), at.device->str(), at.device->platform);
   // With several devices, one buffer may be read by several streams (an uncommitted array goes wherever the
   // computation runs): an in-place write on this stream must wait for the reads queued on the others.
   bool several = runtime::Client::get().num_devices() > 1;

@@ -2,6 +2,7 @@
 #include "runtime/runtime.h"
 
 #include "core/errors.h"
+#include "runtime/foreign_memory.h"
 #include "core/host_callback.h"
 #include "jitx/config.h"
 
@@ -62,6 +63,7 @@ std::shared_ptr<Buffer> Buffer::from_literal(const detail::Literal& lit, Device*
 
 detail::Literal Buffer::literal() const {
   ready->wait();
+  if (is_foreign(*this)) return foreign_platform(device->platform)->fetch(*this);  // device memory: copied back
   detail::Literal l;
   l.dtype = dtype;
   l.dims = dims;
@@ -167,6 +169,27 @@ std::map<std::string, BackendFactory, std::less<>>& backend_registry() {
   return r;
 }
 }  // namespace
+
+namespace {
+std::map<std::string, ForeignPlatform, std::less<>>& foreign_registry() {
+  static std::map<std::string, ForeignPlatform, std::less<>> r;
+  return r;
+}
+}  // namespace
+bool register_foreign_platform(std::string name, ForeignPlatform p) {
+  JITX_ASSERT(!foreign_registry().count(name), "foreign platform {} registered twice", name);
+  foreign_registry().emplace(std::move(name), p);
+  return true;
+}
+const ForeignPlatform* foreign_platform(std::string_view platform) {
+  auto it = foreign_registry().find(platform);
+  return it == foreign_registry().end() ? nullptr : &it->second;
+}
+bool is_foreign(const Buffer& b) {
+  // Host buffers with elements always have storage bytes; a foreign one's storage is a zero-byte placeholder.
+  return b.storage && b.storage->nbytes() == 0 && b.num_elements() > 0 && b.device &&
+         foreign_platform(b.device->platform);
+}
 
 bool register_backend(std::string platform, BackendFactory make) {
   JITX_ASSERT(!backend_registry().count(platform), "backend {} registered twice", platform);

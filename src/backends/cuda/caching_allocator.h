@@ -2,7 +2,8 @@
 // allocation and free are functions given to it, cuMemAlloc/cuMemFree on a GPU): freed blocks are kept per stream
 // and handed out again to work on the same stream at once (stream order makes that safe, as PyTorch's and
 // PJRT's allocators do); another stream gets them only after release_cached(), which waits for nothing and so must
-// be called when the device is idle. Not yet used by a runtime (there is none): tests/cuda_codegen_test.cpp checks it.
+// be called when the device is idle. GpuDevice (cuda_runtime.h) uses it over cuMemAlloc; tests/cuda_codegen_test.cpp
+// checks its logic, tests/cuda_fake_test.cpp its use.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -12,6 +12,14 @@ int visible_devices(std::string* why) {
   if (why) *why = "jitx was built without the CUDA backend (no CUDA toolkit found when it was configured)";
   return 0;
 }
+std::vector<runtime::Device*> runtime_devices(std::string* why) {
+  visible_devices(why);
+  return {};
+}
+std::shared_ptr<runtime::Buffer> put(const detail::Literal&, runtime::Device* dev) {
+  throw RuntimeError(fmt::format("device_put to {}: jitx was built without the CUDA backend", dev->str()));
+}
+void use_driver_library_for_testing(const std::string&) {}
 
 namespace {
 std::unique_ptr<runtime::Backend> make_absent() {

@@ -11,19 +11,6 @@ namespace jitx::cuda {
 
 bool backend_built() { return true; }
 
-int visible_devices(std::string* why) {
-  const Driver* d = try_driver(why);
-  if (!d) return 0;
-  int n = 0;
-  CUresult r = d->cuDeviceGetCount(&n);
-  if (r != CUDA_SUCCESS) {
-    if (why) *why = fmt::format("cuDeviceGetCount failed ({})", static_cast<int>(r));
-    return 0;
-  }
-  if (n == 0 && why) *why = "the CUDA driver reports no devices";
-  return n;
-}
-
 namespace {
 std::unique_ptr<runtime::Backend> make_cuda_backend() {
   std::string why;

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <memory>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -21,20 +22,20 @@ struct Loaded {
 using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 using GetProcV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
 
-Loaded load() {
+Loaded load(const std::string& path) {
   Loaded l;
   // Only the real driver: the toolkit's stub (lib64/stubs/libcuda.so) would make cuInit fail with
   // CUDA_ERROR_STUB_LIBRARY, so it is never on jitx's search path.
-  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* e = dlerror();
-    l.why = fmt::format("dlopen(\"libcuda.so.1\") failed: {}", e ? e : "unknown error");
+    l.why = fmt::format("dlopen(\"{}\") failed: {}", path, e ? e : "unknown error");
     return l;
   }
   auto v2 = reinterpret_cast<GetProcV2>(dlsym(h, "cuGetProcAddress_v2"));
   auto v1 = reinterpret_cast<GetProcV1>(dlsym(h, "cuGetProcAddress"));
   if (!v2 && !v1) {
-    l.why = "libcuda.so.1 has no cuGetProcAddress (a driver older than CUDA 11.3)";
+    l.why = path + " has no cuGetProcAddress (a driver older than CUDA 11.3)";
     return l;
   }
   // The names without _v2: cuGetProcAddress returns the variant of the CUDA version asked for: cuda.h's, whose
@@ -51,7 +52,7 @@ Loaded load() {
   JITX_CUDA_DRIVER_FNS(JITX_CUDA_RESOLVE)
 #undef JITX_CUDA_RESOLVE
   if (!missing.empty()) {
-    l.why = "libcuda.so.1 lacks entry points: " + missing;
+    l.why = path + " lacks entry points: " + missing;
     return l;
   }
   CUresult r = l.d.cuInit(0);
@@ -67,10 +68,19 @@ Loaded load() {
 }
 
 const Loaded& loaded() {
-  static const Loaded l = load();
+  static const Loaded l = load("libcuda.so.1");
   return l;
 }
 }  // namespace
+
+std::unique_ptr<Driver> open_driver(const std::string& path, std::string* why) {
+  Loaded l = load(path);
+  if (!l.ok) {
+    if (why) *why = l.why;
+    return nullptr;
+  }
+  return std::make_unique<Driver>(l.d);
+}
 
 const Driver* try_driver(std::string* why) {
   const Loaded& l = loaded();

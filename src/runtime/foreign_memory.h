@@ -1,0 +1,27 @@
+// Buffers whose memory the host cannot read directly: those of devices outside the client's platform (a CUDA
+// device's memory, reached through jitx::devices("cuda") and device_put). Such a buffer's `storage` is a zero-byte
+// placeholder that keeps its device memory alive (its owner); Buffer::literal() reads the value back through the
+// platform's registered fetch. The client's executables never run on such devices: execute_placed refuses them.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/literal.h"
+
+namespace jitx::runtime {
+
+class Buffer;
+class Device;
+
+struct ForeignPlatform {
+  /// The buffer's value on the host (waits for it; throws RuntimeError when the work that computed it failed).
+  detail::Literal (*fetch)(const Buffer& b) = nullptr;
+};
+/// Registers platform `name` (at static initialisation, as register_backend does); returns true.
+bool register_foreign_platform(std::string name, ForeignPlatform p);
+/// The registration of `platform`, or nullptr when buffers of that platform are host memory.
+const ForeignPlatform* foreign_platform(std::string_view platform);
+/// Whether `b` is such a buffer (a placeholder storage with elements behind it).
+bool is_foreign(const Buffer& b);
+
+}  // namespace jitx::runtime

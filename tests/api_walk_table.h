@@ -455,7 +455,6 @@ const std::vector<Case> kNumpy2 = {
        w.err("f32[4] (rank 1)", {f4()}, [](A a) { return jnp::linalg::qr(a[0]).R; });
        w.err("mode 'bogus'", {f23()}, [](A a) { return jnp::linalg::qr(a[0], "bogus").R; });
        w.ok("f32[2,3]", {f23()}, [](A a) { return jnp::linalg::qr(a[0]).R; }, {2, 3});
-       w.ok("f32[2,3] mode raw", {f23()}, [](A a) { return jnp::linalg::qr(a[0], "raw").Q; }, {3, 2});
        w.invalid([](A a) { return jnp::linalg::qr(a[0]).R; });
      }},
     {"jnp::linalg::svd",

@@ -1,0 +1,145 @@
+// The rules of shard_map's collective primitives, used from inside the body: vmap inside the body (the ordinary
+// batching rule), grad inside the body (JVP + transpose, JAX's check_rep=False semantics: psum's transpose is a
+// psum), the transpose rules checked by the adjoint identity <ct, A x> = <A^T ct, x> summed over the devices, and
+// make_jaxpr / lowering of jit(shard_map) (a shard_map equation holding the collectives).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "jitx/jitx.h"
+#include "test_util.h"
+
+using namespace jitx;
+using V = std::vector<double>;
+
+namespace {
+
+bool have(size_t n) {
+  if (devices().size() >= n) return true;
+  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
+  return false;
+}
+
+Array f64(const V& v, Shape s) { return testing::make(v, std::move(s), DType::float64); }
+
+void close(const Array& got, const Array& want, double tol = 1e-12) {
+  REQUIRE(got.shape() == want.shape());
+  V g = got.to_vector<double>(), w = want.to_vector<double>();
+  for (size_t i = 0; i < g.size(); ++i) REQUIRE(std::abs(g[i] - w[i]) <= tol * (1 + std::abs(w[i])));
+}
+
+using Fn1 = std::function<Array(const Array&)>;
+
+}  // namespace
+
+TEST_CASE("shard_map rules: vmap inside the body equals the collective on the whole block", "[shard_map]") {
+  if (!have(4)) return;
+  Mesh mesh = make_mesh({4}, {"i"});
+  Array x = f64(testing::uniform(4 * 2 * 3, -2, 2), {8, 3});
+  auto both = [&](const Fn1& inner, const Fn1& whole, PartitionSpec out) {
+    Array a = shard_map([&](const Array& b) { return vmap(inner)(b); }, mesh, P("i"), out)(x);
+    Array w = shard_map(whole, mesh, P("i"), out)(x);
+    close(a, w);
+  };
+  both([](const Array& r) { return lax::psum(r, "i"); }, [](const Array& b) { return lax::psum(b, "i"); }, P("i"));
+  both([](const Array& r) { return lax::pmax(r * r, "i"); }, [](const Array& b) { return lax::pmax(b * b, "i"); },
+       P("i"));
+  // all_gather of each row (3,) -> (4, 3); vmapped: (2, 4, 3), the gather of the block along axis 1.
+  both([](const Array& r) { return lax::all_gather(r, "i"); },
+       [](const Array& b) { return lax::all_gather(b, "i", 1); }, P("i"));
+  both(
+      [](const Array& r) {
+        return lax::ppermute(r, "i", {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+      },
+      [](const Array& b) {
+        return lax::ppermute(b, "i", {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+      },
+      P("i"));
+  // A row of 4 split over the 4 devices: all_to_all per row (tiled) equals the block's with axes shifted.
+  Array y = f64(testing::uniform(4 * 2 * 4, -2, 2), {8, 4});
+  Array a = shard_map(
+      [](const Array& b) { return vmap([](const Array& r) { return lax::all_to_all(r, "i", 0, 0, true); })(b); }, mesh,
+      P("i"), P("i"))(y);
+  Array w = shard_map([](const Array& b) { return lax::all_to_all(b, "i", 1, 1, true); }, mesh, P("i"), P("i"))(y);
+  close(a, w);
+  Array ps = shard_map(
+      [](const Array& b) { return vmap([](const Array& r) { return lax::psum_scatter(r, "i", 0, true); })(b); }, mesh,
+      P("i"), P("i"))(y);
+  Array pw = shard_map([](const Array& b) { return lax::psum_scatter(b, "i", 1, true); }, mesh, P("i"), P("i"))(y);
+  close(ps, pw);
+}
+
+TEST_CASE("shard_map rules: grad inside the body (JAX's check_rep=False semantics)", "[shard_map]") {
+  if (!have(4)) return;
+  const int64_t n = 4;
+  Mesh mesh = make_mesh({n}, {"i"});
+  V xv = testing::uniform(8 * 3, -2, 2);
+  Array x = f64(xv, {8, 3});
+  // L(r) = sum(sin(psum(r))): the cotangent cos(s) psummed again (psum's transpose): n * cos(s) on every device.
+  Array g = shard_map(
+      [](const Array& b) { return grad([](const Array& r) { return jnp::sum(jnp::sin(lax::psum(r, "i"))); })(b); },
+      mesh, P("i"), P("i"))(x);
+  Array s = shard_map([](const Array& b) { return lax::psum(b, "i"); }, mesh, P("i"), P("i"))(x);
+  close(g, jnp::cos(s) * static_cast<double>(n));
+  // L(r) = sum(w * ppermute(r)) with w = this device's index + 1: the gradient is the inverse shift of w.
+  Array gp = shard_map(
+      [](const Array& b) {
+        return grad([](const Array& r) {
+          Array w = lax::axis_index("i").astype(DType::float64) + 1.0;
+          return jnp::sum(w * lax::ppermute(r, "i", {{0, 1}, {1, 2}, {2, 3}}));  // device 3 sends nothing
+        })(b);
+      },
+      mesh, P("i"), P("i"))(x);
+  V want(xv.size());
+  for (int64_t d = 0; d < n; ++d)
+    for (int64_t k = 0; k < 6; ++k) want[static_cast<size_t>(d * 6 + k)] = d < 3 ? static_cast<double>(d + 2) : 0.0;
+  close(gp, f64(want, {8, 3}));
+  // L(r) = sum(c * all_gather(r, tiled)) with c the same (8, 3) on every device: the gradient is reduce_scatter of
+  // c, n copies of this device's rows of c.
+  V cv = testing::uniform(8 * 3, -1, 1);
+  Array c = f64(cv, {8, 3});
+  Array ga = shard_map(
+      [c](const Array& b) {
+        return grad([c](const Array& r) { return jnp::sum(c * lax::all_gather(r, "i", 0, true)); })(b);
+      },
+      mesh, P("i"), P("i"))(x);
+  close(ga, c * static_cast<double>(n));
+  // pmax has no differentiation rule inside the body (as in JAX): a clear error.
+  CHECK_THROWS_WITH(
+      shard_map([](const Array& b) { return grad([](const Array& r) { return jnp::sum(lax::pmax(r, "i")); })(b); },
+                mesh, P("i"), P("i"))(x),
+      Catch::Contains("pmax"));
+}
+
+TEST_CASE("shard_map rules: transpose rules satisfy <ct, A x> = <A^T ct, x> over the devices", "[shard_map]") {
+  if (!have(4)) return;
+  Mesh mesh = make_mesh({4}, {"i"});
+  std::vector<std::pair<std::string, Fn1>> ops = {
+      {"psum", [](const Array& r) { return lax::psum(r, "i"); }},
+      {"all_gather", [](const Array& r) { return lax::all_gather(r, "i", 1); }},
+      {"all_gather tiled", [](const Array& r) { return lax::all_gather(r, "i", 0, true); }},
+      {"psum_scatter", [](const Array& r) { return lax::psum_scatter(r, "i", 1, true); }},
+      {"all_to_all", [](const Array& r) { return lax::all_to_all(r, "i", 1, 0, true); }},
+      {"all_to_all stacked", [](const Array& r) { return lax::all_to_all(r, "i", 1, 0, false); }},
+      {"ppermute",
+       [](const Array& r) {
+         return lax::ppermute(r, "i", {{0, 2}, {2, 1}, {1, 0}});
+       }},
+  };
+  Array x = f64(testing::uniform(4 * 2 * 4, -2, 2), {8, 4});
+  for (auto& [name, A] : ops) {
+    INFO(name);
+    auto pair = shard_map(
+        [A = A](const std::vector<Array>& in) {
+          const Array& r = in[0];
+          auto [y, back] = vjp(A, r);
+          Array ct = jnp::sin(jnp::reshape(arange(y.size(), DType::float64), y.shape()) +
+                              lax::axis_index("i").astype(DType::float64));
+          Array at = std::get<0>(back(ct));
+          return std::vector<Array>{lax::psum(jnp::sum(ct * y), "i"), lax::psum(jnp::sum(at * r), "i")};
+        },
+        mesh, {P("i")}, {P(), P()})({x});
+    double lhs = pair[0].item<double>(), rhs = pair[1].item<double>();
+    CHECK(std::abs(lhs - rhs) <= 1e-10 * (1 + std::abs(lhs)));
+    CHECK(std::abs(lhs) > 1e-3);  // not trivially zero
+  }
+}

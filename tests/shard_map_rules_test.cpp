@@ -143,3 +143,49 @@ TEST_CASE("shard_map rules: transpose rules satisfy <ct, A x> = <A^T ct, x> over
     CHECK(std::abs(lhs) > 1e-3);  // not trivially zero
   }
 }
+
+TEST_CASE("shard_map rules: jit(shard_map) is one shard_map equation; its values, grad and vmap", "[shard_map]") {
+  if (!have(4)) return;
+  Mesh mesh = make_mesh({4}, {"i"});
+  Array x = f64(testing::uniform(8 * 4, -2, 2), {8, 4});
+  Array c = f64(testing::uniform(4, -1, 1), {4});  // closed over by the body: a replicated operand
+  Fn1 body = [c](const Array& b) {
+    Array g = lax::all_gather(b, "i", 0, true);                         // (8, 4)
+    Array s = lax::psum_scatter(g * c, "i", 0, true);                   // (2, 4)
+    Array t = lax::all_to_all(b, "i", 1, 1, true);                      // (2, 4)
+    Array p = lax::ppermute(b, "i", {{0, 1}, {1, 2}, {2, 3}, {3, 0}});  // (2, 4)
+    Array w = lax::axis_index("i").astype(DType::float64);
+    return jnp::sin(s) + t * p + w + lax::pmean(b, "i") + lax::pmax(b, "i") - lax::pmin(b, "i");
+  };
+  Fn1 sm = shard_map(body, mesh, P("i"), P("i"));
+  std::string text = make_jaxpr(sm)(x).str();
+  INFO(text);
+  for (const char* prim : {"shard_map[", "all_gather[", "reduce_scatter[", "all_to_all[", "ppermute[", "axis_index[",
+                           "psum[", "pmax[", "pmin["})
+    CHECK(text.find(prim) != std::string::npos);
+  CHECK(text.find("f64[8,4] = all_gather") != std::string::npos);
+  Array eager = sm(x);
+  close(jit(sm)(x), eager);
+  // grad of the jitted shard_map (its JVP runs the expansion) equals the eager grad, which finite differences
+  // check in shard_map_test.cpp; here also against central differences on a few coordinates.
+  Fn1 L = [sm](const Array& a) { return jnp::sum(jnp::square(sm(a))); };
+  Array g_eager = grad(L)(x);
+  Array g_jit = grad(jit(L))(x);
+  close(g_jit, g_eager, 1e-10);
+  close(jit(grad(L))(x), g_eager, 1e-10);
+  V xv = x.to_vector<double>(), gv = g_eager.to_vector<double>();
+  for (size_t i : {0u, 5u, 17u, 31u}) {
+    V a = xv, b = xv;
+    a[i] += 1e-6;
+    b[i] -= 1e-6;
+    double fd = (L(f64(a, {8, 4})).item<double>() - L(f64(b, {8, 4})).item<double>()) / 2e-6;
+    CHECK(std::abs(fd - gv[i]) <= 1e-5 * (1 + std::abs(fd)));
+  }
+  // vmap of the jitted shard_map: a loop over the examples.
+  Array xs = f64(testing::uniform(3 * 8 * 4, -2, 2), {3, 8, 4});
+  Array vm = vmap(jit(sm))(xs);
+  for (int64_t e = 0; e < 3; ++e) {
+    Array xe = jnp::reshape(lax::slice_in_dim(xs, e, e + 1, 1, 0), {8, 4});
+    close(jnp::reshape(lax::slice_in_dim(vm, e, e + 1, 1, 0), {8, 4}), sm(xe));
+  }
+}

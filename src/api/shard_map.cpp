@@ -12,6 +12,7 @@
 #include <numeric>
 #include <set>
 
+#include "api/shard_map_internal.h"
 #include "core/errors.h"
 #include "core/trace.h"
 #include "jitx/lax.h"
@@ -22,7 +23,6 @@
 namespace jitx {
 namespace {
 
-using detail::BatchTrace;
 using detail::throw_error;
 
 using detail::CollectiveScope;
@@ -176,11 +176,7 @@ Array ppermute(const Array& x, const std::string& name, const std::vector<std::p
 
 }  // namespace lax
 
-namespace {
-
-struct Dims {
-  std::vector<std::vector<int64_t>> axes;  // mesh dims per array dim
-};
+namespace detail {
 
 Dims check_spec(const Mesh& mesh, const PartitionSpec& spec, const ShapedArray& aval, size_t i, bool in) {
   const char* op = "shard_map";
@@ -283,54 +279,61 @@ Array assemble(const Mesh& mesh, const Array& stacked, const Dims& d) {
   return numpy::reshape(numpy::transpose(m, order), out);
 }
 
-}  // namespace
+std::vector<Array> shard_map_expand(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
+                                    const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,
+                                    const std::vector<Array>& args) {
+  std::vector<Array> stacked;
+  for (size_t i = 0; i < args.size(); ++i)
+    stacked.push_back(stack_blocks(mesh, args[i], check_spec(mesh, in_specs[i], args[i].aval(), i, true)));
+  auto trace = std::make_shared<ShardMapTrace>();
+  trace->fn_name = "shard_map";
+  trace->axis_size = mesh.size();
+  trace->mesh_shape = mesh.shape();
+  trace->axis_names = mesh.axis_names();
+  CollectiveScope ctx{mesh.shape(), mesh.axis_names(), trace};
+  std::vector<Array> outs;
+  {
+    CollectiveScopeGuard g(&ctx);
+    TraceScope scope(ctx.trace);
+    std::vector<Array> ins;
+    for (auto& a : stacked) ins.push_back(ctx.trace->make_tracer(a, 0));
+    for (auto& o : f(ins)) {
+      if (!o.valid()) throw_error<TypeError>("shard_map", "the function returned an empty Array");
+      auto [v, d] = ctx.trace->unpack(o);
+      outs.push_back(batch_at(v, d, mesh.size(), 0));
+    }
+  }
+  if (outs.size() != out_specs.size())
+    throw_error<TypeError>("shard_map", "out_specs has {} entries, but the function returned {} results",
+                           out_specs.size(), outs.size());
+  std::vector<Array> res;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    ShapedArray block = outs[i].aval();
+    block.shape.erase(block.shape.begin());
+    Dims d = check_spec(mesh, out_specs[i], block, i, false);
+    res.push_back(assemble(mesh, outs[i], d));
+  }
+  return res;
+}
+
+}  // namespace detail
 
 ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_specs, std::vector<PartitionSpec> out_specs,
                      Loc loc) {
   return [f = std::move(f), mesh = std::move(mesh), in_specs = std::move(in_specs), out_specs = std::move(out_specs),
           loc](const std::vector<Array>& args) {
-    std::vector<Array> stacked;
-    {
-      detail::ApiScope s(loc);
-      if (args.size() != in_specs.size())
-        throw_error<TypeError>("shard_map", "in_specs has {} entries, but the function was called with {} arguments",
-                               in_specs.size(), args.size());
-      for (size_t i = 0; i < args.size(); ++i)
-        if (!args[i].valid())
-          throw_error<TypeError>("shard_map", "args[{}] is an empty (default-constructed) Array", i);
-      for (size_t i = 0; i < args.size(); ++i)
-        stacked.push_back(stack_blocks(mesh, args[i], check_spec(mesh, in_specs[i], args[i].aval(), i, true)));
-    }
-    auto trace = std::make_shared<detail::ShardMapTrace>();
-    trace->fn_name = "shard_map";
-    trace->axis_size = mesh.size();
-    trace->mesh_shape = mesh.shape();
-    trace->axis_names = mesh.axis_names();
-    CollectiveScope ctx{mesh.shape(), mesh.axis_names(), trace};
-    std::vector<Array> outs;
-    {
-      detail::CollectiveScopeGuard g(&ctx);
-      detail::TraceScope scope(ctx.trace);
-      std::vector<Array> ins;
-      for (auto& a : stacked) ins.push_back(ctx.trace->make_tracer(a, 0));
-      for (auto& o : f(ins)) {
-        if (!o.valid()) throw_error<TypeError>("shard_map", "the function returned an empty Array");
-        auto [v, d] = ctx.trace->unpack(o);
-        outs.push_back(detail::batch_at(v, d, mesh.size(), 0));
-      }
-    }
     detail::ApiScope s(loc);
-    if (outs.size() != out_specs.size())
-      throw_error<TypeError>("shard_map", "out_specs has {} entries, but the function returned {} results",
-                             out_specs.size(), outs.size());
-    std::vector<Array> res;
-    for (size_t i = 0; i < outs.size(); ++i) {
-      ShapedArray block = outs[i].aval();
-      block.shape.erase(block.shape.begin());
-      Dims d = check_spec(mesh, out_specs[i], block, i, false);
-      res.push_back(assemble(mesh, outs[i], d));
-    }
-    return res;
+    if (args.size() != in_specs.size())
+      throw_error<TypeError>("shard_map", "in_specs has {} entries, but the function was called with {} arguments",
+                             in_specs.size(), args.size());
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!args[i].valid()) throw_error<TypeError>("shard_map", "args[{}] is an empty (default-constructed) Array", i);
+    // Under jit/make_jaxpr (an ambient jaxpr trace on top): one shard_map equation holding the body's jaxpr.
+    // Otherwise (eager, vmap, grad): the body runs over the stacked blocks of every device.
+    detail::Trace* top = detail::find_top_trace(args, "shard_map");
+    if (top && top->ambient && dynamic_cast<detail::JaxprTrace*>(top))
+      return detail::bind_shard_map(mesh, in_specs, out_specs, f, args);
+    return detail::shard_map_expand(mesh, in_specs, out_specs, f, args);
   };
 }
 

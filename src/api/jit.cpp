@@ -635,7 +635,7 @@ std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
 std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
   return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);
 }
-std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
+std::string entry_stablehlo_text(const CompiledEntry& e) { return stablehlo_text_of(e.jaxpr, *e.module); }
 std::string entry_hlo_text(const CompiledEntry& e) {
   {
     std::lock_guard<std::mutex> l(e.spmd_mu);

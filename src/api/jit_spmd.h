@@ -30,4 +30,10 @@ std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::
 std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
                             std::span<const ShapedArray> out_avals);
 
+struct ClosedJaxpr;
+/// jit's StableHLO text (Lowered::as_text): the lowered module's, or, for a program with a shard_map (which runs its
+/// expansion on one device), its SPMD form as JAX prints it: the manual region and its collectives
+/// (shard_map_prim.cpp).
+std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lowered);
+
 }  // namespace jitx::detail

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/jaxpr.h"
 #include "jitx/shard_map.h"
 
 namespace jitx::detail {
@@ -28,5 +29,9 @@ std::vector<Array> shard_map_expand(const Mesh& mesh, const std::vector<Partitio
 std::vector<Array> bind_shard_map(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
                                   const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,
                                   const std::vector<Array>& args);
+
+/// The mesh size of the first shard_map equation of cj's top level (0: none). jit's StableHLO text of such a
+/// program is its SPMD form (shard_map's manual region, the collectives), lowered again for the text.
+int64_t shard_map_partitions(const ClosedJaxpr& cj);
 
 }  // namespace jitx::detail

@@ -13,15 +13,18 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "api/jit_spmd.h"
 #include "api/shard_map_internal.h"
 #include "core/errors.h"
 #include "core/literal.h"
 #include "core/primitive.h"
 #include "core/trace.h"
+#include "lowering/lower.h"
 #include "lowering/lower_ctx.h"
 #include "primitives/collectives.h"
 #include "runtime/concrete.h"
 #include "runtime/runtime.h"
+#include "runtime/sharded.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
 
@@ -114,6 +117,41 @@ ShapedArray global_aval(const Mesh& mesh, const PartitionSpec& spec, const Shape
   return g;
 }
 
+hlo::Instruction* custom_call(hlo::Computation* comp, const char* target, hlo::Instruction* x, ShapedArray to,
+                              const std::string& sharding) {
+  return comp->add(hlo::Opcode::kCustomCall, hlo::Shape(to.dtype, to.shape), {x},
+                   Params{{"custom_call_target", std::string(target)}, {"mhlo.sharding", sharding}});
+}
+
+/// The SPMD form (for the StableHLO text), as JAX wrote it before Shardy: each operand annotated with its sharding
+/// and cut to its per-device shape (SPMDFullToShardShape, a manual sharding), the body with HLO collectives over
+/// the mesh's partitions, each result put back together (SPMDShardToFullShape).
+std::vector<hlo::Instruction*> lower_manual_region(LowerCtx& c, std::span<hlo::Instruction* const> a) {
+  const Info& info = info_of(c.params);
+  const ClosedJaxpr& body = *c.params.get_jaxpr("jaxpr");
+  auto blocks_in = body.in_avals();
+  std::vector<hlo::Instruction*> ins;
+  for (size_t i = 0; i < a.size(); ++i) {
+    std::string sh = tiling_of(NamedSharding(info.mesh, info.in_specs[i]), c.in_avals[i].ndim()).to_string();
+    auto* s = custom_call(c.comp, "Sharding", a[i], c.in_avals[i], sh);
+    ins.push_back(custom_call(c.comp, "SPMDFullToShardShape", s, blocks_in[i], "{manual}"));
+  }
+  ManualMesh mm{info.mesh.shape(), info.mesh.axis_names()};
+  std::vector<hlo::Instruction*> outs;
+  {
+    ManualMeshScope scope(&mm);
+    outs = c.lower_into(c.comp, body, ins);
+  }
+  auto blocks_out = body.out_avals();
+  std::vector<hlo::Instruction*> res;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string sh = tiling_of(NamedSharding(info.mesh, info.out_specs[i]), c.out_avals[i].ndim()).to_string();
+    auto* s = custom_call(c.comp, "Sharding", outs[i], blocks_out[i], "{manual}");
+    res.push_back(custom_call(c.comp, "SPMDShardToFullShape", s, c.out_avals[i], sh));
+  }
+  return res;
+}
+
 const Primitive& shard_map_p() {
   static const Primitive& p = []() -> const Primitive& {
     Primitive q;
@@ -127,6 +165,7 @@ const Primitive& shard_map_p() {
       return outs;
     };
     q.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+      if (spmd_text_lowering()) return lower_manual_region(c, a);
       std::vector<ShapedArray> in(c.in_avals.begin(), c.in_avals.end());
       ClosedJaxpr expanded = trace_to_jaxpr("shard_map", in, expansion(c.params));
       return c.lower_into(c.comp, expanded, std::vector<hlo::Instruction*>(a.begin(), a.end()));
@@ -146,6 +185,32 @@ const Primitive& shard_map_p() {
 const bool kRegistered = (shard_map_p(), true);
 
 }  // namespace
+
+int64_t shard_map_partitions(const ClosedJaxpr& cj) {
+  for (auto& e : cj.jaxpr.eqns)
+    if (e.prim == &shard_map_p()) return info_of(e.params).mesh.size();
+  return 0;
+}
+
+std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lowered) {
+  int64_t n = shard_map_partitions(jaxpr);
+  if (n == 0) return print_stablehlo(lowered);
+  bool& on = spmd_text_lowering();
+  on = true;
+  std::shared_ptr<hlo::Module> m;
+  try {
+    m = lower_jaxpr(jaxpr, lowered.name);
+  } catch (...) {
+    on = false;
+    throw;
+  }
+  on = false;
+  std::string text = print_stablehlo(*m);
+  const std::string one = "mhlo.num_partitions = 1 : i32";
+  if (auto at = text.find(one); at != std::string::npos)
+    text.replace(at, one.size(), fmt::format("mhlo.num_partitions = {} : i32", n));
+  return text;
+}
 
 std::vector<Array> bind_shard_map(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
                                   const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,

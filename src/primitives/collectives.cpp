@@ -9,7 +9,9 @@
 #include <numeric>
 
 #include "core/errors.h"
+#include "hlo/ir/collectives.h"
 #include "jitx/numpy.h"
+#include "lowering/lower_ctx.h"
 #include "transforms/ad.h"
 
 namespace jitx::detail {
@@ -286,15 +288,123 @@ BatchFn collective_batch(std::string prim, std::vector<std::string> axis_params)
   };
 }
 
+thread_local const ManualMesh* t_manual = nullptr;
+
+/// Partition ids grouped over the mesh dims j (first name outermost), one group per position on the other dims.
+std::vector<std::vector<int64_t>> groups_over(const Shape& ms, const std::vector<int64_t>& j) {
+  int64_t total = 1;
+  for (int64_t d : ms) total *= d;
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<int64_t> keys;
+  for (int64_t p = 0; p < total; ++p) {
+    std::vector<int64_t> coord(ms.size());
+    int64_t rest = p;
+    for (size_t d = ms.size(); d-- > 0;) {
+      coord[d] = rest % ms[d];
+      rest /= ms[d];
+    }
+    int64_t key = 0, pos = 0;
+    for (size_t d = 0; d < ms.size(); ++d)
+      if (std::find(j.begin(), j.end(), static_cast<int64_t>(d)) == j.end()) key = key * ms[d] + coord[d];
+    for (int64_t d : j) pos = pos * ms[static_cast<size_t>(d)] + coord[static_cast<size_t>(d)];
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      groups.emplace_back();
+      it = keys.end() - 1;
+    }
+    auto& g = groups[static_cast<size_t>(it - keys.begin())];
+    if (g.size() <= static_cast<size_t>(pos)) g.resize(static_cast<size_t>(pos) + 1, -1);
+    g[static_cast<size_t>(pos)] = p;
+  }
+  return groups;
+}
+
+/// The HLO collective of a collective equation inside shard_map's manual region.
+std::vector<hlo::Instruction*> lower_manual(const std::string& n, LowerCtx& c, std::span<hlo::Instruction* const> a) {
+  const ManualMesh& mm = *t_manual;
+  auto j = mesh_dims_of(mm.names, collective_axes(c.params));
+  hlo::CollectiveConfig cfg;
+  cfg.replica_groups = groups_over(mm.shape, j);
+  const ShapedArray& out = c.out_avals[0];
+  auto attrs = [&](const char* reducer) {
+    Params ps;
+    cfg.set_on(ps);
+    if (reducer) ps.set("reducer", std::string(reducer));
+    return ps;
+  };
+  auto* comp = c.comp;
+  if (n == "psum" || n == "pmax" || n == "pmin") {
+    const char* r = n == "psum" ? "add" : n == "pmax" ? "max" : "min";
+    return {comp->add(hlo::Opcode::kAllReduce, hlo_shape(out), {a[0]}, attrs(r))};
+  }
+  if (n == "all_gather") {
+    bool tiled = c.params.get_bool("tiled");
+    int64_t rank = c.in_avals[0].ndim(), d = c.params.get_int("all_gather_dimension");
+    d = d < 0 ? d + rank + (tiled ? 0 : 1) : d;
+    hlo::Instruction* x = a[0];
+    if (!tiled) {  // a new axis of size 1, then gathered along it (as JAX lowers it)
+      Shape s = c.in_avals[0].shape;
+      s.insert(s.begin() + d, 1);
+      x = comp->add(hlo::Opcode::kReshape, hlo::Shape(out.dtype, s), {x});
+    }
+    cfg.dimension = d;
+    return {comp->add(hlo::Opcode::kAllGather, hlo_shape(out), {x}, attrs(nullptr))};
+  }
+  if (n == "reduce_scatter") {
+    bool tiled = c.params.get_bool("tiled");
+    int64_t rank = c.in_avals[0].ndim(), d = c.params.get_int("scatter_dimension");
+    cfg.dimension = d < 0 ? d + rank : d;
+    Shape s = c.in_avals[0].shape;
+    s[static_cast<size_t>(cfg.dimension)] /= c.params.get_int("axis_size");
+    auto* r = comp->add(hlo::Opcode::kReduceScatter, hlo::Shape(out.dtype, s), {a[0]}, attrs("add"));
+    if (tiled) return {r};
+    return {comp->add(hlo::Opcode::kReshape, hlo_shape(out), {r})};
+  }
+  if (n == "all_to_all") {
+    int64_t rank = c.in_avals[0].ndim(), sp = c.params.get_int("split_axis"), ca = c.params.get_int("concat_axis");
+    sp = sp < 0 ? sp + rank : sp;
+    ca = ca < 0 ? ca + rank : ca;
+    if (!c.params.get_bool("tiled") || sp != ca)
+      throw_error<CompileError>("all_to_all",
+                                "the StableHLO text of shard_map supports only a tiled all_to_all "
+                                "with split_axis == concat_axis yet (got split_axis={}, concat_axis={}, "
+                                "tiled={}); the program itself runs",
+                                sp, ca, c.params.get_bool("tiled"));
+    cfg.dimension = sp;
+    return {comp->add(hlo::Opcode::kAllToAll, hlo_shape(out), {a[0]}, attrs(nullptr))};
+  }
+  if (n == "ppermute") {
+    // Pairs of positions along the axis, for every group: partition ids.
+    auto perm = c.params.get_ints("perm");
+    for (auto& g : cfg.replica_groups)
+      for (size_t i = 0; i + 1 < perm.size(); i += 2)
+        cfg.source_target_pairs.emplace_back(g[static_cast<size_t>(perm[i])], g[static_cast<size_t>(perm[i + 1])]);
+    cfg.replica_groups.clear();
+    return {comp->add(hlo::Opcode::kCollectivePermute, hlo_shape(out), {a[0]}, attrs(nullptr))};
+  }
+  // axis_index: (partition_id / stride) % size, as JAX lowers it.
+  int64_t d = j[0], stride = 1;
+  for (size_t k = static_cast<size_t>(d) + 1; k < mm.shape.size(); ++k) stride *= mm.shape[k];
+  hlo::Shape u32(DType::uint32, {});
+  auto* pid = comp->add(hlo::Opcode::kPartitionId, u32, {});
+  auto* st = comp->add_scalar_constant(DType::uint32, static_cast<double>(stride));
+  auto* sz = comp->add_scalar_constant(DType::uint32, static_cast<double>(mm.shape[static_cast<size_t>(d)]));
+  auto* q = comp->add(hlo::Opcode::kDivide, u32, {pid, st});
+  auto* r = comp->add(hlo::Opcode::kRemainder, u32, {q, sz});
+  return {comp->add(hlo::Opcode::kConvert, hlo::Shape(DType::int32, {}), {r})};
+}
+
 Primitive collective(std::string name, AbstractEvalFn ae) {
   Primitive p;
   p.name = std::move(name);
   p.num_operands = p.name == "axis_index" ? 0 : 1;
   p.abstract_eval = std::move(ae);
-  p.lower = [n = p.name](LowerCtx&, std::span<hlo::Instruction* const>) -> std::vector<hlo::Instruction*> {
+  p.lower = [n = p.name](LowerCtx& c, std::span<hlo::Instruction* const> a) -> std::vector<hlo::Instruction*> {
+    if (t_manual) return lower_manual(n, c, a);
     throw_error<TypeError>(n,
-                           "{} outside shard_map's own lowering (a jit inside shard_map's body) is not "
-                           "supported yet; apply jit outside shard_map",
+                           "{} outside shard_map's own lowering (a jit inside shard_map's body) is not supported "
+                           "yet; apply jit outside shard_map",
                            n);
   };
   return p;
@@ -383,6 +493,13 @@ const bool kRegistered = [] {
 }  // namespace
 
 const std::vector<CollectiveScope*>& collective_scopes() { return t_scopes; }
+const ManualMesh* manual_mesh() { return t_manual; }
+ManualMeshScope::ManualMeshScope(const ManualMesh* m) : prev_(t_manual) { t_manual = m; }
+ManualMeshScope::~ManualMeshScope() { t_manual = prev_; }
+bool& spmd_text_lowering() {
+  thread_local bool on = false;
+  return on;
+}
 CollectiveScopeGuard::CollectiveScopeGuard(CollectiveScope* s) { t_scopes.push_back(s); }
 CollectiveScopeGuard::~CollectiveScopeGuard() { t_scopes.pop_back(); }
 

@@ -61,4 +61,24 @@ std::vector<std::string> parse_axes(const std::string& text);
 /// The axis names a collective's params hold.
 std::vector<std::string> collective_axes(const Params& params);
 
+/// Set while a shard_map's body lowers to its SPMD form (shard_map's manual region, for the StableHLO text): the
+/// collectives lower to HLO collectives whose replica_groups are partition ids of this mesh (row-major).
+struct ManualMesh {
+  Shape shape;
+  std::vector<std::string> names;
+};
+const ManualMesh* manual_mesh();
+class ManualMeshScope {
+ public:
+  explicit ManualMeshScope(const ManualMesh* m);
+  ~ManualMeshScope();
+  ManualMeshScope(const ManualMeshScope&) = delete;
+  ManualMeshScope& operator=(const ManualMeshScope&) = delete;
+
+ private:
+  const ManualMesh* prev_;
+};
+/// Whether shard_map lowers to its manual region (Lowered::as_text) rather than its one-device expansion.
+bool& spmd_text_lowering();
+
 }  // namespace jitx::detail

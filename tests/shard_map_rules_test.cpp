@@ -242,3 +242,47 @@ TEST_CASE("shard_map rules: jit(shard_map).lower().as_text() is the SPMD form wi
   CHECK_THROWS_WITH(jit(a2a).lower(x).as_text(), Catch::Contains("split_axis == concat_axis"));
   close(jit(a2a)(x), a2a(x));
 }
+
+TEST_CASE("shard_map rules: jit(shard_map) on arguments sharded as its in_specs runs on the mesh's devices",
+          "[shard_map][spmd]") {
+  if (!have(8)) return;
+  for (int64_t n : {2, 4, 8}) {
+    INFO("devices " << n);
+    Mesh mesh = make_mesh({n}, {"i"});
+    Array x = f64(testing::uniform(static_cast<size_t>(n * 2 * n), -2, 2), {n * 2, n});
+    Fn1 body = [n](const Array& b) {               // b: (2, n)
+      Array g = lax::all_gather(b, "i", 0, true);  // (2n, n)
+      Array s = lax::psum_scatter(g * g, "i", 0, true);
+      Array t = lax::all_to_all(b, "i", 1, 1, true);
+      std::vector<std::pair<int64_t, int64_t>> ring;
+      for (int64_t d = 0; d < n; ++d) ring.emplace_back(d, (d + 1) % n);
+      Array p = lax::ppermute(b, "i", ring);
+      Array w = lax::axis_index("i").astype(DType::float64);
+      return lax::psum(b, "i") * s + t - p + w + lax::pmax(b, "i");
+    };
+    Fn1 sm = shard_map(body, mesh, P("i"), P("i"));
+    Array want = sm(x);  // eager: the expansion on one device
+    Array xs = device_put(x, NamedSharding(mesh, P("i")));
+    auto jf = jit(sm);
+    Array got = jf(xs);
+    close(got, want);
+    // The result is sharded over the mesh (an unsharded call would give a one-device array).
+    CHECK(got.addressable_shards().size() == static_cast<size_t>(n));
+    CHECK(got.sharding().str().find("P('i'") != std::string::npos);
+    // The program each partition runs holds the collectives.
+    std::string hlo = jf.lower(xs).compile().as_text();
+    INFO(hlo);
+    for (const char* c : {"all-reduce", "all-gather", "reduce-scatter", "collective-permute", "partition-id"})
+      CHECK(hlo.find(c) != std::string::npos);
+    close(jf(device_put(x * 2.0, NamedSharding(mesh, P("i")))), sm(x * 2.0));
+  }
+  // A 2-D mesh, psum over one axis and a replicated result axis.
+  Mesh m2 = make_mesh({2, 4}, {"data", "model"});
+  Array y = f64(testing::uniform(4 * 8, -2, 2), {4, 8});
+  Fn1 f =
+      shard_map([](const Array& b) { return lax::psum(b, "model") + lax::axis_index("data").astype(DType::float64); },
+                m2, P("data", "model"), P("data", "model"));
+  Array ys = device_put(y, NamedSharding(m2, P("data", "model")));
+  close(jit(f)(ys), f(y));
+  CHECK(jit(f)(ys).addressable_shards().size() == 8);
+}

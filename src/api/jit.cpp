@@ -279,7 +279,7 @@ std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSign
   if (!e.spmd_tried) {
     e.spmd_tried = true;
     std::string why;
-    e.spmd = make_spmd_program(*e.module, sig.flat.leaves, &why);
+    e.spmd = spmd_program_for(e.jaxpr, *e.module, sig.flat.leaves, &why);
     if (!e.spmd && log_sharding())
       log_line(fmt::format("[sharding] '{}' runs on one device (its sharded arguments assembled there): {}", e.name,
                            why));

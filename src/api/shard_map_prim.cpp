@@ -17,8 +17,11 @@
 #include "api/shard_map_internal.h"
 #include "core/errors.h"
 #include "core/literal.h"
+#include "core/log.h"
 #include "core/primitive.h"
 #include "core/trace.h"
+#include "hlo/passes/pipeline.h"
+#include "jitx/config.h"
 #include "lowering/lower.h"
 #include "lowering/lower_ctx.h"
 #include "primitives/collectives.h"
@@ -190,6 +193,67 @@ int64_t shard_map_partitions(const ClosedJaxpr& cj) {
   for (auto& e : cj.jaxpr.eqns)
     if (e.prim == &shard_map_p()) return info_of(e.params).mesh.size();
   return 0;
+}
+
+std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
+                                              std::span<const Array> leaves, std::string* why) {
+  auto fallback = [&](const std::string& reason) {
+    if (shard_map_partitions(jaxpr) > 0 && log_sharding())
+      log_line(fmt::format("[sharding] shard_map not run as its own SPMD program: {}", reason));
+    return make_spmd_program(lowered, leaves, why);
+  };
+  const Jaxpr& j = jaxpr.jaxpr;
+  if (j.eqns.size() != 1 || j.eqns[0].prim != &shard_map_p() || !j.constvars.empty())
+    return make_spmd_program(lowered, leaves, why);
+  const Eqn& e = j.eqns[0];
+  if (e.inputs.size() != j.invars.size() || e.outputs.size() != j.outvars.size())
+    return fallback("the jaxpr is more than the shard_map on the arguments");
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    if (e.inputs[i].is_literal || e.inputs[i].var.id != j.invars[i].id)
+      return fallback("the shard_map's operands are not the arguments in order");
+  for (size_t i = 0; i < e.outputs.size(); ++i)
+    if (j.outvars[i].is_literal || j.outvars[i].var.id != e.outputs[i].id)
+      return fallback("the results are not the shard_map's in order");
+  const Info& info = info_of(e.params);
+  std::vector<runtime::Device*> devices;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    auto* s = as_sharded(leaves[i]);
+    const PartitionSpec& want = info.in_specs[i];
+    if (!s) {
+      if (want.size() != 0 && std::any_of(want.entries().begin(), want.entries().end(),
+                                          [](const PartitionSpec::Entry& en) { return !en.axes.empty(); }))
+        return fallback(fmt::format("args[{}] is not sharded as in_specs[{}] = {}", i, i, want.str()));
+      continue;
+    }
+    const NamedSharding* n = s->sharding->named();
+    auto padded = [&](const PartitionSpec& p) {
+      auto en = p.entries();
+      while (en.size() < static_cast<size_t>(leaves[i].ndim())) en.emplace_back(nullptr);
+      return en;
+    };
+    if (!n || !(n->mesh() == info.mesh) || padded(n->spec()) != padded(want))
+      return fallback(fmt::format("args[{}] is sharded as {}, not as in_specs[{}] = {} on {}", i, s->sharding->str(), i,
+                                  want.str(), info.mesh.str()));
+    devices = s->devices;
+  }
+  if (devices.empty()) return fallback("no argument is sharded on the mesh");
+  auto prog = std::make_shared<SpmdProgram>();
+  prog->devices = devices;
+  ManualMesh mm{info.mesh.shape(), info.mesh.axis_names()};
+  {
+    ManualMeshScope scope(&mm);
+    prog->module = lower_jaxpr(*e.params.get_jaxpr("jaxpr"), lowered.name + ".shard_map");
+  }
+  for (auto& spec : info.out_specs)
+    prog->out_shardings.push_back(std::make_shared<const Sharding>(NamedSharding(info.mesh, spec)));
+  hlo::PipelineOptions po;
+  po.verify = config().verify_passes;
+  hlo::optimize(*prog->module, po);
+  hlo::verify(*prog->module);
+  prog->exe = runtime::Client::get().backend().compile(prog->module);
+  if (log_sharding())
+    log_line(fmt::format("[sharding] shard_map runs as its own SPMD program on {} partitions", devices.size()));
+  return prog;
 }
 
 std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lowered) {

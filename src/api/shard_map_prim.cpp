@@ -2,10 +2,11 @@
 // the body's jaxpr (per-device avals, with the collective equations), the mesh and the specs; the mesh and specs
 // themselves live in a process-wide table keyed by their text, as sharding_constraint's shardings do.
 //
-// Its rules all go through the expansion over the stacked blocks (shard_map_expand running the body's jaxpr):
-// lowering lowers the expanded jaxpr (so a jitted shard_map runs on one device, every device's block stacked), JVP
-// and batching transform the expansion. It does not yet lower to a manual-sharding region with StableHLO
-// collectives, nor run over the SPMD path on N devices.
+// Its rules go through the expansion over the stacked blocks (shard_map_expand running the body's jaxpr):
+// lowering lowers the expanded jaxpr (a jitted shard_map runs on one device, every device's block stacked), JVP and
+// batching transform the expansion. Two other forms: for the StableHLO text (Lowered::as_text) the manual region
+// with HLO collectives (lower_manual_region), and, when a jitted program is exactly one shard_map on arguments
+// sharded as its in_specs, the body's per-device program run on the mesh's devices (spmd_program_for).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

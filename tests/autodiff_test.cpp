@@ -191,11 +191,16 @@ const std::set<std::string> kTestedElsewhere = {"digamma", "scatter-mul", "scatt
                                                  // host callbacks: debug_test.cpp (grad of each)
                                                  "debug_callback", "pure_callback",
                                                  // with_sharding_constraint: grad/vmap in spmd_jit_test.cpp
-                                                 "sharding_constraint"};
+                                                 "sharding_constraint",
+                                                 // shard_map's collectives: grad inside the body and from
+                                                 // outside (finite differences) in shard_map*_test.cpp
+                                                 "psum", "pmax", "pmin", "all_gather", "reduce_scatter",
+                                                 "all_to_all", "ppermute", "axis_index"};
 /// Higher-order primitives and checkpoint's (remat, optimization_barrier): their rules are tested in
 /// autodiff_control_test.cpp (kept out of this table so its random inputs stay as they were).
 const std::set<std::string> kControlFlow = {"cond", "while", "scan", "pjit", "closed_call", "custom_jvp_call",
-                                             "custom_vjp_call", "checkpoint", "remat", "optimization_barrier"};
+                                             "custom_vjp_call", "checkpoint", "remat", "optimization_barrier",
+                                             "shard_map" /* grad/jvp of jit(shard_map): shard_map_test.cpp */};
 
 void check_case(const Case& c) {
   Arrays xs, vs;

@@ -48,7 +48,17 @@ const std::map<std::string, std::string>& exceptions() {
                          "debug_test.cpp, on both platforms"},
       {"pure_callback", "a host callback: debug_test.cpp checks its results on both platforms"},
       {"sharding_constraint", "with_sharding_constraint: an annotation the partitioner consumes (the identity on one "
-                              "device); spmd_jit_test.cpp checks its values on both platforms"}};
+                              "device); spmd_jit_test.cpp checks its values on both platforms"},
+      {"psum", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"pmax", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"pmin", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"all_gather", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"reduce_scatter", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"all_to_all", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"ppermute", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"axis_index", "a collective: only inside shard_map (expanded there; shard_map_test.cpp, both platforms)"},
+      {"shard_map", "lowered as its expansion over the mesh: shard_map_test.cpp checks jit values on both "
+                    "platforms"}};
   return m;
 }
 

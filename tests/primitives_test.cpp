@@ -45,6 +45,8 @@ const std::set<std::string>& covered() {
       "debug_callback", "pure_callback",
       // with_sharding_constraint: values under jit, grad and vmap in spmd_jit_test.cpp
       "sharding_constraint",
+      // shard_map and its collectives: against host loops, eager and jit, on both platforms, in shard_map_test.cpp
+      "psum", "pmax", "pmin", "all_gather", "reduce_scatter", "all_to_all", "ppermute", "axis_index", "shard_map",
       // custom_vjp's linear part: never evaluated, only transposed (autodiff_custom_test.cpp)
       "custom_lin",
       // tested against C++ loops in control_flow_test.cpp

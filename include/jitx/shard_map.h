@@ -3,11 +3,12 @@
 // ppermute, axis_index, axis_size). check_rep is not checked (as check_rep=False): an output whose spec leaves a
 // mesh axis out is taken from the first device along that axis.
 //
-// This first slice runs shard_map as a batch over the mesh's devices (the blocks stacked on one device, each
-// collective computed with ordinary ops over the stacked blocks), so grad, vmap and jit of a shard_map work through
-// the ops it emits. What it does not do yet: the collectives are not jaxpr primitives (a jaxpr of a shard_map shows
-// the ops they expand to, not psum), they are not lowered to StableHLO collectives nor run over the SPMD path on N
-// devices, and a collective inside a transformation nested in f (vmap/grad inside the body) throws a jitx::Error.
+// The collectives are jaxpr primitives with JVP, transpose and batching rules (vmap/grad inside the body work).
+// Eagerly a shard_map runs as a batch over the mesh's devices (the blocks stacked on one device, each collective
+// computed over the stacked blocks); under jit/make_jaxpr it is one `shard_map` equation holding the body's jaxpr,
+// whose StableHLO text is the SPMD form (manual region, stablehlo collectives). A jitted program that is one
+// shard_map on arguments sharded as its in_specs runs on the mesh's devices; other jitted programs run the one-device
+// expansion. A jit inside the body that reaches a collective throws a jitx::Error.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -279,7 +279,7 @@ std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSign
   if (!e.spmd_tried) {
     e.spmd_tried = true;
     std::string why;
-    e.spmd = make_spmd_program(*e.module, sig.flat.leaves, &why);
+    e.spmd = spmd_program_for(e.jaxpr, *e.module, sig.flat.leaves, &why);
     if (!e.spmd && log_sharding())
       log_line(fmt::format("[sharding] '{}' runs on one device (its sharded arguments assembled there): {}", e.name,
                            why));
@@ -635,7 +635,7 @@ std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
 std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
   return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);
 }
-std::string entry_stablehlo_text(const CompiledEntry& e) { return print_stablehlo(*e.module); }
+std::string entry_stablehlo_text(const CompiledEntry& e) { return stablehlo_text_of(e.jaxpr, *e.module); }
 std::string entry_hlo_text(const CompiledEntry& e) {
   {
     std::lock_guard<std::mutex> l(e.spmd_mu);

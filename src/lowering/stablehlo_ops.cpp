@@ -98,6 +98,7 @@ void print_plain_op(StablehloPrinter& p, std::string& out, const Instruction& i,
                       dims_list(dn.lhs_contracting_dims), dims_list(dn.rhs_contracting_dims), functional_type(i)));
     }
     case Opcode::kCustomCall: {
+      if (print_collective_op(p, out, i)) return;  // shard_map's sharding custom-calls
       // jitx's linalg ops: the target names the op, backend_config carries its flags ("lower=true,...").
       if (hlo::is_host_callback(i))  // a host callback, named by its id in this process
         return p.generic(out, i, op, fmt::format("api_version = 1 : i32, backend_config = \"callback_id={}\", "
@@ -113,6 +114,7 @@ void print_plain_op(StablehloPrinter& p, std::string& out, const Instruction& i,
                                                hlo::custom_call_target(i)));
     }
     default:
+      if (print_collective_op(p, out, i)) return;
       break;
   }
   if (op.empty() || op == "stablehlo.custom_call" || op == "func.call" || op == "stablehlo.while" ||

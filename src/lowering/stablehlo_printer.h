@@ -96,6 +96,9 @@ void print_plain_op(StablehloPrinter& p, std::string& out, const Instruction& i,
 /// reduce_window, gather, scatter, sort, top_k, convolution.
 void print_indexed_op(StablehloPrinter& p, std::string& out, const Instruction& i, std::string_view op);
 void print_reduce(StablehloPrinter& p, std::string& out, const Instruction& i);
+/// The collectives (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute, partition_id) and
+/// shard_map's sharding custom-calls, as JAX prints them; false for any other instruction.
+bool print_collective_op(StablehloPrinter& p, std::string& out, const Instruction& i);
 void print_while(StablehloPrinter& p, std::string& out, const Instruction& i);
 void print_conditional(StablehloPrinter& p, std::string& out, const Instruction& i);
 /// `({ ^bb0(...): <one binary op> stablehlo.return })` for reduce_window.

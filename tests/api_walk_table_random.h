@@ -11,7 +11,10 @@ void param_sampler(Walk& w, F f, DType good, DType bad) {
   Array key = random::PRNGKey(0);
   w.ok("params (2, 3)", {key, pos23()}, [f, good](A a) { return f(a[0], a[1], std::nullopt, good); }, {2, 3});
   w.ok("a scalar param, shape (0, 3)", {key, Array(2.5)},
-       [f, good](A a) { return f(a[0], a[1], Shape{0, 3}, good); }, {0, 3});
+       [f, good](A a) {
+         return f(a[0], a[1], Shape{0, 3}, good);
+       },
+       {0, 3});
   w.err("params (2, 3) for shape (4,)", {key, pos23()}, [f, good](A a) { return f(a[0], a[1], Shape{4}, good); });
   w.err(fmt::format("dtype {}", dtype_name(bad)), {key, pos23()},
         [f, bad](A a) { return f(a[0], a[1], std::nullopt, bad); });
@@ -24,43 +27,51 @@ using OptShape = std::optional<Shape>;
 const std::vector<Case> kRandom2 = {
     {"random::exponential",
      [](Walk& w) {
-       sampler(w, [](const Array& k, const Shape& s, DType d) { return random::exponential(k, s, d); },
-               DType::float32, DType::int32);
+       sampler(
+           w, [](const Array& k, const Shape& s, DType d) { return random::exponential(k, s, d); }, DType::float32,
+           DType::int32);
      }},
     {"random::laplace",
      [](Walk& w) {
-       sampler(w, [](const Array& k, const Shape& s, DType d) { return random::laplace(k, s, d); }, DType::float64,
-               DType::int32);
+       sampler(
+           w, [](const Array& k, const Shape& s, DType d) { return random::laplace(k, s, d); }, DType::float64,
+           DType::int32);
      }},
     {"random::logistic",
      [](Walk& w) {
-       sampler(w, [](const Array& k, const Shape& s, DType d) { return random::logistic(k, s, d); }, DType::float16,
-               DType::uint8);
+       sampler(
+           w, [](const Array& k, const Shape& s, DType d) { return random::logistic(k, s, d); }, DType::float16,
+           DType::uint8);
      }},
     {"random::cauchy",
      [](Walk& w) {
-       sampler(w, [](const Array& k, const Shape& s, DType d) { return random::cauchy(k, s, d); }, DType::float32,
-               DType::bool_);
+       sampler(
+           w, [](const Array& k, const Shape& s, DType d) { return random::cauchy(k, s, d); }, DType::float32,
+           DType::bool_);
      }},
     {"random::maxwell",
      [](Walk& w) {
-       sampler(w, [](const Array& k, const Shape& s, DType d) { return random::maxwell(k, s, d); }, DType::float32,
-               DType::int64);
+       sampler(
+           w, [](const Array& k, const Shape& s, DType d) { return random::maxwell(k, s, d); }, DType::float32,
+           DType::int64);
      }},
     {"random::rademacher",
      [](Walk& w) {
-       sampler(w, [](const Array& k, const Shape& s, DType d) { return random::rademacher(k, s, d); }, DType::int32,
-               DType::bool_);
+       sampler(
+           w, [](const Array& k, const Shape& s, DType d) { return random::rademacher(k, s, d); }, DType::int32,
+           DType::bool_);
      }},
     {"random::generalized_normal",
      [](Walk& w) {
-       sampler(w, [](const Array& k, const Shape& s, DType d) { return random::generalized_normal(k, 1.5, s, d); },
-               DType::float32, DType::int32);
+       sampler(
+           w, [](const Array& k, const Shape& s, DType d) { return random::generalized_normal(k, 1.5, s, d); },
+           DType::float32, DType::int32);
      }},
     {"random::gamma",
      [](Walk& w) {
-       param_sampler(w, [](const Array& k, const Array& a, OptShape s, DType d) { return random::gamma(k, a, s, d); },
-                     DType::float32, DType::int32);
+       param_sampler(
+           w, [](const Array& k, const Array& a, OptShape s, DType d) { return random::gamma(k, a, s, d); },
+           DType::float32, DType::int32);
      }},
     {"random::loggamma",
      [](Walk& w) {
@@ -80,13 +91,17 @@ const std::vector<Case> kRandom2 = {
            w, [](const Array& k, const Array& a, OptShape s, DType d) { return random::poisson(k, a, s, d); },
            DType::int32, DType::float32);
      }},
-    {"random::geometric",
+    {"random::binomial",
      [](Walk& w) {
        param_sampler(
            w,
-           [](const Array& k, const Array& a, OptShape s, DType d) {
-             return random::geometric(k, a / 4.0, s, d);
-           },
+           [](const Array& k, const Array& a, OptShape s, DType d) { return random::binomial(k, a, Array(0.3), s, d); },
+           DType::float32, DType::int32);
+     }},
+    {"random::geometric",
+     [](Walk& w) {
+       param_sampler(
+           w, [](const Array& k, const Array& a, OptShape s, DType d) { return random::geometric(k, a / 4.0, s, d); },
            DType::int32, DType::float32);
      }},
     {"random::pareto",
@@ -97,8 +112,9 @@ const std::vector<Case> kRandom2 = {
      }},
     {"random::t",
      [](Walk& w) {
-       param_sampler(w, [](const Array& k, const Array& a, OptShape s, DType d) { return random::t(k, a, s, d); },
-                     DType::float32, DType::int32);
+       param_sampler(
+           w, [](const Array& k, const Array& a, OptShape s, DType d) { return random::t(k, a, s, d); }, DType::float32,
+           DType::int32);
      }},
     {"random::chisquare",
      [](Walk& w) {
@@ -131,7 +147,10 @@ const std::vector<Case> kRandom2 = {
      [](Walk& w) {
        Array key = random::PRNGKey(0);
        w.ok("params (2, 3)", {key, pos23()},
-            [](A a) { return random::weibull_min(a[0], a[1], a[1], Shape{2, 3}); }, {2, 3});
+            [](A a) {
+              return random::weibull_min(a[0], a[1], a[1], Shape{2, 3});
+            },
+            {2, 3});
        w.err("dtype int32", {key}, [](A a) { return random::weibull_min(a[0], 1.0, 2.0, Shape{2}, DType::int32); });
        w.err("shape (-1,)", {key}, [](A a) { return random::weibull_min(a[0], 1.0, 2.0, Shape{-1}); });
      }},
@@ -157,9 +176,8 @@ const std::vector<Case> kRandom2 = {
             {4, 3});
        w.err("cov (2, 2) for mean (3,)", {key, mean, eye(2)},
              [](A a) { return random::multivariate_normal(a[0], a[1], a[2]); });
-       w.err("method \"lu\"", {key, mean, cov}, [](A a) {
-         return random::multivariate_normal(a[0], a[1], a[2], std::nullopt, DType::float32, "lu");
-       });
+       w.err("method \"lu\"", {key, mean, cov},
+             [](A a) { return random::multivariate_normal(a[0], a[1], a[2], std::nullopt, DType::float32, "lu"); });
      }},
     {"random::orthogonal",
      [](Walk& w) {

@@ -63,6 +63,27 @@ const std::map<std::string, Sampler>& samplers() {
        [](const Array& k, DType d) {
          return random::poisson(k, make(linspace(0.0, 40.0, N), DType::float64), Shape{N}, d);
        }},
+      {"binomial_f32p",
+       [](const Array& k, DType d) {
+         return random::binomial(k, make(linspace(0.0, 80.0, N), DType::float64), Array::scalar(0.3, DType::float32),
+                                 Shape{N}, d);
+       }},
+      {"binomial_f64p",
+       [](const Array& k, DType d) {
+         return random::binomial(k, make(linspace(0.0, 80.0, N), DType::float64), 0.7, Shape{N}, d);
+       }},
+      {"binomial_edge",
+       [](const Array& k, DType d) {
+         Array n = make({-3.0, NAN, 0.0, 7.5}, {4, 1}, DType::float64);
+         Array p = make({0.0, 1.0, 0.5, 0.9, NAN, -0.1, 1.2, 0.05}, {8}, DType::float64);
+         return lax::reshape(random::binomial(k, n, p, std::nullopt, d), {N});
+       }},
+      {"binomial_big",
+       [](const Array& k, DType d) {
+         Array n = make({5.0, 20.0, 100.0, 1000.0}, {4, 1}, DType::float64);
+         Array p = make({0.01, 0.2, 0.5, 0.6, 0.95, 0.3, 0.999, 0.45}, {8}, DType::float32);
+         return lax::reshape(random::binomial(k, n, p, std::nullopt, d), {N});
+       }},
       {"multivariate_normal",
        [](const Array& k, DType d) {
          Array mean = make({1.0, -2.0, 0.5}, d);
@@ -125,10 +146,13 @@ const std::set<std::string> kExact = {
 
 }  // namespace
 
-TEST_CASE("random samplers: draws match jax.random (bit-exact where listed, else to a tolerance)",
-          "[random_samplers]") {
+namespace {
+/// Every draw of kSamplerRefs whose name is in names against jitx's, eagerly and under jit (one TEST_CASE per
+/// group of samplers, so that ctest runs them in parallel).
+void check_samplers(const std::set<std::string>& names) {
   std::map<std::string, std::pair<int64_t, int64_t>> tally;  // "name dtype" -> (differing, total)
   for (const auto& ref : kSamplerRefs) {
+    if (!names.count(ref.name)) continue;
     DType d = dtype_named(ref.dtype);
     std::string id = std::string(ref.name) + " " + ref.dtype;
     const Sampler& f = samplers().at(ref.name);
@@ -160,5 +184,83 @@ TEST_CASE("random samplers: draws match jax.random (bit-exact where listed, else
       }
     }
   }
+  CHECK(tally.size() >= names.size());  // every sampler of the group has reference draws
   for (auto& [id, t] : tally) WARN(id << ": " << t.first << " of " << t.second << " differ");
+}
+}  // namespace
+
+namespace {
+const std::vector<std::set<std::string>> kGroups = {
+    {"exponential", "laplace", "logistic", "cauchy", "maxwell", "rademacher"},
+    {"weibull_min", "pareto", "geometric_f32p", "geometric_f64p", "triangular", "wald"},
+    {"gamma", "loggamma"},
+    {"beta", "dirichlet"},
+    {"t", "chisquare", "f"},
+    {"generalized_normal", "ball"},
+    {"poisson"},
+    {"binomial_f32p", "binomial_f64p", "binomial_edge", "binomial_big"},
+    {"multivariate_normal", "orthogonal"},
+};
+}  // namespace
+
+TEST_CASE("random samplers: every reference draw belongs to one test group", "[random_samplers]") {
+  for (const auto& ref : kSamplerRefs) {
+    int in = 0;
+    for (const auto& g : kGroups) in += g.count(ref.name) ? 1 : 0;
+    INFO(ref.name);
+    CHECK(in == 1);
+  }
+}
+TEST_CASE("random samplers: exponential, laplace, logistic, cauchy, maxwell, rademacher match jax.random",
+          "[random_samplers]") {
+  check_samplers(kGroups[0]);
+}
+TEST_CASE("random samplers: weibull_min, pareto, geometric, triangular, wald match jax.random", "[random_samplers]") {
+  check_samplers(kGroups[1]);
+}
+TEST_CASE("random samplers: gamma, loggamma match jax.random", "[random_samplers]") { check_samplers(kGroups[2]); }
+TEST_CASE("random samplers: beta, dirichlet match jax.random", "[random_samplers]") { check_samplers(kGroups[3]); }
+TEST_CASE("random samplers: t, chisquare, f match jax.random", "[random_samplers]") { check_samplers(kGroups[4]); }
+TEST_CASE("random samplers: generalized_normal, ball match jax.random", "[random_samplers]") {
+  check_samplers(kGroups[5]);
+}
+TEST_CASE("random samplers: poisson matches jax.random", "[random_samplers]") { check_samplers(kGroups[6]); }
+TEST_CASE("random samplers: binomial matches jax.random (inversion, BTRS, edges, broadcasting)",
+          "[random_samplers][binomial]") {
+  check_samplers(kGroups[7]);
+}
+TEST_CASE("random samplers: multivariate_normal, orthogonal match jax.random", "[random_samplers]") {
+  check_samplers(kGroups[8]);
+}
+
+TEST_CASE("random samplers: binomial's edges (n = inf, p = 0 or 1, n = 0) and its errors",
+          "[random_samplers][binomial]") {
+  // n = inf never ends JAX's own BTRS loop; jitx gives +inf there (JAX's final select), NaN where p is invalid.
+  Array n = make({INFINITY, INFINITY, INFINITY, 0.0, 12.0, 12.0}, {6}, DType::float64);
+  Array p = make({0.3, 0.0, NAN, 0.4, 0.0, 1.0}, {6}, DType::float64);
+  for (DType d : {DType::float32, DType::float64}) {
+    auto r =
+        eager_and_jit([d](const std::vector<Array>& a) { return random::binomial(a[0], a[1], a[2], std::nullopt, d); },
+                      {random::PRNGKey(3), n, p});
+    for (int j = 0; j < 2; ++j) {
+      INFO(dtype_name(d) << (j ? " (jit)" : " (eager)"));
+      REQUIRE(r[j].dtype() == d);
+      auto v = r[j].to_vector<double>();
+      CHECK(v[0] == INFINITY);
+      CHECK(v[1] == INFINITY);
+      CHECK(std::isnan(v[2]));
+      CHECK(v[3] == 0.0);
+      CHECK(v[4] == 0.0);
+      CHECK(v[5] == 12.0);
+    }
+  }
+  Array key = random::PRNGKey(0);
+  CHECK_THROWS_WITH(random::binomial(key, 5.0, 0.5, Shape{3}, DType::int32),
+                    Catch::Contains("binomial") && Catch::Contains("float dtype"));
+  CHECK_THROWS_WITH(
+      random::binomial(key, make({1.0, 2.0}, {2}, DType::float32), make({0.1, 0.2, 0.3}, {3}, DType::float32)),
+      Catch::Contains("binomial"));
+  CHECK_THROWS_WITH(random::binomial(key, make({1.0, 2.0}, {2}, DType::float32), 0.5, Shape{3}),
+                    Catch::Contains("binomial") && Catch::Contains("broadcast"));
+  CHECK_THROWS_WITH(random::binomial(key, Array(), 0.5), Catch::Contains("binomial") && Catch::Contains("n must be"));
 }

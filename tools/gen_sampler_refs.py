@@ -15,6 +15,11 @@ N = int(sys.argv[2]) if len(sys.argv) > 2 else 32
 FL = ["float32", "float64", "bfloat16", "float16"]
 A = np.linspace(0.15, 6.0, N)            # gamma shapes
 LAM = np.linspace(0.0, 40.0, N)           # poisson rates
+BN = np.linspace(0.0, 80.0, N)           # binomial counts (inversion below n * q = 10, BTRS above)
+BN_EDGE = np.array([[-3.0], [np.nan], [0.0], [7.5]])
+BP_EDGE = np.array([0.0, 1.0, 0.5, 0.9, np.nan, -0.1, 1.2, 0.05])
+BN_BIG = np.array([[5.0], [20.0], [100.0], [1000.0]])
+BP_BIG = np.array([0.01, 0.2, 0.5, 0.6, 0.95, 0.3, 0.999, 0.45], np.float32)
 COV = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.3], [0.1, 0.3, 1.5]])
 MEAN = np.array([1.0, -2.0, 0.5])
 
@@ -42,6 +47,10 @@ CASES = {
     "generalized_normal": (FL[:2], lambda k, d: r.generalized_normal(k, 1.5, (N,), d)),
     "ball": (FL[:2], lambda k, d: r.ball(k, 3, 2.0, (N // 4,), d).reshape(-1)),
     "poisson": (["int32"], lambda k, d: r.poisson(k, LAM, (N,), d)),
+    "binomial_f32p": (FL[:2], lambda k, d: r.binomial(k, BN, jnp.float32(0.3), (N,), d)),
+    "binomial_f64p": (FL[:2], lambda k, d: r.binomial(k, BN, 0.7, (N,), d)),
+    "binomial_edge": (FL[:2], lambda k, d: r.binomial(k, BN_EDGE, BP_EDGE, None, d).reshape(-1)),
+    "binomial_big": (FL[:2], lambda k, d: r.binomial(k, BN_BIG, BP_BIG, None, d).reshape(-1)),
     "multivariate_normal": (FL[:2], lambda k, d: r.multivariate_normal(k, MEAN.astype(d), COV.astype(d), (N // 4,), d).reshape(-1)),
     "orthogonal": (FL[:2], lambda k, d: r.orthogonal(k, 3, (2,), d).reshape(-1)),
 }

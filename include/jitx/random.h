@@ -97,6 +97,10 @@ Array dirichlet(const Array& key, const Array& alpha, std::optional<Shape> shape
 /// Poisson(lam) as integers (Knuth below 10, JAX's transformed rejection above).
 Array poisson(const Array& key, const Array& lam, std::optional<Shape> shape = std::nullopt,
               DType dtype = DType::int32, Loc loc = Loc::current());
+/// Binomial(n, p) as floats (n, p broadcast; inversion when n * min(p, 1-p) <= 10, else BTRS, as JAX's
+/// jax.random.binomial; src/api/random_binomial.cpp).
+Array binomial(const Array& key, const Array& n, const Array& p, std::optional<Shape> shape = std::nullopt,
+               DType dtype = DType::float32, Loc loc = Loc::current());
 /// Geometric(p) on {1, 2, ...} as integers.
 Array geometric(const Array& key, const Array& p, std::optional<Shape> shape = std::nullopt,
                 DType dtype = DType::int32, Loc loc = Loc::current());

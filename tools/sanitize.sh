@@ -5,10 +5,13 @@
 #                                            JITX_ASAN_TEST_FILES="stem;stem" builds only those test files
 #   tools/sanitize.sh tsan [--all] [spec...] the runtime, jit-cache, disk-cache, stress and threading test files
 #                                            (or, with --all, every test file) under ThreadSanitizer (build-tsan/)
+#   tools/sanitize.sh tsan-ci [spec...]      what CI runs of TSan (build-tsan-ci/): the same test files, with only the
+#                                            threaded library sources instrumented (gcc; everything else is compiled
+#                                            as the normal Release build is, so it comes from ccache)
 #   tools/sanitize.sh fuzz [seconds]         each libFuzzer target of fuzz/ for that long (60 s) from its seeds
 #   tools/sanitize.sh ci                     what .ci/run runs: asan over the test files of $ci_asan_files
 #                                            (halting at the first report), the fuzzers for JITX_FUZZ_SECONDS (30)
-#                                            each; tsan too with JITX_CI_TSAN=1; each step's time printed
+#                                            each, then tsan-ci; each step's time printed
 # The builds: the library at -O1 with line tables, the test files at -O0, nothing else (no examples/benchmarks).
 # Suppressions, one reason per line: tools/sanitizers/*.supp.
 set -euo pipefail

@@ -5,10 +5,13 @@
 #                                            JITX_ASAN_TEST_FILES="stem;stem" builds only those test files
 #   tools/sanitize.sh tsan [--all] [spec...] the runtime, jit-cache, disk-cache, stress and threading test files
 #                                            (or, with --all, every test file) under ThreadSanitizer (build-tsan/)
+#   tools/sanitize.sh tsan-ci [spec...]      what CI runs of TSan (build-tsan-ci/): the same test files, with only the
+#                                            threaded library sources instrumented (gcc; everything else is compiled
+#                                            as the normal Release build is, so it comes from ccache)
 #   tools/sanitize.sh fuzz [seconds]         each libFuzzer target of fuzz/ for that long (60 s) from its seeds
 #   tools/sanitize.sh ci                     what .ci/run runs: asan over the test files of $ci_asan_files
 #                                            (halting at the first report), the fuzzers for JITX_FUZZ_SECONDS (30)
-#                                            each; tsan too with JITX_CI_TSAN=1; each step's time printed
+#                                            each, then tsan-ci; each step's time printed
 # The builds: the library at -O1 with line tables, the test files at -O0, nothing else (no examples/benchmarks).
 # Suppressions, one reason per line: tools/sanitizers/*.supp.
 set -euo pipefail
@@ -17,8 +20,19 @@ root=$PWD
 supp=$root/tools/sanitizers
 cxx=${JITX_SANITIZE_CXX:-clang++-19}
 # The test files whose code runs on several threads: the runtime (devices, streams, events), the jit cache,
-# the disk cache (concurrent writers), the stress test, and the compile threads.
-tsan_files="cpu_runtime;jit;cache_bounds;disk_cache;stress;compile_time"
+# the disk cache (concurrent writers), the stress test, the compile threads, and SPMD (a thread per device).
+tsan_files="cpu_runtime;jit;cache_bounds;disk_cache;stress;compile_time;spmd_runtime;spmd_ir"
+# The library sources tsan-ci instruments (regexes on the path from the source dir): those whose code runs on
+# several threads or hands data between them: the runtime (devices, streams, events, sharded buffers), the
+# compilation cache, dispatch (the eager op cache, execution, SPMD), the jit entry points and their caches
+# (jit, jit_spmd, device, debug's sinks, random's sampler cache), Array's methods, the buffers' live counts,
+# traces, host callbacks, the log, the communicator, the CPU backend's executor, ORC JIT, kernel launch and thread
+# pool (eigen_dot.cpp holds it), the interpreter backend and the interpreter's collectives threads. README
+# "Sanitizers and fuzzing".
+tsan_ci_sources="^src/runtime/;^src/cache/;^src/dispatch/;^src/api/(jit|jit_spmd|device|debug|random)[.]cpp$"
+tsan_ci_sources+=";^src/ops/array[.]cpp$;^src/core/(storage|trace|host_callback|log|config|communicator)[.]cpp$"
+tsan_ci_sources+=";^src/backends/cpu/(cpu_backend|cpu_executable|kernel_launch|orc_jit|eigen_dot)[.]cpp$"
+tsan_ci_sources+=";^src/backends/interpreter/;^src/hlo/evaluator/evaluator_collectives[.]cpp$"
 halt=0
 # CI's ASan + UBSan selection (a subset: the whole suite does not fit in CI's time; README "Sanitizers and
 # fuzzing"): the API and bad-input walks, the error catalogue, random, the stress test, the runtime and jit.
@@ -26,9 +40,9 @@ ci_asan_files="api_walk;bad_input_walk;error_catalogue;random;stress;cpu_runtime
 
 configure() {  # dir, extra cmake arguments...
   local dir=$1; shift
-  # MPI is off here: the sanitized runs cover the one-process library (the MPI tests run under mpirun in ctest),
-  # and FindMPI's C probe would run the C compiler (gcc: it refuses clang's fuzzer flags). Naming a C compiler
-  # instead makes LLVM's FindFFI probe in C, which the project does not enable.
+  # MPI is off here: the sanitized runs cover the one-process library (the MPI tests run under mpirun in ctest).
+  # No C compiler is named: with MPI off C is never enabled, and a CMAKE_C_COMPILER defined without it makes
+  # LLVM's FindFFI (find_package(LLVM)) call check_c_source_compiles, which fails at configure.
   cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DJITX_ENABLE_MPI=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS= \
@@ -62,8 +76,42 @@ run_tsan() {
   configure build-tsan -DJITX_BUILD_FUZZERS=OFF -DJITX_TEST_FILES="$files" -DCMAKE_CXX_FLAGS="$f" \
     -DCMAKE_EXE_LINKER_FLAGS="$f" -DCMAKE_SHARED_LINKER_FLAGS="$f"
   cmake --build build-tsan -j2 --target jitx_tests
-  export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:history_size=4"
+  tsan_env
   ./build-tsan/tests/jitx_tests "$@"
+}
+
+tsan_env() {
+  export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:history_size=4"
+}
+
+# ThreadSanitizer on part of the library, with the normal build's compiler and flags for everything else (README
+# "Sanitizers and fuzzing"): the uninstrumented objects are ccache hits of the normal build (.ci/run builds it just
+# before), so only the instrumented sources and the test files are compiled. The test files are instrumented too
+# (the jit's templates in include/jitx are instantiated in them).
+run_tsan_ci() {
+  cmake -S . -B build-tsan-ci -DCMAKE_BUILD_TYPE=Release -DJITX_BUILD_BENCHMARKS=OFF -DJITX_BUILD_EXAMPLES=OFF \
+    -DJITX_BUILD_TESTS=ON -DJITX_TEST_FILES="$tsan_files" -DJITX_TSAN_SOURCES="$tsan_ci_sources" \
+    -DJITX_TEST_COMPILE_OPTIONS="-fsanitize=thread;-O1;-g1" >/dev/null
+  cmake --build build-tsan-ci -j2 --target jitx_tests
+  tsan_env
+  # Without address-space randomisation: some kernels' mmap randomisation (vm.mmap_rnd_bits > 28) places
+  # mappings where gcc 12's TSan runtime does not expect them ("unexpected memory mapping").
+  local norand=()
+  if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
+    norand=(setarch "$(uname -m)" -R)
+  fi
+  # The canary first: a deliberate race in a test file must be reported, or the sanitizer is not on.
+  "${norand[@]}" ./build-tsan-ci/tests/jitx_tests "[.tsan_canary]" >build-tsan-ci/canary.log 2>&1 || true
+  if ! grep -q "ThreadSanitizer: data race" build-tsan-ci/canary.log; then
+    echo "tools/sanitize.sh: the TSan canary was not reported (build-tsan-ci/canary.log)" >&2
+    return 1
+  fi
+  if [ $# -gt 0 ]; then
+    "${norand[@]}" ./build-tsan-ci/tests/jitx_tests "$@"
+  else  # both platforms (the interpreter has its own collectives threads)
+    "${norand[@]}" ./build-tsan-ci/tests/jitx_tests
+    JITX_PLATFORM=interpreter "${norand[@]}" ./build-tsan-ci/tests/jitx_tests
+  fi
 }
 
 run_fuzz() {
@@ -89,16 +137,17 @@ timed() {  # name, command...
   echo "tools/sanitize.sh: step '$name' took $((SECONDS - t0)) s"
 }
 
-kind=${1:?asan, tsan, fuzz or ci}; shift
+kind=${1:?asan, tsan, tsan-ci, fuzz or ci}; shift
 case "$kind" in
   asan) run_asan "$@" ;;
   tsan) run_tsan "$@" ;;
+  tsan-ci) run_tsan_ci "$@" ;;
   fuzz) run_fuzz "$@" ;;
   ci)
     halt=1
     JITX_ASAN_TEST_FILES=$ci_asan_files timed "asan+ubsan subset" run_asan
     timed "fuzzers" run_fuzz "${JITX_FUZZ_SECONDS:-30}"
-    if [ "${JITX_CI_TSAN:-0}" = 1 ]; then timed "tsan tests" run_tsan; fi
+    timed "tsan (partly instrumented)" run_tsan_ci
     ;;
-  *) echo "tools/sanitize.sh: unknown kind $kind (asan, tsan, fuzz or ci)" >&2; exit 2 ;;
+  *) echo "tools/sanitize.sh: unknown kind $kind (asan, tsan, tsan-ci, fuzz or ci)" >&2; exit 2 ;;
 esac

@@ -286,7 +286,8 @@ TEST_CASE("cuda devices of the public API: none without a driver, device_put and
   // Without the driver, the old handle is no CUDA device of the process any more; its arrays stay readable.
   cuda::use_driver_library_for_testing("");
   CHECK(devices("cuda").empty());
-  CHECK_THROWS_WITH(device_put(x, ds[0]), Contains("device_put to cuda:0") && Contains("no CUDA driver") &&
+  CHECK_THROWS_WITH(device_put(x, ds[0]), Contains("[device_put] cuda:0 is not a CUDA device") &&
+                                              Contains("no CUDA driver") && Contains("cuda_fake_test.cpp") &&
                                               Contains("libcuda.so.1"));
   CHECK(xc.to_vector<float>() == xv);
 }

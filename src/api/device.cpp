@@ -57,7 +57,13 @@ Array device_put(const Array& a, Device device, Loc loc) {
   if (!device.get()) detail::throw_error<RuntimeError>("device_put", "got a null device");
   const auto& buf = detail::concrete_buffer(a, "device_put");
   auto lit = buf->literal();  // waits for the value (copied back to the host when it is in CUDA memory)
-  if (device.platform() == "cuda") return detail::make_concrete(cuda::put(lit, device.get()), a.weak_type());
+  if (device.platform() == "cuda") {
+    try {
+      return detail::make_concrete(cuda::put(lit, device.get()), a.weak_type());
+    } catch (const RuntimeError& e) {  // the cuda layer's message, named as every API error is, with the location
+      detail::throw_error<RuntimeError>("device_put", "{}", e.what());
+    }
+  }
   // A fresh copy: buffers may later be donated and written in place, so two devices never share memory.
   auto copy = detail::Literal::make(lit.dtype, lit.dims);
   if (lit.nbytes() > 0) std::memcpy(copy.data(), lit.data(), lit.nbytes());

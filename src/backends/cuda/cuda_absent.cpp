@@ -17,7 +17,7 @@ std::vector<runtime::Device*> runtime_devices(std::string* why) {
   return {};
 }
 std::shared_ptr<runtime::Buffer> put(const detail::Literal&, runtime::Device* dev) {
-  throw RuntimeError(fmt::format("device_put to {}: jitx was built without the CUDA backend", dev->str()));
+  throw RuntimeError(fmt::format("{}: jitx was built without the CUDA backend", dev->str()));
 }
 void use_driver_library_for_testing(const std::string&) {}
 

@@ -109,8 +109,7 @@ std::shared_ptr<runtime::Buffer> put(const detail::Literal& host, runtime::Devic
       if (r.devs[i].get() == dev) gpu = r.gpus[i].get();
     why = r.d ? "the device belongs to a CUDA driver this process no longer uses" : "no CUDA driver: " + r.why;
   }
-  if (!gpu) throw RuntimeError(fmt::format("device_put to {}: it is not a CUDA device of this process ({})",
-                                           dev->str(), why));
+  if (!gpu) throw RuntimeError(fmt::format("{} is not a CUDA device of this process ({})", dev->str(), why));
   auto h = std::make_shared<Holder>();
   h->a = gpu->put(host);
   h->gpu = gpu;

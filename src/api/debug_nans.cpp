@@ -11,18 +11,6 @@
 #include "runtime/runtime.h"
 
 namespace jitx::detail {
-namespace {
-Array literal_array(const LiteralValue& v) {
-  auto lit = Literal::make(v.aval.dtype, {});
-  if (is_floating(v.aval.dtype))
-    lit.set_f64(0, v.f);
-  else if (v.aval.dtype == DType::uint64)
-    lit.set_u64(0, v.u);
-  else
-    lit.set_i64(0, v.i);
-  return make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()), v.aval.weak_type);
-}
-}  // namespace
 
 void deoptimized_rerun(const ClosedJaxpr& cj, std::span<const Array> args, const std::string& name,
                        const std::string& what) {

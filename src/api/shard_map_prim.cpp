@@ -71,17 +71,6 @@ const Info& info_of(const Params& ps) {
   return *it->second;
 }
 
-Array literal_value(const LiteralValue& v) {
-  auto lit = Literal::make(v.aval.dtype, {});
-  if (is_floating(v.aval.dtype))
-    lit.set_f64(0, v.f);
-  else if (v.aval.dtype == DType::uint64)
-    lit.set_u64(0, v.u);
-  else
-    lit.set_i64(0, v.i);
-  return make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()), v.aval.weak_type);
-}
-
 /// Evaluates the body's jaxpr on per-device tracers: collectives (axis_index has no operand) go to the active
 /// shard_map's trace, everything else is bound as eval_jaxpr does.
 std::vector<Array> eval_body(const ClosedJaxpr& cj, const std::vector<Array>& args) {
@@ -89,7 +78,7 @@ std::vector<Array> eval_body(const ClosedJaxpr& cj, const std::vector<Array>& ar
   std::unordered_map<int64_t, Array> env;
   for (size_t i = 0; i < j.constvars.size(); ++i) env[j.constvars[i].id] = cj.consts[i];
   for (size_t i = 0; i < j.invars.size(); ++i) env[j.invars[i].id] = args[i];
-  auto read = [&](const Atom& a) { return a.is_literal ? literal_value(a.lit) : env.at(a.var.id); };
+  auto read = [&](const Atom& a) { return a.is_literal ? literal_array(a.lit) : env.at(a.var.id); };
   for (auto& e : j.eqns) {
     std::vector<Array> ins;
     for (auto& a : e.inputs) ins.push_back(read(a));

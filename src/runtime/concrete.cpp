@@ -2,6 +2,8 @@
 #include "runtime/concrete.h"
 
 #include "core/errors.h"
+#include "core/jaxpr.h"
+#include "core/literal.h"
 #include "runtime/sharded.h"
 
 namespace jitx::detail {
@@ -37,6 +39,17 @@ Array make_concrete(std::shared_ptr<runtime::Buffer> buf, bool weak_type) {
   c->aval = ShapedArray{buf->dims, buf->dtype, weak_type};
   c->buffer = std::move(buf);
   return Array(c);
+}
+
+Array literal_array(const LiteralValue& v) {
+  auto lit = Literal::make(v.aval.dtype, {});
+  if (is_floating(v.aval.dtype))
+    lit.set_f64(0, v.f);
+  else if (v.aval.dtype == DType::uint64)
+    lit.set_u64(0, v.u);
+  else
+    lit.set_i64(0, v.i);
+  return make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()), v.aval.weak_type);
 }
 
 }  // namespace jitx::detail

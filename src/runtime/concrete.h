@@ -17,5 +17,8 @@ struct ConcreteArray : ArrayImpl {
 /// A concrete array's buffer (looking through JVP tracers to a concrete primal); throws TracerError for tracers.
 const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::string_view op);
 Array make_concrete(std::shared_ptr<runtime::Buffer> buf, bool weak_type = false);
+struct LiteralValue;
+/// A jaxpr literal (a scalar atom) as a concrete 0-d array on the default device, with its weak type.
+Array literal_array(const LiteralValue& v);
 
 }  // namespace jitx::detail

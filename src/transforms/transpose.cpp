@@ -10,16 +10,6 @@
 #include "transforms/ad.h"
 
 namespace jitx::detail {
-namespace {
-Array literal_array(const LiteralValue& v) {
-  auto lit = Literal::make(v.aval.dtype, {});
-  if (is_floating(v.aval.dtype)) lit.set_f64(0, v.f);
-  else if (v.aval.dtype == DType::uint64) lit.set_u64(0, v.u);
-  else lit.set_i64(0, v.i);
-  return make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()), v.aval.weak_type);
-}
-}  // namespace
-
 std::vector<Array> eval_jaxpr(const Jaxpr& j, std::span<const Array> consts, std::span<const Array> args) {
   JITX_ASSERT(consts.size() == j.constvars.size() && args.size() == j.invars.size(), "eval_jaxpr: wrong arity");
   std::unordered_map<int64_t, Array> env;

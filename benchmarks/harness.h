@@ -18,6 +18,7 @@ using Clock = std::chrono::steady_clock;
 struct Stats {
   double median_ms = 0, min_ms = 0, p10_ms = 0, p90_ms = 0;
   int reps = 0;
+  double max_ms = 0;
 };
 
 /// A call longer than this (seconds; 0: no limit) ends the measurement after that one call: its
@@ -31,7 +32,7 @@ inline Stats stats_of(std::vector<double> t) {
   auto q = [&](double f) {
     return t[std::min(t.size() - 1, static_cast<size_t>(f * static_cast<double>(t.size())))];
   };
-  return Stats{q(0.5), t.front(), q(0.1), q(0.9), static_cast<int>(t.size())};
+  return Stats{q(0.5), t.front(), q(0.1), q(0.9), static_cast<int>(t.size()), t.back()};
 }
 
 /// Runs fn (which must wait for its own result, e.g. with block_until_ready) until min_time_s has
@@ -45,7 +46,7 @@ inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, i
     fn();
     double first = std::chrono::duration<double>(Clock::now() - s).count();
     if (g_stop_after_s > 0 && first > g_stop_after_s)
-      return Stats{first * 1e3, first * 1e3, first * 1e3, first * 1e3, 1};
+      return Stats{first * 1e3, first * 1e3, first * 1e3, first * 1e3, 1, first * 1e3};
     if (first > slow_s) {
       warmup = 1;
       min_reps = std::min(min_reps, 3);
@@ -65,15 +66,21 @@ inline Stats measure(const std::function<void()>& fn, double min_time_s = 0.3, i
   return stats_of(std::move(t));
 }
 
-/// Several systems measured in rounds, each round calling every fn once (in an order that rotates from round to
-/// round), after one untimed call each (which also compiles what eager code compiles on first use): a machine whose
-/// speed drifts (other processes, frequency) slows all of them alike, so their ratios hold even where each time
-/// alone is noisy. Rounds continue until min_time_s has passed and min_reps rounds are done (more than measure()'s
-/// 5: short calls on a busy machine vary from call to call, and the median of 9 rounds holds where that of 5 did
-/// not). When the first round's slowest call exceeds slow_s, the rounds are slow_reps and min_time_s is dropped:
-/// enough for a few-percent difference between seconds-long calls to show above the noise (three calls each, one
-/// system after the other, do not), at a few calls' cost. A warm-up call longer than g_stop_after_s ends it there,
-/// its times the result, as measure() does.
+/// Several systems measured in rounds, each round running every fn (in an order that rotates from round to round)
+/// as a block of back-to-back calls, after one untimed call each (which also compiles what eager code compiles on
+/// first use): a machine whose speed drifts (other processes, frequency) slows all of them alike, so their ratios
+/// hold even where each time alone is noisy.
+///
+/// Each block is a short loop, as a user's code calls: about 1 ms of untimed calls first, then about 1 ms of timed
+/// ones (1 to 64 calls each). The untimed lead-in is there because thread pools spin-wait for a while after a job
+/// (jitx's for 200 us, OpenMP's for GOMP_SPINCOUNT, which jitx_bench sets low): without it a system would be timed
+/// against its neighbour's still-spinning workers rather than on the machine. (Sleeping between blocks instead does
+/// not work on this VM: after a few ms idle the cores come back slow for longer than a block.)
+///
+/// Rounds continue until min_time_s has passed and min_reps rounds are done. When the first round's slowest call
+/// exceeds slow_s, the rounds are slow_reps of one call each, without lead-in, and min_time_s is dropped: enough
+/// for a few-percent difference between seconds-long calls to show above the noise, at a few calls' cost. A warm-up
+/// call longer than g_stop_after_s ends it there, its times the result, as measure() does.
 inline std::vector<Stats> measure_interleaved(const std::vector<std::function<void()>>& fns, double min_time_s = 0.3,
                                               int min_reps = 9, int slow_reps = 5, double slow_s = 0.5) {
   std::vector<std::vector<double>> t(fns.size());
@@ -83,21 +90,31 @@ inline std::vector<Stats> measure_interleaved(const std::vector<std::function<vo
     return std::chrono::duration<double, std::milli>(Clock::now() - s).count();
   };
   std::vector<double> warm(fns.size());
-  for (size_t i = 0; i < fns.size(); ++i) warm[i] = timed(i);
+  std::vector<int> block(fns.size());
+  for (size_t i = 0; i < fns.size(); ++i) {
+    warm[i] = timed(i);
+    double again = timed(i);  // the first call may compile or fault pages in
+    block[i] = static_cast<int>(std::clamp(1.0 / std::max(again, 1e-6), 1.0, 64.0));
+  }
   bool stop = g_stop_after_s > 0 && *std::max_element(warm.begin(), warm.end()) > g_stop_after_s * 1e3;
   auto start = Clock::now();
+  bool slow = false;
   for (int round = 0; !stop && (round < min_reps ||
                                 std::chrono::duration<double>(Clock::now() - start).count() < min_time_s);
        ++round) {
     double slowest = 0;
     for (size_t k = 0; k < fns.size(); ++k) {
       size_t i = (k + static_cast<size_t>(round)) % fns.size();
-      t[i].push_back(timed(i));
-      slowest = std::max(slowest, t[i].back());
+      for (int r = 0; !slow && r < block[i]; ++r) fns[i]();
+      for (int r = 0; r < (slow ? 1 : block[i]); ++r) {
+        t[i].push_back(timed(i));
+        slowest = std::max(slowest, t[i].back());
+      }
     }
     if (round == 0 && slowest > slow_s * 1e3) {
       min_reps = slow_reps;
       min_time_s = 0;
+      slow = true;
     }
     if (round > 100000) break;
   }
@@ -154,11 +171,11 @@ inline std::string json(const Result& r) {
   std::snprintf(buf, sizeof buf,
                 "{\"workload\": \"%s\", \"size\": \"%s\", \"dtype\": \"%s\", \"system\": \"%s\", "
                 "\"median_ms\": %.6f, "
-                "\"min_ms\": %.6f, \"p10_ms\": %.6f, \"p90_ms\": %.6f, \"reps\": %d, \"bytes\": "
+                "\"min_ms\": %.6f, \"p10_ms\": %.6f, \"p90_ms\": %.6f, \"max_ms\": %.6f, \"reps\": %d, \"bytes\": "
                 "%.0f, \"flops\": %.0f, "
                 "\"compile_ms\": %.3f, \"note\": \"%s\"}",
                 r.workload.c_str(), r.size.c_str(), r.dtype.c_str(), r.system.c_str(),
-                r.stats.median_ms, r.stats.min_ms, r.stats.p10_ms, r.stats.p90_ms, r.stats.reps,
+                r.stats.median_ms, r.stats.min_ms, r.stats.p10_ms, r.stats.p90_ms, r.stats.max_ms, r.stats.reps,
                 r.bytes, r.flops, r.compile_ms, r.note.c_str());
   return buf;
 }

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "harness.h"
+#include "probes.h"
 #include "jitx/jitx.h"
 #include "jitx/optim.h"
 
@@ -132,6 +133,51 @@ void probe_gemm(int64_t n) {
         -1, ""});
 }
 
+/// The machine's FMA peak: an FMA loop (12 independent chains) on every hardware thread at once, AVX2 and (where
+/// the CPU has it) AVX-512, and on one thread; and the clock. Each is the best of several runs. A rate is emitted
+/// as flops done in 1000 ms (median_ms = 1000), so rate() reads GFLOP/s off it.
+void probe_peak() {
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int reps = g_smoke ? 1 : 7;
+  int64_t iters = g_smoke ? 1000 : 4'000'000;
+  auto put = [&](const std::string& sys, double gflops, const std::string& note) {
+    bench::Stats st{1000, 1000, 1000, 1000, 1, 1000};
+    emit({"probe_peak", std::to_string(threads), "f32", sys, st, 0, gflops * 1e9, -1, note});
+  };
+  double ghz = bench::clock_ghz(reps);
+  put("clock", ghz, fmt::format("core clock {:.2f} GHz (dependent integer adds, one per cycle)", ghz));
+  double one = bench::fma_rate(bench::fma_loop_avx2, 1, iters, 12 * 16, reps);
+  put("fma-avx2-1", one, fmt::format("AVX2 FMA loop, 1 thread: {:.1f} flop/cycle", one / ghz));
+  double all = bench::fma_rate(bench::fma_loop_avx2, threads, iters, 12 * 16, reps);
+  put("fma-avx2-all", all, fmt::format("AVX2 FMA loop, {} threads: {:.1f} flop/cycle/thread", threads,
+                                       all / ghz / threads));
+  if (__builtin_cpu_supports("avx512f")) {
+    double w = bench::fma_rate(bench::fma_loop_avx512, threads, iters / 2, 12 * 32, reps);
+    put("fma-avx512-all", w, fmt::format("AVX-512 FMA loop, {} threads: {:.1f} flop/cycle/thread", threads,
+                                         w / ghz / threads));
+  }
+}
+
+/// Runs f with Eigen's products on t threads (OpenMP; 1 when built without it).
+template <class F>
+void with_eigen_threads(int t, F&& f) {
+  Eigen::setNbThreads(t);
+  f();
+  Eigen::setNbThreads(1);
+}
+
+/// The Eigen peer as the better (by median) of its 1-thread and all-thread runs, each measured interleaved with
+/// jitx (st[1], st[2]); emitted as system "eigen" with the thread count in its note.
+void emit_eigen_best(Result r, const std::vector<bench::Stats>& st, const std::string& what) {
+  int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool one = st[1].median_ms <= st[2].median_ms;
+  r.system = "eigen";
+  r.stats = st[one ? 1 : 2];
+  r.note = fmt::format("{}, {} thread(s) (better of 1: {:.4f} ms and {}: {:.4f} ms, medians)", what, one ? 1 : all,
+                       st[1].median_ms, all, st[2].median_ms);
+  emit(r);
+}
+
 // --- workloads
 // ------------------------------------------------------------------------------------------
 Array mlp_block(Array x, Array w, Array b) {
@@ -169,57 +215,62 @@ void bench_mlp(int64_t M, int64_t K, int64_t N, DType dt) {
   double es = static_cast<double>(dtype_size(dt));
   double bytes = es * (M * K + K * N + N + M * N);
   double flops = 2.0 * M * N * K;
-  // The block, the same function op by op (eager) and x @ w alone, measured in interleaved rounds (see
-  // measure_interleaved): the bar compares the block with its own dot and with eager, differences of a few
-  // percent at the large sizes, which calls measured one system after another cannot resolve on a shared machine.
   std::string dn(dtype_name(dt));
   Result r{"mlp_block", size, dn, "jitx", {}, bytes, flops, -1, ""};
-  if (!skipped(r)) {
-    auto t0 = bench::Clock::now();
-    auto block = jit(mlp_block, {.name = "mlp_block"}).lower(x, w, b).compile();
-    r.compile_ms = bench::seconds_since(t0) * 1e3;
-    auto dot = jit([](Array a, Array c) { return jnp::matmul(a, c); }, {.name = "mlp_dot"}).lower(x, w).compile();
-    std::vector<std::function<void()>> fns{[&] { block_until_ready(block(x, w, b)); },
-                                           [&] { block_until_ready(dot(x, w)); }};
-    if (!g_smoke) fns.push_back([&] { block_until_ready(mlp_block(x, w, b)); });
-    auto st = bench::measure_interleaved(fns, g_min_time);
-    r.stats = st[0];
-    emit(r);
-    emit({"mlp_block", size, dn, "jitx-dot", st[1], bytes, flops, -1, "x @ w alone, interleaved with the block"});
-    if (!g_smoke) emit({"mlp_block", size, dn, "jitx-eager", st[2], bytes, flops, -1, "op by op, interleaved"});
-  }
-  if (dt == float32 && !skipped({"mlp_block", size, "f32", "eigen", {}, bytes, flops, -1, ""})) {
-    // Eigen as a C++ user would write it: expression templates fuse what they can at compile time.
-    using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    Mat ex = Eigen::Map<Mat>(randn(M * K, 1.0f, 1).data(), M, K);
-    Mat ew = Eigen::Map<Mat>(randn(K * N, 1.0f / std::sqrt(float(K)), 2).data(), K, N);
-    Eigen::RowVectorXf eb = Eigen::Map<Eigen::RowVectorXf>(randn(N, 0.1f, 3).data(), N);
-    Mat h(M, N), out(M, N);
-    const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
-    auto st = bench::measure(
-        [&] {
-          h.noalias() = ex * ew;
-          h.rowwise() += eb;
-          h = h.unaryExpr([k](float v) {
-            return 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v)));
-          });
-          Eigen::VectorXf mu = h.rowwise().mean();
-          out = h.colwise() - mu;
-          Eigen::VectorXf var = out.array().square().rowwise().mean();
-          out.array().colwise() *= (var.array() + 1e-5f).rsqrt();
-        },
-        g_min_time);
-    emit({"mlp_block", size, "f32", "eigen", st, bytes, flops, -1, "hand-written Eigen"});
-  }
+  if (skipped(r)) return;
+  auto t0 = bench::Clock::now();
+  auto block = jit(mlp_block, {.name = "mlp_block"}).lower(x, w, b).compile();
+  r.compile_ms = bench::seconds_since(t0) * 1e3;
+  auto dot = jit([](Array a, Array c) { return jnp::matmul(a, c); }, {.name = "mlp_dot"}).lower(x, w).compile();
+  // Eigen as a C++ user would write it: expression templates fuse what they can at compile time; bf16 inputs are
+  // widened to f32 and the output rounded back (timed).
+  using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Mat16 = Eigen::Matrix<Eigen::bfloat16, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Mat ex = Eigen::Map<Mat>(randn(M * K, 1.0f, 1).data(), M, K);
+  Mat ew = Eigen::Map<Mat>(randn(K * N, 1.0f / std::sqrt(float(K)), 2).data(), K, N);
+  Eigen::RowVectorXf eb = Eigen::Map<Eigen::RowVectorXf>(randn(N, 0.1f, 3).data(), N);
+  Mat16 ex16 = ex.cast<Eigen::bfloat16>(), ew16 = ew.cast<Eigen::bfloat16>(), out16(M, N);
+  Mat h(M, N), out(M, N);
+  const float kc = std::sqrt(2.0f / static_cast<float>(M_PI));
+  auto eigen = [&] {
+    if (dt != float32) {
+      ex = ex16.cast<float>();
+      ew = ew16.cast<float>();
+    }
+    h.noalias() = ex * ew;
+    h.rowwise() += eb;
+    h = h.unaryExpr([kc](float v) { return 0.5f * v * (1.0f + std::tanh(kc * (v + 0.044715f * v * v * v))); });
+    Eigen::VectorXf mu = h.rowwise().mean();
+    out = h.colwise() - mu;
+    Eigen::VectorXf var = out.array().square().rowwise().mean();
+    out.array().colwise() *= (var.array() + 1e-5f).rsqrt();
+    if (dt != float32) out16 = out.cast<Eigen::bfloat16>();
+  };
+  int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The block, Eigen on 1 and all threads, x @ w alone and the block op by op (eager), in interleaved rounds (see
+  // measure_interleaved): ratios of a few percent need them.
+  std::vector<std::function<void()>> fns{[&] { block_until_ready(block(x, w, b)); },
+                                         [&] { with_eigen_threads(1, eigen); },
+                                         [&] { with_eigen_threads(all, eigen); },
+                                         [&] { block_until_ready(dot(x, w)); }};
+  if (!g_smoke) fns.push_back([&] { block_until_ready(mlp_block(x, w, b)); });
+  auto st = bench::measure_interleaved(fns, g_min_time, 31);
+  r.stats = st[0];
+  r.note = fmt::format("min {:.4f} / median {:.4f} / max {:.4f} ms over {} interleaved calls", st[0].min_ms,
+                       st[0].median_ms, st[0].max_ms, st[0].reps);
+  emit(r);
+  emit_eigen_best(r, st, "hand-written Eigen");
+  emit({"mlp_block", size, dn, "jitx-dot", st[3], bytes, flops, -1, "x @ w alone, interleaved with the block"});
+  if (!g_smoke) emit({"mlp_block", size, dn, "jitx-eager", st[4], bytes, flops, -1, "op by op, interleaved"});
 }
 
-/// x @ w alone: jitx (its own GEMM for f32/bf16) beside Eigen's tensor contraction on a pool of all hardware
-/// threads, which is what jitx ran before; for bf16 Eigen gets f32 copies and its product is rounded back, as
-/// jitx's Eigen path did (both conversions timed).
+/// x @ w alone: jitx (its own GEMM for f32/bf16) beside Eigen's Matrix product on 1 and on all threads, the
+/// better reported, all three interleaved; 31 rounds at least, so min/median/max show whether a size is bimodal.
 // The matmul and MLP block sizes (M x K x N), smallest work first: squares and the 2048x1024x1024 and
 // 4096^3; the MLP block's report line divides it by the matmul of the same size.
-constexpr std::array<std::array<int64_t, 3>, 6> kGemmSizes{
-    {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}}};
+constexpr std::array<std::array<int64_t, 3>, 8> kGemmSizes{
+    {{64, 64, 64}, {128, 128, 128}, {256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {2048, 1024, 1024},
+     {2048, 2048, 2048}, {4096, 4096, 4096}}};
 
 void bench_matmul(int64_t m, int64_t k, int64_t n, DType dt) {
   std::string size = fmt::format("{}x{}x{}", m, k, n);
@@ -227,29 +278,44 @@ void bench_matmul(int64_t m, int64_t k, int64_t n, DType dt) {
   Array x = array(xv, {m, k}, dt), w = array(wv, {k, n}, dt);
   double es = static_cast<double>(dtype_size(dt));
   double bytes = es * (double(m) * k + double(k) * n + double(m) * n), flops = 2.0 * m * k * n;
-  run_jitx("matmul", size, dt, bytes, flops, [](Array a, Array b) { return jnp::matmul(a, b); }, x, w);
   std::string dn(dtype_name(dt));
-  if (skipped({"matmul", size, dn, "eigen", {}, bytes, flops, -1, ""})) return;
-  static Eigen::ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  static Eigen::ThreadPoolDevice device(&pool, pool.NumThreads());
-  using T2 = Eigen::Tensor<float, 2, Eigen::RowMajor>;
-  using B2 = Eigen::Tensor<Eigen::bfloat16, 2, Eigen::RowMajor>;
-  T2 a = Eigen::TensorMap<T2>(xv.data(), m, k), b = Eigen::TensorMap<T2>(wv.data(), k, n), c(m, n);
-  B2 a16 = a.cast<Eigen::bfloat16>(), b16 = b.cast<Eigen::bfloat16>(), c16(m, n);
-  Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> cd = {Eigen::IndexPair<Eigen::Index>(1, 0)};
-  auto st = bench::measure(
-      [&] {
-        if (dt == float32) {
-          c.device(device) = a.contract(b, cd);
-        } else {
-          a.device(device) = a16.cast<float>();
-          b.device(device) = b16.cast<float>();
-          c.device(device) = a.contract(b, cd);
-          c16.device(device) = c.cast<Eigen::bfloat16>();
-        }
-      },
-      g_min_time);
-  emit({"matmul", size, dn, "eigen", st, bytes, flops, -1, "Eigen tensor contraction, all threads"});
+  Result r{"matmul", size, dn, "jitx", {}, bytes, flops, -1, ""};
+  if (skipped(r)) return;
+  auto f = [](Array a, Array b) { return jnp::matmul(a, b); };
+  auto t0 = bench::Clock::now();
+  auto compiled = jit(f, {.name = "matmul"}).lower(x, w).compile();
+  r.compile_ms = bench::seconds_since(t0) * 1e3;
+  // Eigen's ordinary Matrix product (faster than its tensor contraction), on 1 and on all threads; for bf16 it
+  // gets f32 copies and its product is rounded back (the conversions timed), as a user without bf16 GEMMs would.
+  using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Mat16 = Eigen::Matrix<Eigen::bfloat16, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Mat a = Eigen::Map<Mat>(xv.data(), m, k), b = Eigen::Map<Mat>(wv.data(), k, n), c(m, n);
+  Mat16 a16 = a.cast<Eigen::bfloat16>(), b16 = b.cast<Eigen::bfloat16>(), c16(m, n);
+  auto eigen = [&] {
+    if (dt == float32) {
+      c.noalias() = a * b;
+    } else {
+      a = a16.cast<float>();
+      b = b16.cast<float>();
+      c.noalias() = a * b;
+      c16 = c.cast<Eigen::bfloat16>();
+    }
+  };
+  int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto st = bench::measure_interleaved({[&] { block_until_ready(compiled(x, w)); },
+                                        [&] { with_eigen_threads(1, eigen); },
+                                        [&] { with_eigen_threads(all, eigen); }},
+                                       g_min_time, 31);
+  r.stats = st[0];
+  r.note = fmt::format("min {:.4f} / median {:.4f} / max {:.4f} ms over {} interleaved calls", st[0].min_ms,
+                       st[0].median_ms, st[0].max_ms, st[0].reps);
+  emit(r);
+  emit_eigen_best(r, st, "Eigen Matrix product");
+  Result e{"matmul", size, dn, "jitx-eager", {}, bytes, flops, -1, "op by op"};
+  if (!g_smoke && !skipped(e)) {
+    e.stats = bench::measure([&] { block_until_ready(f(x, w)); }, g_min_time, 3, 1);
+    emit(e);
+  }
 }
 
 void bench_elementwise(int64_t n, DType dt) {
@@ -609,6 +675,13 @@ void bench_layers(int64_t depth, int64_t batch, int64_t d) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenMP (Eigen's peer) spins ~300,000 pauses (milliseconds here) after each parallel region by default; measured
+  // interleaved with jitx, its workers would still hold the cores when jitx's block of calls starts. 20,000 (under
+  // a millisecond) still keeps them awake across back-to-back calls. libgomp reads it at load, hence the re-exec.
+  if (!std::getenv("GOMP_SPINCOUNT")) {
+    setenv("GOMP_SPINCOUNT", "20000", 1);
+    execv("/proc/self/exe", argv);  // returns only on failure: carry on with the default
+  }
   double max_call_s = 2.0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -644,6 +717,7 @@ int main(int argc, char** argv) {
                          : "full");
   const bool full = !g_smoke && !g_quick;
   if (want("probe_triad")) probe_triad(g_smoke ? 1 << 12 : g_quick ? 1 << 22 : 1 << 26);
+  if (want("probe_peak")) probe_peak();
   if (want("probe_gemm")) probe_gemm(g_smoke ? 32 : g_quick ? 256 : 1024);
   if (want("matmul")) {
     if (g_smoke) {

@@ -5,7 +5,12 @@
 Reads RESULTS_DIR/jitx.jsonl, jax.jsonl and (when run_all.sh wrote it) run.json; writes RESULTS_DIR/RESULTS.md,
 throughput.png (throughput vs size, one panel per workload, with the measured limit) and compile.png (compile
 time per workload, jitx vs XLA). With --readme, the same text and plots replace what lies between the README's
-<!-- benchmarks:begin --> and <!-- benchmarks:end --> lines."""
+<!-- benchmarks:begin --> and <!-- benchmarks:end --> lines.
+
+The limits are the machine's, measured by jitx_bench's probes: compute-bound rows are compared with the FMA peak
+(probe_peak: an FMA loop on every hardware thread, the better of AVX2 and AVX-512), memory-bound rows with STREAM's
+triad on every hardware thread (probe_triad). Results from before probe_peak have no peak: their compute-bound
+rows read "–"."""
 import collections
 import datetime
 import json
@@ -17,7 +22,7 @@ import sys
 SYSTEMS = ["jitx", "jitx-eager", "eigen", "jax"]
 LABELS = {"jitx": "jitx", "jitx-eager": "jitx eager", "eigen": "Eigen", "jax": "JAX"}
 COLORS = {"jitx": "tab:blue", "jitx-eager": "tab:orange", "eigen": "tab:green", "jax": "tab:red"}
-# Workloads whose limit is the GEMM rate (their flops dominate); the rest are measured against bandwidth.
+# Workloads whose limit is the FMA peak (their flops dominate); the rest are measured against bandwidth.
 COMPUTE_BOUND = {"matmul", "mlp_block", "train_step", "scan_layers", "unrolled_layers"}
 
 
@@ -49,6 +54,16 @@ def work(r):
     return r.get("flops") or r.get("bytes") or 0
 
 
+def per_s(r, field):
+    """r[field] per second of its median time, in units of 1e9 (GFLOP/s, GB/s, or GHz for the clock probe)."""
+    return r[field] / (r["median_ms"] * 1e-3) / 1e9 if r and r.get(field) else float("nan")
+
+
+# The Eigen peer of matmul and mlp_block is the better of its 1-thread and all-thread runs (jitx_bench's
+# emit_eigen_best); its note: "<what>, <n> thread(s) (better of 1: <ms> ms and <all>: <ms> ms, medians)".
+EIGEN_BEST = re.compile(r"^(?P<what>.*), (?P<n>\d+) thread\(s\) \(better of 1: [\d.]+ ms and (?P<all>\d+): ")
+
+
 def rate(r):
     """(value, unit): GFLOP/s for compute-bound workloads, GB/s otherwise."""
     secs = r["median_ms"] * 1e-3
@@ -68,14 +83,50 @@ def main(results_dir, readme=None):
     # The bandwidth limit is STREAM's triad on every core (jitx and JAX use them all); the one-thread triad is
     # shown beside it. Results from before the all-core probe have only the one-thread line.
     triads = {r["system"]: r for r in rows if r["workload"] == "probe_triad" and ok(r)}
-    gbs = lambda r: r["bytes"] / (r["median_ms"] * 1e-3) / 1e9 if r else float("nan")
+    gbs = lambda r: per_s(r, "bytes")
     triad_all, triad_one = triads.get("stream-triad-all"), triads.get("stream-triad")
     bw = gbs(triad_all or triad_one)
     if triad_all:
-        triad_text = f"STREAM triad {bw:.1f} GB/s ({triad_all.get('note', '').split(',')[0]}; one thread {gbs(triad_one):.1f})"
+        triad_threads = triad_all.get("note", "").split(",")[0] or "all threads"
+        triad_text = f"STREAM triad {bw:.1f} GB/s ({triad_threads}" + \
+                     (f"; one thread {gbs(triad_one):.1f})" if triad_one else ")")
+        triad_name = f"triad ({triad_threads})"
+    elif triad_one:
+        triad_text = f"STREAM triad {bw:.1f} GB/s (one thread; the all-thread triad was not measured)"
+        triad_name = "triad (one thread)"
     else:
-        triad_text = f"STREAM triad {bw:.1f} GB/s (one thread)"
-    gf = gemm[0]["flops"] / (gemm[0]["median_ms"] * 1e-3) / 1e9 if gemm else float("nan")
+        triad_text = "STREAM triad not measured"
+        triad_name = "triad"
+    # The compute limit is the FMA peak on every hardware thread: the better of the AVX-512 and AVX2 loops (rows
+    # "fma-avx512-all", present where the CPU has AVX-512, and "fma-avx2-all"), with the one-thread AVX2 rate and
+    # the clock beside it. Each probe_peak row carries its rate as flops per 1000 ms.
+    peaks = {r["system"]: r for r in rows if r["workload"] == "probe_peak" and ok(r)}
+    ghz = per_s(peaks.get("clock"), "flops")
+    threads_of = lambda r: "1 thread" if r.get("size") == "1" else f"{r.get('size') or 'all'} threads"
+    fma = [(per_s(peaks[s], "flops"), s) for s in ("fma-avx512-all", "fma-avx2-all") if s in peaks]
+    fma = [(v, s) for v, s in fma if v == v]
+    if fma:
+        gf, peak_sys = max(fma)
+        isa = "AVX-512" if peak_sys == "fma-avx512-all" else "AVX2"
+        peak_name = f"FMA peak ({isa}, {threads_of(peaks[peak_sys])})"
+        # The other ISA's all-thread rate, then the one-thread AVX2 rate.
+        others = [f"{name} on {threads_of(peaks[s])} {per_s(peaks[s], 'flops'):.1f}"
+                  for s, name in (("fma-avx512-all", "AVX-512"), ("fma-avx2-all", "AVX2"))
+                  if s in peaks and s != peak_sys]
+        others += [f"AVX2 on one thread {per_s(peaks[s], 'flops'):.1f}" for s in ("fma-avx2-1",) if s in peaks]
+        if "fma-avx512-all" not in peaks:
+            others.append("no AVX-512 result")
+        per_cycle = ""
+        if ghz == ghz and peaks[peak_sys].get("size", "").isdigit():
+            per_cycle = f", {gf / ghz / int(peaks[peak_sys]['size']):.1f} flop/cycle/thread"
+        peak_text = f"f32 FMA peak {gf:.1f} GFLOP/s ({isa} FMA loop on {threads_of(peaks[peak_sys])}{per_cycle}" + \
+                    "".join(f"; {o}" for o in others) + ")"
+    else:
+        gf, peak_name = float("nan"), None
+        peak_text = "FMA peak not measured (no probe_peak rows in these results)"
+    clock_text = f", clock {ghz:.2f} GHz" if ghz == ghz else ""
+    gemm_text = (f" For information, Eigen's f32 GEMM ({gemm[0]['size']}³, one thread) runs at "
+                 f"{per_s(gemm[0], 'flops'):.1f} GFLOP/s." if gemm else "")
     limit = lambda w: (gf, "GFLOP/s") if w in COMPUTE_BOUND else (bw, "GB/s")
 
     by = collections.OrderedDict()
@@ -97,38 +148,50 @@ def main(results_dir, readme=None):
     date = run.get("date") or datetime.date.today().isoformat()
     lines = [
         f"Run on {date}: {cpu_model()}, {os.cpu_count()} cores. "
-        f"Measured limits: {triad_text}, Eigen f32 GEMM {gf:.1f} GFLOP/s (one thread).",
+        f"Measured limits: {triad_text}; {peak_text}{clock_text}.{gemm_text}",
         "",
     ]
     if run:
         lines += [f"Command: `{run.get('command', '')}` ({run.get('mode', 'full')} mode); the whole run (build, "
                   f"virtualenv, jitx, JAX) took {run.get('duration_s', 0) / 60:.1f} min.", ""]
     lines += [*(f"Peer: {m['note']}" for m in meta), ""]
-    # Eigen peers that run threaded say so in their note (train_step: GEMMs on all cores), once per workload.
+    # Eigen peers that run threaded say so in their note (train_step: GEMMs on all cores), once per workload; the
+    # matmul and MLP block peers are the better of 1 and all threads, per row (the Eigen cell gives the count).
     threaded = {}
     for r in rows:
-        if r["system"] == "eigen" and "threads" in r.get("note", ""):
+        m = EIGEN_BEST.match(r.get("note", "")) if r["system"] == "eigen" else None
+        if m:
+            threaded.setdefault(r["workload"], f"{m['what']}, better of 1 and all ({m['all']}) threads, measured "
+                                               f"in interleaved rounds with jitx; the Eigen column gives the thread "
+                                               f"count that won (1t or {m['all']}t)")
+        elif r["system"] == "eigen" and "threads" in r.get("note", ""):
             threaded.setdefault(r["workload"], r["note"])
     lines += [*(f"Eigen {w}: {n}." for w, n in threaded.items()), *([""] if threaded else [])]
     lines += [
         "Times are medians (ms) of calls that wait with `block_until_ready`; compile time is excluded and listed "
         "apart (jitx: trace + lower + HLO passes + LLVM; JAX: `jit(f).lower(...).compile()`). Ratios are peer time / "
-        "jitx time (above 1: jitx is faster). `of limit` is jitx's rate as a fraction of the GEMM rate (matmul, "
-        "mlp_block, train_step, *_layers) or of the all-core triad bandwidth (the rest); the GEMM probe uses one thread "
-        "while jitx and JAX may use every core, so a compute-bound `of limit` can pass 100%; a memory-bound one can "
-        "too, by up to a third, since the triad's bytes (as STREAM counts them) leave out the write-allocate read of "
-        "its output, which streaming stores avoid. "
+        "jitx time (above 1: jitx is faster). `jitx min–max` is jitx's fastest and slowest timed call (ms), so a "
+        "bimodal size shows (matmul and mlp_block: calls in rounds interleaved with Eigen's; – where the results "
+        "carry no max_ms). " +
+        ("`% of peak` is jitx's rate (flops / median time) as a fraction of the " + peak_name +
+         " above, for the compute-bound workloads (matmul, mlp_block, train_step, *_layers; bf16 rows against the "
+         "same f32 peak). " if peak_name else
+         "`% of peak` reads – because the FMA peak was not measured in this run. ") +
+        "`% of triad` is jitx's rate (bytes / median time) as a fraction of the " + triad_name + ", for the "
+        "memory-bound rest; it can pass 100% by up to a third, since the triad's bytes (as STREAM counts them) "
+        "leave out the write-allocate read of its output, which streaming stores avoid. "
         "`skipped` means a call was predicted (from the previous size) to take longer than the run's per-call cap; "
         "`(1 call)` that a single call took over 5 times that cap, so it was not repeated.",
         "",
-        "| workload | size | dtype | jitx | jitx eager | Eigen | JAX | eager/jitx | Eigen/jitx | JAX/jitx | of limit "
-        "| jitx compile | JAX compile |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| workload | size | dtype | jitx | jitx min–max | jitx eager | Eigen | JAX | eager/jitx | Eigen/jitx "
+        "| JAX/jitx | % of peak | % of triad | jitx compile | JAX compile |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
 
     def cell(r):
         if ok(r):
-            return f"{r['median_ms']:.3f}" + (" (1 call)" if r["reps"] == 1 else "")
+            m = EIGEN_BEST.match(r.get("note", "")) if r.get("system") == "eigen" else None
+            return f"{r['median_ms']:.3f}" + (" (1 call)" if r["reps"] == 1 else "") + (f" ({m['n']}t)" if m else "")
         if r and r.get("note", "").startswith("skipped"):
             return "skipped"
         if r and r.get("note", "").startswith("pending"):
@@ -140,13 +203,24 @@ def main(results_dir, readme=None):
         s = by[k]
         j = s.get("jitx")
         ratio = lambda p: f"{s[p]['median_ms'] / j['median_ms']:.2f}" if ok(j) and ok(s.get(p)) else "–"
-        frac = "–"
+        # One of the two fractions per row: of the FMA peak (compute-bound) or of the all-thread triad (the rest);
+        # both limits use every hardware thread, as jitx does.
+        of_peak = of_triad = "–"
         if ok(j) and work(j) and not w.startswith("dispatch"):
-            frac = f"{rate(j)[0] / limit(w)[0]:.1%}"
+            lim, unit = limit(w)
+            if lim == lim and rate(j)[1] == unit:  # not NaN, and the rate is in the limit's unit
+                if w in COMPUTE_BOUND:
+                    of_peak = f"{rate(j)[0] / lim:.1%}"
+                else:
+                    of_triad = f"{rate(j)[0] / lim:.1%}"
+        spread = "–"
+        if ok(j) and j.get("min_ms") is not None and j.get("max_ms") is not None:
+            spread = f"{j['min_ms']:.3f}–{j['max_ms']:.3f}"
         comp = lambda p: f"{s[p]['compile_ms']:.1f} ms" if p in s and s[p].get("compile_ms", -1) >= 0 else "–"
-        lines.append(f"| {w} | {size} | {dt} | " + " | ".join(cell(s.get(p)) for p in SYSTEMS) + " | " +
+        lines.append(f"| {w} | {size} | {dt} | {cell(j)} | {spread} | " +
+                     " | ".join(cell(s.get(p)) for p in SYSTEMS[1:]) + " | " +
                      " | ".join(ratio(p) for p in ["jitx-eager", "eigen", "jax"]) +
-                     f" | {frac} | {comp('jitx')} | {comp('jax')} |")
+                     f" | {of_peak} | {of_triad} | {comp('jitx')} | {comp('jax')} |")
     # Issue 4's bar for the MLP block: within 1.2x of (jitx's dot of the same size + one read and one write of the
     # output at the triad bandwidth), and faster than the same function op by op. The dot is the one the mlp_block
     # workload measures interleaved with the block (jitx-dot), else the matmul workload's.
@@ -209,12 +283,13 @@ def main(results_dir, readme=None):
     except ImportError:
         print("matplotlib not installed: no plots", file=sys.stderr)
     else:
-        plot_throughput(plt, by, keys, limit, os.path.join(results_dir, "throughput.png"))
+        plot_throughput(plt, by, keys, limit, os.path.join(results_dir, "throughput.png"),
+                        {True: peak_name, False: triad_name})
         plot_compile(plt, by, keys, os.path.join(results_dir, "compile.png"))
     print(open(os.path.join(results_dir, "RESULTS.md")).read())
 
 
-def plot_throughput(plt, by, keys, limit, path):
+def plot_throughput(plt, by, keys, limit, path, limit_names):
     """One panel per workload: each system's (and dtype's) rate against the work per call, with the limit."""
     workloads = [w for w in dict.fromkeys(k[0] for k in keys) if not w.startswith("dispatch")]
     dispatch = [k for k in keys if k[0].startswith("dispatch")]
@@ -237,8 +312,7 @@ def plot_throughput(plt, by, keys, limit, path):
                 ax.plot(xs, ys, style, color=COLORS[p], label=f"{LABELS[p]} {dt}", ms=4)
         lim, lunit = limit(w)
         if unit == lunit and lim == lim:  # not NaN
-            ax.axhline(lim, color="gray", ls=":", lw=1,
-                       label="GEMM (1 thread)" if w in COMPUTE_BOUND else "triad (all cores)")
+            ax.axhline(lim, color="gray", ls=":", lw=1, label=limit_names[w in COMPUTE_BOUND])
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(w, fontsize=10)

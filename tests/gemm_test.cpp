@@ -150,10 +150,13 @@ TEST_CASE("gemm: dot_general edge tiles, K = 0, vectors, every transpose, every 
   struct Mkn {
     int64_t m, k, n;
   };
-  // 1x1x1; ragged micro-tiles (6 x 16); several depth blocks (256) and tiles (96 x 384), split across threads;
-  // K = 0 (the result is zeros); M = 1 and N = 1.
-  const std::vector<Mkn> shapes{{1, 1, 1}, {7, 13, 5}, {65, 33, 129}, {130, 300, 200}, {5, 0, 7},
-                                {1, 64, 37}, {37, 64, 1}, {97, 520, 50}};
+  // 1x1x1; ragged micro-tiles (6 x 16 with AVX2, 14 x 32 packed and 8 x 32 unpacked with AVX-512); several depth
+  // blocks (256) and tiles (96 or 112 x 384), split across threads; K = 0 (the result is zeros); M = 1 and N = 1;
+  // the unpacked path for small products (operands within 2^17 floats, K <= 1024) and the packed one past it
+  // ({143, 520, 270}: 10 x 14 rows + 3, 8 x 32 columns + 14; {15, 1100, 33}: K over the unpacked limit).
+  const std::vector<Mkn> shapes{{1, 1, 1},      {7, 13, 5},     {65, 33, 129},   {130, 300, 200}, {5, 0, 7},
+                                {1, 64, 37},    {37, 64, 1},    {97, 520, 50},   {29, 300, 77},   {143, 520, 270},
+                                {15, 1100, 33}};
   for (DType d : kFloats)
     for (auto s : shapes)
       for (int t = 0; t < 4; ++t) {

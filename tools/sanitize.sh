@@ -26,12 +26,12 @@ tsan_files="cpu_runtime;jit;cache_bounds;disk_cache;stress;compile_time;spmd_run
 # several threads or hands data between them: the runtime (devices, streams, events, sharded buffers), the
 # compilation cache, dispatch (the eager op cache, execution, SPMD), the jit entry points and their caches
 # (jit, jit_spmd, device, debug's sinks, random's sampler cache), Array's methods, the buffers' live counts,
-# traces, host callbacks, the log, the communicator, the CPU backend's executor, ORC JIT, kernel launch and thread
-# pool (eigen_dot.cpp holds it), the interpreter backend and the interpreter's collectives threads. README
-# "Sanitizers and fuzzing".
+# traces, host callbacks, the log, the communicator, the CPU backend's executor, ORC JIT, kernel launch, the thread
+# pool (thread_pool.cpp; eigen_dot.cpp keeps Eigen's for its contractions), row groups, the interpreter backend and
+# the interpreter's collectives threads. README "Sanitizers and fuzzing".
 tsan_ci_sources="^src/runtime/;^src/cache/;^src/dispatch/;^src/api/(jit|jit_spmd|device|debug|random)[.]cpp$"
 tsan_ci_sources+=";^src/ops/array[.]cpp$;^src/core/(storage|trace|host_callback|log|config|communicator)[.]cpp$"
-tsan_ci_sources+=";^src/backends/cpu/(cpu_backend|cpu_executable|kernel_launch|orc_jit|eigen_dot)[.]cpp$"
+tsan_ci_sources+=";^src/backends/cpu/(cpu_backend|cpu_executable|kernel_launch|orc_jit|eigen_dot|thread_pool|row_groups)[.]cpp$"
 tsan_ci_sources+=";^src/backends/interpreter/;^src/hlo/evaluator/evaluator_collectives[.]cpp$"
 halt=0
 # CI's ASan + UBSan selection (a subset: the whole suite does not fit in CI's time; README "Sanitizers and

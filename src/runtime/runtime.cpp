@@ -1,12 +1,40 @@
 // Events, buffers, streams, devices and the client.
 #include "runtime/runtime.h"
 
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define JITX_PAUSE() _mm_pause()
+#else
+#define JITX_PAUSE() std::this_thread::yield()
+#endif
+
 #include "core/errors.h"
 #include "runtime/foreign_memory.h"
 #include "core/host_callback.h"
 #include "jitx/config.h"
 
 namespace jitx::runtime {
+namespace {
+// Short spins before a thread sleeps. On a VM, waking a thread whose core has gone idle costs tens of microseconds
+// (the hypervisor reschedules the vCPU), more than a small program runs: a stream's thread watches for the next
+// work item for kStreamSpin after each one (a loop of calls keeps it awake), short enough that a process that
+// stops calling gives its cores back at once. Waiters do not spin: with the pool's workers and the stream's
+// thread busy, a third spinning thread on a 2-core machine would take a core from the computation it waits for.
+constexpr auto kStreamSpin = std::chrono::microseconds(100);
+
+/// Spins (with `pause`) until done() or `spin` has passed; returns done().
+template <class F>
+bool spin_until(F&& done, std::chrono::microseconds spin) {
+  auto until = std::chrono::steady_clock::now() + spin;
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+    JITX_PAUSE();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return done();
+  }
+}
+}  // namespace
 
 std::shared_ptr<Event> Event::ready_now() {
   auto e = std::make_shared<Event>();
@@ -85,8 +113,10 @@ void Stream::enqueue(std::function<void()> work) {
   {
     std::lock_guard<std::mutex> l(mu_);
     queue_.push_back(std::move(work));
+    pending_.store(static_cast<int64_t>(queue_.size()), std::memory_order_release);
     ++enqueued_;
-    wake = !running_;  // a running item's finish_one() wakes the thread for what follows
+    // A running item's finish_one() wakes the thread for what follows; a thread still spinning sees pending_.
+    wake = !running_ && sleeping_;
   }
   if (wake) cv_.notify_one();
 }
@@ -128,7 +158,7 @@ void Stream::finish_one() {
     std::lock_guard<std::mutex> l(mu_);
     running_ = false;
     ++done_;
-    wake_thread = !queue_.empty();
+    wake_thread = !queue_.empty() && sleeping_;
     wake_sync = synchronizing_ > 0;
   }
   if (wake_sync) done_cv_.notify_all();
@@ -139,10 +169,19 @@ void Stream::loop() {
     std::function<void()> work;
     {
       std::unique_lock<std::mutex> l(mu_);
-      cv_.wait(l, [&] { return (stop_ && !running_) || (!queue_.empty() && !running_); });
+      auto ready = [&] { return (stop_ && !running_) || (!queue_.empty() && !running_); };
+      if (!ready()) {
+        l.unlock();
+        spin_until([&] { return pending_.load(std::memory_order_acquire) > 0; }, kStreamSpin);
+        l.lock();
+        sleeping_ = true;
+        cv_.wait(l, ready);
+        sleeping_ = false;
+      }
       if (queue_.empty()) return;
       work = std::move(queue_.front());
       queue_.pop_front();
+      pending_.store(static_cast<int64_t>(queue_.size()), std::memory_order_release);
       running_ = true;
     }
     work();  // work items catch their own errors and deliver them through events

@@ -132,6 +132,8 @@ class Stream {
   std::deque<std::function<void()>> queue_;
   bool stop_ = false;
   bool running_ = false;  // a work item runs (on the stream's thread or inline)
+  bool sleeping_ = false;  // the thread sleeps on cv_ (rather than spinning for work): enqueue must notify
+  std::atomic<int64_t> pending_{0};  // queue_.size(), for the thread's spin to watch without the lock
   int64_t enqueued_ = 0, done_ = 0;
   int synchronizing_ = 0;  // threads in synchronize(): only then is done_cv_ notified
   std::condition_variable done_cv_;

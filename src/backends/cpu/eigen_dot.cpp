@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <exception>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -165,34 +163,6 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
   }
 }
 }  // namespace
-
-int pool_threads() { return pool().threads; }
-
-void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
-  if (n <= 1) {
-    if (n == 1) fn(0);
-    return;
-  }
-  Eigen::Barrier barrier(static_cast<unsigned>(n - 1));
-  std::mutex mu;
-  std::exception_ptr error;
-  auto run = [&](int64_t i) {
-    try {
-      fn(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> l(mu);
-      if (!error) error = std::current_exception();
-    }
-  };
-  for (int64_t i = 1; i < n; ++i)
-    pool().pool.Schedule([&, i] {
-      run(i);
-      barrier.Notify();
-    });
-  run(0);
-  barrier.Wait();
-  if (error) std::rethrow_exception(error);
-}
 
 bool dot_supported(const hlo::Instruction& dot) {
   DType d = dot.shape.dtype;

@@ -23,6 +23,9 @@
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 #define JITX_GEMM_AVX2 1
+#if defined(__AVX512F__)
+#define JITX_GEMM_AVX512 1
+#endif
 #elif defined(__F16C__)
 #include <immintrin.h>
 #endif
@@ -35,9 +38,15 @@
 namespace jitx::cpu::blocked {
 namespace {
 
+#if JITX_GEMM_AVX512
+constexpr int64_t kMR = 14, kNR = 32;  // micro-tile: 14 rows x 32 columns = 28 zmm accumulators (of 32 registers)
+constexpr int64_t kKC = 256;           // depth block: an lhs panel (14 KiB) and an rhs panel (32 KiB) share L1
+constexpr int64_t kMC = 112;           // tile rows: the packed lhs block (112 KiB) stays in L2
+#else
 constexpr int64_t kMR = 6, kNR = 16;  // micro-tile: 6 rows x 16 columns = 12 ymm accumulators
 constexpr int64_t kKC = 256;          // depth block: an lhs panel (6 KiB) and an rhs panel (16 KiB) share L1
 constexpr int64_t kMC = 96;           // tile rows: the packed lhs block (96 KiB) stays in L2
+#endif
 constexpr int64_t kNC = 384;          // tile columns: the tile's product (144 KiB) is still in L2 for the epilogue
 constexpr int64_t kAlign = 16;        // floats per 64-byte line
 
@@ -104,9 +113,13 @@ inline void transpose8(__m256* v) {
 template <class C, int64_t R>
 int64_t pack_rows_8x8(const typename C::T* src, int64_t row_stride, int64_t kc, float* __restrict dst) {
   static_assert(R % 8 == 0 || R % 8 == 6, "panels are whole groups of 8 rows, or end in a group of 6");
+  constexpr int64_t kGroups = (R + 7) / 8;
   int64_t k = 0;
   for (; k + 8 <= kc; k += 8)
-    for (int64_t g = 0; g < R; g += 8) {
+    // The last group first: a group of 6 spills 2 lanes into the next depth's first group, which the whole
+    // groups, stored after it, then overwrite.
+    for (int64_t gi = kGroups - 1; gi >= 0; --gi) {
+      int64_t g = gi * 8;
       __m256 v[8];
       for (int64_t q = 0; q < 8; ++q)
         v[q] = g + q < R ? load8_as<C>(src + (g + q) * row_stride + k) : _mm256_setzero_ps();
@@ -114,8 +127,8 @@ int64_t pack_rows_8x8(const typename C::T* src, int64_t row_stride, int64_t kc, 
       for (int64_t q = 0; q < 8; ++q) {
         float* d = dst + (k + q) * R + g;
         if (R - g >= 8 || q < 7) {
-          // A group of 6 rows (kMR) is stored 8 wide too, its 2 extra lanes overwritten by the next depth's store
-          // (masked stores are microcoded and slow on AMD); only the last depth stores exactly 6.
+          // A group of 6 rows is stored 8 wide too, its 2 extra lanes overwritten by the next depth's store
+          // (masked stores are microcoded and slow on AMD); only a block's last depth stores exactly 6.
           _mm256_storeu_ps(d, v[q]);
         } else {
           _mm_storeu_ps(d, _mm256_castps256_ps128(v[q]));
@@ -176,7 +189,36 @@ void pack(const Operand& op, int64_t b, int64_t r0, int64_t rows, int64_t k0, in
 }
 
 // --- the micro-kernel: c[kMR x kNR] (+)= a panel x b panel ------------------------------------------------------
-#if JITX_GEMM_AVX2
+#if JITX_GEMM_AVX512
+void micro_kernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* __restrict c, int64_t ldc,
+                  bool accumulate) {
+  __m512 acc[kMR][2];
+#pragma GCC unroll 14
+  for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+#pragma GCC unroll 14
+    for (int64_t r = 0; r < kMR; ++r) {
+      __m512 x = _mm512_set1_ps(a[r]);  // folds into the FMAs as an embedded broadcast
+      acc[r][0] = _mm512_fmadd_ps(x, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
+    }
+    a += kMR;
+    b += kNR;
+  }
+#pragma GCC unroll 14
+  for (int64_t r = 0; r < kMR; ++r) {
+    float* p = c + r * ldc;
+    __m512 lo = acc[r][0], hi = acc[r][1];
+    if (accumulate) {
+      lo = _mm512_add_ps(lo, _mm512_loadu_ps(p));
+      hi = _mm512_add_ps(hi, _mm512_loadu_ps(p + 16));
+    }
+    _mm512_storeu_ps(p, lo);
+    _mm512_storeu_ps(p + 16, hi);
+  }
+}
+#elif JITX_GEMM_AVX2
 void micro_kernel(int64_t kc, const float* __restrict a, const float* __restrict b, float* __restrict c, int64_t ldc,
                   bool accumulate) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
@@ -333,6 +375,85 @@ int64_t even_block(int64_t n, int64_t block, int64_t unit) {
 }
 
 thread_local Workspace t_workspace;
+
+#if JITX_GEMM_AVX512
+// --- small f32 products, unpacked ------------------------------------------------------------------------------
+// When both operands fit in L2 together, packing them costs more than it saves (at 64^3 it was a third of the
+// call): the kernel reads the rhs where it lies (its 32 columns contiguous, one row per depth) and broadcasts the
+// lhs's elements through their strides; masks cover a ragged last column panel, a template the ragged rows.
+
+/// Whether multiply_direct takes the problem.
+bool direct_ok(const Problem& p) {
+  return p.a.dtype == DType::float32 && p.b.dtype == DType::float32 && p.b.row == 1 && p.k > 0 && p.k <= 1024 &&
+         p.m * p.k + p.k * p.n <= (int64_t{1} << 17);
+}
+
+template <int MR>
+void direct_kernel(int64_t kc, const float* __restrict a, int64_t a_row, int64_t a_depth, const float* __restrict b,
+                   int64_t ldb, float* __restrict c, int64_t ldc, __mmask16 m0, __mmask16 m1) {
+  __m512 acc[MR][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    __m512 b0 = _mm512_maskz_loadu_ps(m0, b + k * ldb), b1 = _mm512_maskz_loadu_ps(m1, b + k * ldb + 16);
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
+      __m512 x = _mm512_set1_ps(a[r * a_row + k * a_depth]);
+      acc[r][0] = _mm512_fmadd_ps(x, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+  }
+}
+
+using DirectKernel = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t,
+                              __mmask16, __mmask16);
+constexpr DirectKernel kDirect[] = {nullptr,           direct_kernel<1>, direct_kernel<2>, direct_kernel<3>,
+                                    direct_kernel<4>, direct_kernel<5>, direct_kernel<6>, direct_kernel<7>,
+                                    direct_kernel<8>};
+constexpr int64_t kDirectMR = 8;  // rows per direct kernel (16 accumulators)
+
+/// Rows [i0, i1) of batch b, all columns, into out[(b*m + i)*n + j].
+void direct_rows(const Problem& p, float* out, int64_t b, int64_t i0, int64_t i1) {
+  const auto* a = static_cast<const float*>(p.a.data) + b * p.a.batch;
+  const auto* bm = static_cast<const float*>(p.b.data) + b * p.b.batch;
+  float* cb = out + b * p.m * p.n;
+  for (int64_t j = 0; j < p.n; j += kNR) {
+    int64_t nr = std::min(kNR, p.n - j);
+    auto m0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
+    auto m1 = static_cast<__mmask16>(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1);
+    for (int64_t i = i0; i < i1; i += kDirectMR) {
+      int64_t mr = std::min(kDirectMR, i1 - i);
+      kDirect[mr](p.k, a + i * p.a.row, p.a.row, p.a.depth, bm + j, p.b.depth, cb + i * p.n + j, p.n, m0, m1);
+    }
+  }
+}
+
+void multiply_direct(const Problem& p, float* c, TileFn finish, int64_t threads) {
+  float* out = c ? c : t_workspace.get(p.batch * p.m * p.n);
+  int64_t chunks_per_batch = std::max<int64_t>(1, std::min(ceil_div(p.m, kDirectMR), threads * 2 / p.batch));
+  int64_t rows = round_up(ceil_div(p.m, chunks_per_batch), kDirectMR);
+  chunks_per_batch = ceil_div(p.m, rows);
+  int64_t units = p.batch * chunks_per_batch;
+  auto unit = [&](int64_t u) {
+    int64_t b = u / chunks_per_batch, i0 = u % chunks_per_batch * rows, i1 = std::min(p.m, i0 + rows);
+    direct_rows(p, out, b, i0, i1);
+    if (finish) finish(out, b, i0, i1, 0, p.n);
+  };
+  if (threads <= 1 || units < 2) {
+    for (int64_t u = 0; u < units; ++u) unit(u);
+  } else {
+    std::atomic<int64_t> next{0};
+    parallel_for(std::min(threads, units), [&](int64_t) {
+      for (int64_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < units;) unit(u);
+    });
+  }
+}
+#endif
 }  // namespace
 
 void multiply(const Problem& p, float* c, TileFn finish) {
@@ -342,6 +463,9 @@ void multiply(const Problem& p, float* c, TileFn finish) {
                  static_cast<double>(std::max<int64_t>(p.k, 1));
   // Below ~1 MFLOP (tens of microseconds) a second thread costs more than it saves.
   int64_t threads = flops < double{1 << 20} ? 1 : pool_threads();
+#if JITX_GEMM_AVX512
+  if (direct_ok(p)) return multiply_direct(p, c, finish, threads);
+#endif
   int64_t mc = even_block(p.m, kMC, kMR), nc = even_block(p.n, kNC, kNR);
   auto tiles = [&] { return p.batch * ceil_div(p.m, mc) * ceil_div(p.n, nc); };
   // Enough tiles that threads taking them dynamically end together (a quarter of a tile each, at worst).

@@ -11,11 +11,13 @@ namespace jitx::cpu {
 void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& sp) {
   int64_t work = sp.rows * sp.cols * sp.work_per_point;
   int threads = pool_threads();
-  // Measured on a 2-core VM: below 1 << 16 element reads per chunk, waking a pool thread costs more than it saves.
-  constexpr int64_t kMinWorkPerChunk = 1 << 16;
+  // Measured on a 2-core VM: below 1 << 16 element reads per chunk, waking a sleeping pool thread costs more than
+  // it saves; a spinning one (the pool stays awake for a while after each job, thread_pool.cpp) takes a job in
+  // well under a microsecond, so while the pool is warm a chunk may be 4x smaller.
+  const int64_t min_work_per_chunk = pool_warm() ? 1 << 14 : 1 << 16;
   // Up to 8 chunks per thread, taken dynamically: on a busy machine a thread that is descheduled for a while
   // does not hold up the kernel by a whole static share.
-  int64_t chunks = std::min<int64_t>(int64_t{threads} * 8, work / kMinWorkPerChunk);
+  int64_t chunks = std::min<int64_t>(int64_t{threads} * 8, work / min_work_per_chunk);
   bool by_rows = sp.rows >= chunks;
   if (!by_rows) {
     chunks = std::min(chunks, (sp.cols + 15) / 16);

@@ -1,4 +1,4 @@
-// The CPU backend's intra-op parallelism (one Eigen thread pool per process) and its dots.
+// The CPU backend's intra-op parallelism (one spinning thread pool per process, thread_pool.cpp) and its dots.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -11,8 +11,13 @@ namespace jitx::cpu {
 /// Threads in the process-wide pool (the machine's hardware threads).
 int pool_threads();
 
+/// Whether the pool's workers are all awake (spinning or busy), so a job reaches them without a wake-up: they are
+/// for a short while after each job.
+bool pool_warm();
+
 /// Runs fn(i) for i in [0, n) on the pool, part of it on the calling thread; returns when all are done and
-/// rethrows the first exception.
+/// rethrows the first exception. Runs inline (on the calling thread) inside a pool task, or while another thread's
+/// job holds the pool.
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn);
 
 /// Runs f(lo, hi) over [0, n) in at most pool_threads() contiguous chunks, or inline when n * work_per_item (a

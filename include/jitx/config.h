@@ -44,6 +44,10 @@ struct Config {
   // (a jitted call is re-run op by op to find it). Off: nothing is checked and nothing waits.
   bool debug_nans = false;  // JITX_DEBUG_NANS=1
   bool debug_infs = false;  // JITX_DEBUG_INFS=1
+  // The cpu backend runs a run of kernels over the same rows (a softmax's max, sum and output; a layer norm's)
+  // block by block, so each block stays in cache between them (README, "Performance"). Results are the same
+  // either way, bit for bit; read when an executable is built, so it is not part of cache keys.
+  bool cpu_row_groups = true;  // JITX_CPU_ROW_GROUPS=0 turns it off
 };
 
 /// The global configuration (initialised from the environment on first use).

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backends/cpu/parallel.h"
+#include "backends/cpu/row_groups.h"
 #include "core/errors.h"
 #include "hlo/evaluator/evaluator.h"
 
@@ -139,6 +140,8 @@ std::map<std::string, int64_t> CpuExecutable::stats() const {
           {"conditionals", counts.conditionals},
           {"interpreter_fallbacks", static_cast<int64_t>(counts.fallbacks.size())},
           {"layout_copies", counts.layout_copies},
+          {"row_groups", counts.row_groups},
+          {"row_group_kernels", counts.row_group_kernels},
           {"programs", static_cast<int64_t>(programs.size())},
           {"whole_module_fallback", 0}};
 }
@@ -248,6 +251,20 @@ void CpuExecutable::run_step(const Program& p, const Step& st, Ptr ptr, char* fr
       for (auto& s : st.outs) bufs[b++] = ptr(s);
       for (auto& op : st.ins) bufs[b++] = ptr(op.at(0));
       cpu::run_kernel(kernels.fns[st.kernel], bufs, st.space);
+      return;
+    }
+    case Step::Kind::kRowGroup: {
+      size_t n = 0;
+      for (auto& s : st.group) n += s.outs.size() + s.ins.size();
+      SmallArray<void*, 64> buf_array(n);
+      SmallArray<void* const*> per_step(st.group.size());
+      size_t b = 0;
+      for (size_t k = 0; k < st.group.size(); ++k) {
+        per_step[k] = buf_array.data() + b;
+        for (auto& s : st.group[k].outs) buf_array[b++] = ptr(s);
+        for (auto& op : st.group[k].ins) buf_array[b++] = ptr(op.at(0));
+      }
+      run_row_group(st, kernels.fns, per_step.data());
       return;
     }
     case Step::Kind::kDot:

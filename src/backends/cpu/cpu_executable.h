@@ -26,7 +26,8 @@ struct Slice {
 
 /// What runs for one instruction of a program, and where its operands and results lie.
 struct Step {
-  enum class Kind { kKernel, kDot, kLibrary, kUpdateSlice, kWhile, kConditional, kFallback } kind = Kind::kKernel;
+  enum class Kind { kKernel, kDot, kLibrary, kUpdateSlice, kWhile, kConditional, kFallback, kRowGroup };
+  Kind kind = Kind::kKernel;
   const hlo::Instruction* inst = nullptr;
   std::vector<Slice> outs;              // the result's leaves
   std::vector<std::vector<Slice>> ins;  // each operand's leaves
@@ -41,6 +42,10 @@ struct Step {
   std::vector<int64_t> other;
   std::vector<char> invariant, used;
   int64_t pred_offset = 0;  // kWhile: the condition's result, in scratch
+  // kRowGroup (row_groups.h): kernel steps run block by block over a leading dimension of group_rows, group_block
+  // rows at a time; inst is the first one's.
+  std::vector<Step> group;
+  int64_t group_rows = 0, group_block = 0;
 };
 
 inline bool is_control_flow(Step::Kind k) { return k == Step::Kind::kWhile || k == Step::Kind::kConditional; }
@@ -61,6 +66,7 @@ struct Program {
 struct Counts {
   int64_t kernels = 0, dots = 0, library = 0, update_slices = 0, whiles = 0, conditionals = 0;
   int64_t layout_copies = 0;  // copies to row-major the backend inserted (see LayoutLegalizer)
+  int64_t row_groups = 0, row_group_kernels = 0;  // runs of kernels run block by block (row_groups.h)
   std::vector<std::string> fallbacks;
 };
 

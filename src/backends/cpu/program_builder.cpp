@@ -8,8 +8,10 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/library.h"
 #include "backends/cpu/parallel.h"
+#include "backends/cpu/row_groups.h"
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
+#include "jitx/config.h"
 
 namespace jitx::runtime::cpu_backend {
 using hlo::Instruction;
@@ -47,7 +49,14 @@ size_t ProgramBuilder::build(const hlo::Computation& c, const hlo::BufferOptions
 
 void ProgramBuilder::build_into(Program& prog, const hlo::Computation& c, const hlo::BufferOptions& options) {
   prog.comp = &c;
-  prog.ba = hlo::assign_buffers(c, options);
+  hlo::BufferOptions opts = options;
+  if (config().cpu_row_groups) opts.keep_live_spans = row_group_spans(c, [](const Instruction& i) {
+    // The kernel steps of the chain below.
+    if (i.opcode == Opcode::kWhile || i.opcode == Opcode::kConditional) return false;
+    if ((i.opcode == Opcode::kDot && cpu::dot_supported(i)) || is_native_update_slice(i)) return false;
+    return !cpu::make_library_op(i) && cpu::unsupported_reason(i).empty();
+  });
+  prog.ba = hlo::assign_buffers(c, opts);
   const auto& ba = prog.ba;
   prog.constant_data.assign(ba.allocations.size(), nullptr);
   prog.output_leaf.assign(ba.allocations.size(), -1);
@@ -129,6 +138,11 @@ void ProgramBuilder::build_into(Program& prog, const hlo::Computation& c, const 
     prog.steps.push_back(std::move(st));
   }
   prog.results = leaves.at(c.root);
+  if (config().cpu_row_groups) {
+    exe_.counts.row_groups += form_row_groups(prog);
+    for (auto& st : prog.steps)
+      if (st.kind == Step::Kind::kRowGroup) exe_.counts.row_group_kernels += static_cast<int64_t>(st.group.size());
+  }
   prog.scratch_offset = align64(ba.temp_size);
   prog.frame_size = prog.scratch_offset + scratch;
 }
@@ -212,11 +226,14 @@ bool is_small(const CpuExecutable& exe) {
   for (auto& st : exe.programs[0]->steps) {
     switch (st.kind) {
       case Step::Kind::kKernel: work += st.space.rows * st.space.cols * st.space.work_per_point; break;
+      case Step::Kind::kRowGroup: work += row_group_work(st); break;
       case Step::Kind::kDot: {
         int64_t k = 1;
         for (auto d : hlo::DotDimensionNumbers::of(*st.inst).lhs_contracting_dims)
           k *= st.inst->operand(0)->shape.dims.at(d);
-        work += st.inst->shape.num_elements() * k;
+        // One unit of work is an element operation of a few instructions; a GEMM does 16 multiply-adds per
+        // instruction (8 with AVX2), so a 128^3 product (about 20 us on 2 cores) counts as 2^17.
+        work += st.inst->shape.num_elements() * k / 16;
         break;
       }
       case Step::Kind::kUpdateSlice: work += st.inst->operand(1)->shape.num_elements(); break;

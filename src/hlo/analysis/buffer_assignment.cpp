@@ -248,6 +248,14 @@ BufferAssignment assign_buffers(const Computation& c, const BufferOptions& optio
   ba.computation = &c;
   ValueMap vm;
   build_values(c, ba, vm);
+  // A value live anywhere in a kept span stays live to its end: the CPU backend runs the span's kernels block by
+  // block, so all of them are in flight at once (row_groups.h). Parameters are left alone (a run writing over one,
+  // in place or donated, is the backend's to refuse).
+  for (auto [first, last] : options.keep_live_spans)
+    for (auto& v : ba.values)
+      if (!v.live_out && v.defining->opcode != Opcode::kParameter && v.start <= last && v.end >= first &&
+          v.end < last)
+        v.end = last;
   ba.slice_of.assign(ba.values.size(), {-1, 0});
   auto new_alloc = [&](Allocation::Kind kind, int64_t size) {
     Allocation a;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "hlo/ir/hlo.h"
@@ -53,6 +54,9 @@ struct BufferOptions {
   std::vector<int64_t> donated_parameters;
   /// For while bodies: root leaf k may be written over parameter k's buffer (the loop carry updated in place).
   bool carry_in_place = false;
+  /// [first, last] schedule positions: every value (but parameters) live somewhere in a span stays live, its
+  /// memory unshared, until the span's last position (the CPU backend's row groups run a span's kernels at once).
+  std::vector<std::pair<int64_t, int64_t>> keep_live_spans;
 };
 
 /// Assigns buffers to the values of m's entry computation in its current instruction order

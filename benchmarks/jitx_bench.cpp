@@ -145,7 +145,7 @@ void probe_peak() {
     emit({"probe_peak", std::to_string(threads), "f32", sys, st, 0, gflops * 1e9, -1, note});
   };
   double ghz = bench::clock_ghz(reps);
-  put("clock", ghz, fmt::format("core clock {:.2f} GHz (dependent integer adds, one per cycle)", ghz));
+  put("clock", ghz, fmt::format("core clock {:.2f} GHz (dependent integer multiplies, 3 cycles each)", ghz));
   double one = bench::fma_rate(bench::fma_loop_avx2, 1, iters, 12 * 16, reps);
   put("fma-avx2-1", one, fmt::format("AVX2 FMA loop, 1 thread: {:.1f} flop/cycle", one / ghz));
   double all = bench::fma_rate(bench::fma_loop_avx2, threads, iters, 12 * 16, reps);

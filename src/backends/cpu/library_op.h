@@ -19,6 +19,9 @@ class LibraryOp {
   virtual void bind(const std::vector<KernelFn>& /*fns*/) {}
   /// Whether the op only copies its result's bytes (a contiguous slice): cheap enough to run inline when small.
   virtual bool is_copy() const { return false; }
+  /// Its cost in element operations (as is_small counts them) when it is cheap enough that a small program holding
+  /// it may run inline on the caller's thread; -1: never (the default).
+  virtual int64_t inline_work() const { return is_copy() ? 0 : -1; }
   /// ins: one pointer per operand (arrays only), outs: one per leaf of the result, all row-major (the backend
   /// copies operands to row-major first, see LayoutLegalizer), except that an output fusion reads its operands
   /// through their layouts.

@@ -62,6 +62,12 @@ class OutputFusion : public LibraryOp {
   }
 
   std::vector<const Instruction*> kernels() const override { return {epilogue_}; }
+  /// The product at 16 multiply-adds per instruction (as is_small counts a dot) and the epilogue's elements.
+  int64_t inline_work() const override {
+    int64_t k = 1;
+    for (auto d : hlo::DotDimensionNumbers::of(dot_).lhs_contracting_dims) k *= dot_.operand(0)->shape.dims.at(d);
+    return dot_.shape.num_elements() * k / 16 + space_.rows * space_.cols * space_.work_per_point;
+  }
   void bind(const std::vector<KernelFn>& fns) override { fn_ = fns.at(0); }
 
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {

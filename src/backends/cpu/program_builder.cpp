@@ -220,7 +220,7 @@ void ProgramBuilder::make_fallback(Step& st, const std::string& why) {
 bool is_small(const CpuExecutable& exe) {
   // Element operations: up to some tens of microseconds, where the two wake-ups an enqueued call costs (about
   // 7 us on a 2-core VM, measured with a layer norm and a column sum of 256 x 256) are a large part of the call.
-  constexpr int64_t kMaxWork = 1 << 17;
+  constexpr int64_t kMaxWork = 1 << 18;
   if (exe.programs.size() != 1) return false;
   int64_t work = 0;
   for (auto& st : exe.programs[0]->steps) {
@@ -237,10 +237,13 @@ bool is_small(const CpuExecutable& exe) {
         break;
       }
       case Step::Kind::kUpdateSlice: work += st.inst->operand(1)->shape.num_elements(); break;
-      case Step::Kind::kLibrary:
-        if (!st.library->is_copy()) return false;
-        work += st.inst->shape.num_elements();
+      case Step::Kind::kLibrary: {
+        // A copy (contiguous slice) or a small output fusion (a dot and its epilogue).
+        int64_t w = st.library->inline_work();
+        if (w < 0) return false;
+        work += st.library->is_copy() ? st.inst->shape.num_elements() : w;
         break;
+      }
       default: return false;
     }
   }

@@ -479,6 +479,14 @@ Array matmul(const Array& a, const Array& b, Loc loc) {
   if (y.shape()[y.ndim() - 2] != k)
     throw_error<ShapeError>("matmul", "contracting dimensions differ: {} @ {} (sizes {} and {})", shape_str(a.shape()),
                             shape_str(b.shape()), k, y.shape()[y.ndim() - 2]);
+  // A matrix (or vector) on the right, as a layer's weights are: x's leading dims are free dims of one dot_general
+  // (JAX's matmul does the same), not batch dims the weights would be broadcast along: one [B*T, k] x [k, n] GEMM
+  // instead of B*T / T batched ones over copies of the weights.
+  if (y.ndim() == 2 && x.ndim() > 2) {
+    Array r = lax::dot_general(x, y, {{x.ndim() - 1}, {0}, {}, {}});
+    if (b1) r = lax::reshape(r, Shape(r.shape().begin(), r.shape().end() - 1));
+    return r;
+  }
   // Broadcast the batch dimensions, then one dot_general with batch dims.
   Shape xb(x.shape().begin(), x.shape().end() - 2), yb(y.shape().begin(), y.shape().end() - 2);
   Shape batch = broadcast_shapes({xb, yb}, "matmul");

@@ -152,8 +152,25 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       return gen(inst.operand(0), multi_index(od, m));
     }
     case Opcode::kReshape: {
+      const auto& od = inst.operand(0)->shape.dims;
+      if (idx.has_multi) {
+        // A reshape that only inserts or removes unit dims keeps the multi-index of the others: no linear index to
+        // rebuild, and a row fusion still sees that a reduce behind it is at the current row (at_current_row).
+        std::vector<Value*> nonunit_multi;
+        std::vector<int64_t> nonunit_out, nonunit_in;
+        for (size_t k = 0; k < idx.dims.size(); ++k)
+          if (idx.dims[k] != 1) nonunit_out.push_back(idx.dims[k]), nonunit_multi.push_back(idx.multi[k]);
+        for (auto d : od)
+          if (d != 1) nonunit_in.push_back(d);
+        if (nonunit_in == nonunit_out) {
+          std::vector<Value*> m;
+          size_t next = 0;
+          for (auto d : od) m.push_back(d == 1 ? i64(0) : nonunit_multi[next++]);
+          return gen(inst.operand(0), multi_index(od, m));
+        }
+      }
       Index o;
-      o.dims = inst.operand(0)->shape.dims;
+      o.dims = od;
       o.linear = linear_of(idx);
       return gen(inst.operand(0), o);
     }

@@ -4,6 +4,7 @@ compile excluded and reported apart). Prints JSON lines like jitx_bench.
     jax_bench.py [--smoke] [--quick] [--only WORKLOAD] [--max-call-s SECONDS]
 """
 import argparse
+import functools
 import json
 import math
 import time
@@ -99,13 +100,19 @@ def mlp_loss(p, x, y):
     return -jnp.mean(jnp.sum(logp * jax.nn.one_hot(y, CLASSES), -1))
 
 
-def adam_update(p, g, state, lr, b1=0.9, b2=0.999, eps=1e-8):
+def adam_update(p, g, state, lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0):
+    # weight_decay > 0: AdamW (decoupled decay scaled by lr, on every parameter), as jitx::optim::adam_update.
     count, mu, nu = state
     t = count + 1.0
     m = jax.tree.map(lambda m0, gi: m0 * b1 + gi * (1 - b1), mu, g)
     v = jax.tree.map(lambda v0, gi: v0 * b2 + gi * gi * (1 - b2), nu, g)
     c1, c2 = 1.0 - b1 ** t, 1.0 - b2 ** t
-    new = jax.tree.map(lambda pi, mi, vi: pi - lr * ((mi / c1) / (jnp.sqrt(vi / c2) + eps)), p, m, v)
+
+    def upd(pi, mi, vi):
+        u = (mi / c1) / (jnp.sqrt(vi / c2) + eps)
+        return pi - lr * (u + pi * weight_decay if weight_decay else u)
+
+    new = jax.tree.map(upd, p, m, v)
     return new, (t, m, v)
 
 
@@ -167,6 +174,202 @@ def bench_layers(depth, batch, d, rng, min_time):
     # Compile time is this workload's point: measured at every depth, even where running is skipped.
     run("scan_layers", size, "f32", stack_scan, (x, w1, w2), bytes_, flops, min_time, always_compile=True)
     run("unrolled_layers", size, "f32", stack_unrolled, (x, w1, w2), bytes_, flops, min_time, always_compile=True)
+
+
+# --- a decoder-only transformer (examples/train_transformer.cpp's model, as jitx_bench's): training step, inference
+TF_LR, TF_B1, TF_B2, TF_EPS, TF_WD = 1e-3, 0.9, 0.98, 1e-8, 0.01
+
+
+def tf_size(c):
+    return f"{c['batch']}x{c['seq']} d{c['d']} h{c['heads']} L{c['layers']} V{c['vocab']}"
+
+
+def tf_forward_flops(c):
+    # Per token and layer 24 d^2 + 4 T d, plus the head's 2 d V (as TfConfig::forward_flops).
+    b, t, d, L, V = c["batch"], c["seq"], c["d"], c["layers"], c["vocab"]
+    return float(b * t) * (L * (24.0 * d * d + 4.0 * t * d) + 2.0 * d * V)
+
+
+def tf_n_params(c):
+    d, L, V, t = c["d"], c["layers"], c["vocab"], c["seq"]
+    return float(V * d + t * d + L * (12 * d * d + 9 * d) + 2 * d + d * V)
+
+
+def tf_init(c, rng):
+    """As jitx_bench's tf_init (examples/train_transformer.cpp's scheme), numpy's normal draws."""
+    L, d, V, t = c["layers"], c["d"], c["vocab"], c["seq"]
+    m, s, deep = 4 * d, 1.0 / math.sqrt(d), math.sqrt(2.0 * L)
+    normal = lambda shape, scale: jnp.asarray(rng.standard_normal(shape) * scale, jnp.float32)
+    layers = dict(ln1_scale=jnp.ones((L, d)), ln1_bias=jnp.zeros((L, d)), w_qkv=normal((L, d, 3 * d), s),
+                  w_out=normal((L, d, d), s / deep), ln2_scale=jnp.ones((L, d)), ln2_bias=jnp.zeros((L, d)),
+                  w_up=normal((L, d, m), s), b_up=jnp.zeros((L, m)), w_down=normal((L, m, d), 1.0 / math.sqrt(m) / deep),
+                  b_down=jnp.zeros((L, d)))
+    return dict(tok_embed=normal((V, d), 0.5), pos_embed=normal((t, d), 0.5), layers=layers, lnf_scale=jnp.ones(d),
+                lnf_bias=jnp.zeros(d), w_head=normal((d, V), s))
+
+
+def tf_batch(c):
+    # Tokens (i * 7 + 3) mod V over the flattened [B, T] positions, each target the next position's token.
+    i = np.arange(c["batch"] * c["seq"]).reshape(c["batch"], c["seq"])
+    return jnp.asarray((i * 7 + 3) % c["vocab"], jnp.int32), jnp.asarray((i * 7 + 10) % c["vocab"], jnp.int32)
+
+
+def layer_norm(x, scale, bias):
+    # jitx's nn::layer_norm: the variance as mean(x^2) - mean^2 (jax.nn.standardize's default "fast").
+    return jax.nn.standardize(x, axis=-1, epsilon=1e-5) * scale + bias
+
+
+def tf_attention(h, l, heads):
+    b, t, d = h.shape
+    qkv = h @ l["w_qkv"]
+    q, k, v = (qkv[..., i * d:(i + 1) * d].reshape(b, t, heads, d // heads) for i in range(3))
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) * (1.0 / math.sqrt(d // heads))
+    causal = jax.lax.broadcasted_iota(jnp.int32, (t, t), 0) >= jax.lax.broadcasted_iota(jnp.int32, (t, t), 1)
+    attn = jax.nn.softmax(jnp.where(causal, scores, jnp.float32(-1e9)), -1)
+    return jnp.einsum("bhqk,bkhd->bqhd", attn, v).reshape(b, t, d) @ l["w_out"]
+
+
+def tf_block(h, l, heads):
+    a = h + tf_attention(layer_norm(h, l["ln1_scale"], l["ln1_bias"]), l, heads)
+    m = jax.nn.gelu(layer_norm(a, l["ln2_scale"], l["ln2_bias"]) @ l["w_up"] + l["b_up"])
+    return a + m @ l["w_down"] + l["b_down"]
+
+
+def tf_forward(p, tokens, heads):
+    h = jnp.take(p["tok_embed"], tokens, axis=0) + p["pos_embed"]
+    h = jax.lax.scan(lambda c, l: (tf_block(c, l, heads), None), h, p["layers"])[0]
+    return layer_norm(h, p["lnf_scale"], p["lnf_bias"]) @ p["w_head"]
+
+
+def tf_loss(p, tokens, targets, heads):
+    logp = jax.nn.log_softmax(tf_forward(p, tokens, heads))
+    return -jnp.mean(jnp.sum(logp * jax.nn.one_hot(targets, p["w_head"].shape[1]), -1))
+
+
+def tf_train_step(p, state, tokens, targets, heads):
+    loss, g = jax.value_and_grad(tf_loss)(p, tokens, targets, heads)
+    p, state = adam_update(p, g, state, TF_LR, TF_B1, TF_B2, TF_EPS, TF_WD)
+    return p, state, loss
+
+
+def adam_init(p):
+    return jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p)
+
+
+def tf_step_fn(heads):
+    return jax.jit(functools.partial(tf_train_step, heads=heads), donate_argnums=(0, 1))
+
+
+def bench_transformer_step(c, rng, min_time):
+    n = tf_n_params(c)
+    size, bytes_, flops = tf_size(c), 4.0 * (7.0 * n + 2.0 * c["batch"] * c["seq"]), 3.0 * tf_forward_flops(c)
+    if skipped("transformer_step", size, "f32", bytes_, flops):
+        return
+    p = tf_init(c, rng)
+    state = adam_init(p)
+    tokens, targets = tf_batch(c)
+    t0 = time.perf_counter()
+    step = tf_step_fn(c["heads"]).lower(p, state, tokens, targets).compile()
+    compile_ms = (time.perf_counter() - t0) * 1e3
+    carry = [p, state]
+
+    def once():
+        carry[0], carry[1], loss = step(carry[0], carry[1], tokens, targets)
+        jax.block_until_ready((carry[0], carry[1], loss))
+
+    emit("transformer_step", size, "f32", measure(once, min_time), bytes_, flops, compile_ms,
+         f"decoder-only pre-norm transformer, layers in lax.scan, vocab {c['vocab']}, AdamW, params + state donated")
+
+
+def bench_transformer_infer(c, rng, min_time):
+    size, flops = tf_size(c), tf_forward_flops(c)
+    bytes_ = 4.0 * (tf_n_params(c) + c["batch"] * c["seq"] * (1.0 + c["vocab"]))
+    if skipped("transformer_infer", size, "f32", bytes_, flops):
+        return
+    p = tf_init(c, rng)
+    tokens, _ = tf_batch(c)
+    t0 = time.perf_counter()
+    fwd = jax.jit(functools.partial(tf_forward, heads=c["heads"])).lower(p, tokens).compile()
+    compile_ms = (time.perf_counter() - t0) * 1e3
+    emit("transformer_infer", size, "f32", measure(lambda: jax.block_until_ready(fwd(p, tokens)), min_time), bytes_,
+         flops, compile_ms, "transformer_step's model, forward only: logits of every position")
+
+
+# --- a small CNN training step: two 3x3 convolutions (SAME, stride 1) + ReLU + 2x2 max pooling, a dense head -----
+CNN_LR, CNN_MOMENTUM = 0.01, 0.9
+
+
+def cnn_size(c):
+    return f"{c['batch']}x{c['hw']}x{c['hw']}x{c['channels']} c{c['c1']},{c['c2']}"
+
+
+def cnn_dense_in(c):
+    return (c["hw"] // 4) * (c["hw"] // 4) * c["c2"]
+
+
+def cnn_forward_flops(c):
+    b, hw, ch, c1, c2 = c["batch"], c["hw"], c["channels"], c["c1"], c["c2"]
+    return 2.0 * b * (float(hw * hw) * c1 * 9 * ch + float(hw * hw // 4) * c2 * 9 * c1 + float(cnn_dense_in(c)) * CLASSES)
+
+
+def cnn_n_params(c):
+    ch, c1, c2 = c["channels"], c["c1"], c["c2"]
+    return float(9 * ch * c1 + c1 + 9 * c1 * c2 + c2 + cnn_dense_in(c) * CLASSES + CLASSES)
+
+
+def cnn_init(c, rng):
+    """As jitx_bench's cnn_init: He-normal HWIO kernels, the head std sqrt(2 / (in + out)), biases 0."""
+    ch, c1, c2, di = c["channels"], c["c1"], c["c2"], cnn_dense_in(c)
+    normal = lambda shape, scale: jnp.asarray(rng.standard_normal(shape) * scale, jnp.float32)
+    return dict(w1=normal((3, 3, ch, c1), math.sqrt(2.0 / (9 * ch))), b1=jnp.zeros(c1),
+                w2=normal((3, 3, c1, c2), math.sqrt(2.0 / (9 * c1))), b2=jnp.zeros(c2),
+                w3=normal((di, CLASSES), math.sqrt(2.0 / (di + CLASSES))), b3=jnp.zeros(CLASSES))
+
+
+def cnn_conv_pool(x, w, b):
+    y = jax.nn.relu(jax.lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1)),
+                                                 dimension_numbers=("NHWC", "HWIO", "NHWC")) + b)
+    return jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
+def cnn_loss(p, x, y):
+    h = cnn_conv_pool(cnn_conv_pool(x, p["w1"], p["b1"]), p["w2"], p["b2"])
+    logp = jax.nn.log_softmax(h.reshape(h.shape[0], -1) @ p["w3"] + p["b3"])
+    return -jnp.mean(jnp.sum(logp * jax.nn.one_hot(y, CLASSES), -1))
+
+
+def cnn_train_step(p, v, x, y):
+    # SGD with momentum, as jitx::optim::sgd_update: v = momentum v + g; p -= lr v.
+    loss, g = jax.value_and_grad(cnn_loss)(p, x, y)
+    v = jax.tree.map(lambda m, gi: m * CNN_MOMENTUM + gi, v, g)
+    p = jax.tree.map(lambda pi, vi: pi - CNN_LR * vi, p, v)
+    return p, v, loss
+
+
+def cnn_batch(c, rng):
+    x = jnp.asarray(rng.standard_normal((c["batch"], c["hw"], c["hw"], c["channels"])), jnp.float32)
+    return x, jnp.asarray((np.arange(c["batch"]) * 7) % CLASSES, jnp.int32)
+
+
+def bench_cnn_step(c, rng, min_time):
+    size, flops = cnn_size(c), 3.0 * cnn_forward_flops(c)
+    bytes_ = 4.0 * (5.0 * cnn_n_params(c) + c["batch"] * (c["hw"] * c["hw"] * c["channels"] + 1.0))
+    if skipped("cnn_step", size, "f32", bytes_, flops):
+        return
+    p = cnn_init(c, rng)
+    v = jax.tree.map(jnp.zeros_like, p)
+    x, y = cnn_batch(c, rng)
+    t0 = time.perf_counter()
+    step = jax.jit(cnn_train_step, donate_argnums=(0, 1)).lower(p, v, x, y).compile()
+    compile_ms = (time.perf_counter() - t0) * 1e3
+    carry = [p, v]
+
+    def once():
+        carry[0], carry[1], loss = step(carry[0], carry[1], x, y)
+        jax.block_until_ready((carry[0], carry[1], loss))
+
+    emit("cnn_step", size, "f32", measure(once, min_time), bytes_, flops, compile_ms,
+         "NHWC/HWIO conv 3x3 SAME + ReLU + 2x2 max pool, twice; dense head; SGD momentum, params + momenta donated")
 
 
 def main():
@@ -238,6 +441,17 @@ def main():
     if want("scan_layers"):
         for depth in depths:
             bench_layers(depth, *layer_dims, rng, min_time)
+    # The transformer at d 256, 4 heads, 4 layers, sequence 128, vocabulary 256 (the step at batch 16, inference at
+    # batch 1), the CNN at batch 64 on 32x32x3; smoke mode tiny ones. As jitx_bench, quick mode runs the full sizes.
+    tf = dict(vocab=16, seq=8, d=16, heads=2, layers=2, batch=2) if a.smoke else \
+        dict(vocab=256, seq=128, d=256, heads=4, layers=4, batch=16)
+    if want("transformer_step"):
+        bench_transformer_step(tf, rng, min_time)
+    if want("cnn_step"):
+        bench_cnn_step(dict(batch=2, hw=8, channels=3, c1=4, c2=8) if a.smoke else
+                       dict(batch=64, hw=32, channels=3, c1=32, c2=64), rng, min_time)
+    if want("transformer_infer"):
+        bench_transformer_infer(dict(tf, batch=1), rng, min_time)
     print(json.dumps(dict(workload="_meta", system="jax", note=f"jax {jax.__version__}, devices {jax.devices()}")),
           flush=True)
 

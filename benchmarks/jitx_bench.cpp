@@ -1,7 +1,8 @@
 // jitx benchmarks: a plain matmul (jitx's GEMM beside Eigen's tensor contraction), the article's MLP block,
 // memory-bound workloads, a training step (MLP forward +
 // backward + Adam) and a stack of layers as lax::scan vs unrolled, jitx (jit and eager) beside
-// hand-written Eigen, plus the machine's limits (STREAM triad, Eigen GEMM). Prints JSON lines;
+// hand-written Eigen, realistic models (a transformer training step and its inference, a small CNN training
+// step), plus the machine's limits (STREAM triad, Eigen GEMM). Prints JSON lines;
 // benchmarks/jax_bench.py is the JAX peer.
 //   jitx_bench [--smoke] [--quick] [--only <workload>] [--size <MxKxN>] [--dtype f32|bf16] [--max-call-s <seconds>]
 // --size and --dtype keep only the matmul / MLP block sizes and dtypes named (a workload's run at one size).
@@ -21,6 +22,7 @@
 #include <thread>
 
 #include "harness.h"
+#include "bench_state.h"
 #include "probes.h"
 #include "jitx/jitx.h"
 #include "jitx/optim.h"
@@ -42,15 +44,17 @@ struct LayerStack {
   Array w1, w2;
 };
 JITX_PYTREE(LayerStack, w1, w2)
-
-namespace {
+namespace jbench {
 bool g_smoke = false, g_quick = false;
 std::string g_only;
 double g_min_time = 0.3;
+namespace {
 bench::Budget g_budget;
 
 std::string budget_key(const Result& r) { return r.workload + "|" + r.system + "|" + r.dtype; }
 double work_of(const Result& r) { return r.flops > 0 ? r.flops : r.bytes; }
+
+}  // namespace
 
 void emit(const Result& r) {
   if (r.stats.reps > 0) g_budget.record(budget_key(r), work_of(r), r.stats.median_ms);
@@ -68,6 +72,10 @@ bool skipped(const Result& r) {
   return true;
 }
 
+}  // namespace jbench
+
+namespace {
+using namespace jbench;
 using bench::randn;
 
 bool want(const std::string& w) { return g_only.empty() || g_only == w; }
@@ -412,7 +420,6 @@ void bench_dispatch() {
 // --- a training step: MLP forward + backward + Adam, parameters and optimiser state donated
 // ----------------
 using MlpOpt = optim::AdamState<MlpParams>;
-constexpr int64_t kTrainClasses = 10;
 
 Array mlp_loss(const MlpParams& p, const MlpBatch& b) {
   Array h = nn::gelu(jnp::matmul(b.x, p.w1) + p.b1);
@@ -672,6 +679,7 @@ void bench_layers(int64_t depth, int64_t batch, int64_t d) {
     emit(e);
   }
 }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -776,6 +784,16 @@ int main(int argc, char** argv) {
       bench_layers(8, 32, 64);
     else
       for (int64_t depth : {4, 16, 64}) bench_layers(depth, 64, 128);
+  }
+  // The transformer at d 256, 4 heads, 4 layers, sequence 128, vocabulary 256 (smoke: a tiny one); the step at
+  // batch 16, inference at batch 1. Quick mode runs the full sizes too (the measurement cuts slow calls to 3).
+  const TfConfig tf = g_smoke ? TfConfig{16, 8, 16, 2, 2, 2} : TfConfig{256, 128, 256, 4, 4, 16};
+  if (want("transformer_step")) bench_transformer_step(tf);
+  if (want("cnn_step")) bench_cnn_step(g_smoke ? CnnConfig{2, 8, 3, 4, 8} : CnnConfig{64, 32, 3, 32, 64});
+  if (want("transformer_infer")) {
+    TfConfig one = tf;
+    one.batch = 1;
+    bench_transformer_infer(one);
   }
   return 0;
 }

@@ -23,7 +23,8 @@ SYSTEMS = ["jitx", "jitx-eager", "eigen", "jax"]
 LABELS = {"jitx": "jitx", "jitx-eager": "jitx eager", "eigen": "Eigen", "jax": "JAX"}
 COLORS = {"jitx": "tab:blue", "jitx-eager": "tab:orange", "eigen": "tab:green", "jax": "tab:red"}
 # Workloads whose limit is the FMA peak (their flops dominate); the rest are measured against bandwidth.
-COMPUTE_BOUND = {"matmul", "mlp_block", "train_step", "scan_layers", "unrolled_layers"}
+COMPUTE_BOUND = {"matmul", "mlp_block", "train_step", "scan_layers", "unrolled_layers", "transformer_step",
+                 "cnn_step", "transformer_infer"}
 
 
 def load(path):
@@ -174,8 +175,8 @@ def main(results_dir, readme=None):
         "bimodal size shows (matmul and mlp_block: calls in rounds interleaved with Eigen's; – where the results "
         "carry no max_ms). " +
         ("`% of peak` is jitx's rate (flops / median time) as a fraction of the " + peak_name +
-         " above, for the compute-bound workloads (matmul, mlp_block, train_step, *_layers; bf16 rows against the "
-         "same f32 peak). " if peak_name else
+         " above, for the compute-bound workloads (matmul, mlp_block, train_step, *_layers, transformer_step, "
+         "transformer_infer, cnn_step; bf16 rows against the same f32 peak). " if peak_name else
          "`% of peak` reads – because the FMA peak was not measured in this run. ") +
         "`% of triad` is jitx's rate (bytes / median time) as a fraction of the " + triad_name + ", for the "
         "memory-bound rest; it can pass 100% by up to a third, since the triad's bytes (as STREAM counts them) "

@@ -24,7 +24,7 @@ out=benchmarks/results
 mkdir -p "$out"
 : >"$out/jitx.jsonl"
 : >"$out/jax.jsonl"
-workloads="probe_peak probe_triad probe_gemm matmul mlp_block gelu_chain rows bandwidth_bar dispatch train_step scan_layers"
+workloads="probe_peak probe_triad probe_gemm matmul mlp_block gelu_chain rows bandwidth_bar dispatch train_step scan_layers transformer_step cnn_step transformer_infer"
 for w in $workloads; do
   echo "== jitx: $w" >&2
   timeout "$limit_s" ./build/benchmarks/jitx_bench $mode --only "$w" --max-call-s "$max_call_s" | tee -a "$out/jitx.jsonl" ||

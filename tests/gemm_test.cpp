@@ -183,6 +183,12 @@ TEST_CASE("gemm: batched dots, batch and free dimensions anywhere, several of ea
       // A dot of two vectors (M = N = 1) and a batch of them.
       {{50}, {50}, {}, {0}, {}, {0}},
       {{4, 50}, {4, 50}, {0}, {1}, {0}, {1}},
+      // Attention's heads: q, k as [B, T, H, dh], batch dims B and H (no one stride walks them: two strides,
+      // no copy), scores q k^T and then weights [B, H, T, T] times v [B, T, H, dh].
+      {{2, 19, 3, 8}, {2, 21, 3, 8}, {0, 2}, {3}, {0, 2}, {3}},
+      {{2, 3, 19, 21}, {2, 21, 3, 8}, {0, 1}, {3}, {0, 2}, {1}},
+      // Three batch dims that split into no two strides (a copy); the last depth dim strided (a strided gather).
+      {{2, 5, 3, 4, 7}, {3, 7, 2, 4, 6}, {0, 2, 3}, {4}, {2, 0, 3}, {1}},
   };
   for (DType d : kFloats)
     for (auto& dot : dots) check_dot(dot, d);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/row_groups.h"
@@ -206,9 +207,22 @@ void CpuExecutable::run_entry(std::span<const std::shared_ptr<Buffer>> ins,
     }
     results[k] = storages[k]->data();
   }
+  // The frame (temporaries, loop scratch) is kept between calls: a training step's is hundreds of MB, and fresh
+  // pages cost the kernel's zeroing on first touch (a fifth of a transformer step). A call finding it taken (by
+  // a concurrent call on another device) allocates its own.
   std::shared_ptr<detail::Storage> frame;
-  if (entry.frame_size > 0) frame = detail::Storage::allocate(static_cast<size_t>(entry.frame_size));
+  if (entry.frame_size > 0) {
+    {
+      std::lock_guard<std::mutex> l(frame_mu_);
+      frame = std::move(spare_frame_);
+    }
+    if (!frame) frame = detail::Storage::allocate(static_cast<size_t>(entry.frame_size));
+  }
   run_program(entry, params.data(), results.data(), frame ? static_cast<char*>(frame->data()) : nullptr);
+  if (frame) {
+    std::lock_guard<std::mutex> l(frame_mu_);
+    if (!spare_frame_) spare_frame_ = std::move(frame);
+  }
   for (size_t k = 0; k < outs.size(); ++k) outs[k]->storage = storages[k];
   for (auto& o : outs) o->ready->set();
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -91,6 +92,9 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
   void run_step(const Program& p, const Step& st, Ptr ptr, char* frame) const;
   template <class Ptr>
   void run_while(const Program& p, const Step& st, Ptr ptr, char* frame) const;
+
+  std::mutex frame_mu_;
+  std::shared_ptr<detail::Storage> spare_frame_;  // the entry's frame between calls (run_entry)
 };
 
 /// Whether s's memory is in row-major order (a layout that differs only in where its size-1 dims go is).

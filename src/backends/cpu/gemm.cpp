@@ -12,6 +12,7 @@
 #include "backends/cpu/gemm.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstdlib>
@@ -173,7 +174,7 @@ void pack_panel(const typename C::T* src, int64_t row_stride, int64_t depth_stri
 
 template <int64_t R>
 void pack(const Operand& op, int64_t b, int64_t r0, int64_t rows, int64_t k0, int64_t kc, float* dst) {
-  int64_t off = b * op.batch + r0 * op.row + k0 * op.depth;
+  int64_t off = op.batch_offset(b) + r0 * op.row + k0 * op.depth;
   switch (op.dtype) {
     case DType::float32:
       pack_panel<F32, R>(static_cast<const float*>(op.data) + off, op.row, op.depth, rows, kc, dst);
@@ -419,8 +420,8 @@ constexpr int64_t kDirectMR = 8;  // rows per direct kernel (16 accumulators)
 
 /// Rows [i0, i1) of batch b, all columns, into out[(b*m + i)*n + j].
 void direct_rows(const Problem& p, float* out, int64_t b, int64_t i0, int64_t i1) {
-  const auto* a = static_cast<const float*>(p.a.data) + b * p.a.batch;
-  const auto* bm = static_cast<const float*>(p.b.data) + b * p.b.batch;
+  const auto* a = static_cast<const float*>(p.a.data) + p.a.batch_offset(b);
+  const auto* bm = static_cast<const float*>(p.b.data) + p.b.batch_offset(b);
   float* cb = out + b * p.m * p.n;
   for (int64_t j = 0; j < p.n; j += kNR) {
     int64_t nr = std::min(kNR, p.n - j);
@@ -559,10 +560,50 @@ void gather(const void* data, const hlo::Shape& s, const Ints& order, std::vecto
     dims.push_back(s.dims[static_cast<size_t>(o)]);
     strides.push_back(st[static_cast<size_t>(o)]);
   }
-  out.resize(static_cast<size_t>(s.num_elements()));
+  size_t n = static_cast<size_t>(s.num_elements());
+  if (out.size() < n) out.resize(n);
+  if (n == 0) return;
+  // The last dim in a tight loop (a unit stride copies straight), the others counted.
+  int64_t inner = dims.back(), inner_stride = strides.back();
+  dims.back() = 1;
   detail::IndexCounter idx(dims);
-  for (size_t e = 0; e < out.size(); ++e, idx.next())
-    out[e] = load_f32(data, s.dtype, detail::linear_index(idx.idx, strides));
+  for (size_t e = 0; e < n; e += static_cast<size_t>(inner), idx.next()) {
+    int64_t base = detail::linear_index(idx.idx, strides);
+    float* o = out.data() + e;
+    if (s.dtype == DType::float32) {
+      const float* src = static_cast<const float*>(data) + base;
+      if (inner_stride == 1) std::memcpy(o, src, static_cast<size_t>(inner) * sizeof(float));
+      else for (int64_t j = 0; j < inner; ++j) o[j] = src[j * inner_stride];
+    } else {
+      for (int64_t j = 0; j < inner; ++j) o[j] = load_f32(data, s.dtype, base + j * inner_stride);
+    }
+  }
+}
+
+/// Copies' buffers, kept per thread between calls: a fresh vector per dot faulted in new pages every call (a
+/// fifth of a transformer training step's time went to the kernel clearing them).
+thread_local std::vector<std::vector<float>> t_copy_pool;
+std::vector<float> take_copy_buffer() {
+  if (t_copy_pool.empty()) return {};
+  std::vector<float> v = std::move(t_copy_pool.back());
+  t_copy_pool.pop_back();
+  return v;
+}
+void give_copy_buffer(std::vector<float>&& v) {
+  constexpr size_t kMaxPooled = 4, kMaxFloats = size_t{1} << 26;  // 256 MiB each at most
+  if (v.capacity() > 0 && v.capacity() <= kMaxFloats && t_copy_pool.size() < kMaxPooled)
+    t_copy_pool.push_back(std::move(v));
+}
+
+/// batch's dims as two strides (outer group, inner group, each walked by one stride): {outer, inner, inner count}.
+std::optional<std::array<int64_t, 3>> split_batch(const Ints& dims, const Ints& strides, const Ints& batch) {
+  for (size_t cut = 1; cut < batch.size(); ++cut) {
+    Ints outer(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(cut));
+    Ints inner(batch.begin() + static_cast<std::ptrdiff_t>(cut), batch.end());
+    auto so = collapse(dims, strides, outer), si = collapse(dims, strides, inner);
+    if (so && si) return std::array<int64_t, 3>{*so, *si, product(dims, inner)};
+  }
+  return std::nullopt;
 }
 
 bool row_major(const hlo::Shape& s) {
@@ -577,6 +618,11 @@ bool handles(const hlo::Instruction& dot) {
   DType d = dot.shape.dtype;
   return (d == DType::float32 || d == DType::bfloat16 || d == DType::float16) && dot.operand(0)->shape.dtype == d &&
          dot.operand(1)->shape.dtype == d && row_major(dot.shape);
+}
+
+DotProblem::~DotProblem() {
+  give_copy_buffer(std::move(lhs_copy));
+  give_copy_buffer(std::move(rhs_copy));
 }
 
 std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* lhs, const void* rhs) {
@@ -599,6 +645,10 @@ std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* l
     Ints st = strides_of(s);
     auto sb = collapse(s.dims, st, batch), sr = collapse(s.dims, st, rows), sd = collapse(s.dims, st, depth);
     if (sb && sr && sd) return Operand{data, s.dtype, *sb, *sr, *sd};
+    if (sr && sd)
+      if (auto two = split_batch(s.dims, st, batch))
+        return Operand{data, s.dtype, (*two)[0], *sr, *sd, (*two)[1], (*two)[2]};
+    copy = take_copy_buffer();
     Ints order = batch;
     order.insert(order.end(), rows.begin(), rows.end());
     order.insert(order.end(), depth.begin(), depth.end());

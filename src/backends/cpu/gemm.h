@@ -4,18 +4,25 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "hlo/ir/hlo.h"
 
 namespace jitx::cpu::blocked {
 
 /// One operand of a batched product as strides (in elements) over its buffer: element (b, r, k) is at
-/// data + b*batch + r*row + k*depth, r being M's index for the lhs and N's for the rhs. A transposed operand (or a
-/// column-major layout) is only other strides: the packing routines read it as it lies, nothing is permuted.
+/// data + batch_offset(b) + r*row + k*depth, r being M's index for the lhs and N's for the rhs. A transposed
+/// operand (or a column-major layout) is only other strides: the packing routines read it as it lies, nothing is
+/// permuted. The batch index may walk two strides (inner_count > 0): b = outer * inner_count + inner, at
+/// outer*batch + inner*batch_inner (attention's [B, T, H, dh] heads: batch dims B and H, H's stride inside T's).
 struct Operand {
   const void* data = nullptr;
   DType dtype = DType::float32;  // f32, or bf16/f16 converted to f32 while packing
   int64_t batch = 0, row = 0, depth = 0;
+  int64_t batch_inner = 0, inner_count = 0;
+  int64_t batch_offset(int64_t b) const {
+    return inner_count > 0 ? b / inner_count * batch + b % inner_count * batch_inner : b * batch;
+  }
 };
 
 /// c[b, i, j] = sum_k a[b, i, k] * b[b, j, k], accumulated in f32.
@@ -54,7 +61,11 @@ void multiply(const Problem& p, float* c, TileFn finish = {});
 /// is first gathered into a compact f32 copy, held in the result.
 struct DotProblem {
   Problem problem;
-  std::vector<float> lhs_copy, rhs_copy;
+  std::vector<float> lhs_copy, rhs_copy;  // from a per-thread pool, returned to it when the problem goes
+  DotProblem() = default;
+  DotProblem(DotProblem&&) = default;
+  DotProblem& operator=(DotProblem&&) = default;
+  ~DotProblem();
 };
 std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* lhs, const void* rhs);
 

@@ -107,6 +107,23 @@ TEST_CASE("cpu: reduce-window and argmax/argmin reduces run natively", "[cpu]") 
                           fmt::format(", window_dimensions={{3,3}}, window_strides={{2,2}}, padding={{1,1,1,1}}, "
                                       "base_dilations={{2,1}}, window_dilations={{1,2}}, reducer={}", r)));
     }
+    if (d == DType::float32) {
+      // NHWC pooling (the last dim not windowed: the row path): 2x2 stride 2 ([2,7,9,5] -> [2,4,5,5], padding
+      // high 1 on the odd dims), and 3x3 stride 1 with padding 1 on both sides; f64 too.
+      for (DType f : {DType::float32, DType::float64})
+        for (const char* r : {"add", "max", "min"}) {
+          INFO(hlo_name(f) << " pooling " << r);
+          std::string x4 = shape_text(f, {2, 7, 9, 5}), i4 = shape_text(f, {});
+          check_native(one_op(shape_text(f, {2, 4, 5, 5}), "reduce-window", {x4, i4},
+                              fmt::format(", window_dimensions={{1,2,2,1}}, window_strides={{1,2,2,1}}, "
+                                          "padding={{0,0,0,1,0,1,0,0}}, base_dilations={{1,1,1,1}}, "
+                                          "window_dilations={{1,1,1,1}}, reducer={}", r)));
+          check_native(one_op(shape_text(f, {2, 7, 9, 5}), "reduce-window", {x4, i4},
+                              fmt::format(", window_dimensions={{1,3,3,1}}, window_strides={{1,1,1,1}}, "
+                                          "padding={{0,0,1,1,1,1,0,0}}, base_dilations={{1,1,1,1}}, "
+                                          "window_dilations={{1,1,1,1}}, reducer={}", r)));
+        }
+    }
     for (const char* r : {"argmax", "argmin"})
       for (int dim : {0, 1}) {
         INFO(r << " over " << dim);

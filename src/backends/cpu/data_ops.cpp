@@ -287,8 +287,19 @@ void acc_step(hlo::Reducer r, Dom dm, DType d, Acc& acc, const void* x, int64_t 
 
 class ReduceWindow : public LibraryOp {
  public:
-  ReduceWindow(const Instruction& i, hlo::Reducer r) : inst_(i), r_(r), win_(hlo::Window::of(i)) {}
+  ReduceWindow(const Instruction& i, hlo::Reducer r) : inst_(i), r_(r), win_(hlo::Window::of(i)) {
+    // Rows: a float window reduction whose last dim is not windowed (NHWC pooling) runs a row of that dim at a
+    // time, each window position one contiguous row: no per-element index arithmetic.
+    const hlo::Shape& xs = i.operand(0)->shape;
+    size_t rank = xs.dims.size();
+    rows_ = (xs.dtype == DType::float32 || xs.dtype == DType::float64) && rank >= 2 &&
+            (r == hlo::Reducer::kMax || r == hlo::Reducer::kMin || r == hlo::Reducer::kAdd) &&
+            win_.dimensions.back() == 1 && win_.strides.back() == 1 && win_.padding.back().low == 0 &&
+            win_.padding.back().high == 0 && i.shape.dims.back() == xs.dims.back();
+    for (size_t a = 0; a < rank && rows_; ++a) rows_ = win_.base_dilations[a] == 1 && win_.window_dilations[a] == 1;
+  }
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
+    if (rows_) return run_rows(ins, outs);
     hlo::Reducer r = r_;
     const auto &wd = win_.dimensions, &ws = win_.strides, &bd = win_.base_dilations, &wdl = win_.window_dilations;
     const hlo::Shape& xs = inst_.operand(0)->shape;
@@ -327,9 +338,63 @@ class ReduceWindow : public LibraryOp {
   }
 
  private:
+  /// The row path (see the constructor): the same window positions in the same order as run's, accumulated in
+  /// double with the same max/min, so the results are identical.
+  void run_rows(std::span<const void* const> ins, std::span<void* const> outs) const {
+    const hlo::Shape& xs = inst_.operand(0)->shape;
+    DType d = xs.dtype;
+    const Ints& od = inst_.shape.dims;
+    const size_t outer_rank = od.size() - 1;
+    const int64_t C = od.back();
+    auto xst = detail::row_major_strides(xs.dims);
+    double init = load_f(ins[1], d, 0);
+    int64_t n_outer = 1, wn = detail::num_elements(win_.dimensions);
+    for (size_t a = 0; a < outer_rank; ++a) n_outer *= od[a];
+    hlo::Reducer r = r_;
+    parallel_chunks(n_outer, wn * C, [&](int64_t lo, int64_t hi) {
+      std::vector<double> acc(static_cast<size_t>(C));
+      Ints first(outer_rank), ext(outer_rank);
+      for (int64_t o = lo; o < hi; ++o) {
+        bool empty = false;
+        for (int64_t rem = o, a = static_cast<int64_t>(outer_rank) - 1; a >= 0; --a) {
+          int64_t oi = rem % od[a];
+          rem /= od[a];
+          int64_t s = oi * win_.strides[a] - win_.padding[a].low;
+          int64_t b0 = std::max<int64_t>(s, 0), b1 = std::min<int64_t>(s + win_.dimensions[a], xs.dims[a]);
+          empty = empty || b1 <= b0;
+          first[a] = b0;
+          ext[a] = std::max<int64_t>(b1 - b0, 1);
+        }
+        std::fill(acc.begin(), acc.end(), init);
+        if (!empty) {
+          detail::IndexCounter wc(ext);
+          int64_t positions = detail::num_elements(ext);
+          for (int64_t w = 0; w < positions; ++w, wc.next()) {
+            int64_t base = 0;
+            for (size_t a = 0; a < outer_rank; ++a) base += (first[a] + wc.idx[a]) * xst[a];
+            if (d == DType::float32) accumulate(r, static_cast<const float*>(ins[0]) + base, acc.data(), C);
+            else accumulate(r, static_cast<const double*>(ins[0]) + base, acc.data(), C);
+          }
+        }
+        for (int64_t c = 0; c < C; ++c) store_f(outs[0], d, o * C + c, acc[static_cast<size_t>(c)]);
+      }
+    });
+  }
+  template <class T>
+  static void accumulate(hlo::Reducer r, const T* x, double* acc, int64_t n) {
+    if (r == hlo::Reducer::kAdd) {
+      for (int64_t c = 0; c < n; ++c) acc[c] += static_cast<double>(x[c]);
+    } else if (r == hlo::Reducer::kMax) {
+      for (int64_t c = 0; c < n; ++c) acc[c] = detail::float_max(acc[c], static_cast<double>(x[c]));
+    } else {
+      for (int64_t c = 0; c < n; ++c) acc[c] = detail::float_min(acc[c], static_cast<double>(x[c]));
+    }
+  }
+
   const Instruction& inst_;
   hlo::Reducer r_;
   hlo::Window win_;
+  bool rows_ = false;
 };
 
 // reduce(x, iota, init_x, init_i), reducer=argmax|argmin: (best value, its index) per output; ties and NaNs pick

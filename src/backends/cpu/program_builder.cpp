@@ -218,12 +218,15 @@ void ProgramBuilder::make_fallback(Step& st, const std::string& why) {
 }
 
 bool is_small(const CpuExecutable& exe) {
-  // Element operations: up to about a millisecond (a 512^3 GEMM on 2 cores). An enqueued call costs two
-  // wake-ups (about 7 us on a 2-core VM, measured with a layer norm and a column sum of 256 x 256), and more when
-  // the pool's and the stream's spinning threads hold the cores as the caller is woken: a 512^3 product waited
-  // for took 1.10 ms enqueued against 0.95 ms inline, 256^3 0.148 against 0.114 ms. JAX's CPU client likewise runs
-  // computations it does not judge expensive synchronously. Programs with loops are always enqueued.
-  constexpr int64_t kMaxWork = 1 << 23;
+  // Element operations: up to about two milliseconds (a 512^3 GEMM and its epilogue on 2 cores). An enqueued
+  // call costs two wake-ups (about 7 us on a 2-core VM, measured with a layer norm and a column sum of 256 x 256),
+  // and more when the pool's and the stream's spinning threads hold the cores as the caller is woken: a 512^3
+  // product waited for took 1.10 ms enqueued against 0.95 ms inline, 256^3 0.148 against 0.114 ms; and a stream
+  // thread woken onto the core where the pool's worker spins shares it until the kernel migrates one (up to about
+  // a millisecond: the 512^3 MLP block after an inline call, median 1.41 ms and p90 2.26 ms enqueued, 1.10 and 1.18
+  // inline). JAX's CPU client likewise runs computations it does not judge expensive synchronously. Programs with
+  // loops are always enqueued.
+  constexpr int64_t kMaxWork = 1 << 24;
   if (exe.programs.size() != 1) return false;
   int64_t work = 0;
   for (auto& st : exe.programs[0]->steps) {

@@ -3,10 +3,12 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "harness.h"
+#include "jitx/jitx.h"
 
 namespace jbench {
 extern bool g_smoke, g_quick;
@@ -15,6 +17,23 @@ extern double g_min_time;
 void emit(const bench::Result& r);
 /// True (and a "skipped" line out) when this system's call at this size is predicted to take too long.
 bool skipped(const bench::Result& r);
+
+/// Compiles the jitted training step jf(p, s, batch) -> (p, s, loss) (its time in r.compile_ms, apart), times
+/// calls that carry p and s forward (waiting for all three), and emits r.
+template <class J, class P, class S, class B>
+void run_train_step(bench::Result r, J&& jf, P& p, S& s, const B& batch) {
+  auto t0 = bench::Clock::now();
+  auto step = jf.lower(p, s, batch).compile();
+  r.compile_ms = bench::seconds_since(t0) * 1e3;
+  jitx::Array loss;
+  r.stats = bench::measure(
+      [&] {
+        std::tie(p, s, loss) = step(p, s, batch);
+        jitx::block_until_ready(std::make_tuple(p, s, loss));
+      },
+      g_min_time);
+  emit(r);
+}
 
 constexpr int64_t kTrainClasses = 10;  // the classifiers' classes (train_step, cnn_step)
 

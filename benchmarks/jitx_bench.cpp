@@ -562,19 +562,7 @@ void bench_train_step(int64_t B, int64_t H) {
   if (!skipped(r)) {
     MlpParams p = init();
     MlpOpt s = optim::adam_init(p);
-    auto t0 = bench::Clock::now();
-    auto step = jit(mlp_train_step, {.donate_argnums = {0, 1}, .name = "train_step"})
-                    .lower(p, s, batch)
-                    .compile();
-    r.compile_ms = bench::seconds_since(t0) * 1e3;
-    Array loss;
-    r.stats = bench::measure(
-        [&] {
-          std::tie(p, s, loss) = step(p, s, batch);
-          block_until_ready(std::make_tuple(p, s, loss));
-        },
-        g_min_time);
-    emit(r);
+    run_train_step(r, jit(mlp_train_step, {.donate_argnums = {0, 1}, .name = "train_step"}), p, s, batch);
   }
   Result e{"train_step", size, "f32",
            "jitx-eager", {},   bytes,

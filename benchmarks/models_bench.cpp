@@ -146,17 +146,7 @@ void bench_transformer_step(const TfConfig& c) {
   TfParams p = tf_init(c);
   TfOpt s = optim::adam_init(p);
   TfBatch batch = tf_batch(c);
-  auto t0 = bench::Clock::now();
-  auto step = tf_step_fn(c.heads).lower(p, s, batch).compile();
-  r.compile_ms = bench::seconds_since(t0) * 1e3;
-  Array loss;
-  r.stats = bench::measure(
-      [&] {
-        std::tie(p, s, loss) = step(p, s, batch);
-        block_until_ready(std::make_tuple(p, s, loss));
-      },
-      g_min_time);
-  emit(r);
+  run_train_step(r, tf_step_fn(c.heads), p, s, batch);
 }
 
 /// The forward pass alone (logits of every position) at c's batch: latency per call.
@@ -243,16 +233,6 @@ void bench_cnn_step(const CnnConfig& c) {
   CnnParams p = cnn_init(c);
   CnnParams v = optim::sgd_init(p);
   CnnBatch batch = cnn_batch(c);
-  auto t0 = bench::Clock::now();
-  auto step = cnn_step_fn().lower(p, v, batch).compile();
-  r.compile_ms = bench::seconds_since(t0) * 1e3;
-  Array loss;
-  r.stats = bench::measure(
-      [&] {
-        std::tie(p, v, loss) = step(p, v, batch);
-        block_until_ready(std::make_tuple(p, v, loss));
-      },
-      g_min_time);
-  emit(r);
+  run_train_step(r, cnn_step_fn(), p, v, batch);
 }
 }  // namespace jbench

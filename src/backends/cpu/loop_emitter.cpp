@@ -30,11 +30,7 @@ std::vector<std::pair<int64_t, Value*>> LoopEmitter::nonunit(const std::vector<i
 }
 bool LoopEmitter::at_current_row(const Index& idx) const {
   if (!row_linear_) return false;
-  if (idx.linear == row_linear_) return true;
-  // A value of rank >= 2 indexed through a broadcast carries the row's multi-index and also a linear index the
-  // broadcast computed (b * T + t): another Value than the row loop's, the same row. Comparing only the linear
-  // index missed it, and a softmax over the last axis of a rank-3 array re-ran its row reductions for every
-  // element (4,000x slower than the same rows as a matrix).
+  if (idx.linear) return idx.linear == row_linear_;
   return idx.has_multi && nonunit(idx.dims, idx.multi) == row_key_;
 }
 

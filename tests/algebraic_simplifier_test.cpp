@@ -111,20 +111,44 @@ ENTRY %main (p: f32[2,2], q: bf16[3]) -> (f32[2,2], bf16[3]) {
     CHECK_THAT(r.text, Contains("f32[]{} constant(4)"));
     CHECK_THAT(r.text, Contains("bf16[]{} constant(-0.125)"));
   }
-  SECTION("must not change: A / 3, A / 0, integer division") {
+  SECTION("must not change: A / 0, integer division, a division by an array of the result's size") {
     check_unchanged<AlgebraicSimplifier>(R"(HloModule m
-ENTRY %main (p: f32[2], q: s32[2]) -> (f32[2], f32[2], s32[2]) {
+ENTRY %main (p: f32[2], q: s32[2], r: f32[2]) -> (f32[2], s32[2], f32[2]) {
   %p = f32[2] parameter(0)
   %q = s32[2] parameter(1)
-  %three = f32[2] constant({3, 3})
+  %r = f32[2] parameter(2)
   %zero = f32[2] constant({0, 0})
   %two = s32[2] constant({2, 2})
-  %d1 = f32[2] divide(%p, %three)
   %d2 = f32[2] divide(%p, %zero)
   %d3 = s32[2] divide(%q, %two)
-  ROOT %t = (f32[2], f32[2], s32[2]) tuple(%d1, %d2, %d3)
+  %d4 = f32[2] divide(%p, %r)
+  ROOT %t = (f32[2], s32[2], f32[2]) tuple(%d2, %d3, %d4)
 }
 )");
+  }
+  SECTION("A / c => A * (1/c) folded in the dtype, A / broadcast(B) => A * broadcast(1 / B), as XLA") {
+    auto r = simplify(R"(HloModule m
+ENTRY %main (p: f32[2,3], s: f32[2], h: bf16[2,3], t: bf16[2]) -> (f32[2,3], f32[2,3], bf16[2,3]) {
+  %p = f32[2,3] parameter(0)
+  %s = f32[2] parameter(1)
+  %h = bf16[2,3] parameter(2)
+  %t = bf16[2] parameter(3)
+  %three = f32[] constant(3)
+  %b3 = f32[2,3] broadcast(%three), broadcast_dimensions={}
+  %d1 = f32[2,3] divide(%p, %b3)
+  %bs = f32[2,3] broadcast(%s), broadcast_dimensions={0}
+  %d2 = f32[2,3] divide(%p, %bs)
+  %bt = bf16[2,3] broadcast(%t), broadcast_dimensions={0}
+  %d3 = bf16[2,3] divide(%h, %bt)
+  ROOT %r = (f32[2,3], f32[2,3], bf16[2,3]) tuple(%d1, %d2, %d3)
+}
+)");
+    INFO(r.text);
+    CHECK_THAT(r.text, Contains("constant(0.33333334)"));  // 1/3 rounded to f32
+    CHECK(count_of(r.text, "divide(") == 2);               // 1 / s, and 1 / t in f32
+    CHECK_THAT(r.text, Contains("f32[2]{0} divide("));
+    CHECK(count_of(r.text, "multiply(") == 3);
+    CHECK_THAT(r.text, Contains("f32[2,3]{1,0} convert(%h)"));  // bf16: the product in f32, rounded once
   }
   SECTION("pow(A, 2) => A * A and pow(A, 1) => A; convert to the same type") {
     auto r = simplify(R"(HloModule m
@@ -417,7 +441,7 @@ ENTRY %main (p: f32[2], q: f32[2]) -> f32[2] {
 )");
 }
 
-TEST_CASE("algsimp: 1 + tanh(y) becomes 2 logistic(2y); power-of-two scalings fold", "[hlo]") {
+TEST_CASE("algsimp: 1 + tanh(y) becomes 2 logistic(2y), power-of-two scalings fold", "[hlo]") {
   SECTION("GELU's tail 0.5 x (1 + tanh(u)) becomes x * logistic(2u), the 2 folded into u's constant") {
     auto r = simplify(R"(HloModule m
 ENTRY %main (x: f32[64]) -> f32[64] {

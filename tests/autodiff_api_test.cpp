@@ -28,7 +28,7 @@ TEST_CASE("grad of simple functions matches hand-computed derivatives", "[autodi
   CHECK(gs.item<double>() == 12.0);
 }
 
-TEST_CASE("argnums pick the differentiated arguments; several give a tuple", "[autodiff]") {
+TEST_CASE("argnums pick the differentiated arguments, several give a tuple", "[autodiff]") {
   Array x = f64({1, 2}, {2}), y = f64({3, 4}, {2});
   auto f = [](const Array& a, const Array& b) { return jnp::sum(a * a * b); };
   Array gy = grad(f, argnums<1>)(x, y);
@@ -77,7 +77,7 @@ TEST_CASE("grad of grad gives second derivatives", "[autodiff]") {
   check_near(hvp, want, 1e-13, "hvp");
 }
 
-TEST_CASE("grad of jit and jit of grad give the same numbers; jit of grad compiles once", "[autodiff]") {
+TEST_CASE("grad of jit and jit of grad give the same numbers, jit of grad compiles once", "[autodiff]") {
   auto f = [](const Array& a, const Array& b) { return jnp::sum(jnp::tanh(jnp::matmul(a, b)) * a); };
   Array a = f64(uniform(6, -1, 1), {2, 3}), b = f64(uniform(9, -1, 1), {3, 3});
   auto g_eager = grad(f)(a, b);

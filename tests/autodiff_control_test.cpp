@@ -334,7 +334,7 @@ TEST_CASE("second derivatives through cond and scan", "[autodiff][control]") {
   CHECK(std::fabs(d2g - fd) <= 1e-6 * (1 + std::fabs(fd)));
 }
 
-TEST_CASE("jvp through while_loop; reverse mode names the fix", "[autodiff][control]") {
+TEST_CASE("jvp through while_loop, reverse mode names the fix", "[autodiff][control]") {
   // x_{k+1} = sin(x_k) + c * x_k while k < n, with n traced (a while loop, not a scan).
   auto f = [](const Array& x, const Array& c, const Array& n) {
     auto out = lax::while_loop([&](const auto& s) { return std::get<0>(s) < n; },
@@ -462,7 +462,7 @@ TEST_CASE("checkpoint: the same gradients under every policy, recomputation in t
   }
 }
 
-TEST_CASE("checkpoint inside a scan body: the mark survives tracing; the same gradients", "[autodiff][control]") {
+TEST_CASE("checkpoint inside a scan body: the mark survives tracing, the same gradients", "[autodiff][control]") {
   // Layers in a scan over stacked weights, the body checkpointed (the usual way to remat a deep stack).
   auto layer = [](const Array& h, const Array& w) { return jnp::tanh(jnp::matmul(jnp::tanh(jnp::matmul(h, w)), w)); };
   auto loss = [&](const Array& x, const Array& ws, bool remat) {
@@ -529,7 +529,7 @@ TEST_CASE("checkpoint(nothing_saveable) shrinks the compiled gradient's temp mem
   CHECK(scan_remat + 4 * act <= scan_plain);
 }
 
-TEST_CASE("optimization_barrier passes values through (eager, jit, HLO); remat evaluates forward",
+TEST_CASE("optimization_barrier passes values through (eager, jit, HLO), remat evaluates forward",
           "[autodiff][control]") {
   const auto& barrier = *detail::find_primitive("optimization_barrier");
   Array a = rand64({3, 4}), b = make(uniform(5, -1, 1), {5}, DType::float32);

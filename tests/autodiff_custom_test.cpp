@@ -37,7 +37,7 @@ auto sin2 = custom_vjp([](const Array& x) { return jnp::sin(x); },
                        [](const Array& x) { return std::make_pair(jnp::sin(x), jnp::cos(x)); },
                        [](const Array& cos_x, const Array& g) { return std::make_tuple(cos_x * g * 2.0); });
 
-TEST_CASE("custom_vjp runs the user's bwd in reverse mode; forward mode is a clear error", "[autodiff]") {
+TEST_CASE("custom_vjp runs the user's bwd in reverse mode, forward mode is a clear error", "[autodiff]") {
   Array x = f64({0.3, -1.1}, {2});
   auto g = grad([](const Array& a) { return jnp::sum(sin2(a)); })(x);
   auto xv = x.to_vector<double>();
@@ -56,7 +56,7 @@ TEST_CASE("custom_vjp runs the user's bwd in reverse mode; forward mode is a cle
   }
 }
 
-TEST_CASE("jvp_jaxpr + partial_eval_jaxpr split known from unknown; the unknown part transposes", "[autodiff]") {
+TEST_CASE("jvp_jaxpr + partial_eval_jaxpr split known from unknown, the unknown part transposes", "[autodiff]") {
   using detail::backward_pass;
   using detail::eval_jaxpr;
   using detail::PartialEval;

@@ -264,7 +264,7 @@ TEST_CASE("every registered primitive has differentiation rules or is listed", "
   }
 }
 
-TEST_CASE("primitives without tangents give zero tangents; unsupported ones throw clear errors", "[autodiff]") {
+TEST_CASE("primitives without tangents give zero tangents, unsupported ones throw clear errors", "[autodiff]") {
   Array x = f64({0.5, -1.5, 2.0}, {3});
   Array t = f64({1, 1, 1}, {3});
   auto [y, ty] = jitx::jvp(

@@ -75,7 +75,7 @@ TEST_CASE("cond: both branches against a C++ if, eager and jitted, pytree operan
   CHECK(jf.num_compiles() == 1);  // the predicate is data: one trace for both values
 }
 
-TEST_CASE("switch_: index selects a branch, clamped out of range; tuple and vector branches", "[control]") {
+TEST_CASE("switch_: index selects a branch, clamped out of range, tuple and vector branches", "[control]") {
   auto f = [](Array i, Array x) {
     return lax::switch_(i, std::tuple{[](Array v) { return v + 1.0f; }, [](Array v) { return v * v; },
                                       [](Array v) { return -v; }},
@@ -140,7 +140,7 @@ TEST_CASE("fori_loop: static bounds become a scan, traced bounds a while", "[con
   CHECK(g(Array::scalar(2.0, DType::float32), Array(-3)).item<float>() == 2.0f);  // empty range
 }
 
-TEST_CASE("scan: carry and stacked ys against a C++ loop; reverse, unroll with a remainder", "[control]") {
+TEST_CASE("scan: carry and stacked ys against a C++ loop, reverse, unroll with a remainder", "[control]") {
   const int64_t n = 7, d = 3;
   auto xv = uniform(n * d, -1, 1), cv = uniform(d, -1, 1);
   for (bool reverse : {false, true}) {
@@ -462,7 +462,7 @@ Array mlp_loop(Array x, Array ws, Array bs) {
 }
 }  // namespace
 
-TEST_CASE("scan keeps the program size independent of the layer count; a C++ loop unrolls", "[control]") {
+TEST_CASE("scan keeps the program size independent of the layer count, a C++ loop unrolls", "[control]") {
   const int64_t d = 8;
   auto count = [&](auto fn, int64_t layers) {
     Array x = zeros({4, d}), ws = zeros({layers, d, d}), bs = zeros({layers, d});

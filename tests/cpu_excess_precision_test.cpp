@@ -1,6 +1,6 @@
-// Excess precision on the CPU backend (config().allow_excess_precision, on by default as in XLA): f16/bf16 fusions
-// kept in f32 are more accurate than per-op rounding and fuse a multiply into the add it feeds; with it off they
-// round after every op, bit-exact with the interpreter.
+// f16/bf16 rounding and excess precision on the CPU backend: f16/bf16 ops round to their type after every op,
+// as XLA:CPU and the interpreter do; excess precision (on by default, as in XLA) lets a multiply and the add it feeds
+// fuse into one FMA (f32/f64, and f16, whose multiply LLVM narrows); an explicit convert to f16/bf16 always rounds.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -21,144 +21,7 @@ struct ExcessPrecision {
   ~ExcessPrecision() { config().allow_excess_precision = was; }
 };
 
-Literal to_f64(const Literal& x) {
-  Literal y = Literal::make(DType::float64, x.dims);
-  for (int64_t i = 0; i < x.size(); ++i) y.set_f64(i, x.get_f64(i));  // exact: every f16/bf16 value is a double
-  return y;
-}
-
-/// |got - ref| in units of the spacing of d's values at |ref| (its ULP there), |ref| floored at 2^-8 so that
-/// results that are tiny through cancellation are measured against the spacing of values of ordinary size.
-double ulps(double got, double ref, DType d) {
-  int mant = d == DType::bfloat16 ? 8 : 11;  // significand bits, the implicit one included
-  double a = std::max(std::fabs(ref), std::ldexp(1.0, -8));
-  return std::fabs(got - ref) / std::ldexp(1.0, std::ilogb(a) - (mant - 1));
-}
-
-// A gelu(a * b + c) chain (a loop fusion) and the article's layer norm over rows (a row fusion, as the MLP block's
-// tail is fused), in dtype s. Their constants are exact in f16 and bf16, so the f64 module computes the same
-// function (gelu's 0.044715 and sqrt(2/pi) as bf16 rounds them, epsilon 2^-16).
-std::string gelu_chain_module(const std::string& s) {
-  return fmt::format(R"(HloModule m
-
-%fused (a: {0}[64,256], b: {0}[64,256], c: {0}[256]) -> {0}[64,256] {{
-  %a = {0}[64,256] parameter(0)
-  %b = {0}[64,256] parameter(1)
-  %c = {0}[256] parameter(2)
-  %cb = {0}[64,256] broadcast(%c), broadcast_dimensions={{1}}
-  %ab = {0}[64,256] multiply(%a, %b)
-  %x = {0}[64,256] add(%ab, %cb)
-  %x2 = {0}[64,256] multiply(%x, %x)
-  %x3 = {0}[64,256] multiply(%x2, %x)
-  %k1 = {0}[] constant(0.044677734375)
-  %k1b = {0}[64,256] broadcast(%k1), broadcast_dimensions={{}}
-  %t0 = {0}[64,256] multiply(%k1b, %x3)
-  %t1 = {0}[64,256] add(%x, %t0)
-  %k2 = {0}[] constant(0.796875)
-  %k2b = {0}[64,256] broadcast(%k2), broadcast_dimensions={{}}
-  %t2 = {0}[64,256] multiply(%t1, %k2b)
-  %th = {0}[64,256] tanh(%t2)
-  %one = {0}[] constant(1)
-  %oneb = {0}[64,256] broadcast(%one), broadcast_dimensions={{}}
-  %t3 = {0}[64,256] add(%oneb, %th)
-  %half = {0}[] constant(0.5)
-  %halfb = {0}[64,256] broadcast(%half), broadcast_dimensions={{}}
-  %t4 = {0}[64,256] multiply(%halfb, %x)
-  ROOT %g = {0}[64,256] multiply(%t4, %t3)
-}}
-
-ENTRY %main (a: {0}[64,256], b: {0}[64,256], c: {0}[256]) -> ({0}[64,256]) {{
-  %a = {0}[64,256] parameter(0)
-  %b = {0}[64,256] parameter(1)
-  %c = {0}[256] parameter(2)
-  %f = {0}[64,256] fusion(%a, %b, %c), kind=kLoop, calls=%fused
-  ROOT %t = ({0}[64,256]) tuple(%f)
-}}
-)",
-                     s);
-}
-
-std::string layer_norm_module(const std::string& s) {
-  return fmt::format(R"(HloModule m
-
-%fused (h: {0}[64,256]) -> {0}[64,256] {{
-  %h = {0}[64,256] parameter(0)
-  %z = {0}[] constant(0)
-  %s = {0}[64] reduce(%h, %z), dimensions={{1}}, reducer=add
-  %n = {0}[] constant(0.00390625)
-  %nb = {0}[64] broadcast(%n), broadcast_dimensions={{}}
-  %mu = {0}[64] multiply(%s, %nb)
-  %mub = {0}[64,256] broadcast(%mu), broadcast_dimensions={{0}}
-  %d = {0}[64,256] subtract(%h, %mub)
-  %d2 = {0}[64,256] multiply(%d, %d)
-  %s2 = {0}[64] reduce(%d2, %z), dimensions={{1}}, reducer=add
-  %var = {0}[64] multiply(%s2, %nb)
-  %eps = {0}[] constant(1.52587890625e-05)
-  %epsb = {0}[64] broadcast(%eps), broadcast_dimensions={{}}
-  %ve = {0}[64] add(%var, %epsb)
-  %r = {0}[64] rsqrt(%ve)
-  %rb = {0}[64,256] broadcast(%r), broadcast_dimensions={{0}}
-  ROOT %y = {0}[64,256] multiply(%d, %rb)
-}}
-
-ENTRY %main (h: {0}[64,256]) -> ({0}[64,256]) {{
-  %h = {0}[64,256] parameter(0)
-  %f = {0}[64,256] fusion(%h), kind=kRow, calls=%fused
-  ROOT %t = ({0}[64,256]) tuple(%f)
-}}
-)",
-                     s);
-}
 }  // namespace
-
-TEST_CASE("cpu: excess precision (the default) is more accurate than per-op rounding for f16/bf16 fusions", "[cpu]") {
-  // Against a double-precision reference (the same module in f64 on the interpreter, on the same inputs): the
-  // default keeps the chain in f32 and rounds once when it stores the result, so each element is the reference
-  // correctly rounded but for f32's own error: within 0.5 ULP plus tanh's polynomial error (a few f32 ULP, up to
-  // 0.2 ULP of the floored f16 spacing where 1 + tanh cancels; sums are f32 too): 0.75 ULP. Per-op rounding (the
-  // flag off, and the interpreter) rounds after every op, and those roundings add up along the chain (and are
-  // amplified where it cancels: x - mean, 1 + tanh).
-  for (DType d : {DType::bfloat16, DType::float16}) {
-    std::string s = hlo_name(d);
-    for (bool row : {false, true}) {
-      INFO(s << (row ? " layer norm" : " gelu chain"));
-      std::string text = row ? layer_norm_module(s) : gelu_chain_module(s);
-      std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
-      std::vector<Literal> args, args64;
-      for (auto* p : m->entry->parameters) {
-        args.push_back(random_literal(p->shape, row ? -1 : -2, row ? 3 : 2));
-        args64.push_back(to_f64(args.back()));
-      }
-      Literal ref = run(interp(), row ? layer_norm_module("f64") : gelu_chain_module("f64"), args64).at(0);
-      Literal excess = [&] {
-        ExcessPrecision on(true);
-        return run(native(), m, args).at(0);
-      }();
-      Literal per_op = [&] {
-        ExcessPrecision off(false);
-        return run(native(), m, args).at(0);
-      }();
-      Literal oracle = run(interp(), m, args).at(0);
-      double max_excess = 0, max_per_op = 0, sum_excess = 0, sum_per_op = 0, sum_oracle = 0;
-      for (int64_t i = 0; i < ref.size(); ++i) {
-        double e = ulps(excess.get_f64(i), ref.get_f64(i), d), p = ulps(per_op.get_f64(i), ref.get_f64(i), d);
-        max_excess = std::max(max_excess, e);
-        max_per_op = std::max(max_per_op, p);
-        sum_excess += e;
-        sum_per_op += p;
-        sum_oracle += ulps(oracle.get_f64(i), ref.get_f64(i), d);
-      }
-      double n = static_cast<double>(ref.size());
-      INFO("error in ULP: excess precision max " << max_excess << " mean " << sum_excess / n << "; per-op max "
-                                                 << max_per_op << " mean " << sum_per_op / n << "; interpreter mean "
-                                                 << sum_oracle / n);
-      CHECK(max_excess <= kExcessPrecisionUlp);
-      CHECK(max_per_op > 1.0);
-      CHECK(sum_excess < 0.75 * sum_per_op);
-      CHECK(sum_excess < 0.75 * sum_oracle);
-    }
-  }
-}
 
 TEST_CASE("cpu: excess precision lets a multiply and the add it feeds fuse into one FMA (as XLA:CPU and JAX do)",
           "[cpu]") {
@@ -199,13 +62,13 @@ ENTRY %main (w: f32[2], g: f32[2]) -> (f32[2]) {
   }
 }
 
-TEST_CASE("cpu: with excess precision off, f16/bf16 fusions round after every op, bit-exact with the interpreter",
+TEST_CASE("cpu: f16/bf16 fusions round after every op, bit-exact with the interpreter, excess precision on or off",
           "[cpu]") {
   // Only exactly rounded ops (+, -, *, max, negate, select, converts): each op's f32 result rounded to the type is
-  // then the interpreter's correctly rounded result, bit for bit. With excess precision on, the same fusion is
-  // instead, bit for bit, the whole chain computed in f32 (the module with f32 for the type, compiled the same way:
-  // the same multiplies fuse into adds) rounded once to the type. (An explicit convert to the type always rounds:
-  // the next test.)
+  // then the interpreter's correctly rounded result, bit for bit, with excess precision off, and for bf16 also on
+  // (the default; f16: see below). The chain computed in f32 and rounded once (what
+  // keeping f16/bf16 in f32 inside a kernel would give; XLA:CPU does not) differs. (An explicit convert to the type
+  // always rounds: the next test.)
   for (DType d : {DType::bfloat16, DType::float16}) {
     auto module_text = [](const std::string& s) {
       return fmt::format(R"(HloModule m
@@ -264,9 +127,12 @@ ENTRY %main (a: {0}[96,200], b: {0}[96,200], c: {0}[200]) -> ({0}[96,200]) {{
     }();
     REQUIRE(per_op.nbytes() == want.nbytes());
     CHECK(std::memcmp(per_op.data(), want.data(), want.nbytes()) == 0);
-    CHECK(std::memcmp(excess.data(), rounded_once.data(), want.nbytes()) == 0);
-    int64_t differ = 0;  // and the two roundings do differ on these inputs
-    for (int64_t i = 0; i < want.size(); ++i) differ += excess.get_f64(i) != want.get_f64(i);
+    // f16 under excess precision: LLVM narrows an f32 multiply of two f16 values to an f16 multiply and may then
+    // fuse it into the add it feeds (one FMA), as it does with XLA's f16 code (JAX's f16 uniform on this kind of
+    // host); bf16 values are rounded with integer ops, which nothing fuses across.
+    if (d == DType::bfloat16) CHECK(std::memcmp(excess.data(), want.data(), want.nbytes()) == 0);
+    int64_t differ = 0;  // and rounding once would differ on these inputs
+    for (int64_t i = 0; i < want.size(); ++i) differ += rounded_once.get_f64(i) != want.get_f64(i);
     CHECK(differ > 0);
   }
 }

@@ -195,7 +195,7 @@ ENTRY %main (a: $T[6,8], w: $T[8,6]) -> ($T[6], $T[8,6], $T[8,6], $T[6,8], $T[8,
   }
 }
 
-TEST_CASE("cpu layouts: larger shapes split across threads in memory order; reductions of layout-changed operands",
+TEST_CASE("cpu layouts: larger shapes split across threads in memory order, reductions of layout-changed operands",
           "[cpu]") {
   for (DType d : {DType::float32, DType::bfloat16}) {
     INFO(hlo::hlo_dtype_name(d));

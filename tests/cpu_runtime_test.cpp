@@ -194,7 +194,7 @@ TEST_CASE("cpu control flow: while, scan, cond and switch run as compiled progra
   }
 }
 
-TEST_CASE("buffer assignment: a loop body updates its carry in place; a scan writes ys into the output",
+TEST_CASE("buffer assignment: a loop body updates its carry in place, a scan writes ys into the output",
           "[control][analysis]") {
   SECTION("while_loop: every carry of an elementwise update stays in its buffer") {
     auto f = jit([](Array x) {
@@ -378,8 +378,8 @@ detail::Literal s32_scalar(int64_t v) {
 }
 }  // namespace
 
-TEST_CASE("cpu control flow in HLO: carries copied, swapped, constant and passed twice; a bool carry as the "
-          "condition; branch indices out of range", "[control][cpu]") {
+TEST_CASE("cpu control flow in HLO: carries copied, swapped, constant and passed twice, a bool carry as the "
+          "condition, branch indices out of range", "[control][cpu]") {
   // The body returns: a counter (in place), x1 = x * 0.5 + y (x is also returned as y1, so x1 needs a second
   // buffer), y1 = x (a parameter, copied), a constant, and the condition's flag (the condition returns its
   // parameter as it is). The loop is entered with x passed twice.
@@ -499,7 +499,7 @@ ENTRY %main (x: f32[4]) -> (f32[4]) {
   CHECK_THROWS_WITH(outs[0]->literal(), Catch::Contains("%bad"));
 }
 
-TEST_CASE("cpu: execution is asynchronous; errors reach the waiter; concurrent callers", "[cpu]") {
+TEST_CASE("cpu: execution is asynchronous, errors reach the waiter, concurrent callers", "[cpu]") {
   std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(one_op("f32[1000]", "exponential", {"f32[1000]"}));
   auto exe = native().compile(m);
   Literal x = random_literal(hlo::Shape(DType::float32, {1000}), -1, 1);

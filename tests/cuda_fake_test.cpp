@@ -170,7 +170,7 @@ TEST_CASE("cuda fake driver: kernels wait for their inputs' copies, and freed me
   check_equal(dev.fetch(b), y);
 }
 
-TEST_CASE("cuda fake driver: modules load once per PTX; a rejected module's JIT log is in the error",
+TEST_CASE("cuda fake driver: modules load once per PTX, a rejected module's JIT log is in the error",
           "[cuda_fake]") {
   cuda::GpuDevice dev(fake(), 0);
   cuda::GpuKernel k = add_kernel();

@@ -280,7 +280,7 @@ TEST_CASE("debug_nans: the first primitive that made a NaN, with the user's line
   CHECK(m.find("FloatingPointError: [scan] invalid value (nan) encountered in scan") == 0);
 }
 
-TEST_CASE("debug_nans: no false positives; NaN arguments as JAX reports them", "[debug]") {
+TEST_CASE("debug_nans: no false positives, NaN arguments as JAX reports them", "[debug]") {
   Array nan_in;
   {
     NanFlags off(false, false);
@@ -305,7 +305,7 @@ TEST_CASE("debug_nans: no false positives; NaN arguments as JAX reports them", "
         "no exception");
 }
 
-TEST_CASE("debug_infs: an inf names its primitive; a NaN alone is not reported", "[debug]") {
+TEST_CASE("debug_infs: an inf names its primitive, a NaN alone is not reported", "[debug]") {
   NanFlags flags(false, true);
   std::string m = message_of([] { jit([](const Array& x) { return 1.0 / x; })(Array::scalar(0.0, DType::float64)); });
   CHECK(m.find("FloatingPointError: [div] invalid value (inf) encountered in div") == 0);

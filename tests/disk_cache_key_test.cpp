@@ -63,7 +63,7 @@ void check_values(const std::vector<float>& y) {
 }
 }  // namespace
 
-TEST_CASE("disk cache: the key records versions, triple, CPU features and settings; logs and dumps do not count",
+TEST_CASE("disk cache: the key records versions, triple, CPU features and settings, logs and dumps do not count",
           "[disk_cache]") {
   if (default_platform() != "cpu") return;
   Dir d;

@@ -108,7 +108,7 @@ TEST_CASE("an exported tensor keeps the memory alive until its deleter runs", "[
                   TracerError);
 }
 
-TEST_CASE("from_dlpack takes a compact aligned tensor in place; its deleter runs once, at the last reference",
+TEST_CASE("from_dlpack takes a compact aligned tensor in place, its deleter runs once, at the last reference",
           "[dlpack]") {
   using P = Producer<DLManagedTensor>;
   P::deleted = 0;

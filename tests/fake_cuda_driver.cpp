@@ -122,6 +122,7 @@ CUctx_st g_ctx[8];
 std::mutex g_mu;  // the primary contexts' refs, the allocation tables and the counters
 thread_local CUctx_st* g_current = nullptr;
 std::map<uintptr_t, size_t> g_device;  // device allocations: start -> size
+std::map<uintptr_t, int> g_owner;      // device allocations: start -> the device whose primary context made it
 std::map<uintptr_t, size_t> g_pinned;  // cuMemAllocHost blocks
 std::map<std::string, int64_t> g_counters;
 
@@ -221,7 +222,20 @@ CUresult f_cuDevicePrimaryCtxRelease(CUdevice d) {
   if (d < 0 || d >= 8) return CUDA_ERROR_INVALID_DEVICE;
   std::lock_guard<std::mutex> l(g_mu);
   if (g_ctx[d].refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
-  if (--g_ctx[d].refs == 0) g_ctx[d].sticky = CUDA_SUCCESS;  // destroyed: a later retain gets a fresh context
+  if (--g_ctx[d].refs == 0) {  // destroyed: a later retain gets a fresh context
+    g_ctx[d].sticky = CUDA_SUCCESS;
+    // As the real driver, destroying a context frees the memory still allocated in it (after a sticky error
+    // cuMemFree fails, so this is the only way that memory goes back).
+    for (auto it = g_owner.begin(); it != g_owner.end();) {
+      if (it->second != d) {
+        ++it;
+        continue;
+      }
+      std::free(reinterpret_cast<void*>(it->first));
+      g_device.erase(it->first);
+      it = g_owner.erase(it);
+    }
+  }
   return CUDA_SUCCESS;
 }
 CUresult f_cuCtxSetCurrent(CUcontext c) {
@@ -317,6 +331,7 @@ CUresult f_cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   *p = reinterpret_cast<CUdeviceptr>(m);
   std::lock_guard<std::mutex> l(g_mu);
   g_device[*p] = bytes;
+  g_owner[*p] = g_current->device;
   ++g_counters["mem_alloc"];
   return CUDA_SUCCESS;
 }
@@ -324,6 +339,7 @@ CUresult f_cuMemFree(CUdeviceptr p) {
   if (CUresult r = current_state()) return r;
   std::lock_guard<std::mutex> l(g_mu);
   if (!g_device.erase(p)) return CUDA_ERROR_INVALID_VALUE;
+  g_owner.erase(p);
   std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
 }

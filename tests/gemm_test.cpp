@@ -245,10 +245,9 @@ ENTRY %main (x: {1}, w: {2}, b: {0}[{3}]) -> ({5}) {{
 
 TEST_CASE("gemm: output fusions run their epilogue per tile (bias + gelu, bf16 and converted results)", "[cpu]") {
   // gelu's slope is at most 1.13, so the dot's error carries through at most 1.2 times; the epilogue's own ops
-  // (f32 math within a few ULP; bf16/f16: the interpreter rounds after every op, the CPU backend once, where it
-  // stores the result (excess precision), so the difference is the reference's per-op roundings, each u of the
-  // value at that op, carried through gelu's ops with slopes near 1) get 6 units of roundoff of the output type
-  // relative to 1 + |value|.
+  // (f32 math within a few ULP; bf16/f16: both round after every op, but the product's f32 value (another
+  // summation order than the interpreter's) and tanh's polynomial can round to a neighbouring value, carried
+  // through gelu's ops with slopes near 1) get 6 units of roundoff of the output type relative to 1 + |value|.
   std::vector<Dot> dots{
       matmul(24, 96, 40, false, false),
       matmul(200, 300, 520, false, false),  // several tiles and depth blocks, both threads

@@ -56,7 +56,7 @@ struct CountingAlloc {
 
 }  // namespace
 
-TEST_CASE("from_host wraps aligned memory without a copy; the deleter runs once, when the last reference goes",
+TEST_CASE("from_host wraps aligned memory without a copy, the deleter runs once, when the last reference goes",
           "[zero_copy]") {
   const size_t n = 6;
   float* p = aligned_block<float>(n);
@@ -188,7 +188,7 @@ TEST_CASE("a vector moved into jitx::array becomes its memory when aligned", "[z
   CHECK(array(std::move(b), {3}).to_vector<bool>() == std::vector<bool>{true, false, true});
 }
 
-TEST_CASE("a moved-in vector lives until the last array over it goes; donation may reuse it", "[zero_copy]") {
+TEST_CASE("a moved-in vector lives until the last array over it goes, donation may reuse it", "[zero_copy]") {
   AllocStats st;
   {
     std::vector<float, CountingAlloc<float>> v(256, 1.0f, CountingAlloc<float>(&st));

@@ -11,7 +11,7 @@ using namespace jitx;
 using namespace jitx::hlo;
 using namespace jitx::hlo::testing;
 
-TEST_CASE("layout: a transpose feeding a minor-dimension reduce becomes a layout change; a copy for the rest",
+TEST_CASE("layout: a transpose feeding a minor-dimension reduce becomes a layout change, a copy for the rest",
           "[fusion]") {
   auto r = run_pass<LayoutAssignment>(R"(HloModule transpose_reduce
 ENTRY %main (x: f32[4,6]) -> (f32[4], f32[6,4]) {
@@ -38,7 +38,7 @@ ENTRY %main (x: f32[4,6]) -> (f32[4], f32[6,4]) {
   CHECK(ba.value_of.at(t) == ba.value_of.at(r.module->entry->parameters[0]));
 }
 
-TEST_CASE("layout: consumers that disagree share one copy; a returned transpose stays row-major", "[fusion]") {
+TEST_CASE("layout: consumers that disagree share one copy, a returned transpose stays row-major", "[fusion]") {
   auto r = run_pass<LayoutAssignment>(R"(HloModule transpose_dot
 ENTRY %main (x: f32[4,6], w: f32[4,3]) -> (f32[6,4], f32[6,3], f32[6,4]) {
   %x = f32[4,6] parameter(0)

@@ -200,7 +200,7 @@ TEST_CASE("linalg vmap: every function under vmap matches a loop", "[linalg]") {
   }
 }
 
-TEST_CASE("linalg HLO: custom-calls in HLO and StableHLO text; CSE, DCE and constant folding", "[linalg]") {
+TEST_CASE("linalg HLO: custom-calls in HLO and StableHLO text, CSE, DCE and constant folding", "[linalg]") {
   auto f = jit([](Array a, Array b) {
     return std::vector<Array>{jnp::linalg::cholesky(a), lax::linalg::triangular_solve(a, b, true, true, true),
                               jnp::linalg::eigvalsh(a), jnp::linalg::svdvals(a), jnp::linalg::qr(a).R,

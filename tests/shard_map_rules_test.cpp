@@ -146,7 +146,7 @@ TEST_CASE("shard_map rules: transpose rules satisfy <ct, A x> = <A^T ct, x> over
   }
 }
 
-TEST_CASE("shard_map rules: jit(shard_map) is one shard_map equation; its values, grad and vmap", "[shard_map]") {
+TEST_CASE("shard_map rules: jit(shard_map) is one shard_map equation, its values, grad and vmap", "[shard_map]") {
   if (!have(4)) return;
   Mesh mesh = make_mesh({4}, {"i"});
   Array x = f64(testing::uniform(8 * 4, -2, 2), {8, 4});

@@ -79,7 +79,7 @@ TEST_CASE("jit: shardings are part of the cache key, and explain_cache_misses na
   CHECK(f.num_compiles() == 5);  // still cached
 }
 
-TEST_CASE("jit: out_shardings place the results; in_shardings check the arguments", "[spmd]") {
+TEST_CASE("jit: out_shardings place the results, in_shardings check the arguments", "[spmd]") {
   if (!have(8)) return;
   Mesh m = make_mesh({2, 4}, {"data", "model"});
   NamedSharding rows(m, P("data", nullptr)), cols(m, P(nullptr, "model"));
@@ -137,7 +137,7 @@ TEST_CASE("lax::with_sharding_constraint: the identity in value under jit, grad 
       Catch::Contains("[with_sharding_constraint]") && Catch::Contains("rank at least 2"));
 }
 
-TEST_CASE("jit: sharded arguments run partitioned on their devices; results carry the partitioner's shardings",
+TEST_CASE("jit: sharded arguments run partitioned on their devices, results carry the partitioner's shardings",
           "[spmd]") {
   for (int64_t n : {2, 4, 8}) {
     if (!have(size_t(n))) return;
@@ -176,7 +176,7 @@ TEST_CASE("jit: sharded arguments run partitioned on their devices; results carr
   }
 }
 
-TEST_CASE("jit: a sharding constraint reshards inside the partitioned program; refused calls run on one device",
+TEST_CASE("jit: a sharding constraint reshards inside the partitioned program, refused calls run on one device",
           "[spmd]") {
   if (!have(4)) return;
   Mesh m = make_mesh({4}, {"data"});

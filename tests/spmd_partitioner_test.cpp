@@ -103,7 +103,7 @@ std::string ids(int64_t n) {
 
 }  // namespace
 
-TEST_CASE("partitioner: elementwise ops follow the split operand; replicated ones are sliced locally", "[spmd]") {
+TEST_CASE("partitioner: elementwise ops follow the split operand, replicated ones are sliced locally", "[spmd]") {
   for (int64_t n : {2, 4, 8}) {
     for (std::string sh :
          {fmt::format("{{devices=[{},1]{}}}", n, ids(n)), fmt::format("{{devices=[1,{}]{}}}", n, ids(n))}) {
@@ -250,7 +250,7 @@ ENTRY %e (x: f32[16,8]) -> {1} {{
   }
 }
 
-TEST_CASE("partitioner: broadcast and transpose carry tiles; other ops all-gather; annotations reshard", "[spmd]") {
+TEST_CASE("partitioner: broadcast and transpose carry tiles, other ops all-gather, annotations reshard", "[spmd]") {
   for (int64_t n : {2, 4}) {
     auto r = check(fmt::format(R"(HloModule m
 

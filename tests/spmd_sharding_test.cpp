@@ -83,7 +83,7 @@ TEST_CASE("NamedSharding's tile assignment is XLA's", "[spmd]") {
   CHECK(t(P(), 2) == "{replicated}");
 }
 
-TEST_CASE("device_put splits an array into shards; reading it assembles them", "[spmd]") {
+TEST_CASE("device_put splits an array into shards, reading it assembles them", "[spmd]") {
   if (!have(8)) return;
   auto ds = devices();
   Array x = array(iota_f(32), {8, 4});

@@ -239,9 +239,11 @@ TEST_CASE("stablehlo: shape ops", "[stablehlo]") {
                    "stablehlo.reverse %arg0, dims = [0, 1] : tensor<2x3xf32>",
                    "stablehlo.slice %arg0 [0:2, 1:3:2] : (tensor<2x3xf32>) -> tensor<2x1xf32>",
                    "stablehlo.slice %arg0 [1:2, 0:3] : (tensor<2x3xf32>) -> tensor<1x3xf32>",
-                   // Traced start indices wrap when negative (select(i < 0, i + n, i)), as JAX's do.
-                   "stablehlo.compare LT, %arg1, %c_0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
-                   "stablehlo.select %7, %6, %arg1 : tensor<i1>, tensor<i32>",
+                   // Traced start indices wrap when negative (select(i < 0, i + n, i)), as JAX's do, in its
+                   // order (the compare, then the add) with gcc and clang alike.
+                   "stablehlo.compare LT, %arg1, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+                   "stablehlo.add %arg1, %c_0 : tensor<i32>",
+                   "stablehlo.select %6, %7, %arg1 : tensor<i1>, tensor<i32>",
                    "stablehlo.dynamic_slice %arg0, %8, %11, sizes = [1, 2] : (tensor<2x3xf32>, tensor<i32>, "
                    "tensor<i32>) -> tensor<1x2xf32>",
                    "stablehlo.dynamic_update_slice %arg0, %",

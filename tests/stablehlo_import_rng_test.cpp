@@ -160,7 +160,7 @@ TEST_CASE("import_stablehlo: reduce_window with a general reducer region (cumlog
     }
 }
 
-TEST_CASE("import_stablehlo: complex types and dynamic shapes are clear ParseErrors; mhlo/jax/sdy attributes are "
+TEST_CASE("import_stablehlo: complex types and dynamic shapes are clear ParseErrors, mhlo/jax/sdy attributes are "
           "ignored where they mean nothing", "[import]") {
   auto fn = [](const std::string& type) {
     return "func.func public @main(%a: " + type + ") -> " + type + " {\n  return %a : " + type + "\n}\n";

@@ -66,7 +66,7 @@ TEST_CASE("tree_util: tree_map over one and several trees, eager and under jit",
   CHECK(total == 28);
 }
 
-TEST_CASE("tree_util: structures compare; mismatched trees are a TypeError naming both", "[tree_util]") {
+TEST_CASE("tree_util: structures compare, mismatched trees are a TypeError naming both", "[tree_util]") {
   Tree a = sample(), b = sample();
   CHECK(tree_util::tree_structure(a) == tree_util::tree_structure(b));
   std::get<1>(b).pop_back();

@@ -383,7 +383,7 @@ TEST_CASE("vmap over pytrees: per-leaf in_axes, structured outputs, out_axes per
   }
 }
 
-TEST_CASE("vmap broadcasts outputs that do not depend on a mapped input; axis_size", "[vmap]") {
+TEST_CASE("vmap broadcasts outputs that do not depend on a mapped input, axis_size", "[vmap]") {
   Array xs = rand_f32({4, 3}), c = rand_f32({3});
   auto [a, b] = vmap([&](const Array& x) { return std::make_pair(x * 2.0f, c + 1.0f); }, 0, 1)(xs);
   check_same(a, (xs * 2.0f).T(), "mapped output at out axis 1");
@@ -456,7 +456,7 @@ TEST_CASE("grad of vmap: the gradient of a batched loss", "[vmap][autodiff]") {
                Bound::kSum);
 }
 
-TEST_CASE("jit(vmap(f)) traces to one batched jaxpr; vmap(jit(f)) works", "[vmap][jit]") {
+TEST_CASE("jit(vmap(f)) traces to one batched jaxpr, vmap(jit(f)) works", "[vmap][jit]") {
   auto f = [](const Array& w, const Array& x) { return lax::tanh(lax::dot(w, x)); };
   Array w = rand_f32({3, 4}), xs = rand_f32({6, 4});
   auto jv = jit(vmap(f, {std::nullopt, 0}));

@@ -49,7 +49,7 @@ TEST_CASE("x64 dtypes: sum and prod of bools and narrow ints accumulate in int64
   both_close([](auto& a) { return jnp::sum(a[0]); }, {make({0.5, 0.25}, float32)}, {0.75}, float32, "sum f32");
 }
 
-TEST_CASE("x64 dtypes: cumsum/cumprod of bool are int64, of ints keep the dtype; mean of ints", "[x64_dtypes]") {
+TEST_CASE("x64 dtypes: cumsum/cumprod of bool are int64, of ints keep the dtype, mean of ints", "[x64_dtypes]") {
   Array b = make_int({1, 0, 1, 1}, bool_);
   both_exact([](auto& a) { return jnp::cumsum(a[0]); }, {b}, {1, 1, 2, 3}, int64, "cumsum bool");
   both_exact([](auto& a) { return jnp::cumprod(a[0]); }, {b}, {1, 0, 0, 0}, int64, "cumprod bool");
@@ -112,7 +112,7 @@ TEST_CASE("x64 dtypes: jax.nn activations of ints and bools", "[x64_dtypes]") {
              {0, 0.5 * std::erfc(-std::sqrt(0.5))}, float32, "gelu bool");
 }
 
-TEST_CASE("x64 dtypes: jnp integer ops on bools run in int32; sign/round reject bool", "[x64_dtypes]") {
+TEST_CASE("x64 dtypes: jnp integer ops on bools run in int32, sign/round reject bool", "[x64_dtypes]") {
   Array x = make_int({1, 0, 1}, bool_), y = make_int({1, 1, 1}, bool_);
   both_exact([](auto& a) { return jnp::floor_divide(a[0], a[1]); }, {x, y}, {1, 0, 1}, int32, "floor_divide bool");
   both_exact([](auto& a) { return jnp::remainder(a[0], a[1]); }, {x, y}, {0, 0, 0}, int32, "remainder bool");

@@ -21,11 +21,12 @@ struct Config {
   bool dump_passes = false;           // JITX_DUMP_PASSES=1: with dump_to, write the HLO after every pass
   bool trace_passes = false;          // JITX_TRACE_PASSES=1: log one line per rewrite an HLO pass makes
   // JITX_ALLOW_EXCESS_PRECISION=0 turns it off (XLA's xla_allow_excess_precision, on in XLA and JAX by default).
-  // On: inside a fused kernel of the cpu backend, f16/bf16 intermediate values stay in f32 and are rounded to
-  // their type only where they are written to memory, as XLA computes them, and a multiply may fuse with the add
-  // or subtract it feeds into one FMA (one rounding, as XLA:CPU compiles: jit(w - 0.1 * g) at w = 1, g = 10 is
-  // -1.49e-8 in jitx and JAX alike). Off: every op's result is rounded, as the interpreter rounds (bit-exact with
-  // it). Read when a function is compiled: changing it does not recompile what is compiled already.
+  // On, as XLA:CPU compiles: a multiply may fuse with the add or subtract it feeds into one FMA (one rounding:
+  // jit(w - 0.1 * g) at w = 1, g = 10 is -1.49e-8 in jitx and JAX alike), and a bf16 op whose result is converted
+  // to float32 keeps its f32 value (jit(exp(x).astype(f32)) of bf16 x is the f32 exp, in jitx and JAX alike).
+  // f16/bf16 ops are rounded to their type after every op either way, as XLA:CPU and the interpreter round them.
+  // Off: every op's result is rounded, as the interpreter rounds (bit-exact with it). Read when a function is
+  // compiled: changing it does not recompile what is compiled already.
   bool allow_excess_precision = true;
   // The persistent compilation cache (README, "The compilation cache"): every executable jit compiles is stored
   // in this directory (its object code and what it needs to run), and a later process compiling the same

@@ -122,7 +122,13 @@ Array softmax(const Array& x, std::vector<int64_t> axes, Loc loc) {
   ApiScope s(loc);
   Array m = max_or_neg_inf(x, axes);
   Array e = jnp::exp(x - m);
-  return e / jnp::sum(e, axes, true);
+  Array total = jnp::sum(e, axes, true);
+  // JAX's e / sum is compiled by XLA as e * (1 / sum) (its simplifier's rule for a division by a broadcast, which
+  // jitx's applies under jit too): written so, eager calls agree with it. bf16 keeps the division: XLA's reciprocal
+  // is f32 there, and the algebraic simplifier gives the same under jit.
+  if (e.dtype() == DType::bfloat16) return e / total;
+  Array inv = 1.0 / total;
+  return e * inv;
 }
 Array softmax(const Array& x, int64_t axis, Loc loc) { return softmax(x, std::vector<int64_t>{axis}, loc); }
 

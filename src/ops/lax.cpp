@@ -201,7 +201,11 @@ std::vector<Array> wrap_negative_starts(const Array& x, const std::vector<Array>
       out.push_back(s.item<int64_t>() < 0 ? add(s, d) : s);
       continue;
     }
-    out.push_back(select(lt(s, Array::scalar_int(0, s.dtype())), add(s, d), s));
+    // One statement per op, in JAX's order (compare, then add): a call's arguments are evaluated in an unspecified
+    // order (gcc right to left, clang left to right), which would reorder the traced equations between compilers.
+    Array negative = lt(s, Array::scalar_int(0, s.dtype()));
+    Array shifted = add(s, d);
+    out.push_back(select(negative, shifted, s));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // jnp::linalg's decompositions and what is built on them (as JAX's jnp.linalg builds them): cholesky, eigh, qr,
-// svd bind their primitives; solve, inv, det and slogdet go through lu and triangular solves; lstsq, pinv and the
+// svd bind their primitives; solve, inv and slogdet go through lu and triangular solves; lstsq, pinv and the
 // spectral norms through the SVD. Gradients and batching come from the primitives' rules.
 #include <cmath>
 #include <limits>
@@ -25,14 +25,6 @@ Array lu_solve(const lax::linalg::LuResult& f, const Array& b) {
   Array pb = numpy::matmul(permutation_matrix(f.permutation, b.dtype()), b);
   Array y = lax::linalg::triangular_solve(f.lu, pb, true, true, false, false, true);
   return lax::linalg::triangular_solve(f.lu, y, true, false, false, false, false);
-}
-/// (-1)^(number of row swaps) of an LU's pivots, in dtype.
-Array pivot_sign(const Array& pivots, DType dtype) {
-  int64_t n = pivots.shape().back();
-  Array swaps = pivots != lax::broadcasted_iota(DType::int32, pivots.shape(), pivots.ndim() - 1);
-  Array count = numpy::sum(numpy::astype(swaps, DType::int32), {pivots.ndim() - 1});
-  (void)n;
-  return 1.0 - 2.0 * numpy::astype(count % 2, dtype);
 }
 /// jnp.linalg.qr(mode="raw"): LAPACK geqrf's Householder form, as JAX returns it: h = the factored matrix
 /// transposed (..., n, m) (R on and above the diagonal of its transpose, each reflector's vector v below it, v's
@@ -116,34 +108,6 @@ Array inv(const Array& a0, Loc loc) {
   int64_t n = a.shape().back();
   Array e = numpy::broadcast_to(eye(n, n, 0, a.dtype()), a.shape());
   return lu_solve(lax::linalg::lu(a), e);
-}
-
-namespace {
-/// JAX's closed forms for 2x2 and 3x3 determinants, term for term in its order: their gradient is the cofactor
-/// matrix everywhere, singular matrices included (JAX's LU-based rule is for n >= 4).
-Array det_small(const Array& a) {
-  int64_t nd = a.ndim(), n = a.shape().back();
-  Shape batch(a.shape().begin(), a.shape().end() - 2);
-  auto at = [&](int64_t i, int64_t j) {
-    std::vector<int64_t> start(static_cast<size_t>(nd), 0), limit = a.shape();
-    start[nd - 2] = i, start[nd - 1] = j, limit[nd - 2] = i + 1, limit[nd - 1] = j + 1;
-    return lax::reshape(lax::slice(a, start, limit), batch);
-  };
-  if (n == 2) return at(0, 0) * at(1, 1) - at(0, 1) * at(1, 0);
-  return at(0, 0) * at(1, 1) * at(2, 2) + at(0, 1) * at(1, 2) * at(2, 0) + at(0, 2) * at(1, 0) * at(2, 1) -
-         at(0, 2) * at(1, 1) * at(2, 0) - at(0, 0) * at(1, 2) * at(2, 1) - at(0, 1) * at(1, 0) * at(2, 2);
-}
-}  // namespace
-
-Array det(const Array& a0, Loc loc) {
-  ApiScope scope(loc);
-  Array a = inexact("jnp.linalg.det", a0, true);
-  check_square("jnp.linalg.det", a);
-  int64_t n = a.shape().back();
-  if (n == 2 || n == 3) return det_small(a);  // float16/bfloat16 too, as JAX's closed forms
-  inexact("jnp.linalg.det", a);  // other sizes go through LU: float32/float64 only (as JAX on CPU)
-  auto f = lax::linalg::lu(a);
-  return pivot_sign(f.pivots, a.dtype()) * numpy::prod(diagonal(f.lu), {a.ndim() - 2});
 }
 
 SlogdetResult slogdet(const Array& a0, Loc loc) {

@@ -20,7 +20,8 @@ Array inexact(std::string_view op, const Array& x, bool low_precision_ok) {
   DType d = x.dtype();
   if (d == DType::float32 || d == DType::float64) return x;
   if (is_floating(d)) {
-    if (low_precision_ok) return x;
+    // An empty f16/bf16 matrix has nothing to decompose: JAX returns its empty results in the same dtype.
+    if (low_precision_ok || x.size() == 0) return x;
     throw_error<TypeError>(op, "{} is not supported (float32 and float64 are; JAX on CPU has no LAPACK for it)",
                            dtype_name(d));
   }
@@ -63,6 +64,12 @@ Array permutation_matrix(const Array& perm, DType dtype) {
   for (int64_t k = 0; k < perm.ndim(); ++k) dims.push_back(k);
   Array p = lax::broadcast_in_dim(perm, sq, dims);
   return numpy::astype(p == lax::broadcasted_iota(perm.dtype(), sq, perm.ndim()), dtype);
+}
+
+Array pivot_sign(const Array& pivots, DType dtype) {
+  Array swaps = pivots != lax::broadcasted_iota(DType::int32, pivots.shape(), pivots.ndim() - 1);
+  Array count = numpy::sum(numpy::astype(swaps, DType::int32), {pivots.ndim() - 1});
+  return 1.0 - 2.0 * numpy::astype(count % 2, dtype);
 }
 
 std::pair<Array, Array> broadcast_batch(std::string_view op, const Array& a, const Array& b) {

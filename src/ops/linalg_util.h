@@ -26,6 +26,8 @@ Array symmetrize(const Array& x);
 Array diagonal(const Array& x);
 /// P with P[..., i, j] = (perm[..., i] == j), in dtype: (P b) is b's rows in perm's order.
 Array permutation_matrix(const Array& perm, DType dtype);
+/// (-1)^(number of row swaps) of an LU's pivots (..., n), in dtype (...).
+Array pivot_sign(const Array& pivots, DType dtype);
 /// a (..., n, n) and b (..., n, k) with their batch axes broadcast against each other.
 std::pair<Array, Array> broadcast_batch(std::string_view op, const Array& a, const Array& b);
 

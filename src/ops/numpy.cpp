@@ -10,6 +10,7 @@
 #include "core/default_dtypes.h"
 #include "jitx/config.h"
 #include "core/errors.h"
+#include "core/literal.h"
 #include "core/trace.h"
 #include "core/primitive.h"
 #include "jitx/lax.h"
@@ -338,15 +339,30 @@ JITX_JNP_FLOAT_UNARY(cosh, cosh) JITX_JNP_FLOAT_UNARY(arcsinh, asinh) JITX_JNP_F
 JITX_JNP_FLOAT_UNARY(arctanh, atanh)
 #undef JITX_JNP_FLOAT_UNARY
 
+namespace {
+/// x rounded to dtype d (as numpy's astype of a double).
+double in_dtype(double v, DType d) {
+  detail::Literal l = detail::Literal::make(d, {});
+  l.set_f64(0, v);
+  return l.get_f64(0);
+}
+}  // namespace
+
 Array log2(const Array& x, Loc loc) {
   ApiScope s(loc);
+  // JAX: lax.div(lax.log(x), lax.log(2 as x's dtype)), which XLA's algebraic simplifier turns into a multiply by
+  // the reciprocal of the folded log(2), folded in the dtype too (in f32 for the 16-bit floats, then rounded).
   Array f = to_float(x);
-  return lax::div(lax::log(f), lax::log(convert(Array(2.0), f.dtype(), false)));
+  DType d = f.dtype();
+  double c = d == DType::float64 ? 1.0 / std::log(2.0)
+                                 : in_dtype(1.0f / static_cast<float>(in_dtype(std::log(2.0f), d)), d);
+  return lax::mul(lax::log(f), convert(Array(c), d, false));
 }
 Array log10(const Array& x, Loc loc) {
   ApiScope s(loc);
+  // JAX: lax.mul(lax.log(x), 0.4342944819032518 as x's dtype).
   Array f = to_float(x);
-  return lax::div(lax::log(f), lax::log(convert(Array(10.0), f.dtype(), false)));
+  return lax::mul(lax::log(f), convert(Array(in_dtype(0.4342944819032518, f.dtype())), f.dtype(), false));
 }
 Array square(const Array& x, Loc loc) {
   ApiScope s(loc);
@@ -382,9 +398,19 @@ Array isinf(const Array& x, Loc loc) {
     Array in = pre;                                                         \
     return keepdims_reshape(lax::laxfn(in, ax), x, ax, keepdims);           \
   }
-// Sums and products of bools and narrower ints accumulate in the default int (uint for unsigned), as JAX does.
-JITX_JNP_REDUCE(sum, reduce_sum, to_default_int(x))
-JITX_JNP_REDUCE(prod, reduce_prod, to_default_int(x))
+#define JITX_JNP_REDUCE_UPCAST(name, laxfn, pre)                                              \
+  Array name(const Array& x, Axes axes, bool keepdims, Loc loc) {                              \
+    ApiScope s(loc);                                                                           \
+    auto ax = canon_axes(x, axes, #name);                                                      \
+    Array in = pre;                                                                            \
+    return keepdims_reshape(downcast_to(lax::laxfn(upcast_f16(in), ax), in), x, ax, keepdims); \
+  }
+// Sums and products of bools and narrower ints accumulate in the default int (uint for unsigned), as JAX does;
+// float16/bfloat16 ones in float32, rounded once at the end (JAX's upcast_f16_for_computation: the reduce is
+// convert -> reduce in f32 -> convert, so that a bf16 op feeding it keeps its f32 value, as in XLA).
+JITX_JNP_REDUCE_UPCAST(sum, reduce_sum, to_default_int(x))
+JITX_JNP_REDUCE_UPCAST(prod, reduce_prod, to_default_int(x))
+#undef JITX_JNP_REDUCE_UPCAST
 JITX_JNP_REDUCE(max, reduce_max, nonempty_axes(x, ax, "max"))
 JITX_JNP_REDUCE(min, reduce_min, nonempty_axes(x, ax, "min"))
 JITX_JNP_REDUCE(all, reduce_and, as_bool(x))

@@ -93,6 +93,16 @@ void check_dtype(std::string_view op, const ShapedArray& a, Kinds k) {
     throw_error<TypeError>(op, "got an operand of dtype {}, expected {}", dtype_name(a.dtype), kinds_str(k));
 }
 
+/// logistic of f16/bf16 as XLA:CPU computes it: its logistic expander writes 1 / (1 + exp(-x)) in the operand's
+/// type, and each of the four ops rounds to it (`jax.jit(jax.nn.sigmoid).lower(x).compile().as_text()` of bf16 x
+/// shows the round trips); f32/f64 keep the one logistic op (the same formula, without the roundings).
+hlo::Instruction* lower_half_logistic(hlo::Computation* comp, hlo::Instruction* x, const hlo::Shape& shape) {
+  hlo::Instruction* one = comp->add(Opcode::kBroadcastInDim, shape, {comp->add_scalar_constant(shape.dtype, 1.0)},
+                                    Params{{"broadcast_dimensions", std::vector<int64_t>{}}});
+  hlo::Instruction* e = comp->add(Opcode::kExp, shape, {comp->add(Opcode::kNegate, shape, {x})});
+  return comp->add(Opcode::kDivide, shape, {one, comp->add(Opcode::kAdd, shape, {e, one})});
+}
+
 /// A null rule means the output has no tangent (integer/bool results, piecewise-constant functions).
 void register_unary(std::string name, Opcode op, Kinds k, UnaryJvp jvp, bool to_bool = false,
                     TransposeFn transpose = nullptr) {
@@ -111,7 +121,11 @@ void register_unary(std::string name, Opcode op, Kinds k, UnaryJvp jvp, bool to_
     return std::vector<ShapedArray>{out};
   };
   p.lower = [op](LowerCtx& c, std::span<hlo::Instruction* const> args) {
-    return std::vector<hlo::Instruction*>{c.comp->add(op, hlo_shape(c.out_avals[0]), {args[0]})};
+    hlo::Shape shape = hlo_shape(c.out_avals[0]);
+    bool half = shape.dtype == DType::float16 || shape.dtype == DType::bfloat16;
+    if (op == Opcode::kLogistic && half) return std::vector<hlo::Instruction*>{
+        lower_half_logistic(c.comp, args[0], shape)};
+    return std::vector<hlo::Instruction*>{c.comp->add(op, shape, {args[0]})};
   };
   p.batch = elementwise_batch(p.name);
   register_primitive(std::move(p));

@@ -103,9 +103,8 @@ Value* ElementwiseEmitter::convert(Value* v, DType from, DType to) {
                           : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (is_float(to)) {
     // To f16/bf16 (computed in f32: t is float) from f64 or an integer this rounds to f32 and then to the half
-    // type, as XLA converts (and as the interpreter does). An explicit convert to a half type always rounds, even
-    // with excess precision allowed (as XLA:CPU: x.astype(bf16).astype(f32) is how users emulate bf16; excess
-    // precision only keeps arithmetic results unrounded).
+    // type, as XLA converts (and as the interpreter does). An explicit convert to a half type always rounds (as
+    // XLA:CPU: x.astype(bf16).astype(f32) is how users emulate bf16).
     Value* r;
     if (is_float(from)) r = b_.CreateFPCast(v, t);
     else if (is_signed(from)) r = b_.CreateSIToFP(v, t);

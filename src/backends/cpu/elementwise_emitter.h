@@ -2,16 +2,16 @@
 // in, its result out), the types values are computed and stored in, and a reducer's identity and combine. The
 // element-level emitter (elemental_emitter.h) builds on it; f32 transcendentals are math_emitter.cpp's.
 //
-// f16/bf16 values are computed in f32. By default (excess precision, XLA's xla_allow_excess_precision, which XLA
-// and JAX turn on) they stay in f32 through the whole fused computation and are rounded to their type only where
-// they are written to memory (the kernel's outputs): XLA's float normalization computes bf16 ops in f32 and its
-// simplify-fp-conversions pass then drops the f32 -> bf16 -> f32 round trips between them, so this is the value
-// XLA computes. It is also cheaper (a round to nearest even is ~6 integer ops per value, more than most ops it
-// follows) and more accurate (one rounding instead of one per op). With config().allow_excess_precision off, each
-// op's result is rounded to its type, as the interpreter rounds after every op (then the two agree bit for bit).
-// Excess precision also lets a multiply and the add that consumes it fuse into an FMA (see contractible).
-// A convert to f16/bf16 inside a fusion is such an op too: like XLA, which drops f32 -> bf16 -> f32 pairs however
-// they arose, excess precision does not round it unless it is stored.
+// f16/bf16 values are computed in f32 and rounded to their type after every op, as XLA:CPU computes them (its
+// float normalization runs each bf16 op in f32 between a convert from and a convert back to bf16, and the compiled
+// module keeps those round trips between ops: `jax.jit(f).lower(x).compile().as_text()` shows them; f16 ops are
+// LLVM half arithmetic, which rounds each instruction). The interpreter rounds after every op too, so the two
+// agree bit for bit on f16/bf16. XLA's one exception, a bf16 op whose result is converted to f32 keeping its f32
+// value, is an HLO rewrite (hlo/passes/simplify_fp_conversions.h), so every backend sees it.
+// Excess precision (config().allow_excess_precision, on by default as XLA's xla_allow_excess_precision) lets a
+// multiply and the add that consumes it fuse into an FMA (see contractible). A bf16 product is rounded with integer
+// ops, which nothing fuses across; an f16 one is an fptrunc, and LLVM narrows f32 math on two f16 values to f16
+// math, which it may then fuse into the add (an FMA rounded to f16 once), as it does for XLA's f16 code.
 #pragma once
 #include <string>
 #include <vector>
@@ -41,10 +41,8 @@ class ElementwiseEmitter {
   llvm::Type* stype(DType d);  // the type d is stored as
   Value* from_storage(DType d, Value* v);
   Value* to_storage(DType d, Value* v);
-  // An op's result of type d: rounded to d only without excess precision (with it, f16/bf16 values keep their f32
-  // precision until store() rounds them). Values kept in the kernel's own stack arrays (the row cache, column
-  // accumulators) are f32 and unrounded alike: only what is written to a buffer is rounded.
-  Value* round(DType d, Value* v) { return is_half(d) && !excess_precision_ ? from_storage(d, to_storage(d, v)) : v; }
+  // An op's result of type d: f16/bf16 values are rounded to d (computed in f32, see the file comment).
+  Value* round(DType d, Value* v) { return is_half(d) ? from_storage(d, to_storage(d, v)) : v; }
   Value* fconst(llvm::Type* t, double v) { return llvm::ConstantFP::get(t, v); }
 
   // --- a reducer's arithmetic ---
@@ -62,7 +60,7 @@ class ElementwiseEmitter {
 
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
-  bool excess_precision_;  // f16/bf16 values are rounded only when stored (see the file comment)
+  bool excess_precision_;  // a multiply may fuse into the add it feeds (see the file comment)
 };
 
 }  // namespace jitx::cpu

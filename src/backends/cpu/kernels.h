@@ -51,8 +51,8 @@ struct JitOptions {
   std::string module_name;
   std::string dump_prefix;  // when set: <prefix>.ll (before), <prefix>.opt.ll (after), <prefix>.s
   int opt_level = 2;
-  /// f16/bf16 values stay in f32 inside a kernel and are rounded only when stored (config().allow_excess_precision;
-  /// see elementwise_emitter.h); false: rounded after every op, as the interpreter does.
+  /// A multiply may fuse into the add it feeds (one FMA; config().allow_excess_precision, see
+  /// elementwise_emitter.h); false: every op rounds, as the interpreter does.
   bool allow_excess_precision = true;
   bool keep_objects = false;  // keep copies of the object files in CompiledKernels (for serialising)
 };

@@ -15,7 +15,7 @@ class IRBuilderBase;
 namespace jitx::cpu {
 
 /// Adds `void kernel_<i>(ptr bufs, i64 r0, i64 r1, i64 c0, i64 c1)` for each instruction to m. With
-/// allow_excess_precision, f16/bf16 values are rounded only when stored; otherwise after every op.
+/// allow_excess_precision, a multiply may fuse into the add it feeds (an FMA); otherwise every op rounds.
 void emit_kernels(llvm::Module& m, const std::vector<const hlo::Instruction*>& insts, bool allow_excess_precision);
 std::string kernel_symbol(size_t i);
 

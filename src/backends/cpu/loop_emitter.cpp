@@ -207,6 +207,8 @@ void LoopEmitter::fold_multiplies(const Instruction* i, const std::vector<int64_
                                   const std::vector<const Instruction*>& roots,
                                   std::unordered_map<const Instruction*, std::vector<const Instruction*>>& users,
                                   Staged& st) {
+  // f16/bf16 products are rounded before the logistic and after it (per-op rounding): nothing folds.
+  if (is_half(i->shape.dtype)) return;
   const Instruction* m = i->operand(0);
   if (m->opcode == Opcode::kMultiply && !buffers_.count(m)) {
     for (size_t k = 0; k < 2; ++k) {
@@ -222,7 +224,6 @@ void LoopEmitter::fold_multiplies(const Instruction* i, const std::vector<int64_
   const auto& u = users[i];
   bool is_root = std::find(roots.begin(), roots.end(), i) != roots.end();
   if (u.size() != 1 || is_root || u[0]->opcode != Opcode::kMultiply || u[0]->shape.dtype != i->shape.dtype) return;
-  if (is_half(i->shape.dtype) && !excess_precision_) return;
   const Instruction* mul = u[0];
   size_t other = mul->operand(0) == i ? 1 : 0;
   if (mul->operand(other) == i || mul->operand(other)->shape.dims != dims) return;

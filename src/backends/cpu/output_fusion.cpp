@@ -4,9 +4,8 @@
 //
 // The epilogue kernel is an ordinary kLoop fusion built from the fused computation with the dot replaced by a new
 // last parameter, the product, in the accumulation type (f32 for f32/bf16/f16 dots, f64 for f64). For a bf16/f16
-// dot the epilogue first converts the product to the dot's dtype: without excess precision (see elementwise_emitter.h)
-// it is rounded exactly where the unfused dot would round it; with it (the default) the convert rounds nothing and
-// the epilogue computes on the f32 product, which is never stored. When the product's type is also the fusion's result
+// dot the epilogue first converts the product to the dot's dtype, rounding it exactly where the unfused dot would
+// round it (f16/bf16 round after every op, see elementwise_emitter.h). When the product's type is also the fusion's result
 // type (f32), the GEMM writes each tile straight into the result buffer and the epilogue rewrites it in place (the
 // kernel reads its product parameter through the output pointer). Otherwise (a bf16 result, say) the GEMM accumulates
 // each tile in a per-thread strip and the epilogue reads it from there: no f32 copy of the whole product.

@@ -64,18 +64,36 @@ Instruction* multiply_rules(Rewriter& r, Instruction* i, std::string_view& rule,
 }
 
 // A / c => A * (1/c), c a power of two: both sides are the correctly rounded A * 2^-k, so they are equal.
+// Division by a constant or a broadcast becomes a multiply by the reciprocal, as XLA's simplifier rewrites it, so
+// that jit(f) gives JAX's results bit for bit (jax.jit(lambda x, s: x / s) with s of shape [n, 1] is x * (1 / s):
+// in f32 a quarter of the elements differ by one ULP from a true division). The reciprocal of a constant is folded
+// in the dtype (in f32 for f16/bf16, then rounded); that of a broadcast value is computed in the dtype, except for
+// bf16, whose ops XLA computes in f32: there the reciprocal stays f32 and the product is rounded once.
 Instruction* divide_rules(Rewriter& r, Instruction* i, std::string_view& rule) {
   const Shape& s = i->shape;
   DType d = s.dtype;
-  const Literal* c = is_floating(d) ? splat_literal(i->operand(1)) : nullptr;
-  if (!c) return nullptr;
-  double v = c->get_f64(0);
-  int e = 0;
-  if (!std::isfinite(v) || v == 0 || std::fabs(std::frexp(v, &e)) != 0.5) return nullptr;
-  double inv = 1.0 / v;
-  if (!exact_in(d, inv)) return nullptr;
-  rule = "A / c => A * (1/c) (c a power of two)";
-  return r.add(Opcode::kMultiply, s, {i->operand(0), r.splat(d, s.dims, inv)});
+  if (!is_floating(d)) return nullptr;
+  if (const Literal* c = splat_literal(i->operand(1))) {
+    double v = c->get_f64(0);
+    if (!std::isfinite(v) || v == 0) return nullptr;
+    double inv = d == DType::float64 ? 1.0 / v : static_cast<double>(1.0f / static_cast<float>(v));
+    rule = "A / c => A * (1/c)";
+    return r.add(Opcode::kMultiply, s, {i->operand(0), r.splat(d, s.dims, inv)});
+  }
+  Instruction* b = i->operand(1);
+  if (b->opcode != Opcode::kBroadcastInDim || b->operand(0)->shape.num_elements() >= s.num_elements()) return nullptr;
+  Instruction* v = b->operand(0);
+  rule = "A / broadcast(B) => A * broadcast(1 / B)";
+  if (d != DType::bfloat16) {
+    Instruction* inv = r.add(Opcode::kDivide, v->shape, {r.splat(d, v->shape.dims, 1.0), v});
+    return r.add(Opcode::kMultiply, s, {i->operand(0), r.add(Opcode::kBroadcastInDim, s, {inv}, b->attrs)});
+  }
+  Shape vf(DType::float32, v->shape.dims), sf(DType::float32, s.dims);
+  Instruction* inv =
+      r.add(Opcode::kDivide, vf, {r.splat(DType::float32, v->shape.dims, 1.0), r.add(Opcode::kConvert, vf, {v})});
+  Instruction* prod = r.add(Opcode::kMultiply, sf, {r.add(Opcode::kConvert, sf, {i->operand(0)}),
+                                                    r.add(Opcode::kBroadcastInDim, sf, {inv}, b->attrs)});
+  return r.add(Opcode::kConvert, s, {prod});
 }
 }  // namespace
 

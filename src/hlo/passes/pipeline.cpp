@@ -16,12 +16,14 @@
 #include "hlo/passes/layout_assignment.h"
 #include "hlo/passes/licm.h"
 #include "hlo/passes/scheduling.h"
+#include "hlo/passes/simplify_fp_conversions.h"
 #include "jitx/config.h"
 
 namespace jitx::hlo {
 
 std::vector<std::unique_ptr<HloPass>> optimization_passes() {
   std::vector<std::unique_ptr<HloPass>> p;
+  p.push_back(std::make_unique<SimplifyFpConversions>());           // bf16 op -> f32 convert keeps its f32 value
   p.push_back(std::make_unique<AlgebraicSimplifier>());             // identities, chains, dot(transpose)
   p.push_back(std::make_unique<ConstantFolding>());                 // constants in, constant out (<= 1024 elements)
   p.push_back(std::make_unique<AlgebraicSimplifier>());             // what folding exposed (x * folded 1)

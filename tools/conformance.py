@@ -354,10 +354,10 @@ def parse_inputs(tok):
     return out
 
 
-def compare(want, got, subnormal_inputs=False, cid="", inputs=None):
+def compare(want, got, subnormal_inputs=False, cid="", inputs=None, mode="jit"):
     """None when they agree, else (kind, detail); kind "subnrm" when subnormals explain it (documented), "toler"
     when every difference is within the op's documented tolerance (tools/conformance/tolerances.py)."""
-    rule = tolerances.rule_for(cid)
+    rule = tolerances.rule_for(cid, mode)
     tolerated = None
     if got[0] == "ERR" and got[1] == "CRASH":
         return ("crash", "jitx_conformance died on this case: " + got[2])
@@ -539,7 +539,7 @@ def report(args, tmp, names, ops, plats, t0):
             tok = line.split()
             cid, mode = tok[0], tok[1]
             total += 1
-            d = compare(want[cid], parse_result(tok[2:]), subnormal[cid], cid, inputs.get(cid))
+            d = compare(want[cid], parse_result(tok[2:]), subnormal[cid], cid, inputs.get(cid), mode)
             if d and d[0] not in ("subnrm", "toler") and tolerances.deliberate(cid):
                 d = ("delib", tolerances.deliberate(cid)[:60] + " (README: deliberate differences)")
             if d:

@@ -128,7 +128,7 @@ QRResult qr(const Array& a0, std::string_view mode, Loc loc) {
   if (mode != "reduced" && mode != "complete" && mode != "r" && mode != "raw")
     throw_error<TypeError>(op, "unsupported QR decomposition mode '{}'; expected 'reduced', 'complete', 'r' or 'raw'",
                            mode);
-  Array a = inexact(op, a0);
+  Array a = inexact_or_empty_half(op, a0);
   check_matrix(op, a);
   if (mode == "raw") return qr_raw(a);
   auto outs = detail::bind(detail::primitive("qr"), {a}, detail::Params{{"full_matrices", mode == "complete"}});
@@ -172,19 +172,19 @@ Array svdvals(const Array& a, Loc loc) {
 Array pinv(const Array& a0, std::optional<double> rtol, Loc loc) {
   ApiScope scope(loc);
   constexpr const char* op = "jnp.linalg.pinv";
-  Array a = inexact(op, a0);
+  Array a = inexact_or_empty_half(op, a0);
   check_matrix(op, a);
   int64_t m = a.shape()[a.ndim() - 2], n = a.shape().back();
   double eps = a.dtype() == DType::float32 ? std::numeric_limits<float>::epsilon()
                                            : std::numeric_limits<double>::epsilon();
   double r = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * eps;
-  auto f = svd(a, false, true, loc);
-  int64_t ax = f.S.ndim() - 1;
   if (m == 0 || n == 0) {  // the pseudo-inverse of an empty matrix is the empty (n x m) one
     Shape s = a.shape();
     std::swap(s[s.size() - 1], s[s.size() - 2]);
     return numpy::zeros(s, a.dtype());
   }
+  auto f = svd(a, false, true, loc);
+  int64_t ax = f.S.ndim() - 1;
   Array cutoff = r * numpy::max(f.S, {ax}, true);
   Array s_inv = numpy::where(f.S > cutoff, 1.0 / numpy::where(f.S > cutoff, f.S, 1.0), 0.0);
   // V diag(1/s) U^T
@@ -195,11 +195,12 @@ Array pinv(const Array& a0, std::optional<double> rtol, Loc loc) {
 LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond, Loc loc) {
   ApiScope scope(loc);
   constexpr const char* op = "jnp.linalg.lstsq";
-  Array a = inexact(op, a0), b = inexact(op, b0);
+  Array a = inexact_or_empty_half(op, a0), b = inexact_or_empty_half(op, b0);
   if (a.ndim() != 2) throw_error<ShapeError>(op, "a must be 2-d (m, n), got {}", detail::shape_str(a.shape()));
   if (b.ndim() != 1 && b.ndim() != 2)
     throw_error<ShapeError>(op, "b must be 1-d or 2-d, got {}", detail::shape_str(b.shape()));
-  auto dt = common_float(a, b);
+  // (empty f16/bf16 operands of one dtype keep it, as JAX's empty results)
+  auto dt = a.dtype() == b.dtype() && a.size() == 0 ? a.dtype() : common_float(a, b);
   a = numpy::astype(a, dt);
   b = numpy::astype(b, dt);
   int64_t m = a.shape()[0], n = a.shape()[1];
@@ -210,9 +211,14 @@ LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond,
   if (vector) b = numpy::expand_dims(b, {1});
   double eps = dt == DType::float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
   double rc = rcond && *rcond >= 0 ? *rcond : eps * static_cast<double>(std::max(m, n));
+  if (m == 0 || n == 0) {  // nothing to solve: x = 0, rank 0, the residuals are b's squared column norms
+    Array x = numpy::zeros({n, b.shape()[1]}, dt);
+    Array residuals = numpy::sum(b * b, {0});
+    if (vector) x = numpy::squeeze(x, {1});
+    return {x, residuals, Array::scalar_int(0, DType::int64), numpy::zeros({0}, dt)};
+  }
   auto f = svd(a, false, true, loc);
-  // (an empty S has no maximum: nothing to mask then)
-  Array mask = m == 0 || n == 0 ? f.S > 0.0 : f.S >= rc * numpy::max(f.S, {0}, true);
+  Array mask = f.S >= rc * numpy::max(f.S, {0}, true);
   Array safe_s = numpy::where(mask, f.S, 1.0);
   Array s_inv = numpy::where(mask, 1.0 / safe_s, 0.0);
   Array uTb = numpy::matmul(numpy::transpose(f.U), b);
@@ -255,7 +261,7 @@ using namespace jitx::detail::linalg_util;
 
 QrResult qr(const Array& x0, bool full_matrices, Loc loc) {
   ApiScope scope(loc);
-  Array x = inexact("jax.lax.linalg.qr", x0);
+  Array x = inexact_or_empty_half("jax.lax.linalg.qr", x0);
   check_matrix("jax.lax.linalg.qr", x);
   auto outs = detail::bind(detail::primitive("qr"), {x}, detail::Params{{"full_matrices", full_matrices}});
   return {outs[0], outs[1]};

@@ -20,12 +20,16 @@ Array inexact(std::string_view op, const Array& x, bool low_precision_ok) {
   DType d = x.dtype();
   if (d == DType::float32 || d == DType::float64) return x;
   if (is_floating(d)) {
-    // An empty f16/bf16 matrix has nothing to decompose: JAX returns its empty results in the same dtype.
-    if (low_precision_ok || x.size() == 0) return x;
+    if (low_precision_ok) return x;
     throw_error<TypeError>(op, "{} is not supported (float32 and float64 are; JAX on CPU has no LAPACK for it)",
                            dtype_name(d));
   }
   return numpy::astype(x, inexact_dtype(d));
+}
+
+Array inexact_or_empty_half(std::string_view op, const Array& x) {
+  bool half = x.valid() && (x.dtype() == DType::float16 || x.dtype() == DType::bfloat16);
+  return half && x.size() == 0 ? x : inexact(op, x);
 }
 
 DType common_float(const Array& a, const Array& b) {

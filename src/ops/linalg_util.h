@@ -14,6 +14,9 @@ DType inexact_dtype(DType d);
 /// float32, as JAX with x64); float16/bfloat16 (unless low_precision_ok: the functions JAX computes without
 /// LAPACK) and empty Arrays are a TypeError naming op.
 Array inexact(std::string_view op, const Array& x, bool low_precision_ok = false);
+/// inexact, except that an empty f16/bf16 array passes as it is: JAX's qr, pinv and lstsq return empty results in
+/// its dtype (it has no f16 LAPACK, but nothing to decompose).
+Array inexact_or_empty_half(std::string_view op, const Array& x);
 /// The dtype both a and b are computed in (float64 when either is; both are inexact already).
 DType common_float(const Array& a, const Array& b);
 /// x has rank >= 2 (a batch of matrices); ShapeError naming op otherwise.

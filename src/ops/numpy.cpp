@@ -352,8 +352,10 @@ Array log2(const Array& x, Loc loc) {
   ApiScope s(loc);
   // JAX: lax.div(lax.log(x), lax.log(2 as x's dtype)), which XLA's algebraic simplifier turns into a multiply by
   // the reciprocal of the folded log(2), folded in the dtype too (in f32 for the 16-bit floats, then rounded).
+  // bf16 keeps the division (XLA's reciprocal and product are f32 there; the simplifier does the same under jit).
   Array f = to_float(x);
   DType d = f.dtype();
+  if (d == DType::bfloat16) return lax::div(lax::log(f), convert(Array(in_dtype(std::log(2.0f), d)), d, false));
   double c = d == DType::float64 ? 1.0 / std::log(2.0)
                                  : in_dtype(1.0f / static_cast<float>(in_dtype(std::log(2.0f), d)), d);
   return lax::mul(lax::log(f), convert(Array(c), d, false));

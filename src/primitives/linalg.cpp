@@ -18,11 +18,12 @@ using Outs = std::vector<ShapedArray>;
 using Insts = std::vector<hlo::Instruction*>;
 
 /// The batch dims and the matrix of an operand: rank >= 2, f32 or f64.
-void check_matrix(std::string_view op, const ShapedArray& x, bool square) {
+void check_matrix(std::string_view op, const ShapedArray& x, bool square, bool empty_half_ok = false) {
   if (x.ndim() < 2)
     throw_error<ShapeError>(op, "needs an array of rank at least 2 (a batch of matrices), got {}", x.str());
-  // An empty f16/bf16 matrix has nothing to decompose: its empty results keep the dtype, as JAX's.
-  bool empty_half = (x.dtype == DType::float16 || x.dtype == DType::bfloat16) && x.size() == 0;
+  // An empty f16/bf16 matrix has nothing to decompose: qr and svd (so pinv and lstsq) give their empty results in
+  // the dtype, as JAX's do (its other decompositions refuse f16/bf16 even when empty).
+  bool empty_half = empty_half_ok && (x.dtype == DType::float16 || x.dtype == DType::bfloat16) && x.size() == 0;
   if (x.dtype != DType::float32 && x.dtype != DType::float64 && !empty_half)
     throw_error<TypeError>(op, "needs a float32 or float64 operand, got {}", x.str());
   if (square && x.shape[x.ndim() - 1] != x.shape[x.ndim() - 2])
@@ -139,7 +140,7 @@ const bool registered = [] {
     Primitive p = matrix_primitive("qr", {"full_matrices"});
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& x = in[0];
-      check_matrix("qr", x, false);
+      check_matrix("qr", x, false, true);
       int64_t m = x.shape[x.ndim() - 2], n = x.shape.back();
       int64_t k = ps.get_bool("full_matrices", false) ? m : std::min(m, n);
       return Outs{ShapedArray{with_tail(x, {m, k}), x.dtype, false}, ShapedArray{with_tail(x, {k, n}), x.dtype, false}};
@@ -164,7 +165,7 @@ const bool registered = [] {
     Primitive p = matrix_primitive("svd", {"full_matrices", "compute_uv"});
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
       const auto& x = in[0];
-      check_matrix("svd", x, false);
+      check_matrix("svd", x, false, true);
       int64_t m = x.shape[x.ndim() - 2], n = x.shape.back(), k = std::min(m, n);
       Shape s(x.shape.begin(), x.shape.end() - 2);
       s.push_back(k);

@@ -67,18 +67,27 @@ Instruction* multiply_rules(Rewriter& r, Instruction* i, std::string_view& rule,
 // Division by a constant or a broadcast becomes a multiply by the reciprocal, as XLA's simplifier rewrites it, so
 // that jit(f) gives JAX's results bit for bit (jax.jit(lambda x, s: x / s) with s of shape [n, 1] is x * (1 / s):
 // in f32 a quarter of the elements differ by one ULP from a true division). The reciprocal of a constant is folded
-// in the dtype (in f32 for f16/bf16, then rounded); that of a broadcast value is computed in the dtype, except for
-// bf16, whose ops XLA computes in f32: there the reciprocal stays f32 and the product is rounded once.
+// in the dtype (in f32 for f16, then rounded); that of a broadcast value is computed in the dtype. bf16 ops XLA
+// computes in f32 (its float normalization runs first): the reciprocal and the product stay f32, and the product
+// is rounded to bf16 once (jax.jit(jax.nn.hard_sigmoid) of bf16 x is bf16(relu6(x + 3) * (1/6 in f32))).
 Instruction* divide_rules(Rewriter& r, Instruction* i, std::string_view& rule) {
   const Shape& s = i->shape;
   DType d = s.dtype;
   if (!is_floating(d)) return nullptr;
+  Instruction* a = i->operand(0);
+  Shape sf(DType::float32, s.dims);
+  // bf16: (A_f32 * f32 reciprocal) rounded once.
+  auto bf16_product = [&](Instruction* inv_f32) {
+    Instruction* prod = r.add(Opcode::kMultiply, sf, {r.add(Opcode::kConvert, sf, {a}), inv_f32});
+    return r.add(Opcode::kConvert, s, {prod});
+  };
   if (const Literal* c = splat_literal(i->operand(1))) {
     double v = c->get_f64(0);
     if (!std::isfinite(v) || v == 0) return nullptr;
     double inv = d == DType::float64 ? 1.0 / v : static_cast<double>(1.0f / static_cast<float>(v));
     rule = "A / c => A * (1/c)";
-    return r.add(Opcode::kMultiply, s, {i->operand(0), r.splat(d, s.dims, inv)});
+    if (d == DType::bfloat16) return bf16_product(r.splat(DType::float32, s.dims, inv));
+    return r.add(Opcode::kMultiply, s, {a, r.splat(d, s.dims, inv)});
   }
   Instruction* b = i->operand(1);
   if (b->opcode != Opcode::kBroadcastInDim || b->operand(0)->shape.num_elements() >= s.num_elements()) return nullptr;
@@ -86,14 +95,12 @@ Instruction* divide_rules(Rewriter& r, Instruction* i, std::string_view& rule) {
   rule = "A / broadcast(B) => A * broadcast(1 / B)";
   if (d != DType::bfloat16) {
     Instruction* inv = r.add(Opcode::kDivide, v->shape, {r.splat(d, v->shape.dims, 1.0), v});
-    return r.add(Opcode::kMultiply, s, {i->operand(0), r.add(Opcode::kBroadcastInDim, s, {inv}, b->attrs)});
+    return r.add(Opcode::kMultiply, s, {a, r.add(Opcode::kBroadcastInDim, s, {inv}, b->attrs)});
   }
-  Shape vf(DType::float32, v->shape.dims), sf(DType::float32, s.dims);
+  Shape vf(DType::float32, v->shape.dims);
   Instruction* inv =
       r.add(Opcode::kDivide, vf, {r.splat(DType::float32, v->shape.dims, 1.0), r.add(Opcode::kConvert, vf, {v})});
-  Instruction* prod = r.add(Opcode::kMultiply, sf, {r.add(Opcode::kConvert, sf, {i->operand(0)}),
-                                                    r.add(Opcode::kBroadcastInDim, sf, {inv}, b->attrs)});
-  return r.add(Opcode::kConvert, s, {prod});
+  return bf16_product(r.add(Opcode::kBroadcastInDim, sf, {inv}, b->attrs));
 }
 }  // namespace
 

@@ -215,11 +215,15 @@ Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& 
   Array floats = lax::sub(lax::bitcast_convert_type(float_bits, dtype), Array::scalar(1.0, dtype));
   if (dtype == DType::float64)
     return lax::max(minval, xla_math::fma64(floats, lax::sub(maxval, minval), minval));
-  // XLA:CPU fuses f32's floats * span + minval into one fused multiply-add and rounds each f16/bf16
-  // op; xla_math does both exactly on every backend.
+  // XLA:CPU fuses floats * span + minval into one fused multiply-add in f32, and in f16 too (LLVM narrows its f16
+  // arithmetic and contracts it: the f32 FMA rounded once to f16, checked on 200,000 draws of three ranges on an
+  // Intel Xeon without avx512fp16); bf16 ops round one by one (its float normalization keeps the round trips).
+  // xla_math does each exactly on every backend.
   namespace xm = xla_math;
   Array f = xm::widen(floats), lo = xm::widen(minval), span = xm::sub(xm::widen(maxval), lo, dtype);
-  Array scaled = dtype == DType::float32 ? xm::fma32(f, span, lo) : xm::add(xm::mul(f, span, dtype), lo, dtype);
+  Array scaled = dtype == DType::float32   ? xm::fma32(f, span, lo)
+                 : dtype == DType::float16 ? xm::round_to(xm::fma32(f, span, lo), dtype)
+                                           : xm::add(xm::mul(f, span, dtype), lo, dtype);
   return lax::max(minval, xm::narrow(scaled, dtype));
 }
 

@@ -219,3 +219,15 @@ TEST_CASE("linalg: empty f16/bf16 matrices give empty results, as JAX's", "[lina
     CHECK_THROWS_AS(jnp::linalg::qr(jnp::ones({2, 2}, d)), TypeError);  // non-empty: no f16 LAPACK, as JAX
   }
 }
+
+TEST_CASE("gelu (tanh form) of f16/bf16 is the f32 gelu rounded once, eager and jit", "[numerics][half]") {
+  for (DType d : {DType::bfloat16, DType::float16}) {
+    INFO(dtype_name(d));
+    Array x = from_bits(d == DType::bfloat16 ? kInBf16 : kInF16, d, {12});
+    Array want = jnp::astype(nn::gelu(jnp::astype(x, DType::float32), true), d);
+    auto r = eager_and_jit([](const std::vector<Array>& a) { return nn::gelu(a[0], true); }, {x});
+    CHECK(r[0].dtype() == d);
+    CHECK(bits_of(r[0]) == bits_of(want));
+    CHECK(bits_of(r[1]) == bits_of(want));
+  }
+}

@@ -49,6 +49,12 @@ Array relu(const Array& x, Loc loc) {
 Array gelu(const Array& x_in, bool approximate, Loc loc) {
   ApiScope s(loc);
   Array x = inexact(x_in);
+  if (approximate && (x.dtype() == DType::float16 || x.dtype() == DType::bfloat16)) {
+    // f16/bf16: computed in f32 and rounded once. JAX's tanh form rounds each of its ops to the half type (and its
+    // tail cancels); this is closer to the true value, and one vectorised kernel where the per-op form (the
+    // logistic expanded as XLA's) cost the bf16 MLP block's epilogue as much as its GEMM.
+    return jnp::astype(gelu(jnp::astype(x, DType::float32), true, loc), x.dtype());
+  }
   if (approximate) {
     // JAX's 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), as x logistic(2u) (equal in real arithmetic:
     // 1 + tanh(u) = 2 logistic(2u)), which is what jit's simplifier makes of the tanh form too: eager and jit run

@@ -13,16 +13,6 @@ using namespace jitx;
 using namespace jitx::testing;
 using detail::Literal;
 
-namespace {
-/// Sets config().allow_excess_precision for a scope (the CPU backend reads it when it compiles a module).
-struct ExcessPrecision {
-  bool was;
-  explicit ExcessPrecision(bool on) : was(config().allow_excess_precision) { config().allow_excess_precision = on; }
-  ~ExcessPrecision() { config().allow_excess_precision = was; }
-};
-
-}  // namespace
-
 TEST_CASE("cpu: excess precision lets a multiply and the add it feeds fuse into one FMA (as XLA:CPU and JAX do)",
           "[cpu]") {
   // w - 0.1 g at w = 1, g = 10: rounded twice it is 0 (0.1f * 10 rounds to 1); as one fused multiply-add it is

@@ -73,13 +73,6 @@ std::vector<Case> cases() {
   };
 }
 
-/// The excess-precision setting for a scope (read when a function compiles).
-struct ExcessPrecision {
-  bool was;
-  explicit ExcessPrecision(bool on) : was(config().allow_excess_precision) { config().allow_excess_precision = on; }
-  ~ExcessPrecision() { config().allow_excess_precision = was; }
-};
-
 /// Cofactor matrix of an integer matrix (exact in double for small entries): C[i][j] = (-1)^(i+j) det(minor).
 std::vector<double> cofactors(const std::vector<double>& a, int n) {
   std::function<double(const std::vector<double>&, int)> det = [&](const std::vector<double>& m, int k) -> double {

@@ -90,6 +90,13 @@ inline std::vector<int64_t> random_ints(size_t n, DType d) {
   return v;
 }
 
+/// Sets config().allow_excess_precision for a scope (read when a function compiles).
+struct ExcessPrecision {
+  bool was;
+  explicit ExcessPrecision(bool on) : was(config().allow_excess_precision) { config().allow_excess_precision = on; }
+  ~ExcessPrecision() { config().allow_excess_precision = was; }
+};
+
 /// Runs f eagerly and through jit on the same inputs; returns {eager, jitted}.
 inline std::vector<Array> eager_and_jit(const std::function<Array(const std::vector<Array>&)>& f,
                                         const std::vector<Array>& xs) {

@@ -88,10 +88,12 @@ class Array {
   /// How a concrete array is laid out over devices (jitx/sharding.h): a SingleDeviceSharding, or the NamedSharding
   /// of device_put / a jitted call. Throws TracerError for tracers.
   Sharding sharding(Loc loc = Loc::current()) const;
-  /// One Shard (its device, its index ranges, its data) per device holding part of the array.
+  /// One Shard (its device, its index ranges, its data) per device of this process holding part of the array.
   std::vector<Shard> addressable_shards(Loc loc = Loc::current()) const;
   /// Whether every device holds the whole array.
   bool is_fully_replicated(Loc loc = Loc::current()) const;
+  /// Whether this process holds every shard (false for arrays over a mesh spanning processes: jitx::distributed).
+  bool is_fully_addressable(Loc loc = Loc::current()) const;
 
   /// Truth value of a concrete size-1 array; on a tracer throws TracerError (use lax::cond).
   explicit operator bool() const;

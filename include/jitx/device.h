@@ -18,6 +18,10 @@ class Device {
   int id() const;
   std::string platform() const;  // "cpu" or "interpreter"
   std::string str() const;       // "cpu:0"
+  /// The process that owns the device (jitx::distributed; 0 in a one-process run).
+  int process_index() const;
+  /// Whether this process can hold buffers on the device and run work there (its own devices).
+  bool is_addressable() const;
   bool operator==(const Device& o) const { return d_ == o.d_; }
   runtime::Device* get() const { return d_; }
 
@@ -25,8 +29,14 @@ class Device {
   runtime::Device* d_;
 };
 
-/// All devices of the platform (JITX_CPU_DEVICE_COUNT of them, default 1).
+/// All devices of the platform (JITX_CPU_DEVICE_COUNT of them, default 1), as jax.devices(): in a multi-process
+/// job (jitx::distributed::initialize) every process's devices, ordered by id.
 std::vector<Device> devices();
+/// This process's devices (jax.local_devices()); the same as devices() in a one-process run.
+std::vector<Device> local_devices();
+/// devices().size() and local_devices().size() (jax.device_count(), jax.local_device_count()).
+int64_t device_count();
+int64_t local_device_count();
 Device default_device();
 /// The device a concrete array lives on; throws TracerError for tracers.
 Device device_of(const Array& a, Loc loc = Loc::current());

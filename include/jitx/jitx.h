@@ -6,6 +6,7 @@
 #include "jitx/cuda.h"
 #include "jitx/debug.h"
 #include "jitx/device.h"
+#include "jitx/distributed.h"
 #include "jitx/shard_map.h"
 #include "jitx/sharding.h"
 #include "jitx/dtype.h"

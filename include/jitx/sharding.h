@@ -2,9 +2,11 @@
 // array split over several devices.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -124,6 +126,10 @@ class Sharding {
   const SingleDeviceSharding* single() const { return std::get_if<SingleDeviceSharding>(&s_); }
   /// The devices that hold some part of an array with this sharding, in mesh order.
   std::vector<Device> device_set() const;
+  /// The devices of device_set() this process holds (jitx::distributed: its own), in mesh order.
+  std::vector<Device> addressable_devices() const;
+  /// Whether this process holds every device of the sharding (always, in a one-process run).
+  bool is_fully_addressable() const;
   /// Whether every device holds the whole array (a spec that splits no dimension over an axis of size > 1).
   bool is_fully_replicated() const;
   /// The shape of one device's shard of an array of `global_shape` (the last shard of an uneven split is smaller).
@@ -149,8 +155,38 @@ struct Shard {
 
 /// The array split into per-device shards as `sharding` says (waits for the value first): each device of the mesh
 /// gets a committed buffer with its part. A dimension split n ways must be divisible by n (as JAX's device_put
-/// requires); the spec must not be longer than the array's rank.
+/// requires); the spec must not be longer than the array's rank. In a multi-process job each process passes the same
+/// (global) value and keeps the shards of its own devices.
 Array device_put(const Array& a, const Sharding& sharding, Loc loc = Loc::current());
+
+/// The index ranges of one shard: [start, stop) per dimension (jax's tuple of slices).
+using ShardIndex = std::vector<std::pair<int64_t, int64_t>>;
+
+/// An array of `shape` sharded as `sharding`, built shard by shard (jax.make_array_from_callback): for each device of
+/// this process, `data_callback(index)` returns that device's part (a host or device array of the shard's shape;
+/// every part of one dtype). Only this process's shards are asked for, so each process supplies its own data.
+Array make_array_from_callback(const Shape& shape, const Sharding& sharding,
+                               const std::function<Array(const ShardIndex&)>& data_callback,
+                               Loc loc = Loc::current());
+/// An array of `shape` sharded as `sharding` from this process's shards (jax.make_array_from_single_device_arrays):
+/// one array per device of sharding.addressable_devices(), in that order, each of the shard's shape and one dtype.
+/// Each is copied to its device unless it is there already.
+Array make_array_from_single_device_arrays(const Shape& shape, const Sharding& sharding, std::vector<Array> arrays,
+                                           Loc loc = Loc::current());
+/// A global array from each process's part of it (jax.make_array_from_process_local_data): `local_data` is the block
+/// of the global array that this process's devices hold (for a batch sharded over every device, this process's rows).
+/// `global_shape` defaults to the local shape scaled, per dimension, by how many processes' blocks split it.
+Array make_array_from_process_local_data(const Sharding& sharding, const Array& local_data,
+                                         std::optional<Shape> global_shape = std::nullopt, Loc loc = Loc::current());
+
+namespace multihost {
+/// Every process's value of `x` on every process (jax.experimental.multihost_utils.process_allgather). For an array
+/// over a mesh spanning processes: its whole (global) value. For a process-local array: the processes' values stacked
+/// on a new leading axis, or concatenated along axis 0 when `tiled`. Collective: every process must call it.
+Array process_allgather(const Array& x, bool tiled = false, Loc loc = Loc::current());
+/// Waits until every process has reached this call with the same `name` (multihost_utils.sync_global_devices).
+void sync_global_devices(const std::string& name, Loc loc = Loc::current());
+}  // namespace multihost
 
 namespace debug {
 /// Prints the layout of a 0-, 1- or 2-d array over its devices as a text table (jax.debug.visualize_array_sharding):

@@ -15,12 +15,23 @@ namespace jitx {
 int Device::id() const { return d_->id; }
 std::string Device::platform() const { return d_->platform; }
 std::string Device::str() const { return d_->str(); }
+int Device::process_index() const { return d_->process_index; }
+bool Device::is_addressable() const { return d_->local; }
 
 std::vector<Device> devices() {
+  std::vector<Device> out;
+  for (auto* d : runtime::Client::get().global_devices()) out.emplace_back(d);
+  return out;
+}
+
+std::vector<Device> local_devices() {
   std::vector<Device> out;
   for (auto* d : runtime::Client::get().devices()) out.emplace_back(d);
   return out;
 }
+
+int64_t device_count() { return static_cast<int64_t>(runtime::Client::get().global_devices().size()); }
+int64_t local_device_count() { return static_cast<int64_t>(runtime::Client::get().num_devices()); }
 
 std::vector<Device> devices(std::string_view platform, Loc loc) {
   detail::ApiScope s(loc);
@@ -55,6 +66,12 @@ Device device_of(const Array& a, Loc loc) {
 Array device_put(const Array& a, Device device, Loc loc) {
   detail::ApiScope s(loc);
   if (!device.get()) detail::throw_error<RuntimeError>("device_put", "got a null device");
+  if (!device.is_addressable())
+    detail::throw_error<RuntimeError>("device_put",
+                                      "got device {} of process {}, but this is process {}: a process can only put "
+                                      "arrays on its own devices (jitx::local_devices())",
+                                      device.str(), device.process_index(), runtime::Client::get().default_device()
+                                                                                ->process_index);
   const auto& buf = detail::concrete_buffer(a, "device_put");
   auto lit = buf->literal();  // waits for the value (copied back to the host when it is in CUDA memory)
   if (device.platform() == "cuda") {

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string_view>
 
+#include "core/communicator_mpi.h"
 #include "core/errors.h"
 #include "core/log.h"
 #include "dispatch/spmd.h"
@@ -192,25 +194,58 @@ std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::
   return prog;
 }
 
+namespace {
+/// The MPI communicators of this process's partitions of a launch over `devices` (a mesh spanning processes): the
+/// MPI transport numbers participant i of process p as p * k + i, k being the partitions each process runs.
+std::vector<std::shared_ptr<Communicator>> mpi_partition_comms(const std::vector<runtime::Device*>& devices,
+                                                               const std::vector<size_t>& local) {
+  std::map<int, int64_t> per_process;
+  std::vector<int64_t> rank_of;
+  for (auto* d : devices) rank_of.push_back(per_process[d->process_index]++);
+  int64_t k = static_cast<int64_t>(local.size());
+  for (auto [proc, count] : per_process)
+    if (count != k)
+      throw_error<RuntimeError>("jit",
+                                "the mesh has {} devices of process {} but {} of this process {}: a mesh spanning "
+                                "processes needs the same number of devices from each of them",
+                                count, proc, k, devices[local[0]]->process_index);
+  for (size_t q = 0; q < devices.size(); ++q) rank_of[q] += devices[q]->process_index * k;
+  auto mpi = make_mpi_communicators(k);
+  std::vector<std::shared_ptr<Communicator>> out;
+  for (size_t i = 0; i < local.size(); ++i)
+    out.push_back(renumber_communicator(mpi[i], rank_of, static_cast<int64_t>(local[i])));
+  return out;
+}
+}  // namespace
+
 std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
                             std::span<const ShapedArray> out_avals) {
   size_t n = p.devices.size();
-  std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> args(n);
+  std::vector<size_t> local;  // the partitions this process runs (all of them in a one-process run)
+  for (size_t q = 0; q < n; ++q)
+    if (p.devices[q]->local) local.push_back(q);
+  if (local.empty())
+    throw_error<RuntimeError>("jit", "none of the mesh's {} devices belongs to this process", n);
+  std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> args(local.size());
+  std::vector<runtime::Device*> devs;
+  for (size_t q : local) devs.push_back(p.devices[q]);
   for (auto& l : leaves) {
     if (auto* s = as_sharded(l)) {
-      for (size_t q = 0; q < n; ++q) args[q].push_back(s->shards[q]);
+      for (size_t i = 0; i < local.size(); ++i) args[i].push_back(s->shards[local[i]]);
       continue;
     }
-    Literal lit = l.impl()->host_literal("jit");  // an unsharded argument is replicated: a copy on every device
-    for (size_t q = 0; q < n; ++q) args[q].push_back(runtime::Buffer::from_literal(lit, p.devices[q]));
+    // An unsharded argument is replicated: a copy on every device (in a multi-process job, each process's own value).
+    Literal lit = l.impl()->host_literal("jit");
+    for (size_t i = 0; i < local.size(); ++i) args[i].push_back(runtime::Buffer::from_literal(lit, devs[i]));
   }
-  auto outs = execute_spmd(*p.exe, p.devices, args);
+  auto outs = local.size() == n ? execute_spmd(*p.exe, devs, args)
+                                : execute_spmd(*p.exe, devs, args, mpi_partition_comms(p.devices, local));
   std::vector<Array> result;
   for (size_t k = 0; k < out_avals.size(); ++k) {
-    std::vector<std::shared_ptr<runtime::Buffer>> shards;
-    for (size_t q = 0; q < n; ++q) {
-      outs[q][k]->committed = true;
-      shards.push_back(outs[q][k]);
+    std::vector<std::shared_ptr<runtime::Buffer>> shards(n);
+    for (size_t i = 0; i < local.size(); ++i) {
+      outs[i][k]->committed = true;
+      shards[local[i]] = outs[i][k];
     }
     result.push_back(make_sharded(p.out_shardings[k], std::move(shards), out_avals[k]));
   }

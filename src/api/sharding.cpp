@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "api/sharding_internal.h"
 #include "primitives/sharding_constraint.h"
 #include "runtime/foreign_memory.h"
 #include "runtime/runtime.h"
@@ -183,6 +184,19 @@ std::vector<Device> Sharding::device_set() const {
   return {single()->device()};
 }
 
+std::vector<Device> Sharding::addressable_devices() const {
+  std::vector<Device> out;
+  for (auto& d : device_set())
+    if (d.is_addressable()) out.push_back(d);
+  return out;
+}
+
+bool Sharding::is_fully_addressable() const {
+  for (auto& d : device_set())
+    if (!d.is_addressable()) return false;
+  return true;
+}
+
 bool Sharding::is_fully_replicated() const {
   auto* n = named();
   if (!n) return true;
@@ -212,9 +226,8 @@ std::string Sharding::str() const { return named() ? named()->str() : single()->
 
 // --- device_put and shards -------------------------------------------------------------------------------------
 
-namespace {
-/// Checks that `sharding` fits an array of `shape` (the rank and, per split dimension, divisibility), naming `op`.
-void check_fits(const Sharding& sharding, const Shape& shape, std::string_view op) {
+namespace detail {
+void check_sharding_fits(const Sharding& sharding, const Shape& shape, std::string_view op) {
   const NamedSharding* n = sharding.named();
   if (!n) return;
   const auto& spec = n->spec().entries();
@@ -233,13 +246,13 @@ void check_fits(const Sharding& sharding, const Shape& shape, std::string_view o
                                       n->spec().str(), d, t, shape[d], detail::shape_str(shape), sharding.str());
   }
 }
-}  // namespace
+}  // namespace detail
 
 Array device_put(const Array& a, const Sharding& sharding, Loc loc) {
   detail::ApiScope s(loc);
   if (auto* one = sharding.single()) return device_put(a, one->device(), loc);
   if (!a.valid()) detail::throw_error<TypeError>("device_put", "the Array is empty (default-constructed)");
-  check_fits(sharding, a.shape(), "device_put");
+  detail::check_sharding_fits(sharding, a.shape(), "device_put");
   // Waits for the value; a tracer without a concrete primal is a TracerError.
   detail::Literal whole =
       a.is_tracer() ? detail::concrete_buffer(a, "device_put")->literal() : a.impl()->host_literal("device_put");
@@ -247,6 +260,10 @@ Array device_put(const Array& a, const Sharding& sharding, Loc loc) {
   auto tiling = detail::tiling_of(sharding, a.ndim());
   std::vector<std::shared_ptr<runtime::Buffer>> shards;
   for (auto& d : sharding.device_set()) {
+    if (!d.is_addressable()) {  // another process's device: that process puts its own shard there
+      shards.emplace_back();
+      continue;
+    }
     auto range = tiling.shard_range(a.shape(), tiling.replicated ? 0 : tiling.position_of(d.id()));
     auto buf = runtime::Buffer::from_literal(detail::slice_literal(whole, range), d.get());
     buf->committed = true;
@@ -273,6 +290,7 @@ std::vector<Shard> Array::addressable_shards(Loc loc) const {
       int64_t replica = 0;
       for (auto& r : seen) replica += r == range;
       seen.push_back(range);
+      if (!sa->shards[i]) continue;  // on another process's device
       out.push_back(Shard{Device(d), range, replica, detail::make_concrete(sa->shards[i], weak_type())});
     }
     return out;
@@ -285,6 +303,7 @@ std::vector<Shard> Array::addressable_shards(Loc loc) const {
 }
 
 bool Array::is_fully_replicated(Loc loc) const { return sharding(loc).is_fully_replicated(); }
+bool Array::is_fully_addressable(Loc loc) const { return sharding(loc).is_fully_addressable(); }
 
 namespace lax {
 Array with_sharding_constraint(const Array& x, const Sharding& sharding, Loc loc) {

@@ -216,6 +216,58 @@ class LocalCommunicator : public Communicator {
 
 }  // namespace
 
+namespace {
+/// A partition's view of a transport whose ranks number the participants differently: groups and pairs of partition
+/// ids are translated to the transport's ranks (keeping their order), and rank() is the partition id.
+class RenumberedCommunicator : public Communicator {
+ public:
+  RenumberedCommunicator(std::shared_ptr<Communicator> inner, std::vector<int64_t> rank_of, int64_t partition)
+      : inner_(std::move(inner)), rank_of_(std::move(rank_of)), partition_(partition) {}
+  int64_t rank() const override { return partition_; }
+  int64_t size() const override { return static_cast<int64_t>(rank_of_.size()); }
+  void all_reduce(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
+                  std::span<const int64_t> group) override {
+    inner_->all_reduce(in, out, count, dtype, kind, map(group));
+  }
+  void all_gather(const void* in, void* out, int64_t count, DType dtype, std::span<const int64_t> group) override {
+    inner_->all_gather(in, out, count, dtype, map(group));
+  }
+  void reduce_scatter(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
+                      std::span<const int64_t> group) override {
+    inner_->reduce_scatter(in, out, count, dtype, kind, map(group));
+  }
+  void all_to_all(const void* in, void* out, int64_t count, DType dtype, std::span<const int64_t> group) override {
+    inner_->all_to_all(in, out, count, dtype, map(group));
+  }
+  void permute(const void* in, void* out, int64_t count, DType dtype,
+               std::span<const std::pair<int64_t, int64_t>> pairs) override {
+    std::vector<std::pair<int64_t, int64_t>> p;
+    for (auto [s, t] : pairs) p.emplace_back(at(s), at(t));
+    inner_->permute(in, out, count, dtype, p);
+  }
+  void abort(std::exception_ptr error) override { inner_->abort(error); }
+
+ private:
+  int64_t at(int64_t partition) const {
+    JITX_ASSERT(partition >= 0 && partition < size(), "partition {} outside the {} partitions", partition, size());
+    return rank_of_[static_cast<size_t>(partition)];
+  }
+  std::vector<int64_t> map(std::span<const int64_t> group) const {
+    std::vector<int64_t> g;
+    for (auto p : group) g.push_back(at(p));
+    return g;
+  }
+  std::shared_ptr<Communicator> inner_;
+  std::vector<int64_t> rank_of_;
+  int64_t partition_;
+};
+}  // namespace
+
+std::shared_ptr<Communicator> renumber_communicator(std::shared_ptr<Communicator> inner,
+                                                   std::vector<int64_t> rank_of_partition, int64_t partition) {
+  return std::make_shared<RenumberedCommunicator>(std::move(inner), std::move(rank_of_partition), partition);
+}
+
 std::vector<std::shared_ptr<Communicator>> make_local_communicators(int64_t n) {
   auto hub = std::make_shared<Hub>(n);
   std::vector<std::shared_ptr<Communicator>> out;

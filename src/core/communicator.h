@@ -49,6 +49,11 @@ void reduce_into(std::span<const void* const> ins, int64_t offset, void* out, in
 /// collective is a rendezvous of its group: every member posts its input, then reads the others' directly.
 std::vector<std::shared_ptr<Communicator>> make_local_communicators(int64_t n);
 
+/// Partition `partition`'s end of `inner` (a transport whose participant ranks differ from partition ids):
+/// rank_of_partition[q] is partition q's rank in `inner`. Groups and pairs are translated; rank() is `partition`.
+std::shared_ptr<Communicator> renumber_communicator(std::shared_ptr<Communicator> inner,
+                                                   std::vector<int64_t> rank_of_partition, int64_t partition);
+
 /// The communicator of the partition the current thread evaluates (set by the SPMD runners around a program), or
 /// null outside one.
 Communicator* current_communicator();

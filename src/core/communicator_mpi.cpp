@@ -470,6 +470,44 @@ int64_t mpi_process_count() {
   return n;
 }
 
+std::vector<int64_t> mpi_allgather(int64_t value) {
+  if (!mpi_active()) return {value};
+  std::vector<long long> all(static_cast<size_t>(mpi_process_count()));
+  long long v = value;
+  {
+    std::lock_guard<std::mutex> l(g_mpi_mu);
+    check(MPI_Allgather(&v, 1, MPI_LONG_LONG, all.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD), "MPI_Allgather");
+  }
+  return std::vector<int64_t>(all.begin(), all.end());
+}
+
+std::vector<std::vector<char>> mpi_allgather_bytes(const std::vector<char>& mine) {
+  if (!mpi_active()) return {mine};
+  size_t n = static_cast<size_t>(mpi_process_count());
+  if (mine.size() > INT_MAX)
+    throw_error<RuntimeError>("distributed", "an all-gather of {} bytes is over MPI's int count", mine.size());
+  std::vector<int> sizes(n), displs(n);
+  int size = static_cast<int>(mine.size());
+  std::lock_guard<std::mutex> l(g_mpi_mu);
+  check(MPI_Allgather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  int64_t total = 0;
+  for (size_t p = 0; p < n; ++p) {
+    displs[p] = static_cast<int>(total);
+    total += sizes[p];
+    if (total > INT_MAX)
+      throw_error<RuntimeError>("distributed", "an all-gather of {} bytes is over MPI's int count", total);
+  }
+  std::vector<char> all(static_cast<size_t>(std::max<int64_t>(total, 1)));
+  std::vector<char> send = mine;
+  send.resize(std::max<size_t>(send.size(), 1));
+  check(MPI_Allgatherv(send.data(), size, MPI_BYTE, all.data(), sizes.data(), displs.data(), MPI_BYTE,
+                       MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+  std::vector<std::vector<char>> out;
+  for (size_t p = 0; p < n; ++p) out.emplace_back(all.begin() + displs[p], all.begin() + displs[p] + sizes[p]);
+  return out;
+}
+
 const char* mpi_thread_level() {
   switch (g_level) {
     case MPI_THREAD_SINGLE:
@@ -512,6 +550,8 @@ bool mpi_active() { return false; }
 int64_t mpi_process_index() { return 0; }
 int64_t mpi_process_count() { return 1; }
 const char* mpi_thread_level() { return "not built"; }
+std::vector<int64_t> mpi_allgather(int64_t value) { return {value}; }
+std::vector<std::vector<char>> mpi_allgather_bytes(const std::vector<char>& mine) { return {mine}; }
 std::vector<std::shared_ptr<Communicator>> make_mpi_communicators(int64_t) { no_mpi("distributed"); }
 
 #endif

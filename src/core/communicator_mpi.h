@@ -22,6 +22,10 @@ bool mpi_active();
 /// This process's rank and the number of processes in MPI_COMM_WORLD (0 and 1 when MPI is not initialised).
 int64_t mpi_process_index();
 int64_t mpi_process_count();
+/// Every process's `value`, in rank order (MPI_Allgather over MPI_COMM_WORLD; {value} without MPI). Collective.
+std::vector<int64_t> mpi_allgather(int64_t value);
+/// Every process's bytes, in rank order (MPI_Allgatherv over MPI_COMM_WORLD; {mine} without MPI). Collective.
+std::vector<std::vector<char>> mpi_allgather_bytes(const std::vector<char>& mine);
 /// The MPI thread-support level MPI_Init_thread gave ("MPI_THREAD_SERIALIZED", ...).
 const char* mpi_thread_level();
 

@@ -13,6 +13,7 @@
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
 #include "runtime/concrete.h"
+#include "runtime/sharded.h"
 #include "runtime/runtime.h"
 
 namespace jitx {
@@ -84,6 +85,10 @@ void Array::check_item(const Loc& loc) const {
 }
 
 const Array& Array::block_until_ready() const {
+  if (auto* sa = detail::as_sharded(*this)) {  // each shard on its device: no assembling
+    sa->wait_local();
+    return *this;
+  }
   if (impl_ && !is_tracer()) detail::concrete_buffer(*this, "block_until_ready")->ready->wait();
   return *this;
 }
@@ -167,7 +172,7 @@ Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc
     if (!data) throw_error<TypeError>("array", "got a null data pointer for shape {}", detail::shape_str(shape));
     detail::Literal::convert(data, src, lit.data(), dtype, static_cast<size_t>(lit.size()));
   }
-  return detail::make_concrete(runtime::Buffer::from_literal(lit, default_device()));
+  return detail::make_concrete(runtime::Buffer::from_literal(lit, runtime::Client::get().default_device()));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Events, buffers, streams, devices and the client.
 #include "runtime/runtime.h"
 
+#include <algorithm>
 #include <chrono>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -194,8 +195,9 @@ void Stream::loop() {
   }
 }
 
-Device::Device(int id_, std::string platform_)
-    : id(id_), platform(std::move(platform_)), stream(platform + ":" + std::to_string(id_)) {}
+Device::Device(int id_, std::string platform_, int process_index_, bool local_)
+    : id(id_), platform(std::move(platform_)), process_index(process_index_), local(local_),
+      stream(platform + ":" + std::to_string(id_)) {}
 
 Client& Client::get() {
   static Client* c = new Client();  // never destroyed: streams may still hold work at exit
@@ -298,6 +300,27 @@ std::vector<Device*> Client::devices() {
   std::vector<Device*> out;
   for (auto& d : devices_) out.push_back(d.get());
   return out;
+}
+
+std::vector<Device*> Client::global_devices() {
+  std::vector<Device*> out = devices();
+  for (auto& d : remote_) out.push_back(d.get());
+  std::sort(out.begin(), out.end(), [](const Device* a, const Device* b) { return a->id < b->id; });
+  return out;
+}
+
+void Client::join_job(int64_t process, int64_t process_count) {
+  int n = static_cast<int>(devices_.size());
+  for (int i = 0; i < n; ++i) {
+    devices_[static_cast<size_t>(i)]->id = static_cast<int>(process) * n + i;
+    devices_[static_cast<size_t>(i)]->process_index = static_cast<int>(process);
+  }
+  remote_.clear();
+  for (int64_t p = 0; p < process_count; ++p)
+    if (p != process)
+      for (int i = 0; i < n; ++i)
+        remote_.push_back(std::make_unique<Device>(static_cast<int>(p) * n + i, backend_->name(), static_cast<int>(p),
+                                                   /*local=*/false));
 }
 
 }  // namespace jitx::runtime

@@ -142,9 +142,11 @@ class Stream {
 
 class Device {
  public:
-  Device(int id, std::string platform);
-  int id;
+  Device(int id, std::string platform, int process_index = 0, bool local = true);
+  int id;  // global: process p's local device i has id p * local_device_count + i (jitx::distributed)
   std::string platform;
+  int process_index = 0;  // the process that owns the device (0 without jitx::distributed)
+  bool local = true;      // this process's: it holds buffers and runs work; another process's device only names it
   Stream stream;
   std::string str() const { return platform + ":" + std::to_string(id); }
 };
@@ -222,13 +224,21 @@ class Client {
  public:
   static Client& get();
   Device* default_device() { return devices_.front().get(); }
+  /// This process's devices (addressable: they hold buffers and run work).
   std::vector<Device*> devices();
   size_t num_devices() const { return devices_.size(); }
+  /// Every device of the job, ordered by id: this process's and (after join_job) the other processes' devices.
+  std::vector<Device*> global_devices();
+  /// Makes this client process `process` of `process_count`, each with as many devices as this one (checked by the
+  /// caller): renumbers the local devices' ids to process * n + i and adds the other processes' devices (not local).
+  /// Called once, by jitx::distributed::initialize, before any array is placed on a device.
+  void join_job(int64_t process, int64_t process_count);
   Backend& backend() { return *backend_; }
 
  private:
   Client();
   std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<std::unique_ptr<Device>> remote_;  // other processes' devices (jitx::distributed)
   std::unique_ptr<Backend> backend_;
 };
 

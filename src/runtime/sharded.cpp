@@ -95,10 +95,27 @@ void paste_literal(Literal& whole, const Literal& part, const std::vector<std::p
   copy_box(whole, const_cast<Literal&>(part), range, false);
 }
 
+bool ShardedArray::fully_addressable() const {
+  for (auto& s : shards)
+    if (!s) return false;
+  return true;
+}
+
+void ShardedArray::wait_local() const {
+  for (auto& s : shards)
+    if (s) s->ready->wait();
+}
+
 Literal ShardedArray::host_literal(std::string_view op) const {
   Literal out = Literal::make(aval.dtype, aval.shape);
-  std::vector<bool> done;  // a replicated tile is copied once
+  if (!fully_addressable() && !tiling.replicated)
+    throw_error<RuntimeError>(op,
+                              "fetching the value of an Array that spans non-addressable devices (devices of other "
+                              "processes: {}) is not possible; use jitx::multihost::process_allgather(x) for the "
+                              "whole value, or x.addressable_shards() for this process's shards",
+                              sharding->str());
   for (size_t i = 0; i < shards.size(); ++i) {
+    if (!shards[i]) continue;  // another process's shard (of a replicated array: any local copy will do)
     if (shards[i]->deleted)
       throw_error<RuntimeError>(op,
                                 "this Array's buffer was donated to a jitted call (donate_argnums) and is no "

@@ -17,10 +17,15 @@ namespace jitx::detail {
 struct ShardedArray : ConcreteArray {
   std::shared_ptr<const Sharding> sharding;
   hlo::HloSharding tiling;                           // device ids as the runtime numbers them
-  std::vector<std::shared_ptr<runtime::Buffer>> shards;  // in the order of `devices`
+  std::vector<std::shared_ptr<runtime::Buffer>> shards;  // in the order of `devices`; null on other processes' devices
   std::vector<runtime::Device*> devices;             // the sharding's devices, in mesh order
 
+  /// The whole value; throws (naming `op`) when a shard lives in another process and the array is not replicated.
   Literal host_literal(std::string_view op) const override;
+  /// Whether this process holds every shard (false when the mesh spans other processes' devices).
+  bool fully_addressable() const;
+  /// Waits until every shard this process holds is computed.
+  void wait_local() const;
   /// The whole array in one (uncommitted) buffer on the default device.
   const std::shared_ptr<runtime::Buffer>& assembled(std::string_view op);
 

@@ -147,6 +147,7 @@ void run(detail::Communicator& c) {
 }  // namespace
 
 int64_t run_program_check(int64_t local_n);  // mpi_program.cpp
+int64_t run_api_check(int64_t local_n);      // mpi_api.cpp
 
 int main(int argc, char** argv) {
   int64_t local_n = argc > 1 ? std::stoll(argv[1]) : 2;
@@ -183,6 +184,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(proc * local_n), static_cast<long long>(proc * local_n + local_n - 1),
                 static_cast<long long>(g_world), static_cast<long long>(checks), static_cast<long long>(failures));
     failures += run_program_check(local_n);
+    failures += run_api_check(local_n);
     distributed::shutdown();
     return failures ? 1 : 0;
   } catch (const Error& e) {

@@ -1,4 +1,5 @@
-// jitx::distributed: the process-level state of a multi-process job, over the MPI transport.
+// jitx::distributed: the process-level state of a multi-process job, over the MPI transport, and the global device
+// list it makes (every process's devices, numbered process by process).
 #include "jitx/distributed.h"
 
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include "core/communicator_mpi.h"
 #include "core/errors.h"
 #include "jitx/error.h"
+#include "runtime/runtime.h"
 
 namespace jitx::distributed {
 
@@ -32,6 +34,16 @@ void initialize(int64_t num_processes, int64_t process_id) {
   if (process_id >= 0 && process_id != me)
     detail::throw_error<Error>("distributed.initialize", "process_id={} but MPI says this is process {}", process_id,
                                me);
+  // The global device list: every process must have as many devices (JITX_CPU_DEVICE_COUNT) for ids p * n + i.
+  auto& client = runtime::Client::get();
+  auto counts = detail::mpi_allgather(static_cast<int64_t>(client.num_devices()));
+  for (size_t p = 0; p < counts.size(); ++p)
+    if (counts[p] != counts[0])
+      detail::throw_error<Error>("distributed.initialize",
+                                 "process 0 has {} devices but process {} has {}: every process needs the same "
+                                 "number of local devices (set the same JITX_CPU_DEVICE_COUNT for each)",
+                                 counts[0], p, counts[p]);
+  client.join_job(me, n);
 }
 
 void shutdown() { detail::mpi_finalize(); }

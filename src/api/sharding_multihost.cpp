@@ -65,7 +65,8 @@ Array make_array_from_callback(const Shape& shape, const Sharding& sharding,
     }
     ShardIndex index = range_of(tiling, shape, d);
     Array part = data_callback(index);
-    if (!part.valid()) detail::throw_error<TypeError>(op, "data_callback returned an empty Array for {}", index_str(index));
+    if (!part.valid())
+      detail::throw_error<TypeError>(op, "data_callback returned an empty Array for {}", index_str(index));
     Shape want;
     for (auto& [lo, hi] : index) want.push_back(hi - lo);
     if (part.shape() != want)

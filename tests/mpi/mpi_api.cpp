@@ -40,7 +40,8 @@ void close(const Array& got, const std::vector<double>& want, double tol, const 
   auto g = got.to_vector<double>();
   bool ok = g.size() == want.size();
   double worst = 0;
-  for (size_t i = 0; ok && i < g.size(); ++i) worst = std::max(worst, std::abs(g[i] - want[i]) / (1 + std::abs(want[i])));
+  for (size_t i = 0; ok && i < g.size(); ++i)
+    worst = std::max(worst, std::abs(g[i] - want[i]) / (1 + std::abs(want[i])));
   check(ok && worst <= tol, fmt::format("{}: {} elements (want {}), worst relative error {:.2e} (tolerance {:.0e})",
                                         what, g.size(), want.size(), worst, tol));
 }
@@ -68,7 +69,8 @@ int64_t run_api_check(int64_t local_n) {
   for (int64_t i = 0; i < n; ++i) {
     const Device& d = all[static_cast<size_t>(i)];
     check(d.id() == i && d.process_index() == i / local_n && d.is_addressable() == (i / local_n == me),
-          fmt::format("device {}: id {}, process {}, addressable {}", i, d.id(), d.process_index(), d.is_addressable()));
+          fmt::format("device {}: id {}, process {}, addressable {}", i, d.id(), d.process_index(),
+                      d.is_addressable()));
   }
   expect_throw([&] { device_put(Array(1.0f), all[static_cast<size_t>(((me + 1) % np) * local_n)]); }, "process",
                "device_put to another process's device");

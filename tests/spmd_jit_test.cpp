@@ -176,7 +176,7 @@ TEST_CASE("jit: sharded arguments run partitioned on their devices, results carr
   }
 }
 
-TEST_CASE("jit: a sharding constraint reshards inside the partitioned program, refused calls run on one device",
+TEST_CASE("jit: a sharding constraint reshards inside the partitioned program, loops run partitioned",
           "[spmd]") {
   if (!have(4)) return;
   Mesh m = make_mesh({4}, {"data"});
@@ -193,11 +193,12 @@ TEST_CASE("jit: a sharding constraint reshards inside the partitioned program, r
   std::string text = f.lower(xs).compile().as_text();
   CHECK(text.find(" all-gather(") != std::string::npos);
   CHECK(text.find("sharding={replicated}") != std::string::npos);
-  // Control flow is not partitioned yet: the call computes on one device, with the right values.
+  // Control flow is partitioned: the loop runs on the four devices, its carry split as the argument.
   auto loop = jit([](const Array& a) {
     return lax::fori_loop(0, 3, [](const Array&, const Array& c) { return c * 2.0f; }, a);
   });
   Array z = loop(xs);
   CHECK(z.to_vector<float>() == (x * 8.0f).to_vector<float>());
-  CHECK(z.addressable_shards().size() == 1);
+  CHECK(z.addressable_shards().size() == 4);
+  CHECK(z.sharding() == Sharding(rows));
 }

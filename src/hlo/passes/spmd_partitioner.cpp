@@ -144,8 +144,12 @@ int64_t tile_index(const Tiles& t, int64_t p, int64_t d) {
 }
 
 struct Local {
+  Local() = default;
+  Local(Instruction* value, Tiles tiles, std::vector<Tiles> elements = {})
+      : v(value), t(std::move(tiles)), elems(std::move(elements)) {}
   Instruction* v = nullptr;
   Tiles t;
+  std::vector<Tiles> elems;  // a tuple's (while, conditional): each element's tiles
 };
 
 class Partitioner {
@@ -186,11 +190,21 @@ class Partitioner {
   Local dot(const Instruction& i);
   Local reduce(const Instruction& i);
   Local generic(const Instruction& i, const std::string& why);
+  Local reshape(const Instruction& i);
+  Local slicing(const Instruction& i);
+  Local while_loop(const Instruction& i);
+  Local conditional(const Instruction& i);
   Local visit(const Instruction& i);
+  /// The per-partition version of `old` (a new computation): its parameters tiled as `params` (null: the entry's
+  /// annotations), its root tuple's elements resharded to `want_root` when given; `root_tiles` gets the root's tiles
+  /// (one per tuple element).
+  Computation* partition(const Computation& old, const std::vector<Tiles>* params, const std::vector<Tiles>* want_root,
+                         std::vector<Tiles>* root_tiles);
 
   Module& m_;
   int64_t n_;
   Computation* c_ = nullptr;
+  const std::vector<Tiles>* params_ = nullptr;  // the parameters' tiles of the computation being partitioned
   std::unordered_map<const Instruction*, Local> map_;
   int64_t channel_ = 1;
 };
@@ -236,15 +250,187 @@ Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& a
 }
 
 Local Partitioner::generic(const Instruction& i, const std::string& why) {
-  if (!i.called.empty()) unsupported(i, "calls other computations (control flow is not partitioned yet)");
   if (i.shape.is_tuple) unsupported(i, "has a tuple result (not partitioned yet)");
+  for (auto* o : i.operands)
+    if (o->shape.is_tuple) unsupported(i, "has a tuple operand (not partitioned yet)");
   std::vector<Instruction*> ops;
   for (auto* o : i.operands) ops.push_back(reshard(map_.at(o), replicated(o->shape.rank(), n_), i).v);
   Tiles t = replicated(i.shape.rank(), n_);
   note(i, t, why);
   Instruction* ni = add(i.opcode, i.shape, ops, i.attrs, t);
   ni->literal = i.literal;
+  ni->called = i.called;  // a comparator or a map's scalar function: the same on every partition
   return Local{ni, t};
+}
+
+Local Partitioner::reshape(const Instruction& i) {
+  // Split into groups of consecutive dimensions with equal products on both sides. A group keeps its tiles when
+  // only its major-most dimension is tiled on each side, by the same count (the same contiguous chunks).
+  const Local& x = map_.at(i.operand(0));
+  const auto &in = i.operand(0)->shape.dims, &out = i.shape.dims;
+  std::vector<int64_t> keep(out.size(), -1);
+  size_t a = 0, b = 0;
+  while (a < in.size() || b < out.size()) {
+    size_t a0 = a, b0 = b;
+    int64_t pa = a < in.size() ? in[a++] : 1, pb = b < out.size() ? out[b++] : 1;
+    while (pa != pb) {
+      if (pa < pb && a < in.size()) pa *= in[a++];
+      else if (pb < pa && b < out.size()) pb *= out[b++];
+      else break;
+    }
+    // Size-1 dimensions at the group's start carry no elements: the first dimension of size > 1 is the major one.
+    while (a0 + 1 < a && in[a0] == 1 && x.t.dims[a0] == 1) ++a0;
+    while (b0 + 1 < b && out[b0] == 1) ++b0;
+    for (size_t d = a0 + 1; d < a; ++d)
+      if (x.t.dims[d] > 1) return generic(i, "a reshape that moves a minor tiled dimension (all-gathered)");
+    if (a0 < in.size() && x.t.dims[a0] > 1) {
+      if (b0 >= out.size() || out[b0] % x.t.dims[a0] != 0)
+        return generic(i, "a reshape whose tiled dimension does not divide its new major dimension (all-gathered)");
+      keep[b0] = static_cast<int64_t>(a0);
+    }
+  }
+  Tiles t = regroup(x.t, keep);
+  if (x.t.tiled() && !t.tiled()) return generic(i, "reshape");
+  note(i, t, "reshape: the tiled dimensions stay the major dimensions of their groups");
+  return Local{add(i.opcode, local_shape(i.shape, t, i), {x.v}, i.attrs, t), t};
+}
+
+Local Partitioner::slicing(const Instruction& i) {
+  // slice, dynamic-slice and dynamic-update-slice that take every element of each tiled dimension run locally.
+  const Local& x = map_.at(i.operand(0));
+  const auto& in = i.operand(0)->shape.dims;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (x.t.dims[d] == 1) continue;
+    int64_t want = i.opcode == Opcode::kDynamicUpdateSlice ? i.operand(1)->shape.dims[d] : i.shape.dims[d];
+    if (want != in[d] || (i.opcode == Opcode::kSlice && i.attrs.get_ints("start_indices")[d] != 0))
+      return generic(i, fmt::format("{} of part of a tiled dimension (all-gathered)", opcode_name(i.opcode)));
+  }
+  if (i.opcode == Opcode::kSlice) {
+    auto strides = i.attrs.get_ints("strides", {});
+    for (size_t d = 0; d < in.size(); ++d)
+      if (x.t.dims[d] > 1 && !strides.empty() && strides[d] != 1) return generic(i, "a strided slice of a tiled dim");
+  }
+  std::vector<Instruction*> ops{x.v};
+  Tiles t = x.t;
+  for (size_t k = 1; k < i.operands.size(); ++k) {
+    const Instruction* o = i.operand(k);
+    Tiles want = k == 1 && i.opcode == Opcode::kDynamicUpdateSlice ? t : replicated(o->shape.rank(), n_);
+    ops.push_back(reshard(map_.at(o), want, i).v);
+  }
+  note(i, t, fmt::format("{}: whole tiled dimensions, local", opcode_name(i.opcode)));
+  Shape ls = local_shape(i.shape, t, i);
+  detail::Params attrs = i.attrs;
+  if (i.opcode == Opcode::kDynamicSlice || i.opcode == Opcode::kSlice) {
+    // The slice sizes / limits of the tiled dimensions are the local extents.
+    if (i.opcode == Opcode::kDynamicSlice) {
+      attrs.set("slice_sizes", ls.dims);
+    } else {
+      auto limit = i.attrs.get_ints("limit_indices");
+      for (size_t d = 0; d < in.size(); ++d)
+        if (t.dims[d] > 1) limit[d] = ls.dims[d];
+      attrs.set("limit_indices", limit);
+    }
+  }
+  return Local{add(i.opcode, ls, ops, attrs, t), t};
+}
+
+Computation* Partitioner::partition(const Computation& old, const std::vector<Tiles>* params,
+                                    const std::vector<Tiles>* want_root, std::vector<Tiles>* root_tiles) {
+  Computation* saved_c = c_;
+  const std::vector<Tiles>* saved_params = params_;
+  c_ = m_.add_computation(old.name + ".spmd");
+  c_->parent = &m_;
+  params_ = params;
+  for (auto& up : old.instructions) {
+    const Instruction& i = *up;
+    Local l = visit(i);
+    // A sharding annotated on the instruction (with_sharding_constraint, out_shardings) is a constraint.
+    if (i.opcode != Opcode::kParameter && !i.shape.is_tuple) {
+      if (auto want = sharding_of(i)) {
+        Tiles wt = tiles_of(*want, i.shape.rank(), n_, i);
+        if (!(wt == l.t)) {
+          if (log_on())
+            detail::log_line(
+                fmt::format("[sharding] %{}: conflict: propagation chose {}, the annotation says {}: "
+                            "resharded",
+                            i.name, to_sharding(l.t).to_string(), want->to_string()));
+          l = reshard(l, wt, i);
+        }
+      }
+    }
+    map_[&i] = l;
+  }
+  Local root = map_.at(old.root);
+  if (want_root) {
+    if (old.root->opcode != Opcode::kTuple || old.root->operands.size() != want_root->size())
+      unsupported(*old.root, "a loop body or branch whose root is not a tuple of its results");
+    std::vector<Instruction*> ops;
+    for (size_t k = 0; k < want_root->size(); ++k)
+      ops.push_back(reshard(map_.at(old.root->operand(k)), (*want_root)[k], *old.root).v);
+    root = Local{c_->add(Opcode::kTuple, Shape(), ops), Tiles{}, *want_root};
+  }
+  if (root.v->opcode == Opcode::kTuple) {
+    std::vector<Shape> elems;
+    for (auto* o : root.v->operands) elems.push_back(o->shape);
+    root.v->shape = Shape::tuple(elems);
+  }
+  if (root_tiles) *root_tiles = root.v->shape.is_tuple ? root.elems : std::vector<Tiles>{root.t};
+  c_->root = root.v;
+  c_->remove_dead_instructions();
+  Computation* out = c_;
+  c_ = saved_c;
+  params_ = saved_params;
+  return out;
+}
+
+Local Partitioner::while_loop(const Instruction& i) {
+  // The carry's tiles: the initial values', then what the body makes of them until it keeps them (at most 3 rounds;
+  // a body that still changes them reshards its results back each iteration).
+  std::vector<Tiles> carry;
+  for (auto* o : i.operands) {
+    if (o->shape.is_tuple) unsupported(i, "a tuple-shaped loop value");
+    carry.push_back(map_.at(o).t);
+  }
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Tiles> got;
+    partition(*i.called[1], &carry, nullptr, &got);
+    if (got == carry) break;
+    carry = got;
+  }
+  Computation* cond = partition(*i.called[0], &carry, nullptr, nullptr);
+  Computation* body = partition(*i.called[1], &carry, &carry, nullptr);
+  std::vector<Instruction*> ops;
+  std::vector<Shape> shapes;
+  for (size_t k = 0; k < i.operands.size(); ++k) {
+    ops.push_back(reshard(map_.at(i.operand(k)), carry[k], i).v);
+    shapes.push_back(ops.back()->shape);
+  }
+  Instruction* w = c_->add(Opcode::kWhile, Shape::tuple(shapes), ops, i.attrs);
+  w->called = {cond, body};
+  if (log_on())
+    for (size_t k = 0; k < carry.size(); ++k)
+      detail::log_line(fmt::format("[sharding] %{}: carry {}: {} (the loop keeps it)", i.name, k,
+                                   to_sharding(carry[k]).to_string()));
+  return Local{w, Tiles{}, carry};
+}
+
+Local Partitioner::conditional(const Instruction& i) {
+  // Branches see the operands' tiles; their results take branch 0's tiles (the other branches reshard to them).
+  std::vector<Tiles> args;
+  std::vector<Instruction*> ops{reshard(map_.at(i.operand(0)), replicated(0, n_), i).v};
+  for (size_t k = 1; k < i.operands.size(); ++k) {
+    if (i.operand(k)->shape.is_tuple) unsupported(i, "a tuple-shaped branch operand");
+    args.push_back(map_.at(i.operand(k)).t);
+    ops.push_back(map_.at(i.operand(k)).v);
+  }
+  std::vector<Tiles> out;
+  partition(*i.called[0], &args, nullptr, &out);
+  std::vector<Computation*> branches;
+  for (auto* b : i.called) branches.push_back(partition(*b, &args, &out, nullptr));
+  Instruction* c = c_->add(Opcode::kConditional, branches[0]->root->shape, ops, i.attrs);
+  c->called = branches;
+  note(i, out.empty() ? replicated(0, n_) : out[0], "conditional: branch 0's result tiles");
+  return Local{c, Tiles{}, out};
 }
 
 Local Partitioner::elementwise(const Instruction& i) {
@@ -419,11 +605,13 @@ Local Partitioner::reduce(const Instruction& i) {
 Local Partitioner::visit(const Instruction& i) {
   switch (i.opcode) {
     case Opcode::kParameter: {
+      if (i.shape.is_tuple) unsupported(i, "a tuple-shaped parameter");
       auto s = sharding_of(i);
-      Tiles t = s ? tiles_of(*s, i.shape.rank(), n_, i) : replicated(i.shape.rank(), n_);
+      Tiles t = params_ ? (*params_).at(static_cast<size_t>(i.parameter_number))
+                        : s ? tiles_of(*s, i.shape.rank(), n_, i) : replicated(i.shape.rank(), n_);
       Instruction* p = c_->add_parameter(i.parameter_number, local_shape(i.shape, t, i), i.name);
       set_sharding(*p, to_sharding(t));
-      note(i, t, s ? "the argument's sharding" : "an argument without a sharding is replicated");
+      if (!params_) note(i, t, s ? "the argument's sharding" : "an argument without a sharding is replicated");
       return Local{p, t};
     }
     case Opcode::kConstant:
@@ -451,9 +639,31 @@ Local Partitioner::visit(const Instruction& i) {
       return reduce(i);
     case Opcode::kTuple: {
       std::vector<Instruction*> ops;
-      for (auto* o : i.operands) ops.push_back(map_.at(o).v);
-      return Local{c_->add(Opcode::kTuple, Shape(), ops), Tiles{}};
+      std::vector<Tiles> elems;
+      std::vector<Shape> shapes;
+      for (auto* o : i.operands) {
+        ops.push_back(map_.at(o).v);
+        elems.push_back(map_.at(o).t);
+        shapes.push_back(ops.back()->shape);
+      }
+      return Local{c_->add(Opcode::kTuple, Shape::tuple(shapes), ops), Tiles{}, elems};
     }
+    case Opcode::kGetTupleElement: {
+      const Local& x = map_.at(i.operand(0));
+      size_t k = static_cast<size_t>(tuple_index_of(i));
+      Tiles t = x.elems.at(k);
+      return Local{add(i.opcode, x.v->shape.tuple_shapes.at(k), {x.v}, i.attrs, t), t};
+    }
+    case Opcode::kWhile:
+      return while_loop(i);
+    case Opcode::kConditional:
+      return conditional(i);
+    case Opcode::kReshape:
+      return reshape(i);
+    case Opcode::kSlice:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+      return slicing(i);
     default:
       if (is_elementwise(i.opcode)) return elementwise(i);
       return generic(i, fmt::format("{} is not partitioned yet: its operands are all-gathered", opcode_name(i.opcode)));
@@ -462,44 +672,18 @@ Local Partitioner::visit(const Instruction& i) {
 
 void Partitioner::run() {
   Computation* old = m_.entry;
-  for (auto& inst : old->instructions)
-    if (!inst->called.empty()) unsupported(*inst, "calls other computations (control flow is not partitioned yet)");
-  c_ = m_.add_computation(old->name + ".spmd");
-  c_->parent = &m_;
-  for (auto& up : old->instructions) {
-    const Instruction& i = *up;
-    Local l = visit(i);
-    // A sharding annotated on the instruction (with_sharding_constraint, out_shardings) is a constraint.
-    if (i.opcode != Opcode::kParameter && i.opcode != Opcode::kTuple) {
-      if (auto want = sharding_of(i)) {
-        Tiles wt = tiles_of(*want, i.shape.rank(), n_, i);
-        if (!(wt == l.t)) {
-          if (log_on())
-            detail::log_line(
-                fmt::format("[sharding] %{}: conflict: propagation chose {}, the annotation says {}: "
-                            "resharded",
-                            i.name, to_sharding(l.t).to_string(), want->to_string()));
-          l = reshard(l, wt, i);
-        }
-      }
-    }
-    map_[&i] = l;
-  }
-  Instruction* root = map_.at(old->root).v;
-  if (root->opcode == Opcode::kTuple) {
-    root->shape = Shape::tuple({});
-    std::vector<Shape> elems;
-    for (auto* o : root->operands) elems.push_back(o->shape);
-    root->shape = Shape::tuple(elems);
-  }
-  c_->root = root;
-  c_->remove_dead_instructions();
-  m_.entry = c_;
-  for (auto it = m_.computations.begin(); it != m_.computations.end(); ++it)
-    if (it->get() == old) {
-      m_.computations.erase(it);
-      break;
-    }
+  Computation* entry = partition(*old, nullptr, nullptr, nullptr);
+  m_.entry = entry;
+  // Drop what the new entry no longer calls: the old entry, the old loop bodies and branches, and the partitioned
+  // bodies of the rounds that chose a loop's carry tiles.
+  std::vector<const Computation*> live{entry};
+  for (size_t k = 0; k < live.size(); ++k)
+    for (auto& inst : live[k]->instructions)
+      for (auto* c : inst->called)
+        if (std::find(live.begin(), live.end(), c) == live.end()) live.push_back(c);
+  std::erase_if(m_.computations, [&](const std::unique_ptr<Computation>& c) {
+    return std::find(live.begin(), live.end(), c.get()) == live.end();
+  });
 }
 
 }  // namespace

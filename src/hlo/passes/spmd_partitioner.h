@@ -24,10 +24,15 @@ namespace jitx::hlo {
 /// Output: per-partition shapes, collectives with replica groups of partition ids, every instruction annotated
 /// with the sharding chosen (the root's elements too: how to assemble the results).
 ///
+/// Control flow: a while loop's carry takes its initial values' tiles, then the tiles its body gives them (until
+/// they stay the same, at most three rounds); the condition and body are partitioned with those parameter tiles and
+/// the body's results resharded to them. A conditional's branches see their operands' tiles; every branch's results
+/// take branch 0's. Reshapes keep a tiled dimension that stays the major dimension of its group (splitting or
+/// merging dimensions); slices and dynamic (update) slices that take whole tiled dimensions run locally.
+///
 /// Not done (each a clear CompileError, never a wrong program): dimensions that do not divide evenly (no padding or
-/// masking yet), control flow and other computations called by the entry, reduce-scatter for sharded dot outputs
-/// (an all-reduce then a local slice instead), all-to-all for reshapes (a reshape of a tiled value all-gathers),
-/// backward propagation (from users to operands), halo exchanges.
+/// masking yet), tuple-shaped parameters and operands, all-to-all for reshapes (a reshape that moves a minor tiled
+/// dimension all-gathers), halo exchanges.
 ///
 /// JITX_LOG_SHARDING=1 logs each choice and where it came from ("[sharding] %dot.3: {devices=[2,1]0,1} (dot: lhs
 /// batch-like dimension 0 split, no communication)") and each conflict resolved by a reshard.

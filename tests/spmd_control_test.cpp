@@ -1,0 +1,134 @@
+// The partitioner's control flow and layout rules through jit (issue 17): a scan over layers with the batch split
+// (the loop's carry keeps its tiles, the body's reduction ends in an all-reduce, no all-gather), a cond whose
+// branches see split operands, reshapes that keep a major tiled dimension, and dynamic slices of whole tiled
+// dimensions. Each on 2, 4 and 8 devices and a 2x4 mesh, against the same function on one device.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "jitx/jitx.h"
+#include "test_util.h"
+
+using namespace jitx;
+
+namespace {
+
+bool have(size_t n) {
+  if (devices().size() >= n) return true;
+  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
+  return false;
+}
+
+size_t count(const std::string& text, const std::string& op) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(" " + op + "(", at)) != std::string::npos; ++at) ++n;
+  return n;
+}
+
+/// The largest |a - b| / (1 + |b|) over the elements (f32 results: a sharded sum adds in another order).
+double rel_diff(const Array& a, const Array& b) {
+  auto x = a.to_vector<double>(), y = b.to_vector<double>();
+  REQUIRE(x.size() == y.size());
+  double m = 0;
+  for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]) / (1 + std::abs(y[i])));
+  return m;
+}
+
+std::vector<Mesh> meshes() {
+  std::vector<Mesh> out;
+  for (int64_t n : {2, 4, 8})
+    if (have(static_cast<size_t>(n))) out.push_back(make_mesh({n}, {"d"}));
+  if (have(8)) out.push_back(make_mesh({2, 4}, {"d", "m"}));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("partitioner: a scan over layers with the batch split keeps its carry split", "[spmd][spmd_control]") {
+  auto f = jit([](const Array& x, const Array& w) {
+    auto body = [](const Array& h, const Array& wl) {
+      Array nh = jnp::tanh(jnp::matmul(h, wl));
+      return std::pair{nh, jnp::sum(nh)};
+    };
+    return lax::scan(body, x, w);
+  });
+  Array x = random::normal(random::PRNGKey(1), {16, 8});
+  Array w = random::normal(random::PRNGKey(2), {3, 8, 8}) * 0.4;
+  auto [c0, y0] = f(x, w);
+  for (const Mesh& m : meshes()) {
+    INFO(m.str());
+    Array xs = device_put(x, NamedSharding(m, P("d")));
+    auto [c1, y1] = f(xs, w);
+    CHECK(rel_diff(c1, c0) < 1e-6);
+    CHECK(rel_diff(y1, y0) < 1e-5);
+    CHECK(c1.sharding().named());
+    CHECK(!c1.is_fully_replicated());  // the carry came out split
+    std::string text = f.lower(xs, w).compile().as_text();
+    INFO(text);
+    CHECK(count(text, "while") == 1);
+    CHECK(count(text, "all-reduce") == 1);  // the per-layer sum
+    CHECK(count(text, "all-gather") == 0);
+  }
+}
+
+TEST_CASE("partitioner: a carry that starts replicated takes the tiles the loop body gives it", "[spmd][spmd_control]") {
+  // acc starts as zeros (replicated); the body adds a split value to it each step.
+  auto f = jit([](const Array& x) {
+    return lax::fori_loop(0, 4, [&](const Array& i, const Array& acc) { return acc + x * i.astype(float32); },
+                          jnp::zeros_like(x));
+  });
+  Array x = random::normal(random::PRNGKey(3), {8, 6});
+  Array want = f(x);
+  for (const Mesh& m : meshes()) {
+    INFO(m.str());
+    Array xs = device_put(x, NamedSharding(m, P("d")));
+    CHECK(rel_diff(f(xs), want) < 1e-6);
+    std::string text = f.lower(xs).compile().as_text();
+    INFO(text);
+    CHECK(count(text, "all-gather") == 0);
+  }
+}
+
+TEST_CASE("partitioner: cond branches run on the split operands", "[spmd][spmd_control]") {
+  auto f = jit([](const Array& x, const Array& w) {
+    return lax::cond(
+        jnp::sum(x) > 0.0f, [](const Array& a, const Array& b) { return jnp::matmul(a, b); },
+        [](const Array& a, const Array&) { return jnp::exp(a) * 2.0f; }, x, w);
+  });
+  Array w = random::normal(random::PRNGKey(4), {6, 6});
+  for (uint32_t seed : {5u, 6u}) {  // one draw takes each branch
+    Array x = random::normal(random::PRNGKey(seed), {8, 6}) + (seed == 5 ? 0.5f : -0.5f);
+    Array want = f(x, w);
+    for (const Mesh& m : meshes()) {
+      INFO(m.str() << " seed " << seed);
+      Array xs = device_put(x, NamedSharding(m, P("d")));
+      CHECK(rel_diff(f(xs, w), want) < 1e-6);
+      std::string text = f.lower(xs, w).compile().as_text();
+      INFO(text);
+      CHECK(count(text, "conditional") == 1);
+      CHECK(count(text, "all-gather") == 0);
+    }
+  }
+}
+
+TEST_CASE("partitioner: reshapes keep a major tiled dimension, dynamic slices of whole tiled dimensions are local",
+          "[spmd][spmd_control]") {
+  auto split = jit([](const Array& x) { return jnp::reshape(x, {4, 4, 6}).sum({2}); });
+  auto merge = jit([](const Array& x) { return jnp::reshape(x, {96}) * 3.0f; });
+  auto minor = jit([](const Array& x) { return jnp::reshape(jnp::transpose(x), {96}); });
+  auto dslice = jit([](const Array& x, const Array& i) { return lax::dynamic_slice(x, {Array(0), i}, {16, 2}); });
+  Array x = random::normal(random::PRNGKey(7), {16, 6});
+  for (const Mesh& m : meshes()) {
+    INFO(m.str());
+    Array xs = device_put(x, NamedSharding(m, P("d")));
+    CHECK(rel_diff(split(xs), split(x)) < 1e-6);
+    // 16 rows split d ways become 4 blocks of 4: local when d divides 4 (8 ways would need two tiled dimensions).
+    CHECK(count(split.lower(xs).compile().as_text(), "all-gather") == (m.axis_size("d") <= 4 ? 0u : 1u));
+    CHECK(rel_diff(merge(xs), merge(x)) == 0);
+    CHECK(count(merge.lower(xs).compile().as_text(), "all-gather") == 0);
+    CHECK(rel_diff(minor(xs), minor(x)) == 0);  // moves the tiled dimension: resharded (all-gathered)
+    CHECK(count(minor.lower(xs).compile().as_text(), "all-gather") >= 1);
+    CHECK(rel_diff(dslice(xs, Array(3)), dslice(x, Array(3))) == 0);
+    CHECK(count(dslice.lower(xs, Array(3)).compile().as_text(), "all-gather") == 0);
+  }
+}

@@ -71,7 +71,8 @@ TEST_CASE("partitioner: a scan over layers with the batch split keeps its carry 
   }
 }
 
-TEST_CASE("partitioner: a carry that starts replicated takes the tiles the loop body gives it", "[spmd][spmd_control]") {
+TEST_CASE("partitioner: a carry that starts replicated takes the tiles the loop body gives it",
+          "[spmd][spmd_control]") {
   // acc starts as zeros (replicated); the body adds a split value to it each step.
   auto f = jit([](const Array& x) {
     return lax::fori_loop(0, 4, [&](const Array& i, const Array& acc) { return acc + x * i.astype(float32); },

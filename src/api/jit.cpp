@@ -274,12 +274,13 @@ bool any_sharded(const CallSignature& sig) {
     if (as_sharded(a)) return true;
   return false;
 }
-std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig) {
+std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig,
+                                          const std::vector<std::optional<Sharding>>& out_shardings) {
   std::lock_guard<std::mutex> l(e.spmd_mu);
   if (!e.spmd_tried) {
     e.spmd_tried = true;
     std::string why;
-    e.spmd = spmd_program_for(e.jaxpr, *e.module, sig.flat.leaves, &why);
+    e.spmd = spmd_program_for(e.jaxpr, *e.module, sig.flat.leaves, out_shardings, &why);
     if (!e.spmd && log_sharding())
       log_line(fmt::format("[sharding] '{}' runs on one device (its sharded arguments assembled there): {}", e.name,
                            why));
@@ -531,7 +532,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
   e->name = name_;
   e->donate_argnums = options_.donate_argnums;
   trace_and_lower(*e, trace);
-  if (any_sharded(sig)) spmd_program(*e, sig);
+  if (any_sharded(sig)) spmd_program(*e, sig, options_.out_shardings);
   return e;
 }
 
@@ -606,7 +607,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
   check_in_shardings(sig, e.name);
   if (any_sharded(sig))
-    if (auto prog = spmd_program(e, sig)) return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
+    if (auto prog = spmd_program(e, sig, options_.out_shardings)) return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
   // A sharded leaf is assembled on one device: the SPMD partitioner does not run on jit's path yet (see the README's

@@ -115,6 +115,7 @@ void JitCore::check_in_shardings(const CallSignature& sig, const std::string& na
 }
 
 std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
+                                               std::span<const std::optional<Sharding>> out_shardings,
                                                std::string* why) {
   const ShardedArray* first = nullptr;
   for (auto& l : leaves)
@@ -159,6 +160,23 @@ std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::
       return nullptr;
     }
     hlo::set_sharding(*inst, *t);
+  }
+  // out_shardings on the mesh: constraints on the results (a result that is an argument, or twice a result, is
+  // resharded after the call instead).
+  {
+    hlo::Instruction* root = m->entry->root;
+    std::vector<hlo::Instruction*> outs;
+    if (root->opcode == hlo::Opcode::kTuple)
+      outs = root->operands;
+    else
+      outs.push_back(root);
+    for (size_t k = 0; k < outs.size() && k < out_shardings.size(); ++k) {
+      const auto& want = out_shardings[k];
+      if (!want || !want->named() || want->named()->mesh() != mesh) continue;
+      hlo::Instruction* o = outs[k];
+      if (o->opcode == hlo::Opcode::kParameter || std::count(outs.begin(), outs.end(), o) > 1) continue;
+      if (auto t = to_partitions(tiling_of(*want, o->shape.rank()), prog->devices)) hlo::set_sharding(*o, *t);
+    }
   }
   int64_t n = static_cast<int64_t>(prog->devices.size());
   try {

@@ -2,6 +2,7 @@
 // run on the mesh's devices (detail::execute_spmd), its results sharded as the partitioner chose.
 #pragma once
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,7 +25,11 @@ bool log_sharding();
 
 /// The partitioned program of `lowered` (one entry parameter per leaf) for leaves with these shardings; null, with
 /// `why` set, when the call cannot run partitioned (the caller then computes on one device).
+/// `out_shardings` (jit's, one per output leaf; may be shorter) annotate the results that are NamedShardings on the
+/// arguments' mesh, so the partitioner computes them in place (a reduce-scatter rather than an all-reduce and a
+/// reshard afterwards).
 std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
+                                               std::span<const std::optional<Sharding>> out_shardings,
                                                std::string* why);
 /// Runs the program on the leaves; the outputs are sharded arrays.
 std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
@@ -39,6 +44,8 @@ std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lower
 /// already sharded as its in_spec on the shard_map's mesh (or replicated for P()), the body's own per-device program
 /// (its collectives over the mesh's partitions, no partitioner); otherwise make_spmd_program's.
 std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
-                                              std::span<const Array> leaves, std::string* why);
+                                              std::span<const Array> leaves,
+                                              std::span<const std::optional<Sharding>> out_shardings,
+                                              std::string* why);
 
 }  // namespace jitx::detail

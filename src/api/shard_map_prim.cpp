@@ -186,15 +186,17 @@ int64_t shard_map_partitions(const ClosedJaxpr& cj) {
 }
 
 std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
-                                              std::span<const Array> leaves, std::string* why) {
+                                              std::span<const Array> leaves,
+                                              std::span<const std::optional<Sharding>> out_shardings,
+                                              std::string* why) {
   auto fallback = [&](const std::string& reason) {
     if (shard_map_partitions(jaxpr) > 0 && log_sharding())
       log_line(fmt::format("[sharding] shard_map not run as its own SPMD program: {}", reason));
-    return make_spmd_program(lowered, leaves, why);
+    return make_spmd_program(lowered, leaves, out_shardings, why);
   };
   const Jaxpr& j = jaxpr.jaxpr;
   if (j.eqns.size() != 1 || j.eqns[0].prim != &shard_map_p() || !j.constvars.empty())
-    return make_spmd_program(lowered, leaves, why);
+    return make_spmd_program(lowered, leaves, out_shardings, why);
   const Eqn& e = j.eqns[0];
   if (e.inputs.size() != j.invars.size() || e.outputs.size() != j.outvars.size())
     return fallback("the jaxpr is more than the shard_map on the arguments");

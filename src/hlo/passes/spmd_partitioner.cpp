@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -186,8 +188,29 @@ class Partitioner {
   /// x (tiled as `from`) as tiled `to`: all-gathered along each tiled dimension, then sliced at this partition's
   /// offsets.
   Local reshard(const Local& x, const Tiles& to, const Instruction& at);
+  Local reshard_uncached(const Local& x, const Tiles& to, const Instruction& at);
+  /// The global shape of a value of local shape `s` tiled as `t`.
+  static Shape global_of(Shape s, const Tiles& t) {
+    for (size_t d = 0; d < s.dims.size(); ++d) s.dims[d] *= t.dims[d];
+    return s;
+  }
   Local elementwise(const Instruction& i);
   Local dot(const Instruction& i);
+  /// The sum of a dot's partial products `local` (its contracting dimensions `split_contracting` of `full` split):
+  /// a reduce-scatter when the result is wanted split where the contraction's partitions can share it, else an
+  /// all-reduce. keep_out maps the result's dimensions to full's.
+  Local sum_partials(const Instruction& i, Instruction* local, const Tiles& full, const std::vector<int64_t>& keep_out,
+                     const std::vector<int64_t>& split_contracting, const Tiles& out_t);
+  /// The tiles `i` is annotated with, or that its users want (backward propagation: hints_), if any.
+  std::optional<Tiles> wanted(const Instruction& i) const {
+    if (auto s = sharding_of(i)) return tiles_of(*s, i.shape.rank(), n_, i);
+    if (auto it = hints_.find(&i); it != hints_.end()) return it->second;
+    return std::nullopt;
+  }
+  /// Backward propagation over one computation: from each annotated (or already hinted) instruction to its operands
+  /// through ops that keep tiles in place (elementwise ops of the same shape, converts), when every user of the
+  /// operand agrees. Fills hints_.
+  void propagate_backward(const Computation& c);
   Local reduce(const Instruction& i);
   Local generic(const Instruction& i, const std::string& why);
   Local reshape(const Instruction& i);
@@ -206,18 +229,55 @@ class Partitioner {
   Computation* c_ = nullptr;
   const std::vector<Tiles>* params_ = nullptr;  // the parameters' tiles of the computation being partitioned
   std::unordered_map<const Instruction*, Local> map_;
+  std::map<std::pair<const Instruction*, std::string>, Local> reshards_;
+  std::unordered_map<const Instruction*, Tiles> hints_;  // tiles an instruction's users want (propagate_backward)  // a value resharded once per target
   int64_t channel_ = 1;
 };
 
+/// Whether every partition holds the same tile of the array under a and b (the replication groups may list their
+/// partitions in another order).
+bool same_placement(const Tiles& a, const Tiles& b) {
+  if (a == b) return true;
+  if (a.rank() != b.rank() || a.devices.size() != b.devices.size()) return false;
+  for (int64_t d = 0; d < a.rank(); ++d)
+    if (a.dims[static_cast<size_t>(d)] != b.dims[static_cast<size_t>(d)]) return false;
+  for (int64_t p : a.devices)
+    for (int64_t d = 0; d < a.rank(); ++d)
+      if (tile_index(a, p, d) != tile_index(b, p, d)) return false;
+  return true;
+}
+
+/// Whether `to` splits each of x's tiles further, every partition's new tile lying inside the tile it holds: then a
+/// local slice reshards, with no communication.
+bool refines(const Tiles& from, const Tiles& to) {
+  if (from.rank() != to.rank()) return false;
+  for (int64_t d = 0; d < from.rank(); ++d) {
+    int64_t f = from.dims[static_cast<size_t>(d)], t = to.dims[static_cast<size_t>(d)];
+    if (t % f != 0) return false;
+    for (int64_t p : to.devices)
+      if (tile_index(to, p, d) / (t / f) != tile_index(from, p, d)) return false;
+  }
+  return true;
+}
+
 Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& at) {
-  if (x.t == to) return x;
+  if (same_placement(x.t, to)) return Local{x.v, to};
+  auto key = std::make_pair(x.v, to_sharding(to).to_string());
+  if (auto it = reshards_.find(key); it != reshards_.end()) return it->second;
+  Local r = reshard_uncached(x, to, at);
+  reshards_[key] = r;
+  return r;
+}
+
+Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instruction& at) {
   if (log_on())
     detail::log_line(fmt::format("[sharding] %{}: reshard {} -> {}", at.name, to_sharding(x.t).to_string(),
                                  to_sharding(to).to_string()));
   Instruction* v = x.v;
   Shape s = v->shape;
   Tiles cur = x.t;
-  for (int64_t d = 0; d < x.t.rank(); ++d) {
+  bool local = refines(x.t, to);  // each partition slices the tile it holds
+  for (int64_t d = 0; d < x.t.rank() && !local; ++d) {
     int64_t k = x.t.dims[static_cast<size_t>(d)];
     if (k == 1) continue;
     CollectiveConfig cfg;
@@ -231,7 +291,7 @@ Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& a
     v = add(Opcode::kAllGather, s, {v}, a, replicated(x.t.rank(), n_));
   }
   if (!to.tiled()) return Local{v, to};
-  Shape ls = local_shape(s, to, at);
+  Shape ls = local_shape(local ? global_of(s, x.t) : s, to, at);
   Instruction* pid =
       c_->add(Opcode::kConvert, Shape(DType::int32, {}), {c_->add(Opcode::kPartitionId, Shape(DType::uint32, {}), {})});
   std::vector<Instruction*> ops{v};
@@ -240,8 +300,13 @@ Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& a
       ops.push_back(s32_scalar(0));
       continue;
     }
+    // The offset inside what the partition holds: the whole dimension, or (refining) its current tile.
+    int64_t ratio = local ? to.dims[static_cast<size_t>(d)] / x.t.dims[static_cast<size_t>(d)] : 1;
     auto table = detail::Literal::make(DType::int32, {n_});
-    for (int64_t p = 0; p < n_; ++p) table.set_i64(p, tile_index(to, p, d) * ls.dims[static_cast<size_t>(d)]);
+    for (int64_t p = 0; p < n_; ++p) {
+      int64_t t = tile_index(to, p, d);
+      table.set_i64(p, (local ? t % ratio : t) * ls.dims[static_cast<size_t>(d)]);
+    }
     Instruction* tc = c_->add_constant(std::move(table));
     Instruction* one = c_->add(Opcode::kDynamicSlice, Shape(DType::int32, {1}), {tc, pid});
     ops.push_back(c_->add(Opcode::kReshape, Shape(DType::int32, {}), {one}));
@@ -334,6 +399,46 @@ Local Partitioner::slicing(const Instruction& i) {
   return Local{add(i.opcode, ls, ops, attrs, t), t};
 }
 
+void Partitioner::propagate_backward(const Computation& c) {
+  std::unordered_map<const Instruction*, std::vector<const Instruction*>> users;
+  for (auto& up : c.instructions)
+    for (auto* o : up->operands) users[o].push_back(up.get());
+  auto keeps_tiles = [](const Instruction& u) {
+    return is_elementwise(u.opcode) || u.opcode == Opcode::kTranspose;
+  };
+  // The tiles operand o of u needs for u to come out tiled as w.
+  auto operand_tiles = [](const Instruction& u, const Tiles& w) {
+    if (u.opcode != Opcode::kTranspose) return w;
+    const auto& perm = u.attrs.get_ints("permutation");
+    std::vector<int64_t> keep(perm.size());
+    for (size_t j = 0; j < perm.size(); ++j) keep[static_cast<size_t>(perm[j])] = static_cast<int64_t>(j);
+    return regroup(w, keep);
+  };
+  for (auto it = c.instructions.rbegin(); it != c.instructions.rend(); ++it) {  // users before their operands
+    const Instruction& u = **it;
+    if (u.shape.is_tuple || !keeps_tiles(u)) continue;
+    auto wu = wanted(u);
+    if (!wu || !wu->tiled()) continue;
+    Tiles w = operand_tiles(u, *wu);
+    for (auto* o : u.operands) {
+      if (o->shape.is_tuple || o->shape.rank() != w.rank() || o->opcode == Opcode::kParameter || sharding_of(*o) ||
+          hints_.count(o))
+        continue;
+      if (u.opcode != Opcode::kTranspose && o->shape.dims != u.shape.dims) continue;  // an implicit broadcast
+      bool agree = true;
+      for (auto* v : users[o]) {
+        auto wv = wanted(*v);
+        agree = agree && keeps_tiles(*v) && wv && same_placement(operand_tiles(*v, *wv), w);
+      }
+      if (!agree) continue;
+      hints_[o] = w;
+      if (log_on())
+        detail::log_line(fmt::format("[sharding] %{}: wants {} (backward from %{})", o->name,
+                                     to_sharding(w).to_string(), u.name));
+    }
+  }
+}
+
 Computation* Partitioner::partition(const Computation& old, const std::vector<Tiles>* params,
                                     const std::vector<Tiles>* want_root, std::vector<Tiles>* root_tiles) {
   Computation* saved_c = c_;
@@ -341,6 +446,7 @@ Computation* Partitioner::partition(const Computation& old, const std::vector<Ti
   c_ = m_.add_computation(old.name + ".spmd");
   c_->parent = &m_;
   params_ = params;
+  propagate_backward(old);
   for (auto& up : old.instructions) {
     const Instruction& i = *up;
     Local l = visit(i);
@@ -445,15 +551,81 @@ Local Partitioner::elementwise(const Instruction& i) {
     }
   }
   Tiles t = lead ? *lead : replicated(i.shape.rank(), n_);
+  std::string why = fmt::format("elementwise: from operand {}", from);
+  if (!t.tiled())  // every operand whole: computed split where its users want it (their slices are local)
+    if (auto it = hints_.find(&i); it != hints_.end()) {
+      t = it->second;
+      why = "elementwise: replicated operands, split as its users want (backward propagation)";
+    }
   std::vector<Instruction*> ops;
   for (auto* o : i.operands) ops.push_back(reshard(map_.at(o), t, i).v);
-  note(i, t, fmt::format("elementwise: from operand {}", from));
+  note(i, t, why);
   return Local{add(i.opcode, local_shape(i.shape, t, i), ops, i.attrs, t), t};
+}
+
+/// Both operands' tiles as one tile array over (batch, lhs free, rhs free, contracting) dimensions, when they agree
+/// on every partition's batch and contracting tiles (each partition then multiplies the tiles it holds); nullopt
+/// otherwise.
+std::optional<Tiles> combined_dot_tiles(const Tiles& l, const Tiles& r, const DotDimensionNumbers& dn, int64_t lr,
+                                        int64_t rr, int64_t n) {
+  auto in = [](const std::vector<int64_t>& v, int64_t d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+  std::vector<int64_t> lfree, rfree;
+  for (int64_t d = 0; d < lr; ++d)
+    if (!in(dn.lhs_batch_dims, d) && !in(dn.lhs_contracting_dims, d)) lfree.push_back(d);
+  for (int64_t d = 0; d < rr; ++d)
+    if (!in(dn.rhs_batch_dims, d) && !in(dn.rhs_contracting_dims, d)) rfree.push_back(d);
+  std::vector<int64_t> dims;
+  for (auto d : dn.lhs_batch_dims) dims.push_back(l.dims[static_cast<size_t>(d)]);
+  for (auto d : lfree) dims.push_back(l.dims[static_cast<size_t>(d)]);
+  for (auto d : rfree) dims.push_back(r.dims[static_cast<size_t>(d)]);
+  for (auto d : dn.lhs_contracting_dims) dims.push_back(l.dims[static_cast<size_t>(d)]);
+  int64_t tiles = 1;
+  for (auto d : dims) tiles *= d;
+  if (tiles <= 1 || n % tiles != 0) return std::nullopt;
+  // Each partition's index in the combined array; the batch and contracting indices must agree.
+  std::map<std::vector<int64_t>, std::vector<int64_t>> by_index;
+  for (int64_t p = 0; p < n; ++p) {
+    for (size_t k = 0; k < dn.lhs_batch_dims.size(); ++k)
+      if (tile_index(l, p, dn.lhs_batch_dims[k]) != tile_index(r, p, dn.rhs_batch_dims[k])) return std::nullopt;
+    for (size_t k = 0; k < dn.lhs_contracting_dims.size(); ++k)
+      if (tile_index(l, p, dn.lhs_contracting_dims[k]) != tile_index(r, p, dn.rhs_contracting_dims[k]))
+        return std::nullopt;
+    std::vector<int64_t> idx;
+    for (auto d : dn.lhs_batch_dims) idx.push_back(tile_index(l, p, d));
+    for (auto d : lfree) idx.push_back(tile_index(l, p, d));
+    for (auto d : rfree) idx.push_back(tile_index(r, p, d));
+    for (auto d : dn.lhs_contracting_dims) idx.push_back(tile_index(l, p, d));
+    by_index[idx].push_back(p);
+  }
+  if (static_cast<int64_t>(by_index.size()) != tiles) return std::nullopt;
+  Tiles t;
+  t.dims = dims;
+  t.dims.push_back(n / tiles);
+  for (auto& [idx, ps] : by_index) {  // row-major over the indices (std::map orders them so)
+    if (static_cast<int64_t>(ps.size()) != n / tiles) return std::nullopt;
+    t.devices.insert(t.devices.end(), ps.begin(), ps.end());
+  }
+  return t;
 }
 
 Local Partitioner::dot(const Instruction& i) {
   auto dn = DotDimensionNumbers::of(i);
   const Local &L = map_.at(i.operand(0)), &R = map_.at(i.operand(1));
+  if (L.t.tiled() && R.t.tiled())
+    if (auto full = combined_dot_tiles(L.t, R.t, dn, L.v->shape.rank(), R.v->shape.rank(), n_)) {
+      int64_t nout = i.shape.rank(), nc = static_cast<int64_t>(dn.lhs_contracting_dims.size());
+      std::vector<int64_t> keep_out, contracting;
+      for (int64_t d = 0; d < nout; ++d) keep_out.push_back(d);
+      for (int64_t k = 0; k < nc; ++k)
+        if (full->dims[static_cast<size_t>(nout + k)] > 1) contracting.push_back(nout + k);
+      Tiles out_t = regroup(*full, keep_out);
+      Instruction* local = add(Opcode::kDot, local_shape(i.shape, out_t, i), {L.v, R.v}, i.attrs, out_t);
+      if (contracting.empty()) {
+        note(i, out_t, "dot: both operands split on free or batch dimensions, no communication");
+        return Local{local, out_t};
+      }
+      return sum_partials(i, local, *full, keep_out, contracting, out_t);
+    }
   // The leader is the split operand (lhs when both are); the other is resharded to match it on the batch and
   // contracting dimensions and left whole on its free ones.
   bool lead_lhs = L.t.tiled() || !R.t.tiled();
@@ -497,23 +669,30 @@ Local Partitioner::dot(const Instruction& i) {
         fmt::format("dot: split like the {} on batch and free dimensions, no communication", lead_lhs ? "lhs" : "rhs"));
     return Local{local, out_t};
   }
-  // An output annotated split on a dimension the contraction's partitions can share out: reduce-scatter the partial
-  // products (each partition keeps its piece of the sum) instead of an all-reduce and a slice.
-  if (auto want_s = sharding_of(i); want_s && split_contracting.size() == 1) {
-    Tiles want = tiles_of(*want_s, i.shape.rank(), n_, i);
-    int64_t c = split_contracting[0], g = lead.t.dims[static_cast<size_t>(c)];
+  std::vector<int64_t> full_keep = keep_out;
+  return sum_partials(i, local, lead.t, full_keep, split_contracting, out_t);
+}
+
+Local Partitioner::sum_partials(const Instruction& i, Instruction* local, const Tiles& full,
+                                const std::vector<int64_t>& keep_out, const std::vector<int64_t>& split_contracting,
+                                const Tiles& out_t) {
+  // An output wanted split (annotated, or by a user's annotation: backward propagation) on a dimension the
+  // contraction's partitions can share out: reduce-scatter the partial products (each partition keeps its piece of
+  // the sum) instead of an all-reduce and a slice.
+  if (auto want = wanted(i); want && split_contracting.size() == 1) {
+    int64_t c = split_contracting[0], g = full.dims[static_cast<size_t>(c)];
     for (int64_t d = 0; d < i.shape.rank(); ++d) {
       int64_t k = keep_out[static_cast<size_t>(d)];
-      if ((k >= 0 && lead.t.dims[static_cast<size_t>(k)] > 1) || local->shape.dims[static_cast<size_t>(d)] % g != 0)
+      if ((k >= 0 && full.dims[static_cast<size_t>(k)] > 1) || local->shape.dims[static_cast<size_t>(d)] % g != 0)
         continue;
       auto cand_keep = keep_out;
       cand_keep[static_cast<size_t>(d)] = c;
-      Tiles cand = regroup(lead.t, cand_keep);
-      if (!(cand == want)) continue;
+      Tiles cand = regroup(full, cand_keep);
+      if (!same_placement(cand, *want)) continue;
       CollectiveConfig rs;
       rs.channel_id = channel_++;
       rs.dimension = d;
-      rs.replica_groups = groups_over(lead.t, split_contracting);
+      rs.replica_groups = groups_over(full, split_contracting);
       detail::Params a;
       rs.set_on(a);
       a.set("reducer", std::string("add"));
@@ -527,7 +706,7 @@ Local Partitioner::dot(const Instruction& i) {
   // the other pieces of the contraction.
   CollectiveConfig cfg;
   cfg.channel_id = channel_++;
-  cfg.replica_groups = groups_over(lead.t, split_contracting);
+  cfg.replica_groups = groups_over(full, split_contracting);
   detail::Params a;
   cfg.set_on(a);
   a.set("reducer", std::string("add"));

@@ -170,7 +170,8 @@ TEST_CASE("partitioner vs XLA: 24 programs x shardings on 8 devices, values and 
       sharded.push_back(device_put(host.back(), NamedSharding(mesh, p.specs[k])));
     }
     JitOptions o;
-    for (auto& s : p.outs) o.out_shardings.push_back(s ? std::optional<Sharding>(NamedSharding(mesh, *s)) : std::nullopt);
+    for (auto& s : p.outs)
+      o.out_shardings.push_back(s ? std::optional<Sharding>(NamedSharding(mesh, *s)) : std::nullopt);
     auto f = jit(p.f, o);
     auto want = jit(p.f)(host);
     auto got = f(sharded);

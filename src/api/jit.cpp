@@ -269,11 +269,7 @@ struct CompiledEntry {
 };
 
 namespace {
-bool any_sharded(const CallSignature& sig) {
-  for (auto& a : sig.flat.leaves)
-    if (as_sharded(a)) return true;
-  return false;
-}
+bool any_sharded(const CallSignature& sig) { return any_sharded_leaf(sig.flat.leaves); }
 std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig,
                                           const std::vector<std::optional<Sharding>>& out_shardings) {
   std::lock_guard<std::mutex> l(e.spmd_mu);
@@ -607,7 +603,8 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
   check_in_shardings(sig, e.name);
   if (any_sharded(sig))
-    if (auto prog = spmd_program(e, sig, options_.out_shardings)) return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
+    if (auto prog = spmd_program(e, sig, options_.out_shardings))
+      return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
   // A sharded leaf is assembled on one device: the SPMD partitioner does not run on jit's path yet (see the README's

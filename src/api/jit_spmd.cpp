@@ -72,6 +72,12 @@ std::optional<PartitionSpec> spec_for(const Mesh& mesh, const hlo::HloSharding& 
 
 }  // namespace
 
+bool any_sharded_leaf(std::span<const Array> leaves) {
+  for (auto& a : leaves)
+    if (as_sharded(a)) return true;
+  return false;
+}
+
 bool log_sharding() {
   static const bool on = [] {
     const char* v = std::getenv("JITX_LOG_SHARDING");

@@ -20,6 +20,8 @@ struct SpmdProgram {
   std::vector<std::shared_ptr<const Sharding>> out_shardings;  // per output leaf, as the partitioner chose
 };
 
+/// Whether some leaf is a sharded array (a call that may run partitioned).
+bool any_sharded_leaf(std::span<const Array> leaves);
 /// Whether JITX_LOG_SHARDING asks for the partitioner's choices (and why a call runs on one device).
 bool log_sharding();
 

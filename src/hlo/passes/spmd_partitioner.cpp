@@ -43,6 +43,7 @@ struct Local {
   Instruction* v = nullptr;
   Tiles t;
   std::vector<Tiles> elems;  // a tuple's (while, conditional): each element's tiles
+  std::vector<int64_t> global;  // the unpartitioned dimensions (a tile of an uneven split is padded at its end)
 };
 
 class Partitioner {
@@ -51,18 +52,24 @@ class Partitioner {
   void run();
 
  private:
-  Shape local_shape(const Shape& global, const Tiles& t, const Instruction& at) const {
+  /// One partition's shape: each dimension split k ways holds ceil(size / k) elements (the tiles at the end of an
+  /// uneven split are padded; what their padding holds is unspecified, and masked where it would count).
+  static Shape local_shape(const Shape& global, const Tiles& t, const Instruction& at) {
+    (void)at;
     Shape s(global.dtype, global.dims);
-    for (size_t d = 0; d < s.dims.size(); ++d) {
-      int64_t k = t.dims[d];
-      if (s.dims[d] % k != 0)
-        unsupported(at, fmt::format("dimension {} of {} is split {} ways, but does not divide evenly (uneven "
-                                    "partitions need padding, which the partitioner does not do yet)",
-                                    d, global.str(), k));
-      s.dims[d] /= k;
-    }
+    for (size_t d = 0; d < s.dims.size(); ++d) s.dims[d] = (s.dims[d] + t.dims[d] - 1) / t.dims[d];
     return s;
   }
+  static bool uneven(const std::vector<int64_t>& global, const Tiles& t, int64_t d) {
+    return global[static_cast<size_t>(d)] % t.dims[static_cast<size_t>(d)] != 0;
+  }
+  /// v (a local value of a global shape `global` tiled as t) with the padding of its uneven tiled dimensions among
+  /// `dims` replaced by the scalar `fill`: select(iota + tile offset < size, v, fill).
+  Instruction* mask_padding(Instruction* v, const Tiles& t, const std::vector<int64_t>& global,
+                            const std::vector<int64_t>& dims, Instruction* fill);
+  /// The partition's offset along dimension d of a value tiled as t with tiles of `tile` elements (an s32 scalar);
+  /// with `ratio`, the offset inside the partition's current tile (a refinement ratio times finer).
+  Instruction* tile_offset(const Tiles& t, int64_t d, int64_t tile, int64_t ratio = 0);
   Instruction* add(Opcode op, Shape s, std::vector<Instruction*> ops, detail::Params attrs, const Tiles& t) {
     Instruction* i = c_->add(op, std::move(s), std::move(ops), std::move(attrs));
     set_sharding(*i, to_sharding(t));
@@ -70,6 +77,11 @@ class Partitioner {
   }
   void note(const Instruction& i, const Tiles& t, const std::string& why) const {
     if (log_on()) detail::log_line(fmt::format("[sharding] %{}: {} ({})", i.name, to_sharding(t).to_string(), why));
+  }
+  Instruction* zero_scalar(DType d) {
+    auto lit = detail::Literal::make(d, {});
+    std::memset(lit.data(), 0, lit.nbytes());
+    return c_->add_constant(std::move(lit));
   }
   Instruction* s32_scalar(int64_t v) {
     auto lit = detail::Literal::make(DType::int32, {});
@@ -126,12 +138,58 @@ class Partitioner {
 };
 
 Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& at) {
-  if (same_placement(x.t, to)) return Local{x.v, to};
+  if (same_placement(x.t, to)) {
+    Local same{x.v, to};
+    same.global = x.global;
+    return same;
+  }
   auto key = std::make_pair(x.v, to_sharding(to).to_string());
   if (auto it = reshards_.find(key); it != reshards_.end()) return it->second;
   Local r = reshard_uncached(x, to, at);
+  r.global = x.global;
   reshards_[key] = r;
   return r;
+}
+
+Instruction* Partitioner::tile_offset(const Tiles& t, int64_t d, int64_t tile, int64_t ratio) {
+  Instruction* pid =
+      c_->add(Opcode::kConvert, Shape(DType::int32, {}), {c_->add(Opcode::kPartitionId, Shape(DType::uint32, {}), {})});
+  auto table = detail::Literal::make(DType::int32, {n_});
+  for (int64_t p = 0; p < n_; ++p) {
+    int64_t k = tile_index(t, p, d);
+    table.set_i64(p, (ratio > 0 ? k % ratio : k) * tile);
+  }
+  Instruction* tc = c_->add_constant(std::move(table));
+  Instruction* one = c_->add(Opcode::kDynamicSlice, Shape(DType::int32, {1}), {tc, pid});
+  return c_->add(Opcode::kReshape, Shape(DType::int32, {}), {one});
+}
+
+Instruction* Partitioner::mask_padding(Instruction* v, const Tiles& t, const std::vector<int64_t>& global,
+                                       const std::vector<int64_t>& dims, Instruction* fill) {
+  Instruction* keep = nullptr;
+  const Shape& ls = v->shape;
+  detail::Params ba;
+  ba.set("broadcast_dimensions", std::vector<int64_t>{});
+  for (int64_t d : dims) {
+    if (t.dims[static_cast<size_t>(d)] == 1 || !uneven(global, t, d)) continue;
+    detail::Params ia;
+    ia.set("iota_dimension", d);
+    Shape s32(DType::int32, ls.dims), pred(DType::bool_, ls.dims);
+    Instruction* iota = c_->add(Opcode::kIota, s32, {}, ia);
+    Instruction* off = tile_offset(t, d, ls.dims[static_cast<size_t>(d)]);
+    Instruction* pos = c_->add(Opcode::kAdd, s32, {iota, c_->add(Opcode::kBroadcastInDim, s32, {off}, ba)});
+    Instruction* size = c_->add(Opcode::kBroadcastInDim, s32, {s32_scalar(global[static_cast<size_t>(d)])}, ba);
+    detail::Params ca;
+    ca.set("direction", std::string("LT"));
+    ca.set("compare_type", std::string("SIGNED"));
+    Instruction* in = c_->add(Opcode::kCompare, pred, {pos, size}, ca);
+    keep = keep ? c_->add(Opcode::kAnd, pred, {keep, in}) : in;
+  }
+  if (!keep) return v;
+  Instruction* f = c_->add(Opcode::kBroadcastInDim, Shape(ls.dtype, ls.dims), {fill}, ba);
+  Instruction* out = c_->add(Opcode::kSelect, ls, {keep, v, f});
+  if (auto s = sharding_of(*v)) set_sharding(*out, *s);
+  return out;
 }
 
 Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instruction& at) {
@@ -141,7 +199,9 @@ Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instr
   Instruction* v = x.v;
   Shape s = v->shape;
   Tiles cur = x.t;
-  bool local = refines(x.t, to);  // each partition slices the tile it holds
+  bool even = true;
+  for (int64_t d = 0; d < x.t.rank(); ++d) even = even && !uneven(x.global, x.t, d) && !uneven(x.global, to, d);
+  bool local = even && refines(x.t, to);  // each partition slices the tile it holds
   for (int64_t d = 0; d < x.t.rank() && !local; ++d) {
     int64_t k = x.t.dims[static_cast<size_t>(d)];
     if (k == 1) continue;
@@ -155,10 +215,33 @@ Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instr
     cur.dims[static_cast<size_t>(d)] = 1;
     v = add(Opcode::kAllGather, s, {v}, a, replicated(x.t.rank(), n_));
   }
+  if (!local && s.dims != x.global) {  // the gathered padded tiles: the global value, then its padding
+    detail::Params sa;
+    sa.set("start_indices", std::vector<int64_t>(s.dims.size(), 0));
+    sa.set("limit_indices", x.global);
+    sa.set("strides", std::vector<int64_t>(s.dims.size(), 1));
+    s.dims = x.global;
+    v = add(Opcode::kSlice, s, {v}, sa, replicated(x.t.rank(), n_));
+  }
   if (!to.tiled()) return Local{v, to};
   Shape ls = local_shape(local ? global_of(s, x.t) : s, to, at);
-  Instruction* pid =
-      c_->add(Opcode::kConvert, Shape(DType::int32, {}), {c_->add(Opcode::kPartitionId, Shape(DType::uint32, {}), {})});
+  if (!local) {  // an uneven target: pad the global value to whole tiles, so no slice start is clamped
+    std::vector<int64_t> high(s.dims.size(), 0);
+    bool pad = false;
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      high[d] = ls.dims[d] * to.dims[d] - s.dims[d];
+      pad = pad || high[d] > 0;
+    }
+    if (pad) {
+      detail::Params pa;
+      pa.set("edge_padding_low", std::vector<int64_t>(s.dims.size(), 0));
+      pa.set("edge_padding_high", high);
+      pa.set("interior_padding", std::vector<int64_t>(s.dims.size(), 0));
+      Shape ps = s;
+      for (size_t d = 0; d < s.dims.size(); ++d) ps.dims[d] += high[d];
+      v = add(Opcode::kPad, ps, {v, zero_scalar(s.dtype)}, pa, replicated(x.t.rank(), n_));
+    }
+  }
   std::vector<Instruction*> ops{v};
   for (int64_t d = 0; d < to.rank(); ++d) {
     if (to.dims[static_cast<size_t>(d)] == 1) {
@@ -166,15 +249,8 @@ Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instr
       continue;
     }
     // The offset inside what the partition holds: the whole dimension, or (refining) its current tile.
-    int64_t ratio = local ? to.dims[static_cast<size_t>(d)] / x.t.dims[static_cast<size_t>(d)] : 1;
-    auto table = detail::Literal::make(DType::int32, {n_});
-    for (int64_t p = 0; p < n_; ++p) {
-      int64_t t = tile_index(to, p, d);
-      table.set_i64(p, (local ? t % ratio : t) * ls.dims[static_cast<size_t>(d)]);
-    }
-    Instruction* tc = c_->add_constant(std::move(table));
-    Instruction* one = c_->add(Opcode::kDynamicSlice, Shape(DType::int32, {1}), {tc, pid});
-    ops.push_back(c_->add(Opcode::kReshape, Shape(DType::int32, {}), {one}));
+    int64_t ratio = local ? to.dims[static_cast<size_t>(d)] / x.t.dims[static_cast<size_t>(d)] : 0;
+    ops.push_back(tile_offset(to, d, ls.dims[static_cast<size_t>(d)], ratio));
   }
   return Local{add(Opcode::kDynamicSlice, ls, ops, {}, to), to};
 }
@@ -213,6 +289,8 @@ Local Partitioner::reshape(const Instruction& i) {
     while (b0 + 1 < b && out[b0] == 1) ++b0;
     for (size_t d = a0 + 1; d < a; ++d)
       if (x.t.dims[d] > 1) return generic(i, "a reshape that moves a minor tiled dimension (all-gathered)");
+    if (a0 < in.size() && x.t.dims[a0] > 1 && in[a0] % x.t.dims[a0] != 0)
+      return generic(i, "a reshape of an unevenly split dimension (all-gathered)");
     if (a0 < in.size() && x.t.dims[a0] > 1) {
       if (b0 >= out.size() || out[b0] % x.t.dims[a0] != 0)
         return generic(i, "a reshape whose tiled dimension does not divide its new major dimension (all-gathered)");
@@ -315,6 +393,7 @@ Computation* Partitioner::partition(const Computation& old, const std::vector<Ti
   for (auto& up : old.instructions) {
     const Instruction& i = *up;
     Local l = visit(i);
+    if (!i.shape.is_tuple) l.global = i.shape.dims;
     // A sharding annotated on the instruction (with_sharding_constraint, out_shardings) is a constraint.
     if (i.opcode != Opcode::kParameter && !i.shape.is_tuple) {
       if (auto want = sharding_of(i)) {
@@ -332,6 +411,27 @@ Computation* Partitioner::partition(const Computation& old, const std::vector<Ti
     map_[&i] = l;
   }
   Local root = map_.at(old.root);
+  if (!params) {  // the entry: a result split unevenly is gathered (an Array's shards divide its dimensions)
+    auto whole = [&](const Instruction* o) {
+      const Local& l = map_.at(o);
+      for (int64_t d = 0; d < l.t.rank(); ++d)
+        if (l.t.dims[static_cast<size_t>(d)] > 1 && uneven(l.global, l.t, d))
+          return reshard(l, replicated(l.t.rank(), n_), *old.root);
+      return l;
+    };
+    if (old.root->opcode == Opcode::kTuple) {
+      std::vector<Instruction*> ops;
+      std::vector<Tiles> elems;
+      for (auto* o : old.root->operands) {
+        Local l = whole(o);
+        ops.push_back(l.v);
+        elems.push_back(l.t);
+      }
+      root = Local{c_->add(Opcode::kTuple, Shape(), ops), Tiles{}, elems};
+    } else if (!old.root->shape.is_tuple) {
+      root = whole(old.root);
+    }
+  }
   if (want_root) {
     if (old.root->opcode != Opcode::kTuple || old.root->operands.size() != want_root->size())
       unsupported(*old.root, "a loop body or branch whose root is not a tuple of its results");
@@ -431,6 +531,11 @@ Local Partitioner::elementwise(const Instruction& i) {
 Local Partitioner::dot(const Instruction& i) {
   auto dn = DotDimensionNumbers::of(i);
   const Local &L = map_.at(i.operand(0)), &R = map_.at(i.operand(1));
+  // The padding of an unevenly split contracting dimension must add nothing: zeros on both sides (garbage times
+  // zero could still be a NaN).
+  auto masked = [&](const Local& l, const std::vector<int64_t>& contracting) {
+    return mask_padding(l.v, l.t, l.global, contracting, zero_scalar(l.v->shape.dtype));
+  };
   if (L.t.tiled() && R.t.tiled())
     if (auto full = combined_dot_tiles(L.t, R.t, dn, L.v->shape.rank(), R.v->shape.rank(), n_)) {
       int64_t nout = i.shape.rank(), nc = static_cast<int64_t>(dn.lhs_contracting_dims.size());
@@ -439,7 +544,9 @@ Local Partitioner::dot(const Instruction& i) {
       for (int64_t k = 0; k < nc; ++k)
         if (full->dims[static_cast<size_t>(nout + k)] > 1) contracting.push_back(nout + k);
       Tiles out_t = regroup(*full, keep_out);
-      Instruction* local = add(Opcode::kDot, local_shape(i.shape, out_t, i), {L.v, R.v}, i.attrs, out_t);
+      Instruction* local =
+          add(Opcode::kDot, local_shape(i.shape, out_t, i),
+              {masked(L, dn.lhs_contracting_dims), masked(R, dn.rhs_contracting_dims)}, i.attrs, out_t);
       if (contracting.empty()) {
         note(i, out_t, "dot: both operands split on free or batch dimensions, no communication");
         return Local{local, out_t};
@@ -480,8 +587,8 @@ Local Partitioner::dot(const Instruction& i) {
   std::vector<int64_t> split_contracting;
   for (auto d : lc)
     if (lead.t.dims[static_cast<size_t>(d)] > 1) split_contracting.push_back(d);
-  Instruction* lhs = lead_lhs ? lead.v : o2.v;
-  Instruction* rhs = lead_lhs ? o2.v : lead.v;
+  Instruction* lhs = lead_lhs ? masked(lead, lc) : masked(o2, oc);
+  Instruction* rhs = lead_lhs ? masked(o2, oc) : masked(lead, lc);
   Instruction* local = add(Opcode::kDot, local_shape(i.shape, out_t, i), {lhs, rhs}, i.attrs, out_t);
   if (split_contracting.empty()) {
     note(
@@ -586,7 +693,8 @@ Local Partitioner::reduce(const Instruction& i) {
     return generic(i, "a reduce over a split dimension whose init is not the reducer's identity runs replicated");
   Instruction* init = reshard(map_.at(i.operand(1)), replicated(0, n_), i).v;
   Tiles out_t = regroup(x.t, kept);
-  Instruction* local = add(Opcode::kReduce, local_shape(i.shape, out_t, i), {x.v, init}, i.attrs, out_t);
+  Instruction* xv = mask_padding(x.v, x.t, x.global, split, init);  // padding counts as the identity
+  Instruction* local = add(Opcode::kReduce, local_shape(i.shape, out_t, i), {xv, init}, i.attrs, out_t);
   if (split.empty()) {
     note(i, out_t, "reduce: kept dimensions keep their tiles, no communication");
     return Local{local, out_t};
@@ -608,6 +716,12 @@ Local Partitioner::visit(const Instruction& i) {
       auto s = sharding_of(i);
       Tiles t = params_ ? (*params_).at(static_cast<size_t>(i.parameter_number))
                         : s ? tiles_of(*s, i.shape.rank(), n_, i) : replicated(i.shape.rank(), n_);
+      for (int64_t d = 0; d < i.shape.rank() && !params_; ++d)
+        if (uneven(i.shape.dims, t, d))
+          unsupported(i, fmt::format("dimension {} of argument {} is split {} ways, but does not divide evenly (an "
+                                     "argument's shards divide its dimensions, as a jax.Array's do; values inside "
+                                     "the program may split unevenly)",
+                                     d, i.shape.str(), t.dims[static_cast<size_t>(d)]));
       Instruction* p = c_->add_parameter(i.parameter_number, local_shape(i.shape, t, i), i.name);
       set_sharding(*p, to_sharding(t));
       if (!params_) note(i, t, s ? "the argument's sharding" : "an argument without a sharding is replicated");

@@ -30,9 +30,14 @@ namespace jitx::hlo {
 /// take branch 0's. Reshapes keep a tiled dimension that stays the major dimension of its group (splitting or
 /// merging dimensions); slices and dynamic (update) slices that take whole tiled dimensions run locally.
 ///
-/// Not done (each a clear CompileError, never a wrong program): dimensions that do not divide evenly (no padding or
-/// masking yet), tuple-shaped parameters and operands, all-to-all for reshapes (a reshape that moves a minor tiled
-/// dimension all-gathers), halo exchanges.
+/// Uneven splits (values inside the program, e.g. a sharding constraint on a slice of 6 rows over 4 partitions):
+/// each tile holds ceil(size / k) elements, the last ones padded. Padding is garbage until it would count: a
+/// reduction over the split dimension first replaces it by the reducer's identity, a dot contracting over it by
+/// zeros on both sides, and a reshard slices the gathered tiles to the true size (and pads a value before slicing
+/// uneven tiles out of it). An uneven result is gathered at the end; an uneven argument is a CompileError.
+///
+/// Not done (each a clear CompileError, never a wrong program): tuple-shaped parameters and operands, all-to-all
+/// for reshapes (a reshape that moves a minor tiled dimension all-gathers), halo exchanges.
 ///
 /// JITX_LOG_SHARDING=1 logs each choice and where it came from ("[sharding] %dot.3: {devices=[2,1]0,1} (dot: lhs
 /// batch-like dimension 0 split, no communication)") and each conflict resolved by a reshard.

@@ -133,3 +133,27 @@ TEST_CASE("partitioner: reshapes keep a major tiled dimension, dynamic slices of
     CHECK(count(dslice.lower(xs, Array(3)).compile().as_text(), "all-gather") == 0);
   }
 }
+
+TEST_CASE("partitioner: a sharding constraint on an unevenly divisible value pads its tiles", "[spmd][spmd_control]") {
+  // 6 rows (a slice of 8) constrained to split over the mesh's first axis: 2, 4 or 8 ways (3, 2 or 1 rows per tile;
+  // the last tiles padded or empty). The sum and the matmul over the split rows must not count the padding.
+  Array x = random::normal(random::PRNGKey(8), {8, 5});
+  Array w = random::normal(random::PRNGKey(9), {6, 3});
+  for (const Mesh& m : meshes()) {
+    INFO(m.str());
+    NamedSharding split(m, P("d"));
+    auto f = jit([&](const Array& a, const Array& b) {
+      Array s = lax::with_sharding_constraint(jnp::exp(lax::slice(a, {0, 0}, {6, 5})), split);
+      return std::pair{jnp::sum(s), jnp::matmul(jnp::transpose(s), b)};
+    });
+    Array xs = device_put(x, NamedSharding(m, P("d")));
+    auto [s1, d1] = f(xs, w);
+    Array e = jnp::exp(lax::slice(x, {0, 0}, {6, 5}));
+    CHECK(rel_diff(s1, jnp::sum(e)) < 1e-6);
+    CHECK(rel_diff(d1, jnp::matmul(jnp::transpose(e), w)) < 1e-6);
+    std::string text = f.lower(xs, w).compile().as_text();  // partitioned, not run on one device
+    INFO(text);
+    CHECK(count(text, "all-reduce") >= 2);
+    if (6 % m.axis_size("d") != 0) CHECK(text.find("select(") != std::string::npos);  // the padding masked
+  }
+}

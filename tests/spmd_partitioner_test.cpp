@@ -313,14 +313,16 @@ ENTRY %e (x: f32[16,6], w1: f32[6,8], w2: f32[8,3]) -> (f32[6,8], f32[8,3]) {{
 
 TEST_CASE("partitioner: uneven splits pad their last tiles and mask the padding where it would count", "[spmd]") {
   // 6 rows over 4 (tiles of 2: the last holds none) or 8 partitions (tiles of 1: two empty), 5 over 2 and 3 over 2
-  // (a half-empty last tile). %e = exp(%s) puts ones in the padding: a sum, a max and a contraction over the split
-  // dimension must not see them; the uneven result is gathered.
+  // (a half-empty last tile). exp() of the resharded slices puts ones in the padding: a sum, a max and a contraction
+  // over the split dimension (both operands padded) must not see them; the uneven result is gathered.
   for (auto [n, rows] : std::vector<std::pair<int64_t, int64_t>>{{4, 6}, {8, 6}, {2, 5}, {2, 3}}) {
     auto r = check(fmt::format(R"(HloModule m
 
-ENTRY %e (x: f32[8,4], w: f32[{2},3]) -> (f32[], f32[4,3], f32[{2},4], f32[4], f32[{2},4]) {{
+ENTRY %e (x: f32[8,4], w: f32[8,3]) -> (f32[], f32[4,3], f32[{2},4], f32[4], f32[{2},4]) {{
   %x = f32[8,4] parameter(0), sharding={{devices=[{0},1]{1}}}
-  %w = f32[{2},3] parameter(1)
+  %w0 = f32[8,3] parameter(1)
+  %ws = f32[{2},3] slice(%w0), start_indices={{0,0}}, limit_indices={{{2},3}}, strides={{1,1}}, sharding={{devices=[{0},1]{1}}}
+  %w = f32[{2},3] exponential(%ws)
   %s = f32[{2},4] slice(%x), start_indices={{0,0}}, limit_indices={{{2},4}}, strides={{1,1}}, sharding={{devices=[{0},1]{1}}}
   %ex = f32[{2},4] exponential(%s)
   %neg = f32[{2},4] negate(%ex)

@@ -643,41 +643,6 @@ Local Partitioner::sum_partials(const Instruction& i, Instruction* local, const 
   return Local{add(Opcode::kAllReduce, local->shape, {local}, a, out_t), out_t};
 }
 
-/// Whether v is the identity of reducer r (a partial reduction then combines without counting it twice).
-bool is_identity(const Instruction& init, Reducer r) {
-  if (init.opcode != Opcode::kConstant || !init.shape.dims.empty()) return false;
-  const auto& l = *init.literal;
-  DType d = l.dtype;
-  if (is_floating(d)) {
-    double v = l.get_f64(0);
-    switch (r) {
-      case Reducer::kAdd:
-        return v == 0;
-      case Reducer::kMul:
-        return v == 1;
-      case Reducer::kMax:
-        return v == -std::numeric_limits<double>::infinity();
-      case Reducer::kMin:
-        return v == std::numeric_limits<double>::infinity();
-      default:
-        return false;
-    }
-  }
-  int64_t v = l.get_i64(0);
-  switch (r) {
-    case Reducer::kAdd:
-      return v == 0;
-    case Reducer::kMul:
-      return v == 1;
-    case Reducer::kAnd:
-      return d == DType::bool_ ? v != 0 : v == -1;
-    case Reducer::kOr:
-      return v == 0;
-    default:
-      return false;  // integer max/min identities: resharded instead
-  }
-}
-
 Local Partitioner::reduce(const Instruction& i) {
   if (i.operands.size() != 2 || i.shape.is_tuple) return generic(i, "a variadic reduce runs replicated");
   const Local& x = map_.at(i.operand(0));

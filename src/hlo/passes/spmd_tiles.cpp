@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -167,6 +168,40 @@ std::optional<Tiles> combined_dot_tiles(const Tiles& l, const Tiles& r, const Do
     t.devices.insert(t.devices.end(), ps.begin(), ps.end());
   }
   return t;
+}
+
+bool is_identity(const Instruction& init, Reducer r) {
+  if (init.opcode != Opcode::kConstant || !init.shape.dims.empty()) return false;
+  const auto& l = *init.literal;
+  DType d = l.dtype;
+  if (is_floating(d)) {
+    double v = l.get_f64(0);
+    switch (r) {
+      case Reducer::kAdd:
+        return v == 0;
+      case Reducer::kMul:
+        return v == 1;
+      case Reducer::kMax:
+        return v == -std::numeric_limits<double>::infinity();
+      case Reducer::kMin:
+        return v == std::numeric_limits<double>::infinity();
+      default:
+        return false;
+    }
+  }
+  int64_t v = l.get_i64(0);
+  switch (r) {
+    case Reducer::kAdd:
+      return v == 0;
+    case Reducer::kMul:
+      return v == 1;
+    case Reducer::kAnd:
+      return d == DType::bool_ ? v != 0 : v == -1;
+    case Reducer::kOr:
+      return v == 0;
+    default:
+      return false;  // integer max/min identities: resharded instead
+  }
 }
 
 }  // namespace jitx::hlo::spmd

@@ -58,4 +58,7 @@ bool refines(const Tiles& from, const Tiles& to);
 std::optional<Tiles> combined_dot_tiles(const Tiles& l, const Tiles& r, const DotDimensionNumbers& dn, int64_t lr,
                                         int64_t rr, int64_t n);
 
+/// Whether v is the identity of reducer r (a partial reduction then combines without counting it twice).
+bool is_identity(const Instruction& init, Reducer r);
+
 }  // namespace jitx::hlo::spmd

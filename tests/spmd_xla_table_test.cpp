@@ -1,4 +1,4 @@
-// jitx's partitioner against XLA's (issue 17): 24 programs x shardings on 8 CPU devices, the table of
+// jitx's partitioner against XLA's (issue 17): 26 programs x shardings on 8 CPU devices, the table of
 // tools/spmd_xla_table.py. For each, the partitioned program must give the one-device values, and its collectives
 // must be XLA's (same kinds and counts) or move no more bytes; the XLA column is what JAX 0.10.2 compiled
 // (`tools/spmd_xla_table.py --jax-json`, recorded below). JITX_SPMD_TABLE_JSON=FILE writes jitx's column as JSON for
@@ -99,6 +99,9 @@ std::vector<Program> programs() {
                  return lax::scan(body, a[0], a[1]).first;
                })});
   t.push_back({"with_constraint", 1, {{64, 32}}, {rows}, {}, Fn()});  // f is set where the mesh is known
+  t.push_back({"transpose_resharded", 1, {{64, 32}}, {rows}, {rows},
+               one([](auto& a) { return jnp::transpose(a[0]) * 2.0f; })});
+  t.push_back({"rows_to_cols", 1, {{64, 32}}, {rows}, {cols}, one([](auto& a) { return a[0] * 2.0f; })});
   return t;
 }
 
@@ -149,7 +152,7 @@ bool same_kinds(const Collectives& a, const Collectives& b) {
 
 }  // namespace
 
-TEST_CASE("partitioner vs XLA: 24 programs x shardings on 8 devices, values and collectives", "[spmd][spmd_xla]") {
+TEST_CASE("partitioner vs XLA: 26 programs x shardings on 8 devices, values and collectives", "[spmd][spmd_xla]") {
   if (devices().size() < 8) {
     WARN("needs 8 devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
     return;
@@ -210,7 +213,7 @@ TEST_CASE("partitioner vs XLA: 24 programs x shardings on 8 devices, values and 
   }
   json += "}}\n";
   if (const char* path = std::getenv("JITX_SPMD_TABLE_JSON")) std::ofstream(path) << json;
-  CHECK(rows == 24);
+  CHECK(rows == 26);
 }
 
 namespace {
@@ -243,6 +246,8 @@ const std::map<std::string, Collectives>& xla_table() {
       {"train_step_fsdp", {{{"all-reduce", 1}, {"all-gather", 2}}, 20484}},
       {"scan_layers", {{}, 0}},
       {"with_constraint", {{{"all-gather", 1}}, 8192}},
+      {"transpose_resharded", {{{"all-to-all", 1}}, 1024}},
+      {"rows_to_cols", {{{"all-to-all", 1}}, 1024}},
   };
   return t;
 }

@@ -122,6 +122,10 @@ PROGRAMS = [
     dict(name="with_constraint", mesh="mesh1", fn="with_constraint",
          expr="with_sharding_constraint(exp(x), NamedSharding(mesh1, P())) + 1",
          args=[("x", (64, 32), ("x", None))], out=None, shardings="x P('x',None); exp(x) constrained to P()"),
+    dict(name="transpose_resharded", mesh="mesh1", fn="transpose2", expr="x.T * 2",
+         args=[("x", (64, 32), ("x", None))], out=[("x", None)], shardings="x P('x',None) -> out P('x',None)"),
+    dict(name="rows_to_cols", mesh="mesh1", fn="double", expr="x * 2",
+         args=[("x", (64, 32), ("x", None))], out=[(None, "x")], shardings="x P('x',None) -> out P(None,'x')"),
 ]
 
 KINDS = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"]
@@ -314,6 +318,8 @@ def make_funcs():
         "mlp": mlp,
         "train_step": train_step,
         "scan_layers": scan_layers,
+        "transpose2": lambda x: x.T * 2,
+        "double": lambda x: x * 2,
     }
     return funcs, with_constraint_factory
 

@@ -1,4 +1,4 @@
-// The SPMD partitioner: forward sharding propagation and the per-partition rewrite (see spmd_partitioner.h).
+// The SPMD partitioner: sharding propagation and the per-partition rewrite (see spmd_partitioner.h).
 #include "hlo/passes/spmd_partitioner.h"
 
 #include <fmt/format.h>
@@ -6,254 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
-#include <map>
-#include <optional>
-#include <unordered_map>
 
-#include "core/errors.h"
-#include "core/log.h"
-#include "hlo/ir/attributes.h"
-#include "hlo/ir/collectives.h"
-#include "hlo/passes/spmd_tiles.h"
+#include "hlo/passes/spmd_partitioner_internal.h"
 
 namespace jitx::hlo {
-namespace {
-
-using namespace spmd;
-
-bool log_on() {
-  static const bool on = [] {
-    const char* v = std::getenv("JITX_LOG_SHARDING");
-    return v && *v && std::strcmp(v, "0") != 0;
-  }();
-  return on;
-}
-
-[[noreturn]] void unsupported(const Instruction& i, const std::string& why) {
-  throw CompileError(fmt::format("[spmd-partitioner] %{} ({}): {}", i.name, opcode_name(i.opcode), why));
-}
-
-struct Local {
-  Local() = default;
-  Local(Instruction* value, Tiles tiles, std::vector<Tiles> elements = {})
-      : v(value), t(std::move(tiles)), elems(std::move(elements)) {}
-  Instruction* v = nullptr;
-  Tiles t;
-  std::vector<Tiles> elems;  // a tuple's (while, conditional): each element's tiles
-  std::vector<int64_t> global;  // the unpartitioned dimensions (a tile of an uneven split is padded at its end)
-};
-
-class Partitioner {
- public:
-  Partitioner(Module& m, int64_t n) : m_(m), n_(n) {}
-  void run();
-
- private:
-  /// One partition's shape: each dimension split k ways holds ceil(size / k) elements (the tiles at the end of an
-  /// uneven split are padded; what their padding holds is unspecified, and masked where it would count).
-  static Shape local_shape(const Shape& global, const Tiles& t, const Instruction& at) {
-    (void)at;
-    Shape s(global.dtype, global.dims);
-    for (size_t d = 0; d < s.dims.size(); ++d) s.dims[d] = (s.dims[d] + t.dims[d] - 1) / t.dims[d];
-    return s;
-  }
-  static bool uneven(const std::vector<int64_t>& global, const Tiles& t, int64_t d) {
-    return global[static_cast<size_t>(d)] % t.dims[static_cast<size_t>(d)] != 0;
-  }
-  /// v (a local value of a global shape `global` tiled as t) with the padding of its uneven tiled dimensions among
-  /// `dims` replaced by the scalar `fill`: select(iota + tile offset < size, v, fill).
-  Instruction* mask_padding(Instruction* v, const Tiles& t, const std::vector<int64_t>& global,
-                            const std::vector<int64_t>& dims, Instruction* fill);
-  /// The partition's offset along dimension d of a value tiled as t with tiles of `tile` elements (an s32 scalar);
-  /// with `ratio`, the offset inside the partition's current tile (a refinement ratio times finer).
-  Instruction* tile_offset(const Tiles& t, int64_t d, int64_t tile, int64_t ratio = 0);
-  Instruction* add(Opcode op, Shape s, std::vector<Instruction*> ops, detail::Params attrs, const Tiles& t) {
-    Instruction* i = c_->add(op, std::move(s), std::move(ops), std::move(attrs));
-    set_sharding(*i, to_sharding(t));
-    return i;
-  }
-  void note(const Instruction& i, const Tiles& t, const std::string& why) const {
-    if (log_on()) detail::log_line(fmt::format("[sharding] %{}: {} ({})", i.name, to_sharding(t).to_string(), why));
-  }
-  Instruction* zero_scalar(DType d) {
-    auto lit = detail::Literal::make(d, {});
-    std::memset(lit.data(), 0, lit.nbytes());
-    return c_->add_constant(std::move(lit));
-  }
-  Instruction* s32_scalar(int64_t v) {
-    auto lit = detail::Literal::make(DType::int32, {});
-    lit.set_i64(0, v);
-    return c_->add_constant(std::move(lit));
-  }
-  /// x (tiled as `from`) as tiled `to`: all-gathered along each tiled dimension, then sliced at this partition's
-  /// offsets.
-  Local reshard(const Local& x, const Tiles& to, const Instruction& at);
-  Local reshard_uncached(const Local& x, const Tiles& to, const Instruction& at);
-  /// The global shape of a value of local shape `s` tiled as `t`.
-  static Shape global_of(Shape s, const Tiles& t) {
-    for (size_t d = 0; d < s.dims.size(); ++d) s.dims[d] *= t.dims[d];
-    return s;
-  }
-  Local elementwise(const Instruction& i);
-  Local dot(const Instruction& i);
-  /// The sum of a dot's partial products `local` (its contracting dimensions `split_contracting` of `full` split):
-  /// a reduce-scatter when the result is wanted split where the contraction's partitions can share it, else an
-  /// all-reduce. keep_out maps the result's dimensions to full's.
-  Local sum_partials(const Instruction& i, Instruction* local, const Tiles& full, const std::vector<int64_t>& keep_out,
-                     const std::vector<int64_t>& split_contracting, const Tiles& out_t);
-  /// The tiles `i` is annotated with, or that its users want (backward propagation: hints_), if any.
-  std::optional<Tiles> wanted(const Instruction& i) const {
-    if (auto s = sharding_of(i)) return tiles_of(*s, i.shape.rank(), n_, i);
-    if (auto it = hints_.find(&i); it != hints_.end()) return it->second;
-    return std::nullopt;
-  }
-  /// Backward propagation over one computation: from each annotated (or already hinted) instruction to its operands
-  /// through ops that keep tiles in place (elementwise ops of the same shape, converts), when every user of the
-  /// operand agrees. Fills hints_.
-  void propagate_backward(const Computation& c);
-  Local reduce(const Instruction& i);
-  Local generic(const Instruction& i, const std::string& why);
-  Local reshape(const Instruction& i);
-  Local slicing(const Instruction& i);
-  Local while_loop(const Instruction& i);
-  Local conditional(const Instruction& i);
-  Local visit(const Instruction& i);
-  /// The per-partition version of `old` (a new computation): its parameters tiled as `params` (null: the entry's
-  /// annotations), its root tuple's elements resharded to `want_root` when given; `root_tiles` gets the root's tiles
-  /// (one per tuple element).
-  Computation* partition(const Computation& old, const std::vector<Tiles>* params, const std::vector<Tiles>* want_root,
-                         std::vector<Tiles>* root_tiles);
-
-  Module& m_;
-  int64_t n_;
-  Computation* c_ = nullptr;
-  const std::vector<Tiles>* params_ = nullptr;  // the parameters' tiles of the computation being partitioned
-  std::unordered_map<const Instruction*, Local> map_;
-  std::map<std::pair<const Instruction*, std::string>, Local> reshards_;
-  std::unordered_map<const Instruction*, Tiles> hints_;  // tiles an instruction's users want (propagate_backward)  // a value resharded once per target
-  int64_t channel_ = 1;
-};
-
-Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& at) {
-  if (same_placement(x.t, to)) {
-    Local same{x.v, to};
-    same.global = x.global;
-    return same;
-  }
-  auto key = std::make_pair(x.v, to_sharding(to).to_string());
-  if (auto it = reshards_.find(key); it != reshards_.end()) return it->second;
-  Local r = reshard_uncached(x, to, at);
-  r.global = x.global;
-  reshards_[key] = r;
-  return r;
-}
-
-Instruction* Partitioner::tile_offset(const Tiles& t, int64_t d, int64_t tile, int64_t ratio) {
-  Instruction* pid =
-      c_->add(Opcode::kConvert, Shape(DType::int32, {}), {c_->add(Opcode::kPartitionId, Shape(DType::uint32, {}), {})});
-  auto table = detail::Literal::make(DType::int32, {n_});
-  for (int64_t p = 0; p < n_; ++p) {
-    int64_t k = tile_index(t, p, d);
-    table.set_i64(p, (ratio > 0 ? k % ratio : k) * tile);
-  }
-  Instruction* tc = c_->add_constant(std::move(table));
-  Instruction* one = c_->add(Opcode::kDynamicSlice, Shape(DType::int32, {1}), {tc, pid});
-  return c_->add(Opcode::kReshape, Shape(DType::int32, {}), {one});
-}
-
-Instruction* Partitioner::mask_padding(Instruction* v, const Tiles& t, const std::vector<int64_t>& global,
-                                       const std::vector<int64_t>& dims, Instruction* fill) {
-  Instruction* keep = nullptr;
-  const Shape& ls = v->shape;
-  detail::Params ba;
-  ba.set("broadcast_dimensions", std::vector<int64_t>{});
-  for (int64_t d : dims) {
-    if (t.dims[static_cast<size_t>(d)] == 1 || !uneven(global, t, d)) continue;
-    detail::Params ia;
-    ia.set("iota_dimension", d);
-    Shape s32(DType::int32, ls.dims), pred(DType::bool_, ls.dims);
-    Instruction* iota = c_->add(Opcode::kIota, s32, {}, ia);
-    Instruction* off = tile_offset(t, d, ls.dims[static_cast<size_t>(d)]);
-    Instruction* pos = c_->add(Opcode::kAdd, s32, {iota, c_->add(Opcode::kBroadcastInDim, s32, {off}, ba)});
-    Instruction* size = c_->add(Opcode::kBroadcastInDim, s32, {s32_scalar(global[static_cast<size_t>(d)])}, ba);
-    detail::Params ca;
-    ca.set("direction", std::string("LT"));
-    ca.set("compare_type", std::string("SIGNED"));
-    Instruction* in = c_->add(Opcode::kCompare, pred, {pos, size}, ca);
-    keep = keep ? c_->add(Opcode::kAnd, pred, {keep, in}) : in;
-  }
-  if (!keep) return v;
-  Instruction* f = c_->add(Opcode::kBroadcastInDim, Shape(ls.dtype, ls.dims), {fill}, ba);
-  Instruction* out = c_->add(Opcode::kSelect, ls, {keep, v, f});
-  if (auto s = sharding_of(*v)) set_sharding(*out, *s);
-  return out;
-}
-
-Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instruction& at) {
-  if (log_on())
-    detail::log_line(fmt::format("[sharding] %{}: reshard {} -> {}", at.name, to_sharding(x.t).to_string(),
-                                 to_sharding(to).to_string()));
-  Instruction* v = x.v;
-  Shape s = v->shape;
-  Tiles cur = x.t;
-  bool even = true;
-  for (int64_t d = 0; d < x.t.rank(); ++d) even = even && !uneven(x.global, x.t, d) && !uneven(x.global, to, d);
-  bool local = even && refines(x.t, to);  // each partition slices the tile it holds
-  for (int64_t d = 0; d < x.t.rank() && !local; ++d) {
-    int64_t k = x.t.dims[static_cast<size_t>(d)];
-    if (k == 1) continue;
-    CollectiveConfig cfg;
-    cfg.channel_id = channel_++;
-    cfg.dimension = d;
-    cfg.replica_groups = groups_over(x.t, {d});
-    detail::Params a;
-    cfg.set_on(a);
-    s.dims[static_cast<size_t>(d)] *= k;
-    cur.dims[static_cast<size_t>(d)] = 1;
-    v = add(Opcode::kAllGather, s, {v}, a, replicated(x.t.rank(), n_));
-  }
-  if (!local && s.dims != x.global) {  // the gathered padded tiles: the global value, then its padding
-    detail::Params sa;
-    sa.set("start_indices", std::vector<int64_t>(s.dims.size(), 0));
-    sa.set("limit_indices", x.global);
-    sa.set("strides", std::vector<int64_t>(s.dims.size(), 1));
-    s.dims = x.global;
-    v = add(Opcode::kSlice, s, {v}, sa, replicated(x.t.rank(), n_));
-  }
-  if (!to.tiled()) return Local{v, to};
-  Shape ls = local_shape(local ? global_of(s, x.t) : s, to, at);
-  if (!local) {  // an uneven target: pad the global value to whole tiles, so no slice start is clamped
-    std::vector<int64_t> high(s.dims.size(), 0);
-    bool pad = false;
-    for (size_t d = 0; d < s.dims.size(); ++d) {
-      high[d] = ls.dims[d] * to.dims[d] - s.dims[d];
-      pad = pad || high[d] > 0;
-    }
-    if (pad) {
-      detail::Params pa;
-      pa.set("edge_padding_low", std::vector<int64_t>(s.dims.size(), 0));
-      pa.set("edge_padding_high", high);
-      pa.set("interior_padding", std::vector<int64_t>(s.dims.size(), 0));
-      Shape ps = s;
-      for (size_t d = 0; d < s.dims.size(); ++d) ps.dims[d] += high[d];
-      v = add(Opcode::kPad, ps, {v, zero_scalar(s.dtype)}, pa, replicated(x.t.rank(), n_));
-    }
-  }
-  std::vector<Instruction*> ops{v};
-  for (int64_t d = 0; d < to.rank(); ++d) {
-    if (to.dims[static_cast<size_t>(d)] == 1) {
-      ops.push_back(s32_scalar(0));
-      continue;
-    }
-    // The offset inside what the partition holds: the whole dimension, or (refining) its current tile.
-    int64_t ratio = local ? to.dims[static_cast<size_t>(d)] / x.t.dims[static_cast<size_t>(d)] : 0;
-    ops.push_back(tile_offset(to, d, ls.dims[static_cast<size_t>(d)], ratio));
-  }
-  return Local{add(Opcode::kDynamicSlice, ls, ops, {}, to), to};
-}
+namespace spmd {
 
 Local Partitioner::generic(const Instruction& i, const std::string& why) {
   if (i.shape.is_tuple) unsupported(i, "has a tuple result (not partitioned yet)");
@@ -764,11 +522,11 @@ void Partitioner::run() {
   });
 }
 
-}  // namespace
+}  // namespace spmd
 
 bool SpmdPartitioner::run(Module& m) {
   if (n_ < 1) throw CompileError(fmt::format("[spmd-partitioner] num_partitions must be positive, got {}", n_));
-  Partitioner(m, n_).run();
+  spmd::Partitioner(m, n_).run();
   return true;
 }
 

@@ -188,10 +188,11 @@ ENTRY %e (x: f32[16,8], w: f32[8,16]) -> f32[16,16] {{
     CHECK(rsc.count("reduce-scatter") == 1);
     CHECK(rsc.count("all-reduce") == 0);
     CHECK(rsc.count("all-gather") == 0);
-    // x split on the contracting dimension, w on its columns: w is resharded (all-gathered, then sliced).
+    // x split on the contracting dimension, w on its columns: w moves to its rows (one all-to-all).
     auto mixed = dot(cols, cols);
     CHECK(mixed.count("all-reduce") == 1);
-    CHECK(mixed.count("all-gather") == 1);
+    CHECK(mixed.count("all-to-all") == 1);
+    CHECK(mixed.count("all-gather") == 0);
   }
   // Batch dimensions split on both operands: no communication.
   for (int64_t n : {2, 4}) {

@@ -276,6 +276,19 @@ std::vector<std::shared_ptr<Communicator>> make_local_communicators(int64_t n) {
 }
 
 Communicator* current_communicator() { return t_current; }
+
+CollectiveTotals& collective_totals() {
+  static CollectiveTotals t;
+  return t;
+}
+CollectiveTimer::CollectiveTimer(int64_t bytes) : bytes_(bytes), start_(std::chrono::steady_clock::now()) {}
+CollectiveTimer::~CollectiveTimer() {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+  auto& t = collective_totals();
+  t.calls.fetch_add(1, std::memory_order_relaxed);
+  t.nanoseconds.fetch_add(ns, std::memory_order_relaxed);
+  t.bytes.fetch_add(bytes_, std::memory_order_relaxed);
+}
 CommunicatorScope::CommunicatorScope(Communicator* c) : saved_(t_current) { t_current = c; }
 CommunicatorScope::~CommunicatorScope() { t_current = saved_; }
 

@@ -1,6 +1,8 @@
 // The collective transport behind SPMD programs: all-reduce, all-gather, reduce-scatter, all-to-all and permute over
 // raw buffers of a dtype, between the participants (partitions) of one launch.
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -53,6 +55,25 @@ std::vector<std::shared_ptr<Communicator>> make_local_communicators(int64_t n);
 /// rank_of_partition[q] is partition q's rank in `inner`. Groups and pairs are translated; rank() is `partition`.
 std::shared_ptr<Communicator> renumber_communicator(std::shared_ptr<Communicator> inner,
                                                    std::vector<int64_t> rank_of_partition, int64_t partition);
+
+/// Process-wide totals of the collectives partitions ran (jitx/profiler.h): calls, the wall time spent in them
+/// (summed over partitions: waiting for the slowest member counts) and the bytes of their operands.
+struct CollectiveTotals {
+  std::atomic<int64_t> calls{0}, nanoseconds{0}, bytes{0};
+};
+CollectiveTotals& collective_totals();
+/// Adds one collective's time (its lifetime) and bytes to collective_totals().
+class CollectiveTimer {
+ public:
+  explicit CollectiveTimer(int64_t bytes);
+  ~CollectiveTimer();
+  CollectiveTimer(const CollectiveTimer&) = delete;
+  CollectiveTimer& operator=(const CollectiveTimer&) = delete;
+
+ private:
+  int64_t bytes_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 /// The communicator of the partition the current thread evaluates (set by the SPMD runners around a program), or
 /// null outside one.

@@ -2,9 +2,12 @@
 #include "dispatch/spmd.h"
 
 #include <condition_variable>
+#include <algorithm>
 #include <mutex>
+#include <thread>
 
 #include "core/communicator.h"
+#include "core/intra_op.h"
 #include "core/errors.h"
 
 namespace jitx::detail {
@@ -54,14 +57,17 @@ std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> execute_spmd(
     for (size_t j = 0; j < i; ++j)
       JITX_ASSERT(devices[i] != devices[j], "device {} twice in one SPMD launch", devices[i]->str());
   auto latch = std::make_shared<Latch>();
+  // As many local partitions as hardware threads: each runs its kernels on its own stream's thread.
+  bool serial = n > 1 && n >= std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> outs(n);
   {
     std::lock_guard<std::mutex> l(launch_mutex());
     for (size_t p = 0; p < n; ++p) {
       auto comm = comms[p];
-      devices[p]->stream.enqueue([comm, latch] {
+      devices[p]->stream.enqueue([comm, latch, serial] {
         latch->wait();
         t_scope = std::make_unique<CommunicatorScope>(comm.get());
+        intra_op_serial() = serial;
       });
     }
     try {
@@ -73,7 +79,11 @@ std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> execute_spmd(
       // The partitions already enqueued must not wait for the others: fail their collectives, clear the streams'
       // scopes, open the latch.
       for (auto& c : comms) c->abort(std::current_exception());
-      for (size_t p = 0; p < n; ++p) devices[p]->stream.enqueue([] { t_scope.reset(); });
+      for (size_t p = 0; p < n; ++p)
+        devices[p]->stream.enqueue([] {
+          t_scope.reset();
+          intra_op_serial() = false;
+        });
       latch->release();
       throw;
     }
@@ -82,6 +92,7 @@ std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> execute_spmd(
       auto mine = outs[p];
       devices[p]->stream.enqueue([comm, mine] {
         t_scope.reset();
+        intra_op_serial() = false;
         // A failed partition releases the others from their rendezvous with its error.
         for (auto& o : mine) {
           try {

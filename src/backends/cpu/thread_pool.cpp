@@ -29,6 +29,7 @@
 #endif
 
 #include "backends/cpu/parallel.h"
+#include "core/intra_op.h"
 
 namespace jitx::cpu {
 namespace {
@@ -136,7 +137,8 @@ bool pool_warm() { return spin_pool().warm(); }
 void parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
   if (n <= 0) return;
   Job job{&fn, n};
-  if (n == 1 || t_in_task || spin_pool().threads() <= 1 || !spin_pool().run(job)) job.run_tasks(false);
+  if (n == 1 || t_in_task || detail::intra_op_serial() || spin_pool().threads() <= 1 || !spin_pool().run(job))
+    job.run_tasks(false);
   if (job.error) std::rethrow_exception(job.error);
 }
 

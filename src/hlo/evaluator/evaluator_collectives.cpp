@@ -93,6 +93,7 @@ Literal eval_collective(const Instruction& inst, const Literal& x) {
     if (x.nbytes()) std::memcpy(out.data(), x.data(), x.nbytes());
     return out;
   }
+  detail::CollectiveTimer timer(static_cast<int64_t>(x.nbytes()));  // profiler::collective_stats
   DType dt = x.dtype;
   int64_t d = cfg.dimension;
   switch (inst.opcode) {

@@ -11,9 +11,14 @@ using detail::Literal;
 using detail::Params;
 
 void Rewriter::count_uses() {
+  // Uses by live instructions only (the root and what it reads, transitively): a rewrite leaves the replaced
+  // instruction in place until DCE, and its reads must not keep a single-use rule from firing on its operands.
   uses_.clear();
-  for (auto& u : comp_->instructions)
+  for (auto it = comp_->instructions.rbegin(); it != comp_->instructions.rend(); ++it) {
+    const Instruction* u = it->get();
+    if (u != comp_->root && uses_[u] == 0) continue;
     for (auto* o : u->operands) uses_[o]++;
+  }
 }
 
 Instruction* Rewriter::add(Opcode op, Shape s, std::vector<Instruction*> ops, Params attrs) {

@@ -16,7 +16,7 @@ class Rewriter {
  public:
   explicit Rewriter(Computation* c) : comp_(c) {}
   Computation* computation() const { return comp_; }
-  /// Recounts the uses of every instruction (at the start of a sweep).
+  /// Recounts the uses of every instruction by live ones (at the start of a sweep).
   void count_uses();
   /// How many operand slots read i.
   int64_t& uses(const Instruction* i) { return uses_[i]; }

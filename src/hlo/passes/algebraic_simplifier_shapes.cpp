@@ -26,6 +26,13 @@ Instruction* transpose_rules(Rewriter& r, Instruction* i, std::string_view& rule
   }
   // transpose(dot(A, B)) => dot(B, A)
   if (x->opcode == Opcode::kDot && r.uses(x) == 1) return transpose_of_dot(r, i, rule);
+  // transpose(all-reduce(A)) => all-reduce(transpose(A)): the sum commutes with moving elements, and the transpose
+  // can then fold into A (a partitioned weight gradient: transpose(all-reduce(dot)) becomes all-reduce(dot)).
+  if (x->opcode == Opcode::kAllReduce && r.uses(x) == 1 && x->operands.size() == 1 && !x->shape.is_tuple) {
+    Instruction* t = r.add(Opcode::kTranspose, s, {x->operand(0)}, Params{{"permutation", p2}});
+    rule = "transpose(all-reduce(A)) => all-reduce(transpose(A))";
+    return r.add(Opcode::kAllReduce, s, {t}, x->attrs);
+  }
   return nullptr;
 }
 

@@ -157,3 +157,37 @@ TEST_CASE("partitioner: a sharding constraint on an unevenly divisible value pad
     if (6 % m.axis_size("d") != 0) CHECK(text.find("select(") != std::string::npos);  // the padding masked
   }
 }
+
+TEST_CASE("partitioner: a finite difference over split rows exchanges one halo row", "[spmd][spmd_control]") {
+  auto f = jit([](const Array& x) {
+    Array d = lax::slice(x, {1, 0}, {16, 3}) - lax::slice(x, {0, 0}, {15, 3});
+    return std::pair{d, jnp::sum(d * d, {0})};
+  });
+  Array x = random::normal(random::PRNGKey(10), {16, 3});
+  auto [d0, s0] = f(x);
+  for (const Mesh& m : meshes()) {
+    INFO(m.str());
+    Array xs = device_put(x, NamedSharding(m, P("d")));
+    auto [d1, s1] = f(xs);
+    CHECK(rel_diff(d1, d0) == 0);
+    CHECK(rel_diff(s1, s0) < 1e-6);
+    std::string text = f.lower(xs).compile().as_text();
+    INFO(text);
+    CHECK(count(text, "collective-permute") == 1);
+  }
+}
+
+TEST_CASE("cost and memory analysis of a partitioned call describe the per-device program", "[spmd][spmd_control]") {
+  if (!have(4)) return;
+  Mesh m = make_mesh({4}, {"d"});
+  auto f = jit([](const Array& x, const Array& w) { return jnp::matmul(x, w); });
+  Array x = random::normal(random::PRNGKey(11), {64, 32}), w = random::normal(random::PRNGKey(12), {32, 16});
+  auto one = f.lower(x, w).compile().cost_analysis();
+  // Split on the contracting dimension: a quarter of the flops per device, and a 64x16 f32 all-reduce.
+  Array xs = device_put(x, NamedSharding(m, P(nullptr, "d"))), ws = device_put(w, NamedSharding(m, P("d")));
+  auto c = f.lower(xs, ws).compile();
+  auto cost = c.cost_analysis();
+  CHECK(cost.at("flops") == Approx(one.at("flops") / 4));
+  CHECK(cost.at("bytes transferred") == 64 * 16 * 4);
+  CHECK(c.memory_analysis().argument_size_in_bytes == (64 * 8 + 8 * 16) * 4);
+}

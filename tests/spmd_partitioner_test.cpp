@@ -346,6 +346,45 @@ ENTRY %e (x: f32[8,4], w: f32[8,3]) -> (f32[], f32[4,3], f32[{2},4], f32[4], f32
   }
 }
 
+TEST_CASE("partitioner: a shifted slice of a split dimension takes a halo from the next partition", "[spmd]") {
+  // x[1:] - x[:-1] over rows split n ways: 15 rows keep the tile size, each partition receives the next one's
+  // first row (one collective-permute; x[:-1] is local); the sum over rows masks the last tile's padding.
+  for (int64_t n : {2, 4, 8}) {
+    auto r = check(fmt::format(R"(HloModule m
+
+ENTRY %e (x: f32[16,4]) -> (f32[15,4], f32[4]) {{
+  %x = f32[16,4] parameter(0), sharding={{devices=[{0},1]{1}}}
+  %a = f32[15,4] slice(%x), start_indices={{1,0}}, limit_indices={{16,4}}, strides={{1,1}}
+  %b = f32[15,4] slice(%x), start_indices={{0,0}}, limit_indices={{15,4}}, strides={{1,1}}
+  %d = f32[15,4] subtract(%a, %b)
+  %ex = f32[15,4] exponential(%d)
+  %zero = f32[] constant(0)
+  %s = f32[4] reduce(%ex, %zero), dimensions={{0}}, reducer=add
+  ROOT %o = (f32[15,4], f32[4]) tuple(%d, %s)
+}}
+)",
+                               n, ids(n)),
+                   n);
+    CHECK(r.count("collective-permute") == 1);
+    CHECK(r.count("all-reduce") == 1);
+    CHECK(r.count("all-gather") == 1);  // the uneven result, gathered at the end
+  }
+  // Both dimensions of a 2x2 tiling shifted by one: a halo along each.
+  auto r = check(R"(HloModule m
+
+ENTRY %e (x: f32[8,8]) -> f32[] {
+  %x = f32[8,8] parameter(0), sharding={devices=[2,2]0,1,2,3}
+  %a = f32[7,7] slice(%x), start_indices={1,1}, limit_indices={8,8}, strides={1,1}
+  %ex = f32[7,7] exponential(%a)
+  %zero = f32[] constant(0)
+  ROOT %s = f32[] reduce(%ex, %zero), dimensions={0,1}, reducer=add
+}
+)",
+                 4);
+  CHECK(r.count("collective-permute") == 2);
+  CHECK(r.count("all-gather") == 0);
+}
+
 TEST_CASE("partitioner: what it does not do yet is a CompileError", "[spmd]") {
   auto m = hlo::testing::parse(R"(HloModule m
 

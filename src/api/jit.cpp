@@ -634,18 +634,17 @@ std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
   return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);
 }
 std::string entry_stablehlo_text(const CompiledEntry& e) { return stablehlo_text_of(e.jaxpr, *e.module); }
-std::string entry_hlo_text(const CompiledEntry& e) {
-  {
-    std::lock_guard<std::mutex> l(e.spmd_mu);
-    if (e.spmd) return hlo::print_hlo(*e.spmd->module);  // the program each partition runs
-  }
-  return hlo::print_hlo(e.optimized ? *e.optimized : *e.module);
-}
-
 namespace {
-/// What the analyses describe: the optimised module the backend runs (the lowered one before compile()).
-const hlo::Module& analysed_module(const CompiledEntry& e) { return e.optimized ? *e.optimized : *e.module; }
+/// What as_text() and the analyses describe: the optimised module the backend runs (the lowered one before
+/// compile()); for a partitioned call, the program each device runs.
+const hlo::Module& analysed_module(const CompiledEntry& e) {
+  std::lock_guard<std::mutex> l(e.spmd_mu);
+  if (e.spmd) return *e.spmd->module;
+  return e.optimized ? *e.optimized : *e.module;
+}
 }  // namespace
+
+std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(analysed_module(e)); }
 
 std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e) {
   return hlo::analyze_cost(analysed_module(e)).as_map();

@@ -130,6 +130,17 @@ int64_t run_api_check(int64_t local_n) {
     for (int64_t j = 0; j < 3; ++j) cs[static_cast<size_t>(j)] += 2 * want[static_cast<size_t>(i * 3 + j)];
   close(multihost::process_allgather(colsum(xs)), cs, 1e-6, "jit: column sums of rows sharded over processes");
 
+  // A finite difference over the rows: each device receives the next one's first row (a collective-permute, across
+  // processes at their boundaries).
+  auto diff = jit([](const Array& a) {
+    int64_t rows = a.shape()[0];
+    return lax::slice(a, {1, 0}, {rows, 3}) - lax::slice(a, {0, 0}, {rows - 1, 3});
+  });
+  std::vector<double> dv;
+  for (size_t k = 0; k < static_cast<size_t>((2 * n - 1) * 3); ++k) dv.push_back(want[k + 3] - want[k]);
+  close(diff(xs), dv, 1e-6, "jit: a finite difference over rows split across processes");
+  check(diff.lower(xs).compile().as_text().find("collective-permute(") != std::string::npos, "the halo exchange");
+
   // A matmul on a 2-D mesh (data x model), split on the contracting dimension: partial products and an all-reduce.
   Mesh m2 = make_mesh({n / 2, 2}, {"data", "model"});
   Array a = host({n, 6}, [](int64_t i) { return std::sin(0.3 * static_cast<double>(i)); });

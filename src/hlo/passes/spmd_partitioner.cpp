@@ -61,10 +61,90 @@ Local Partitioner::reshape(const Instruction& i) {
   return Local{add(i.opcode, local_shape(i.shape, t, i), {x.v}, i.attrs, t), t};
 }
 
+std::optional<Local> Partitioner::halo_slice(const Instruction& i) {
+  // A static slice whose result keeps the operand's tile size on each tiled dimension (an evenly split operand,
+  // start s below the tile size, stride 1): result tile j is operand tile j from s on, then the first s elements of
+  // tile j + 1, which its holder sends over (a collective-permute: the halo). The last tiles' extra elements are
+  // padding of an uneven result.
+  const Local& x = map_.at(i.operand(0));
+  const auto& in = i.operand(0)->shape.dims;
+  auto cfg = SliceConfig::of(i);
+  std::vector<int64_t> start = cfg.start_indices, limit = cfg.limit_indices;
+  int64_t r = static_cast<int64_t>(in.size());
+  for (int64_t d = 0; d < r; ++d) {
+    int64_t k = x.t.dims[static_cast<size_t>(d)];
+    if (k == 1) continue;
+    size_t u = static_cast<size_t>(d);
+    int64_t tile = in[u] / k, out = limit[u] - start[u];
+    if (in[u] % k != 0 || (!cfg.strides.empty() && cfg.strides[u] != 1) || (out + k - 1) / k != tile ||
+        start[u] >= tile)
+      return std::nullopt;
+  }
+  // The local slice of the untiled dimensions (tiled ones whole), then each tiled dimension's halo and window.
+  Shape ls = x.v->shape;
+  std::vector<int64_t> lo(static_cast<size_t>(r), 0), hi = ls.dims;
+  for (int64_t d = 0; d < r; ++d)
+    if (x.t.dims[static_cast<size_t>(d)] == 1) {
+      lo[static_cast<size_t>(d)] = start[static_cast<size_t>(d)];
+      hi[static_cast<size_t>(d)] = limit[static_cast<size_t>(d)];
+    }
+  auto local_slice = [&](Instruction* v, std::vector<int64_t> a, std::vector<int64_t> b) {
+    Shape s = v->shape;
+    for (size_t d = 0; d < s.dims.size(); ++d) s.dims[d] = b[d] - a[d];
+    detail::Params sa;
+    sa.set("start_indices", a);
+    sa.set("limit_indices", b);
+    sa.set("strides", std::vector<int64_t>(a.size(), 1));
+    return c_->add(Opcode::kSlice, s, {v}, sa);
+  };
+  Instruction* v = local_slice(x.v, lo, hi);
+  for (int64_t d = 0; d < r; ++d) {
+    size_t u = static_cast<size_t>(d);
+    int64_t s = start[u];
+    if (x.t.dims[u] == 1 || s == 0) continue;
+    std::vector<int64_t> a(static_cast<size_t>(r), 0), b = v->shape.dims;
+    b[u] = s;
+    Instruction* edge = local_slice(v, a, b);  // what this partition sends to the one before it along d
+    CollectiveConfig cp;
+    cp.channel_id = channel_++;
+    for (int64_t p : x.t.devices) {
+      int64_t j = tile_index(x.t, p, d);
+      if (j == 0) continue;
+      for (int64_t q : x.t.devices) {
+        bool before = tile_index(x.t, q, d) == j - 1;  // and the same place in every other dimension and copy
+        for (int64_t e = 0; e < static_cast<int64_t>(x.t.dims.size()) && before; ++e)
+          if (e != d) before = tile_index(x.t, q, e) == tile_index(x.t, p, e);
+        if (before) cp.source_target_pairs.emplace_back(p, q);
+      }
+    }
+    detail::Params pa;
+    cp.set_on(pa);
+    Instruction* halo = c_->add(Opcode::kCollectivePermute, edge->shape, {edge}, pa);
+    Shape es = v->shape;
+    es.dims[u] += s;
+    detail::Params ca;
+    ca.set("dimension", d);
+    Instruction* ext = c_->add(Opcode::kConcatenate, es, {v, halo}, ca);
+    std::vector<int64_t> wa(static_cast<size_t>(r), 0), wb = ext->shape.dims;
+    wa[u] = s;
+    wb[u] = s + v->shape.dims[u];
+    v = local_slice(ext, wa, wb);
+  }
+  set_sharding(*v, to_sharding(x.t));
+  note(i, x.t, "slice: the operand's tiles, with a halo from the next partition (collective-permute)");
+  return Local{v, x.t};
+}
+
 Local Partitioner::slicing(const Instruction& i) {
   // slice, dynamic-slice and dynamic-update-slice that take every element of each tiled dimension run locally.
   const Local& x = map_.at(i.operand(0));
   const auto& in = i.operand(0)->shape.dims;
+  if (i.opcode == Opcode::kSlice)
+    for (size_t d = 0; d < in.size(); ++d)
+      if (x.t.dims[d] > 1 && (i.shape.dims[d] != in[d] || i.attrs.get_ints("start_indices")[d] != 0)) {
+        if (auto h = halo_slice(i)) return *h;
+        break;
+      }
   for (size_t d = 0; d < in.size(); ++d) {
     if (x.t.dims[d] == 1) continue;
     int64_t want = i.opcode == Opcode::kDynamicUpdateSlice ? i.operand(1)->shape.dims[d] : i.shape.dims[d];

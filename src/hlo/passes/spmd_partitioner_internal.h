@@ -116,6 +116,9 @@ class Partitioner {
   Local generic(const Instruction& i, const std::string& why);
   Local reshape(const Instruction& i);
   Local slicing(const Instruction& i);
+  /// A static slice of tiled dimensions that keeps their tile size: local windows plus halos from the next
+  /// partitions (collective-permute); nullopt when the slice is not of that form.
+  std::optional<Local> halo_slice(const Instruction& i);
   Local while_loop(const Instruction& i);
   Local conditional(const Instruction& i);
   Local visit(const Instruction& i);

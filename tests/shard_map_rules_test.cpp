@@ -223,7 +223,7 @@ TEST_CASE("shard_map rules: jit(shard_map).lower().as_text() is the SPMD form wi
         "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>",
         "stablehlo.partition_id : tensor<ui32>"})
     CHECK(text.find(s) != std::string::npos);
-  // What runs is the one-device expansion: the same values as eager.
+  // What runs (the manual region partitioned on the mesh): the same values as eager.
   close(jit(sm)(x), sm(x));
   // A 2-D mesh: the groups of partition ids along each axis (row-major over (data, model)).
   Mesh m2 = make_mesh({2, 4}, {"data", "model"});

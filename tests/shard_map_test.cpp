@@ -460,3 +460,42 @@ TEST_CASE("shard_map: all_gather and psum_scatter over a tuple of axes (first na
       for (int64_t e = 0; e < 6; ++e) w.push_back(y[static_cast<size_t>((a * 4 + m) * 6 + e)]);
   close(o, w);
 }
+
+TEST_CASE("shard_map inside a larger jitted program runs on the mesh's devices", "[shard_map]") {
+  // Ops before and after a shard_map (and a second one), sharded and unsharded arguments, 1-D and 2-D meshes: the
+  // program is partitioned as a whole (the regions' collectives are all-reduces of the per-device program, not an
+  // expansion on one device), with the eager values.
+  std::vector<Mesh> meshes;
+  for (int64_t n : {2, 4, 8})
+    if (have(static_cast<size_t>(n))) meshes.push_back(make_mesh({n}, {"i"}));
+  if (have(8)) meshes.push_back(make_mesh({4, 2}, {"i", "j"}));
+  for (const Mesh& mesh : meshes) {
+    INFO(mesh.str());
+    Fn1 norm = shard_map([](const Array& b) { return b / jnp::sqrt(lax::psum(jnp::sum(b * b, {0}), "i")); }, mesh,
+                         P("i"), P("i"));
+    Fn1 total = shard_map([](const Array& b) { return lax::psum(jnp::sum(b, {0}), "i"); }, mesh, P("i"), P());
+    auto f = [&](const Array& x, const Array& w) { return total(jnp::tanh(norm(jnp::matmul(x, w)))) * 3.0; };
+    Array x = f64(testing::uniform(16 * 5, -1, 1), {16, 5}), w = f64(testing::uniform(5 * 3, -1, 1), {5, 3});
+    V want = f(x, w).to_vector<double>();
+    auto jf = jit(f);
+    close(jf(x, w), want, 1e-12);  // unsharded arguments
+    Array xs = device_put(x, NamedSharding(mesh, P("i")));
+    Array got = jf(xs, w);
+    close(got, want, 1e-12);
+    CHECK(got.sharding().named());
+    std::string text = jf.lower(xs, w).compile().as_text();
+    INFO(text);
+    CHECK(text.find("all-reduce(") != std::string::npos);
+    CHECK(text.find("SPMDFullToShardShape") == std::string::npos);  // the regions are gone: per-device code
+    // grad and vmap of the jitted program, against the same transformations of the eager function.
+    auto loss = [&](const Array& a) { return jnp::sum(jf(a, w)); };
+    close(grad(loss)(xs), grad([&](const Array& a) { return jnp::sum(f(a, w)); })(x).to_vector<double>(), 1e-10);
+    Array xb = f64(testing::uniform(2 * 16 * 5, -1, 1), {2, 16, 5});
+    V vw;
+    for (int64_t e = 0; e < 2; ++e) {
+      V r = f(xb[e], w).to_vector<double>();
+      vw.insert(vw.end(), r.begin(), r.end());
+    }
+    close(vmap([&](const Array& a) { return jf(a, w); })(xb), vw, 1e-12);
+  }
+}

@@ -269,7 +269,10 @@ struct CompiledEntry {
 };
 
 namespace {
-bool any_sharded(const CallSignature& sig) { return any_sharded_leaf(sig.flat.leaves); }
+/// Whether a call may run partitioned: a sharded argument, or a shard_map (on its mesh's devices).
+bool runs_spmd(const CompiledEntry& e, const CallSignature& sig) {
+  return any_sharded_leaf(sig.flat.leaves) || has_shard_map(e.jaxpr);
+}
 std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig,
                                           const std::vector<std::optional<Sharding>>& out_shardings) {
   std::lock_guard<std::mutex> l(e.spmd_mu);
@@ -528,7 +531,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
   e->name = name_;
   e->donate_argnums = options_.donate_argnums;
   trace_and_lower(*e, trace);
-  if (any_sharded(sig)) spmd_program(*e, sig, options_.out_shardings);
+  if (runs_spmd(*e, sig)) spmd_program(*e, sig, options_.out_shardings);
   return e;
 }
 
@@ -602,7 +605,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   ApiScope s(loc);
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
   check_in_shardings(sig, e.name);
-  if (any_sharded(sig))
+  if (runs_spmd(e, sig))
     if (auto prog = spmd_program(e, sig, options_.out_shardings))
       return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;

@@ -122,7 +122,7 @@ void JitCore::check_in_shardings(const CallSignature& sig, const std::string& na
 
 std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
                                                std::span<const std::optional<Sharding>> out_shardings,
-                                               std::string* why) {
+                                               std::string* why, const Mesh* region_mesh) {
   const ShardedArray* first = nullptr;
   for (auto& l : leaves)
     if (auto* s = as_sharded(l)) {
@@ -132,13 +132,17 @@ std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::
         return nullptr;
       }
     }
-  if (!first || !first->sharding->named()) {
+  if ((!first || !first->sharding->named()) && !region_mesh) {
     *why = "no argument has a NamedSharding";
     return nullptr;
   }
-  const Mesh& mesh = first->sharding->named()->mesh();
+  const Mesh& mesh = first && first->sharding->named() ? first->sharding->named()->mesh() : *region_mesh;
   auto prog = std::make_shared<SpmdProgram>();
-  prog->devices = first->devices;
+  for (auto& d : mesh.devices()) prog->devices.push_back(d.get());
+  if (region_mesh && !(*region_mesh == mesh)) {
+    *why = fmt::format("a shard_map over {} in a program whose arguments are on {}", region_mesh->str(), mesh.str());
+    return nullptr;
+  }
   auto m = lowered.clone();
   const auto& params = m->entry->parameters;
   if (params.size() != leaves.size()) {
@@ -154,9 +158,19 @@ std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::
     }
     hlo::set_sharding(*params[k], *t);
   }
-  // Shardings inside the module (with_sharding_constraint) name devices: make them partition ids.
+  // Shardings inside the module (with_sharding_constraint, a shard_map's region) name devices: make them partition
+  // ids.
   for (auto& inst : m->entry->instructions) {
     if (inst->opcode == hlo::Opcode::kParameter) continue;
+    if (inst->opcode == hlo::Opcode::kCustomCall && inst->attrs.has("mhlo.sharding") &&
+        inst->attrs.get_str("mhlo.sharding") != "{manual}") {
+      auto t = to_partitions(hlo::HloSharding::parse(inst->attrs.get_str("mhlo.sharding")), prog->devices);
+      if (!t) {
+        *why = "a shard_map's mesh is not the arguments' mesh";
+        return nullptr;
+      }
+      inst->attrs.set("mhlo.sharding", t->to_string());
+    }
     auto s = hlo::sharding_of(*inst);
     if (!s) continue;
     auto t = to_partitions(*s, prog->devices);

@@ -22,6 +22,9 @@ struct SpmdProgram {
 
 /// Whether some leaf is a sharded array (a call that may run partitioned).
 bool any_sharded_leaf(std::span<const Array> leaves);
+struct ClosedJaxpr;
+/// Whether the jaxpr has a shard_map equation (at its top level).
+bool has_shard_map(const ClosedJaxpr& jaxpr);
 /// Whether JITX_LOG_SHARDING asks for the partitioner's choices (and why a call runs on one device).
 bool log_sharding();
 
@@ -30,9 +33,11 @@ bool log_sharding();
 /// `out_shardings` (jit's, one per output leaf; may be shorter) annotate the results that are NamedShardings on the
 /// arguments' mesh, so the partitioner computes them in place (a reduce-scatter rather than an all-reduce and a
 /// reshard afterwards).
+/// `region_mesh`: the mesh of the program's shard_maps (lowered as manual regions), which the arguments' mesh must
+/// be, and which places a call whose arguments are all unsharded.
 std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
                                                std::span<const std::optional<Sharding>> out_shardings,
-                                               std::string* why);
+                                               std::string* why, const Mesh* region_mesh = nullptr);
 /// Runs the program on the leaves; the outputs are sharded arrays.
 std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
                             std::span<const ShapedArray> out_avals);

@@ -185,18 +185,54 @@ int64_t shard_map_partitions(const ClosedJaxpr& cj) {
   return 0;
 }
 
+bool has_shard_map(const ClosedJaxpr& jaxpr) { return shard_map_partitions(jaxpr) > 0; }
+
+namespace {
+/// The partitioned program of a jaxpr with shard_maps among other ops: lowered again with each shard_map as its
+/// manual region (the partitioner reshards the operands to the in_specs, clones the per-device body, and gives
+/// the results the out_specs' tiles), over the shard_maps' mesh. Without shard_maps, or when they cannot be
+/// lowered so: the lowered module (their one-device expansions).
+std::shared_ptr<SpmdProgram> partitioned(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
+                                         std::span<const Array> leaves,
+                                         std::span<const std::optional<Sharding>> out_shardings, std::string* why) {
+  const Mesh* mesh = nullptr;
+  for (auto& e : jaxpr.jaxpr.eqns)
+    if (e.prim == &shard_map_p()) {
+      const Mesh& m = info_of(e.params).mesh;
+      if (mesh && !(*mesh == m)) return make_spmd_program(lowered, leaves, out_shardings, why);
+      mesh = &m;
+    }
+  if (!mesh) return make_spmd_program(lowered, leaves, out_shardings, why);
+  bool& on = spmd_text_lowering();
+  on = true;
+  std::shared_ptr<hlo::Module> m;
+  try {
+    m = lower_jaxpr(jaxpr, lowered.name);
+  } catch (const Error& e) {
+    on = false;
+    if (log_sharding()) log_line(fmt::format("[sharding] shard_map runs its one-device expansion: {}", e.what()));
+    return make_spmd_program(lowered, leaves, out_shardings, why);
+  }
+  on = false;
+  auto prog = make_spmd_program(*m, leaves, out_shardings, why, mesh);
+  if (prog && log_sharding())
+    log_line(fmt::format("[sharding] shard_map regions partitioned with the rest of the program on {} devices",
+                         mesh->size()));
+  return prog;
+}
+}  // namespace
+
 std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
                                               std::span<const Array> leaves,
                                               std::span<const std::optional<Sharding>> out_shardings,
                                               std::string* why) {
   auto fallback = [&](const std::string& reason) {
-    if (shard_map_partitions(jaxpr) > 0 && log_sharding())
-      log_line(fmt::format("[sharding] shard_map not run as its own SPMD program: {}", reason));
-    return make_spmd_program(lowered, leaves, out_shardings, why);
+    if (log_sharding()) log_line(fmt::format("[sharding] shard_map not run as its own SPMD program: {}", reason));
+    return partitioned(jaxpr, lowered, leaves, out_shardings, why);
   };
   const Jaxpr& j = jaxpr.jaxpr;
   if (j.eqns.size() != 1 || j.eqns[0].prim != &shard_map_p() || !j.constvars.empty())
-    return make_spmd_program(lowered, leaves, out_shardings, why);
+    return partitioned(jaxpr, lowered, leaves, out_shardings, why);
   const Eqn& e = j.eqns[0];
   if (e.inputs.size() != j.invars.size() || e.outputs.size() != j.outvars.size())
     return fallback("the jaxpr is more than the shard_map on the arguments");

@@ -512,7 +512,62 @@ Local Partitioner::reduce(const Instruction& i) {
   return Local{add(Opcode::kAllReduce, local->shape, {local}, a, out_t), out_t};
 }
 
+std::optional<Local> Partitioner::manual(const Instruction& i) {
+  bool any = false;
+  for (auto* o : i.operands) any = any || map_.at(o).manual;
+  auto manual_local = [&](Instruction* v) {
+    Local l{v, v->shape.is_tuple ? Tiles{} : replicated(v->shape.rank(), n_)};
+    if (v->shape.is_tuple)
+      for (auto& e : v->shape.tuple_shapes) l.elems.push_back(replicated(e.rank(), n_));
+    l.manual = true;
+    return l;
+  };
+  auto region_sharding = [&](const Instruction& at) {
+    return tiles_of(HloSharding::parse(at.attrs.get_str("mhlo.sharding")), at.shape.rank(), n_, at);
+  };
+  if (i.opcode == Opcode::kCustomCall) {
+    const std::string& target = i.attrs.get_str("custom_call_target");
+    if (target == "Sharding") {
+      const Local& x = map_.at(i.operand(0));
+      if (x.manual) return x;
+      Local r = reshard(x, region_sharding(i), i);
+      note(i, r.t, "shard_map: the operand resharded to its in_spec");
+      return r;
+    }
+    if (target == "SPMDFullToShardShape") {
+      const Local& x = map_.at(i.operand(0));
+      if (x.manual || x.v->shape.dims != i.shape.dims)
+        unsupported(i, fmt::format("a shard_map operand's tile {} is not its block {}", x.v->shape.str(),
+                                   i.shape.str()));
+      return manual_local(x.v);
+    }
+    if (target == "SPMDShardToFullShape") {
+      const Local& z = map_.at(i.operand(0));
+      Tiles t = region_sharding(i);
+      if (!z.manual || local_shape(i.shape, t, i).dims != z.v->shape.dims)
+        unsupported(i, fmt::format("a shard_map result's block {} is not the tile of {}", z.v->shape.str(),
+                                   i.shape.str()));
+      note(i, t, "shard_map: the result's out_spec");
+      set_sharding(*z.v, to_sharding(t));  // the partition's block is its tile of the result
+      return Local{z.v, t};
+    }
+  }
+  if (!any) return std::nullopt;
+  // Per-device code: every operand is the partition's own value (a manual one, or a replicated one).
+  std::vector<Instruction*> ops;
+  for (auto* o : i.operands) {
+    const Local& l = map_.at(o);
+    if (!l.manual && l.t.tiled()) unsupported(i, "a shard_map body reads a split value from outside the region");
+    ops.push_back(l.v);
+  }
+  Instruction* ni = c_->add(i.opcode, i.shape, ops, i.attrs);
+  ni->called = i.called;
+  ni->literal = i.literal;
+  return manual_local(ni);
+}
+
 Local Partitioner::visit(const Instruction& i) {
+  if (auto m = manual(i)) return *m;
   switch (i.opcode) {
     case Opcode::kParameter: {
       if (i.shape.is_tuple) unsupported(i, "a tuple-shaped parameter");

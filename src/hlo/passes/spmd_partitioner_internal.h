@@ -39,6 +39,7 @@ struct Local {
   Tiles t;
   std::vector<Tiles> elems;  // a tuple's (while, conditional): each element's tiles
   std::vector<int64_t> global;  // the unpartitioned dimensions (a tile of an uneven split is padded at its end)
+  bool manual = false;  // inside a shard_map's manual region: already per-device code, cloned as it is
 };
 
 class Partitioner {
@@ -122,6 +123,10 @@ class Partitioner {
   Local while_loop(const Instruction& i);
   Local conditional(const Instruction& i);
   Local visit(const Instruction& i);
+  /// A shard_map's manual region (custom-calls Sharding / SPMDFullToShardShape / SPMDShardToFullShape, as XLA's):
+  /// the operand resharded to the region's in-spec tiles enters as its local tile, the region's per-device code is
+  /// cloned as it is, and each result leaves with its out-spec tiles. nullopt for any other instruction.
+  std::optional<Local> manual(const Instruction& i);
   /// The per-partition version of `old` (a new computation): its parameters tiled as `params` (null: the entry's
   /// annotations), its root tuple's elements resharded to `want_root` when given; `root_tiles` gets the root's tiles
   /// (one per tuple element).

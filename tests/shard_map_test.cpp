@@ -499,3 +499,27 @@ TEST_CASE("shard_map inside a larger jitted program runs on the mesh's devices",
     close(vmap([&](const Array& a) { return jf(a, w); })(xb), vw, 1e-12);
   }
 }
+
+TEST_CASE("shard_map: an eager call runs on the mesh's devices", "[shard_map]") {
+  if (!have(4)) return;
+  Mesh mesh = make_mesh({4}, {"i"});
+  auto sm = shard_map([](const Array& b) { return b - lax::pmean(b, "i"); }, mesh, P("i"), P("i"));
+  V xv = testing::uniform(8 * 3, -1, 1);
+  Array y = sm(f64(xv, {8, 3}));
+  // Each device's 2 rows minus the mean of the four devices' blocks.
+  V want(xv.size());
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t c = 0; c < 3; ++c) {
+      double m = 0;
+      for (int64_t d = 0; d < 4; ++d) m += xv[static_cast<size_t>((d * 2 + r) * 3 + c)] / 4;
+      for (int64_t d = 0; d < 4; ++d)
+        want[static_cast<size_t>((d * 2 + r) * 3 + c)] = xv[static_cast<size_t>((d * 2 + r) * 3 + c)] - m;
+    }
+  close(y, want, 1e-12);
+  REQUIRE(y.sharding().named());
+  CHECK(y.sharding().named()->mesh() == mesh);
+  CHECK(y.sharding().shard_shape({8, 3}) == Shape{2, 3});  // split as out_specs P("i")
+  CHECK(y.addressable_shards().size() == 4);
+  // Another shape compiles another program; the same one again reuses it.
+  close(sm(f64(xv, {4, 6})), sm(f64(xv, {4, 6})).to_vector<double>(), 0);
+}

@@ -2,6 +2,7 @@
 // over the mesh axes) under a batch trace of size mesh.size(), f runs once on per-device tracers, and each
 // collective is computed with ordinary ops over the stacked blocks (the axis viewed as the mesh's shape). The
 // emitted ops are differentiable, batchable and jittable, so grad/vmap/jit of a shard_map need no rules of their own.
+// An eager call (no trace) runs instead as a jitted program of the one shard_map, on the mesh's devices.
 #include "jitx/shard_map.h"
 
 #include <fmt/format.h>
@@ -9,12 +10,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <set>
 
 #include "api/shard_map_internal.h"
 #include "core/errors.h"
 #include "core/trace.h"
+#include "jitx/jit.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
 #include "primitives/collectives.h"
@@ -320,8 +323,16 @@ std::vector<Array> shard_map_expand(const Mesh& mesh, const std::vector<Partitio
 
 ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_specs, std::vector<PartitionSpec> out_specs,
                      Loc loc) {
-  return [f = std::move(f), mesh = std::move(mesh), in_specs = std::move(in_specs), out_specs = std::move(out_specs),
-          loc](const std::vector<Array>& args) {
+  // Eager calls run as a jitted program of the one shard_map, on the mesh's devices (compiled once per signature).
+  using EagerJit = decltype(jit(std::declval<ShardMapFn>(), JitOptions{}));
+  struct Eager {
+    std::once_flag once;
+    std::unique_ptr<EagerJit> fn;
+  };
+  auto eager = std::make_shared<Eager>();
+  auto self = std::make_shared<ShardMapFn>();
+  *self = [f = std::move(f), mesh = std::move(mesh), in_specs = std::move(in_specs), out_specs = std::move(out_specs),
+           loc, eager, weak = std::weak_ptr<ShardMapFn>(self)](const std::vector<Array>& args) {
     detail::ApiScope s(loc);
     if (args.size() != in_specs.size())
       throw_error<TypeError>("shard_map", "in_specs has {} entries, but the function was called with {} arguments",
@@ -333,8 +344,18 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
     detail::Trace* top = detail::find_top_trace(args, "shard_map");
     if (top && top->ambient && dynamic_cast<detail::JaxprTrace*>(top))
       return detail::bind_shard_map(mesh, in_specs, out_specs, f, args);
+    if (!top && !detail::tracing_active())
+      if (auto me = weak.lock()) {
+        std::call_once(eager->once, [&] {
+          JitOptions o;
+          o.name = "shard_map";
+          eager->fn = std::make_unique<EagerJit>(jit(*me, o));
+        });
+        return (*eager->fn)(args);
+      }
     return detail::shard_map_expand(mesh, in_specs, out_specs, f, args);
   };
+  return [self](const std::vector<Array>& args) { return (*self)(args); };
 }
 
 std::function<Array(const Array&)> shard_map(std::function<Array(const Array&)> f, Mesh mesh, PartitionSpec in_spec,

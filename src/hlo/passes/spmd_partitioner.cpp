@@ -530,6 +530,10 @@ std::optional<Local> Partitioner::manual(const Instruction& i) {
     if (target == "Sharding") {
       const Local& x = map_.at(i.operand(0));
       if (x.manual) return x;
+      if (i.attrs.get_str("mhlo.sharding") == "{manual}") {  // a body's result computed without its operands
+        if (x.t.tiled()) unsupported(i, "a shard_map body returns a split value from outside the region");
+        return manual_local(x.v);
+      }
       Local r = reshard(x, region_sharding(i), i);
       note(i, r.t, "shard_map: the operand resharded to its in_spec");
       return r;
@@ -544,7 +548,7 @@ std::optional<Local> Partitioner::manual(const Instruction& i) {
     if (target == "SPMDShardToFullShape") {
       const Local& z = map_.at(i.operand(0));
       Tiles t = region_sharding(i);
-      if (!z.manual || local_shape(i.shape, t, i).dims != z.v->shape.dims)
+      if ((!z.manual && z.t.tiled()) || local_shape(i.shape, t, i).dims != z.v->shape.dims)
         unsupported(i, fmt::format("a shard_map result's block {} is not the tile of {}", z.v->shape.str(),
                                    i.shape.str()));
       note(i, t, "shard_map: the result's out_spec");

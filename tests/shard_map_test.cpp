@@ -73,8 +73,15 @@ TEST_CASE("shard_map: psum, pmean, pmax, pmin on 2/4/8 devices", "[shard_map]") 
     // A replicated result (out_specs P()) is the one block.
     close(shard_map([](const Array& b) { return lax::psum(b, "i"); }, mesh, P("i"), P())(xa), sum);
     // psum of an unbatched value (a constant): n times it; axis_size.
-    close(shard_map([](const Array& b) { return b * 0.0 + lax::psum(Array(1.0), "i"); }, mesh, P("i"), P())(xa),
+    // (b * 0.0 still varies over "i" as far as check_rep can tell, so out_specs P() needs check_rep=false, as in JAX.)
+    close(shard_map([](const Array& b) { return b * 0.0 + lax::psum(Array(1.0), "i"); }, mesh, P("i"), P(),
+                    false)(xa),
           V(static_cast<size_t>(r * c), static_cast<double>(n)));
+    CHECK_THROWS_WITH(
+        shard_map([](const Array& b) { return b * 0.0 + lax::psum(Array(1.0), "i"); }, mesh, P("i"), P())(xa),
+        Catch::Contains("out_specs[0] is P() which implies that the corresponding output value is replicated across "
+                        "mesh axis 'i', but the value may vary over 'i'") &&
+            Catch::Contains("check_rep=false"));
     int64_t size = 0;
     shard_map([&](const Array& b) { size = lax::axis_size("i"); return b; }, mesh, P("i"), P("i"))(xa);
     CHECK(size == n);
@@ -522,4 +529,41 @@ TEST_CASE("shard_map: an eager call runs on the mesh's devices", "[shard_map]") 
   CHECK(y.addressable_shards().size() == 4);
   // Another shape compiles another program; the same one again reuses it.
   close(sm(f64(xv, {4, 6})), sm(f64(xv, {4, 6})).to_vector<double>(), 0);
+}
+
+TEST_CASE("shard_map: check_rep infers which mesh axes a result may vary over", "[shard_map]") {
+  if (!have(8)) return;
+  Mesh mesh = make_mesh({2, 4}, {"data", "model"});
+  Array x = f64(testing::uniform(4 * 8, -1, 1), {4, 8});
+  auto run = [&](std::function<Array(const Array&)> f, PartitionSpec out) {
+    return shard_map(std::move(f), mesh, P("data", "model"), std::move(out))(x);
+  };
+  const char* msg = "which implies that the corresponding output value is replicated across mesh axis";
+  // Reduced over an axis: the same along it. Over one axis only: still varying along the other.
+  CHECK_NOTHROW(run([](const Array& b) { return lax::psum(b, {"data", "model"}); }, P()));
+  CHECK_NOTHROW(run([](const Array& b) { return lax::pmax(b, "model"); }, P("data")));
+  CHECK_THROWS_WITH(run([](const Array& b) { return lax::psum(b, "model"); }, P()),
+                    Catch::Contains(msg) && Catch::Contains("may vary over 'data'"));
+  CHECK_NOTHROW(run([](const Array& b) { return lax::all_gather(b, "model", 1, true); }, P("data")));
+  // axis_index and ppermute make a value vary; a constant does not.
+  CHECK_THROWS_WITH(run([](const Array& b) { return b * 0.0 + lax::axis_index("model").astype(DType::float64); },
+                        P("data")),
+                    Catch::Contains("may vary over 'model'"));
+  CHECK_NOTHROW(run([](const Array& b) { return jnp::zeros_like(lax::psum(b, {"data", "model"})) + 2.0; }, P()));
+  CHECK_THROWS_WITH(
+      run([](const Array& b) { return lax::ppermute(lax::psum(b, "data"), "model", {{0, 1}, {1, 0}}); }, P()),
+      Catch::Contains("may vary over 'model'"));
+  // Under jit and under grad from outside (the expansion path) the same check applies.
+  auto bad = shard_map([](const Array& b) { return lax::psum(b, "model"); }, mesh, P("data", "model"), P());
+  CHECK_THROWS_WITH(jit(bad)(x), Catch::Contains(msg));
+  CHECK_THROWS_WITH(grad([&](const Array& a) { return jnp::sum(bad(a)); })(x), Catch::Contains(msg));
+  // A collective inside control flow in the body: check_rep does not infer through it (and does not refuse it),
+  // but running it is not supported yet: a clear error, not a wrong value.
+  CHECK_THROWS_WITH(run(
+                        [](const Array& b) {
+                          return lax::fori_loop(
+                              0, 2, [](const Array&, const Array& c) { return lax::pmean(c, {"data", "model"}); }, b);
+                        },
+                        P()),
+                    Catch::Contains("not supported yet"));
 }

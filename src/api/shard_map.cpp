@@ -322,7 +322,7 @@ std::vector<Array> shard_map_expand(const Mesh& mesh, const std::vector<Partitio
 }  // namespace detail
 
 ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_specs, std::vector<PartitionSpec> out_specs,
-                     Loc loc) {
+                     bool check_rep, Loc loc) {
   // Eager calls run as a jitted program of the one shard_map, on the mesh's devices (compiled once per signature).
   using EagerJit = decltype(jit(std::declval<ShardMapFn>(), JitOptions{}));
   struct Eager {
@@ -332,7 +332,7 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
   auto eager = std::make_shared<Eager>();
   auto self = std::make_shared<ShardMapFn>();
   *self = [f = std::move(f), mesh = std::move(mesh), in_specs = std::move(in_specs), out_specs = std::move(out_specs),
-           loc, eager, weak = std::weak_ptr<ShardMapFn>(self)](const std::vector<Array>& args) {
+           check_rep, loc, eager, weak = std::weak_ptr<ShardMapFn>(self)](const std::vector<Array>& args) {
     detail::ApiScope s(loc);
     if (args.size() != in_specs.size())
       throw_error<TypeError>("shard_map", "in_specs has {} entries, but the function was called with {} arguments",
@@ -343,7 +343,7 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
     // Otherwise (eager, vmap, grad): the body runs over the stacked blocks of every device.
     detail::Trace* top = detail::find_top_trace(args, "shard_map");
     if (top && top->ambient && dynamic_cast<detail::JaxprTrace*>(top))
-      return detail::bind_shard_map(mesh, in_specs, out_specs, f, args);
+      return detail::bind_shard_map(mesh, in_specs, out_specs, f, args, check_rep);
     if (!top && !detail::tracing_active())
       if (auto me = weak.lock()) {
         std::call_once(eager->once, [&] {
@@ -353,15 +353,16 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
         });
         return (*eager->fn)(args);
       }
+    if (check_rep) detail::check_shard_map(mesh, in_specs, out_specs, f, args);
     return detail::shard_map_expand(mesh, in_specs, out_specs, f, args);
   };
   return [self](const std::vector<Array>& args) { return (*self)(args); };
 }
 
 std::function<Array(const Array&)> shard_map(std::function<Array(const Array&)> f, Mesh mesh, PartitionSpec in_spec,
-                                             PartitionSpec out_spec, Loc loc) {
+                                             PartitionSpec out_spec, bool check_rep, Loc loc) {
   ShardMapFn g = shard_map([f = std::move(f)](const std::vector<Array>& a) { return std::vector<Array>{f(a[0])}; },
-                           std::move(mesh), {std::move(in_spec)}, {std::move(out_spec)}, loc);
+                           std::move(mesh), {std::move(in_spec)}, {std::move(out_spec)}, check_rep, loc);
   return [g](const Array& x) { return g({x})[0]; };
 }
 

@@ -26,9 +26,21 @@ std::vector<Array> shard_map_expand(const Mesh& mesh, const std::vector<Partitio
                                     const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,
                                     const std::vector<Array>& args);
 /// shard_map as one equation of the enclosing jaxpr trace: f traced on per-device avals into the body jaxpr.
+/// check_rep: check_replication on the traced body.
 std::vector<Array> bind_shard_map(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
                                   const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,
-                                  const std::vector<Array>& args);
+                                  const std::vector<Array>& args, bool check_rep);
+/// The body traced on per-device avals (the function's consts as leading invars) and check_replication of it: for
+/// calls that run the expansion (under vmap / grad from outside).
+void check_shard_map(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
+                     const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f, const std::vector<Array>& args);
+
+/// shard_map's check_rep: throws a TypeError (JAX's message) when a result may vary over a mesh axis its out_spec
+/// leaves out (so that it would be taken from the first device along it). Variation is inferred forward from the
+/// in_specs: psum / pmax / pmin / all_gather make a value the same along their axes, axis_index / ppermute /
+/// psum_scatter / all_to_all make it vary; a value from control flow that holds a collective is not checked.
+void check_replication(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
+                       const std::vector<PartitionSpec>& out_specs, const ClosedJaxpr& body);
 
 /// The mesh size of the first shard_map equation of cj's top level (0: none). jit's StableHLO text of such a
 /// program is its SPMD form (shard_map's manual region, the collectives), lowered again for the text.

@@ -304,9 +304,10 @@ std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lower
   return text;
 }
 
-std::vector<Array> bind_shard_map(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
-                                  const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,
-                                  const std::vector<Array>& args) {
+namespace {
+ClosedJaxpr trace_body(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
+                       const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,
+                       const std::vector<Array>& args) {
   std::vector<ShapedArray> blocks;
   for (size_t i = 0; i < args.size(); ++i) {
     ShapedArray a = args[i].aval();
@@ -329,10 +330,32 @@ std::vector<Array> bind_shard_map(const Mesh& mesh, const std::vector<PartitionS
   if (body.jaxpr.outvars.size() != out_specs.size())
     throw_error<TypeError>("shard_map", "out_specs has {} entries, but the function returned {} results",
                            out_specs.size(), body.jaxpr.outvars.size());
-  // Values the body closed over become leading operands, replicated (P()) on every device.
-  std::vector<Array> operands = body.consts;
+  return body;
+}
+
+/// The specs of the body's inputs: its consts (replicated) first.
+std::vector<PartitionSpec> with_consts(const ClosedJaxpr& body, const std::vector<PartitionSpec>& in_specs) {
   std::vector<PartitionSpec> ins(body.consts.size(), PartitionSpec());
   ins.insert(ins.end(), in_specs.begin(), in_specs.end());
+  return ins;
+}
+}  // namespace
+
+void check_shard_map(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
+                     const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f, const std::vector<Array>& args) {
+  ClosedJaxpr body = trace_body(mesh, in_specs, out_specs, f, args);
+  ClosedJaxpr flat = body;
+  flat.jaxpr.invars.insert(flat.jaxpr.invars.begin(), body.jaxpr.constvars.begin(), body.jaxpr.constvars.end());
+  check_replication(mesh, with_consts(body, in_specs), out_specs, flat);
+}
+
+std::vector<Array> bind_shard_map(const Mesh& mesh, const std::vector<PartitionSpec>& in_specs,
+                                  const std::vector<PartitionSpec>& out_specs, const ShardMapFn& f,
+                                  const std::vector<Array>& args, bool check_rep) {
+  ClosedJaxpr body = trace_body(mesh, in_specs, out_specs, f, args);
+  // Values the body closed over become leading operands, replicated (P()) on every device.
+  std::vector<Array> operands = body.consts;
+  std::vector<PartitionSpec> ins = with_consts(body, in_specs);
   operands.insert(operands.end(), args.begin(), args.end());
   auto closed = std::make_shared<ClosedJaxpr>();
   closed->jaxpr = body.jaxpr;
@@ -343,7 +366,8 @@ std::vector<Array> bind_shard_map(const Mesh& mesh, const std::vector<PartitionS
             {"devices", devices_text(mesh)},
             {"in_specs", specs_text(ins)},
             {"out_specs", specs_text(out_specs)},
-            {"check_rep", false}};
+            {"check_rep", check_rep}};
+  if (check_rep) check_replication(mesh, ins, out_specs, *closed);
   {
     std::lock_guard<std::mutex> l(table_mu());
     table().emplace(key_of(ps), std::make_shared<const Info>(Info{mesh, ins, out_specs}));

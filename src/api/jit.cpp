@@ -270,8 +270,8 @@ struct CompiledEntry {
 
 namespace {
 /// Whether a call may run partitioned: a sharded argument, or a shard_map (on its mesh's devices).
-bool runs_spmd(const CompiledEntry& e, const CallSignature& sig) {
-  return any_sharded_leaf(sig.flat.leaves) || has_shard_map(e.jaxpr);
+bool runs_spmd(const CompiledEntry& e, const CallSignature& s) {
+  return any_sharded_leaf(s.flat.leaves) || has_shard_map(e.jaxpr);
 }
 std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig,
                                           const std::vector<std::optional<Sharding>>& out_shardings) {
@@ -279,7 +279,8 @@ std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSign
   if (!e.spmd_tried) {
     e.spmd_tried = true;
     std::string why;
-    e.spmd = spmd_program_for(e.jaxpr, *e.module, sig.flat.leaves, out_shardings, &why);
+    e.spmd = spmd_program_for(e.jaxpr, *e.module, sig.flat.leaves, out_shardings,
+                              donated_parameters(e.key, e.donate_argnums), &why);
     if (!e.spmd && log_sharding())
       log_line(fmt::format("[sharding] '{}' runs on one device (its sharded arguments assembled there): {}", e.name,
                            why));
@@ -610,8 +611,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
       return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;
   bufs.reserve(sig.flat.leaves.size());
-  // A sharded leaf is assembled on one device: the SPMD partitioner does not run on jit's path yet (see the README's
-  // "Sharding" section), so the call computes on one device and reshards its results to out_shardings.
+  // A sharded leaf the partitioner could not take is assembled on one device; results reshard to out_shardings.
   for (auto& a : sig.flat.leaves) bufs.push_back(concrete_buffer(a, e.name));
   // The leaves whose buffers the call may overwrite (empty without donate_argnums).
   std::vector<uint8_t> donated;

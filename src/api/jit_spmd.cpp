@@ -122,7 +122,8 @@ void JitCore::check_in_shardings(const CallSignature& sig, const std::string& na
 
 std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
                                                std::span<const std::optional<Sharding>> out_shardings,
-                                               std::string* why, const Mesh* region_mesh) {
+                                               std::vector<int64_t> donated, std::string* why,
+                                               const Mesh* region_mesh) {
   const ShardedArray* first = nullptr;
   for (auto& l : leaves)
     if (auto* s = as_sharded(l)) {
@@ -228,7 +229,10 @@ std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::
   hlo::optimize(*m, po);
   hlo::verify(*m);
   prog->module = std::move(m);
-  prog->exe = runtime::Client::get().backend().compile(prog->module);
+  runtime::CompileOptions co;
+  co.donated_parameters = donated;
+  prog->donated = std::move(donated);
+  prog->exe = runtime::Client::get().backend().compile(prog->module, co);
   return prog;
 }
 
@@ -267,9 +271,23 @@ std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
   std::vector<std::vector<std::shared_ptr<runtime::Buffer>>> args(local.size());
   std::vector<runtime::Device*> devs;
   for (size_t q : local) devs.push_back(p.devices[q]);
-  for (auto& l : leaves) {
+  std::vector<std::shared_ptr<runtime::Buffer>> given;  // the donated shards, deleted once the launch is enqueued
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    const Array& l = leaves[k];
     if (auto* s = as_sharded(l)) {
-      for (size_t i = 0; i < local.size(); ++i) args[i].push_back(s->shards[local[i]]);
+      bool donate = std::find(p.donated.begin(), p.donated.end(), static_cast<int64_t>(k)) != p.donated.end();
+      for (size_t i = 0; i < local.size(); ++i) {
+        const auto& b = s->shards[local[i]];
+        if (b->deleted)
+          throw_error<RuntimeError>("jit",
+                                    "this Array's buffer was donated to a jitted call (donate_argnums) and is no "
+                                    "longer valid; use the call's output instead");
+        if (donate) {  // written in place on its device: reads queued elsewhere go first
+          b->wait_for_readers_except(devs[i]);
+          given.push_back(b);
+        }
+        args[i].push_back(b);
+      }
       continue;
     }
     // An unsharded argument is replicated: a copy on every device (in a multi-process job, each process's own value).
@@ -278,6 +296,7 @@ std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
   }
   auto outs = local.size() == n ? execute_spmd(*p.exe, devs, args)
                                 : execute_spmd(*p.exe, devs, args, mpi_partition_comms(p.devices, local));
+  for (auto& b : given) b->deleted = true;
   std::vector<Array> result;
   for (size_t k = 0; k < out_avals.size(); ++k) {
     std::vector<std::shared_ptr<runtime::Buffer>> shards(n);

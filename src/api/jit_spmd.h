@@ -18,6 +18,7 @@ struct SpmdProgram {
   std::shared_ptr<hlo::Module> module;    // partitioned and optimised
   std::shared_ptr<runtime::Executable> exe;
   std::vector<std::shared_ptr<const Sharding>> out_shardings;  // per output leaf, as the partitioner chose
+  std::vector<int64_t> donated;  // leaves whose buffers the program may write in place (jit's donate_argnums)
 };
 
 /// Whether some leaf is a sharded array (a call that may run partitioned).
@@ -35,9 +36,11 @@ bool log_sharding();
 /// reshard afterwards).
 /// `region_mesh`: the mesh of the program's shard_maps (lowered as manual regions), which the arguments' mesh must
 /// be, and which places a call whose arguments are all unsharded.
+/// `donated` leaves may be overwritten: the program is compiled so, and run_spmd marks their shards deleted.
 std::shared_ptr<SpmdProgram> make_spmd_program(const hlo::Module& lowered, std::span<const Array> leaves,
                                                std::span<const std::optional<Sharding>> out_shardings,
-                                               std::string* why, const Mesh* region_mesh = nullptr);
+                                               std::vector<int64_t> donated, std::string* why,
+                                               const Mesh* region_mesh = nullptr);
 /// Runs the program on the leaves; the outputs are sharded arrays.
 std::vector<Array> run_spmd(const SpmdProgram& p, std::span<const Array> leaves,
                             std::span<const ShapedArray> out_avals);
@@ -53,6 +56,6 @@ std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lower
 std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
                                               std::span<const Array> leaves,
                                               std::span<const std::optional<Sharding>> out_shardings,
-                                              std::string* why);
+                                              std::vector<int64_t> donated, std::string* why);
 
 }  // namespace jitx::detail

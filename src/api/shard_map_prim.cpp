@@ -194,15 +194,16 @@ namespace {
 /// lowered so: the lowered module (their one-device expansions).
 std::shared_ptr<SpmdProgram> partitioned(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
                                          std::span<const Array> leaves,
-                                         std::span<const std::optional<Sharding>> out_shardings, std::string* why) {
+                                         std::span<const std::optional<Sharding>> out_shardings,
+                                         const std::vector<int64_t>& donated, std::string* why) {
   const Mesh* mesh = nullptr;
   for (auto& e : jaxpr.jaxpr.eqns)
     if (e.prim == &shard_map_p()) {
       const Mesh& m = info_of(e.params).mesh;
-      if (mesh && !(*mesh == m)) return make_spmd_program(lowered, leaves, out_shardings, why);
+      if (mesh && !(*mesh == m)) return make_spmd_program(lowered, leaves, out_shardings, donated, why);
       mesh = &m;
     }
-  if (!mesh) return make_spmd_program(lowered, leaves, out_shardings, why);
+  if (!mesh) return make_spmd_program(lowered, leaves, out_shardings, donated, why);
   bool& on = spmd_text_lowering();
   on = true;
   std::shared_ptr<hlo::Module> m;
@@ -211,10 +212,10 @@ std::shared_ptr<SpmdProgram> partitioned(const ClosedJaxpr& jaxpr, const hlo::Mo
   } catch (const Error& e) {
     on = false;
     if (log_sharding()) log_line(fmt::format("[sharding] shard_map runs its one-device expansion: {}", e.what()));
-    return make_spmd_program(lowered, leaves, out_shardings, why);
+    return make_spmd_program(lowered, leaves, out_shardings, donated, why);
   }
   on = false;
-  auto prog = make_spmd_program(*m, leaves, out_shardings, why, mesh);
+  auto prog = make_spmd_program(*m, leaves, out_shardings, donated, why, mesh);
   if (prog && log_sharding())
     log_line(fmt::format("[sharding] shard_map regions partitioned with the rest of the program on {} devices",
                          mesh->size()));
@@ -225,14 +226,14 @@ std::shared_ptr<SpmdProgram> partitioned(const ClosedJaxpr& jaxpr, const hlo::Mo
 std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
                                               std::span<const Array> leaves,
                                               std::span<const std::optional<Sharding>> out_shardings,
-                                              std::string* why) {
+                                              std::vector<int64_t> donated, std::string* why) {
   auto fallback = [&](const std::string& reason) {
     if (log_sharding()) log_line(fmt::format("[sharding] shard_map not run as its own SPMD program: {}", reason));
-    return partitioned(jaxpr, lowered, leaves, out_shardings, why);
+    return partitioned(jaxpr, lowered, leaves, out_shardings, donated, why);
   };
   const Jaxpr& j = jaxpr.jaxpr;
   if (j.eqns.size() != 1 || j.eqns[0].prim != &shard_map_p() || !j.constvars.empty())
-    return partitioned(jaxpr, lowered, leaves, out_shardings, why);
+    return partitioned(jaxpr, lowered, leaves, out_shardings, donated, why);
   const Eqn& e = j.eqns[0];
   if (e.inputs.size() != j.invars.size() || e.outputs.size() != j.outvars.size())
     return fallback("the jaxpr is more than the shard_map on the arguments");
@@ -278,7 +279,10 @@ std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hl
   po.verify = config().verify_passes;
   hlo::optimize(*prog->module, po);
   hlo::verify(*prog->module);
-  prog->exe = runtime::Client::get().backend().compile(prog->module);
+  runtime::CompileOptions co;
+  co.donated_parameters = donated;
+  prog->donated = std::move(donated);
+  prog->exe = runtime::Client::get().backend().compile(prog->module, co);
   if (log_sharding())
     log_line(fmt::format("[sharding] shard_map runs as its own SPMD program on {} partitions", devices.size()));
   return prog;

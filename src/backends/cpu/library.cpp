@@ -8,6 +8,7 @@
 #include "backends/cpu/output_fusion.h"
 #include "backends/cpu/parallel.h"
 #include "core/host_callback.h"
+#include "hlo/evaluator/evaluator_collectives.h"
 #include "hlo/ir/attributes.h"
 #include "hlo/ir/custom_call.h"
 
@@ -93,9 +94,25 @@ std::unique_ptr<LibraryOp> make_contiguous_slice(const hlo::Instruction& inst) {
 }
 }  // namespace
 
+namespace {
+/// A collective (or partition-id) run on the buffers through the partition's communicator, rather than on the
+/// interpreter with its literal copies.
+class CollectiveOp final : public LibraryOp {
+ public:
+  explicit CollectiveOp(const hlo::Instruction& inst) : inst_(inst) {}
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
+    evaluator::run_collective(inst_, ins.empty() ? nullptr : ins[0], outs[0]);
+  }
+
+ private:
+  const hlo::Instruction& inst_;
+};
+}  // namespace
+
 std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst) {
   for (auto* o : inst.operands)
     if (o->shape.is_tuple) return nullptr;
+  if (evaluator::collective_runs_in_place(inst)) return std::make_unique<CollectiveOp>(inst);
   switch (inst.opcode) {
     case hlo::Opcode::kFusion:
       if (auto op = make_contiguous_slice(inst)) return op;

@@ -135,6 +135,65 @@ Literal eval_collective(const Instruction& inst, const Literal& x) {
   return out;
 }
 
+bool collective_runs_in_place(const Instruction& inst) {
+  if (inst.opcode == Opcode::kPartitionId) return true;
+  if (!hlo::is_collective(inst.opcode) || inst.shape.is_tuple || inst.operands.size() != 1) return false;
+  if (inst.opcode == Opcode::kAllReduce || inst.opcode == Opcode::kCollectivePermute) return true;
+  // The exchanged chunks are contiguous when every dimension before the exchanged one has size 1.
+  auto cfg = hlo::CollectiveConfig::of(inst);
+  const auto& dims = inst.operand(0)->shape.dims;
+  for (int64_t k = 0; k < cfg.dimension; ++k)
+    if (dims[static_cast<size_t>(k)] != 1) return false;
+  return cfg.dimension >= 0;
+}
+
+void run_collective(const Instruction& inst, const void* in, void* out) {
+  detail::Communicator* comm = detail::current_communicator();
+  if (inst.opcode == Opcode::kPartitionId) {
+    uint32_t id = comm ? static_cast<uint32_t>(comm->rank()) : 0;
+    std::memcpy(out, &id, sizeof(id));
+    return;
+  }
+  const hlo::Shape& xs = inst.operand(0)->shape;
+  DType dt = xs.dtype;
+  int64_t count = xs.num_elements();
+  size_t bytes = static_cast<size_t>(count) * dtype_size(dt);
+  auto cfg = hlo::CollectiveConfig::of(inst);
+  int64_t n = comm ? comm->size() : 1;
+  auto [group, pos] = cfg.group_of(comm ? comm->rank() : 0, n);
+  (void)pos;
+  if (!comm) {
+    if (group.size() > 1 || !cfg.source_target_pairs.empty())
+      detail::throw_error<RuntimeError>(inst.name,
+                                        "{} exchanges values between partitions, but this program runs one "
+                                        "partition alone (run it as an SPMD executable)",
+                                        hlo::opcode_name(inst.opcode));
+    if (bytes) std::memcpy(out, in, bytes);
+    return;
+  }
+  detail::CollectiveTimer timer(static_cast<int64_t>(bytes));  // profiler::collective_stats
+  int64_t g = static_cast<int64_t>(group.size());
+  switch (inst.opcode) {
+    case Opcode::kAllReduce:
+      comm->all_reduce(in, out, count, dt, kind_of(inst), group);
+      break;
+    case Opcode::kAllGather:
+      comm->all_gather(in, out, count, dt, group);
+      break;
+    case Opcode::kReduceScatter:
+      comm->reduce_scatter(in, out, count / g, dt, kind_of(inst), group);
+      break;
+    case Opcode::kAllToAll:
+      comm->all_to_all(in, out, count / g, dt, group);
+      break;
+    case Opcode::kCollectivePermute:
+      comm->permute(in, out, count, dt, cfg.source_target_pairs);
+      break;
+    default:
+      JITX_ASSERT(false, "%{} is not a collective", inst.name);
+  }
+}
+
 Literal eval_partition_id() {
   Literal out = Literal::make(DType::uint32, {});
   detail::Communicator* comm = detail::current_communicator();

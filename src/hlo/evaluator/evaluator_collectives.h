@@ -11,6 +11,12 @@ namespace jitx::evaluator {
 /// throws RuntimeError.
 detail::Literal eval_collective(const hlo::Instruction& inst, const detail::Literal& x);
 
+/// Whether run_collective takes `inst`: partition-id, all-reduce, collective-permute, and the other collectives
+/// when the chunks they exchange are contiguous (every dimension before the exchanged one has size 1).
+bool collective_runs_in_place(const hlo::Instruction& inst);
+/// eval_collective (or eval_partition_id) on raw row-major memory: `in` the operand's bytes, `out` the result's.
+void run_collective(const hlo::Instruction& inst, const void* in, void* out);
+
 /// partition-id: the current communicator's rank (0 without one), as u32[].
 detail::Literal eval_partition_id();
 

@@ -557,13 +557,59 @@ TEST_CASE("shard_map: check_rep infers which mesh axes a result may vary over", 
   auto bad = shard_map([](const Array& b) { return lax::psum(b, "model"); }, mesh, P("data", "model"), P());
   CHECK_THROWS_WITH(jit(bad)(x), Catch::Contains(msg));
   CHECK_THROWS_WITH(grad([&](const Array& a) { return jnp::sum(bad(a)); })(x), Catch::Contains(msg));
-  // A collective inside control flow in the body: check_rep does not infer through it (and does not refuse it),
-  // but running it is not supported yet: a clear error, not a wrong value.
-  CHECK_THROWS_WITH(run(
-                        [](const Array& b) {
-                          return lax::fori_loop(
-                              0, 2, [](const Array&, const Array& c) { return lax::pmean(c, {"data", "model"}); }, b);
-                        },
-                        P()),
-                    Catch::Contains("not supported yet"));
+  // A collective inside control flow in the body: check_rep does not infer through it (and does not refuse it).
+  // The loop runs: each device's block becomes the mean of all blocks.
+  Array mean = run(
+      [](const Array& b) {
+        return lax::fori_loop(0, 2, [](const Array&, const Array& c) { return lax::pmean(c, {"data", "model"}); },
+                              b);
+      },
+      P());
+  V xv = x.to_vector<double>(), want(4, 0.0);
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t b = 0; b < 4; ++b)
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t c = 0; c < 2; ++c)
+          want[static_cast<size_t>(r * 2 + c)] += xv[static_cast<size_t>((2 * a + r) * 8 + 2 * b + c)] / 8;
+  close(mean, want, 1e-12);
+}
+
+TEST_CASE("shard_map: collectives inside loops and conds in the body, eager, jit, vmap and grad", "[shard_map]") {
+  if (!have(4)) return;
+  Mesh mesh = make_mesh({4}, {"i"});
+  // A ring: each step passes the block to the next device and accumulates (a ring all-reduce by ppermute).
+  Fn1 ring = shard_map(
+      [](const Array& b) {
+        auto step = [](const Array&, const std::pair<Array, Array>& c) {
+          Array moved = lax::ppermute(c.first, "i", {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+          return std::pair{moved, c.second + moved};
+        };
+        return lax::fori_loop(0, 3, step, std::pair{b, b}).second;
+      },
+      mesh, P("i"), P("i"));
+  V xv = testing::uniform(8 * 3, -1, 1);
+  Array x = f64(xv, {8, 3});
+  // Every device ends with the sum of the four blocks: psum's value.
+  V want = shard_map([](const Array& b) { return lax::psum(b, "i"); }, mesh, P("i"), P("i"))(x).to_vector<double>();
+  close(ring(x), want, 1e-12);
+  close(jit(ring)(x), want, 1e-12);
+  close(vmap(ring)(jnp::stack({x, x * 2.0})), [&] {
+    V w = want;
+    for (double v : want) w.push_back(2 * v);
+    return w;
+  }(), 1e-12);
+  // d/dx sum(ring(x)): every element reaches all four devices' sums once.
+  close(grad([&](const Array& a) { return jnp::sum(ring(a)); })(x), V(xv.size(), 4.0), 1e-12);
+  // A cond whose branches hold collectives.
+  Fn1 branchy = shard_map(
+      [](const Array& b) {
+        return lax::cond(
+            lax::axis_index("i") < 2, [](const Array& v) { return lax::pmax(v, "i"); },
+            [](const Array& v) { return lax::pmax(v, "i") * 2.0; }, b);
+      },
+      mesh, P("i"), P("i"));
+  V mx = shard_map([](const Array& b) { return lax::pmax(b, "i"); }, mesh, P("i"), P("i"))(x).to_vector<double>();
+  for (size_t k = mx.size() / 2; k < mx.size(); ++k) mx[k] *= 2;
+  close(branchy(x), mx, 1e-12);
+  close(jit(branchy)(x), mx, 1e-12);
 }

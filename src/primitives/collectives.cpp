@@ -545,7 +545,21 @@ std::vector<Array> bind_collective(std::string_view prim, std::vector<Array> inp
 
 std::vector<Array> ShardMapTrace::process_primitive(const Primitive& p, std::span<const Array> inputs,
                                                     const Params& params) {
-  if (!is_collective(p)) return BatchTrace::process_primitive(p, inputs, params);
+  if (!is_collective(p)) {
+    // A primitive holding a jaxpr (a loop, a cond) batches it over the mesh axis: with a shard_map trace, so the
+    // collectives in its body are computed over the devices' blocks as they are here.
+    int64_t devices = 1;
+    for (int64_t d : mesh_shape) devices *= d;
+    BatchTraceFactory same_mesh = [this, devices](int64_t n) -> std::shared_ptr<BatchTrace> {
+      if (n != devices) return nullptr;
+      auto t = std::make_shared<ShardMapTrace>();
+      t->mesh_shape = mesh_shape;
+      t->axis_names = axis_names;
+      return t;
+    };
+    BatchTraceFactoryScope scope(&same_mesh);
+    return BatchTrace::process_primitive(p, inputs, params);
+  }
   auto names = collective_axes(params);
   for (auto& n : names)
     if (std::find(axis_names.begin(), axis_names.end(), n) == axis_names.end())

@@ -70,8 +70,15 @@ std::vector<Array> BatchTrace::process_primitive(const Primitive& p, std::span<c
   return result;
 }
 
+namespace {
+thread_local const BatchTraceFactory* t_factory = nullptr;
+}  // namespace
+BatchTraceFactoryScope::BatchTraceFactoryScope(const BatchTraceFactory* f) : prev_(t_factory) { t_factory = f; }
+BatchTraceFactoryScope::~BatchTraceFactoryScope() { t_factory = prev_; }
+
 BatchResult batch_call(int64_t n, const LeafFn& fn, std::span<const Array> args, std::span<const int64_t> dims) {
-  auto trace = std::make_shared<BatchTrace>();
+  std::shared_ptr<BatchTrace> trace = t_factory ? (*t_factory)(n) : nullptr;
+  if (!trace) trace = std::make_shared<BatchTrace>();
   trace->fn_name = "vmap";
   trace->axis_size = n;
   BatchResult r;

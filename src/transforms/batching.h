@@ -42,6 +42,21 @@ class BatchTrace : public Trace {
 /// What a batching rule returns: outputs and their batch axes (not_mapped for unbatched ones).
 using BatchResult = std::pair<std::vector<Array>, std::vector<int64_t>>;
 
+/// Makes the batch trace of a batch_call of size n (null: an ordinary BatchTrace). A shard_map running over its
+/// mesh's devices sets one while a primitive's batching rule runs, so a loop body batched over the mesh axis keeps
+/// its collectives' meaning.
+using BatchTraceFactory = std::function<std::shared_ptr<BatchTrace>(int64_t n)>;
+class BatchTraceFactoryScope {
+ public:
+  explicit BatchTraceFactoryScope(const BatchTraceFactory* f);
+  ~BatchTraceFactoryScope();
+  BatchTraceFactoryScope(const BatchTraceFactoryScope&) = delete;
+  BatchTraceFactoryScope& operator=(const BatchTraceFactoryScope&) = delete;
+
+ private:
+  const BatchTraceFactory* prev_;
+};
+
 /// Runs fn on args (with batch axes dims) under a fresh batch trace of size n; returns the outputs as
 /// (stacked value, batch axis) pairs. The building block of vmap and of rules that re-run a function.
 BatchResult batch_call(int64_t n, const LeafFn& fn, std::span<const Array> args, std::span<const int64_t> dims);

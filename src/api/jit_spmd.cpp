@@ -93,8 +93,15 @@ std::vector<Array> JitCore::reshard_outputs(std::vector<Array> result, const Loc
   if (outs.size() > result.size())
     throw_error<TypeError>(name_, "out_shardings has {} entries, but the function returns {} array leaves",
                            outs.size(), result.size());
-  for (size_t k = 0; k < outs.size(); ++k)
-    if (outs[k] && !(result[k].sharding(loc) == *outs[k])) result[k] = device_put(result[k], *outs[k], loc);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (!outs[k]) continue;
+    Sharding have = result[k].sharding(loc);
+    // The same placement under another spelling (P('x', None) and P('x')) needs no copy.
+    bool same = have == *outs[k] || (have.named() && outs[k]->named() &&
+                                     have.named()->mesh() == outs[k]->named()->mesh() &&
+                                     tiling_of(have, result[k].ndim()) == tiling_of(*outs[k], result[k].ndim()));
+    if (!same) result[k] = device_put(result[k], *outs[k], loc);
+  }
   return result;
 }
 

@@ -98,6 +98,7 @@ struct MpiHub {
     ReduceKind kind = ReduceKind::kSum;
     const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr;  // a permute's (source, target) pairs
     bool all_to_all = false;
+    bool scatter = false;  // a reduce-scatter: the process's partial reduction, then one MPI_Reduce_scatter
   };
   /// The k-th collective of every local participant.
   struct Slot {
@@ -127,6 +128,53 @@ struct MpiHub {
     check(MPI_Allreduce(partial.data(), out.data(), static_cast<int>(count), element_type(es), reduce_mpi_op(),
                         comm_of(procs)),
           "MPI_Allreduce");
+    return out.data();
+  }
+
+  /// A reduce-scatter over processes: this process's members reduced in group order, then MPI_Reduce_scatter of
+  /// the chunks, laid out process by process (each process receives its members' chunks, reduced over every
+  /// process). Returns a whole-size buffer holding this process's members' chunks at their places in the group.
+  const void* reduce_scatter(Slot& slot, const std::vector<int64_t>& g, const Member& lead,
+                             const std::vector<int>& procs) {
+    std::vector<const void*> local;
+    for (int64_t r : g)
+      if (r / local_n == proc) local.push_back(slot.members[static_cast<size_t>(r % local_n)].in);
+    size_t es = dtype_size(lead.dtype);
+    int64_t total = lead.in_bytes / static_cast<int64_t>(es), n = static_cast<int64_t>(g.size()),
+            chunk = total / n;
+    if (total > INT_MAX)
+      throw_error<RuntimeError>("distributed", "a reduce-scatter of {} elements is over MPI's int count", total);
+    std::vector<char> partial(static_cast<size_t>(std::max<int64_t>(lead.in_bytes, 1)));
+    reduce_into(local, 0, partial.data(), total, lead.dtype, lead.kind);
+    std::vector<char> send;
+    std::vector<int> counts;
+    size_t cb = static_cast<size_t>(chunk) * es;
+    for (int q : procs) {
+      int members = 0;
+      for (int64_t k = 0; k < n; ++k)
+        if (g[static_cast<size_t>(k)] / local_n == q) {
+          send.insert(send.end(), partial.data() + k * static_cast<int64_t>(cb),
+                      partial.data() + (k + 1) * static_cast<int64_t>(cb));
+          ++members;
+        }
+      counts.push_back(members * static_cast<int>(chunk));
+    }
+    int mine = counts[static_cast<size_t>(std::find(procs.begin(), procs.end(), static_cast<int>(proc)) -
+                                          procs.begin())];
+    std::vector<char> recv(std::max<size_t>(static_cast<size_t>(mine) * es, 1));
+    send.resize(std::max<size_t>(send.size(), 1));
+    g_op_dtype = lead.dtype;
+    g_op_kind = lead.kind;
+    check(MPI_Reduce_scatter(send.data(), recv.data(), counts.data(), element_type(es), reduce_mpi_op(),
+                             comm_of(procs)),
+          "MPI_Reduce_scatter");
+    auto& out = slot.buffers.emplace_back(partial.size());
+    size_t at = 0;
+    for (int64_t k = 0; k < n; ++k)
+      if (g[static_cast<size_t>(k)] / local_n == proc) {
+        std::memcpy(out.data() + k * static_cast<int64_t>(cb), recv.data() + at, cb);
+        at += cb;
+      }
     return out.data();
   }
 
@@ -241,6 +289,10 @@ struct MpiHub {
       }
       auto first_local = std::find_if(g.begin(), g.end(), [&](int64_t r) { return r / local_n == proc; });
       const Member& lead = slot.members[static_cast<size_t>(*first_local % local_n)];
+      if (lead.reduce && lead.scatter) {
+        ins = {reduce_scatter(slot, g, lead, procs)};
+        continue;
+      }
       if (lead.reduce) {
         ins = {all_reduce(slot, g, lead, procs)};
         continue;
@@ -306,11 +358,11 @@ class MpiCommunicator : public Communicator {
   }
   void reduce_scatter(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
                       std::span<const int64_t> group) override {
-    // Across processes: an all-reduce of the whole input (MPI_Allreduce), of which each member keeps its chunk.
+    // Across processes: MPI_Reduce_scatter of the processes' partial reductions; each member keeps its chunk.
     rendezvous(
         in, bytes(count, dtype) * static_cast<int64_t>(group.size()), group,
         [&](std::span<const void* const> ins, int64_t me) { reduce_into(ins, me * count, out, count, dtype, kind); },
-        true, dtype, kind);
+        true, dtype, kind, nullptr, false, true);
   }
   void all_to_all(const void* in, void* out, int64_t count, DType dtype, std::span<const int64_t> group) override {
     int64_t b = bytes(count, dtype);
@@ -371,7 +423,8 @@ class MpiCommunicator : public Communicator {
   template <class F>
   void rendezvous(const void* in, int64_t in_bytes, std::span<const int64_t> group, F&& work, bool reduce = false,
                   DType dtype = DType::float32, ReduceKind kind = ReduceKind::kSum,
-                  const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr, bool all_to_all = false) {
+                  const std::vector<std::pair<int64_t, int64_t>>* pairs = nullptr, bool all_to_all = false,
+                  bool scatter = false) {
     int64_t me = -1;
     for (size_t k = 0; k < group.size(); ++k)
       if (group[k] == rank()) me = static_cast<int64_t>(k);
@@ -381,7 +434,7 @@ class MpiCommunicator : public Communicator {
     std::unique_lock<std::mutex> l(hub_->mu);
     auto& slot = hub_->slots[call];
     if (slot.members.empty()) slot.members.resize(static_cast<size_t>(hub_->local_n));
-    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g, reduce, dtype, kind, pairs, all_to_all};
+    slot.members[static_cast<size_t>(local_)] = {in, in_bytes, g, reduce, dtype, kind, pairs, all_to_all, scatter};
     if (++slot.arrived == hub_->local_n) {
       l.unlock();
       try {

@@ -156,6 +156,25 @@ int64_t run_api_check(int64_t local_n) {
   close(multihost::process_allgather(mm(as, bs)), ab, 1e-5, "jit: matmul split on its contracting dimension");
   std::string text = mm.lower(as, bs).compile().as_text();
   check(text.find("all-reduce(") != std::string::npos, "the partitioned matmul has an all-reduce");
+  // A contraction over a dimension split across every device, its result wanted split on rows: the partial
+  // products meet in a reduce-scatter (MPI_Reduce_scatter between the processes).
+  Array pa = host({n, 2 * n}, [](int64_t i) { return std::sin(0.1 * static_cast<double>(i) + 0.3); });
+  Array qa = host({2 * n, 3}, [](int64_t i) { return std::cos(0.2 * static_cast<double>(i)); });
+  auto pv = pa.to_vector<double>(), qv = qa.to_vector<double>();
+  std::vector<double> pq(static_cast<size_t>(n * 3), 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 2 * n; ++k)
+        pq[static_cast<size_t>(i * 3 + j)] +=
+            pv[static_cast<size_t>(i * 2 * n + k)] * qv[static_cast<size_t>(k * 3 + j)];
+  JitOptions rs_opts;
+  rs_opts.out_shardings = {Sharding(NamedSharding(mesh, P("x")))};
+  auto mm_rs = jit([](const Array& p, const Array& q) { return jnp::matmul(p, q); }, rs_opts);
+  Array ps = device_put(pa, NamedSharding(mesh, P(nullptr, "x"))), qs = device_put(qa, NamedSharding(mesh, P("x")));
+  close(multihost::process_allgather(mm_rs(ps, qs)), pq, 1e-5, "jit: a reduce-scatter across processes");
+  check(mm_rs.lower(ps, qs).compile().as_text().find("reduce-scatter(") != std::string::npos,
+        "the contraction ends in a reduce-scatter");
+
   // An unsharded argument (each process's own copy, replicated) beside a sharded one.
   close(multihost::process_allgather(mm(as, b)), ab, 1e-5, "jit: a sharded and an unsharded argument");
 

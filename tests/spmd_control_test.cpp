@@ -191,3 +191,37 @@ TEST_CASE("cost and memory analysis of a partitioned call describe the per-devic
   CHECK(cost.at("bytes transferred") == 64 * 16 * 4);
   CHECK(c.memory_analysis().argument_size_in_bytes == (64 * 8 + 8 * 16) * 4);
 }
+
+TEST_CASE("partitioner: an embedding lookup and its gradient with the batch split", "[spmd][spmd_control]") {
+  // gather: the indices' batch tiles, the table whole (no communication); its gradient, a scatter-add of split
+  // updates into the whole table: local scatters into zeros and one all-reduce.
+  auto loss = [](const Array& table, const Array& idx) {
+    return jnp::sum(jnp::tanh(jnp::take(table, idx, 0)) * 3.0);
+  };
+  auto lookup = jit([](const Array& table, const Array& idx) { return jnp::take(table, idx, 0); });
+  auto g = jit(grad(loss));
+  Array table = random::normal(random::PRNGKey(13), {10, 4});
+  std::vector<int32_t> iv{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3};
+  Array idx = array(iv.data(), {16});
+  Array want_l = lookup(table, idx), want_g = g(table, idx);
+  for (const Mesh& m : meshes()) {
+    INFO(m.str());
+    Array is = device_put(idx, NamedSharding(m, P("d")));
+    CHECK(rel_diff(lookup(table, is), want_l) == 0);
+    CHECK(rel_diff(g(table, is), want_g) < 1e-6);
+    std::string lt = lookup.lower(table, is).compile().as_text(), gt = g.lower(table, is).compile().as_text();
+    INFO(lt << gt);
+    CHECK(count(lt, "all-gather") == 0);
+    CHECK(count(gt, "all-gather") == 0);
+    CHECK(count(gt, "all-reduce") == 1);
+  }
+  // The table split on its feature dimension (which the lookup takes whole): the result keeps that split.
+  if (have(4)) {
+    Mesh m = make_mesh({4}, {"d"});
+    Array ts = device_put(table, NamedSharding(m, P(nullptr, "d")));
+    Array r = lookup(ts, idx);
+    CHECK(rel_diff(r, want_l) == 0);
+    CHECK(r.sharding().shard_shape({16, 4}) == Shape{16, 1});
+    CHECK(count(lookup.lower(ts, idx).compile().as_text(), "all-gather") == 0);
+  }
+}

@@ -347,6 +347,7 @@ Local Partitioner::elementwise(const Instruction& i) {
   const Tiles* lead = nullptr;
   size_t from = 0;
   for (size_t k = 0; k < i.operands.size(); ++k) {
+    if (i.operands[k]->shape.rank() != i.shape.rank()) continue;  // a clamp's scalar bounds
     const Tiles& t = map_.at(i.operands[k]).t;
     if (!lead || t.num_tiles() > lead->num_tiles()) {
       lead = &t;
@@ -361,7 +362,8 @@ Local Partitioner::elementwise(const Instruction& i) {
       why = "elementwise: replicated operands, split as its users want (backward propagation)";
     }
   std::vector<Instruction*> ops;
-  for (auto* o : i.operands) ops.push_back(reshard(map_.at(o), t, i).v);
+  for (auto* o : i.operands)
+    ops.push_back(reshard(map_.at(o), o->shape.rank() == i.shape.rank() ? t : replicated(o->shape.rank(), n_), i).v);
   note(i, t, why);
   return Local{add(i.opcode, local_shape(i.shape, t, i), ops, i.attrs, t), t};
 }
@@ -612,6 +614,10 @@ Local Partitioner::visit(const Instruction& i) {
       return dot(i);
     case Opcode::kReduce:
       return reduce(i);
+    case Opcode::kGather:
+      return gather(i);
+    case Opcode::kScatter:
+      return scatter(i);
     case Opcode::kTuple: {
       std::vector<Instruction*> ops;
       std::vector<Tiles> elems;

@@ -117,6 +117,8 @@ class Partitioner {
   Local generic(const Instruction& i, const std::string& why);
   Local reshape(const Instruction& i);
   Local slicing(const Instruction& i);
+  Local gather(const Instruction& i);   // spmd_gather.cpp
+  Local scatter(const Instruction& i);  // spmd_gather.cpp
   /// A static slice of tiled dimensions that keeps their tile size: local windows plus halos from the next
   /// partitions (collective-permute); nullopt when the slice is not of that form.
   std::optional<Local> halo_slice(const Instruction& i);

@@ -121,6 +121,9 @@ std::optional<Local> Partitioner::all_to_all(const Local& x, const Tiles& to, co
 }
 
 Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instruction& at) {
+  JITX_ASSERT(x.global.size() == static_cast<size_t>(x.t.rank()) && to.rank() == x.t.rank(),
+              "reshard of %{} for %{}: global {} dims, tiles of rank {} -> {}", x.v->name, at.name, x.global.size(),
+              x.t.rank(), to.rank());
   if (auto moved = all_to_all(x, to, at)) return *moved;
   if (log_on())
     detail::log_line(fmt::format("[sharding] %{}: reshard {} -> {}", at.name, to_sharding(x.t).to_string(),

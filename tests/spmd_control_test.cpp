@@ -153,7 +153,7 @@ TEST_CASE("partitioner: a sharding constraint on an unevenly divisible value pad
     CHECK(rel_diff(d1, jnp::matmul(jnp::transpose(e), w)) < 1e-6);
     std::string text = f.lower(xs, w).compile().as_text();  // partitioned, not run on one device
     INFO(text);
-    CHECK(count(text, "all-reduce") >= 2);
+    CHECK(count(text, "all-reduce") >= 1);  // the sum's and the matmul's (combined when small)
     if (6 % m.axis_size("d") != 0) CHECK(text.find("select(") != std::string::npos);  // the padding masked
   }
 }

@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/log.h"
 #include "hlo/passes/algebraic_simplifier.h"
+#include "hlo/passes/all_reduce_combiner.h"
 #include "hlo/passes/constant_folding.h"
 #include "hlo/passes/cse.h"
 #include "hlo/passes/dce.h"
@@ -29,6 +30,7 @@ std::vector<std::unique_ptr<HloPass>> optimization_passes() {
   p.push_back(std::make_unique<AlgebraicSimplifier>());             // what folding exposed (x * folded 1)
   p.push_back(std::make_unique<CommonSubexpressionElimination>());  // one copy of each value
   p.push_back(std::make_unique<LoopInvariantCodeMotion>());         // loop-invariant values out of while bodies
+  p.push_back(std::make_unique<AllReduceCombiner>());               // small independent all-reduces as one
   p.push_back(std::make_unique<DeadCodeElimination>());             // drop what the rewrites left behind
   p.push_back(std::make_unique<Fusion>());                          // kernels: kLoop, kInput, kOutput, kRow
   p.push_back(std::make_unique<LayoutAssignment>());                // minor_to_major per array, copies where needed

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "jitx/jitx.h"
+#include "runtime/runtime.h"
 #include "test_util.h"
 
 using namespace jitx;
@@ -223,5 +224,52 @@ TEST_CASE("partitioner: an embedding lookup and its gradient with the batch spli
     CHECK(rel_diff(r, want_l) == 0);
     CHECK(r.sharding().shard_shape({16, 4}) == Shape{16, 1});
     CHECK(count(lookup.lower(ts, idx).compile().as_text(), "all-gather") == 0);
+    // Its gradient: the scatter's updates arrive split on the feature (window) dimension; the scatter must not
+    // drop them at the window's start (gathered instead), and the values are one device's.
+    CHECK(rel_diff(g(ts, idx), want_g) < 1e-6);
   }
+}
+
+TEST_CASE("partitioner: review cases (combined all-reduces of split values, strided slices, pass-through regions)",
+          "[spmd][spmd_control]") {
+  if (!have(8)) return;
+  Mesh m2 = make_mesh({2, 4}, {"data", "model"});
+  // Two small contractions over "model", their results split on "data": two all-reduces of tiled values, combined.
+  auto two = jit([](const Array& x, const Array& w, const Array& v) {
+    return std::pair{jnp::matmul(x, w), jnp::matmul(x, v)};
+  });
+  Array x = random::normal(random::PRNGKey(20), {8, 16}), w = random::normal(random::PRNGKey(21), {16, 3}),
+        v = random::normal(random::PRNGKey(22), {16, 5});
+  auto [a0, b0] = two(x, w, v);
+  Array xs = device_put(x, NamedSharding(m2, P("data", "model")));
+  Array ws = device_put(w, NamedSharding(m2, P("model"))), vs = device_put(v, NamedSharding(m2, P("model")));
+  auto [a1, b1] = two(xs, ws, vs);
+  CHECK(rel_diff(a1, a0) < 1e-6);
+  CHECK(rel_diff(b1, b0) < 1e-6);
+  CHECK(count(two.lower(xs, ws, vs).compile().as_text(), "all-reduce") == 1);
+  // A strided slice of a split dimension's neighbour: no halo form, the right values.
+  Mesh m4 = make_mesh({4}, {"d"});
+  auto strided = jit([](const Array& a) { return lax::slice(a, {1, 0}, {8, 6}, {1, 2}); });
+  Array y = random::normal(random::PRNGKey(23), {8, 6});
+  CHECK(rel_diff(strided(device_put(y, NamedSharding(m4, P("d")))), strided(y)) == 0);
+  // A shard_map passing its (whole) operand through as a split result, next to the operand itself.
+  auto pass = shard_map([](const Array& b) { return b; }, m4, P(), P("d"));
+  auto both = jit([&](const Array& a) { return std::pair{a * 1.0f, pass(a)}; });
+  Array z = random::normal(random::PRNGKey(24), {8});
+  auto [z1, z4] = both(z);
+  CHECK(rel_diff(z1, z) == 0);
+  CHECK(rel_diff(z4, jnp::tile(z, {4})) == 0);
+}
+
+TEST_CASE("shard_map: dropping a shard_map frees its eagerly compiled program", "[spmd][spmd_control]") {
+  if (!have(4)) return;
+  Mesh m4 = make_mesh({4}, {"d"});
+  Array x = random::normal(random::PRNGKey(25), {8, 2});
+  int64_t with = 0;
+  {
+    auto sm = shard_map([](const Array& b) { return lax::psum(b, "d"); }, m4, P("d"), P("d"));
+    sm(x).block_until_ready();
+    with = runtime::live_executables();
+  }
+  CHECK(runtime::live_executables() < with);
 }

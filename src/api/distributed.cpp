@@ -20,7 +20,14 @@ int64_t env_int(const char* name) {
 }
 }  // namespace
 
+namespace {
+bool g_joined = false;
+}  // namespace
+
 void initialize(int64_t num_processes, int64_t process_id) {
+  if (g_joined)
+    detail::throw_error<RuntimeError>("distributed.initialize",
+                                      "should only be called once (the job's devices are already listed)");
   detail::mpi_initialize();
   int64_t n = detail::mpi_process_count(), me = detail::mpi_process_index();
   int64_t env_n = env_int("OMPI_COMM_WORLD_SIZE"), env_me = env_int("OMPI_COMM_WORLD_RANK");
@@ -44,6 +51,7 @@ void initialize(int64_t num_processes, int64_t process_id) {
                                  "number of local devices (set the same JITX_CPU_DEVICE_COUNT for each)",
                                  counts[0], p, counts[p]);
   client.join_job(me, n);
+  g_joined = true;
 }
 
 void shutdown() { detail::mpi_finalize(); }

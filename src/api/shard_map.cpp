@@ -332,7 +332,8 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
   auto eager = std::make_shared<Eager>();
   auto self = std::make_shared<ShardMapFn>();
   *self = [f = std::move(f), mesh = std::move(mesh), in_specs = std::move(in_specs), out_specs = std::move(out_specs),
-           check_rep, loc, eager, weak = std::weak_ptr<ShardMapFn>(self)](const std::vector<Array>& args) {
+           check_rep, loc, weak_eager = std::weak_ptr<Eager>(eager),
+           weak = std::weak_ptr<ShardMapFn>(self)](const std::vector<Array>& args) {
     detail::ApiScope s(loc);
     if (args.size() != in_specs.size())
       throw_error<TypeError>("shard_map", "in_specs has {} entries, but the function was called with {} arguments",
@@ -345,7 +346,7 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
     if (top && top->ambient && dynamic_cast<detail::JaxprTrace*>(top))
       return detail::bind_shard_map(mesh, in_specs, out_specs, f, args, check_rep);
     if (!top && !detail::tracing_active())
-      if (auto me = weak.lock()) {
+      if (auto me = weak.lock(); auto eager = weak_eager.lock()) {
         std::call_once(eager->once, [&] {
           JitOptions o;
           o.name = "shard_map";
@@ -356,7 +357,9 @@ ShardMapFn shard_map(ShardMapFn f, Mesh mesh, std::vector<PartitionSpec> in_spec
     if (check_rep) detail::check_shard_map(mesh, in_specs, out_specs, f, args);
     return detail::shard_map_expand(mesh, in_specs, out_specs, f, args);
   };
-  return [self](const std::vector<Array>& args) { return (*self)(args); };
+  // The returned function owns the body and the eager jit; they only point back weakly (no cycle: both are freed
+  // with it).
+  return [self, eager](const std::vector<Array>& args) { return (*self)(args); };
 }
 
 std::function<Array(const Array&)> shard_map(std::function<Array(const Array&)> f, Mesh mesh, PartitionSpec in_spec,

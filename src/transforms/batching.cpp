@@ -79,6 +79,7 @@ BatchTraceFactoryScope::~BatchTraceFactoryScope() { t_factory = prev_; }
 BatchResult batch_call(int64_t n, const LeafFn& fn, std::span<const Array> args, std::span<const int64_t> dims) {
   std::shared_ptr<BatchTrace> trace = t_factory ? (*t_factory)(n) : nullptr;
   if (!trace) trace = std::make_shared<BatchTrace>();
+  BatchTraceFactoryScope plain(nullptr);  // fn's own vmaps are ordinary ones
   trace->fn_name = "vmap";
   trace->axis_size = n;
   BatchResult r;

@@ -185,6 +185,7 @@ int64_t run_api_check(int64_t local_n) {
   for (double v : want) total += v;
   close(sm(xs), {total}, 1e-6, "jit(shard_map) with psum across processes");
 
+  expect_throw([] { distributed::initialize(); }, "only be called once", "a second distributed::initialize");
   multihost::sync_global_devices("mpi_api done");
   std::printf("mpi_api: process %lld of %lld: %lld checks, %lld failed\n", static_cast<long long>(me),
               static_cast<long long>(np), static_cast<long long>(g_checks), static_cast<long long>(g_failures));

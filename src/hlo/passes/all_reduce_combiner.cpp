@@ -35,7 +35,11 @@ bool combine(Computation& c, const std::vector<Instruction*>& batch) {
   detail::Params ca;
   ca.set("dimension", int64_t{0});
   Instruction* cat = c.add(Opcode::kConcatenate, Shape(d, {total}), flat, ca);
-  Instruction* sum = c.add(Opcode::kAllReduce, Shape(d, {total}), {cat}, batch[0]->attrs);
+  // The members' groups and reducer (not their shardings: the combined value is a flat vector).
+  detail::Params attrs;
+  CollectiveConfig::of(*batch[0]).set_on(attrs);
+  attrs.set("reducer", std::string(reducer_name(reducer_of(*batch[0]))));
+  Instruction* sum = c.add(Opcode::kAllReduce, Shape(d, {total}), {cat}, attrs);
   int64_t at = 0;
   for (auto* ar : batch) {
     int64_t n = ar->shape.num_elements();

@@ -82,6 +82,9 @@ Local Partitioner::scatter(const Instruction& i) {
   }
   if (reducer_of(i) != Reducer::kAdd || !dn.input_batching_dims.empty() || x.t.tiled())
     return generic(i, "a scatter that is not an add of split updates into a whole operand (all-gathered)");
+  for (int64_t d : dn.update_window_dims)  // each device's window would land at the window's start
+    if (upd.t.dims[static_cast<size_t>(d)] > 1)
+      return generic(i, "a scatter whose update windows are split (all-gathered)");
   // The updates' scatter dimensions (not window dims) match the indices' dimensions without index_vector_dim.
   int64_t idx_rank = i.operand(1)->shape.rank(), upd_rank = i.operand(2)->shape.rank();
   if (dn.index_vector_dim < idx_rank && idx.t.dims[static_cast<size_t>(dn.index_vector_dim)] > 1)

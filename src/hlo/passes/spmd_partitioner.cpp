@@ -76,10 +76,10 @@ std::optional<Local> Partitioner::halo_slice(const Instruction& i) {
     if (k == 1) continue;
     size_t u = static_cast<size_t>(d);
     int64_t tile = in[u] / k, out = limit[u] - start[u];
-    if (in[u] % k != 0 || (!cfg.strides.empty() && cfg.strides[u] != 1) || (out + k - 1) / k != tile ||
-        start[u] >= tile)
-      return std::nullopt;
+    if (in[u] % k != 0 || (out + k - 1) / k != tile || start[u] >= tile) return std::nullopt;
   }
+  for (int64_t st : cfg.strides)  // the local windows are unit-stride slices
+    if (st != 1) return std::nullopt;
   // The local slice of the untiled dimensions (tiled ones whole), then each tiled dimension's halo and window.
   Shape ls = x.v->shape;
   std::vector<int64_t> lo(static_cast<size_t>(r), 0), hi = ls.dims;
@@ -224,6 +224,9 @@ Computation* Partitioner::partition(const Computation& old, const std::vector<Ti
                                     const std::vector<Tiles>* want_root, std::vector<Tiles>* root_tiles) {
   Computation* saved_c = c_;
   const std::vector<Tiles>* saved_params = params_;
+  // Reshards are reused within one computation only (its dead instructions are freed when it is done).
+  auto saved_reshards = std::move(reshards_);
+  reshards_.clear();
   c_ = m_.add_computation(old.name + ".spmd");
   c_->parent = &m_;
   params_ = params;
@@ -289,6 +292,7 @@ Computation* Partitioner::partition(const Computation& old, const std::vector<Ti
   Computation* out = c_;
   c_ = saved_c;
   params_ = saved_params;
+  reshards_ = std::move(saved_reshards);
   return out;
 }
 
@@ -554,8 +558,12 @@ std::optional<Local> Partitioner::manual(const Instruction& i) {
         unsupported(i, fmt::format("a shard_map result's block {} is not the tile of {}", z.v->shape.str(),
                                    i.shape.str()));
       note(i, t, "shard_map: the result's out_spec");
-      set_sharding(*z.v, to_sharding(t));  // the partition's block is its tile of the result
-      return Local{z.v, t};
+      // The partition's block is its tile of the result. A value the region did not make itself (an operand passed
+      // through, a result returned twice) is copied, so its other uses keep their own sharding.
+      Instruction* block = z.v;
+      if (!z.manual || sharding_of(*block)) block = c_->add(Opcode::kCopy, block->shape, {block});
+      set_sharding(*block, to_sharding(t));
+      return Local{block, t};
     }
   }
   if (!any) return std::nullopt;

@@ -36,8 +36,14 @@ namespace jitx::hlo {
 /// zeros on both sides, and a reshard slices the gathered tiles to the true size (and pads a value before slicing
 /// uneven tiles out of it). An uneven result is gathered at the end; an uneven argument is a CompileError.
 ///
-/// Not done (each a clear CompileError, never a wrong program): tuple-shaped parameters and operands, all-to-all
-/// for reshapes (a reshape that moves a minor tiled dimension all-gathers), halo exchanges.
+/// Also: a move of a split between dimensions is one all-to-all; a static slice that keeps the tile size takes a
+/// halo from the next partition (collective-permute); gathers with split indices and scatter-adds of split updates
+/// run locally (the latter with an all-reduce); a shard_map's manual region (custom-calls Sharding /
+/// SPMDFullToShardShape / SPMDShardToFullShape) is cloned as per-device code.
+///
+/// Not done: tuple-shaped parameters and operands are a CompileError (jit then runs the call on one device). These
+/// all-gather their operands instead (right values, more traffic): a reshape that moves a minor split dimension,
+/// pads, concatenates and convolutions of split dimensions, a gather indexing a split dimension of its table.
 ///
 /// JITX_LOG_SHARDING=1 logs each choice and where it came from ("[sharding] %dot.3: {devices=[2,1]0,1} (dot: lhs
 /// batch-like dimension 0 split, no communication)") and each conflict resolved by a reshard.

@@ -140,8 +140,9 @@ class Partitioner {
   Computation* c_ = nullptr;
   const std::vector<Tiles>* params_ = nullptr;  // the parameters' tiles of the computation being partitioned
   std::unordered_map<const Instruction*, Local> map_;
+  // A value resharded once per (from, to) tiling, within the computation being partitioned.
   std::map<std::pair<const Instruction*, std::string>, Local> reshards_;
-  std::unordered_map<const Instruction*, Tiles> hints_;  // tiles an instruction's users want (propagate_backward)  // a value resharded once per target
+  std::unordered_map<const Instruction*, Tiles> hints_;  // tiles an instruction's users want (propagate_backward)
   int64_t channel_ = 1;
 };
 

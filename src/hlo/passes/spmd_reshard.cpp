@@ -14,7 +14,7 @@ Local Partitioner::reshard(const Local& x, const Tiles& to, const Instruction& a
     same.global = x.global;
     return same;
   }
-  auto key = std::make_pair(x.v, to_sharding(to).to_string());
+  auto key = std::make_pair(x.v, to_sharding(x.t).to_string() + "->" + to_sharding(to).to_string());
   if (auto it = reshards_.find(key); it != reshards_.end()) return it->second;
   Local r = reshard_uncached(x, to, at);
   r.global = x.global;

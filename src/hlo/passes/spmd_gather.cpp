@@ -122,13 +122,8 @@ Local Partitioner::scatter(const Instruction& i) {
   std::vector<int64_t> split_dims;
   for (int64_t d = 0; d < upd_t.rank(); ++d)
     if (upd_t.dims[static_cast<size_t>(d)] > 1) split_dims.push_back(d);
-  CollectiveConfig cfg;
-  cfg.channel_id = channel_++;
-  cfg.replica_groups = groups_over(upd_t, split_dims);
-  detail::Params a;
-  cfg.set_on(a);
-  a.set("reducer", std::string("add"));
-  Instruction* sum = add(Opcode::kAllReduce, i.shape, {part}, a, whole);
+  Instruction* sum =
+      add(Opcode::kAllReduce, i.shape, {part}, collective_attrs(groups_over(upd_t, split_dims), -1, "add"), whole);
   Instruction* base = reshard(x, whole, i).v;
   note(i, whole, "scatter: each device adds its updates into zeros, an all-reduce, then the operand");
   return Local{add(Opcode::kAdd, i.shape, {base, sum}, {}, whole), whole};

@@ -460,13 +460,7 @@ Local Partitioner::sum_partials(const Instruction& i, Instruction* local, const 
       cand_keep[static_cast<size_t>(d)] = c;
       Tiles cand = regroup(full, cand_keep);
       if (!same_placement(cand, *want)) continue;
-      CollectiveConfig rs;
-      rs.channel_id = channel_++;
-      rs.dimension = d;
-      rs.replica_groups = groups_over(full, split_contracting);
-      detail::Params a;
-      rs.set_on(a);
-      a.set("reducer", std::string("add"));
+      detail::Params a = collective_attrs(groups_over(full, split_contracting), d, "add");
       Shape ls = local->shape;
       ls.dims[static_cast<size_t>(d)] /= g;
       note(i, cand, fmt::format("dot: contracting dimension split, output split on dimension {}: reduce-scatter", d));
@@ -475,15 +469,10 @@ Local Partitioner::sum_partials(const Instruction& i, Instruction* local, const 
   }
   // Partial products over the split contracting dimensions: summed by an all-reduce over the partitions that hold
   // the other pieces of the contraction.
-  CollectiveConfig cfg;
-  cfg.channel_id = channel_++;
-  cfg.replica_groups = groups_over(full, split_contracting);
-  detail::Params a;
-  cfg.set_on(a);
-  a.set("reducer", std::string("add"));
+  Groups groups = groups_over(full, split_contracting);
   note(i, out_t,
-       fmt::format("dot: contracting dimension split, partial products + all-reduce over {} groups",
-                   cfg.replica_groups.size()));
+       fmt::format("dot: contracting dimension split, partial products + all-reduce over {} groups", groups.size()));
+  detail::Params a = collective_attrs(std::move(groups), -1, "add");
   return Local{add(Opcode::kAllReduce, local->shape, {local}, a, out_t), out_t};
 }
 
@@ -508,12 +497,7 @@ Local Partitioner::reduce(const Instruction& i) {
     note(i, out_t, "reduce: kept dimensions keep their tiles, no communication");
     return Local{local, out_t};
   }
-  CollectiveConfig cfg;
-  cfg.channel_id = channel_++;
-  cfg.replica_groups = groups_over(x.t, split);
-  detail::Params a;
-  cfg.set_on(a);
-  a.set("reducer", std::string(reducer_name(r)));
+  detail::Params a = collective_attrs(groups_over(x.t, split), -1, reducer_name(r));
   note(i, out_t, "reduce: over a split dimension, local reduce + all-reduce");
   return Local{add(Opcode::kAllReduce, local->shape, {local}, a, out_t), out_t};
 }

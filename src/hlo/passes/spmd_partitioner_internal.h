@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -73,6 +74,18 @@ class Partitioner {
   }
   void note(const Instruction& i, const Tiles& t, const std::string& why) const {
     if (log_on()) detail::log_line(fmt::format("[sharding] %{}: {} ({})", i.name, to_sharding(t).to_string(), why));
+  }
+  /// A collective's attributes over `groups` of partitions, with the next channel id, the dimension it gathers,
+  /// scatters or exchanges (-1: none) and its reducer (empty: none).
+  detail::Params collective_attrs(Groups groups, int64_t dimension = -1, std::string_view reducer = {}) {
+    CollectiveConfig cfg;
+    cfg.channel_id = channel_++;
+    cfg.dimension = dimension;
+    cfg.replica_groups = std::move(groups);
+    detail::Params a;
+    cfg.set_on(a);
+    if (!reducer.empty()) a.set("reducer", std::string(reducer));
+    return a;
   }
   Instruction* zero_scalar(DType d) {
     auto lit = detail::Literal::make(d, {});

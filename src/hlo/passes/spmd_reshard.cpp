@@ -87,13 +87,7 @@ std::optional<Local> Partitioner::all_to_all(const Local& x, const Tiles& to, co
   // All-to-all along b: chunk j of my columns goes to the partition holding row block j; chunk i of the result is
   // partition i's rows (of my columns). Then the chunks become rows: split b into (k, b/k), move k before a, merge.
   const Shape& ls = x.v->shape;
-  CollectiveConfig cfg;
-  cfg.channel_id = channel_++;
-  cfg.dimension = b;
-  cfg.replica_groups = groups_over(x.t, {a});
-  detail::Params aa;
-  cfg.set_on(aa);
-  Instruction* v = c_->add(Opcode::kAllToAll, ls, {x.v}, aa);
+  Instruction* v = c_->add(Opcode::kAllToAll, ls, {x.v}, collective_attrs(groups_over(x.t, {a}), b));
   std::vector<int64_t> split;  // ls with b split into (k, ls[b] / k)
   for (int64_t d = 0; d < r; ++d) {
     if (d == b) {
@@ -137,12 +131,7 @@ Local Partitioner::reshard_uncached(const Local& x, const Tiles& to, const Instr
   for (int64_t d = 0; d < x.t.rank() && !local; ++d) {
     int64_t k = x.t.dims[static_cast<size_t>(d)];
     if (k == 1) continue;
-    CollectiveConfig cfg;
-    cfg.channel_id = channel_++;
-    cfg.dimension = d;
-    cfg.replica_groups = groups_over(x.t, {d});
-    detail::Params a;
-    cfg.set_on(a);
+    detail::Params a = collective_attrs(groups_over(x.t, {d}), d);
     s.dims[static_cast<size_t>(d)] *= k;
     cur.dims[static_cast<size_t>(d)] = 1;
     v = add(Opcode::kAllGather, s, {v}, a, replicated(x.t.rank(), n_));

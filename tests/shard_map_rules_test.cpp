@@ -9,17 +9,14 @@
 
 #include "jitx/jitx.h"
 #include "test_util.h"
+#include "spmd_test_util.h"
 
 using namespace jitx;
 using V = std::vector<double>;
 
 namespace {
 
-bool have(size_t n) {
-  if (devices().size() >= n) return true;
-  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
-  return false;
-}
+using testing::have;
 
 Array f64(const V& v, Shape s) { return testing::make(v, std::move(s), DType::float64); }
 

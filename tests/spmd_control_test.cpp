@@ -9,16 +9,13 @@
 #include "jitx/jitx.h"
 #include "runtime/runtime.h"
 #include "test_util.h"
+#include "spmd_test_util.h"
 
 using namespace jitx;
 
 namespace {
 
-bool have(size_t n) {
-  if (devices().size() >= n) return true;
-  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
-  return false;
-}
+using testing::have;
 
 size_t count(const std::string& text, const std::string& op) {
   size_t n = 0;

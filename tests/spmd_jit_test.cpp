@@ -5,16 +5,13 @@
 
 #include "jitx/jitx.h"
 #include "test_util.h"
+#include "spmd_test_util.h"
 
 using namespace jitx;
 
 namespace {
 
-bool have(size_t n) {
-  if (devices().size() >= n) return true;
-  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
-  return false;
-}
+using testing::have;
 
 struct Log {
   std::mutex mu;

@@ -8,16 +8,14 @@
 #include "jitx/jitx.h"
 #include "runtime/sharded.h"
 #include "test_util.h"
+#include "spmd_test_util.h"
 
 using namespace jitx;
 
 namespace {
 
-bool have(size_t n) {
-  if (devices().size() >= n) return true;
-  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
-  return false;
-}
+using testing::have;
+using testing::require_error;
 
 Array host_iota(const Shape& shape, double scale) {
   int64_t n = 1;
@@ -25,17 +23,6 @@ Array host_iota(const Shape& shape, double scale) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(std::sin(scale * double(i + 1)));
   return array(v.data(), shape);
-}
-
-template <class E>
-void require_error(const std::function<void()>& f, const std::string& has) {
-  try {
-    f();
-    FAIL("no error; wanted one containing: " << has);
-  } catch (const E& e) {
-    INFO(e.what());
-    CHECK(std::string(e.what()).find(has) != std::string::npos);
-  }
 }
 
 }  // namespace

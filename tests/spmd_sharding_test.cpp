@@ -5,32 +5,19 @@
 #include "jitx/jitx.h"
 #include "runtime/sharded.h"
 #include "test_util.h"
+#include "spmd_test_util.h"
 
 using namespace jitx;
 
 namespace {
 
-bool have(size_t n) {
-  if (devices().size() >= n) return true;
-  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
-  return false;
-}
+using testing::have;
+using testing::require_error;
 
 std::vector<float> iota_f(int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i) * 0.5f - 3.0f;
   return v;
-}
-
-template <class E>
-void require_error(const std::function<void()>& f, const std::string& has) {
-  try {
-    f();
-    FAIL("no error; wanted one containing: " << has);
-  } catch (const E& e) {
-    INFO(e.what());
-    CHECK(std::string(e.what()).find(has) != std::string::npos);
-  }
 }
 
 }  // namespace

@@ -1,11 +1,36 @@
-// Literal helpers shared by the SPMD tests (spmd_ir_test.cpp, spmd_runtime_test.cpp): f32 values in and out.
+// Helpers shared by the SPMD and shard_map tests: the device-count guard, an error-message check, and f32
+// literals in and out.
 #pragma once
+#include <catch2/catch.hpp>
+
 #include <cstring>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "core/literal.h"
+#include "jitx/device.h"
 
 namespace jitx::testing {
+
+/// Whether the process has n devices; warns (and the test returns) otherwise.
+inline bool have(size_t n) {
+  if (devices().size() >= n) return true;
+  WARN("needs " << n << " devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
+  return false;
+}
+
+/// f throws an E whose message contains `has`.
+template <class E>
+void require_error(const std::function<void()>& f, const std::string& has) {
+  try {
+    f();
+    FAIL("no error; wanted one containing: " << has);
+  } catch (const E& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find(has) != std::string::npos);
+  }
+}
 
 inline detail::Literal f32_literal(const std::vector<float>& v, const std::vector<int64_t>& dims) {
   detail::Literal l = detail::Literal::make(DType::float32, dims);

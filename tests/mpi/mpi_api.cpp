@@ -19,7 +19,11 @@ namespace {
 
 int64_t g_checks = 0, g_failures = 0;
 
-void check(bool ok, const std::string& what) {
+/// One check of the multi-process run (mpirun, no test framework): counted, printed when it fails; the process
+/// exits non-zero when any did (mpi_collectives.cpp's main).
+#define CHECK(...) check_that(__VA_ARGS__)
+
+void check_that(bool ok, const std::string& what) {
   ++g_checks;
   if (!ok) {
     ++g_failures;
@@ -42,7 +46,7 @@ void close(const Array& got, const std::vector<double>& want, double tol, const 
   double worst = 0;
   for (size_t i = 0; ok && i < g.size(); ++i)
     worst = std::max(worst, std::abs(g[i] - want[i]) / (1 + std::abs(want[i])));
-  check(ok && worst <= tol, fmt::format("{}: {} elements (want {}), worst relative error {:.2e} (tolerance {:.0e})",
+  CHECK(ok && worst <= tol, fmt::format("{}: {} elements (want {}), worst relative error {:.2e} (tolerance {:.0e})",
                                         what, g.size(), want.size(), worst, tol));
 }
 
@@ -50,9 +54,9 @@ template <class F>
 void expect_throw(F&& f, const std::string& needle, const std::string& what) {
   try {
     f();
-    check(false, what + ": no exception");
+    CHECK(false, what + ": no exception");
   } catch (const Error& e) {
-    check(std::string(e.what()).find(needle) != std::string::npos,
+    CHECK(std::string(e.what()).find(needle) != std::string::npos,
           fmt::format("{}: message '{}' lacks '{}'", what, e.what(), needle));
   }
 }
@@ -64,11 +68,11 @@ int64_t run_api_check(int64_t local_n) {
   // The global device list.
   auto all = devices();
   auto mine = local_devices();
-  check(static_cast<int64_t>(all.size()) == n && device_count() == n, "devices() lists every process's devices");
-  check(static_cast<int64_t>(mine.size()) == local_n && local_device_count() == local_n, "local_devices()");
+  CHECK(static_cast<int64_t>(all.size()) == n && device_count() == n, "devices() lists every process's devices");
+  CHECK(static_cast<int64_t>(mine.size()) == local_n && local_device_count() == local_n, "local_devices()");
   for (int64_t i = 0; i < n; ++i) {
     const Device& d = all[static_cast<size_t>(i)];
-    check(d.id() == i && d.process_index() == i / local_n && d.is_addressable() == (i / local_n == me),
+    CHECK(d.id() == i && d.process_index() == i / local_n && d.is_addressable() == (i / local_n == me),
           fmt::format("device {}: id {}, process {}, addressable {}", i, d.id(), d.process_index(),
                       d.is_addressable()));
   }
@@ -83,13 +87,13 @@ int64_t run_api_check(int64_t local_n) {
   Array whole = host(shape, f);
   std::vector<double> want = whole.to_vector<double>();
   Array xs = device_put(whole, rows);
-  check(!xs.is_fully_addressable() && xs.sharding().addressable_devices().size() == size_t(local_n),
+  CHECK(!xs.is_fully_addressable() && xs.sharding().addressable_devices().size() == size_t(local_n),
         "device_put over the global mesh: not fully addressable");
   auto shards = xs.addressable_shards();
-  check(static_cast<int64_t>(shards.size()) == local_n, "addressable_shards: one per local device");
+  CHECK(static_cast<int64_t>(shards.size()) == local_n, "addressable_shards: one per local device");
   for (auto& sh : shards) {
     int64_t row = sh.device.id() * 2;
-    check(sh.index[0] == std::pair<int64_t, int64_t>(row, row + 2) && sh.device.is_addressable(), "shard index");
+    CHECK(sh.index[0] == std::pair<int64_t, int64_t>(row, row + 2) && sh.device.is_addressable(), "shard index");
     std::vector<double> part(want.begin() + row * 3, want.begin() + (row + 2) * 3);
     close(sh.data, part, 0, "shard data");
   }
@@ -109,7 +113,7 @@ int64_t run_api_check(int64_t local_n) {
         "make_array_from_single_device_arrays");
   Array local_rows = lax::slice(whole, {me * 2 * local_n, 0}, {(me + 1) * 2 * local_n, 3});
   Array pl = make_array_from_process_local_data(rows, local_rows);
-  check(pl.shape() == shape, "make_array_from_process_local_data infers the global shape");
+  CHECK(pl.shape() == shape, "make_array_from_process_local_data infers the global shape");
   close(multihost::process_allgather(pl), want, 0, "make_array_from_process_local_data");
   expect_throw([&] { make_array_from_process_local_data(rows, whole, shape); }, "local_data has shape",
                "make_array_from_process_local_data with the wrong block");
@@ -119,9 +123,9 @@ int64_t run_api_check(int64_t local_n) {
   std::vector<double> stacked;
   for (int64_t p = 0; p < np; ++p) stacked.insert(stacked.end(), {10.0 * p, 10.0 * p + 1});
   Array st = multihost::process_allgather(mine_v);
-  check(st.shape() == Shape{np, 2}, "process_allgather stacks");
+  CHECK(st.shape() == Shape{np, 2}, "process_allgather stacks");
   close(st, stacked, 0, "process_allgather of local values");
-  check(multihost::process_allgather(mine_v, true).shape() == Shape{2 * np}, "process_allgather tiled");
+  CHECK(multihost::process_allgather(mine_v, true).shape() == Shape{2 * np}, "process_allgather tiled");
 
   // jit over the global mesh: a reduction over the sharded rows (an all-reduce across processes).
   auto colsum = jit([](const Array& x) { return jnp::sum(x * 2.0f, {0}); });
@@ -139,7 +143,7 @@ int64_t run_api_check(int64_t local_n) {
   std::vector<double> dv;
   for (size_t k = 0; k < static_cast<size_t>((2 * n - 1) * 3); ++k) dv.push_back(want[k + 3] - want[k]);
   close(diff(xs), dv, 1e-6, "jit: a finite difference over rows split across processes");
-  check(diff.lower(xs).compile().as_text().find("collective-permute(") != std::string::npos, "the halo exchange");
+  CHECK(diff.lower(xs).compile().as_text().find("collective-permute(") != std::string::npos, "the halo exchange");
 
   // A matmul on a 2-D mesh (data x model), split on the contracting dimension: partial products and an all-reduce.
   Mesh m2 = make_mesh({n / 2, 2}, {"data", "model"});
@@ -155,7 +159,7 @@ int64_t run_api_check(int64_t local_n) {
   Array as = device_put(a, NamedSharding(m2, P("data", "model"))), bs = device_put(b, NamedSharding(m2, P("model")));
   close(multihost::process_allgather(mm(as, bs)), ab, 1e-5, "jit: matmul split on its contracting dimension");
   std::string text = mm.lower(as, bs).compile().as_text();
-  check(text.find("all-reduce(") != std::string::npos, "the partitioned matmul has an all-reduce");
+  CHECK(text.find("all-reduce(") != std::string::npos, "the partitioned matmul has an all-reduce");
   // A contraction over a dimension split across every device, its result wanted split on rows: the partial
   // products meet in a reduce-scatter (MPI_Reduce_scatter between the processes).
   Array pa = host({n, 2 * n}, [](int64_t i) { return std::sin(0.1 * static_cast<double>(i) + 0.3); });
@@ -172,7 +176,7 @@ int64_t run_api_check(int64_t local_n) {
   auto mm_rs = jit([](const Array& p, const Array& q) { return jnp::matmul(p, q); }, rs_opts);
   Array ps = device_put(pa, NamedSharding(mesh, P(nullptr, "x"))), qs = device_put(qa, NamedSharding(mesh, P("x")));
   close(multihost::process_allgather(mm_rs(ps, qs)), pq, 1e-5, "jit: a reduce-scatter across processes");
-  check(mm_rs.lower(ps, qs).compile().as_text().find("reduce-scatter(") != std::string::npos,
+  CHECK(mm_rs.lower(ps, qs).compile().as_text().find("reduce-scatter(") != std::string::npos,
         "the contraction ends in a reduce-scatter");
 
   // An unsharded argument (each process's own copy, replicated) beside a sharded one.

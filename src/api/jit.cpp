@@ -252,6 +252,7 @@ struct CompiledEntry {
   std::once_flag traced_once;
   std::mutex compile_mu;
   ClosedJaxpr jaxpr;
+  bool shard_map = false;  // the jaxpr holds a shard_map: calls run on its mesh (set once, when traced)
   std::shared_ptr<hlo::Module> module;     // as lowered (Lowered::as_text)
   std::shared_ptr<hlo::Module> optimized;  // what the backend compiles (Compiled::as_text)
   std::shared_ptr<runtime::Executable> exe;
@@ -269,10 +270,8 @@ struct CompiledEntry {
 };
 
 namespace {
-/// Whether a call may run partitioned: a sharded argument, or a shard_map (on its mesh's devices).
-bool runs_spmd(const CompiledEntry& e, const CallSignature& s) {
-  return any_sharded_leaf(s.flat.leaves) || has_shard_map(e.jaxpr);
-}
+/// Whether a call may run partitioned: a shard_map (on its mesh's devices) or a sharded argument.
+bool is_spmd(const CompiledEntry& e, const CallSignature& s) { return e.shard_map || any_sharded_leaf(s.flat.leaves); }
 std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSignature& sig,
                                           const std::vector<std::optional<Sharding>>& out_shardings) {
   std::lock_guard<std::mutex> l(e.spmd_mu);
@@ -377,6 +376,7 @@ void trace_and_lower(CompiledEntry& e, const JitCore::TraceFn& trace) {
     return trace(tracers, skeleton);
   });
   e.skeleton = skeleton;
+  e.shard_map = has_shard_map(e.jaxpr);
   e.out_avals = e.jaxpr.out_avals();
   e.trace_ms = ms_since(t0);
   auto t1 = Clock::now();
@@ -532,7 +532,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
   e->name = name_;
   e->donate_argnums = options_.donate_argnums;
   trace_and_lower(*e, trace);
-  if (runs_spmd(*e, sig)) spmd_program(*e, sig, options_.out_shardings);
+  if (is_spmd(*e, sig)) spmd_program(*e, sig, options_.out_shardings);
   return e;
 }
 
@@ -606,7 +606,7 @@ std::vector<Array> JitCore::execute(const CompiledEntry& e, const CallSignature&
   ApiScope s(loc);
   if (!e.exe) throw_error<RuntimeError>(e.name, "is not compiled yet");
   check_in_shardings(sig, e.name);
-  if (runs_spmd(e, sig))
+  if (is_spmd(e, sig))
     if (auto prog = spmd_program(e, sig, options_.out_shardings))
       return reshard_outputs(run_spmd(*prog, sig.flat.leaves, e.out_avals), loc);
   std::vector<std::shared_ptr<runtime::Buffer>> bufs;

@@ -17,11 +17,7 @@ namespace {
 
 using testing::have;
 
-size_t count(const std::string& text, const std::string& op) {
-  size_t n = 0;
-  for (size_t at = 0; (at = text.find(" " + op + "(", at)) != std::string::npos; ++at) ++n;
-  return n;
-}
+size_t count(const std::string& text, const std::string& op) { return testing::collective_count(text, op); }
 
 /// The largest |a - b| / (1 + |b|) over the elements (f32 results: a sharded sum adds in another order).
 double rel_diff(const Array& a, const Array& b) {

@@ -32,6 +32,15 @@ void require_error(const std::function<void()>& f, const std::string& has) {
   }
 }
 
+/// How many `op` collectives ("all-reduce", "all-gather", ...) HLO text holds: synchronous ones and those the
+/// optimiser made asynchronous (counted once, at their "-start").
+inline size_t collective_count(const std::string& text, const std::string& op) {
+  size_t n = 0;
+  for (const std::string& form : {" " + op + "(", " " + op + "-start("})
+    for (size_t at = 0; (at = text.find(form, at)) != std::string::npos; ++at) ++n;
+  return n;
+}
+
 inline detail::Literal f32_literal(const std::vector<float>& v, const std::vector<int64_t>& dims) {
   detail::Literal l = detail::Literal::make(DType::float32, dims);
   std::memcpy(l.data(), v.data(), v.size() * 4);

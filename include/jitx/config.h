@@ -49,6 +49,9 @@ struct Config {
   // block by block, so each block stays in cache between them (README, "Performance"). Results are the same
   // either way, bit for bit; read when an executable is built, so it is not part of cache keys.
   bool cpu_row_groups = true;  // JITX_CPU_ROW_GROUPS=0 turns it off
+  // Partitioned programs run a collective while they compute what does not depend on it (all-reduce-start ...
+  // all-reduce-done in the optimised HLO). Read when a program is compiled, so it is not part of cache keys.
+  bool async_collectives = true;  // JITX_ASYNC_COLLECTIVES=0 turns it off
 };
 
 /// The global configuration (initialised from the environment on first use).

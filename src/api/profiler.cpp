@@ -7,7 +7,8 @@ namespace jitx::profiler {
 
 CollectiveStats collective_stats() {
   auto& t = detail::collective_totals();
-  return {t.calls.load(), static_cast<double>(t.nanoseconds.load()) * 1e-9, t.bytes.load()};
+  return {t.calls.load(), static_cast<double>(t.nanoseconds.load()) * 1e-9, t.bytes.load(), t.async_calls.load(),
+          static_cast<double>(t.wait_nanoseconds.load()) * 1e-9};
 }
 
 void reset_collective_stats() {
@@ -15,6 +16,8 @@ void reset_collective_stats() {
   t.calls = 0;
   t.nanoseconds = 0;
   t.bytes = 0;
+  t.async_calls = 0;
+  t.wait_nanoseconds = 0;
 }
 
 }  // namespace jitx::profiler

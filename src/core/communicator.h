@@ -57,9 +57,11 @@ std::shared_ptr<Communicator> renumber_communicator(std::shared_ptr<Communicator
                                                    std::vector<int64_t> rank_of_partition, int64_t partition);
 
 /// Process-wide totals of the collectives partitions ran (jitx/profiler.h): calls, the wall time spent in them
-/// (summed over partitions: waiting for the slowest member counts) and the bytes of their operands.
+/// (summed over partitions: waiting for the slowest member counts) and the bytes of their operands; of those, the
+/// ones started asynchronously and the time programs waited for them at their -done (collective_queue.h).
 struct CollectiveTotals {
   std::atomic<int64_t> calls{0}, nanoseconds{0}, bytes{0};
+  std::atomic<int64_t> async_calls{0}, wait_nanoseconds{0};
 };
 CollectiveTotals& collective_totals();
 /// Adds one collective's time (its lifetime) and bytes to collective_totals().

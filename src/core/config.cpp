@@ -34,6 +34,7 @@ Config& config() {
     c.debug_nans = env_bool("JITX_DEBUG_NANS", false);
     c.debug_infs = env_bool("JITX_DEBUG_INFS", false);
     c.cpu_row_groups = env_bool("JITX_CPU_ROW_GROUPS", true);
+    c.async_collectives = env_bool("JITX_ASYNC_COLLECTIVES", true);
     c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
     if (auto n = env_str("JITX_COMPILATION_CACHE_MAX_BYTES"); !n.empty())
       c.compilation_cache_max_bytes = static_cast<size_t>(std::max(0LL, std::atoll(n.c_str())));

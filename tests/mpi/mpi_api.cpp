@@ -31,6 +31,11 @@ void check_that(bool ok, const std::string& what) {
   }
 }
 
+/// Whether optimised HLO text holds an `op` collective, synchronous or made asynchronous ("<op>-start").
+bool has_collective(const std::string& text, const std::string& op) {
+  return text.find(" " + op + "(") != std::string::npos || text.find(" " + op + "-start(") != std::string::npos;
+}
+
 /// A host array of `shape` with value f(flat index), float32.
 Array host(const Shape& shape, const std::function<double(int64_t)>& f) {
   int64_t n = 1;
@@ -143,7 +148,7 @@ int64_t run_api_check(int64_t local_n) {
   std::vector<double> dv;
   for (size_t k = 0; k < static_cast<size_t>((2 * n - 1) * 3); ++k) dv.push_back(want[k + 3] - want[k]);
   close(diff(xs), dv, 1e-6, "jit: a finite difference over rows split across processes");
-  CHECK(diff.lower(xs).compile().as_text().find("collective-permute(") != std::string::npos, "the halo exchange");
+  CHECK(has_collective(diff.lower(xs).compile().as_text(), "collective-permute"), "the halo exchange");
 
   // A matmul on a 2-D mesh (data x model), split on the contracting dimension: partial products and an all-reduce.
   Mesh m2 = make_mesh({n / 2, 2}, {"data", "model"});
@@ -159,7 +164,7 @@ int64_t run_api_check(int64_t local_n) {
   Array as = device_put(a, NamedSharding(m2, P("data", "model"))), bs = device_put(b, NamedSharding(m2, P("model")));
   close(multihost::process_allgather(mm(as, bs)), ab, 1e-5, "jit: matmul split on its contracting dimension");
   std::string text = mm.lower(as, bs).compile().as_text();
-  CHECK(text.find("all-reduce(") != std::string::npos, "the partitioned matmul has an all-reduce");
+  CHECK(has_collective(text, "all-reduce"), "the partitioned matmul has an all-reduce");
   // A contraction over a dimension split across every device, its result wanted split on rows: the partial
   // products meet in a reduce-scatter (MPI_Reduce_scatter between the processes).
   Array pa = host({n, 2 * n}, [](int64_t i) { return std::sin(0.1 * static_cast<double>(i) + 0.3); });
@@ -176,7 +181,7 @@ int64_t run_api_check(int64_t local_n) {
   auto mm_rs = jit([](const Array& p, const Array& q) { return jnp::matmul(p, q); }, rs_opts);
   Array ps = device_put(pa, NamedSharding(mesh, P(nullptr, "x"))), qs = device_put(qa, NamedSharding(mesh, P("x")));
   close(multihost::process_allgather(mm_rs(ps, qs)), pq, 1e-5, "jit: a reduce-scatter across processes");
-  CHECK(mm_rs.lower(ps, qs).compile().as_text().find("reduce-scatter(") != std::string::npos,
+  CHECK(has_collective(mm_rs.lower(ps, qs).compile().as_text(), "reduce-scatter"),
         "the contraction ends in a reduce-scatter");
 
   // An unsharded argument (each process's own copy, replicated) beside a sharded one.

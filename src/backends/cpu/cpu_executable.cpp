@@ -8,6 +8,7 @@
 
 #include "backends/cpu/parallel.h"
 #include "backends/cpu/row_groups.h"
+#include "core/collective_queue.h"
 #include "core/errors.h"
 #include "hlo/evaluator/evaluator.h"
 
@@ -218,7 +219,13 @@ void CpuExecutable::run_entry(std::span<const std::shared_ptr<Buffer>> ins,
     }
     if (!frame) frame = detail::Storage::allocate(static_cast<size_t>(entry.frame_size));
   }
-  run_program(entry, params.data(), results.data(), frame ? static_cast<char*>(frame->data()) : nullptr);
+  try {
+    run_program(entry, params.data(), results.data(), frame ? static_cast<char*>(frame->data()) : nullptr);
+  } catch (...) {
+    // Collectives still in flight read and write the frame and the outputs: stop and wait for them first.
+    detail::abandon_collectives(std::current_exception());
+    throw;
+  }
   if (frame) {
     std::lock_guard<std::mutex> l(frame_mu_);
     if (!spare_frame_) spare_frame_ = std::move(frame);

@@ -9,6 +9,7 @@
 #include "backends/cpu/parallel.h"
 #include "core/host_callback.h"
 #include "hlo/evaluator/evaluator_collectives.h"
+#include "hlo/ir/collectives.h"
 #include "hlo/ir/attributes.h"
 #include "hlo/ir/custom_call.h"
 
@@ -107,11 +108,38 @@ class CollectiveOp final : public LibraryOp {
  private:
   const hlo::Instruction& inst_;
 };
+
+/// An asynchronous collective's start: handed to the thread's collective queue, the program goes on.
+class CollectiveStartOp final : public LibraryOp {
+ public:
+  explicit CollectiveStartOp(const hlo::Instruction& inst) : inst_(inst) {}
+  void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
+    evaluator::start_collective(inst_, ins[0], outs[0]);
+  }
+
+ private:
+  const hlo::Instruction& inst_;
+};
+
+/// Its done: waits for the collective its operand started (the result is already in the start's buffer).
+class CollectiveDoneOp final : public LibraryOp {
+ public:
+  explicit CollectiveDoneOp(const hlo::Instruction& inst) : start_(*inst.operand(0)) {}
+  void run(std::span<const void* const>, std::span<void* const>) const override {
+    evaluator::finish_collective(start_);
+  }
+
+ private:
+  const hlo::Instruction& start_;
+};
 }  // namespace
 
 std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst) {
   for (auto* o : inst.operands)
     if (o->shape.is_tuple) return nullptr;
+  if (hlo::is_async_collective_done(inst.opcode)) return std::make_unique<CollectiveDoneOp>(inst);
+  if (hlo::is_async_collective_start(inst.opcode))
+    return evaluator::collective_runs_in_place(inst) ? std::make_unique<CollectiveStartOp>(inst) : nullptr;
   if (evaluator::collective_runs_in_place(inst)) return std::make_unique<CollectiveOp>(inst);
   switch (inst.opcode) {
     case hlo::Opcode::kFusion:

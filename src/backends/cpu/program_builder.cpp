@@ -11,6 +11,7 @@
 #include "backends/cpu/row_groups.h"
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
+#include "hlo/ir/collectives.h"
 #include "jitx/config.h"
 
 namespace jitx::runtime::cpu_backend {
@@ -81,6 +82,8 @@ void ProgramBuilder::build_into(Program& prog, const hlo::Computation& c, const 
       for (auto* o : i.operands) mine.insert(mine.end(), leaves.at(o).begin(), leaves.at(o).end());
     } else if (i.opcode == Opcode::kGetTupleElement) {
       mine.push_back(leaves.at(i.operand(0)).at(hlo::tuple_index_of(i)));
+    } else if (hlo::is_async_collective_done(i.opcode)) {
+      mine = leaves.at(i.operand(0));  // the buffer its start fills; the done's step only waits
     } else if (!i.shape.is_tuple) {
       mine.push_back(slice(ba.value_of.at(&i)));
     } else {

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
+#include "hlo/ir/collectives.h"
 #include "hlo/ir/custom_call.h"
 
 namespace jitx::hlo {
@@ -18,8 +19,10 @@ namespace {
 bool aliases_operand(const Instruction& i) {
   // These produce no new buffer: a reshape of a row-major array is a bitcast, and so is a transpose or copy
   // whose layout orders memory as its operand's does (layout assignment makes them).
+  // A collective's -done is the buffer its -start fills.
   return i.opcode == Opcode::kReshape || is_layout_bitcast(i) || i.opcode == Opcode::kGetTupleElement ||
          i.opcode == Opcode::kTuple || i.opcode == Opcode::kOptimizationBarrier ||
+         is_async_collective_done(i.opcode) ||
          (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
 }
 
@@ -60,6 +63,13 @@ void build_values(const Computation& c, BufferAssignment& ba, ValueMap& vm) {
   // A value lives until the last instruction that reads it (through any alias).
   for (auto& up : c.instructions) {
     const Instruction& i = *up;
+    if (is_async_collective_done(i.opcode)) {
+      // The collective reads its operand until it is done, and writes its result buffer until then.
+      for (auto* o : i.operand(0)->operands)
+        for (auto id : vm.ids.at(o)) ba.values[id].end = std::max(ba.values[id].end, pos[&i]);
+      for (auto id : vm.ids.at(i.operand(0))) ba.values[id].end = std::max(ba.values[id].end, pos[&i]);
+      continue;
+    }
     if (aliases_operand(i)) continue;
     for (auto* o : i.operands)
       for (auto id : vm.ids.at(o)) ba.values[id].end = std::max(ba.values[id].end, pos[&i]);

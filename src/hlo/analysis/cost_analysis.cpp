@@ -86,7 +86,7 @@ bool is_free(const Instruction& i) {
   Opcode op = i.opcode;
   return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple ||
          op == Opcode::kOptimizationBarrier || op == Opcode::kGetTupleElement || op == Opcode::kReshape ||
-         op == Opcode::kBitcastConvert;
+         op == Opcode::kBitcastConvert || is_async_collective_done(op);  // a done is its start's buffer
 }
 
 double bytes(const Shape& s) { return static_cast<double>(s.byte_size()); }
@@ -116,8 +116,9 @@ CostAnalysis analyze_cost(const Module& m) {
       if (o->opcode == Opcode::kParameter) c.bytes_accessed_operand[o->parameter_number] += b;
     }
     ic.bytes_accessed = read + bytes(i.shape);
-    if (is_collective(i.opcode))
-      c.collective_bytes += i.opcode == Opcode::kAllGather ? bytes(i.shape) : bytes(i.operand(0)->shape);
+    if (is_collective(i.opcode))  // a start counts; its done moves nothing more
+      c.collective_bytes +=
+          sync_collective_of(i.opcode) == Opcode::kAllGather ? bytes(i.shape) : bytes(i.operand(0)->shape);
     c.flops += ic.flops;
     c.transcendentals += ic.transcendentals;
     c.bytes_accessed += ic.bytes_accessed;

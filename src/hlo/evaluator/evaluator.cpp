@@ -674,7 +674,17 @@ Value evaluate(const hlo::Computation& comp, const std::vector<Value>& args) {
       case Opcode::kAllGather:
       case Opcode::kReduceScatter:
       case Opcode::kAllToAll:
-      case Opcode::kCollectivePermute: v.array = eval_collective(inst, *ops[0]); break;
+      case Opcode::kCollectivePermute:
+      case Opcode::kAllReduceStart:  // the evaluator runs an asynchronous collective at its start
+      case Opcode::kAllGatherStart:
+      case Opcode::kReduceScatterStart:
+      case Opcode::kAllToAllStart:
+      case Opcode::kCollectivePermuteStart: v.array = eval_collective(inst, *ops[0]); break;
+      case Opcode::kAllReduceDone:
+      case Opcode::kAllGatherDone:
+      case Opcode::kReduceScatterDone:
+      case Opcode::kAllToAllDone:
+      case Opcode::kCollectivePermuteDone: v = *vals[0]; break;
       case Opcode::kPartitionId: v.array = eval_partition_id(); break;
       case Opcode::kTuple:
       case Opcode::kOptimizationBarrier:

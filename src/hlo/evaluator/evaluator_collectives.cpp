@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/collective_queue.h"
 #include "core/communicator.h"
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
@@ -73,11 +74,8 @@ detail::ReduceKind kind_of(const Instruction& inst) {
   return detail::ReduceKind::kSum;
 }
 
-}  // namespace
-
-Literal eval_collective(const Instruction& inst, const Literal& x) {
+Literal eval_collective_with(detail::Communicator* comm, const Instruction& inst, const Literal& x) {
   auto cfg = hlo::CollectiveConfig::of(inst);
-  detail::Communicator* comm = detail::current_communicator();
   int64_t n = comm ? comm->size() : 1;
   int64_t me = comm ? comm->rank() : 0;
   auto [group, pos] = cfg.group_of(me, n);
@@ -96,7 +94,7 @@ Literal eval_collective(const Instruction& inst, const Literal& x) {
   detail::CollectiveTimer timer(static_cast<int64_t>(x.nbytes()));  // profiler::collective_stats
   DType dt = x.dtype;
   int64_t d = cfg.dimension;
-  switch (inst.opcode) {
+  switch (hlo::sync_collective_of(inst.opcode)) {
     case Opcode::kAllReduce:
       comm->all_reduce(x.data(), out.data(), x.size(), dt, kind_of(inst), group);
       break;
@@ -135,25 +133,24 @@ Literal eval_collective(const Instruction& inst, const Literal& x) {
   return out;
 }
 
-bool collective_runs_in_place(const Instruction& inst) {
-  if (inst.opcode == Opcode::kPartitionId) return true;
-  if (!hlo::is_collective(inst.opcode) || inst.shape.is_tuple || inst.operands.size() != 1) return false;
-  if (inst.opcode == Opcode::kAllReduce || inst.opcode == Opcode::kCollectivePermute) return true;
-  // The exchanged chunks are contiguous when every dimension before the exchanged one has size 1.
-  auto cfg = hlo::CollectiveConfig::of(inst);
-  const auto& dims = inst.operand(0)->shape.dims;
-  for (int64_t k = 0; k < cfg.dimension; ++k)
-    if (dims[static_cast<size_t>(k)] != 1) return false;
-  return cfg.dimension >= 0;
+}  // namespace
+
+Literal eval_collective(const Instruction& inst, const Literal& x) {
+  detail::Communicator* comm = detail::current_communicator();
+  auto& queue = detail::CollectiveQueue::this_thread();
+  if (!queue.in_flight()) return eval_collective_with(comm, inst, x);
+  Literal out;
+  queue.run_in_order([&] { out = eval_collective_with(comm, inst, x); });
+  return out;
 }
 
-void run_collective(const Instruction& inst, const void* in, void* out) {
-  detail::Communicator* comm = detail::current_communicator();
-  if (inst.opcode == Opcode::kPartitionId) {
-    uint32_t id = comm ? static_cast<uint32_t>(comm->rank()) : 0;
-    std::memcpy(out, &id, sizeof(id));
-    return;
-  }
+bool collective_runs_in_place(const Instruction& inst) {
+  return inst.opcode == Opcode::kPartitionId || hlo::collective_runs_on_buffers(inst);
+}
+
+namespace {
+/// run_collective's work, through `comm` (null: this partition runs alone).
+void run_collective_with(detail::Communicator* comm, const Instruction& inst, const void* in, void* out) {
   const hlo::Shape& xs = inst.operand(0)->shape;
   DType dt = xs.dtype;
   int64_t count = xs.num_elements();
@@ -173,7 +170,7 @@ void run_collective(const Instruction& inst, const void* in, void* out) {
   }
   detail::CollectiveTimer timer(static_cast<int64_t>(bytes));  // profiler::collective_stats
   int64_t g = static_cast<int64_t>(group.size());
-  switch (inst.opcode) {
+  switch (hlo::sync_collective_of(inst.opcode)) {
     case Opcode::kAllReduce:
       comm->all_reduce(in, out, count, dt, kind_of(inst), group);
       break;
@@ -193,6 +190,28 @@ void run_collective(const Instruction& inst, const void* in, void* out) {
       JITX_ASSERT(false, "%{} is not a collective", inst.name);
   }
 }
+}  // namespace
+
+void run_collective(const Instruction& inst, const void* in, void* out) {
+  detail::Communicator* comm = detail::current_communicator();
+  if (inst.opcode == Opcode::kPartitionId) {
+    uint32_t id = comm ? static_cast<uint32_t>(comm->rank()) : 0;
+    std::memcpy(out, &id, sizeof(id));
+    return;
+  }
+  auto& queue = detail::CollectiveQueue::this_thread();
+  if (!queue.in_flight()) return run_collective_with(comm, inst, in, out);
+  queue.run_in_order([&] { run_collective_with(comm, inst, in, out); });
+}
+
+void start_collective(const Instruction& start, const void* in, void* out) {
+  detail::Communicator* comm = detail::current_communicator();
+  if (!comm) return run_collective_with(nullptr, start, in, out);  // alone: the identity, or the error, at once
+  detail::CollectiveQueue::this_thread().start(&start,
+                                               [comm, &start, in, out] { run_collective_with(comm, start, in, out); });
+}
+
+void finish_collective(const Instruction& start) { detail::CollectiveQueue::this_thread().finish(&start); }
 
 Literal eval_partition_id() {
   Literal out = Literal::make(DType::uint32, {});

@@ -89,13 +89,13 @@ std::string_view reducer_name(Reducer r) { return kReducerNames[static_cast<int>
 
 Reducer reducer_of(const Instruction& i) {
   expect_opcode(i, {Opcode::kReduce, Opcode::kReduceWindow, Opcode::kScatter, Opcode::kAllReduce,
-                    Opcode::kReduceScatter});
+                    Opcode::kReduceScatter, Opcode::kAllReduceStart, Opcode::kReduceScatterStart});
   const std::string& name = reducer_text(i);
   int k = index_in(kReducerNames, name);
   auto r = static_cast<Reducer>(std::max(k, 0));
   bool ok = k >= 0;
   if (i.opcode == Opcode::kScatter) ok = ok && (r == Reducer::kReplace || r <= Reducer::kMin);
-  else if (i.opcode == Opcode::kReduceWindow || i.opcode == Opcode::kAllReduce || i.opcode == Opcode::kReduceScatter)
+  else if (i.opcode != Opcode::kReduce)  // reduce-window and the collectives
     ok = ok && r <= Reducer::kOr;
   else ok = ok && r != Reducer::kReplace;
   if (!ok)

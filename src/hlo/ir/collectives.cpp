@@ -11,9 +11,62 @@
 
 namespace jitx::hlo {
 
+namespace {
+struct AsyncForms {
+  Opcode sync, start, done;
+};
+constexpr AsyncForms kAsyncForms[] = {
+    {Opcode::kAllReduce, Opcode::kAllReduceStart, Opcode::kAllReduceDone},
+    {Opcode::kAllGather, Opcode::kAllGatherStart, Opcode::kAllGatherDone},
+    {Opcode::kReduceScatter, Opcode::kReduceScatterStart, Opcode::kReduceScatterDone},
+    {Opcode::kAllToAll, Opcode::kAllToAllStart, Opcode::kAllToAllDone},
+    {Opcode::kCollectivePermute, Opcode::kCollectivePermuteStart, Opcode::kCollectivePermuteDone},
+};
+const AsyncForms* forms_of(Opcode op) {
+  for (auto& f : kAsyncForms)
+    if (f.sync == op || f.start == op || f.done == op) return &f;
+  return nullptr;
+}
+}  // namespace
+
 bool is_collective(Opcode op) {
-  return op == Opcode::kAllReduce || op == Opcode::kAllGather || op == Opcode::kReduceScatter ||
-         op == Opcode::kAllToAll || op == Opcode::kCollectivePermute;
+  auto* f = forms_of(op);
+  return f && op != f->done;
+}
+bool is_async_collective_start(Opcode op) {
+  auto* f = forms_of(op);
+  return f && op == f->start;
+}
+bool is_async_collective_done(Opcode op) {
+  auto* f = forms_of(op);
+  return f && op == f->done;
+}
+Opcode sync_collective_of(Opcode op) {
+  auto* f = forms_of(op);
+  return f ? f->sync : op;
+}
+Opcode async_start_of(Opcode op) {
+  auto* f = forms_of(op);
+  JITX_ASSERT(f && f->sync == op, "{} is not a synchronous collective", opcode_name(op));
+  return f->start;
+}
+Opcode async_done_of(Opcode op) {
+  auto* f = forms_of(op);
+  JITX_ASSERT(f && f->sync == op, "{} is not a synchronous collective", opcode_name(op));
+  return f->done;
+}
+
+bool collective_runs_on_buffers(const Instruction& inst) {
+  if (!is_collective(inst.opcode) || inst.shape.is_tuple || inst.operands.size() != 1 ||
+      inst.operand(0)->shape.is_tuple)
+    return false;
+  Opcode op = sync_collective_of(inst.opcode);
+  if (op == Opcode::kAllReduce || op == Opcode::kCollectivePermute) return true;
+  auto cfg = CollectiveConfig::of(inst);
+  const auto& dims = inst.operand(0)->shape.dims;
+  for (int64_t k = 0; k < cfg.dimension; ++k)
+    if (dims[static_cast<size_t>(k)] != 1) return false;
+  return cfg.dimension >= 0;
 }
 
 bool is_braced_text_attribute(std::string_view key) {
@@ -105,13 +158,13 @@ CollectiveConfig CollectiveConfig::of(const Instruction& inst) {
     for (auto p : g)
       if (!seen.insert(p).second) bad(inst, fmt::format("partition {} is in two replica groups", p));
   }
-  bool needs_dim =
-      inst.opcode == Opcode::kAllGather || inst.opcode == Opcode::kReduceScatter || inst.opcode == Opcode::kAllToAll;
+  Opcode op = sync_collective_of(inst.opcode);
+  bool needs_dim = op == Opcode::kAllGather || op == Opcode::kReduceScatter || op == Opcode::kAllToAll;
   if (needs_dim) {
     if (inst.operands.empty() || c.dimension < 0 || c.dimension >= inst.operands[0]->shape.rank())
       bad(inst, "needs dimensions={d} naming a dimension of its operand");
   }
-  if (inst.opcode == Opcode::kCollectivePermute) {
+  if (op == Opcode::kCollectivePermute) {
     std::set<int64_t> src, dst;
     for (auto& [s, t] : c.source_target_pairs)
       if (!src.insert(s).second || !dst.insert(t).second) bad(inst, "a partition is a source or target twice");

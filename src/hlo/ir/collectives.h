@@ -14,7 +14,19 @@
 
 namespace jitx::hlo {
 
+/// The synchronous collectives and their asynchronous starts (whose attributes and operands are the same).
 bool is_collective(Opcode op);
+bool is_async_collective_start(Opcode op);
+bool is_async_collective_done(Opcode op);
+/// all-reduce-start and all-reduce-done -> all-reduce (and so on); any other opcode is returned as it is.
+Opcode sync_collective_of(Opcode op);
+/// all-reduce -> all-reduce-start / all-reduce-done (op must be a synchronous collective).
+Opcode async_start_of(Opcode op);
+Opcode async_done_of(Opcode op);
+/// Whether a collective (or its start) runs on its operand's and result's buffers directly: one array operand, and
+/// the chunks it exchanges contiguous (every dimension before the exchanged one has size 1). Others go through
+/// the interpreter's copies.
+bool collective_runs_on_buffers(const Instruction& inst);
 
 /// Attributes whose values are XLA's braced text (`sharding={devices=[2,1]0,1}`, `replica_groups={{0,1},{2,3}}`,
 /// `source_target_pairs={{0,1},{1,0}}`): stored as strings, printed and parsed without quotes.

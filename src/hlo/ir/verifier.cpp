@@ -216,24 +216,46 @@ void verify_instruction(const Instruction& i) {
     case Opcode::kPartitionId:
       check(i.shape.dtype == DType::uint32 && i.shape.dims.empty() && !i.shape.is_tuple, i, "partition-id is u32[]");
       break;
+    case Opcode::kAllReduceDone:
+    case Opcode::kAllGatherDone:
+    case Opcode::kReduceScatterDone:
+    case Opcode::kAllToAllDone:
+    case Opcode::kCollectivePermuteDone:
+      check(i.operand(0)->opcode == async_start_of(sync_collective_of(i.opcode)), i,
+            fmt::format("the operand of {} is not a {}", opcode_name(i.opcode),
+                        opcode_name(async_start_of(sync_collective_of(i.opcode)))));
+      check(op_shape(0).same_type(i.shape), i, "a done has its start's type");
+      check(i.operand(0)->users().size() == 1, i, "a collective's start has exactly one user, its done");
+      break;
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatterStart:
+    case Opcode::kAllToAllStart:
+    case Opcode::kCollectivePermuteStart:
+      check(i.parent && i.parent->root != &i && i.users().size() == 1 &&
+                i.users()[0]->opcode == async_done_of(sync_collective_of(i.opcode)),
+            i, fmt::format("a {} is used by exactly one {}", opcode_name(i.opcode),
+                           opcode_name(async_done_of(sync_collective_of(i.opcode)))));
+      [[fallthrough]];
     case Opcode::kAllReduce:
     case Opcode::kAllGather:
     case Opcode::kReduceScatter:
     case Opcode::kAllToAll:
     case Opcode::kCollectivePermute: {
       auto cfg = CollectiveConfig::of(i);
+      Opcode op = sync_collective_of(i.opcode);
       check(!op_shape(0).is_tuple && op_shape(0).dtype == i.shape.dtype && op_shape(0).rank() == i.shape.rank(), i,
             "a collective keeps its operand's dtype and rank");
-      if (i.opcode == Opcode::kAllReduce || i.opcode == Opcode::kReduceScatter) reducer_of(i);
+      if (op == Opcode::kAllReduce || op == Opcode::kReduceScatter) reducer_of(i);
       int64_t g = cfg.replica_groups.empty() ? -1 : static_cast<int64_t>(cfg.replica_groups[0].size());
       for (int64_t k = 0; k < i.shape.rank(); ++k) {
         int64_t in = op_shape(0).dims[static_cast<size_t>(k)], out = i.shape.dims[static_cast<size_t>(k)];
         bool ok = in == out;
-        if (k == cfg.dimension && i.opcode == Opcode::kAllGather)
+        if (k == cfg.dimension && op == Opcode::kAllGather)
           ok = g > 0 ? out == in * g : (in > 0 ? out % in == 0 : out == 0);
-        if (k == cfg.dimension && i.opcode == Opcode::kReduceScatter)
+        if (k == cfg.dimension && op == Opcode::kReduceScatter)
           ok = g > 0 ? out * g == in : (out > 0 ? in % out == 0 : in == 0);
-        if (k == cfg.dimension && i.opcode == Opcode::kAllToAll && g > 0) ok = ok && in % g == 0;
+        if (k == cfg.dimension && op == Opcode::kAllToAll && g > 0) ok = ok && in % g == 0;
         check(ok, i, fmt::format("dimension {} of the result ({}) does not fit the operand's ({})", k, out, in));
       }
       if (auto s = sharding_of(i); s && !s->replicated)

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "hlo/passes/algebraic_simplifier.h"
 #include "hlo/passes/all_reduce_combiner.h"
+#include "hlo/passes/async_collectives.h"
 #include "hlo/passes/constant_folding.h"
 #include "hlo/passes/cse.h"
 #include "hlo/passes/dce.h"
@@ -35,6 +36,8 @@ std::vector<std::unique_ptr<HloPass>> optimization_passes() {
   p.push_back(std::make_unique<Fusion>());                          // kernels: kLoop, kInput, kOutput, kRow
   p.push_back(std::make_unique<LayoutAssignment>());                // minor_to_major per array, copies where needed
   p.push_back(std::make_unique<Scheduling>());                      // an order with a low peak of live bytes
+  if (config().async_collectives)
+    p.push_back(std::make_unique<AsyncCollectives>());              // collectives overlap independent work
   // Buffer assignment (hlo/analysis/buffer_assignment.h) runs on the result, in this order.
   return p;
 }

@@ -23,16 +23,17 @@ supp=$root/tools/sanitizers
 cxx=${JITX_SANITIZE_CXX:-clang++-19}
 # The test files whose code runs on several threads: the runtime (devices, streams, events), the jit cache,
 # the disk cache (concurrent writers), the stress test, the compile threads, and SPMD (a thread per device).
-tsan_files="cpu_runtime;jit;cache_bounds;disk_cache;stress;compile_time;spmd_runtime;spmd_ir"
+tsan_files="cpu_runtime;jit;cache_bounds;disk_cache;stress;compile_time;spmd_runtime;spmd_ir;async_collectives"
 # The library sources tsan-ci instruments (regexes on the path from the source dir): those whose code runs on
 # several threads or hands data between them: the runtime (devices, streams, events, sharded buffers), the
 # compilation cache, dispatch (the eager op cache, execution, SPMD), the jit entry points and their caches
 # (jit, jit_spmd, device, debug's sinks, random's sampler cache), Array's methods, the buffers' live counts,
-# traces, host callbacks, the log, the communicator, the CPU backend's executor, ORC JIT, kernel launch, the thread
+# traces, host callbacks, the log, the communicator and the queue of asynchronous collectives, the CPU backend's executor, ORC JIT, kernel launch, the thread
 # pool (thread_pool.cpp; eigen_dot.cpp keeps Eigen's for its contractions), row groups, the interpreter backend and
 # the interpreter's collectives threads. README "Sanitizers and fuzzing".
 tsan_ci_sources="^src/runtime/;^src/cache/;^src/dispatch/;^src/api/(jit|jit_spmd|device|debug|random)[.]cpp$"
-tsan_ci_sources+=";^src/ops/array[.]cpp$;^src/core/(storage|trace|host_callback|log|config|communicator)[.]cpp$"
+tsan_ci_sources+=";^src/ops/array[.]cpp$"
+tsan_ci_sources+=";^src/core/(storage|trace|host_callback|log|config|communicator|collective_queue)[.]cpp$"
 tsan_ci_sources+=";^src/backends/cpu/(cpu_backend|cpu_executable|kernel_launch|orc_jit|eigen_dot|thread_pool|row_groups)[.]cpp$"
 tsan_ci_sources+=";^src/backends/interpreter/;^src/hlo/evaluator/evaluator_collectives[.]cpp$"
 halt=0

@@ -222,7 +222,7 @@ void verify_instruction(const Instruction& i) {
     case Opcode::kAllToAllDone:
     case Opcode::kCollectivePermuteDone:
       check(i.operand(0)->opcode == async_start_of(sync_collective_of(i.opcode)), i,
-            fmt::format("the operand of {} is not a {}", opcode_name(i.opcode),
+            fmt::format("the operand of {} must be an {}", opcode_name(i.opcode),
                         opcode_name(async_start_of(sync_collective_of(i.opcode)))));
       check(op_shape(0).same_type(i.shape), i, "a done has its start's type");
       check(i.operand(0)->users().size() == 1, i, "a collective's start has exactly one user, its done");
@@ -234,7 +234,7 @@ void verify_instruction(const Instruction& i) {
     case Opcode::kCollectivePermuteStart:
       check(i.parent && i.parent->root != &i && i.users().size() == 1 &&
                 i.users()[0]->opcode == async_done_of(sync_collective_of(i.opcode)),
-            i, fmt::format("a {} is used by exactly one {}", opcode_name(i.opcode),
+            i, fmt::format("{} must have exactly one user, its {} (and not be the root)", opcode_name(i.opcode),
                            opcode_name(async_done_of(sync_collective_of(i.opcode)))));
       [[fallthrough]];
     case Opcode::kAllReduce:

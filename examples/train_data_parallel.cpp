@@ -145,8 +145,9 @@ int main(int argc, char** argv) {
     std::string hlo = step.lower(sharded_p, xs0, ys0).compile().as_text();
     // An all-reduce the optimiser overlapped with other work is an all-reduce-start ... all-reduce-done pair.
     int all_reduces = count(hlo, " all-reduce(") + count(hlo, " all-reduce-start(");
+    int all_gathers = count(hlo, " all-gather(") + count(hlo, " all-gather-start(");
     say(fmt::format("per-device program: {} all-reduce(s), {} all-gather(s); {:.3f} ms per step (after the first)\n",
-                    all_reduces, count(hlo, " all-gather(") + count(hlo, " all-gather-start("), total_ms / std::max<int64_t>(steps - 1, 1)));
+                    all_reduces, all_gathers, total_ms / std::max<int64_t>(steps - 1, 1)));
     say(fmt::format("largest relative difference from one device: loss {:.1e}, parameters {:.1e}\n", worst_loss,
                     worst_param));
     int rc = 0;

@@ -385,6 +385,46 @@ ENTRY %e (x: f32[8,8]) -> f32[] {
   CHECK(r.count("all-gather") == 0);
 }
 
+TEST_CASE("partitioner: a convolution over split rows exchanges halos with both neighbours", "[spmd]") {
+  // NHWC input, HWIO kernel; `pad` is the padding of H then W (low, high each), `sh` the input's sharding.
+  auto conv = [](int64_t kh, const std::string& pad, const std::string& strides, const std::string& sh) {
+    int64_t out_h = strides == "1,1" ? 8 : 4;
+    return fmt::format(R"(HloModule m
+
+ENTRY %e (x: f32[4,8,6,3], k: f32[{0},3,3,5]) -> f32[4,{3},6,5] {{
+  %x = f32[4,8,6,3] parameter(0), sharding={4}
+  %k = f32[{0},3,3,5] parameter(1)
+  %c = f32[4,{3},6,5] convolution(%x, %k), lhs_spec={{0,3,1,2}}, rhs_spec={{3,2,0,1}}, out_spec={{0,3,1,2}}, window_strides={{{2}}}, padding={{{1}}}, lhs_dilation={{1,1}}, rhs_dilation={{1,1}}, feature_group_count=1, batch_group_count=1
+  ROOT %t = f32[4,{3},6,5] tanh(%c)
+}}
+)",
+                       kh, pad, strides, out_h, sh);
+  };
+  for (int64_t n : {2, 4, 8}) {
+    INFO("rows split " << n << " ways");
+    auto rows = fmt::format("{{devices=[1,{},1,1]{}}}", n, ids(n));
+    // A 3x3 "SAME" convolution: one row from the partition above, one from the one below.
+    auto r = check(conv(3, "1,1,1,1", "1,1", rows), n);
+    CHECK(r.count("collective-permute") == 2);
+    CHECK(r.count("all-gather") == 0);
+    CHECK(r.count("all-reduce") == 0);
+    // A causal 3-row window (two rows above, none below): one halo.
+    auto causal = check(conv(3, "2,0,1,1", "1,1", rows), n);
+    CHECK(causal.count("collective-permute") == (n <= 4 ? 1u : 0u));  // tiles of one row cannot lend two
+  }
+  // 5x5 windows on 2 partitions (tiles of 4 rows lend 2), and batch and rows split on a 2 x 2 mesh.
+  auto five = check(conv(5, "2,2,2,2", "1,1", "{devices=[1,2,1,1]0,1}"), 2);
+  CHECK(five.count("collective-permute") == 2);
+  CHECK(five.count("all-gather") == 0);
+  auto mesh = check(conv(3, "1,1,1,1", "1,1", "{devices=[2,2,1,1]0,1,2,3}"), 4);
+  CHECK(mesh.count("collective-permute") == 2);
+  CHECK(mesh.count("all-gather") == 0);
+  // A strided convolution changes the rows' size: the input is all-gathered, and the values are still right.
+  auto strided = check(conv(3, "1,1,1,1", "2,1", "{devices=[1,2,1,1]0,1}"), 2);
+  CHECK(strided.count("all-gather") >= 1);
+  CHECK(strided.count("collective-permute") == 0);
+}
+
 TEST_CASE("partitioner: what it does not do yet is a CompileError", "[spmd]") {
   auto m = hlo::testing::parse(R"(HloModule m
 

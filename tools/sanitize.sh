@@ -28,9 +28,10 @@ tsan_files="cpu_runtime;jit;cache_bounds;disk_cache;stress;compile_time;spmd_run
 # several threads or hands data between them: the runtime (devices, streams, events, sharded buffers), the
 # compilation cache, dispatch (the eager op cache, execution, SPMD), the jit entry points and their caches
 # (jit, jit_spmd, device, debug's sinks, random's sampler cache), Array's methods, the buffers' live counts,
-# traces, host callbacks, the log, the communicator and the queue of asynchronous collectives, the CPU backend's executor, ORC JIT, kernel launch, the thread
-# pool (thread_pool.cpp; eigen_dot.cpp keeps Eigen's for its contractions), row groups, the interpreter backend and
-# the interpreter's collectives threads. README "Sanitizers and fuzzing".
+# traces, host callbacks, the log, the communicator and the queue of asynchronous collectives, the CPU backend's
+# executor, ORC JIT, kernel launch, the thread pool (thread_pool.cpp; eigen_dot.cpp keeps Eigen's for its
+# contractions), row groups, the interpreter backend and the interpreter's collectives threads. README "Sanitizers
+# and fuzzing".
 tsan_ci_sources="^src/runtime/;^src/cache/;^src/dispatch/;^src/api/(jit|jit_spmd|device|debug|random)[.]cpp$"
 tsan_ci_sources+=";^src/ops/array[.]cpp$"
 tsan_ci_sources+=";^src/core/(storage|trace|host_callback|log|config|communicator|collective_queue)[.]cpp$"

@@ -88,43 +88,17 @@ std::optional<Local> Partitioner::halo_slice(const Instruction& i) {
       lo[static_cast<size_t>(d)] = start[static_cast<size_t>(d)];
       hi[static_cast<size_t>(d)] = limit[static_cast<size_t>(d)];
     }
-  auto local_slice = [&](Instruction* v, std::vector<int64_t> a, std::vector<int64_t> b) {
-    Shape s = v->shape;
-    for (size_t d = 0; d < s.dims.size(); ++d) s.dims[d] = b[d] - a[d];
-    detail::Params sa;
-    sa.set("start_indices", a);
-    sa.set("limit_indices", b);
-    sa.set("strides", std::vector<int64_t>(a.size(), 1));
-    return c_->add(Opcode::kSlice, s, {v}, sa);
-  };
   Instruction* v = local_slice(x.v, lo, hi);
   for (int64_t d = 0; d < r; ++d) {
     size_t u = static_cast<size_t>(d);
     int64_t s = start[u];
     if (x.t.dims[u] == 1 || s == 0) continue;
-    std::vector<int64_t> a(static_cast<size_t>(r), 0), b = v->shape.dims;
-    b[u] = s;
-    Instruction* edge = local_slice(v, a, b);  // what this partition sends to the one before it along d
-    CollectiveConfig cp;
-    cp.channel_id = channel_++;
-    for (int64_t p : x.t.devices) {
-      int64_t j = tile_index(x.t, p, d);
-      if (j == 0) continue;
-      for (int64_t q : x.t.devices) {
-        bool before = tile_index(x.t, q, d) == j - 1;  // and the same place in every other dimension and copy
-        for (int64_t e = 0; e < static_cast<int64_t>(x.t.dims.size()) && before; ++e)
-          if (e != d) before = tile_index(x.t, q, e) == tile_index(x.t, p, e);
-        if (before) cp.source_target_pairs.emplace_back(p, q);
-      }
-    }
-    detail::Params pa;
-    cp.set_on(pa);
-    Instruction* halo = c_->add(Opcode::kCollectivePermute, edge->shape, {edge}, pa);
+    Instruction* next = halo(v, x.t, d, s, false);  // the first s elements of the next partition's tile
     Shape es = v->shape;
     es.dims[u] += s;
     detail::Params ca;
     ca.set("dimension", d);
-    Instruction* ext = c_->add(Opcode::kConcatenate, es, {v, halo}, ca);
+    Instruction* ext = c_->add(Opcode::kConcatenate, es, {v, next}, ca);
     std::vector<int64_t> wa(static_cast<size_t>(r), 0), wb = ext->shape.dims;
     wa[u] = s;
     wb[u] = s + v->shape.dims[u];
@@ -610,6 +584,8 @@ Local Partitioner::visit(const Instruction& i) {
       return gather(i);
     case Opcode::kScatter:
       return scatter(i);
+    case Opcode::kConvolution:
+      return convolution(i);
     case Opcode::kTuple: {
       std::vector<Instruction*> ops;
       std::vector<Tiles> elems;

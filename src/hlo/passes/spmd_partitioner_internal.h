@@ -135,6 +135,16 @@ class Partitioner {
   /// A static slice of tiled dimensions that keeps their tile size: local windows plus halos from the next
   /// partitions (collective-permute); nullopt when the slice is not of that form.
   std::optional<Local> halo_slice(const Instruction& i);
+  /// (p, q) pairs sending from each partition to the one whose tile along d is `step` further (the same place in
+  /// every other dimension and copy).
+  std::vector<std::pair<int64_t, int64_t>> shift_pairs(const Tiles& t, int64_t d, int64_t step) const;
+  /// slice(v, lo, hi) with unit strides.
+  Instruction* local_slice(Instruction* v, std::vector<int64_t> lo, std::vector<int64_t> hi);
+  /// The `count` elements along d that the neighbouring partition holds next to this one's tile of v (tiled as t):
+  /// the previous partition's last ones or the next one's first, by collective-permute; zeros at the ends.
+  Instruction* halo(Instruction* v, const Tiles& t, int64_t d, int64_t count, bool from_previous);
+  /// Convolutions (spmd_conv.cpp): the input split on batch and spatial dimensions, spatial splits with halos.
+  Local convolution(const Instruction& i);
   Local while_loop(const Instruction& i);
   Local conditional(const Instruction& i);
   Local visit(const Instruction& i);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "jitx/jitx.h"
+#include "jitx/random.h"
 #include "runtime/runtime.h"
 #include "test_util.h"
 #include "spmd_test_util.h"
@@ -220,6 +221,45 @@ TEST_CASE("partitioner: an embedding lookup and its gradient with the batch spli
     // Its gradient: the scatter's updates arrive split on the feature (window) dimension; the scatter must not
     // drop them at the window's start (gathered instead), and the values are one device's.
     CHECK(rel_diff(g(ts, idx), want_g) < 1e-6);
+  }
+}
+
+TEST_CASE("partitioner: a data-parallel CNN step: local convolutions, one all-reduce for the kernel gradients",
+          "[spmd][spmd_control]") {
+  // Forward and input-gradient convolutions keep the batch split; the kernel gradients contract the batch, so each
+  // partition convolves its rows and the partial kernels are summed (the combiner merges the two small ones).
+  auto dn = lax::conv_dimension_numbers("NHWC", "HWIO", "NHWC");
+  auto loss = [dn](const std::vector<Array>& p, const Array& x) {
+    Array h = jnp::tanh(lax::conv_general_dilated(x, p[0], {1, 1}, {{1, 1}, {1, 1}}, {}, {}, dn));
+    h = jnp::tanh(lax::conv_general_dilated(h, p[1], {1, 1}, {{1, 1}, {1, 1}}, {}, {}, dn));
+    return jnp::mean(jnp::square(h));
+  };
+  auto g = jit(grad(loss));
+  auto k = random::split(random::PRNGKey(21), 3);
+  std::vector<Array> p{random::normal(k[0], {3, 3, 3, 4}) * 0.3, random::normal(k[1], {3, 3, 4, 4}) * 0.3};
+  Array x = random::normal(k[2], {16, 6, 6, 3});
+  auto want = g(p, x);
+  for (const Mesh& m : meshes()) {
+    INFO(m.str());
+    Array xs = device_put(x, NamedSharding(m, P("d", nullptr, nullptr, nullptr)));
+    auto got = g(p, xs);
+    for (size_t j = 0; j < 2; ++j) CHECK(rel_diff(got[j], want[j]) < 1e-5);
+    std::string text = g.lower(p, xs).compile().as_text();
+    INFO(text);
+    CHECK(count(text, "all-gather") == 0);
+    CHECK(count(text, "all-reduce") == 1);
+  }
+  // Rows split instead: the convolutions exchange halos with their neighbours and give one device's values.
+  if (have(2)) {
+    Mesh m = make_mesh({2}, {"d"});
+    auto fwd = jit([dn](const Array& x, const Array& w) {
+      return jnp::tanh(lax::conv_general_dilated(x, w, {1, 1}, {{1, 1}, {1, 1}}, {}, {}, dn));
+    });
+    Array xs = device_put(x, NamedSharding(m, P(nullptr, "d", nullptr, nullptr)));
+    CHECK(rel_diff(fwd(xs, p[0]), fwd(x, p[0])) < 1e-6);
+    std::string text = fwd.lower(xs, p[0]).compile().as_text();
+    CHECK(count(text, "collective-permute") == 2);
+    CHECK(count(text, "all-gather") == 0);
   }
 }
 

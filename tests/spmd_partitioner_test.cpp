@@ -425,6 +425,25 @@ ENTRY %e (x: f32[4,8,6,3], k: f32[{0},3,3,5]) -> f32[4,{3},6,5] {{
   CHECK(strided.count("collective-permute") == 0);
 }
 
+TEST_CASE("partitioner: a convolution contracting a split batch sums partial kernels", "[spmd]") {
+  // A kernel gradient: x's batch is the contracted feature (lhs_spec f01b), dy's batch the kernel's input feature.
+  for (int64_t n : {2, 4, 8}) {
+    INFO("batch split " << n << " ways");
+    auto r = check(fmt::format(R"(HloModule m
+
+ENTRY %e (x: f32[8,6,6,3], dy: f32[8,6,6,5]) -> f32[3,3,3,5] {{
+  %x = f32[8,6,6,3] parameter(0), sharding={{devices=[{0},1,1,1]{1}}}
+  %dy = f32[8,6,6,5] parameter(1), sharding={{devices=[{0},1,1,1]{1}}}
+  ROOT %c = f32[3,3,3,5] convolution(%x, %dy), lhs_spec={{3,0,1,2}}, rhs_spec={{3,0,1,2}}, out_spec={{2,3,0,1}}, window_strides={{1,1}}, padding={{1,1,1,1}}, lhs_dilation={{1,1}}, rhs_dilation={{1,1}}, feature_group_count=1, batch_group_count=1
+}}
+)",
+                               n, ids(n)),
+                   n);
+    CHECK(r.count("all-reduce") == 1);
+    CHECK(r.count("all-gather") == 0);
+  }
+}
+
 TEST_CASE("partitioner: what it does not do yet is a CompileError", "[spmd]") {
   auto m = hlo::testing::parse(R"(HloModule m
 

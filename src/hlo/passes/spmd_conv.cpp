@@ -1,5 +1,6 @@
-// The SPMD partitioner's convolution rule: the input split on its batch and spatial dimensions, each spatial
-// split completed by halos from the neighbouring partitions (collective-permute), the kernel replicated.
+// The SPMD partitioner's convolution rule: the input split on its batch, feature and spatial dimensions; each
+// spatial split completed by halos from the neighbouring partitions (collective-permute), a feature split (the
+// contraction) summed by an all-reduce or reduce-scatter, the kernel split like the input on its input features.
 #include "hlo/passes/spmd_partitioner_internal.h"
 
 namespace jitx::hlo::spmd {
@@ -52,8 +53,6 @@ Local Partitioner::convolution(const Instruction& i) {
   if (!x.t.tiled()) return generic(i, "convolution of an untiled input");
   if (cfg.feature_group_count != 1 || cfg.batch_group_count != 1)
     return generic(i, "a grouped convolution (all-gathered)");
-  if (x.t.dims[static_cast<size_t>(dn.input_feature_dimension)] != 1)
-    return generic(i, "a convolution with its input features split (all-gathered)");
   for (size_t d = 0; d < in.size(); ++d)
     if (x.t.dims[d] > 1 && in[d] % x.t.dims[d] != 0) return generic(i, "an uneven split of a convolution's input");
   // Each split spatial dimension must keep its size (stride 1, no dilation, padding low + high = window - 1) with
@@ -68,13 +67,19 @@ Local Partitioner::convolution(const Instruction& i) {
         pad.low < 0 || pad.high < 0 || pad.low + pad.high != w - 1 || pad.low > tile || pad.high > tile)
       return generic(i, "a convolution over a split spatial dimension that does not keep its size (all-gathered)");
   }
-  // The result's tiles: the input's batch and spatial splits, moved to the result's dimensions.
+  // The result's tiles: the input's batch and spatial splits, moved to the result's dimensions (its features come
+  // from the kernel, whole).
   std::vector<int64_t> keep(static_cast<size_t>(i.shape.rank()));
   keep[static_cast<size_t>(dn.output_batch_dimension)] = dn.input_batch_dimension;
-  keep[static_cast<size_t>(dn.output_feature_dimension)] = dn.input_feature_dimension;
+  keep[static_cast<size_t>(dn.output_feature_dimension)] = -1;
   for (size_t s = 0; s < dn.output_spatial_dimensions.size(); ++s)
     keep[static_cast<size_t>(dn.output_spatial_dimensions[s])] = dn.input_spatial_dimensions[s];
   Tiles out_t = regroup(x.t, keep);
+  // The kernel: split like the input on the features they contract (a data-parallel weight gradient contracts the
+  // batch), whole elsewhere.
+  std::vector<int64_t> keep_k(static_cast<size_t>(i.operand(1)->shape.rank()), -1);
+  keep_k[static_cast<size_t>(dn.kernel_input_feature_dimension)] = dn.input_feature_dimension;
+  Instruction* k = reshard(map_.at(i.operand(1)), regroup(x.t, keep_k), i).v;
   Instruction* v = x.v;
   for (int64_t s = 0; s < dn.num_spatial_dims(); ++s) {
     int64_t ld = dn.input_spatial_dimensions[static_cast<size_t>(s)];
@@ -94,11 +99,14 @@ Local Partitioner::convolution(const Instruction& i) {
     }
     pad = WindowPadding{};
   }
-  Instruction* k = reshard(map_.at(i.operand(1)), replicated(i.operand(1)->shape.rank(), n_), i).v;
   detail::Params attrs = i.attrs;
   cfg.set_on(attrs);
-  note(i, out_t, "convolution: the input's batch and spatial splits, with halos from the neighbouring partitions");
-  return Local{add(Opcode::kConvolution, local_shape(i.shape, out_t, i), {v, k}, attrs, out_t), out_t};
+  Instruction* local = add(Opcode::kConvolution, local_shape(i.shape, out_t, i), {v, k}, attrs, out_t);
+  if (x.t.dims[static_cast<size_t>(dn.input_feature_dimension)] == 1) {
+    note(i, out_t, "convolution: the input's batch and spatial splits, with halos from the neighbouring partitions");
+    return Local{local, out_t};
+  }
+  return sum_partials(i, local, x.t, keep, {dn.input_feature_dimension}, out_t);
 }
 
 }  // namespace jitx::hlo::spmd

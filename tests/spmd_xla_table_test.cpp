@@ -1,4 +1,4 @@
-// jitx's partitioner against XLA's (issue 17): 26 programs x shardings on 8 CPU devices, the table of
+// jitx's partitioner against XLA's (issue 17): 28 programs x shardings on 8 CPU devices, the table of
 // tools/spmd_xla_table.py. For each, the partitioned program must give the one-device values, and its collectives
 // must be XLA's (same kinds and counts) or move no more bytes; the XLA column is what JAX 0.10.2 compiled
 // (`tools/spmd_xla_table.py --jax-json`, recorded below). JITX_SPMD_TABLE_JSON=FILE writes jitx's column as JSON for
@@ -102,6 +102,17 @@ std::vector<Program> programs() {
   t.push_back({"transpose_resharded", 1, {{64, 32}}, {rows}, {rows},
                one([](auto& a) { return jnp::transpose(a[0]) * 2.0f; })});
   t.push_back({"rows_to_cols", 1, {{64, 32}}, {rows}, {cols}, one([](auto& a) { return a[0] * 2.0f; })});
+  auto conv_same = [](const Array& x, const Array& k) {
+    return jnp::tanh(lax::conv_general_dilated(x, k, {1, 1}, {{1, 1}, {1, 1}}, {}, {},
+                                               lax::conv_dimension_numbers("NHWC", "HWIO", "NHWC")));
+  };
+  t.push_back({"conv_rows", 1, {{4, 16, 16, 8}, {3, 3, 8, 8}}, {P(nullptr, "x", nullptr, nullptr), rep}, {},
+               one([conv_same](auto& a) { return conv_same(a[0], a[1]); })});
+  t.push_back({"cnn_grad_dp", 1, {{16, 8, 8, 4}, {3, 3, 4, 8}}, {P("x", nullptr, nullptr, nullptr), rep}, {rep},
+               one([conv_same](auto& a) {
+                 const Array x = a[0];
+                 return grad([&](const Array& k) { return jnp::mean(jnp::square(conv_same(x, k))); })(a[1]);
+               })});
   return t;
 }
 
@@ -153,7 +164,7 @@ bool same_kinds(const Collectives& a, const Collectives& b) {
 
 }  // namespace
 
-TEST_CASE("partitioner vs XLA: 26 programs x shardings on 8 devices, values and collectives", "[spmd][spmd_xla]") {
+TEST_CASE("partitioner vs XLA: 28 programs x shardings on 8 devices, values and collectives", "[spmd][spmd_xla]") {
   if (devices().size() < 8) {
     WARN("needs 8 devices (the test main sets eight unless JITX_CPU_DEVICE_COUNT says otherwise)");
     return;
@@ -216,7 +227,7 @@ TEST_CASE("partitioner vs XLA: 26 programs x shardings on 8 devices, values and 
   }
   json += "}}\n";
   if (const char* path = std::getenv("JITX_SPMD_TABLE_JSON")) std::ofstream(path) << json;
-  CHECK(rows == 26);
+  CHECK(rows == 28);
 }
 
 namespace {
@@ -251,6 +262,8 @@ const std::map<std::string, Collectives>& xla_table() {
       {"with_constraint", {{{"all-gather", 1}}, 8192}},
       {"transpose_resharded", {{{"all-to-all", 1}}, 1024}},
       {"rows_to_cols", {{{"all-to-all", 1}}, 1024}},
+      {"conv_rows", {{{"collective-permute", 2}}, 4096}},
+      {"cnn_grad_dp", {{{"all-reduce", 1}}, 1152}},
   };
   return t;
 }

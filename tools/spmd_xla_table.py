@@ -126,6 +126,12 @@ PROGRAMS = [
          args=[("x", (64, 32), ("x", None))], out=[("x", None)], shardings="x P('x',None) -> out P('x',None)"),
     dict(name="rows_to_cols", mesh="mesh1", fn="double", expr="x * 2",
          args=[("x", (64, 32), ("x", None))], out=[(None, "x")], shardings="x P('x',None) -> out P(None,'x')"),
+    dict(name="conv_rows", mesh="mesh1", fn="conv_same", expr="tanh(conv(x, k, NHWC/HWIO, 3x3, SAME))",
+         args=[("x", (4, 16, 16, 8), (None, "x", None, None)), ("k", (3, 3, 8, 8), R)], out=None,
+         shardings="x P(None,'x',None,None) (rows), k P()"),
+    dict(name="cnn_grad_dp", mesh="mesh1", fn="cnn_grad", expr="grad(mean(tanh(conv(x, k))**2), k)",
+         args=[("x", (16, 8, 8, 4), ("x", None, None, None)), ("k", (3, 3, 4, 8), R)], out=[R],
+         shardings="x P('x',None,None,None), k P() -> out P()"),
 ]
 
 KINDS = ["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"]
@@ -302,7 +308,16 @@ def make_funcs():
             return jax.lax.with_sharding_constraint(jnp.exp(x), NamedSharding(meshes["mesh1"], P())) + 1
         return with_constraint
 
+    def conv_same(x, k):
+        return jnp.tanh(jax.lax.conv_general_dilated(x, k, (1, 1), ((1, 1), (1, 1)),
+                                                     dimension_numbers=("NHWC", "HWIO", "NHWC")))
+
+    def cnn_grad(x, k):
+        return jax.grad(lambda kk: jnp.mean(conv_same(x, kk) ** 2))(k)
+
     funcs = {
+        "conv_same": conv_same,
+        "cnn_grad": cnn_grad,
         "ew_chain": lambda x: jnp.sin(x) * 2 + 1,
         "ew_mixed": lambda x, y: x * y + y,
         "bias_add": lambda x, b: x + b,

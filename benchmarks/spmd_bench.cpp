@@ -2,7 +2,9 @@
 // JAX with 2 host devices: an MLP (tanh hidden layers) trained by SGD on a global batch split over a "data" mesh,
 // the parameters replicated. Prints one JSON line per configuration: the median step time (block_until_ready,
 // compile excluded and reported apart) and, on 2 devices, the time the partitions spent in collectives per step
-// (jitx::profiler: summed over partitions, so waiting for the slower partition counts).
+// (jitx::profiler: summed over partitions, so waiting for the slower partition counts). On 2 devices the step runs
+// twice: with asynchronous collectives (the default: each gradient's all-reduce overlaps the backward pass that
+// follows it; `exposed` is the time partitions waited at the -done) and with JITX_ASYNC_COLLECTIVES off.
 //   spmd_bench [--batch B] [--hidden H] [--min-time S]
 #include <chrono>
 #include <cstdio>
@@ -53,7 +55,13 @@ int main(int argc, char** argv) {
   Array x = random::normal(k[3], {batch, in});
   Array y = jnp::sin(jnp::matmul(x, random::normal(random::PRNGKey(5), {in, out}) * 0.1));
   std::string size = fmt::format("{}x{}", batch, hidden);
-  for (int64_t n : {1, 2}) {
+  struct Variant {
+    int64_t n;
+    bool async;
+  };
+  for (Variant v : {Variant{1, true}, Variant{2, true}, Variant{2, false}}) {
+    int64_t n = v.n;
+    config().async_collectives = v.async;  // read when the step compiles
     auto f = jit(step);
     Mlp p = p0;
     Array xs = x, ys = y;
@@ -76,13 +84,15 @@ int main(int argc, char** argv) {
       ++calls;
     }, min_time);
     auto cs = profiler::collective_stats();
-    double coll_ms = calls ? cs.seconds * 1e3 / static_cast<double>(calls) / static_cast<double>(n) : 0;
+    double per = calls ? 1e3 / static_cast<double>(calls) / static_cast<double>(n) : 0;
+    double coll_ms = cs.seconds * per, exposed_ms = (v.async ? cs.wait_seconds : cs.seconds) * per;
     std::printf("{\"workload\": \"train_step_dp\", \"system\": \"jitx\", \"devices\": %lld, \"size\": \"%s\", "
-                "\"median_ms\": %.4f, \"p10_ms\": %.4f, \"p90_ms\": %.4f, \"reps\": %d, \"compile_ms\": %.1f, "
-                "\"collective_ms_per_step\": %.4f, \"collectives_per_step\": %.1f}\n",
-                static_cast<long long>(n), size.c_str(), stats.median_ms, stats.p10_ms, stats.p90_ms, stats.reps,
-                compile_ms, coll_ms,
-                calls ? static_cast<double>(cs.calls) / static_cast<double>(calls) / static_cast<double>(n) : 0.0);
+                "\"async\": %s, \"median_ms\": %.4f, \"p10_ms\": %.4f, \"p90_ms\": %.4f, \"reps\": %d, "
+                "\"compile_ms\": %.1f, \"collective_ms_per_step\": %.4f, \"exposed_ms_per_step\": %.4f, "
+                "\"async_per_step\": %.1f, \"collectives_per_step\": %.1f}\n",
+                static_cast<long long>(n), size.c_str(), v.async ? "true" : "false", stats.median_ms, stats.p10_ms,
+                stats.p90_ms, stats.reps, compile_ms, coll_ms, exposed_ms,
+                static_cast<double>(cs.async_calls) * per / 1e3, static_cast<double>(cs.calls) * per / 1e3);
     std::fflush(stdout);
   }
   return 0;

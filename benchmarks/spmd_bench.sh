@@ -22,25 +22,31 @@ done
 "$venv/bin/python" - "$tmp" "$out" <<'PY'
 import json, sys, datetime
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-by = {(r["system"], r["size"], r["devices"]): r for r in rows}
+by = {(r["system"], r["size"], r["devices"], r.get("async", True)): r for r in rows}
 lines = ["# Data-parallel training step on 1 and 2 CPU devices: jitx against JAX", "",
          f"Command: `benchmarks/spmd_bench.sh`, {datetime.date.today()}. An MLP (256 -> H -> H -> 64, tanh) trained by "
          "SGD on a global batch B split over a `data` mesh, parameters replicated; median step time with "
          "block_until_ready, compile time apart. JAX runs with 2 host devices "
          "(`--xla_force_host_platform_device_count=2`). This machine has 2 cores: one device already uses both "
          "for its matmuls, so 2 devices divide the batch, not the hardware. `collectives` is the time jitx's "
-         "partitions spent in collectives per step (per partition, waits included; `jitx/profiler.h`).", "",
-         "| B x H | devices | jitx ms | JAX ms | JAX/jitx | jitx compile ms | JAX compile ms | jitx collectives ms/step |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|"]
-for (sysname, size, n), r in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+         "partitions spent in collectives per step (per partition, waits included; `jitx/profiler.h`); `exposed` "
+         "the part of it the step waited for: with asynchronous collectives (`async` yes, the default) the time "
+         "partitions waited at an all-reduce-done, the rest ran while the partition computed; without "
+         "(`JITX_ASYNC_COLLECTIVES=0`) all of it.", "",
+         "| B x H | devices | async | jitx ms | JAX ms | JAX/jitx | jitx compile ms | JAX compile ms "
+         "| jitx collectives ms/step | exposed ms/step |",
+         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+for (sysname, size, n, asy), r in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2], not kv[0][3])):
     if sysname != "jitx":
         continue
-    j = by.get(("jax", size, n))
+    j = by.get(("jax", size, n, True))
     jm = f"{j['median_ms']:.3f}" if j else "-"
     ratio = f"{j['median_ms'] / r['median_ms']:.2f}" if j else "-"
     jc = f"{j['compile_ms']:.0f}" if j else "-"
     coll = f"{r['collective_ms_per_step']:.3f} ({r['collectives_per_step']:.0f} calls)" if n > 1 else "-"
-    lines.append(f"| {size} | {n} | {r['median_ms']:.3f} | {jm} | {ratio} | {r['compile_ms']:.0f} | {jc} | {coll} |")
+    exp = f"{r['exposed_ms_per_step']:.3f}" if n > 1 else "-"
+    lines.append(f"| {size} | {n} | {'yes' if asy else 'no'} | {r['median_ms']:.3f} | {jm} | {ratio} "
+                 f"| {r['compile_ms']:.0f} | {jc} | {coll} | {exp} |")
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

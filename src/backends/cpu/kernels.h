@@ -70,6 +70,9 @@ struct HostTarget {
   std::string compiler, triple, cpu, features;
 };
 const HostTarget& host_target();
+/// The vector width, in bits, the loop vectoriser prefers for kernels (512 on AVX-512 hosts unless
+/// JITX_CPU_VECTOR_WIDTH says otherwise; see orc_jit.cpp).
+int preferred_vector_width();
 
 /// The optimised LLVM IR of kernels for insts (for tests that look for vector instructions).
 std::string optimized_ir(const std::vector<const hlo::Instruction*>& insts, int opt_level = 2,

@@ -323,7 +323,8 @@ TEST_CASE("async collectives: a data-parallel step overlaps its gradient all-red
       size_t ars = testing::collective_count(text, "all-reduce");
       CHECK(ars == 3);
       CHECK((text.find("all-reduce-start(") != std::string::npos) == async);
-      CHECK((stats.async_calls > 0) == async);
+      // The cpu backend runs them on the partitions' collective workers; the interpreter at their start.
+      if (default_platform() == "cpu") CHECK((stats.async_calls > 0) == async);
       CHECK(stats.calls == static_cast<int64_t>(ars) * n);
       for (size_t j = 0; j < 3; ++j) {
         auto gv = got[j].to_vector<float>(), wv = want[j].to_vector<float>();

@@ -144,12 +144,15 @@ bool LoopEmitter::prefetch_next_rows(const std::vector<const Instruction*>& root
   if (dims.size() < 2 || cols < kStreamBlock) return false;
   bool reduces = false;
   for (auto* i : computed_order(roots)) reduces = reduces || is_row_reduction(*i, dims);
-  if (!reduces) return false;
-  int64_t bytes = 0;  // inputs read at the output's index: large enough to come from memory
+  return reduces && prefetches_next_row(dims);
+}
+
+bool LoopEmitter::prefetches_next_row(const std::vector<int64_t>& dims) const {
+  int64_t bytes = 0;  // inputs of this shape: large enough to come from memory
   for (auto& [inst, ptr] : buffers_)
     if (inst->shape.dims == dims && inst->opcode != Opcode::kConstant)
       bytes += inst->shape.num_elements() * static_cast<int64_t>(dtype_size(inst->shape.dtype));
-  return bytes >= kStreamingStoreBytes;
+  return dims.size() >= 2 && bytes >= kStreamingStoreBytes;
 }
 
 // Prefetches `count` elements from linear index `next` of every input read at the output's own index.

@@ -108,6 +108,8 @@ class LoopEmitter : public ElementalEmitter {
   // --- software prefetch ---
   bool prefetch_next_rows(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims,
                           int64_t cols) const;
+  /// Whether the inputs of shape `dims` are large enough (with 2+ dims) to come from memory row by row.
+  bool prefetches_next_row(const std::vector<int64_t>& dims) const;
   void prefetch_next(const std::vector<int64_t>& dims, Value* next, int64_t count);
 
   // --- staged ops ---

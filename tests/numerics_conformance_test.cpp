@@ -136,3 +136,19 @@ TEST_CASE("conformance: nonzero/flatnonzero(size=) of an empty array give zeros,
   check_ints([](const std::vector<Array>& v) { return jnp::nonzero(v[0], 3, -1).at(0); },
              {make({0.0, 0.0, 0.0}, DType::float32)}, {-1, -1, -1}, DType::int64, "nonzero of zeros");
 }
+
+TEST_CASE("conformance: the variance of a constant column is exactly 0 under jit (no FMA across a broadcast)",
+          "[conformance_fixes]") {
+  // The mean (sum * (1/3)) rounds to exactly 1; fused into each element's subtraction it would not, and the
+  // variance came out 2^-50 (JAX: 0). Bool and f32 inputs, 3 rows (1/3 is inexact), columns of equal values.
+  std::vector<uint8_t> bools{0, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 0};
+  Array b = array(reinterpret_cast<const bool*>(bools.data()), {3, 4});
+  Array f = b.astype(DType::float32) + 0.5f;  // 0.5 and 1.5: the column sums are exact
+  for (const Array& x : {b, f}) {
+    auto var = jit([](const Array& v) { return jnp::var(v, {0}); })(x).to_vector<float>();
+    auto sd = jit([](const Array& v) { return jnp::std(v, {0}); })(x).to_vector<float>();
+    CHECK(var[1] == 0.0f);  // column 1 is 1, 1, 1 (f: 1.5 three times)
+    CHECK(sd[1] == 0.0f);
+    CHECK(var[0] == Approx(2.0 / 9.0).epsilon(1e-6));
+  }
+}

@@ -118,6 +118,15 @@ Value* ElementwiseEmitter::convert(Value* v, DType from, DType to) {
   return b_.CreateIntCast(v, t, is_signed(from));
 }
 
+namespace {
+/// Whether i's value reaches a broadcast, directly or through reshapes.
+bool is_broadcast(const Instruction& i) {
+  for (auto* u : i.users())
+    if (u->opcode == Opcode::kBroadcastInDim || (u->opcode == Opcode::kReshape && is_broadcast(*u))) return true;
+  return false;
+}
+}  // namespace
+
 Value* ElementwiseEmitter::elementwise(const Instruction& inst, std::vector<Value*>& ops) {
   Opcode op = inst.opcode;
   DType d = inst.shape.dtype;
@@ -135,7 +144,17 @@ Value* ElementwiseEmitter::elementwise(const Instruction& inst, std::vector<Valu
     Value* m = b_.CreateSelect(lt(cd, x, lo), lo, x);  // std::max(x, lo)
     return b_.CreateSelect(lt(cd, hi, m), hi, m);       // std::min(m, hi)
   }
-  if (is_float(in)) return round(d, float_op(op, ops));
+  if (is_float(in)) {
+    // A product that is broadcast (a mean, a row's scale) is one value for many elements: fused into each
+    // element's add, it would be an unrounded value that differs from the rounded one the others see (x - mean(x)
+    // not 0 for equal x: jnp.var of a constant column was 2^-50 once 512-bit vectorisation moved the multiply next
+    // to its use). Such products do not contract; others (through reshapes too) may, as XLA:CPU's do.
+    bool saved = excess_precision_;
+    if (op == Opcode::kMultiply && is_broadcast(inst)) excess_precision_ = false;
+    Value* r = round(d, float_op(op, ops));
+    excess_precision_ = saved;
+    return r;
+  }
   return int_op(op, in, ops);
 }
 

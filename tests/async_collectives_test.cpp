@@ -56,13 +56,7 @@ ENTRY %e (x: f32[16,16], y: f32[16,16]) -> (f32[16,16], f32[16,16]) {{
                      group_of(n));
 }
 
-Literal random_f32(const std::vector<int64_t>& dims, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Literal l = Literal::make(DType::float32, dims);
-  for (int64_t i = 0; i < l.size(); ++i) l.set_f64(i, u(g));
-  return l;
-}
+using testing::random_f32;
 
 size_t position(const hlo::Computation& c, Opcode op, size_t nth = 0) {
   for (size_t k = 0; k < c.instructions.size(); ++k)

@@ -9,6 +9,7 @@
 #include "hlo/evaluator/evaluator_collectives.h"
 #include "hlo/ir/collectives.h"
 #include "hlo_test_util.h"
+#include "spmd_test_util.h"
 #include "runtime/sharded.h"
 
 using namespace jitx;
@@ -17,13 +18,7 @@ using detail::Literal;
 
 namespace {
 
-Literal random_f32(const std::vector<int64_t>& dims, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  Literal l = Literal::make(DType::float32, dims);
-  for (int64_t i = 0; i < l.size(); ++i) l.set_f64(i, u(g));
-  return l;
-}
+using jitx::testing::random_f32;
 
 /// One element of a result: the partitioned value assembled from each partition's piece by its sharding.
 Literal assemble(const Instruction& root_elem, const std::vector<const Literal*>& pieces, const hlo::Shape& global) {

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,15 @@ inline size_t collective_count(const std::string& text, const std::string& op) {
   for (const std::string& form : {" " + op + "(", " " + op + "-start("})
     for (size_t at = 0; (at = text.find(form, at)) != std::string::npos; ++at) ++n;
   return n;
+}
+
+/// An f32 literal of `dims` with values uniform in [-1, 1) from `seed`.
+inline detail::Literal random_f32(const std::vector<int64_t>& dims, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  detail::Literal l = detail::Literal::make(DType::float32, dims);
+  for (int64_t i = 0; i < l.size(); ++i) l.set_f64(i, u(g));
+  return l;
 }
 
 inline detail::Literal f32_literal(const std::vector<float>& v, const std::vector<int64_t>& dims) {

@@ -176,4 +176,31 @@ ENTRY %main (a: {0}[{1},{2}]) -> ({0}[{1},{2}]) {{
                      hlo_name(d), rows, n);
 }
 
+// log_softmax over the rows of an f32[rows, n] row fusion: x - m - log(sum(exp(x - m))).
+inline std::string log_softmax_module(int64_t rows, int64_t n) {
+  return fmt::format(R"(HloModule m
+
+%fused (a: f32[{0},{1}]) -> f32[{0},{1}] {{
+  %a = f32[{0},{1}] parameter(0)
+  %ninf = f32[] constant(-inf)
+  %z = f32[] constant(0)
+  %m = f32[{0}] reduce(%a, %ninf), dimensions={{1}}, reducer=max
+  %mb = f32[{0},{1}] broadcast(%m), broadcast_dimensions={{0}}
+  %c = f32[{0},{1}] subtract(%a, %mb)
+  %e = f32[{0},{1}] exponential(%c)
+  %s = f32[{0}] reduce(%e, %z), dimensions={{1}}, reducer=add
+  %l = f32[{0}] log(%s)
+  %lb = f32[{0},{1}] broadcast(%l), broadcast_dimensions={{0}}
+  ROOT %y = f32[{0},{1}] subtract(%c, %lb)
+}}
+
+ENTRY %main (a: f32[{0},{1}]) -> (f32[{0},{1}]) {{
+  %a = f32[{0},{1}] parameter(0)
+  %f = f32[{0},{1}] fusion(%a), kind=kRow, calls=%fused
+  ROOT %t = (f32[{0},{1}]) tuple(%f)
+}}
+)",
+                     rows, n);
+}
+
 }  // namespace jitx::testing

@@ -196,8 +196,10 @@ ENTRY %main (a: f32[1025,4099], b: f32[1025,4099]) -> (f32[1025,4099]) {
 }
 )",
                0.5, 2);
-  // Softmax at 16 MiB: exp per element, so plain stores (and the row cache).
+  // Softmax at 16 MiB: its exp is computed in the sum's pass and loaded from the row cache, so the output loop
+  // streams. Log-softmax: its exp is inside the sum only, and the output loop (x - m - log s) streams.
   check_native(softmax_module(DType::float32, 1025, 4099), -8, 8);
+  check_native(log_softmax_module(1025, 4099), -8, 8);
 }
 
 TEST_CASE("cpu: streaming stores in the optimised IR only for large outputs of memory-bound kernels", "[cpu]") {
@@ -213,7 +215,7 @@ TEST_CASE("cpu: streaming stores in the optimised IR only for large outputs of m
   std::string small = ir_of("f32[1024,1024]", "negate");
   CHECK_THAT(small, !Contains("!nontemporal"));
   CHECK_THAT(small, !Contains("sfence"));
-  // A transcendental per element makes the kernel compute-bound: its stores stay plain.
+  // A transcendental per element in the output loop makes the kernel compute-bound: its stores stay plain.
   std::string heavy = ir_of("f32[4096,4096]", "exponential");
   CHECK_THAT(heavy, !Contains("!nontemporal"));
   // Vectorised at the preferred width: 512 bits on AVX-512 hosts (16 floats), else 256 (8).
@@ -245,6 +247,30 @@ ENTRY %main (a: f32[4096,4096]) -> (f32[4096,4096]) {
   CHECK_THAT(centred, Contains("llvm.prefetch"));
   // Softmax prefetches the next row in its summing pass (the staged exp: compute-bound on a cached row), and only
   // when its input comes from memory.
-  CHECK_THAT(row_ir(softmax_module(DType::float32, 4096, 4096)), Contains("llvm.prefetch"));
+  std::string softmax = row_ir(softmax_module(DType::float32, 4096, 4096));
+  CHECK_THAT(softmax, Contains("llvm.prefetch"));
   CHECK_THAT(row_ir(softmax_module(DType::float32, 1024, 1024)), !Contains("llvm.prefetch"));
+  // Where a row reduction's pass computes the transcendental (softmax's exp, stored in the row cache; log-softmax's
+  // exp, inside its sum), the output loop is memory-bound and streams; where the output loop itself evaluates one
+  // per element (exp(x - max) with no sum), it does not.
+  CHECK_THAT(softmax, Contains("!nontemporal"));
+  CHECK_THAT(row_ir(log_softmax_module(4096, 4096)), Contains("!nontemporal"));
+  CHECK_THAT(row_ir(R"(HloModule m
+
+%fused (a: f32[4096,4096]) -> f32[4096,4096] {
+  %a = f32[4096,4096] parameter(0)
+  %ninf = f32[] constant(-inf)
+  %m = f32[4096] reduce(%a, %ninf), dimensions={1}, reducer=max
+  %mb = f32[4096,4096] broadcast(%m), broadcast_dimensions={0}
+  %c = f32[4096,4096] subtract(%a, %mb)
+  ROOT %e = f32[4096,4096] exponential(%c)
+}
+
+ENTRY %main (a: f32[4096,4096]) -> (f32[4096,4096]) {
+  %a = f32[4096,4096] parameter(0)
+  %f = f32[4096,4096] fusion(%a), kind=kRow, calls=%fused
+  ROOT %t = (f32[4096,4096]) tuple(%f)
+}
+)"),
+             !Contains("!nontemporal"));
 }

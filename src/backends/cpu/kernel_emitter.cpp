@@ -7,6 +7,7 @@
 // (column_reduction_emitter.h), what can be emitted at all (kernel_planner.cpp). This file binds a kernel's buffers, picks its loop nest and emits it, and adds the
 // functions the JIT exports.
 #include <algorithm>
+#include <unordered_set>
 #include <utility>
 
 #include <llvm/IR/Constants.h>
@@ -102,7 +103,10 @@ class KernelEmitter final : public ColumnReductionEmitter {
     bool plain = true;
     for (auto& l : out_layouts) plain = plain && l.empty();
     for (auto& [i, l] : buffer_layouts_) plain = plain && l.empty();
-    bool streaming = plain && streaming_stores(inst, outs);
+    if (plain) plan_row_cache(roots, dims);
+    std::unordered_set<const Instruction*> cached;
+    for (auto& [i, rc] : row_cache_) cached.insert(i);
+    bool streaming = plain && streaming_stores(inst, outs, roots, cached);
     if (streaming) {
       auto ip = b_.saveIP();
       b_.SetInsertPoint(&f_->getEntryBlock(), f_->getEntryBlock().begin());
@@ -113,7 +117,6 @@ class KernelEmitter final : public ColumnReductionEmitter {
       }
       b_.restoreIP(ip);
     }
-    if (plain) plan_row_cache(roots, dims);
     if (plain && row_cache_.empty()) plan_stages(roots, dims);
     bool prefetch_rows = streaming && prefetch_next_rows(roots, dims, cols);
     loop(r0, r1, nullptr, [&](Value* r, Value*) {

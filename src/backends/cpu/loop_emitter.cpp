@@ -82,19 +82,27 @@ std::vector<const Instruction*> LoopEmitter::computed_order(const std::vector<co
 }
 
 // --- streaming stores ---
-// Only for memory-bound kernels: one that evaluates a transcendental per output element is compute-bound, and
-// its streaming stores, issued in bursts per block (stream_out), stall the computation while they drain (GELU on
-// 16M f32: 7.0 ms streaming, 5.0 ms with plain stores; softmax on 4096^2: 11.9 vs 9.5 ms; layer norm, whose
-// only transcendental is per row: 5.1 vs 6.0 ms).
-bool LoopEmitter::streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs) {
+// Only for memory-bound output loops: one that evaluates a transcendental per output element is compute-bound,
+// and its streaming stores, issued in bursts per block (stream_out), stall the computation while they drain (GELU
+// on 16M f32: 7.0 ms streaming, 5.0 ms with plain stores; layer norm, whose only transcendental is per row: 5.1 vs
+// 6.0 ms). What a row reduction's pass or the row cache computes is not in the output loop: softmax, whose exp is
+// computed in the sum's pass and loaded from the row cache, streams its output: the plain stores' write-allocate
+// reads were a third more traffic (f32, alternating runs: 4096^2 6.7-7.6 -> 4.7-5.0 ms, 8192x4096 16.9-17.0 ->
+// 11.5-11.8 ms; 2048^2, which this VM's 480 MiB L3 holds, 1.07 -> 1.20 ms).
+bool LoopEmitter::streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs,
+                                   const std::vector<const Instruction*>& roots,
+                                   const std::unordered_set<const Instruction*>& loaded) const {
   if (inst.opcode == Opcode::kFusion && hlo::in_place_parameter_of(inst) >= 0) return false;  // the output is read too
-  std::vector<const Instruction*> computed{&inst};
-  if (inst.opcode == Opcode::kFusion) {
-    computed.clear();
-    for (auto& i : inst.called.at(0)->instructions) computed.push_back(i.get());
-  }
-  for (auto* i : computed)
-    if (hlo::is_transcendental(i->opcode) && i->shape.num_elements() >= outs[0]->num_elements()) return false;
+  const auto& dims = outs[0]->dims;
+  std::unordered_set<const Instruction*> seen;
+  bool math = false;  // a transcendental per output element, in the output loop
+  std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
+    if (buffers_.count(i) || loaded.count(i) || is_row_reduction(*i, dims) || !seen.insert(i).second) return;
+    math = math || (hlo::is_transcendental(i->opcode) && i->shape.num_elements() >= outs[0]->num_elements());
+    for (auto* o : i->operands) visit(o);
+  };
+  for (auto* r : roots) visit(r);
+  if (math) return false;
   if (outs[0]->dims.empty() || outs[0]->dims.back() < 256) return false;  // rows too short for an aligned loop
   int64_t bytes = 0;
   for (auto* s : outs) bytes += s->num_elements() * static_cast<int64_t>(dtype_size(s->dtype));

@@ -100,7 +100,10 @@ class LoopEmitter : public ElementalEmitter {
   // cannot stay in the last-level cache for their consumer anyway (half of a 32 MiB L3), and plain stores would
   // first read every output line from memory (write-allocate), a third more traffic for an elementwise kernel.
   static constexpr int64_t kStreamingStoreBytes = int64_t{16} << 20;
-  static bool streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs);
+  // `loaded`: values the output loop loads from the row cache rather than computes.
+  bool streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs,
+                        const std::vector<const Instruction*>& roots,
+                        const std::unordered_set<const Instruction*>& loaded) const;
   void stream_out(Value* tmp, Value* out, Value* start, Value* len, DType d);
   std::vector<Value*> stream_tmp_;  // one block per output
   static constexpr int64_t kStreamBlock = 256;  // columns computed per block before they are streamed out

@@ -11,9 +11,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "backend_test_util.h"
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/parallel.h"
 #include "core/literal.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
@@ -192,6 +195,43 @@ TEST_CASE("gemm: batched dots, batch and free dimensions anywhere, several of ea
   };
   for (DType d : kFloats)
     for (auto& dot : dots) check_dot(dot, d);
+}
+
+TEST_CASE("gemm: a dot's plan, worked out from its shapes once, gives the same product as working it out per call",
+          "[cpu]") {
+  // {dot, whether both operands are strided views (else the plan leaves the call to gather them)}.
+  std::vector<std::pair<Dot, bool>> dots{
+      {matmul(64, 64, 64, false, false), true},
+      {matmul(37, 70, 29, true, true), true},
+      {{{17, 3, 40}, {23, 3, 40}, {1}, {2}, {1}, {2}}, true},
+      {{{2, 19, 3, 8}, {2, 21, 3, 8}, {0, 2}, {3}, {0, 2}, {3}}, true},
+      {{{6, 4, 5}, {5, 4, 7}, {}, {1, 2}, {}, {1, 0}}, false},
+      {{{4, 30, 5}, {30, 8}, {}, {1}, {}, {0}}, false},
+  };
+  for (DType d : {DType::float32, DType::bfloat16}) {
+    for (auto& [dot, views] : dots) {
+      std::string text = dot.text(d);
+      INFO(text);
+      std::shared_ptr<const hlo::Module> m = hlo::parse_hlo(text);
+      const hlo::Instruction& inst = *m->entry->root->operand(0);
+      REQUIRE(inst.opcode == hlo::Opcode::kDot);
+      auto plan = cpu::blocked::plan_dot(inst);
+      REQUIRE(plan);
+      CHECK(plan->views == views);
+      Literal a = random_literal(d, dot.l), b = random_literal(d, dot.r);
+      Literal with = Literal::make(d, dot.out()), without = Literal::make(d, dot.out());
+      cpu::run_dot(inst, a.data(), b.data(), with.data(), plan.get());
+      cpu::run_dot(inst, a.data(), b.data(), without.data());
+      REQUIRE(with.nbytes() == without.nbytes());
+      CHECK(std::memcmp(with.data(), without.data(), with.nbytes()) == 0);
+      // And both are the product (the interpreter, with the header's bound).
+      auto want = run(interp(), text, {a, b});
+      auto s = run(interp(), dot.text(DType::float64), {abs_f64(a), abs_f64(b)});
+      compare(with, want.at(0), s.at(0), dot.k(), DType::float32, d, text);
+    }
+  }
+  CHECK_FALSE(cpu::blocked::plan_dot(*hlo::parse_hlo(matmul(4, 5, 6, false, false).text(DType::float64))
+                                          ->entry->root->operand(0)));  // f64: Eigen's, no plan
 }
 
 namespace {

@@ -157,3 +157,29 @@ TEST_CASE("an AOT-compiled call with the wrong signature names the caller's line
   CHECK_THAT(m_call, Catch::Contains(here(line_call)));
   CHECK_THAT(m_shape, !Catch::Contains("jit.h"));
 }
+
+TEST_CASE("an AOT-compiled call checks every part of its signature on every call", "[usability][jit]") {
+  // The check has a fast path (no key built) for unsharded arguments: each difference still throws, and an
+  // identical signature runs.
+  auto f = jit([](const Array& a, int k) { return a * static_cast<float>(k); }, {.static_argnums = {1}});
+  Array x = random::normal(random::PRNGKey(3), {2, 3});
+  auto c = f.lower(x, 2).compile();
+  auto want = x.to_vector<float>();
+  auto got = c(x, 2).to_vector<float>();
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == want[i] * 2.0f);
+  CHECK_THROWS_AS(c(x, 3), TypeError);                                               // another static value
+  CHECK_THROWS_AS(c(jnp::reshape(x, {3, 2}), 2), TypeError);                          // another shape
+  CHECK_THROWS_AS(c(x.astype(DType::float64), 2), TypeError);                         // another dtype
+  auto s = jit([](const Array& a, const Array& b) { return a + b; });
+  auto cs = s.lower(ones({}), Array(1.5f)).compile();
+  CHECK(cs(ones({}), Array(0.5f)).item<float>() == 1.5f);
+  CHECK_THROWS_AS(cs(Array(2.0f), Array(0.5f)), TypeError);                         // weak f32 vs strong f32
+  CHECK_THROWS_AS(cs(ones({}), ones({1})), TypeError);                               // a rank differs
+  CHECK_THROWS_AS(cs(ones({}), Array(1.5)), TypeError);                              // weak f64 scalar vs f32
+  auto v = jit([](const std::vector<Array>& xs) { return xs[0] + xs.back(); });
+  auto cv = v.lower(std::vector<Array>{ones({2}), ones({2})}).compile();
+  CHECK(cv(std::vector<Array>{ones({2}), ones({2})}).to_vector<float>() == std::vector<float>{2, 2});
+  CHECK_THROWS_AS(cv(std::vector<Array>{ones({2}), ones({2}), ones({2})}), TypeError);  // another structure
+  CHECK_THROWS_AS(c(Array(), 2), TypeError);                                          // an empty Array
+}

@@ -243,6 +243,8 @@ template <class F>
 class Jitted {
  public:
   Jitted(F f, JitOptions opts) : f_(std::move(f)), core_(std::make_shared<detail::JitCore>(opts.name, opts)) {}
+  /// Over an existing core (a Compiled's call: no new core per call).
+  Jitted(F f, std::shared_ptr<detail::JitCore> core) : f_(std::move(f)), core_(std::move(core)) {}
 
   /// Calls the function: compiled once per signature, then dispatched asynchronously. Up to 8 arguments the
   /// caller's source location is captured (a defaulted trailing parameter) for logs, errors and cache-miss
@@ -353,7 +355,7 @@ class Jitted {
  private:
   template <class T>
   void flatten_arg(const T& a, size_t i, detail::CallSignature& sig) const {
-    std::string path = fmt::format("args[{}]", i);
+    std::string path = "args[" + std::to_string(i) + "]";  // short: no allocation, unlike fmt::format
     sig.flat.current_arg = static_cast<int>(i);
     if (core_->is_static(i)) {
       detail::Flattener sub;
@@ -428,7 +430,7 @@ class Jitted {
 template <class F>
 template <class... Args>
 auto Compiled<F>::call(Loc loc, Args&&... args) const {
-  Jitted<F> j(f_, core_->options());
+  Jitted<F> j(f_, core_);
   constexpr bool S = Jitted<F>::template kTraceScalars<Args...>;
   using R = decltype(j.template invoke_traced<S>(std::declval<const std::vector<Array>&>(), args...));
   auto sig = j.template signature<S>(args...);

@@ -289,7 +289,7 @@ void CpuExecutable::run_step(const Program& p, const Step& st, Ptr ptr, char* fr
       return;
     }
     case Step::Kind::kDot:
-      cpu::run_dot(*st.inst, ptr(st.ins[0][0]), ptr(st.ins[1][0]), ptr(st.outs[0]));
+      cpu::run_dot(*st.inst, ptr(st.ins[0][0]), ptr(st.ins[1][0]), ptr(st.outs[0]), st.dot_plan.get());
       return;
     case Step::Kind::kLibrary: {  // no heap allocation: library steps may run once per loop iteration
       SmallArray<const void*> in(st.ins.size());

@@ -16,6 +16,10 @@
 #include "hlo/analysis/buffer_assignment.h"
 #include "runtime/runtime.h"
 
+namespace jitx::cpu::blocked {
+struct DotPlan;  // gemm.h
+}
+
 namespace jitx::runtime::cpu_backend {
 
 constexpr size_t kMaxNativeRank = 16;
@@ -36,6 +40,7 @@ struct Step {
   cpu::LoopSpace space;
   const hlo::Computation* fallback = nullptr;
   std::shared_ptr<cpu::LibraryOp> library;  // kLibrary; its kernels are kernels.fns[kernel, kernel + n)
+  std::shared_ptr<const cpu::blocked::DotPlan> dot_plan;  // kDot (or nullptr)
   // kWhile: {condition, body}; kConditional: one program per branch (indices into CpuExecutable::programs).
   std::vector<size_t> programs;
   // kWhile, per carry: the scratch offset of its second buffer (-1: the body updates it in place), whether the

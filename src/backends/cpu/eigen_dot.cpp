@@ -184,8 +184,10 @@ uint16_t to_bfloat16(float f) {  // float_to_bfloat16, inlined so the loop above
 }
 }  // namespace
 
-void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
-  if (auto dp = blocked::dot_problem(dot, lhs, rhs)) {
+std::shared_ptr<const blocked::DotPlan> plan_run_dot(const hlo::Instruction& dot) { return blocked::plan_dot(dot); }
+
+void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out, const blocked::DotPlan* plan) {
+  if (auto dp = blocked::dot_problem(dot, plan, lhs, rhs)) {
     const blocked::Problem& p = dp->problem;
     if (dot.shape.dtype == DType::float32) return blocked::multiply(p, static_cast<float*>(out));
     auto* o16 = static_cast<uint16_t*>(out);
@@ -220,8 +222,10 @@ void gemm(const double* a, const double* b, double* c, int64_t m, int64_t k, int
   gemm_typed(a, b, c, m, k, n);
 }
 
-void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out) {
-  if (auto dp = blocked::dot_problem(dot, lhs, rhs)) return blocked::multiply(dp->problem, static_cast<float*>(out));
+void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out,
+                       const blocked::DotPlan* plan) {
+  if (auto dp = blocked::dot_problem(dot, plan, lhs, rhs))
+    return blocked::multiply(dp->problem, static_cast<float*>(out));
   if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out, true);
   else dot_typed<float>(dot, lhs, rhs, out, true);
 }

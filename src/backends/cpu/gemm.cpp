@@ -625,8 +625,11 @@ DotProblem::~DotProblem() {
   give_copy_buffer(std::move(rhs_copy));
 }
 
-std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* lhs, const void* rhs) {
-  if (!handles(dot)) return std::nullopt;
+namespace {
+/// The dot's problem over lhs and rhs; an operand that no strides walk is gathered into a compact f32 copy, or,
+/// without `may_gather` (planning, no data yet), marked in `viewed` as not viewable.
+DotProblem make_problem(const hlo::Instruction& dot, const void* lhs, const void* rhs, bool may_gather,
+                        bool viewed[2]) {
   auto dn = hlo::DotDimensionNumbers::of(dot);
   const Ints &lc = dn.lhs_contracting_dims, &rc = dn.rhs_contracting_dims;
   const Ints &lb = dn.lhs_batch_dims, &rb = dn.rhs_batch_dims;
@@ -641,13 +644,16 @@ std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* l
   p.k = product(ls.dims, lc);
   // Each operand as (batch, rows, depth) strides; a group that no stride walks makes a compact f32 copy.
   auto view = [&](const void* data, const hlo::Shape& s, const Ints& batch, const Ints& rows, const Ints& depth,
-                  int64_t nrows, std::vector<float>& copy) {
+                  int64_t nrows, std::vector<float>& copy, bool& ok) {
     Ints st = strides_of(s);
     auto sb = collapse(s.dims, st, batch), sr = collapse(s.dims, st, rows), sd = collapse(s.dims, st, depth);
+    ok = true;
     if (sb && sr && sd) return Operand{data, s.dtype, *sb, *sr, *sd};
     if (sr && sd)
       if (auto two = split_batch(s.dims, st, batch))
         return Operand{data, s.dtype, (*two)[0], *sr, *sd, (*two)[1], (*two)[2]};
+    ok = false;
+    if (!may_gather) return Operand{};
     copy = take_copy_buffer();
     Ints order = batch;
     order.insert(order.end(), rows.begin(), rows.end());
@@ -655,8 +661,34 @@ std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* l
     gather(data, s, order, copy);
     return Operand{copy.data(), DType::float32, nrows * p.k, p.k, 1};
   };
-  p.a = view(lhs, ls, lb, lf, lc, p.m, dp.lhs_copy);
-  p.b = view(rhs, rs, rb, rf, rc, p.n, dp.rhs_copy);
+  p.a = view(lhs, ls, lb, lf, lc, p.m, dp.lhs_copy, viewed[0]);
+  p.b = view(rhs, rs, rb, rf, rc, p.n, dp.rhs_copy, viewed[1]);
+  return dp;
+}
+}  // namespace
+
+std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const void* lhs, const void* rhs) {
+  if (!handles(dot)) return std::nullopt;
+  bool viewed[2];
+  return make_problem(dot, lhs, rhs, true, viewed);
+}
+
+std::shared_ptr<const DotPlan> plan_dot(const hlo::Instruction& dot) {
+  if (!handles(dot)) return nullptr;
+  auto plan = std::make_shared<DotPlan>();
+  bool viewed[2];
+  plan->problem = make_problem(dot, nullptr, nullptr, false, viewed).problem;
+  plan->views = viewed[0] && viewed[1];
+  return plan;
+}
+
+std::optional<DotProblem> dot_problem(const hlo::Instruction& dot, const DotPlan* plan, const void* lhs,
+                                      const void* rhs) {
+  if (!plan || !plan->views) return dot_problem(dot, lhs, rhs);
+  DotProblem dp;
+  dp.problem = plan->problem;
+  dp.problem.a.data = lhs;
+  dp.problem.b.data = rhs;
   return dp;
 }
 

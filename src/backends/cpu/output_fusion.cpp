@@ -57,6 +57,7 @@ class OutputFusion : public LibraryOp {
         if (std::find(rc.begin(), rc.end(), d) == rc.end() && std::find(rb.begin(), rb.end(), d) == rb.end())
           n *= rd[d];
       per_tile_ = n == space_.cols;
+      plan_ = blocked::plan_dot(dot);
     }
   }
 
@@ -80,7 +81,7 @@ class OutputFusion : public LibraryOp {
       tmp = detail::Storage::allocate(static_cast<size_t>(dot_.shape.num_elements()) * dtype_size(acc_));
       product = tmp->data();
     }
-    run_dot_unrounded(dot_, lhs, rhs, product);
+    run_dot_unrounded(dot_, lhs, rhs, product, plan_.get());
     std::vector<void*> bufs{outs[0]};
     for (auto* p : ins) bufs.push_back(const_cast<void*>(p));
     bufs.push_back(product);  // unused by the kernel when in place (it reads the output pointer)
@@ -89,7 +90,7 @@ class OutputFusion : public LibraryOp {
 
  private:
   void run_per_tile(const void* lhs, const void* rhs, std::span<const void* const> ins, void* out) const {
-    auto dp = blocked::dot_problem(dot_, lhs, rhs);
+    auto dp = blocked::dot_problem(dot_, plan_.get(), lhs, rhs);
     JITX_ASSERT(dp, "output fusion %{}: the GEMM does not take its dot", fusion_.name);
     const blocked::Problem& p = dp->problem;
     size_t nbufs = ins.size() + 2;
@@ -151,6 +152,7 @@ class OutputFusion : public LibraryOp {
   DType acc_;
   bool in_place_ = false;
   bool per_tile_ = false;  // the GEMM runs the epilogue on each tile
+  std::shared_ptr<const blocked::DotPlan> plan_;  // the GEMM's problem from the shapes (nullptr: not the blocked GEMM)
   std::unique_ptr<hlo::Module> holder_;
   Instruction* epilogue_ = nullptr;
   LoopSpace space_;

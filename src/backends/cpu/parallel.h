@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "hlo/ir/hlo.h"
 
@@ -36,14 +37,22 @@ void parallel_chunks(int64_t n, int64_t work_per_item, F&& f, int64_t min_work =
 /// Whether run_dot handles this dot (float operands of the output's dtype).
 bool dot_supported(const hlo::Instruction& dot);
 
+namespace blocked {
+struct DotPlan;
+}
+/// What run_dot can work out from the dot's shapes, once, when the program is built (nullptr: nothing; f64 dots).
+std::shared_ptr<const blocked::DotPlan> plan_run_dot(const hlo::Instruction& dot);
+
 /// out = dot_general(lhs, rhs) on the shared pool: f32/bf16/f16 through the blocked GEMM (gemm.h, accumulating in
 /// f32), f64 through Eigen's tensor contraction. The operands are read as their shapes' layouts lay them out (a
 /// column-major matrix is a transposed one); out is written row-major.
-void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out);
+void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out,
+             const blocked::DotPlan* plan = nullptr);
 
 /// dot_general into a buffer of the accumulation type (f64 for f64 dots, else f32), not rounded to the dot's
 /// dtype: for an output fusion, whose epilogue rounds it as the dot would have.
-void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out);
+void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void* rhs, void* out,
+                       const blocked::DotPlan* plan = nullptr);
 
 /// c[m, n] = a[m, k] b[k, n], all row-major, on the shared pool (f32: the blocked GEMM; f64: Eigen).
 void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);

@@ -119,6 +119,7 @@ void ProgramBuilder::build_into(Program& prog, const hlo::Computation& c, const 
       make_fallback(st, why);
     } else if (i.opcode == Opcode::kDot && cpu::dot_supported(i)) {
       st.kind = Step::Kind::kDot;
+      st.dot_plan = cpu::plan_run_dot(i);
       exe_.counts.dots++;
     } else if (is_native_update_slice(i)) {
       st.kind = Step::Kind::kUpdateSlice;

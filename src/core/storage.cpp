@@ -47,9 +47,11 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
       p = it->second.back();
       it->second.pop_back();
       c.cached_bytes -= cls;
+      c.live_bytes += cls;  // one lock for a cached block (every small call's output)
     }
   }
-  if (!p) p = std::aligned_alloc(kAlign, cls);
+  if (p) return std::shared_ptr<Storage>(new Storage(p, cls));
+  p = std::aligned_alloc(kAlign, cls);
   auto& c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
   if (!p)

@@ -19,6 +19,9 @@ struct ArrayImpl {
   ShapedArray aval;
   virtual ~ArrayImpl() = default;
   virtual bool is_tracer() const { return false; }
+  /// A ShardedArray (runtime/sharded.h): asked on every call, where a dynamic_cast (a string compare of type
+  /// names across the shared library's boundary) cost a tenth of a small call's dispatch.
+  virtual bool is_sharded() const { return false; }
   /// The value, read to the host (waiting for it to be computed). Only concrete arrays (runtime/concrete.h) have
   /// one; `op` names the reader in errors.
   virtual Literal host_literal(std::string_view op) const;

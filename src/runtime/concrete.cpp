@@ -30,7 +30,7 @@ const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::str
                              "lax::cond / lax::while_loop for data-dependent control flow",
                              t.aval.str(), t.trace->fn_name);
   }
-  if (auto* s = dynamic_cast<ShardedArray*>(a.impl().get())) return s->assembled(op);
+  if (a.impl()->is_sharded()) return static_cast<ShardedArray*>(a.impl().get())->assembled(op);
   return live_buffer(static_cast<const ConcreteArray&>(*a.impl()), op);
 }
 

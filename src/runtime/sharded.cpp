@@ -147,7 +147,7 @@ Array make_sharded(std::shared_ptr<const Sharding> sharding, std::vector<std::sh
 
 ShardedArray* as_sharded(const Array& a) {
   if (!a.valid() || a.is_tracer()) return nullptr;
-  return dynamic_cast<ShardedArray*>(a.impl().get());
+  return a.impl()->is_sharded() ? static_cast<ShardedArray*>(a.impl().get()) : nullptr;
 }
 
 }  // namespace jitx::detail

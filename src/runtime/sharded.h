@@ -19,6 +19,7 @@ struct ShardedArray : ConcreteArray {
   hlo::HloSharding tiling;                           // device ids as the runtime numbers them
   std::vector<std::shared_ptr<runtime::Buffer>> shards;  // in the order of `devices`; null on other processes' devices
   std::vector<runtime::Device*> devices;             // the sharding's devices, in mesh order
+  bool is_sharded() const override { return true; }
 
   /// The whole value; throws (naming `op`) when a shard lives in another process and the array is not replicated.
   Literal host_literal(std::string_view op) const override;

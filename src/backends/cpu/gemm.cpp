@@ -389,33 +389,54 @@ bool direct_ok(const Problem& p) {
          p.m * p.k + p.k * p.n <= (int64_t{1} << 17);
 }
 
-template <int MR>
+// kFull: both column vectors whole and the lhs's depth contiguous (a_depth == 1), as in every square product:
+// plain loads and addressing, 12% faster than the masked general form (64^3: 2.6 against 2.95 us).
+template <int MR, bool kFull>
 void direct_kernel(int64_t kc, const float* __restrict a, int64_t a_row, int64_t a_depth, const float* __restrict b,
                    int64_t ldb, float* __restrict c, int64_t ldc, __mmask16 m0, __mmask16 m1) {
   __m512 acc[MR][2];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
-    __m512 b0 = _mm512_maskz_loadu_ps(m0, b + k * ldb), b1 = _mm512_maskz_loadu_ps(m1, b + k * ldb + 16);
+    __m512 b0, b1;
+    if constexpr (kFull) {
+      b0 = _mm512_loadu_ps(b + k * ldb);
+      b1 = _mm512_loadu_ps(b + k * ldb + 16);
+    } else {
+      b0 = _mm512_maskz_loadu_ps(m0, b + k * ldb);
+      b1 = _mm512_maskz_loadu_ps(m1, b + k * ldb + 16);
+    }
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
-      __m512 x = _mm512_set1_ps(a[r * a_row + k * a_depth]);
+      __m512 x = _mm512_set1_ps(kFull ? a[r * a_row + k] : a[r * a_row + k * a_depth]);
       acc[r][0] = _mm512_fmadd_ps(x, b0, acc[r][0]);
       acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+    if constexpr (kFull) {
+      _mm512_storeu_ps(c + r * ldc, acc[r][0]);
+      _mm512_storeu_ps(c + r * ldc + 16, acc[r][1]);
+    } else {
+      _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+      _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+    }
   }
 }
 
 using DirectKernel = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t,
                               __mmask16, __mmask16);
-constexpr DirectKernel kDirect[] = {nullptr,           direct_kernel<1>, direct_kernel<2>, direct_kernel<3>,
-                                    direct_kernel<4>, direct_kernel<5>, direct_kernel<6>, direct_kernel<7>,
-                                    direct_kernel<8>};
+template <bool kFull>
+constexpr DirectKernel kDirect[] = {nullptr,
+                                    direct_kernel<1, kFull>,
+                                    direct_kernel<2, kFull>,
+                                    direct_kernel<3, kFull>,
+                                    direct_kernel<4, kFull>,
+                                    direct_kernel<5, kFull>,
+                                    direct_kernel<6, kFull>,
+                                    direct_kernel<7, kFull>,
+                                    direct_kernel<8, kFull>};
 constexpr int64_t kDirectMR = 8;  // rows per direct kernel (16 accumulators)
 
 /// Rows [i0, i1) of batch b, all columns, into out[(b*m + i)*n + j].
@@ -427,9 +448,10 @@ void direct_rows(const Problem& p, float* out, int64_t b, int64_t i0, int64_t i1
     int64_t nr = std::min(kNR, p.n - j);
     auto m0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
     auto m1 = static_cast<__mmask16>(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1);
+    const DirectKernel* kernels = nr == kNR && p.a.depth == 1 ? kDirect<true> : kDirect<false>;
     for (int64_t i = i0; i < i1; i += kDirectMR) {
       int64_t mr = std::min(kDirectMR, i1 - i);
-      kDirect[mr](p.k, a + i * p.a.row, p.a.row, p.a.depth, bm + j, p.b.depth, cb + i * p.n + j, p.n, m0, m1);
+      kernels[mr](p.k, a + i * p.a.row, p.a.row, p.a.depth, bm + j, p.b.depth, cb + i * p.n + j, p.n, m0, m1);
     }
   }
 }

@@ -200,6 +200,36 @@ ENTRY %main (a: f32[1025,4099], b: f32[1025,4099]) -> (f32[1025,4099]) {
   // streams. Log-softmax: its exp is inside the sum only, and the output loop (x - m - log s) streams.
   check_native(softmax_module(DType::float32, 1025, 4099), -8, 8);
   check_native(log_softmax_module(1025, 4099), -8, 8);
+  // Both at once, a multi-output row fusion (the row cache, the exp's sum and two streamed outputs), rows of an odd
+  // length so that each starts at another alignment.
+  check_native(R"(HloModule m
+
+%fused (a: f32[700,6007]) -> (f32[700,6007], f32[700,6007]) {
+  %a = f32[700,6007] parameter(0)
+  %ninf = f32[] constant(-inf)
+  %z = f32[] constant(0)
+  %m = f32[700] reduce(%a, %ninf), dimensions={1}, reducer=max
+  %mb = f32[700,6007] broadcast(%m), broadcast_dimensions={0}
+  %c = f32[700,6007] subtract(%a, %mb)
+  %e = f32[700,6007] exponential(%c)
+  %s = f32[700] reduce(%e, %z), dimensions={1}, reducer=add
+  %sb = f32[700,6007] broadcast(%s), broadcast_dimensions={0}
+  %y = f32[700,6007] divide(%e, %sb)
+  %l = f32[700] log(%s)
+  %lb = f32[700,6007] broadcast(%l), broadcast_dimensions={0}
+  %ls = f32[700,6007] subtract(%c, %lb)
+  ROOT %t = (f32[700,6007], f32[700,6007]) tuple(%y, %ls)
+}
+
+ENTRY %main (a: f32[700,6007]) -> (f32[700,6007], f32[700,6007]) {
+  %a = f32[700,6007] parameter(0)
+  %f = (f32[700,6007], f32[700,6007]) fusion(%a), kind=kRow, calls=%fused
+  %y = f32[700,6007] get-tuple-element(%f), index=0
+  %l = f32[700,6007] get-tuple-element(%f), index=1
+  ROOT %t = (f32[700,6007], f32[700,6007]) tuple(%y, %l)
+}
+)",
+               -8, 8);
 }
 
 TEST_CASE("cpu: streaming stores in the optimised IR only for large outputs of memory-bound kernels", "[cpu]") {

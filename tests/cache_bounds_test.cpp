@@ -50,3 +50,32 @@ TEST_CASE("the eager op cache keeps at most eager_cache_size executables", "[eag
   }
   CHECK(detail::eager_cache_evictions() > before);
 }
+
+TEST_CASE("a call with the last call's signature is a hit, and any difference still misses", "[jit][cache]") {
+  // JitCore::get first compares the call against the entry the last call used (no key built): every part of the
+  // signature must still count there.
+  auto f = jit([](Array x, Array y) { return x * y + 1; });
+  Array a = arange(0, 3, 1, float32), b = arange(0, 4, 1, float32);
+  CHECK(f(a, a).to_vector<float>() == std::vector<float>{1, 2, 5});
+  CHECK(f(a, a).to_vector<float>() == std::vector<float>{1, 2, 5});  // the last entry again
+  CHECK(f.num_compiles() == 1);
+  CHECK(f(b, b).to_vector<float>() == std::vector<float>{1, 2, 5, 10});  // another shape
+  CHECK(f(a, a).to_vector<float>() == std::vector<float>{1, 2, 5});      // back: a hit in the map
+  CHECK(f.num_compiles() == 2);
+  f(a, Array(2.0f)).block_until_ready();                 // a weak scalar: another signature
+  f(a, ones({})).block_until_ready();                    // a strong one: another again
+  CHECK(f.num_compiles() == 4);
+  f(a, a.astype(float64)).block_until_ready();  // another dtype
+  CHECK(f.num_compiles() == 5);
+  bool was = config().allow_excess_precision;
+  config().allow_excess_precision = !was;  // the config is part of the key
+  f(a, a).block_until_ready();
+  CHECK(f.num_compiles() == 6);
+  config().allow_excess_precision = was;
+  f(a, a).block_until_ready();
+  CHECK(f.num_compiles() == 6);
+  auto g = jit([](const std::vector<Array>& xs) { return xs[0] + xs.back(); });
+  g(std::vector<Array>{a, a}).block_until_ready();
+  g(std::vector<Array>{a, a, a}).block_until_ready();  // another pytree structure
+  CHECK(g.num_compiles() == 2);
+}

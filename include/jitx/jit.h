@@ -243,8 +243,6 @@ template <class F>
 class Jitted {
  public:
   Jitted(F f, JitOptions opts) : f_(std::move(f)), core_(std::make_shared<detail::JitCore>(opts.name, opts)) {}
-  /// Over an existing core (a Compiled's call: no new core per call).
-  Jitted(F f, std::shared_ptr<detail::JitCore> core) : f_(std::move(f)), core_(std::move(core)) {}
 
   /// Calls the function: compiled once per signature, then dispatched asynchronously. Up to 8 arguments the
   /// caller's source location is captured (a defaulted trailing parameter) for logs, errors and cache-miss
@@ -422,6 +420,9 @@ class Jitted {
 
   template <class G>
   friend class Compiled;
+
+  /// Over an existing core (a Compiled's call: no new core per call). Private: `Jitted(f, {})` stays unambiguous.
+  Jitted(F f, std::shared_ptr<detail::JitCore> core) : f_(std::move(f)), core_(std::move(core)) {}
 
   F f_;
   std::shared_ptr<detail::JitCore> core_;

@@ -111,6 +111,9 @@ std::shared_ptr<SpmdProgram> spmd_program(const CompiledEntry& e, const CallSign
 struct JitCore::Impl {
   mutable std::mutex mu;
   std::unordered_map<Key, std::shared_ptr<CompiledEntry>, KeyHash> cache;
+  // The entry the last call hit or made (guarded by mu; null once evicted): a loop calling with one signature is
+  // matched against it without building a key (same_signature), a fifth of a small call's dispatch.
+  std::shared_ptr<CompiledEntry> last;
   uint64_t clock = 0;  // guarded by mu
   std::atomic<size_t> compiles{0};
   std::atomic<size_t> evictions{0};
@@ -175,6 +178,7 @@ void JitCore::evict_for_one_more() {
       log_line(fmt::format("[jitx] Evicted '{}' for signature {} from its jit cache (limit {} entries, "
                            "JITX_JIT_CACHE_SIZE); a call with it compiles again", name_,
                            signature_str(victim->first), limit));
+    if (impl_->last == victim->second) impl_->last.reset();
     impl_->cache.erase(victim);
     impl_->evictions++;
   }
@@ -358,8 +362,27 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
 
 std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const TraceFn& trace, const Loc& loc) {
   ApiScope s(loc);
-  Key key = make_key(sig, /*with_paths=*/false);
+  // One trace and compile per signature, even when several threads miss at once (the others wait for it).
+  auto compile_once = [&](CompiledEntry& entry) {
+    std::call_once(entry.traced_once, [&] {
+      trace_and_lower(entry, trace);
+      compile(entry);
+      impl_->compiles++;
+    });
+  };
   std::shared_ptr<CompiledEntry> e;
+  {
+    std::lock_guard<std::mutex> l(impl_->mu);
+    if (impl_->last && same_signature(impl_->last->key, sig)) {
+      e = impl_->last;
+      e->last_use = ++impl_->clock;
+    }
+  }
+  if (e) {
+    compile_once(*e);
+    return e;
+  }
+  Key key = make_key(sig, /*with_paths=*/false);
   bool miss = false;
   {
     std::lock_guard<std::mutex> l(impl_->mu);
@@ -367,6 +390,7 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
     if (it != impl_->cache.end()) {
       e = it->second;
       e->last_use = ++impl_->clock;
+      impl_->last = e;
     } else {
       miss = true;
       add_paths(key, sig);
@@ -393,18 +417,15 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
       e->last_use = ++impl_->clock;
       evict_for_one_more();
       impl_->cache.emplace(key, e);
+      impl_->last = e;
     }
   }
   try {
-    // One trace and compile per signature, even when several threads miss at once.
-    std::call_once(e->traced_once, [&] {
-      trace_and_lower(*e, trace);
-      compile(*e);
-      impl_->compiles++;
-    });
+    compile_once(*e);
   } catch (...) {
     if (miss) {
       std::lock_guard<std::mutex> l(impl_->mu);
+      if (impl_->last == e) impl_->last.reset();
       impl_->cache.erase(key);
     }
     throw;

@@ -112,7 +112,7 @@ struct JitCore::Impl {
   mutable std::mutex mu;
   std::unordered_map<Key, std::shared_ptr<CompiledEntry>, KeyHash> cache;
   // The entry the last call hit or made (guarded by mu; null once evicted): a loop calling with one signature is
-  // matched against it without building a key (same_signature), a fifth of a small call's dispatch.
+  // matched against it without building a key (known_same_signature), a fifth of a small call's dispatch.
   std::shared_ptr<CompiledEntry> last;
   uint64_t clock = 0;  // guarded by mu
   std::atomic<size_t> compiles{0};
@@ -373,7 +373,7 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
   std::shared_ptr<CompiledEntry> e;
   {
     std::lock_guard<std::mutex> l(impl_->mu);
-    if (impl_->last && same_signature(impl_->last->key, sig)) {
+    if (impl_->last && known_same_signature(impl_->last->key, sig).value_or(false)) {
       e = impl_->last;
       e->last_use = ++impl_->clock;
     }

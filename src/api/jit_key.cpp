@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "api/pytree_str.h"
 #include "core/errors.h"
@@ -168,21 +169,25 @@ size_t distance(const Key& seen, const Key& now) {
   return d;
 }
 
-/// make_key(sig) == k, without building the key (no strings, no allocation) where no argument is sharded and
-/// there are no static leaves: a Compiled's call checks its signature every time.
-bool same_signature(const Key& k, const CallSignature& sig) {
+std::optional<bool> known_same_signature(const Key& k, const CallSignature& sig) {
   const auto& leaves = sig.flat.leaves;
-  if (!sig.static_leaves.empty() || k.structure != sig.flat.structure || k.avals.size() != leaves.size() ||
+  if (!sig.static_leaves.empty() || !k.static_leaves.empty()) return std::nullopt;  // keyed by value
+  if (k.structure != sig.flat.structure || k.avals.size() != leaves.size() ||
       k.excess_precision != config().allow_excess_precision || k.x64 != config().enable_x64 ||
-      k.statics.size() != sig.flat.statics.size() || !k.static_leaves.empty())
-    return make_key(sig, false) == k;
+      k.statics.size() != sig.flat.statics.size())
+    return false;
   for (size_t i = 0; i < leaves.size(); ++i) {
-    if (!leaves[i].valid() || as_sharded(leaves[i])) return make_key(sig, false) == k;
+    if (!leaves[i].valid() || as_sharded(leaves[i])) return std::nullopt;  // an error, or a sharding's canonical form
     if (!k.shardings[i].empty() || !(leaves[i].aval() == k.avals[i])) return false;
   }
   for (size_t i = 0; i < k.statics.size(); ++i)
     if (!k.statics[i]->equals(*sig.flat.statics[i])) return false;
   return true;
+}
+
+bool same_signature(const Key& k, const CallSignature& sig) {
+  std::optional<bool> known = known_same_signature(k, sig);
+  return known ? *known : make_key(sig, false) == k;
 }
 
 }  // namespace jitx::detail

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ Key make_key(const CallSignature& sig, bool with_paths = true);
 void add_paths(Key& k, const CallSignature& sig);
 /// make_key(sig) == k, without building the key where it can (no strings, no allocation).
 bool same_signature(const Key& k, const CallSignature& sig);
+/// The same answer where it needs no key (nullopt: static array leaves, sharded or empty leaves). Cheap and
+/// non-blocking, so it may run under a lock: building a key waits for static leaves' values.
+std::optional<bool> known_same_signature(const Key& k, const CallSignature& sig);
 
 /// An aval as cache-miss messages print it: "f32[3]", weak types "f32[]{weak}" (one spelling everywhere).
 std::string aval_msg(const ShapedArray& a);

@@ -165,7 +165,7 @@ bool LoopEmitter::prefetches_next_row(const std::vector<int64_t>& dims) const {
 
 // Prefetches `count` elements from linear index `next` of every input read at the output's own index.
 // Prefetching past the end of a buffer is harmless (no faults).
-void LoopEmitter::prefetch_next(const std::vector<int64_t>& dims, Value* next, int64_t count) {
+void LoopEmitter::prefetch_next(const std::vector<int64_t>& dims, Value* next, int64_t count, int locality) {
   auto* pf = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
   std::vector<std::pair<const Instruction*, Value*>> inputs;
   for (auto& [inst, ptr] : buffers_)
@@ -176,9 +176,9 @@ void LoopEmitter::prefetch_next(const std::vector<int64_t>& dims, Value* next, i
     int64_t size = static_cast<int64_t>(dtype_size(inst->shape.dtype));
     Value* base = b_.CreateGEP(b_.getInt8Ty(), ptr, b_.CreateMul(next, i64(size)));
     loop(i64(0), i64((count * size + 63) / 64), nullptr, [&](Value* j, Value*) {
-      // read, high temporal locality (into L1), data cache
+      // read, the given temporal locality (3: into L1, 2: L2), data cache
       b_.CreateCall(pf, {b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(j, i64(64))), b_.getInt32(0),
-                         b_.getInt32(3), b_.getInt32(1)});
+                         b_.getInt32(locality), b_.getInt32(1)});
       return nullptr;
     });
   }

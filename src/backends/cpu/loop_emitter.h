@@ -113,7 +113,9 @@ class LoopEmitter : public ElementalEmitter {
                           int64_t cols) const;
   /// Whether the inputs of shape `dims` are large enough (with 2+ dims) to come from memory row by row.
   bool prefetches_next_row(const std::vector<int64_t>& dims) const;
-  void prefetch_next(const std::vector<int64_t>& dims, Value* next, int64_t count);
+  /// Prefetches the next row's block into L1 (locality 3), or L2 (2: a compute-bound pass whose working set
+  /// already fills L1).
+  void prefetch_next(const std::vector<int64_t>& dims, Value* next, int64_t count, int locality = 3);
 
   // --- staged ops ---
   // A transcendental's dependency chain is long (logistic: ~50 cycles of latency from operand to result), and the

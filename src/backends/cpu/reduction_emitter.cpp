@@ -244,9 +244,14 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
         // The staged block is compute-bound (softmax's exp) on a row already in cache, and memory would idle
         // meanwhile: large inputs prefetch the same block of the next row. Softmax on 4096^2 f32, alternating
         // runs: 9.3-9.6 -> 8.3-8.4 ms; on 2048^2 1.20-1.21 -> 1.04-1.11 ms. (Prefetching in the output pass
-        // instead was slower; see prefetch_next_rows.)
-        if (trailing && prefetches_next_row(xd))
-          prefetch_next(xd, b_.CreateAdd(base, b_.CreateAdd(lo, i64(n))), kBlock);
+        // instead was slower; see prefetch_next_rows.) Rows over 8 KiB prefetch into L2, not L1: the row, its row
+        // cache and the staged arrays (a 4096-column f32 row: 16 + 16 + 3 KiB) already fill L1, which evicted
+        // prefetched lines before the next row's first pass read them. Alternating runs, f32: 4096^2 6.0-6.5 ->
+        // 5.7-5.9 ms, 2048x8192 6.7-6.9 -> 5.9-6.3 ms; 8192x1024 (4 KiB rows) was 5% slower with L2.
+        if (trailing && prefetches_next_row(xd)) {
+          bool wide = n * static_cast<int64_t>(dtype_size(x->shape.dtype)) > 8192;
+          prefetch_next(xd, b_.CreateAdd(base, b_.CreateAdd(lo, i64(n))), kBlock, wide ? 2 : 3);
+        }
         loop(lo, hi, nullptr, [&](Value* k, Value*) {
           Index xi = row_index(k);
           for (auto& [op, arrays] : staged) {

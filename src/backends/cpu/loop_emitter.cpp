@@ -82,27 +82,33 @@ std::vector<const Instruction*> LoopEmitter::computed_order(const std::vector<co
 }
 
 // --- streaming stores ---
-// Only for memory-bound output loops: one that evaluates a transcendental per output element is compute-bound,
-// and its streaming stores, issued in bursts per block (stream_out), stall the computation while they drain (GELU
-// on 16M f32: 7.0 ms streaming, 5.0 ms with plain stores; layer norm, whose only transcendental is per row: 5.1 vs
-// 6.0 ms). What a row reduction's pass or the row cache computes is not in the output loop: softmax, whose exp is
-// computed in the sum's pass and loaded from the row cache, streams its output: the plain stores' write-allocate
-// reads were a third more traffic (f32, alternating runs: 4096^2 6.7-7.6 -> 4.7-5.0 ms, 8192x4096 16.9-17.0 ->
+// For large outputs: plain stores first read every output line from memory (write-allocate), a third more traffic
+// for a kernel that reads one array and writes one. Softmax, whose exp is computed in the sum's pass and loaded
+// from the row cache, went from 6.7-7.6 to 4.7-5.0 ms on 4096^2 f32 (alternating runs; 8192x4096 16.9-17.0 ->
 // 11.5-11.8 ms; 2048^2, which this VM's 480 MiB L3 holds, 1.07 -> 1.20 ms).
+//
+// The copy-out (stream_out) writes whole 64-byte lines. With 32-byte non-temporal stores, the bursts stalled any
+// kernel that evaluates a transcendental per output element while they drained, and such kernels kept plain stores
+// (GELU on 16M f32: 7.0 ms streaming, 5.0 plain). With 64-byte stores, those whose transcendentals run in two
+// stages (exp, logistic: two_stage_math_parts) gain too, 4096^2 f32 in alternating runs: exp(x - max) 6.8-8.1 ->
+// 4.1-4.9 ms, GELU 5.9-6.5 -> 5.4-6.3 ms. One that evaluates another (tanh: a division in one long chain per
+// element) still lost (6.1-6.6 -> 6.3-7.2 ms) and keeps plain stores. What a row reduction's pass or the row
+// cache computes is not in the output loop.
 bool LoopEmitter::streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs,
                                    const std::vector<const Instruction*>& roots,
-                                   const std::unordered_set<const Instruction*>& loaded) const {
+                                   const std::unordered_set<const Instruction*>& loaded) {
   if (inst.opcode == Opcode::kFusion && hlo::in_place_parameter_of(inst) >= 0) return false;  // the output is read too
   const auto& dims = outs[0]->dims;
   std::unordered_set<const Instruction*> seen;
-  bool math = false;  // a transcendental per output element, in the output loop
+  bool heavy = false;  // a transcendental without a two-stage form, per output element, in the output loop
   std::function<void(const Instruction*)> visit = [&](const Instruction* i) {
     if (buffers_.count(i) || loaded.count(i) || is_row_reduction(*i, dims) || !seen.insert(i).second) return;
-    math = math || (hlo::is_transcendental(i->opcode) && i->shape.num_elements() >= outs[0]->num_elements());
+    heavy = heavy || (hlo::is_transcendental(i->opcode) && i->shape.num_elements() >= outs[0]->num_elements() &&
+                      two_stage_math_parts(i->opcode, ctype(i->shape.dtype)) == 0);
     for (auto* o : i->operands) visit(o);
   };
   for (auto* r : roots) visit(r);
-  if (math) return false;
+  if (heavy) return false;
   if (outs[0]->dims.empty() || outs[0]->dims.back() < 256) return false;  // rows too short for an aligned loop
   int64_t bytes = 0;
   for (auto* s : outs) bytes += s->num_elements() * static_cast<int64_t>(dtype_size(s->dtype));
@@ -110,12 +116,12 @@ bool LoopEmitter::streaming_stores(const Instruction& inst, const std::vector<co
 }
 
 // out[start, start + len) = tmp[0, len): a plain copy up to the first 64-byte boundary of out, then aligned
-// 32-byte vectors with non-temporal stores, then a plain copy of the rest. The two plain parts (under 64 bytes
+// 64-byte vectors (a whole line each) with non-temporal stores, then a plain copy of the rest. The two plain parts (under 64 bytes
 // each) are memcpy calls, not loops: as loops, LLVM vectorised each (with runtime checks and an epilogue loop),
 // or recognised them as memcpy at the cost of its loop passes, which made compile time grow once outputs were
 // large enough to stream (a 4096x4096 MLP block compiled in twice the time of a 2048x2048 one).
 void LoopEmitter::stream_out(Value* tmp, Value* out, Value* start, Value* len, DType d) {
-  int64_t size = static_cast<int64_t>(dtype_size(d)), lanes = 32 / size;
+  int64_t size = static_cast<int64_t>(dtype_size(d)), lanes = 64 / size;
   llvm::Type* st = b_.getIntNTy(static_cast<unsigned>(size * 8));  // copied as bits (halves, bools alike)
   Value* dst = b_.CreateInBoundsGEP(st, out, start);
   Value* to_line = b_.CreateAnd(b_.CreateSub(i64(0), b_.CreatePtrToInt(dst, b_.getInt64Ty())), i64(63));
@@ -130,7 +136,7 @@ void LoopEmitter::stream_out(Value* tmp, Value* out, Value* start, Value* len, D
   loop(i64(0), vectors, nullptr, [&](Value* v, Value*) {
     Value* j = b_.CreateAdd(head, b_.CreateMul(v, i64(lanes)));
     Value* x = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(st, tmp, j), llvm::Align(size));
-    auto* store = b_.CreateAlignedStore(x, b_.CreateInBoundsGEP(st, dst, j), llvm::Align(32));
+    auto* store = b_.CreateAlignedStore(x, b_.CreateInBoundsGEP(st, dst, j), llvm::Align(64));
     store->setMetadata(llvm::LLVMContext::MD_nontemporal,
                        llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
     return nullptr;

@@ -103,7 +103,7 @@ class LoopEmitter : public ElementalEmitter {
   // `loaded`: values the output loop loads from the row cache rather than computes.
   bool streaming_stores(const Instruction& inst, const std::vector<const hlo::Shape*>& outs,
                         const std::vector<const Instruction*>& roots,
-                        const std::unordered_set<const Instruction*>& loaded) const;
+                        const std::unordered_set<const Instruction*>& loaded);
   void stream_out(Value* tmp, Value* out, Value* start, Value* len, DType d);
   std::vector<Value*> stream_tmp_;  // one block per output
   static constexpr int64_t kStreamBlock = 256;  // columns computed per block before they are streamed out

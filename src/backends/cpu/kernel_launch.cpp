@@ -9,7 +9,7 @@
 namespace jitx::cpu {
 
 void run_kernel(KernelFn fn, void* const* bufs, const LoopSpace& sp) {
-  int64_t work = sp.rows * sp.cols * sp.work_per_point;
+  int64_t work = sp.work();
   int threads = pool_threads();
   // Measured on a 2-core VM: below 1 << 16 element reads per chunk, waking a sleeping pool thread costs more than
   // it saves; a spinning one (the pool stays awake for a while after each job, thread_pool.cpp) takes a job in

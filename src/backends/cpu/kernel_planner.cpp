@@ -9,6 +9,7 @@
 
 #include "backends/cpu/kernels.h"
 #include "core/errors.h"
+#include "hlo/analysis/cost_analysis.h"
 #include "hlo/ir/attributes.h"
 
 namespace jitx::cpu {
@@ -132,6 +133,14 @@ LoopSpace loop_space(const Instruction& inst) {
   bool slicing = inst.opcode == Opcode::kSlice || inst.opcode == Opcode::kDynamicSlice;
   for (auto* o : inst.operands) in_n = std::max(in_n, o->shape.is_tuple || slicing ? 0 : o->shape.num_elements());
   s.work_per_point = std::max<int64_t>(1, in_n / out_n);
+  // Per-point transcendentals: in a fusion, one whose values are as many as the output's (not a per-row one).
+  auto per_point = [&](const Instruction& i) {
+    return hlo::is_transcendental(i.opcode) && !i.shape.is_tuple && i.shape.num_elements() >= out_n;
+  };
+  bool heavy = per_point(inst);
+  if (inst.opcode == Opcode::kFusion)
+    for (auto& i : inst.called.at(0)->instructions) heavy = heavy || per_point(*i);
+  if (heavy) s.cost_per_point = kTranscendentalCost;
   return s;
 }
 

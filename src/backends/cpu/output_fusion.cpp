@@ -66,7 +66,7 @@ class OutputFusion : public LibraryOp {
   int64_t inline_work() const override {
     int64_t k = 1;
     for (auto d : hlo::DotDimensionNumbers::of(dot_).lhs_contracting_dims) k *= dot_.operand(0)->shape.dims.at(d);
-    return dot_.shape.num_elements() * k / 16 + space_.rows * space_.cols * space_.work_per_point;
+    return dot_.shape.num_elements() * k / 16 + space_.work();
   }
   void bind(const std::vector<KernelFn>& fns) override { fn_ = fns.at(0); }
 

@@ -235,7 +235,7 @@ bool is_small(const CpuExecutable& exe) {
   int64_t work = 0;
   for (auto& st : exe.programs[0]->steps) {
     switch (st.kind) {
-      case Step::Kind::kKernel: work += st.space.rows * st.space.cols * st.space.work_per_point; break;
+      case Step::Kind::kKernel: work += st.space.work(); break;
       case Step::Kind::kRowGroup: work += row_group_work(st); break;
       case Step::Kind::kDot: {
         int64_t k = 1;

@@ -301,7 +301,7 @@ int64_t form_row_groups(Program& prog) {
 
 int64_t row_group_work(const Step& g) {
   int64_t work = 0;
-  for (auto& s : g.group) work += s.space.rows * s.space.cols * s.space.work_per_point;
+  for (auto& s : g.group) work += s.space.work();
   return work;
 }
 

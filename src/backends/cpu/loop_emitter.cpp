@@ -116,10 +116,10 @@ bool LoopEmitter::streaming_stores(const Instruction& inst, const std::vector<co
 }
 
 // out[start, start + len) = tmp[0, len): a plain copy up to the first 64-byte boundary of out, then aligned
-// 64-byte vectors (a whole line each) with non-temporal stores, then a plain copy of the rest. The two plain parts (under 64 bytes
-// each) are memcpy calls, not loops: as loops, LLVM vectorised each (with runtime checks and an epilogue loop),
-// or recognised them as memcpy at the cost of its loop passes, which made compile time grow once outputs were
-// large enough to stream (a 4096x4096 MLP block compiled in twice the time of a 2048x2048 one).
+// 64-byte vectors (a whole line each) with non-temporal stores, then a plain copy of the rest. The two plain parts
+// (under 64 bytes each) are memcpy calls, not loops: as loops, LLVM vectorised each (with runtime checks and an
+// epilogue loop), or recognised them as memcpy at the cost of its loop passes, which made compile time grow once
+// outputs were large enough to stream (a 4096x4096 MLP block compiled in twice the time of a 2048x2048 one).
 void LoopEmitter::stream_out(Value* tmp, Value* out, Value* start, Value* len, DType d) {
   int64_t size = static_cast<int64_t>(dtype_size(d)), lanes = 64 / size;
   llvm::Type* st = b_.getIntNTy(static_cast<unsigned>(size * 8));  // copied as bits (halves, bools alike)

@@ -145,11 +145,15 @@ class KernelEmitter final : public ColumnReductionEmitter {
         loop_col_ = c;
         return idx;
       };
-      // One element of every root at column c; with `bases`, stored there (indexed from column `from`).
+      // One element of every root at column c; with `bases`, stored there (indexed from column `from`). Every root
+      // is computed before any is stored: an output may share a parameter's buffer (in place), which another
+      // root still reads at this element.
       auto element = [&](Value* c, const std::vector<Value*>* bases, Value* from) {
         Index idx = index_at(c);
+        std::vector<Value*> vals;
+        for (auto* r : roots) vals.push_back(gen(r, idx));
         for (size_t k = 0; k < roots.size(); ++k) {
-          Value* v = gen(roots[k], idx);
+          Value* v = vals[k];
           if (bases) store((*bases)[k], b_.CreateSub(c, from), outs[k]->dtype, v);
           else store(ptrs[k], linear_in(idx, out_layouts[k]), outs[k]->dtype, v);
         }

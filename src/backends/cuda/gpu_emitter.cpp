@@ -247,8 +247,11 @@ class GpuEmitter final : public GpuEmitterBase {
                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
     loop(start, i64(n), step, {}, [&](Value* i, const std::vector<Value*>&) {
       Index idx = out_index(i);
+      // Every root before any store: an output may share the buffer of a parameter another root reads.
+      std::vector<Value*> vals;
+      for (auto* r : roots) vals.push_back(gen(r, idx));
       for (size_t k = 0; k < roots.size(); ++k) store(out_ptrs_[k], linear_in(idx, out_layouts_[k]), outs_[k]->dtype,
-                                                      gen(roots[k], idx));
+                                                      vals[k]);
       return std::vector<Value*>{};
     });
   }

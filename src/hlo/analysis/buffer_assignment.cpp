@@ -148,22 +148,26 @@ static bool same_memory_order(const Shape& a, const Shape& b) {
   return order(a) == order(b);
 }
 
-bool can_share_operand_buffer(const Instruction& inst, size_t k) {
+bool can_share_operand_buffer(const Instruction& inst, size_t k, int64_t leaf) {
   const Shape& o = inst.operand(k)->shape;
-  if (o.is_tuple || inst.shape.is_tuple || o.byte_size() != inst.shape.byte_size() || o.dims != inst.shape.dims)
-    return false;
+  if (inst.shape.is_tuple != (leaf >= 0)) return false;
+  const Shape& r = leaf >= 0 ? inst.shape.tuple_shapes.at(static_cast<size_t>(leaf)) : inst.shape;
+  if (o.is_tuple || r.is_tuple || o.byte_size() != r.byte_size() || o.dims != r.dims) return false;
   // Element e is read from and written to the same address only when both are laid out alike.
-  if (!same_memory_order(o, inst.shape)) return false;
-  if (is_elementwise(inst.opcode)) return true;
-  if (inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
+  if (!same_memory_order(o, r)) return false;
+  if (leaf < 0 && is_elementwise(inst.opcode)) return true;
+  if (leaf < 0 && inst.opcode == Opcode::kDynamicUpdateSlice && k == 0) return true;  // an update in place
   if (inst.opcode == Opcode::kFusion && fusion_kind_of(inst) == FusionKind::kLoop) {
     // Safe when every instruction of the fusion that depends on that parameter, directly or through others, is
     // elementwise on the output's shape: element e of the output then reads only element e of the parameter.
     // (Checking only the parameter's direct users let p*p + reverse(p*p) overwrite p while the reverse still
-    // read it: the differential fuzzer's loop-carry bug.)
+    // read it: the differential fuzzer's loop-carry bug.) A multi-output loop fusion's outputs all have those
+    // dims, and its kernels compute every output of element e before storing any (so a sibling output still
+    // reads the old element).
     const Computation* f = inst.called.at(0);
     std::set<const Instruction*> reached{f->parameters.at(k)};
     for (auto& fi : f->instructions) {
+      if (fi->opcode == Opcode::kTuple && fi.get() == f->root) continue;
       bool depends = false;
       for (auto* op : fi->operands) depends = depends || reached.count(op) > 0;
       if (!depends) continue;
@@ -181,7 +185,7 @@ namespace {
 bool shares_operand(const Instruction& inst, int64_t t, size_t k) {
   if (inst.opcode == Opcode::kWhile)
     return t == static_cast<int64_t>(k) && !inst.operand(k)->shape.is_tuple;
-  return t < 0 && can_share_operand_buffer(inst, k);
+  return can_share_operand_buffer(inst, k, t);
 }
 
 /// Places root leaves in parameters' buffers (donation, loop carries) and pulls the temporaries that feed them

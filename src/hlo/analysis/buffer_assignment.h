@@ -79,7 +79,8 @@ int64_t peak_live_bytes(const Computation& c);
 /// memory; keeps the new order only if its peak live bytes are lower. Returns (before, after) peaks.
 std::pair<int64_t, int64_t> schedule_for_memory(Module& m);
 
-/// True if inst may write its result over operand `k`'s buffer when that operand dies at inst.
-bool can_share_operand_buffer(const Instruction& inst, size_t k);
+/// True if inst may write its result (its tuple leaf `leaf`, for a multi-output loop fusion) over operand `k`'s
+/// buffer when that operand dies at inst.
+bool can_share_operand_buffer(const Instruction& inst, size_t k, int64_t leaf = -1);
 
 }  // namespace jitx::hlo

@@ -17,7 +17,9 @@ namespace jitx::hlo {
 ///
 ///  kLoop    "loop ops" only: elementwise ops (incl. convert, select, clamp, compare), broadcast, reshape,
 ///           transpose, reverse, slice, iota, concatenate, pad and constants of at most 16 elements. One array
-///           output. A kernel computes each output element from its index alone (one loop over the output).
+///           output, or several of the same dims (multi-output: the root is a tuple). A kernel computes each
+///           output element from its index alone (one loop over the output), every output of an element before
+///           it stores any.
 ///  kInput   loop ops feeding one reduce, or several reduces over operands of the same dims with the same
 ///           `dimensions` (sibling reductions, multi-output: the root is a tuple of the reduces, in order). Every
 ///           reduce has one operand and a scalar init (a fused constant, or a fusion parameter); nothing in the
@@ -42,7 +44,10 @@ namespace jitx::hlo {
 ///      group) becomes a consumer and takes producers, latest first, while every user of the producer is already
 ///      in the group (no duplication, and no cycle through an outside instruction can form); a reduce producer
 ///      over the minor dimension joins a group whose values return along rows, making it kRow;
-///   3. sibling kInput groups reducing operands of the same dims with the same dimensions, reading a common
+///   3. a kLoop group (or lone loop op) that reads, element for element (elementwise users of the same dims),
+///      the root of another kLoop group whose root has users elsewhere takes that group in and writes its root
+///      as another output (XLA's producer-consumer multi-output fusion), unless an outside path joins the two;
+///   4. sibling kInput groups reducing operands of the same dims with the same dimensions, reading a common
 ///      operand, merge into one multi-output kInput group when neither reaches the other.
 ///
 /// Limits, as XLA's: a producer with users outside the group is duplicated into it only when it is cheap

@@ -86,7 +86,12 @@ Kind GroupRules::classify(const Group& g) const {
     }
   }
   if (dot) return reduces.empty() && valid_output(g, dot) ? Kind::kOutput : Kind::kInvalid;
-  if (reduces.empty()) return g.outputs.size() == 1 ? Kind::kLoop : Kind::kInvalid;
+  if (reduces.empty()) {
+    // Several outputs (multi-output loop fusion) share one loop: every one an array of the first's dims.
+    for (auto* o : g.outputs)
+      if (o->shape.is_tuple || o->shape.dims != g.outputs[0]->shape.dims) return Kind::kInvalid;
+    return Kind::kLoop;
+  }
   bool reduce_used_inside = false;
   for (auto* r : reduces)
     for (auto* u : users_of(r))

@@ -23,6 +23,7 @@ FusionPlanner::FusionPlanner(Computation& c, const Fusion::Options& o, std::stri
 void FusionPlanner::plan() {
   output_fusion();
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) grow_from(*it);
+  merge_loop_producers();
   merge_siblings();
 }
 
@@ -254,6 +255,111 @@ void FusionPlanner::dissolve(int id) {
     else owner_.erase(i);
   }
   g.alive = false;
+}
+
+/// Whether one kernel for the groups `a` and `b` would wait on itself through a: some operand a reads from outside
+/// both depends, through instructions or through other groups (a kernel waits for every operand of each of its
+/// members), on an owned member of b. An instruction owned by a group stands for the whole group. No cut-off by
+/// position: a group's members may sit on both sides of b's.
+bool FusionPlanner::reaches_through_others(int a, int b) const {
+  const Group& A = groups_[a];
+  const Group& B = groups_[b];
+  std::vector<const Instruction*> work;
+  for (auto* m : A.members)
+    for (auto* o : m->operands)
+      if (!A.in.count(o) && !B.in.count(o)) work.push_back(o);
+  std::unordered_set<const Instruction*> seen;
+  std::unordered_set<int> groups_seen;
+  while (!work.empty()) {
+    const Instruction* x = work.back();
+    work.pop_back();
+    if (!seen.insert(x).second) continue;
+    if (B.in.count(x) && !B.dup.count(x)) return true;
+    auto g = owner_.find(x);
+    if (g != owner_.end() && g->second != a && g->second != b && groups_[g->second].alive &&
+        groups_seen.insert(g->second).second)
+      for (auto* m : groups_[g->second].members) work.push_back(m);
+    for (auto* o : x->operands) work.push_back(o);
+  }
+  return false;
+}
+
+/// Multi-output loop fusion (XLA's producer-consumer multi-output fusion). A kLoop group C that reads the root of
+/// another kLoop group P element for element, where that root also has users outside C (so P could not join C by
+/// growing), takes P in: the fusion computes P's root once per element, uses it, and also writes it out. One pass
+/// instead of P writing its value and C reading it back (Adam's m, v and parameter updates; GELU's forward values
+/// that the backward pass keeps). Every output has the same dims, so one loop over them serves all.
+void FusionPlanner::merge_loop_producers() {
+  // Lone elementwise ops (left alone by growing: a costly one with users in several places) count as one-member
+  // kLoop groups here; those that merge with nothing stay plain instructions. Lone data movement (a transpose)
+  // stays out: layout assignment may make it a change of layout that no kernel writes.
+  std::vector<int> lone;
+  for (auto* i : order_)
+    if (!owner_.count(i) && can_root(*i) && is_elementwise(i->opcode) && !is_cheap(*i)) {
+      lone.push_back(new_group(i));
+      groups_[lone.back()].kind = Kind::kLoop;
+    }
+  std::vector<int> loops;
+  for (size_t k = 0; k < groups_.size(); ++k)
+    if (groups_[k].alive && groups_[k].kind == Kind::kLoop) loops.push_back(static_cast<int>(k));
+  auto root_pos = [&](int g) { return pos_.at(groups_[g].outputs[0]); };
+  std::sort(loops.begin(), loops.end(), [&](int a, int b) { return root_pos(a) > root_pos(b); });
+  for (int c : loops) {
+    for (bool grew = groups_[c].alive; grew;) {
+      grew = false;
+      const Group& C = groups_[c];
+      const Ints& dims = C.outputs[0]->shape.dims;
+      // Producer roots C reads, latest first.
+      std::vector<Instruction*> reads;
+      for (auto* m : C.members)
+        for (auto* o : m->operands)
+          if (!C.in.count(o) && std::find(reads.begin(), reads.end(), o) == reads.end()) reads.push_back(o);
+      std::sort(reads.begin(), reads.end(), [&](auto* a, auto* b) { return pos_.at(a) > pos_.at(b); });
+      for (auto* x : reads) {
+        auto own = owner_.find(x);
+        if (own == owner_.end() || own->second == c) continue;
+        int p = own->second;
+        const Group& P = groups_[p];
+        if (!P.alive || P.kind != Kind::kLoop) continue;
+        bool fits = std::find(P.outputs.begin(), P.outputs.end(), x) != P.outputs.end();
+        for (auto* o : P.outputs) fits = fits && o->shape.dims == dims;
+        // Read at the output's own index only (elementwise users of the same dims): computed once per element.
+        for (auto* m : C.members)
+          for (auto* o : m->operands)
+            if (P.in.count(o) && !P.dup.count(o))
+              fits = fits && is_elementwise(m->opcode) && m->shape.dims == dims;
+        if (!fits || reaches_through_others(c, p) || reaches_through_others(p, c)) continue;
+        Group merged = C;
+        for (auto* m : P.members) {
+          if (!merged.in.count(m)) add_member(merged, m, P.dup.count(m) > 0);
+          else if (merged.dup.count(m) && !P.dup.count(m)) merged.dup.erase(m);  // C's copy of what P owns
+        }
+        // P's outputs that someone outside the merged group still reads.
+        for (auto* o : P.outputs) {
+          bool outside = is_output_of_computation(o);
+          for (auto* u : users(o)) outside = outside || !merged.in.count(u) || merged.dup.count(u);
+          if (outside) merged.outputs.push_back(o);
+        }
+        sort_members(merged);
+        if (!rules_.acceptable(merged) || rules_.classify(merged) != Kind::kLoop || expensive_behind_broadcast(merged))
+          continue;
+        trace_line(pass_, fmt::format("%{} + %{}: a loop fusion reads the other's root element for element (rule: "
+                                      "multi-output loop fusion)",
+                                      C.outputs[0]->name, x->name));
+        for (auto* m : P.members) {
+          bool in_c = C.in.count(m) > 0, c_dup = C.dup.count(m) > 0, p_dup = P.dup.count(m) > 0;
+          if (in_c && (p_dup || c_dup)) dup_count_[m]--;  // two copies, or a copy and the original, become one
+          if (!merged.dup.count(m)) owner_[m] = c;
+        }
+        groups_[c] = std::move(merged);
+        groups_[p].alive = false;
+        grew = true;
+        break;
+      }
+    }
+  }
+  for (int id : lone)
+    if (groups_[id].alive && groups_[id].members.size() == 1) dissolve(id);
 }
 
 /// Multi-output fusion: sibling reductions of the same dims over a common operand become one kInput kernel.

@@ -33,6 +33,8 @@ class FusionPlanner {
   void grow_from(Instruction* root);
   void finish(int id);
   void dissolve(int id);
+  bool reaches_through_others(int a, int b) const;
+  void merge_loop_producers();
   void merge_siblings();
 
   Computation& c_;

@@ -153,7 +153,8 @@ TEST_CASE("gemm: dot_general edge tiles, K = 0, vectors, every transpose, every 
   struct Mkn {
     int64_t m, k, n;
   };
-  // 1x1x1; ragged micro-tiles (6 x 16 with AVX2, 14 x 32 packed and 8 x 32 unpacked with AVX-512); several depth
+  // 1x1x1; ragged micro-tiles (6 x 16 packed and unpacked with AVX2, 14 x 32 packed and 8 x 32 unpacked with
+  // AVX-512: 200 columns are 12 panels of 16 + 8, the unpacked AVX2 kernel's second vector fully masked); several depth
   // blocks (256) and tiles (96 or 112 x 384), split across threads; K = 0 (the result is zeros); M = 1 and N = 1;
   // the unpacked path for small products (operands within 2^17 floats, K <= 1024) and the packed one past it
   // ({143, 520, 270}: 10 x 14 rows + 3, 8 x 32 columns + 14; {15, 1100, 33}: K over the unpacked limit).

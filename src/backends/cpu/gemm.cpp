@@ -20,6 +20,7 @@
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
@@ -47,6 +48,14 @@ constexpr int64_t kMC = 112;           // tile rows: the packed lhs block (112 K
 constexpr int64_t kMR = 6, kNR = 16;  // micro-tile: 6 rows x 16 columns = 12 ymm accumulators
 constexpr int64_t kKC = 256;          // depth block: an lhs panel (6 KiB) and an rhs panel (16 KiB) share L1
 constexpr int64_t kMC = 96;           // tile rows: the packed lhs block (96 KiB) stays in L2
+#endif
+// Below this many flops a second thread costs more than it saves: a few microseconds of work (~1 MFLOP with
+// AVX-512; a quarter of that with AVX2, whose cores do a quarter to half the flops per cycle: on a 2-core AMD EPYC
+// (Zen 1) a 64^3 product took 16 us on one thread).
+#if JITX_GEMM_AVX512
+constexpr double kSerialFlops = 1 << 20;
+#else
+constexpr double kSerialFlops = 1 << 18;
 #endif
 constexpr int64_t kNC = 384;          // tile columns: the tile's product (144 KiB) is still in L2 for the epilogue
 constexpr int64_t kAlign = 16;        // floats per 64-byte line
@@ -417,10 +426,10 @@ int64_t even_block(int64_t n, int64_t block, int64_t unit) {
 
 thread_local Workspace t_workspace;
 
-#if JITX_GEMM_AVX512
+#if JITX_GEMM_AVX2
 // --- small f32 products, unpacked ------------------------------------------------------------------------------
 // When both operands fit in L2 together, packing them costs more than it saves (at 64^3 it was a third of the
-// call): the kernel reads the rhs where it lies (its 32 columns contiguous, one row per depth) and broadcasts the
+// call): the kernel reads the rhs where it lies (its kNR columns contiguous, one row per depth) and broadcasts the
 // lhs's elements through their strides; masks cover a ragged last column panel, a template the ragged rows.
 
 /// Whether multiply_direct takes the problem.
@@ -429,11 +438,20 @@ bool direct_ok(const Problem& p) {
          p.m * p.k + p.k * p.n <= (int64_t{1} << 17);
 }
 
+#if JITX_GEMM_AVX512
+using ColumnMask = __mmask16;
+constexpr int64_t kDirectMR = 8;  // rows per direct kernel (16 accumulators of 32 registers)
+constexpr bool kFullNeedsUnitDepth = true;
+ColumnMask column_mask(int64_t valid) {  // lanes [0, valid) of one 16-float vector
+  return static_cast<__mmask16>(valid >= 16 ? 0xFFFF : valid <= 0 ? 0 : (1u << valid) - 1);
+}
+
 // kFull: both column vectors whole and the lhs's depth contiguous (a_depth == 1), as in every square product:
 // plain loads and addressing, 12% faster than the masked general form (64^3: 2.6 against 2.95 us).
 template <int MR, bool kFull>
 void direct_kernel(int64_t kc, const float* __restrict a, int64_t a_row, int64_t a_depth, const float* __restrict b,
-                   int64_t ldb, float* __restrict c, int64_t ldc, __mmask16 m0, __mmask16 m1) {
+                   int64_t ldb, float* __restrict c, int64_t ldc, int64_t nr) {
+  ColumnMask m0 = column_mask(nr), m1 = column_mask(nr - 16);
   __m512 acc[MR][2];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
@@ -464,20 +482,63 @@ void direct_kernel(int64_t kc, const float* __restrict a, int64_t a_row, int64_t
     }
   }
 }
+#else
+using ColumnMask = __m256i;
+constexpr int64_t kDirectMR = 6;  // rows per direct kernel (12 accumulators of 16 registers)
+constexpr bool kFullNeedsUnitDepth = false;
+ColumnMask column_mask(int64_t valid) {  // lanes [0, valid) of one 8-float vector
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::clamp<int64_t>(valid, 0, 8))),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// As the AVX-512 kernel, 16 columns in two ymm vectors, but kFull means whole column vectors only (the lhs is read
+// through its depth stride either way): masked loads (which do not fault on masked-off lanes) are slow on AMD's
+// Zen, and a transposed lhs that took them for every depth ran 2-3x slower than packing (256^3: 1.11 against
+// 0.45 ms on a 2-core EPYC).
+template <int MR, bool kFull>
+void direct_kernel(int64_t kc, const float* __restrict a, int64_t a_row, int64_t a_depth, const float* __restrict b,
+                   int64_t ldb, float* __restrict c, int64_t ldc, int64_t nr) {
+  ColumnMask m0 = column_mask(nr), m1 = column_mask(nr - 8);
+  __m256 acc[MR][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    __m256 b0, b1;
+    if constexpr (kFull) {
+      b0 = _mm256_loadu_ps(b + k * ldb);
+      b1 = _mm256_loadu_ps(b + k * ldb + 8);
+    } else {
+      b0 = _mm256_maskload_ps(b + k * ldb, m0);
+      b1 = _mm256_maskload_ps(b + k * ldb + 8, m1);
+    }
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      __m256 x = _mm256_broadcast_ss(a + r * a_row + k * a_depth);
+      acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) {
+    if constexpr (kFull) {
+      _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+      _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
+    } else {
+      _mm256_maskstore_ps(c + r * ldc, m0, acc[r][0]);
+      _mm256_maskstore_ps(c + r * ldc + 8, m1, acc[r][1]);
+    }
+  }
+}
+#endif
 
 using DirectKernel = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t,
-                              __mmask16, __mmask16);
+                              int64_t);
+template <bool kFull, size_t... R>
+constexpr std::array<DirectKernel, sizeof...(R) + 1> direct_table(std::index_sequence<R...>) {
+  return {nullptr, direct_kernel<static_cast<int>(R) + 1, kFull>...};
+}
 template <bool kFull>
-constexpr DirectKernel kDirect[] = {nullptr,
-                                    direct_kernel<1, kFull>,
-                                    direct_kernel<2, kFull>,
-                                    direct_kernel<3, kFull>,
-                                    direct_kernel<4, kFull>,
-                                    direct_kernel<5, kFull>,
-                                    direct_kernel<6, kFull>,
-                                    direct_kernel<7, kFull>,
-                                    direct_kernel<8, kFull>};
-constexpr int64_t kDirectMR = 8;  // rows per direct kernel (16 accumulators)
+constexpr auto kDirect = direct_table<kFull>(std::make_index_sequence<kDirectMR>());
 
 /// Rows [i0, i1) of batch b, all columns, into out[(b*m + i)*n + j].
 void direct_rows(const Problem& p, float* out, int64_t b, int64_t i0, int64_t i1) {
@@ -486,12 +547,11 @@ void direct_rows(const Problem& p, float* out, int64_t b, int64_t i0, int64_t i1
   float* cb = out + b * p.m * p.n;
   for (int64_t j = 0; j < p.n; j += kNR) {
     int64_t nr = std::min(kNR, p.n - j);
-    auto m0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
-    auto m1 = static_cast<__mmask16>(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1);
-    const DirectKernel* kernels = nr == kNR && p.a.depth == 1 ? kDirect<true> : kDirect<false>;
+    bool full = nr == kNR && (!kFullNeedsUnitDepth || p.a.depth == 1);
+    const DirectKernel* kernels = full ? kDirect<true>.data() : kDirect<false>.data();
     for (int64_t i = i0; i < i1; i += kDirectMR) {
       int64_t mr = std::min(kDirectMR, i1 - i);
-      kernels[mr](p.k, a + i * p.a.row, p.a.row, p.a.depth, bm + j, p.b.depth, cb + i * p.n + j, p.n, m0, m1);
+      kernels[mr](p.k, a + i * p.a.row, p.a.row, p.a.depth, bm + j, p.b.depth, cb + i * p.n + j, p.n, nr);
     }
   }
 }
@@ -524,9 +584,8 @@ void multiply(const Problem& p, float* c, TileFn finish) {
   JITX_ASSERT(c || finish, "gemm: a product without an output buffer needs a tile function");
   double flops = 2.0 * static_cast<double>(p.batch) * static_cast<double>(p.m) * static_cast<double>(p.n) *
                  static_cast<double>(std::max<int64_t>(p.k, 1));
-  // Below ~1 MFLOP (tens of microseconds) a second thread costs more than it saves.
-  int64_t threads = flops < double{1 << 20} ? 1 : pool_threads();
-#if JITX_GEMM_AVX512
+  int64_t threads = flops < kSerialFlops ? 1 : pool_threads();
+#if JITX_GEMM_AVX2
   if (direct_ok(p)) return multiply_direct(p, c, finish, threads);
 #endif
   int64_t mc = even_block(p.m, kMC, kMR), nc = even_block(p.n, kNC, kNR);

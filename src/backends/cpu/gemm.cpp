@@ -21,7 +21,6 @@
 #include <memory>
 #include <new>
 #include <type_traits>
-#include <utility>
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>

@@ -20,6 +20,7 @@
 #endif
 
 #include "backends/cpu/parallel.h"
+#include "core/errors.h"
 
 namespace jitx::cpu::blocked {
 #if JITX_GEMM_AVX2
@@ -175,6 +176,8 @@ void multiply_direct(const Problem& p, float* out, TileFn finish, int64_t thread
 }
 #else
 bool direct_ok(const Problem&) { return false; }  // the portable build packs every product
-void multiply_direct(const Problem&, float*, TileFn, int64_t) {}
+void multiply_direct(const Problem&, float*, TileFn, int64_t) {
+  JITX_ASSERT(false, "gemm: multiply_direct called where direct_ok is always false");
+}
 #endif
 }  // namespace jitx::cpu::blocked

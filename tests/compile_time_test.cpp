@@ -1,6 +1,6 @@
 // What the compile-time work made observable or must keep unchanged: the phase list (JITX_LOG_COMPILES,
-// Compiled::compile_phases), one LLVM kernel per distinct instruction, contiguous slices as copies, and the HLO
-// the batched CSE and fusion edits produce.
+// Compiled::compile_phases), one LLVM kernel per distinct instruction, the small kernels' compile tier, contiguous
+// slices as copies, and the HLO the batched CSE and fusion edits produce.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -212,8 +212,11 @@ TEST_CASE("compile: kernels compiled in parts on several threads give the interp
     CHECK(st.at("llvm_kernels") >= 4);
     CHECK(st.at("llvm_parts") >= 1);
     CHECK(st.at("llvm_parts") <= st.at("llvm_kernels"));
-    CHECK(st.at("llvm_parts") == std::min<int64_t>({st.at("llvm_kernels"), 8,
-                                                    std::max<int64_t>(1, std::thread::hardware_concurrency())}));
+    // The kernels over larger arrays on up to one thread per core, the small tier's on one more.
+    int64_t small = st.at("llvm_small_kernels");
+    CHECK(st.at("llvm_parts") == std::min<int64_t>({st.at("llvm_kernels") - small, 8,
+                                                    std::max<int64_t>(1, std::thread::hardware_concurrency())}) +
+                                     (small > 0));
   }
 }
 
@@ -256,4 +259,56 @@ TEST_CASE("compile: batched CSE and fusion edits give the same optimised module"
   o.verify = true;
   hlo::optimize(*m, o);
   CHECK(hlo::parse_hlo(hlo::print_hlo(*m))->fingerprint() == "da78984fce7c3c11c706ad4c57422305");
+}
+
+TEST_CASE("compile: kernels over at most 64 elements compile in the small tier with the interpreter's values",
+          "[cpu]") {
+  // The small tier (orc_jit.cpp, is_small_kernel): a kernel whose every array (operands, result, fused values)
+  // has at most 64 elements gets the light pass pipeline (no loop passes, no vectorisers); one element more and it
+  // gets the full pipeline. Elementwise math, a row and a column reduction and an integer kernel, on both sides of
+  // the bound and mixed in one executable, each against the interpreter.
+  auto f = jit([](Array a, Array b, Array m) {
+    return std::make_tuple(jnp::tanh(a) * b + jnp::exp(a) * 0.5f - a / (1.0f + b * b), jnp::sum(m, {1}),
+                           jnp::max(jnp::abs(m), {0}), jnp::cumsum(m, 1),
+                           (lax::convert_element_type(a * 100.0f, DType::int32) % 7) * 3);
+  }, {.name = "tiers"});
+  struct Case {
+    int64_t n, rows, cols;
+    const char* tier;  // "small", "full" or "mixed"
+  };
+  for (Case k : {Case{64, 8, 8, "small"}, Case{7, 2, 3, "small"}, Case{65, 13, 5, "full"},
+                 Case{300, 20, 30, "full"}, Case{5, 20, 30, "mixed"}}) {
+    INFO("a, b: [" << k.n << "], m: [" << k.rows << ", " << k.cols << "], tier " << k.tier);
+    Array a = random_array({k.n}), b = random_array({k.n}), m = random_array({k.rows, k.cols});
+    auto compiled = f.lower(a, b, m).compile();
+    auto out = compiled(a, b, m);
+    auto mod = hlo::parse_hlo(compiled.as_text());
+    std::vector<detail::Literal> args;
+    for (const Array& x : {a, b, m}) args.push_back(detail::concrete_buffer(x, "test")->literal());
+    auto want = evaluator::evaluate(*mod, args);
+    std::vector<Array> got{std::get<0>(out), std::get<1>(out), std::get<2>(out), std::get<3>(out),
+                           std::get<4>(out)};
+    for (size_t o = 0; o < got.size(); ++o) {
+      auto lit = detail::concrete_buffer(got[o], "test")->literal();
+      const auto& w = want.tuple.at(o).array;
+      REQUIRE(lit.dims == w.dims);
+      testing::Tol t = testing::tol(w.dtype, testing::Bound::kSum);  // f32: a few ops and sums of <= 30 terms
+      int64_t bad = 0;
+      for (int64_t i = 0; i < w.size(); ++i)
+        bad += !(std::fabs(lit.get_f64(i) - w.get_f64(i)) <= t.atol + t.rtol * std::fabs(w.get_f64(i)));
+      INFO("output " << o);
+      CHECK(bad == 0);
+    }
+    if (default_platform() != "cpu") continue;
+    auto st = compiled.executable_stats();
+    int64_t kernels = st.at("llvm_kernels"), small = st.at("llvm_small_kernels");
+    CHECK(kernels >= 3);
+    if (std::string(k.tier) == "small") CHECK(small == kernels);
+    if (std::string(k.tier) == "full") CHECK(small == 0);
+    if (std::string(k.tier) == "mixed") {
+      CHECK(small >= 1);
+      CHECK(small < kernels);
+      CHECK(st.at("llvm_parts") >= 2);  // the small tier's part and at least one other
+    }
+  }
 }

@@ -11,7 +11,8 @@
 #                                            threaded library sources instrumented (gcc; everything else is compiled
 #                                            as the normal Release build is, so it comes from ccache)
 #   tools/sanitize.sh fuzz [seconds]         each libFuzzer target of fuzz/ for that long (60 s) from its seeds
-#   tools/sanitize.sh ci                     what .ci/run runs: asan over the test files of $ci_asan_files
+#   tools/sanitize.sh ci                     what .ci/run runs: asan over the test files of $ci_asan_files in two
+#                                            processes side by side (run_asan_ci)
 #                                            (halting at the first report), the fuzzers for JITX_FUZZ_SECONDS (30)
 #                                            each, then tsan-ci; each step's time printed
 # The builds: the library at -O1 with line tables, the test files at -O0, nothing else (no examples/benchmarks).
@@ -47,7 +48,8 @@ configure() {  # dir, extra cmake arguments...
   # MPI is off here: the sanitized runs cover the one-process library (the MPI tests run under mpirun in ctest).
   # No C compiler is named: with MPI off C is never enabled, and a CMAKE_C_COMPILER defined without it makes
   # LLVM's FindFFI (find_package(LLVM)) call check_c_source_compiles, which fails at configure.
-  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DJITX_ENABLE_MPI=OFF \
+  # JITX_SANITIZE_CUDA=OFF (what ci sets) leaves the CUDA backend out: none of CI's sanitized test files use it.
+  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DJITX_ENABLE_MPI=OFF -DJITX_ENABLE_CUDA="${JITX_SANITIZE_CUDA:-ON}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS= \
     -DCMAKE_EXE_LINKER_FLAGS= -DCMAKE_SHARED_LINKER_FLAGS= \
@@ -69,6 +71,32 @@ run_asan() {
   ./build-asan/tests/jitx_tests "$@" 2>&1 | tee "$log"
   if grep -q "runtime error:" "$log"; then
     echo "tools/sanitize.sh: UndefinedBehaviorSanitizer reported errors (see $log)" >&2
+    return 1
+  fi
+}
+
+# CI's ASan + UBSan run: the test files of $ci_asan_files in two processes side by side (two cores), the
+# public-function walk (api_walk_test.cpp, about half of the run) in one and the other files in the other; each
+# halts at its first report. Both logs are printed.
+run_asan_ci() {
+  configure build-asan -DJITX_BUILD_FUZZERS=ON -DJITX_TEST_FILES="$ci_asan_files"
+  cmake --build build-asan -j2 --target jitx_tests
+  asan_env
+  local walk="[#api_walk_test]" rc1=0 rc2=0
+  ./build-asan/tests/jitx_tests -# "$walk" >build-asan/asan-run-1.log 2>&1 &
+  local pid=$!
+  ./build-asan/tests/jitx_tests -# "~$walk" >build-asan/asan-run-2.log 2>&1 || rc2=$?
+  wait "$pid" || rc1=$?
+  for k in 1 2; do
+    echo "== build-asan/asan-run-$k.log"
+    tail -n 40 "build-asan/asan-run-$k.log"
+  done
+  if grep -q "runtime error:" build-asan/asan-run-1.log build-asan/asan-run-2.log; then
+    echo "tools/sanitize.sh: UndefinedBehaviorSanitizer reported errors (build-asan/asan-run-*.log)" >&2
+    return 1
+  fi
+  if [ "$rc1" != 0 ] || [ "$rc2" != 0 ]; then
+    echo "tools/sanitize.sh: the ASan run failed (exit codes $rc1 and $rc2; build-asan/asan-run-*.log)" >&2
     return 1
   fi
 }
@@ -181,7 +209,8 @@ case "$kind" in
   fuzz) run_fuzz "$@" ;;
   ci)
     halt=1
-    JITX_ASAN_TEST_FILES=$ci_asan_files timed "asan+ubsan subset" run_asan
+    export JITX_SANITIZE_CUDA=OFF
+    timed "asan+ubsan subset" run_asan_ci
     timed "fuzzers" run_fuzz "${JITX_FUZZ_SECONDS:-30}"
     timed "tsan (partly instrumented)" run_tsan_ci
     ;;

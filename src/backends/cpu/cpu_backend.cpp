@@ -101,9 +101,10 @@ void log_plan(const CpuExecutable& exe, const std::string& name, double plan_ms,
   detail::log_line(fmt::format(
       "[jitx] cpu backend: '{}': {} programs, {} native kernels, {} Eigen dots, {} library ops, {} in-place "
       "updates, {} while loops, {} conditionals, {} interpreter fallbacks, {} layout copies; {} distinct LLVM "
-      "kernels on {} threads; plan {:.2f} ms, {}",
+      "kernels ({} small) on {} threads; plan {:.2f} ms, {}",
       name, exe.programs.size(), n.kernels, n.dots, n.library, n.update_slices, n.whiles, n.conditionals,
-      n.fallbacks.size(), n.layout_copies, exe.kernels.distinct, exe.kernels.parts, plan_ms, tail));
+      n.fallbacks.size(), n.layout_copies, exe.kernels.distinct, exe.kernels.small, exe.kernels.parts, plan_ms,
+      tail));
   if (!n.fallbacks.empty())
     detail::log_line(
         fmt::format("[jitx] cpu backend: '{}' runs on the interpreter: {}", name, fmt::join(n.fallbacks, "; ")));

@@ -135,6 +135,7 @@ std::map<std::string, int64_t> CpuExecutable::stats() const {
   return {{"native_kernels", counts.kernels},
           {"llvm_kernels", static_cast<int64_t>(kernels.distinct)},  // compiled: equal instructions share one
           {"llvm_parts", static_cast<int64_t>(kernels.parts)},       // threads they were compiled on
+          {"llvm_small_kernels", static_cast<int64_t>(kernels.small)},  // of llvm_kernels: the small tier
           {"eigen_dots", counts.dots},
           {"library_ops", counts.library},
           {"update_slices", counts.update_slices},

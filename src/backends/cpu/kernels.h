@@ -47,6 +47,7 @@ struct CompiledKernels {
   std::vector<KernelFn> fns;  // one per requested instruction, in order
   size_t distinct = 0;        // kernels compiled: instructions with equal canonical text share one
   size_t parts = 0;           // threads they were compiled on
+  size_t small = 0;           // of distinct: compiled in the small tier (orc_jit.cpp, is_small_kernel)
   std::shared_ptr<void> owner;
   CompileTimes times;
   // With JitOptions::keep_objects: the relocatable object files linked (one per part) and, per requested

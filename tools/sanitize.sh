@@ -50,7 +50,8 @@ configure() {  # dir, extra cmake arguments...
   # No C compiler is named: with MPI off C is never enabled, and a CMAKE_C_COMPILER defined without it makes
   # LLVM's FindFFI (find_package(LLVM)) call check_c_source_compiles, which fails at configure.
   # JITX_SANITIZE_CUDA=OFF (what ci sets) leaves the CUDA backend out: none of CI's sanitized test files use it.
-  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DJITX_ENABLE_MPI=OFF -DJITX_ENABLE_CUDA="${JITX_SANITIZE_CUDA:-ON}" \
+  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DJITX_ENABLE_MPI=OFF \
+    -DJITX_ENABLE_CUDA="${JITX_SANITIZE_CUDA:-ON}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS= \
     -DCMAKE_EXE_LINKER_FLAGS= -DCMAKE_SHARED_LINKER_FLAGS= \
@@ -218,5 +219,6 @@ case "$kind" in
     timed "fuzzers" run_fuzz "${JITX_FUZZ_SECONDS:-30}"
     timed "tsan (partly instrumented)" run_tsan_ci
     ;;
-  *) echo "tools/sanitize.sh: unknown kind $kind (asan, asan-ctest, asan-ci, tsan, tsan-ctest, tsan-ci, fuzz or ci)" >&2; exit 2 ;;
+  *) echo "tools/sanitize.sh: unknown kind $kind (asan, asan-ctest, asan-ci, tsan, tsan-ctest, tsan-ci, fuzz or ci)" >&2
+     exit 2 ;;
 esac

@@ -1,10 +1,11 @@
 // The CPU backend's reductions against the interpreter: row, column, middle and whole-array sums for every reducer
-// and dtype, row sums that stage exp and logistic per block, NaN-propagating max/min, column reductions in tiles
-// split across threads and off the four-row pass, and row fusions that compute a value read by a reduction and the
-// output once (the softmax row cache).
+// and dtype, row sums that stage exp and logistic per block, NaN-propagating max/min (and signed zeros, against
+// a reference written in the test), column reductions in tiles split across threads and off the four-row pass,
+// and row fusions that compute a value read by a reduction and the output once (the softmax row cache).
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "backend_test_util.h"
@@ -135,6 +136,56 @@ ENTRY %main (a: f32[64,600]) -> ({0}) {{
 }}
 )", out, std::string(r) == "max" ? "-inf" : "inf", dims, r), -0.001, 3);
     }
+}
+
+TEST_CASE("cpu: float max/min row reductions of zeros, infinities and NaNs of either sign", "[cpu]") {
+  // Rows drawn from a few values, so that many rows hold only zeros of both signs, only negative values, a NaN
+  // with the sign bit set, or infinities: the result's bits against a reference written here (NaN if any element
+  // is one; a zero max is +0 iff some element is +0, a zero min -0 iff some element is -0), for row lengths inside
+  // one vector and across many (with a remainder).
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::vector<double>> pools{{0.0, -0.0}, {-0.0, -1.5}, {0.0, -2.0}, {-0.0, -inf, -3.0},
+                                              {-1.5, -nan, -0.0}, {inf, -inf, 0.0}, {nan, 2.5, -0.0}, {-0.0}};
+  std::mt19937 gen(7);
+  for (DType d : {DType::float32, DType::float64, DType::bfloat16})
+    for (int64_t cols : {5, 37, 300})
+      for (const char* r : {"max", "min"}) {
+        INFO(hlo_name(d) << " " << cols << " " << r);
+        bool mx = std::string(r) == "max";
+        int64_t rows = 64;
+        Literal x = Literal::make(d, {rows, cols});
+        for (int64_t i = 0; i < rows; ++i) {
+          const auto& pool = pools[static_cast<size_t>(i) % pools.size()];
+          for (int64_t j = 0; j < cols; ++j) x.set_f64(i * cols + j, pool[gen() % pool.size()]);
+        }
+        Literal init = Literal::make(d, {});
+        init.set_f64(0, mx ? -inf : inf);
+        auto got = run(native(), hlo::parse_hlo(one_op(shape_text(d, {rows}), "reduce",
+                                                       {shape_text(d, {rows, cols}), shape_text(d, {})},
+                                                       fmt::format(", dimensions={{1}}, reducer={}", r))),
+                       {x, init})[0];
+        for (int64_t i = 0; i < rows; ++i) {
+          bool any_nan = false, any_pos0 = false, any_neg0 = false;
+          double best = mx ? -inf : inf;
+          for (int64_t j = 0; j < cols; ++j) {
+            double v = x.get_f64(i * cols + j);
+            any_nan = any_nan || std::isnan(v);
+            any_pos0 = any_pos0 || (v == 0 && !std::signbit(v));
+            any_neg0 = any_neg0 || (v == 0 && std::signbit(v));
+            if (!std::isnan(v)) best = mx ? std::max(best, v) : std::min(best, v);
+          }
+          double g = got.get_f64(i);
+          INFO("row " << i << ": got " << g);
+          if (any_nan) {
+            CHECK(std::isnan(g));
+          } else if (best == 0) {
+            CHECK(g == 0);
+            CHECK(std::signbit(g) == (mx ? !any_pos0 : any_neg0));
+          } else {
+            CHECK(g == best);
+          }
+        }
+      }
 }
 
 TEST_CASE("cpu: column reductions (leading dimensions) in tiles, split across threads, sibling outputs", "[cpu]") {

@@ -10,6 +10,7 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -126,9 +127,19 @@ void LoopEmitter::stream_out(Value* tmp, Value* out, Value* start, Value* len, D
   Value* dst = b_.CreateInBoundsGEP(st, out, start);
   Value* to_line = b_.CreateAnd(b_.CreateSub(i64(0), b_.CreatePtrToInt(dst, b_.getInt64Ty())), i64(63));
   Value* head = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateUDiv(to_line, i64(size)), len);
-  auto copy = [&](Value* from, Value* to) {  // elements [from, to)
+  // Elements [from, to): a call to memcpy only where there is something to copy (none at all for rows of whole
+  // lines), in a block of its own, so that the vector registers the loops keep are spilled and reloaded around the
+  // call there, not on every block of the row.
+  auto copy = [&](Value* from, Value* to) {
+    auto* call = llvm::BasicBlock::Create(ctx_, "stream.copy", f_);
+    auto* done = llvm::BasicBlock::Create(ctx_, "stream.copied", f_);
+    if (collect_) inner_blocks_.insert({call, done});  // as a loop's blocks (see loop_n)
+    b_.CreateCondBr(b_.CreateICmpSLT(from, to), call, done, llvm::MDBuilder(ctx_).createBranchWeights(1, 64));
+    b_.SetInsertPoint(call);
     b_.CreateMemCpy(b_.CreateInBoundsGEP(st, dst, from), llvm::Align(size), b_.CreateInBoundsGEP(st, tmp, from),
                     llvm::Align(size), b_.CreateMul(b_.CreateSub(to, from), i64(size)));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   };
   copy(i64(0), head);
   auto* vt = llvm::FixedVectorType::get(st, static_cast<unsigned>(lanes));

@@ -9,6 +9,7 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -275,13 +276,18 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
     // maxnum/minnum (which the vectoriser reduces in vector lanes, unlike NaN-propagating maximum/minimum)
     // plus an "any NaN" flag: the result is NaN if any element is, as maximum/minimum give; and, as nsz leaves
     // the sign of a zero result open, an "any +0" (max) or "any -0" (min) flag that sets it as maximum/minimum
-    // would (a zero max is +0 iff some element is +0).
+    // would (a zero max is +0 iff some element is +0). The NaN flag is the largest magnitude's bits (an integer
+    // max of the bits without the sign: above infinity's iff some element is a NaN), as wide as the element: an
+    // i1 flag (or a mask, which LLVM narrows the same way) vectorises into lanes packed on every iteration, 5 more
+    // instructions per vector on AVX2. The zero flag is computed only when the result is a zero, by a second loop
+    // over the elements. The first loop is a load, a max, an and and an integer max per vector.
     bool mx = r == "max";
     llvm::Type* t = ctype(d);
-    llvm::Type* it = b_.getIntNTy(t->getPrimitiveSizeInBits());
+    unsigned bits = t->getPrimitiveSizeInBits();
+    llvm::Type* it = b_.getIntNTy(bits);
     Value* zero_bits = b_.CreateBitCast(fconst(t, mx ? 0.0 : -0.0), it);
-    auto accs = loop_n(i64(0), i64(n), {identity(r, d), b_.getFalse(), b_.getFalse()},
-                       [&](Value* k, const std::vector<Value*>& p) {
+    Value* none = llvm::ConstantInt::get(it, 0);
+    auto accs = loop_n(i64(0), i64(n), {identity(r, d), none}, [&](Value* k, const std::vector<Value*>& p) {
       Value* x = element(k);
       Value* m = mx ? b_.CreateMaxNum(p[0], x) : b_.CreateMinNum(p[0], x);
       // nnan/nsz let the vectoriser reduce it; a NaN makes the lanes poison, which the select below discards.
@@ -289,12 +295,29 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
       fmf.setNoNaNs();
       fmf.setNoSignedZeros();
       llvm::cast<llvm::Instruction>(m)->setFastMathFlags(fmf);
-      Value* zero = b_.CreateICmpEQ(b_.CreateBitCast(x, it), zero_bits);
-      return std::vector<Value*>{m, b_.CreateOr(p[1], b_.CreateFCmpUNO(x, x)), b_.CreateOr(p[2], zero)};
+      Value* magnitude = b_.CreateAnd(b_.CreateBitCast(x, it), llvm::APInt::getSignedMaxValue(bits));
+      return std::vector<Value*>{m, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, p[1], magnitude)};
     });
-    Value* zero = b_.CreateSelect(accs[2], fconst(t, mx ? 0.0 : -0.0), fconst(t, mx ? -0.0 : 0.0));
-    acc = b_.CreateSelect(b_.CreateFCmpOEQ(accs[0], fconst(t, 0.0)), zero, accs[0]);
-    acc = b_.CreateSelect(accs[1], llvm::ConstantFP::getNaN(t), acc);
+    Value* is_zero = b_.CreateFCmpOEQ(accs[0], fconst(t, 0.0));
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* scan = llvm::BasicBlock::Create(ctx_, "zero.scan", f_);
+    auto* join = llvm::BasicBlock::Create(ctx_, "zero.join", f_);
+    if (collect_) inner_blocks_.insert({scan, join});  // as a loop's blocks (see loop_n)
+    b_.CreateCondBr(is_zero, scan, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 10));
+    b_.SetInsertPoint(scan);
+    Value* any_zero = loop(i64(0), i64(n), none, [&](Value* k, Value* p) {
+      return b_.CreateOr(p, b_.CreateSExt(b_.CreateICmpEQ(b_.CreateBitCast(element(k), it), zero_bits), it));
+    });
+    llvm::BasicBlock* scanned = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode* flag = b_.CreatePHI(it, 2);
+    flag->addIncoming(none, from);
+    flag->addIncoming(any_zero, scanned);
+    Value* zero = b_.CreateSelect(b_.CreateICmpNE(flag, none), fconst(t, mx ? 0.0 : -0.0), fconst(t, mx ? -0.0 : 0.0));
+    acc = b_.CreateSelect(is_zero, zero, accs[0]);
+    Value* inf_bits = b_.CreateBitCast(llvm::ConstantFP::getInfinity(t), it);
+    acc = b_.CreateSelect(b_.CreateICmpSGT(accs[1], inf_bits), llvm::ConstantFP::getNaN(t), acc);
   } else {
     acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
       return combine(r, d, p, element(k), is_float(d) && r == "add");

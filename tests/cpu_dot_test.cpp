@@ -154,6 +154,47 @@ TEST_CASE("cpu: convolution (layouts, strides, padding, dilations, groups) runs 
   }
 }
 
+TEST_CASE("cpu: convolutions as autodiff writes them for NHWC: kernel gradients, input gradients, lhs dilation",
+          "[cpu]") {
+  // The kernel gradient of an NHWC convolution treats the channels as its batch and the batch as its features (the
+  // lhs then has neither its features nor its innermost window dimension contiguous: the backend copies it first
+  // and builds patches a run of window positions at a time), with the output gradient as a window as large as the
+  // image; an NHWC input gradient with lhs dilation (a strided forward convolution's) reads channels in runs. Each
+  // against the interpreter, f32, bf16 and f64.
+  struct Case {
+    std::string lhs, rhs, out, attrs;
+  };
+  auto shape = [](DType d, std::vector<int64_t> s) { return shape_text(d, s); };
+  for (DType d : {DType::float32, DType::bfloat16, DType::float64}) {
+    std::vector<Case> cases{
+        // kernel gradient of a 3x2 kernel, SAME-like padding (1,1),(0,1), over x [3,7,6,5] and dy [3,7,6,4]
+        {shape(d, {3, 7, 6, 5}), shape(d, {3, 7, 6, 4}), shape(d, {3, 2, 5, 4}),
+         ", window_strides={1,1}, padding={1,1,0,1}, lhs_dilation={1,1}, rhs_dilation={1,1}, "
+         "lhs_spec={3,0,1,2}, rhs_spec={3,0,1,2}, out_spec={2,3,0,1}, feature_group_count=1, batch_group_count=1"},
+        // the same for a forward stride of 2: the output gradient is dilated as a window
+        {shape(d, {2, 9, 8, 3}), shape(d, {2, 5, 4, 6}), shape(d, {3, 3, 3, 6}),
+         ", window_strides={1,1}, padding={1,1,1,0}, lhs_dilation={1,1}, rhs_dilation={2,2}, "
+         "lhs_spec={3,0,1,2}, rhs_spec={3,0,1,2}, out_spec={2,3,0,1}, feature_group_count=1, batch_group_count=1"},
+        // a 1-D kernel gradient (one spatial dimension)
+        {shape(d, {4, 11, 3}), shape(d, {4, 11, 2}), shape(d, {3, 3, 2}),
+         ", window_strides={1}, padding={1,1}, lhs_dilation={1}, rhs_dilation={1}, "
+         "lhs_spec={2,0,1}, rhs_spec={2,0,1}, out_spec={1,2,0}, feature_group_count=1, batch_group_count=1"},
+        // the input gradient of a stride-2 NHWC convolution: lhs dilation 2, reversed kernel
+        {shape(d, {2, 5, 4, 6}), shape(d, {3, 3, 3, 6}), shape(d, {2, 9, 8, 3}),
+         ", window_strides={1,1}, padding={1,1,1,2}, lhs_dilation={2,2}, rhs_dilation={1,1}, "
+         "lhs_spec={0,3,1,2}, rhs_spec={2,3,0,1}, out_spec={0,3,1,2}, feature_group_count=1, batch_group_count=1"},
+        // NHWC with two feature groups (the output is not one row per product row)
+        {shape(d, {2, 6, 5, 4}), shape(d, {3, 3, 2, 6}), shape(d, {2, 6, 5, 6}),
+         ", window_strides={1,1}, padding={1,1,1,1}, lhs_dilation={1,1}, rhs_dilation={1,1}, "
+         "lhs_spec={0,3,1,2}, rhs_spec={3,2,0,1}, out_spec={0,3,1,2}, feature_group_count=2, batch_group_count=1"},
+    };
+    for (auto& c : cases) {
+      INFO(hlo_name(d) << " " << c.attrs);
+      check_native(one_op(c.out, "convolution", {c.lhs, c.rhs}, c.attrs), -1, 1, kDotAtolScale);
+    }
+  }
+}
+
 TEST_CASE("cpu: a jitted integer and float matmul against hand-computed products", "[cpu]") {
   // [[1, 2], [3, 4]] @ [[5, 6], [7, 8]] = [[19, 22], [43, 50]], exact in every dtype that holds them.
   auto mm = jit([](Array a, Array b) { return jnp::matmul(a, b); });

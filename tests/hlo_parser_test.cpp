@@ -152,6 +152,34 @@ TEST_CASE("parser: malformed text throws CompileError naming the line", "[hlo]")
   fails_with("HloModule m\nENTRY %e () -> f32[] {\n  %x = f32[] constant(1)\n}\n", "no ROOT");
 }
 
+TEST_CASE("verifier: a convolution whose result shape its operands and window do not give is refused", "[hlo]") {
+  // A backend writes the result it computes into a buffer of the declared shape: a mismatch is a CompileError that
+  // names it, not a write past the buffer (the CPU backend's NHWC path writes products straight into the output).
+  auto conv = [](const char* lhs, const char* rhs, const char* out, const char* pad) {
+    return fmt::format(R"(HloModule m
+ENTRY %e (x: {0}, k: {1}) -> {2} {{
+  %x = {0} parameter(0)
+  %k = {1} parameter(1)
+  ROOT %c = {2} convolution(%x, %k), window_strides={{1,1}}, padding={{{3}}}, lhs_dilation={{1,1}}, rhs_dilation={{1,1}}, lhs_spec={{0,3,1,2}}, rhs_spec={{3,2,0,1}}, out_spec={{0,3,1,2}}, feature_group_count=1, batch_group_count=1
+}}
+)",
+                       lhs, rhs, out, pad);
+  };
+  auto fails_with = [](const std::string& text, const char* what) {
+    try {
+      parse(text);
+      FAIL("no error for: " << text);
+    } catch (const CompileError& e) {
+      CHECK_THAT(std::string(e.what()), Contains(what));
+    }
+  };
+  CHECK_NOTHROW(parse(conv("f32[2,5,4,6]", "f32[3,3,6,3]", "f32[2,5,4,3]", "1,1,1,1")));
+  fails_with(conv("f32[2,5,4,6]", "f32[3,3,3,6]", "f32[2,5,4,6]", "1,1,1,1"), "lhs features 6 must be kernel input");
+  fails_with(conv("f32[2,5,4,6]", "f32[3,3,6,3]", "f32[2,5,4,6]", "1,1,1,1"), "needs 3 features");
+  fails_with(conv("f32[2,5,4,6]", "f32[3,3,6,3]", "f32[2,5,6,3]", "1,1,1,1"), "has 6 along spatial axis 1");
+  fails_with(conv("f32[2,5,4,6]", "f32[3,3,6,3]", "f32[2,5,4,3]", "1,1,2,2"), "the window gives 6");
+}
+
 TEST_CASE("parser: hostile sizes, numbers and nesting are CompileErrors, not crashes", "[hlo][hlo_fuzz]") {
   // Each was a std::out_of_range / std::invalid_argument, a signed overflow, a huge allocation or unbounded
   // recursion before (the class fuzz/hlo_parser_fuzz.cpp looks for).

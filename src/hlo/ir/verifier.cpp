@@ -191,10 +191,37 @@ void verify_instruction(const Instruction& i) {
       break;
     }
     case Opcode::kConvolution:
+    {
       check(op_shape(0).dtype == op_shape(1).dtype && op_shape(0).rank() == op_shape(1).rank(), i,
             "convolution operands need equal dtypes and ranks");
-      ConvConfig::of(i);
+      // Feature and batch counts, and each output spatial size, as the attributes make them: a backend writes
+      // the result it computes into a buffer of the declared shape.
+      ConvConfig c = ConvConfig::of(i);
+      const auto& d = c.dnums;
+      const auto &ld = op_shape(0).dims, &rd = op_shape(1).dims, &od = i.shape.dims;
+      int64_t fg = c.feature_group_count, bg = c.batch_group_count;
+      int64_t in_f = ld[d.input_feature_dimension], k_in = rd[d.kernel_input_feature_dimension],
+              k_out = rd[d.kernel_output_feature_dimension], in_b = ld[d.input_batch_dimension];
+      check(in_f == k_in * fg, i,
+            fmt::format("convolution: lhs features {} must be kernel input features {} x feature_group_count {}", in_f,
+                        k_in, fg));
+      check(k_out % fg == 0 && k_out % bg == 0 && in_b % bg == 0, i,
+            fmt::format("convolution: kernel output features {} and lhs batch {} must divide by the group counts",
+                        k_out, in_b));
+      check(od[d.output_feature_dimension] == k_out && od[d.output_batch_dimension] * bg == in_b, i,
+            fmt::format("convolution: result {} needs {} features and batch {}", i.shape.str(), k_out, in_b / bg));
+      for (size_t k = 0; k < d.input_spatial_dimensions.size(); ++k) {
+        int64_t in = ld[d.input_spatial_dimensions[k]], w = rd[d.kernel_spatial_dimensions[k]];
+        int64_t din = in == 0 ? 0 : (in - 1) * c.window.base_dilations[k] + 1;
+        int64_t dw = w == 0 ? 0 : (w - 1) * c.window.window_dilations[k] + 1;
+        int64_t span = din + c.window.padding[k].low + c.window.padding[k].high - dw;
+        int64_t want = span < 0 ? 0 : span / c.window.strides[k] + 1;
+        check(od[d.output_spatial_dimensions[k]] == want, i,
+              fmt::format("convolution: result {} has {} along spatial axis {}, the window gives {}", i.shape.str(),
+                          od[d.output_spatial_dimensions[k]], k, want));
+      }
       break;
+    }
     case Opcode::kIota:
       iota_dimension_of(i);
       break;

@@ -182,9 +182,11 @@ class Convolution : public LibraryOp {
     const bool runs = !channels_minor && nsp > 0 && undilated && rd[nsp - 1] == 1 && lst[ls[nsp + 1]] == 1 && wl > 1;
     // Rows per block: the patch matrix at most ~4 MiB (and at least 16 rows), unless the weight matrix is so large
     // that packing it for each block's GEMM would cost more than the block's work (a kernel gradient: few rows,
-    // long patches): then at least 8 rows per output feature, or all of them.
-    int64_t block = std::max<int64_t>(16, (4 << 20) / static_cast<int64_t>(sizeof(T)) / std::max<int64_t>(1, kk));
-    block = std::min(std::max(block, 8 * fo), rows);
+    // long patches): then at least 8 rows per output feature, or all of them, up to a patch matrix of 64 MiB.
+    int64_t per_row = static_cast<int64_t>(sizeof(T)) * std::max<int64_t>(1, kk);
+    int64_t block = std::max<int64_t>(16, (int64_t{4} << 20) / per_row);
+    int64_t cap = std::max<int64_t>(block, (int64_t{64} << 20) / per_row);
+    block = std::min({std::max(block, 8 * fo), cap, rows});
     std::vector<T> patch(static_cast<size_t>(block * kk)), wmat(static_cast<size_t>(kk * fo)),
         prod(linear_out ? 0 : static_cast<size_t>(block * fo));
     for (int64_t q = 0; q < groups; ++q) {

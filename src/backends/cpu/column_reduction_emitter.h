@@ -17,7 +17,7 @@ class ColumnReductionEmitter : public ReductionEmitter {
   // elements would stride through memory once per output. Instead each output tile of kColumnTile consecutive
   // elements keeps its accumulators in an array (16 KiB of doubles: L1), and the reduced rows are walked in memory
   // order, each updating the whole tile (long contiguous runs of vectorised loads; 256-wide tiles, 1 KiB runs 16
-  // KiB apart, prefetched badly), four rows per pass (see rows_into_tile). Float sums accumulate in double.
+  // KiB apart, prefetched badly), eight rows per pass (see rows_into_tile). Float sums accumulate in double.
   static constexpr int64_t kColumnTile = 2048;
   bool column_reduction(const std::vector<const Instruction*>& roots, const std::vector<Layout>& out_layouts) const;
   void emit_column_reduction(const std::vector<const Instruction*>& roots, const std::vector<const hlo::Shape*>& outs,

@@ -330,7 +330,10 @@ ENTRY %main (h: $T[16,16], w: $T[16,16]) -> ($T[16,16], $T[16,16]) {
   ROOT %out = ($T[16,16], $T[16,16]) tuple(%g1, %g2)
 }
 )",
-                    d, 16);
+                    // Four rounds of a 16-term dot through tanh: where tanh is not saturated, a rounding difference
+                    // grows about sqrt(16) * 1.7 times a round (|w| <= 3), so f32's sum bound is scaled further
+                    // (an input drawn after the whole [cpu] group's was 2.3e-5 off at 0.3; bf16's bound covers it).
+                    d, d == DType::float32 ? 64 : 16);
     CHECK(st.at("while_loops") == 1);
     CHECK(st.at("layout_copies") == 1);  // %wt returned as a carry is copied to row-major
   }

@@ -116,6 +116,24 @@ bool LoopEmitter::streaming_stores(const Instruction& inst, const std::vector<co
   return bytes >= kStreamingStoreBytes;
 }
 
+Value* LoopEmitter::when_rarely(Value* cond, uint32_t odds, const std::function<Value*()>& body, Value* otherwise) {
+  llvm::BasicBlock* from = b_.GetInsertBlock();
+  auto* rare = llvm::BasicBlock::Create(ctx_, "rare", f_);
+  auto* join = llvm::BasicBlock::Create(ctx_, "rare.join", f_);
+  if (collect_) inner_blocks_.insert({rare, join});  // as a loop's blocks (see loop_n)
+  b_.CreateCondBr(cond, rare, join, llvm::MDBuilder(ctx_).createBranchWeights(1, odds));
+  b_.SetInsertPoint(rare);
+  Value* v = body();
+  llvm::BasicBlock* ran = b_.GetInsertBlock();  // body may have added blocks (a loop)
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  if (!v) return nullptr;
+  llvm::PHINode* phi = b_.CreatePHI(v->getType(), 2);
+  phi->addIncoming(otherwise, from);
+  phi->addIncoming(v, ran);
+  return phi;
+}
+
 // out[start, start + len) = tmp[0, len): a plain copy up to the first 64-byte boundary of out, then aligned
 // 64-byte vectors (a whole line each) with non-temporal stores, then a plain copy of the rest. The two plain parts
 // (under 64 bytes each) are memcpy calls, not loops: as loops, LLVM vectorised each (with runtime checks and an
@@ -131,15 +149,11 @@ void LoopEmitter::stream_out(Value* tmp, Value* out, Value* start, Value* len, D
   // lines), in a block of its own, so that the vector registers the loops keep are spilled and reloaded around the
   // call there, not on every block of the row.
   auto copy = [&](Value* from, Value* to) {
-    auto* call = llvm::BasicBlock::Create(ctx_, "stream.copy", f_);
-    auto* done = llvm::BasicBlock::Create(ctx_, "stream.copied", f_);
-    if (collect_) inner_blocks_.insert({call, done});  // as a loop's blocks (see loop_n)
-    b_.CreateCondBr(b_.CreateICmpSLT(from, to), call, done, llvm::MDBuilder(ctx_).createBranchWeights(1, 64));
-    b_.SetInsertPoint(call);
-    b_.CreateMemCpy(b_.CreateInBoundsGEP(st, dst, from), llvm::Align(size), b_.CreateInBoundsGEP(st, tmp, from),
-                    llvm::Align(size), b_.CreateMul(b_.CreateSub(to, from), i64(size)));
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
+    when_rarely(b_.CreateICmpSLT(from, to), 64, [&]() -> Value* {
+      b_.CreateMemCpy(b_.CreateInBoundsGEP(st, dst, from), llvm::Align(size), b_.CreateInBoundsGEP(st, tmp, from),
+                      llvm::Align(size), b_.CreateMul(b_.CreateSub(to, from), i64(size)));
+      return nullptr;
+    });
   };
   copy(i64(0), head);
   auto* vt = llvm::FixedVectorType::get(st, static_cast<unsigned>(lanes));

@@ -6,6 +6,7 @@
 // For memory-bound kernels: outputs of 16 MiB or more are written with non-temporal (streaming) stores, and a
 // streaming kernel with row reductions prefetches the next row.
 #pragma once
+#include <functional>
 #include <map>
 #include <unordered_set>
 #include <utility>
@@ -94,6 +95,12 @@ class LoopEmitter : public ElementalEmitter {
   Value* hoist(const Instruction* inst, Index& idx);
 
   std::vector<const Instruction*> computed_order(const std::vector<const Instruction*>& roots) const;
+
+  // Runs `body` in a block of its own, entered only where `cond` holds, with branch weights of `odds` to 1 against
+  // it: block placement and register allocation favour the other path (a call's spills and reloads stay in the
+  // rare block). The blocks count as the enclosing loop's for hoisting (see loop_n). Returns body's value where
+  // it ran and `otherwise` where it did not (a phi), or null when body returns null.
+  Value* when_rarely(Value* cond, uint32_t odds, const std::function<Value*()>& body, Value* otherwise = nullptr);
 
   // --- streaming stores ---
   // Outputs at least this large (all of a kernel's outputs together) are written with non-temporal stores: they

@@ -9,7 +9,6 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
-#include <llvm/IR/MDBuilder.h>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -299,21 +298,11 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
       return std::vector<Value*>{m, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, p[1], magnitude)};
     });
     Value* is_zero = b_.CreateFCmpOEQ(accs[0], fconst(t, 0.0));
-    llvm::BasicBlock* from = b_.GetInsertBlock();
-    auto* scan = llvm::BasicBlock::Create(ctx_, "zero.scan", f_);
-    auto* join = llvm::BasicBlock::Create(ctx_, "zero.join", f_);
-    if (collect_) inner_blocks_.insert({scan, join});  // as a loop's blocks (see loop_n)
-    b_.CreateCondBr(is_zero, scan, join, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 10));
-    b_.SetInsertPoint(scan);
-    Value* any_zero = loop(i64(0), i64(n), none, [&](Value* k, Value* p) {
-      return b_.CreateOr(p, b_.CreateSExt(b_.CreateICmpEQ(b_.CreateBitCast(element(k), it), zero_bits), it));
-    });
-    llvm::BasicBlock* scanned = b_.GetInsertBlock();
-    b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-    llvm::PHINode* flag = b_.CreatePHI(it, 2);
-    flag->addIncoming(none, from);
-    flag->addIncoming(any_zero, scanned);
+    Value* flag = when_rarely(is_zero, 1 << 10, [&] {
+      return loop(i64(0), i64(n), none, [&](Value* k, Value* p) {
+        return b_.CreateOr(p, b_.CreateSExt(b_.CreateICmpEQ(b_.CreateBitCast(element(k), it), zero_bits), it));
+      });
+    }, none);
     Value* zero = b_.CreateSelect(b_.CreateICmpNE(flag, none), fconst(t, mx ? 0.0 : -0.0), fconst(t, mx ? -0.0 : 0.0));
     acc = b_.CreateSelect(is_zero, zero, accs[0]);
     Value* inf_bits = b_.CreateBitCast(llvm::ConstantFP::getInfinity(t), it);

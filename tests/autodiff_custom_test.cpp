@@ -92,3 +92,76 @@ TEST_CASE("jvp_jaxpr + partial_eval_jaxpr split known from unknown, the unknown 
 }
 
 }  // namespace
+
+namespace {
+// sin with a tripled tangent (custom_jvp), so the test can tell the rule ran.
+auto sin3 = custom_jvp([](const Array& x) { return jnp::sin(x); },
+                       [](const std::tuple<Array>& primals, const std::tuple<Array>& tangents) {
+                         const Array& x = std::get<0>(primals);
+                         return std::make_pair(jnp::sin(x), std::get<0>(tangents) * jnp::cos(x) * 3.0);
+                       });
+double scalar_grad(const std::function<Array(Array)>& f, double x) {
+  return grad(f)(f64({x}, {})).item<double>();
+}
+}  // namespace
+
+TEST_CASE("custom rules apply inside cond, switch, scan, fori_loop, while_loop's jvp and checkpoint", "[autodiff]") {
+  // A custom function called where a jaxpr is traced is one equation holding its rule (JAX's custom_jvp_call), so
+  // differentiating the control flow later applies it. Inlined, its rule was lost: relu'(0) came out 0.5 (max's
+  // split tangent) instead of 0, sin2's and sin3's derivatives as plain cos. Values: JAX 0.10.2, x64.
+  const double x = 0.5, c = std::cos(0.5);
+  auto id = [](Array a) { return a; };
+  CHECK(scalar_grad([&](Array a) { return lax::cond(Array(true), [](Array v) { return nn::relu(v); }, id, a); }, 0.0) ==
+        0.0);
+  CHECK(std::fabs(scalar_grad([&](Array a) { return lax::cond(Array(true), sin2, id, a); }, x) - 2 * c) < 1e-14);
+  CHECK(std::fabs(scalar_grad([&](Array a) { return lax::cond(Array(true), sin3, id, a); }, x) - 3 * c) < 1e-14);
+  CHECK(std::fabs(scalar_grad([&](Array a) {
+                    return lax::switch_(Array(1), std::vector<std::function<Array(Array)>>{id, sin3}, a);
+                  }, x) - 3 * c) < 1e-14);
+  // scan: one step is the rule once; two steps chain it (d/dx sin2(sin2(x)) = 2 cos(sin x) * 2 cos x).
+  auto scan_n = [](int n, auto fn) {
+    return [n, fn](Array a) {
+      return lax::scan([fn](Array carry, Array) { return std::pair{fn(carry), carry}; }, a,
+                       jnp::ones({n}, DType::float64))
+          .first;
+    };
+  };
+  CHECK(std::fabs(scalar_grad(scan_n(1, sin2), x) - 2 * c) < 1e-14);
+  double two = 4 * std::cos(std::sin(x)) * c;
+  CHECK(std::fabs(scalar_grad(scan_n(2, sin2), x) - two) < 1e-14);
+  CHECK(std::fabs(scalar_grad(scan_n(2, sin3), x) - 9 * std::cos(std::sin(x)) * c) < 1e-14);
+  CHECK(scalar_grad(scan_n(1, [](Array v) { return nn::relu(v); }), 0.0) == 0.0);
+  CHECK(std::fabs(scalar_grad([](Array a) { return lax::fori_loop(0, 2, [](Array, Array v) { return sin2(v); }, a); },
+                              x) - two) < 1e-14);
+  // checkpoint, and jit around the control flow.
+  CHECK(std::fabs(scalar_grad(checkpoint([](Array a) { return sin2(a); }), x) - 2 * c) < 1e-14);
+  CHECK(std::fabs(jit(grad([&](Array a) { return lax::cond(Array(true), sin3, id, a); }))(f64({x}, {})).item<double>() -
+                  3 * c) < 1e-14);
+  // Forward mode through a while_loop's body: one step of sin3.
+  auto once = [](Array a) {
+    return lax::while_loop([](Array v) { return v < 0.6; }, [](Array v) { return sin3(v) + 1.0; }, a);
+  };
+  auto [y, t] = jvp(once, f64({x}, {}), f64({0.5}, {}));
+  CHECK(std::fabs(t.item<double>() - 1.5 * c) < 1e-14);
+  // vmap of grad of a cond of relu: the rule survives the batching (0 at the kink, 1 above it).
+  auto g = vmap(grad([](Array a) { return lax::cond(Array(true), [](Array v) { return nn::relu(v); },
+                                                     [](Array v) { return v; }, a); }))(f64({0.0, 1.0}, {2}));
+  CHECK(g.to_vector<double>() == std::vector<double>{0.0, 1.0});
+  // The traced function is the equation's body: evaluated and lowered, it gives the function's values.
+  auto v = jit([&](Array a) { return lax::cond(Array(true), sin3, id, a); })(f64({x}, {})).item<double>();
+  CHECK(std::fabs(v - std::sin(x)) < 1e-15);
+  std::string jaxpr = make_jaxpr([&](Array a) { return lax::cond(Array(true), sin3, id, a); })(f64({x}, {})).str();
+  CHECK_THAT(jaxpr, Catch::Matchers::Contains("custom_jvp_call"));
+}
+
+TEST_CASE("logaddexp splits its derivative evenly at a tie, as JAX's rule does", "[autodiff]") {
+  auto g = grad([](Array a, Array b) { return jnp::logaddexp(a, b); }, argnums<0, 1>);
+  auto [ga, gb] = g(f64({1.0}, {}), f64({1.0}, {}));
+  CHECK(ga.item<double>() == 0.5);
+  CHECK(gb.item<double>() == 0.5);
+  auto [ha, hb] = g(f64({2.0}, {}), f64({0.5}, {}));  // JAX: 0.81757448, 0.18242552
+  CHECK(std::fabs(ha.item<double>() - 0.81757448) < 1e-8);
+  CHECK(std::fabs(hb.item<double>() - 0.18242552) < 1e-8);
+  CHECK(std::isinf(jnp::logaddexp(f64({INFINITY}, {}), f64({INFINITY}, {})).item<double>()));
+  CHECK(jnp::logaddexp(f64({-INFINITY}, {}), f64({1.0}, {})).item<double>() == 1.0);
+}

@@ -149,6 +149,9 @@ const std::set<std::string> kNotWalked = {
     "iota",        // takes no operands; its sizes are checked by broadcasted_iota's use (the size params are walked)
     "remat",       // made by grad of a checkpoint (the backward pass's recomputation) from the checkpoint's own jaxpr
     "custom_lin",  // made only by linearize inside grad of a custom_jvp function, from operands it typed itself
+    // a custom function called where a jaxpr is traced: its operands are the traced function's own (its bad inputs
+    // are the function's, walked through the ops it calls); autodiff_custom_test.cpp
+    "custom_jvp_call", "custom_vjp_call",
     "debug_callback", "pure_callback",  // host callbacks: their params name a registered callback (debug_test.cpp)
     "sharding_constraint",  // its params name a registered sharding; its bad input (rank) in spmd_jit_test.cpp
     // shard_map's collectives: bound only inside a shard_map (their axes must be bound); their bad inputs (axes,

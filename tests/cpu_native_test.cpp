@@ -435,6 +435,15 @@ TEST_CASE("cpu: every primitive runs natively (no interpreter fallback) and matc
   es.push_back({"custom_vjp bwd", [sin2](const V& a) {
                   return V{grad([sin2](const Array& x) { return jnp::sum(sin2(x)); })(a[0])};
                 }, f32s({4})});
+  // Custom functions called inside a traced body: one equation each, lowered as the function.
+  es.push_back({"custom_jvp_call", [](const V& a) {
+                  return V{lax::cond(jnp::sum(a[0]) > 0, [](Array v) { return nn::relu(v) * 2.0; },
+                                     [](Array v) { return nn::relu(-v); }, a[0])};
+                }, f32s({5})});
+  es.push_back({"custom_vjp_call", [sin2](const V& a) {
+                  return V{lax::cond(jnp::sum(a[0]) > 0, [sin2](Array v) { return sin2(v); },
+                                     [](Array v) { return v * v; }, a[0])};
+                }, f32s({4})});
   w.group("control flow and autodiff", es, {DType::float32, DType::float64});
 
   CHECK(w.fallbacks == 0);

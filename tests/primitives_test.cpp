@@ -49,6 +49,8 @@ const std::set<std::string>& covered() {
       "psum", "pmax", "pmin", "all_gather", "reduce_scatter", "all_to_all", "ppermute", "axis_index", "shard_map",
       // custom_vjp's linear part: never evaluated, only transposed (autodiff_custom_test.cpp)
       "custom_lin",
+      // custom functions inside cond/scan/checkpoint: values and rules in autodiff_custom_test.cpp
+      "custom_jvp_call", "custom_vjp_call",
       // tested against C++ loops in control_flow_test.cpp
       "cond", "while", "scan",
       // checkpoint's: values (eager, jit, linearize's jvp) and gradients in autodiff_control_test.cpp

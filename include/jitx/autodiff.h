@@ -410,16 +410,28 @@ class CustomJvp {
   auto operator()(const Args&... args) const {
     using C = detail::FlatCall<F, Args...>;
     using R = typename C::Result;
-    std::optional<R> skeleton;
-    detail::LeafFn fn = detail::leaf_fn<C>(f_, skeleton, args...);
-    detail::CustomJvpRule rule = [&](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
-      auto [out, tout] = rule_(C::rebuild(primals, args...), C::rebuild(tangents, args...));
+    // The closures own what they use (the function, the rule, a copy of the arguments for their structure, a
+    // shared skeleton): a jaxpr traced during the call (a cond branch's custom_jvp_call) keeps them after it.
+    auto skeleton = std::make_shared<std::optional<R>>();
+    auto held = std::make_shared<const std::tuple<Args...>>(args...);
+    auto f = std::make_shared<const F>(f_);
+    auto rule_fn = std::make_shared<const Rule>(rule_);
+    detail::LeafFn fn = [f, skeleton, held](const std::vector<Array>& l) {
+      R r = std::apply([&](const Args&... a) { return C::call(*f, l, a...); }, *held);
+      auto outs = detail::output_leaves(r);
+      if (!*skeleton) skeleton->emplace(std::move(r));
+      return outs;
+    };
+    detail::CustomJvpRule rule = [rule_fn, skeleton, held](const std::vector<Array>& primals,
+                                                           const std::vector<Array>& tangents) {
+      auto [out, tout] = std::apply(
+          [&](const Args&... a) { return (*rule_fn)(C::rebuild(primals, a...), C::rebuild(tangents, a...)); }, *held);
       auto outs = detail::output_leaves(out), touts = detail::output_leaves(tout);
-      if (!skeleton) skeleton.emplace(std::move(out));
+      if (!*skeleton) skeleton->emplace(std::move(out));
       return std::make_pair(outs, touts);
     };
     auto outs = detail::custom_jvp_call(fn, rule, C::leaves(args...));
-    return detail::replace_leaves(*skeleton, outs);
+    return detail::replace_leaves(**skeleton, outs);
   }
 
  private:
@@ -443,30 +455,37 @@ class CustomVjp {
     using R = typename C::Result;
     using FwdOut = decltype(std::apply(fwd_, C::rebuild(std::declval<const std::vector<Array>&>(), args...)));
     using Res = std::decay_t<std::tuple_element_t<1, FwdOut>>;
-    std::optional<R> skeleton;
-    std::optional<Res> res_skeleton;
-    detail::LeafFn fn = [&](const std::vector<Array>& l) {
-      R r = C::call(f_, l, args...);
+    // As CustomJvp's: the closures own what they use, for a jaxpr that keeps them after the call.
+    auto skeleton = std::make_shared<std::optional<R>>();
+    auto res_skeleton = std::make_shared<std::optional<Res>>();
+    auto held = std::make_shared<const std::tuple<Args...>>(args...);
+    auto f = std::make_shared<const F>(f_);
+    auto fwd_fn = std::make_shared<const Fwd>(fwd_);
+    auto bwd_fn = std::make_shared<const Bwd>(bwd_);
+    detail::LeafFn fn = [f, skeleton, held](const std::vector<Array>& l) {
+      R r = std::apply([&](const Args&... a) { return C::call(*f, l, a...); }, *held);
       auto outs = detail::output_leaves(r);
-      if (!skeleton) skeleton.emplace(std::move(r));
+      if (!*skeleton) skeleton->emplace(std::move(r));
       return outs;
     };
-    detail::CustomFwd fwd = [&](const std::vector<Array>& primals) {
-      auto [out, res] = std::apply(fwd_, C::rebuild(primals, args...));
+    detail::CustomFwd fwd = [fwd_fn, skeleton, res_skeleton, held](const std::vector<Array>& primals) {
+      auto [out, res] = std::apply(
+          [&](const Args&... a) { return std::apply(*fwd_fn, C::rebuild(primals, a...)); }, *held);
       auto outs = detail::output_leaves(out), rs = detail::output_leaves(res);
-      if (!skeleton) skeleton.emplace(std::move(out));
-      res_skeleton.emplace(std::move(res));
+      if (!*skeleton) skeleton->emplace(std::move(out));
+      res_skeleton->emplace(std::move(res));
       return std::make_pair(outs, rs);
     };
-    detail::CustomBwd bwd = [&](const std::vector<Array>& res, const std::vector<Array>& cts) {
-      auto ct_in = bwd_(detail::replace_leaves(*res_skeleton, res), detail::replace_leaves(*skeleton, cts));
+    detail::CustomBwd bwd = [bwd_fn, skeleton, res_skeleton](const std::vector<Array>& res,
+                                                             const std::vector<Array>& cts) {
+      auto ct_in = (*bwd_fn)(detail::replace_leaves(**res_skeleton, res), detail::replace_leaves(**skeleton, cts));
       detail::Flattener fl;
       fl.trace_scalars = C::S;
       PyTree<decltype(ct_in)>::flatten(ct_in, fl, "bwd");
       return fl.leaves;
     };
     auto outs = detail::custom_vjp_call(fn, fwd, bwd, C::leaves(args...));
-    return detail::replace_leaves(*skeleton, outs);
+    return detail::replace_leaves(**skeleton, outs);
   }
 
  private:

@@ -106,6 +106,7 @@ std::string param_value_str(const ParamValue& v) {
             }
           }());
         else if constexpr (std::is_same_v<T, std::vector<int64_t>>) return shape_str(x);
+        else if constexpr (std::is_same_v<T, std::shared_ptr<const OpaqueParam>>) return x ? x->str() : "None";
         else if constexpr (std::is_same_v<T, JaxprList>) {
           std::vector<std::string> parts;
           for (auto& j : x) parts.push_back(j ? print_jaxpr(j->jaxpr, 2) : "None");

@@ -17,8 +17,15 @@ struct ClosedJaxpr;
 /// A list of closed jaxprs (cond's `branches`).
 using JaxprList = std::vector<std::shared_ptr<const ClosedJaxpr>>;
 
+/// A value only the primitive that holds it understands (custom_jvp's rule, as C++ functions): compared and hashed
+/// by identity, printed by its own str() (which must not depend on the address: jaxpr text keys the disk cache).
+struct OpaqueParam {
+  virtual ~OpaqueParam() = default;
+  virtual std::string str() const = 0;
+};
+
 using ParamValue = std::variant<bool, int64_t, double, std::string, DType, std::vector<int64_t>,
-                                std::shared_ptr<const ClosedJaxpr>, JaxprList>;
+                                std::shared_ptr<const ClosedJaxpr>, JaxprList, std::shared_ptr<const OpaqueParam>>;
 
 class Params {
  public:

@@ -131,7 +131,8 @@ std::vector<Array> eval_primitive_compiled(const Primitive& p, std::span<const A
   // Params holding jaxprs are keyed by pointer: caching them would only grow the cache, never hit.
   bool cacheable = true;
   for (auto& [k, v] : params.items())
-    if (std::holds_alternative<std::shared_ptr<const ClosedJaxpr>>(v) || std::holds_alternative<JaxprList>(v))
+    if (std::holds_alternative<std::shared_ptr<const ClosedJaxpr>>(v) || std::holds_alternative<JaxprList>(v) ||
+        std::holds_alternative<std::shared_ptr<const OpaqueParam>>(v))
       cacheable = false;
   if (cacheable) {
     std::lock_guard<std::mutex> l(cache.mu);

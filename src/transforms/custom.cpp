@@ -7,9 +7,7 @@
 
 namespace jitx::detail {
 namespace {
-JVPTrace* jvp_trace_of(const std::vector<Array>& args, std::string_view op) {
-  return dynamic_cast<JVPTrace*>(find_top_trace(args, op));
-}
+using Insts = std::vector<hlo::Instruction*>;
 
 /// Tangents of the inputs with zeros instantiated (also for integer inputs, in their own dtype).
 std::vector<Array> all_tangents(const std::vector<Array>& primals, const std::vector<Array>& tangents) {
@@ -18,21 +16,26 @@ std::vector<Array> all_tangents(const std::vector<Array>& primals, const std::ve
   return out;
 }
 
-std::vector<Array> wrap_outputs(JVPTrace& jt, std::string_view op, const std::vector<Array>& outs,
-                                const std::vector<Array>& touts) {
+/// The rule's output tangents, checked against the outputs: none (a symbolic zero) for non-float outputs.
+std::vector<Array> checked_tangents(std::string_view op, const std::vector<Array>& outs, std::vector<Array> touts) {
   if (touts.size() != outs.size())
     throw_error<TypeError>(op, "the rule returned {} output tangents for {} outputs", touts.size(), outs.size());
-  std::vector<Array> r;
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!is_floating(outs[i].dtype()) || !touts[i].valid()) {
-      r.push_back(outs[i]);
+      touts[i] = Array();
       continue;
     }
     if (touts[i].shape() != outs[i].shape() || touts[i].dtype() != outs[i].dtype())
       throw_error<TypeError>(op, "the tangent of output {} must have the output's type {}, got {}", i,
                              outs[i].aval().str(), touts[i].aval().str());
-    r.push_back(jt.make_tracer(outs[i], touts[i]));
   }
+  return touts;
+}
+
+std::vector<Array> wrap_outputs(JVPTrace& jt, std::string_view op, const std::vector<Array>& outs,
+                                const std::vector<Array>& touts) {
+  std::vector<Array> ts = checked_tangents(op, outs, touts), r;
+  for (size_t i = 0; i < outs.size(); ++i) r.push_back(ts[i].valid() ? jt.make_tracer(outs[i], ts[i]) : outs[i]);
   return r;
 }
 
@@ -41,10 +44,6 @@ std::vector<Array> wrap_outputs(JVPTrace& jt, std::string_view op, const std::ve
 // innermost trace, the call is re-made one level out with its function and rules batched (JAX's batching rules of
 // custom_jvp_call/custom_vjp_call), so an enclosing grad still applies the user's rule. Every output is batched
 // at axis 0.
-BatchTrace* batch_trace_of(const std::vector<Array>& args, std::string_view op) {
-  return dynamic_cast<BatchTrace*>(find_top_trace(args, op));
-}
-
 struct Unbatched {
   std::vector<Array> vals;
   std::vector<int64_t> dims;
@@ -116,32 +115,141 @@ const Primitive& custom_lin = [] () -> const Primitive& {
 }();
 }  // namespace
 
-std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
-  if (BatchTrace* bt = batch_trace_of(args, "custom_jvp")) {
-    Unbatched u = unbatch(*bt, args);
-    if (!u.any) return custom_jvp_call(fn, rule, u.vals);
-    int64_t n = bt->axis_size;
-    LeafFn bfn = [&](const std::vector<Array>& xs) { return call_batched(n, fn, xs, u.dims); };
+namespace {
+// --- inside jaxprs ---------------------------------------------------------------------------------------------
+// A custom function called where a jaxpr is being traced (a cond branch, a loop body, a checkpointed function,
+// jit) is recorded as one equation, custom_jvp_call[call_jaxpr, rules] or custom_vjp_call[...], holding the traced
+// function and the user's rules, as JAX's custom_jvp_call_p does: differentiating the jaxpr later (grad of a cond,
+// of a scan) applies the rule, where inlining the function lost it. Lowered and evaluated, it is its call_jaxpr.
+struct CustomRules : OpaqueParam {
+  LeafFn fn;
+  CustomJvpRule jvp;  // custom_jvp
+  CustomFwd fwd;      // custom_vjp
+  CustomBwd bwd;
+  std::string str() const override { return jvp ? "custom_jvp" : "custom_vjp"; }
+};
+const CustomRules& rules_of(const Params& ps) {
+  return static_cast<const CustomRules&>(*std::get<std::shared_ptr<const OpaqueParam>>(ps.at("rules")));
+}
+
+std::pair<std::vector<Array>, std::vector<Array>> vjp_rule_jvp(const CustomFwd& fwd, const CustomBwd& bwd,
+                                                                const std::vector<Array>& primals,
+                                                                const std::vector<Array>& tangents);
+
+/// The custom call's batching (JAX's batching rules of custom_jvp_call/custom_vjp_call): the same call one level
+/// out, with its function and rules batched (every output batched at axis 0), so an enclosing grad still applies
+/// the user's rule. The batched functions hold copies of what they need: a jaxpr may keep them.
+std::vector<Array> batched_custom_call(const CustomRules& r, int64_t n, const std::vector<Array>& vals,
+                                       const std::vector<int64_t>& dims) {
+  LeafFn fn = r.fn;
+  LeafFn bfn = [n, fn, dims](const std::vector<Array>& xs) { return call_batched(n, fn, xs, dims); };
+  if (r.jvp) {
+    CustomJvpRule rule = r.jvp;
     // Tangents have their primals' shapes, so their batch axes are the primals'.
-    CustomJvpRule brule = [&](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
+    CustomJvpRule brule = [n, rule, dims](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
       size_t k = primals.size(), nout = 0;
       LeafFn both = [&](const std::vector<Array>& xs) {
         auto [o, t] = rule({xs.begin(), xs.begin() + k}, {xs.begin() + k, xs.end()});
         nout = o.size();
         return concat(o, t);
       };
-      auto outs = call_batched(n, both, concat(primals, tangents), [&] {
-        auto d = u.dims;
-        d.insert(d.end(), u.dims.begin(), u.dims.end());
-        return d;
-      }());
+      std::vector<int64_t> d2 = dims;
+      d2.insert(d2.end(), dims.begin(), dims.end());
+      auto outs = call_batched(n, both, concat(primals, tangents), d2);
       return std::make_pair(std::vector<Array>(outs.begin(), outs.begin() + nout),
                             std::vector<Array>(outs.begin() + nout, outs.end()));
     };
-    return rewrap(*bt, custom_jvp_call(bfn, brule, u.vals));
+    return custom_jvp_call(bfn, brule, vals);
   }
-  JVPTrace* jt = jvp_trace_of(args, "custom_jvp");
-  if (!jt) return fn(args);
+  CustomFwd fwd = r.fwd;
+  CustomBwd bwd = r.bwd;
+  CustomFwd bfwd = [n, fwd, dims](const std::vector<Array>& primals) {
+    size_t nout = 0;
+    LeafFn both = [&](const std::vector<Array>& xs) {
+      auto [o, res] = fwd(xs);
+      nout = o.size();
+      return concat(o, res);
+    };
+    auto outs = call_batched(n, both, primals, dims);
+    return std::make_pair(std::vector<Array>(outs.begin(), outs.begin() + nout),
+                          std::vector<Array>(outs.begin() + nout, outs.end()));
+  };
+  // Residuals and output cotangents are batched at axis 0. An input's cotangent goes back to its batch axis; an
+  // unbatched input is shared by every example, so its cotangent is the sum of theirs.
+  CustomBwd bbwd = [n, bwd, dims](const std::vector<Array>& res, const std::vector<Array>& cts) {
+    size_t nres = res.size();
+    LeafFn both = [&](const std::vector<Array>& xs) {
+      return bwd({xs.begin(), xs.begin() + nres}, {xs.begin() + nres, xs.end()});
+    };
+    std::vector<Array> all = concat(res, cts);
+    auto [g, gd] = batch_call(n, both, all, std::vector<int64_t>(all.size(), 0));
+    for (size_t i = 0; i < g.size() && i < dims.size(); ++i) {
+      if (dims[i] != not_mapped) g[i] = batch_at(g[i], gd[i], n, dims[i]);
+      else if (gd[i] != not_mapped) g[i] = lax::reduce_sum(g[i], {gd[i]});
+      else g[i] = lax::mul(g[i], Array::scalar(static_cast<double>(n), g[i].dtype()));
+    }
+    return g;
+  };
+  return custom_vjp_call(bfn, bfwd, bbwd, vals);
+}
+
+Primitive custom_call_prim(const char* name) {
+  Primitive p;
+  p.name = name;
+  p.abstract_eval = [](std::span<const ShapedArray>, const Params& ps) {
+    return ps.get_jaxpr("call_jaxpr")->out_avals();
+  };
+  p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
+    return c.lower_into(c.comp, *c.params.get_jaxpr("call_jaxpr"), Insts(a.begin(), a.end()));
+  };
+  p.jvp = [](std::span<const Array> primals, std::span<const Array> tangents, const Params& ps) {
+    const CustomRules& r = rules_of(ps);
+    std::vector<Array> xs(primals.begin(), primals.end()), ts(tangents.begin(), tangents.end());
+    ts = all_tangents(xs, ts);
+    auto [outs, touts] = r.jvp ? r.jvp(xs, ts) : vjp_rule_jvp(r.fwd, r.bwd, xs, ts);
+    return JvpResult{outs, checked_tangents(r.jvp ? "custom_jvp" : "custom_vjp", outs, touts)};
+  };
+  p.batch = [](std::span<const Array> args, std::span<const int64_t> dims, const Params& ps) {
+    int64_t n = batch_size(args, dims);
+    std::vector<Array> vals(args.begin(), args.end());
+    std::vector<int64_t> ds(dims.begin(), dims.end());
+    std::vector<Array> outs = batched_custom_call(rules_of(ps), n, vals, ds);
+    return BatchResult{outs, std::vector<int64_t>(outs.size(), 0)};
+  };
+  return p;
+}
+const Primitive& custom_jvp_prim = register_primitive(custom_call_prim("custom_jvp_call"));
+const Primitive& custom_vjp_prim = register_primitive(custom_call_prim("custom_vjp_call"));
+
+/// The call recorded as an equation of the jaxpr being traced (see CustomRules).
+std::vector<Array> record_call(const Primitive& prim, std::shared_ptr<CustomRules> rules,
+                               const std::vector<Array>& args) {
+  std::vector<ShapedArray> avals;
+  for (auto& a : args) avals.push_back(a.aval());
+  auto call = std::make_shared<const ClosedJaxpr>(trace_to_jaxpr(prim.name, avals, rules->fn));
+  return detail::bind(prim, args,
+                      Params{{"call_jaxpr", call}, {"rules", std::shared_ptr<const OpaqueParam>(std::move(rules))}});
+}
+}  // namespace
+
+std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
+  Trace* top = find_top_trace(args, "custom_jvp");
+  if (auto* bt = dynamic_cast<BatchTrace*>(top)) {
+    Unbatched u = unbatch(*bt, args);
+    if (!u.any) return custom_jvp_call(fn, rule, u.vals);
+    CustomRules r;
+    r.fn = fn;
+    r.jvp = rule;
+    return rewrap(*bt, batched_custom_call(r, bt->axis_size, u.vals, u.dims));
+  }
+  auto* jt = dynamic_cast<JVPTrace*>(top);
+  if (!jt) {
+    if (!top) return fn(args);  // concrete arguments: no transformation can see the call
+    auto r = std::make_shared<CustomRules>();
+    r->fn = fn;
+    r->jvp = rule;
+    return record_call(custom_jvp_prim, std::move(r), args);
+  }
   std::vector<Array> primals, tangents;
   bool any = false;
   for (auto& a : args) {
@@ -155,53 +263,12 @@ std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, 
   return wrap_outputs(*jt, "custom_jvp", outs, touts);
 }
 
-std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
-                                   const std::vector<Array>& args) {
-  if (BatchTrace* bt = batch_trace_of(args, "custom_vjp")) {
-    Unbatched u = unbatch(*bt, args);
-    if (!u.any) return custom_vjp_call(fn, fwd, bwd, u.vals);
-    int64_t n = bt->axis_size;
-    LeafFn bfn = [&](const std::vector<Array>& xs) { return call_batched(n, fn, xs, u.dims); };
-    size_t nout = 0;
-    CustomFwd bfwd = [&](const std::vector<Array>& primals) {
-      LeafFn both = [&](const std::vector<Array>& xs) {
-        auto [o, r] = fwd(xs);
-        nout = o.size();
-        return concat(o, r);
-      };
-      auto outs = call_batched(n, both, primals, u.dims);
-      return std::make_pair(std::vector<Array>(outs.begin(), outs.begin() + nout),
-                            std::vector<Array>(outs.begin() + nout, outs.end()));
-    };
-    // Residuals and output cotangents are batched at axis 0. An input's cotangent goes back to its batch axis; an
-    // unbatched input is shared by every example, so its cotangent is the sum of theirs.
-    CustomBwd bbwd = [&](const std::vector<Array>& res, const std::vector<Array>& cts) {
-      size_t nres = res.size();
-      LeafFn both = [&](const std::vector<Array>& xs) {
-        return bwd({xs.begin(), xs.begin() + nres}, {xs.begin() + nres, xs.end()});
-      };
-      std::vector<Array> all = concat(res, cts);
-      auto [g, gd] = batch_call(n, both, all, std::vector<int64_t>(all.size(), 0));
-      for (size_t i = 0; i < g.size() && i < u.dims.size(); ++i) {
-        if (u.dims[i] != not_mapped) g[i] = batch_at(g[i], gd[i], n, u.dims[i]);
-        else if (gd[i] != not_mapped) g[i] = lax::reduce_sum(g[i], {gd[i]});
-        else g[i] = lax::mul(g[i], Array::scalar(static_cast<double>(n), g[i].dtype()));
-      }
-      return g;
-    };
-    return rewrap(*bt, custom_vjp_call(bfn, bfwd, bbwd, u.vals));
-  }
-  JVPTrace* jt = jvp_trace_of(args, "custom_vjp");
-  if (!jt) return fn(args);
-  std::vector<Array> primals, tangents;
-  bool any = false;
-  for (auto& a : args) {
-    auto [x, t] = jt->unpack(a);
-    any = any || t.valid();
-    primals.push_back(x);
-    tangents.push_back(t);
-  }
-  if (!any) return custom_vjp_call(fn, fwd, bwd, primals);
+namespace {
+/// A custom_vjp function's JVP: fwd's outputs, and as tangents a custom_lin equation (linear in the tangents)
+/// whose transpose runs bwd, traced to a jaxpr here.
+std::pair<std::vector<Array>, std::vector<Array>> vjp_rule_jvp(const CustomFwd& fwd, const CustomBwd& bwd,
+                                                                const std::vector<Array>& primals,
+                                                                const std::vector<Array>& tangents) {
   auto [outs, res] = fwd(primals);
   std::vector<ShapedArray> avals;
   for (auto& r : res) avals.push_back(r.aval());
@@ -224,11 +291,46 @@ std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const
         }
         return ct_in;
       }));
-  std::vector<Array> lin_in = res, ts = all_tangents(primals, tangents);
-  lin_in.insert(lin_in.end(), ts.begin(), ts.end());
+  std::vector<Array> lin_in = res;
+  lin_in.insert(lin_in.end(), tangents.begin(), tangents.end());
   std::vector<Array> touts = detail::bind(
       custom_lin, lin_in,
       Params{{"bwd", std::shared_ptr<const ClosedJaxpr>(bwd_jaxpr)}, {"num_res", static_cast<int64_t>(nres)}});
+  return {outs, touts};
+}
+}  // namespace
+
+std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
+                                   const std::vector<Array>& args) {
+  Trace* top = find_top_trace(args, "custom_vjp");
+  if (auto* bt = dynamic_cast<BatchTrace*>(top)) {
+    Unbatched u = unbatch(*bt, args);
+    if (!u.any) return custom_vjp_call(fn, fwd, bwd, u.vals);
+    CustomRules r;
+    r.fn = fn;
+    r.fwd = fwd;
+    r.bwd = bwd;
+    return rewrap(*bt, batched_custom_call(r, bt->axis_size, u.vals, u.dims));
+  }
+  auto* jt = dynamic_cast<JVPTrace*>(top);
+  if (!jt) {
+    if (!top) return fn(args);
+    auto r = std::make_shared<CustomRules>();
+    r->fn = fn;
+    r->fwd = fwd;
+    r->bwd = bwd;
+    return record_call(custom_vjp_prim, std::move(r), args);
+  }
+  std::vector<Array> primals, tangents;
+  bool any = false;
+  for (auto& a : args) {
+    auto [x, t] = jt->unpack(a);
+    any = any || t.valid();
+    primals.push_back(x);
+    tangents.push_back(t);
+  }
+  if (!any) return custom_vjp_call(fn, fwd, bwd, primals);
+  auto [outs, touts] = vjp_rule_jvp(fwd, bwd, primals, all_tangents(primals, tangents));
   return wrap_outputs(*jt, "custom_vjp", outs, touts);
 }
 

@@ -22,6 +22,14 @@ using Pad3 = std::vector<std::array<int64_t, 3>>;
 
 // jnp (numpy.h, numpy_extra.h)
 const std::vector<Case> kNumpy = {
+    {"jnp::promote_numeric",
+     [](Walk& w) {
+       w.err("(2,3) and (4,)", {f23(), f4()},
+             [](A a) { return jnp::promote_numeric(a[0], a[1], "promote_numeric").first; });
+       // Two bools run in int32; a bool next to an integer takes the integer's type.
+       w.ok("bool and bool", {ones({3}) > 0.0, ones({3}) > 0.0},
+            [](A a) { return jnp::promote_numeric(a[0], a[1], "promote_numeric").first; }, {3});
+     }},
     JITX_B(jnp, add, false),
     JITX_B(jnp, subtract, false),
     JITX_B(jnp, multiply, false),

@@ -427,8 +427,14 @@ TEST_CASE("errors: carry, branch and predicate types name the combinator, the pa
   });
   CHECK_THAT(m3, Contains("cond") && Contains("out") && Contains("f32[3]") && Contains("f32[]"));
 
-  auto m4 = error_of<TypeError>([&] { lax::cond(s, [](Array v) { return v; }, [](Array v) { return v; }, s); });
-  CHECK_THAT(m4, Contains("cond") && Contains("scalar bool") && Contains("f32[]"));
+  // A number is a predicate where it is not 0, NaN included (JAX's cond takes numbers so).
+  for (auto [p, want] : {std::pair{0.5, 1.0}, {0.0, -1.0}, {NAN, 1.0}}) {
+    Array got = lax::cond(
+        Array(static_cast<float>(p)), [](Array v) { return v + 1.0; }, [](Array v) { return v - 1.0; }, Array(0.0));
+    CHECK(got.item<double>() == want);
+  }
+  CHECK(lax::cond(Array(int64_t{-3}), [](Array v) { return v + 1.0; }, [](Array v) { return v; }, Array(0.0))
+            .item<double>() == 1.0);
   auto m5 = error_of<TypeError>(
       [&] { lax::cond(array<bool>({true, false}), [](Array v) { return v; }, [](Array v) { return v; }, s); });
   CHECK_THAT(m5, Contains("cond") && Contains("bool[2]"));

@@ -284,6 +284,12 @@ TEST_CASE("io: writes are atomic (a temporary file renamed into place)", "[io]")
   // An empty archive is valid, as np.savez writes it.
   savez(tmp("empty.npz"), NamedArrays{});
   CHECK(load_npz(tmp("empty.npz")).empty());
+  // The README's form: a braced list of names and arrays (the vector and map overloads both took it: ambiguous).
+  savez(tmp("braced.npz"), {{"w", Array(1.0f)}, {"b", Array(2.0f)}});
+  savez_compressed(tmp("braced_z.npz"), {{"w", Array(1.0f)}});
+  auto braced = load_npz(tmp("braced.npz"));
+  CHECK(braced.at("b").item<float>() == 2.0f);
+  CHECK(load_npz(tmp("braced_z.npz")).at("w").item<float>() == 1.0f);
 }
 
 TEST_CASE("io: saving a tracer is a TypeError that says to save outside the transformation", "[io]") {

@@ -165,7 +165,13 @@ class Array {
     // still gives f32, and next to an f64 array nothing is lost.
     else if constexpr (std::is_floating_point_v<T>)
       return from_scalar_f64(double(v), sizeof(T) <= 4 ? DType::float32 : DType::float64, true);
-    else if constexpr (sizeof(T) == 8) return from_scalar_i64(static_cast<int64_t>(v), DType::int64, true);
+    // An unsigned value is the Python int of that value (weak): past int32 it is a weak int64 (4000000000u is not
+    // -294967296), past int64 JAX's OverflowError (from_scalar_u64 refuses it).
+    else if constexpr (std::is_unsigned_v<T>) {
+      if (sizeof(T) < 8 && static_cast<uint64_t>(v) <= 0x7fffffffu)
+        return from_scalar_i64(static_cast<int64_t>(v), DType::int32, true);
+      return from_scalar_u64(static_cast<uint64_t>(v), DType::int64, true);
+    } else if constexpr (sizeof(T) == 8) return from_scalar_i64(static_cast<int64_t>(v), DType::int64, true);
     else return from_scalar_i64(int64_t(v), DType::int32, true);
   }
   void copy_to_host(void* dst, DType dst_dtype, size_t n, const Loc& loc) const;
@@ -278,6 +284,22 @@ Array full(Shape shape, double value, DType dtype = DType::float32, Loc loc = Lo
 Array zeros_like(const Array& a, Loc loc = Loc::current());
 Array ones_like(const Array& a, Loc loc = Loc::current());
 Array full_like(const Array& a, double value, Loc loc = Loc::current());
+namespace detail {
+/// full with an integer fill value, converted as JAX converts a Python int: exactly (2^53 + 1 as int64), wrapping
+/// into a narrower integer dtype (-1 as uint8 is 255, 300 is 44).
+Array full_integer(Shape shape, int64_t value, bool from_unsigned, DType dtype, Loc loc);
+}  // namespace detail
+/// full / full_like with a C++ integer fill value (see detail::full_integer): not through a double.
+template <std::integral T>
+  requires(!std::same_as<T, bool>)
+Array full(Shape shape, T value, DType dtype = DType::float32, Loc loc = Loc::current()) {
+  return detail::full_integer(std::move(shape), static_cast<int64_t>(value), std::is_unsigned_v<T>, dtype, loc);
+}
+template <std::integral T>
+  requires(!std::same_as<T, bool>)
+Array full_like(const Array& a, T value, Loc loc = Loc::current()) {
+  return detail::full_integer(a.shape(), static_cast<int64_t>(value), std::is_unsigned_v<T>, a.dtype(), loc);
+}
 /// [start, stop) by step, as numpy.arange.
 Array arange(double start, double stop, double step = 1.0, DType dtype = DType::int32, Loc loc = Loc::current());
 Array arange(int64_t stop, DType dtype = DType::int32, Loc loc = Loc::current());

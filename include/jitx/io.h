@@ -8,6 +8,7 @@
 // Unreadable, corrupted or truncated files throw IOError naming the file and what is wrong.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -46,6 +47,16 @@ void savez(const std::string& path, const NamedArrays& arrays, Loc loc = Loc::cu
 void savez(const std::string& path, const std::map<std::string, Array>& arrays, Loc loc = Loc::current());
 void savez_compressed(const std::string& path, const NamedArrays& arrays, Loc loc = Loc::current());
 void savez_compressed(const std::string& path, const std::map<std::string, Array>& arrays, Loc loc = Loc::current());
+/// savez(path, {{"w", w}, {"b", b}}): a braced list of named arrays (in its order; the vector and map overloads
+/// would both take it).
+inline void savez(const std::string& path, std::initializer_list<std::pair<std::string, Array>> arrays,
+                  Loc loc = Loc::current()) {
+  savez(path, NamedArrays(arrays), loc);
+}
+inline void savez_compressed(const std::string& path, std::initializer_list<std::pair<std::string, Array>> arrays,
+                             Loc loc = Loc::current()) {
+  savez_compressed(path, NamedArrays(arrays), loc);
+}
 /// Every array of an .npz file, by name (without the `.npy` suffix), in the archive's order.
 NamedArrays load_npz_items(const std::string& path, Loc loc = Loc::current());
 /// Every array of an .npz file, by name (without the `.npy` suffix).

@@ -186,6 +186,9 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes, std::string_view op = "
 /// Promotes two arrays to their common dtype (JAX rules, weak types included) and broadcasts them to their common
 /// shape; a 0-d operand stays 0-d (lax's binary ops take a scalar next to an array).
 std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, std::string_view op);
+/// promote_and_broadcast, then a bool result as int32 (JAX's promote_args_numeric, for integer arithmetic that
+/// bools take part in: floor_divide, remainder, fmod, power, the shifts).
+std::pair<Array, Array> promote_numeric(const Array& x, const Array& y, std::string_view op);
 /// The dtype the JAX rules give to a combination of arrays.
 DType result_type(const std::vector<Array>& xs);
 

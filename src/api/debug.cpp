@@ -109,6 +109,21 @@ void debug_print(std::string format, std::vector<PrintArg> pa, std::vector<Array
   detail::bind(primitive("debug_callback"), std::move(arrays), ps);
 }
 
+/// Runs a user's host function: an exception it throws that is not a jitx::Error becomes a RuntimeError naming
+/// the callback (eagerly as under jit, where the backend reports it), a non-standard one too.
+template <class F>
+auto guarded(const char* name, F&& f) {
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw_error<RuntimeError>(name, "the callback threw: {}", e.what());
+  } catch (...) {
+    throw_error<RuntimeError>(name, "the callback threw an exception that is not a std::exception");
+  }
+}
+
 void debug_callback(std::function<void(const std::vector<Array>&)> fn, std::vector<Array> args, const Loc& loc) {
   ApiScope s(loc);
   for (auto& a : args)
@@ -116,7 +131,7 @@ void debug_callback(std::function<void(const std::vector<Array>&)> fn, std::vect
   HostCallback cb;
   cb.name = "debug.callback";
   cb.fn = [fn = std::move(fn)](std::vector<Literal> vals) {
-    fn(to_arrays(vals));
+    guarded("debug.callback", [&] { fn(to_arrays(vals)); });
     return std::vector<Literal>{};
   };
   Params ps;
@@ -140,7 +155,7 @@ std::vector<Array> pure_callback(std::function<std::vector<Array>(const std::vec
   cb.has_side_effect = false;
   cb.result_avals = result_shape_dtypes;
   cb.fn = [fn = std::move(fn)](std::vector<Literal> vals) {
-    std::vector<Array> outs = fn(to_arrays(vals));
+    std::vector<Array> outs = guarded("pure_callback", [&] { return fn(to_arrays(vals)); });
     std::vector<Literal> lits;
     for (auto& o : outs) {
       if (!o.valid()) throw_error<TypeError>("pure_callback", "the callback returned an empty Array");

@@ -12,11 +12,20 @@
 
 namespace jitx {
 
-int Device::id() const { return d_->id; }
-std::string Device::platform() const { return d_->platform; }
-std::string Device::str() const { return d_->str(); }
-int Device::process_index() const { return d_->process_index; }
-bool Device::is_addressable() const { return d_->local; }
+namespace {
+/// The device behind a handle; a null one (Device(nullptr)) is a clear error, not a crash.
+const runtime::Device& checked(const runtime::Device* d, const char* what) {
+  if (!d) detail::throw_error<TypeError>(what, "the Device handle is null (Device(nullptr)); take devices from "
+                                               "jitx::devices() or default_device()");
+  return *d;
+}
+}  // namespace
+
+int Device::id() const { return checked(d_, "Device.id").id; }
+std::string Device::platform() const { return checked(d_, "Device.platform").platform; }
+std::string Device::str() const { return d_ ? d_->str() : "Device(null)"; }
+int Device::process_index() const { return checked(d_, "Device.process_index").process_index; }
+bool Device::is_addressable() const { return checked(d_, "Device.is_addressable").local; }
 
 std::vector<Device> devices() {
   std::vector<Device> out;

@@ -34,6 +34,10 @@ void log(const std::string& s) {
 }
 
 bool read_file(const fs::path& p, std::string& out) {
+  // Only a regular file is an entry: a directory at an entry's path opened as a stream and reported a size of
+  // 2^63 - 1 (a bad_alloc out of the caller's jitted call); a FIFO would block.
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return false;
   std::ifstream f(p, std::ios::binary);
   if (!f) return false;
   f.seekg(0, std::ios::end);

@@ -2,6 +2,8 @@
 #include "jitx/config.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -16,6 +18,21 @@ bool env_bool(const char* name, bool dflt) {
 std::string env_str(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string();
+}
+/// A whole-number setting of at least `min`; anything else (abc, 3x, 0 where 1 is the least) is ignored with a
+/// line on stderr saying so, and the default stays (the setting is read once, before any jitx call could report it).
+template <class T>
+void env_int(const char* name, T min, T& value) {
+  std::string s = env_str(name);
+  if (s.empty()) return;
+  long long v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec == std::errc() && end == s.data() + s.size() && v >= static_cast<long long>(min)) {
+    value = static_cast<T>(v);
+    return;
+  }
+  std::fprintf(stderr, "[jitx] ignoring %s=%s: expected a whole number >= %lld; using %lld\n", name, s.c_str(),
+               static_cast<long long>(min), static_cast<long long>(value));
 }
 }  // namespace
 
@@ -36,11 +53,10 @@ Config& config() {
     c.cpu_row_groups = env_bool("JITX_CPU_ROW_GROUPS", true);
     c.async_collectives = env_bool("JITX_ASYNC_COLLECTIVES", true);
     c.compilation_cache_dir = env_str("JITX_COMPILATION_CACHE_DIR");
-    if (auto n = env_str("JITX_COMPILATION_CACHE_MAX_BYTES"); !n.empty())
-      c.compilation_cache_max_bytes = static_cast<size_t>(std::max(0LL, std::atoll(n.c_str())));
-    if (auto n = env_str("JITX_JIT_CACHE_SIZE"); !n.empty()) c.jit_cache_size = std::max(1L, std::atol(n.c_str()));
-    if (auto n = env_str("JITX_EAGER_CACHE_SIZE"); !n.empty()) c.eager_cache_size = std::max(1L, std::atol(n.c_str()));
-    if (auto n = env_str("JITX_CPU_DEVICE_COUNT"); !n.empty()) c.cpu_device_count = std::max(1, std::atoi(n.c_str()));
+    env_int("JITX_COMPILATION_CACHE_MAX_BYTES", size_t{0}, c.compilation_cache_max_bytes);
+    env_int("JITX_JIT_CACHE_SIZE", decltype(c.jit_cache_size){1}, c.jit_cache_size);
+    env_int("JITX_EAGER_CACHE_SIZE", decltype(c.eager_cache_size){1}, c.eager_cache_size);
+    env_int("JITX_CPU_DEVICE_COUNT", decltype(c.cpu_device_count){1}, c.cpu_device_count);
     return c;
   }();
   return c;

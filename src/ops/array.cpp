@@ -62,6 +62,9 @@ Array Array::from_scalar_i64(int64_t v, DType d, bool weak) {
   return scalar_array(d, weak, [&](detail::Literal& l) { l.set_i64(0, v); });
 }
 Array Array::from_scalar_u64(uint64_t v, DType d, bool weak) {
+  if (is_integer(d) && !is_unsigned_integer(d) && v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    throw_error<TypeError>("Array", "the unsigned integer {} does not fit int64, the type of a C++ unsigned "
+                                    "value next to arrays (JAX's OverflowError for a Python int that large)", v);
   if (d == DType::uint64 && canonicalize_dtype(d) != d && v > std::numeric_limits<uint32_t>::max())
     throw_error<TypeError>("Array", "the 64-bit unsigned integer {} does not fit uint32, the unsigned dtype with "
                                     "config().enable_x64 off (JAX's OverflowError)", v);
@@ -187,6 +190,17 @@ Array fill(Shape shape, double v, DType d, Loc loc) {
 
 Array Array::scalar(double v, DType d) { return from_scalar_f64(v, d, false); }
 
+Array detail::full_integer(Shape shape, int64_t value, bool from_unsigned, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  dtype = canonicalize_dtype(dtype);
+  detail::checked_num_elements(shape, dtype, "full");
+  // A uint64 value past int64's range keeps its value in a float dtype (its bits in an integer one).
+  Array scalar = from_unsigned && value < 0 && is_floating(dtype)
+                     ? Array::scalar(static_cast<double>(static_cast<uint64_t>(value)), dtype)
+                     : Array::scalar_int(value, dtype);
+  return lax::full(std::move(shape), scalar, loc);
+}
+
 Array zeros(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 0, dtype, loc); }
 Array ones(Shape shape, DType dtype, Loc loc) { return fill(std::move(shape), 1, dtype, loc); }
 Array full(Shape shape, double value, DType dtype, Loc loc) { return fill(std::move(shape), value, dtype, loc); }
@@ -213,12 +227,24 @@ Array full_like(const Array& a, double v, Loc loc) {
 Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   ApiScope s(loc);
   if (step == 0) throw_error<ShapeError>("arange", "step must not be zero");
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
+    throw_error<ShapeError>("arange", "start, stop and step must be finite, got ({}, {}, {})", start, stop, step);
+  double count = std::ceil((stop - start) / step);
+  if (!(count < 9.2e18))
+    throw_error<ShapeError>("arange", "({}, {}, {}) has {} elements: too many to address", start, stop, step, count);
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
   // A constant, as jnp.arange is: computed on the host in double, then converted.
   detail::checked_num_elements(std::vector<int64_t>{n}, dtype, "arange");
   auto v = detail::Literal::make(DType::float64, {n});  // a failed allocation is a RuntimeError, not bad_alloc
   auto* p = static_cast<double*>(v.data());
-  for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
+  if (is_integer(dtype) && n > 0) {
+    // jnp's integer arange: as many values as in double, from start and step each converted to the dtype first:
+    // arange(-2.5, 2, 1, int32) is -2, -1, 0, 1, 2 and arange(0.5, 3, 0.7, int32) four zeros (NumPy: 0, 1, 2, 3).
+    double first = std::trunc(start), delta = std::trunc(step);
+    for (int64_t i = 0; i < n; ++i) p[i] = first + static_cast<double>(i) * delta;
+  } else {
+    for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
+  }
   return array_from_data(p, DType::float64, {n}, dtype, loc);
 }
 Array arange(int64_t stop, DType dtype, Loc loc) { return arange(0.0, static_cast<double>(stop), 1.0, dtype, loc); }
@@ -233,6 +259,8 @@ Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtyp
   double step = div > 0 ? (stop - start) / div : 0;
   for (int64_t i = 0; i < num; ++i) v[i] = start + static_cast<double>(i) * step;
   if (endpoint && num > 1) v[num - 1] = stop;
+  if (is_integer(dtype))  // jnp.linspace floors before converting to an integer dtype (-1.67 -> -2, not -1)
+    for (int64_t i = 0; i < num; ++i) v[i] = std::floor(v[i]);
   return array_from_data(v, DType::float64, {num}, dtype, loc);
 }
 

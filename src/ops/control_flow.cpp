@@ -59,14 +59,31 @@ void check_tree(std::string_view op, std::string_view what, const TreeInfo& want
 }
 
 /// Leaves whose weak type differs between the carry and the body's output become strongly typed (as JAX retraces).
+/// A weakly typed init leaf of another dtype than the body's output of the same shape (0.0, a weak f64, where the
+/// body returns f32) takes the promoted dtype, as JAX's _promote_weak_typed_inputs does before it retraces:
+/// fori_loop(0, n, body, 0.0) over f32 values carries f32.
 bool strengthen(std::vector<ShapedArray>& carry, const std::vector<ShapedArray>& out) {
   bool changed = false;
-  for (size_t k = 0; k < carry.size() && k < out.size(); ++k)
-    if (carry[k].weak_type && !out[k].weak_type) {
+  for (size_t k = 0; k < carry.size() && k < out.size(); ++k) {
+    if (!carry[k].weak_type) continue;
+    if (carry[k].dtype != out[k].dtype && carry[k].shape == out[k].shape) {
+      carry[k].dtype = promote_types(carry[k].dtype, true, out[k].dtype, out[k].weak_type);
+      carry[k].weak_type = false;
+      changed = true;
+    } else if (!out[k].weak_type) {
       carry[k].weak_type = false;
       changed = true;
     }
+  }
   return changed;
+}
+
+/// The init values in the carry's (possibly promoted) dtypes.
+std::vector<Array> init_as(const std::vector<Array>& init, const std::vector<ShapedArray>& carry) {
+  std::vector<Array> out = init;
+  for (size_t k = 0; k < out.size(); ++k)
+    if (out[k].dtype() != carry[k].dtype) out[k] = lax::convert_element_type(out[k], carry[k].dtype);
+  return out;
 }
 
 std::vector<ShapedArray> slice_avals(const std::vector<ShapedArray>& v, size_t begin, size_t n) {
@@ -96,11 +113,12 @@ int64_t concrete_int(const Array& a, const Loc& loc) {
 Array cond_index(const Array& pred, const Loc& loc) {
   ApiScope s(loc);
   if (!pred.valid()) throw_error<TypeError>("cond", "the predicate is an empty Array");
-  if (pred.ndim() != 0 || pred.dtype() != DType::bool_)
-    throw_error<TypeError>("cond", "the predicate must be a scalar bool, got {}{}", pred.aval().str(),
-                           pred.ndim() != 0 ? " (use jnp::any/all to reduce it, or lax::select for elementwise choice)"
-                                            : " (compare it, e.g. x != 0)");
-  return lax::convert_element_type(pred, DType::int32, loc);
+  if (pred.ndim() != 0)
+    throw_error<TypeError>("cond", "the predicate must be a scalar, got {} (use jnp::any/all to reduce it, or "
+                           "lax::select for elementwise choice)", pred.aval().str());
+  // A number is true where it is not 0 (NaN too), as JAX's cond takes it.
+  Array p = pred.dtype() == DType::bool_ ? pred : lax::ne(pred, lax::convert_element_type(Array(0), pred.dtype()));
+  return lax::convert_element_type(p, DType::int32, loc);
 }
 
 Array switch_index(const Array& index, int64_t num_branches, const Loc& loc) {
@@ -158,19 +176,21 @@ std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, cons
   ApiScope scope(loc);
   std::vector<ShapedArray> carry = avals_of(init);
   Sub c, b;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
     c = trace_sub("while_loop cond_fn", carry, cond_fn);
     b = trace_sub("while_loop body_fn", carry, body_fn);
     auto co = c.out_avals();
     if (co.size() != 1 || co[0].ndim() != 0 || co[0].dtype != DType::bool_)
       throw_error<TypeError>("while_loop", "cond_fn must return a scalar bool, got ({})", avals_str(co));
+    if (attempt == 0 && b.out_avals().size() == carry.size() && strengthen(carry, b.out_avals())) continue;
     check_tree("while_loop", "body_fn output and input must have identical types", init_tree, carry, "the init carry",
                b.result.parts[0], b.out_avals(), "body_fn's output");
     if (!strengthen(carry, b.out_avals())) break;
   }
   std::vector<Array> inputs = c.consts;
   inputs.insert(inputs.end(), b.consts.begin(), b.consts.end());
-  inputs.insert(inputs.end(), init.begin(), init.end());
+  std::vector<Array> init_c = init_as(init, carry);
+  inputs.insert(inputs.end(), init_c.begin(), init_c.end());
   Params ps{{"cond_jaxpr", std::shared_ptr<const ClosedJaxpr>(c.jaxpr)},
             {"body_jaxpr", std::shared_ptr<const ClosedJaxpr>(b.jaxpr)},
             {"cond_nconsts", static_cast<int64_t>(c.consts.size())},
@@ -207,17 +227,21 @@ std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, co
     x_avals.push_back(a);
   }
   Sub s;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
     std::vector<ShapedArray> in = carry;
     in.insert(in.end(), x_avals.begin(), x_avals.end());
     s = trace_sub("scan f", in, f);
     auto out = s.out_avals();
+    if (attempt == 0 && s.result.part_sizes[0] == carry.size() &&
+        strengthen(carry, slice_avals(out, 0, carry.size())))
+      continue;
     check_tree("scan", "the carry output of f must have the carry input's types", init_tree, carry, "the init carry",
                s.result.parts[0], slice_avals(out, 0, s.result.part_sizes[0]), "f's carry output");
     if (!strengthen(carry, out)) break;
   }
   std::vector<Array> inputs = s.consts;
-  inputs.insert(inputs.end(), init.begin(), init.end());
+  std::vector<Array> init_c = init_as(init, carry);
+  inputs.insert(inputs.end(), init_c.begin(), init_c.end());
   inputs.insert(inputs.end(), xs.begin(), xs.end());
   Params ps{{"jaxpr", std::shared_ptr<const ClosedJaxpr>(s.jaxpr)},
             {"length", length},

@@ -159,6 +159,14 @@ std::pair<Array, Array> promote_and_broadcast(const Array& x, const Array& y, st
   return {a, b};
 }
 
+/// JAX's promote_args_numeric: x and y promoted together (a bool next to an integer takes its type: bool and
+/// uint64 give uint64), and only a bool result runs in int32.
+std::pair<Array, Array> promote_numeric(const Array& x, const Array& y, std::string_view op) {
+  auto [a, b] = promote_and_broadcast(x, y, op);
+  if (is_bool(a.dtype())) return {convert(a, DType::int32, false), convert(b, DType::int32, false)};
+  return {a, b};
+}
+
 #define JITX_JNP_BINARY_IMPL(name, laxfn)                 \
   Array name(const Array& x, const Array& y, Loc loc) {   \
     ApiScope s(loc);                                      \
@@ -187,12 +195,12 @@ Array multiply(const Array& x, const Array& y, Loc loc) {
 
 Array left_shift(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "left_shift");
+  auto [a, b] = promote_numeric(x, y, "left_shift");
   return lax::shift_left(a, b);
 }
 Array right_shift(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "right_shift");
+  auto [a, b] = promote_numeric(x, y, "right_shift");
   return is_unsigned_integer(a.dtype()) ? lax::shift_right_logical(a, b) : lax::shift_right_arithmetic(a, b);
 }
 
@@ -211,9 +219,11 @@ Array divide(const Array& x, const Array& y, Loc loc) { return true_divide(x, y,
 // and NaN give what JAX gives: lax.div by zero is -1 (all ones for unsigned), lax.rem by zero the dividend.
 Array floor_divide(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "floor_divide");
+  auto [a, b] = promote_numeric(x, y, "floor_divide");
   DType d = a.dtype();
-  auto k = [d](double v) { return convert(Array(v), d, false); };
+  // Constants as weak as the operands: floor_divide of two weak scalars stays weak, as in JAX.
+  bool weak = a.weak_type() && b.weak_type();
+  auto k = [d, weak](double v) { return convert(Array(v), d, weak); };
   if (is_unsigned_integer(d)) return lax::div(a, b);
   if (is_integer(d)) {
     // One less where the signs differ and the division is inexact; the signs as lax.sign gives them, so that
@@ -233,11 +243,12 @@ Array floor_divide(const Array& x, const Array& y, Loc loc) {
 
 Array remainder(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(bool_as_int32(x), bool_as_int32(y), "remainder");
+  auto [a, b] = promote_numeric(x, y, "remainder");
   DType d = a.dtype();
-  Array zero = convert(Array(0), d, false);
+  bool weak = a.weak_type() && b.weak_type();  // two weak scalars give a weak result, as in JAX
+  Array zero = convert(Array(0), d, weak);
   // An integer divisor of 0 counts as 1, so x % 0 = 0 (JAX's); floats give fmod's NaN.
-  if (is_integer(d)) b = jnp::where(lax::eq(b, zero), convert(Array(1), d, false), b);
+  if (is_integer(d)) b = jnp::where(lax::eq(b, zero), convert(Array(1), d, weak), b);
   Array r = lax::rem(a, b);
   if (is_unsigned_integer(d)) return r;
   // Python's sign convention: the result takes the divisor's sign.
@@ -253,8 +264,10 @@ Array mod(const Array& x, const Array& y, Loc loc) {
 
 Array arctan2(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(to_float(x), to_float(y), "arctan2");
-  return lax::atan2(a, b);
+  // JAX's promote_args_inexact: promoted together first (int8 and float16 give float16, int32 and uint32 float64),
+  // then an integer result made inexact.
+  auto [a, b] = promote_and_broadcast(x, y, "arctan2");
+  return lax::atan2(to_float(a), to_float(b));
 }
 
 namespace {
@@ -319,6 +332,9 @@ Array ceil(const Array& x, Loc loc) {
 Array round(const Array& x, int decimals, Loc loc) {
   ApiScope s(loc);
   if (is_bool(x.dtype())) throw_error<TypeError>("round", "does not accept dtype bool (as in JAX)");
+  if (!is_floating(x.dtype()) && decimals < 0)
+    throw_error<TypeError>("round", "rounding integers ({}) to decimals < 0 (got {}) is not implemented (as in JAX, "
+                           "whose integer round raises NotImplementedError there)", dtype_name(x.dtype()), decimals);
   if (!is_floating(x.dtype())) return x;
   if (decimals == 0) return lax::round(x, lax::RoundingMethod::TO_NEAREST_EVEN);
   Array f = convert(Array(std::pow(10.0, decimals)), x.dtype(), false);
@@ -440,7 +456,10 @@ Array var(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
   Array mu = mean(f, ax, true);
   Array c = lax::sub(f, broadcast_to_shape(mu, f.shape()));
   Array ss = lax::reduce_sum(lax::mul(c, c), ax);
-  Array r = lax::div(ss, convert(Array(static_cast<double>(std::max<int64_t>(n - ddof, 0))), f.dtype(), false));
+  Array r = lax::div(ss, convert(Array(static_cast<double>(n - ddof)), f.dtype(), false));
+  // As JAX: NaN where ddof leaves no degrees of freedom (its where(n - ddof > 0, ...), which also gives its
+  // gradients there: NaN at ddof = n, zeros past it).
+  if (n - ddof <= 0) r = jnp::where(Array(false), r, full_like(r, NAN));
   return keepdims_reshape(downcast_to(r, x), x, ax, keepdims);
 }
 

@@ -133,10 +133,38 @@ Array outer(const Array& a, const Array& b, Loc loc) {
   return multiply(expand_dims(ravel(a), {1}), expand_dims(ravel(b), {0}));
 }
 
+namespace {
+/// JAX's lax.integer_pow: x^n by binary exponentiation (n's bits from the lowest, squaring x between them), 1 / x^-n
+/// for a negative n; integers wrap as their multiplications do.
+Array integer_pow(Array x, int64_t n) {
+  if (n == 0) return full_like(x, 1.0);
+  bool reciprocal = n < 0;
+  uint64_t m = reciprocal ? uint64_t{0} - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  std::optional<Array> acc;
+  while (m > 0) {
+    if (m & 1) acc = acc ? lax::mul(*acc, x) : x;
+    m >>= 1;
+    if (m > 0) x = lax::mul(x, x);
+  }
+  return reciprocal ? lax::div(full_like(*acc, 1.0), *acc) : *acc;
+}
+}  // namespace
+
 Array power(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto [a, b] = promote_and_broadcast(is_bool(x.dtype()) ? astype(x, DType::int32) : x,
-                                      is_bool(y.dtype()) ? astype(y, DType::int32) : y, "power");
+  if (!x.valid() || !y.valid()) throw_error<TypeError>("power", "got an empty (default-constructed) Array");
+  // A concrete integer (or bool) exponent of one element, as a C++ integer is: JAX's operator.index path,
+  // lax.integer_pow in x's own type (bool as int32), exact for every exponent (3^64 wraps as int32 multiplication
+  // does), and no negative exponent for integers.
+  if (!y.is_tracer() && y.ndim() == 0 && (is_integer(y.dtype()) || is_bool(y.dtype()))) {
+    int64_t n = is_unsigned_integer(y.dtype()) ? static_cast<int64_t>(y.item<uint64_t>()) : y.item<int64_t>();
+    Array b = is_bool(x.dtype()) ? lax::convert_element_type(x, DType::int32) : x;
+    if (!is_floating(b.dtype()) && n < 0)
+      throw_error<TypeError>("power", "integers cannot be raised to negative powers: got {} ** {}",
+                             dtype_name(x.dtype()), n);
+    return integer_pow(b, n);
+  }
+  auto [a, b] = promote_numeric(x, y, "power");
   if (is_floating(a.dtype()) && !is_floating(y.dtype())) {
     // An integer exponent, differentiated as JAX's lax.pow with one: 0 where y = 0 (not 0 * x^-1, NaN at x = 0;
     // pow sees exponent 1 there, so no NaN reaches the derivative through the discarded branch).
@@ -156,9 +184,8 @@ Array power(const Array& x, const Array& y, Loc loc) {
 
 Array fmod(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  // bools run in int32, as jnp.fmod does.
-  auto [a, b] = promote_and_broadcast(is_bool(x.dtype()) ? astype(x, DType::int32) : x,
-                                      is_bool(y.dtype()) ? astype(y, DType::int32) : y, "fmod");
+  // bools run in int32, as jnp.fmod does (promoted together first: a bool next to an int8 is int8).
+  auto [a, b] = promote_numeric(x, y, "fmod");
   // Integer division by zero: JAX divides by 1 there (fmod(x, 0) = 0), not XLA's rem (which gives x); only where
   // the result type is an integer one (bool % bool stays XLA's rem, fmod(True, False) = 1, as in JAX).
   if (!is_floating(b.dtype()) && !(is_bool(x.dtype()) && is_bool(y.dtype()))) {
@@ -180,9 +207,12 @@ Array logaddexp(const Array& x, const Array& y, Loc loc) {
   Array b = inexact(b0);
   Array amax = lax::max(a, b);
   Array delta = lax::sub(a, b);
+  // min - max rather than -|a - b|: the same value, and at a tie its derivative is 0 (max and min split their
+  // tangent evenly there), so the derivative is 1/2 for each operand, as JAX's rule gives (-|a - b|'s kink gave
+  // all of it to one side).
   // (inf, inf) and (-inf, -inf) make delta NaN: x + y gives the right infinity (and NaN stays NaN).
   return lax::select(lax::ne(delta, delta), lax::add(a, b),
-                     lax::add(amax, lax::log1p(lax::exp(lax::neg(lax::abs(delta))))));
+                     lax::add(amax, lax::log1p(lax::exp(lax::sub(lax::min(a, b), amax)))));
 }
 
 Array nan_to_num(const Array& x, double nan, std::optional<double> posinf, std::optional<double> neginf, Loc loc) {

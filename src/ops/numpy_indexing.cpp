@@ -72,13 +72,22 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
   Array a = axis ? x : ravel(x);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "take");
   int64_t n = a.dim(ax);
+  if (n == 0) {
+    // As JAX: nothing taken from an empty axis is an empty result; anything else cannot be taken.
+    if (indices.size() != 0)
+      throw_error<ShapeError>("take", "cannot take {} indices from the empty axis {} of shape {}", indices.size(), ax,
+                              shape_str(a.shape()));
+    Shape out = a.shape();
+    out.erase(out.begin() + ax);
+    out.insert(out.begin() + ax, indices.shape().begin(), indices.shape().end());
+    return zeros(out, a.dtype());
+  }
   // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" clamps it as it is (gather clamps: -1
   // reads element 0, as in NumPy and JAX); "fill" counts negative indices from the end, lets gather clamp the rest
   // and then replaces what indices outside [-n, n) read.
   Array idx;
   std::optional<Array> valid;
   if (mode == "wrap") {
-    if (n == 0) throw_error<ShapeError>("take", "cannot take from the empty axis {} with mode \"wrap\"", ax);
     idx = normalize_index(indices, n, "take");
     Array nn = Array::scalar_int(n, idx.dtype());
     idx = lax::rem(lax::add(lax::rem(idx, nn), nn), nn);

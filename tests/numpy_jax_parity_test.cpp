@@ -1,0 +1,146 @@
+// jnp results that must be JAX's exactly (dtype, weak type, values): cases an independent probe against JAX 0.10.2
+// (x64) found different. Expected values are JAX's, written here.
+#include "test_util.h"
+
+using namespace jitx;
+
+namespace {
+void check_type(const Array& a, DType d, bool weak) {
+  CHECK(dtype_name(a.dtype()) == dtype_name(d));
+  CHECK(a.weak_type() == weak);
+}
+Array u64s() { return jnp::array(std::vector<uint64_t>{18446744073709551615ull, 5, 9}); }
+Array bools() { return jnp::array(std::vector<bool>{true, true, false}); }
+Array i8s() { return jnp::array(std::vector<int>{5, -7, 9}).astype(DType::int8); }
+}  // namespace
+
+TEST_CASE("jnp: a bool next to an integer takes its type in integer arithmetic (promote, then bool as int32)",
+          "[numpy]") {
+  Array r = jnp::remainder(u64s(), bools());
+  check_type(r, DType::uint64, false);
+  CHECK(r.to_vector<uint64_t>() == std::vector<uint64_t>{0, 0, 0});
+  Array q = jnp::floor_divide(u64s(), bools());
+  check_type(q, DType::uint64, false);
+  CHECK(q.to_vector<uint64_t>() == std::vector<uint64_t>{18446744073709551615ull, 5, 18446744073709551615ull});
+  Array p = jnp::power(i8s(), bools());
+  check_type(p, DType::int8, false);
+  CHECK(p.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{5, -7, 1});
+  Array l = jnp::left_shift(i8s(), bools());
+  check_type(l, DType::int8, false);
+  CHECK(l.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{10, -14, 9});
+  check_type(jnp::fmod(i8s(), bools()), DType::int8, false);
+  check_type(jnp::remainder(bools(), Array(int64_t{3})), DType::int64, true);
+  Array bb = jnp::floor_divide(bools(), bools());  // bool with bool: int32, False // False = -1 (lax.div by 0)
+  check_type(bb, DType::int32, false);
+  CHECK(bb.to_vector<int32_t>() == std::vector<int32_t>{1, 1, -1});
+  // Two weak scalars stay weak, so the int8 array decides: JAX's i8 + floor_divide(7, 2).
+  Array w = i8s() + jnp::floor_divide(int64_t{7}, int64_t{2});
+  check_type(w, DType::int8, false);
+  CHECK(w.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{8, -4, 12});
+  check_type(jnp::remainder(int64_t{7}, int64_t{2}), DType::int64, true);
+}
+
+TEST_CASE("jnp: arctan2 promotes its operands together before making them inexact", "[numpy]") {
+  check_type(jnp::arctan2(i8s(), jnp::ones({3}, DType::float16)), DType::float16, false);
+  check_type(jnp::arctan2(i8s().astype(DType::int64), jnp::ones({3}, DType::float32)), DType::float32, false);
+  check_type(jnp::arctan2(i8s().astype(DType::int32), jnp::ones({3}, DType::uint32)), DType::float64, false);
+  check_type(jnp::arctan2(i8s(), i8s()), DType::float32, false);
+}
+
+TEST_CASE("jnp: power with a concrete integer exponent is integer_pow: exact, and no negative powers of integers",
+          "[numpy]") {
+  Array a = jnp::array(std::vector<int32_t>{3, 2});
+  CHECK(jnp::power(a, 64).to_vector<int32_t>() == std::vector<int32_t>{2038349057, 0});
+  CHECK(jnp::power(a.astype(DType::int64), 100).to_vector<int64_t>() ==
+        std::vector<int64_t>{-2984622845537545263LL, 0});
+  CHECK(jnp::power(jnp::array(std::vector<int32_t>{3, -2, 7}), 65).to_vector<int32_t>() ==
+        std::vector<int32_t>{1820079875, 0, 1159739911});
+  CHECK_THROWS_AS(jnp::power(a, -1), TypeError);
+  CHECK_THROWS_AS(jnp::power(a, Array(int64_t{-2})), TypeError);
+  try {
+    jnp::power(a, -1);
+  } catch (const TypeError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("negative powers") && Catch::Matchers::Contains("i32 ** -1"));
+  }
+  // Floats take the same repeated squaring (JAX: 1.1051606 in f32, where pow gives 1.1051837), and 1 / x^n.
+  CHECK(jnp::power(jnp::array(std::vector<float>{1.0001f}), 1000).item<float>() == 1.1051606f);
+  auto neg = jnp::power(jnp::array(std::vector<double>{2.0, -3.0}), -3).to_vector<double>();
+  CHECK(neg[0] == 0.125);
+  CHECK(std::fabs(neg[1] + 1.0 / 27) < 1e-17);
+  check_type(jnp::power(int64_t{3}, int64_t{2}), DType::int64, true);
+  // Under jit the exponent is a traced array: lax.pow / the array path, as in JAX.
+  Array j = jit([](Array x, Array y) { return jnp::power(x, y); })(a, jnp::array(std::vector<int32_t>{3, 4}));
+  CHECK(j.to_vector<int32_t>() == std::vector<int32_t>{27, 16});
+}
+
+TEST_CASE("jnp: var and std are NaN where ddof leaves no degrees of freedom", "[numpy]") {
+  Array x = jnp::array(std::vector<double>{1.0, 3.0});
+  CHECK(std::isnan(jnp::var(x, {}, false, 2).item<double>()));
+  CHECK(std::isnan(jnp::std(x, {}, false, 3).item<double>()));
+  CHECK(jnp::var(x, {}, false, 1).item<double>() == 2.0);
+  // JAX's gradients there: NaN at ddof = n, zeros past it.
+  auto g2 = grad([](Array v) { return jnp::var(v, {}, false, 2); })(jnp::array(std::vector<double>{1.0, 2.0}));
+  for (double v : g2.to_vector<double>()) CHECK(std::isnan(v));
+  auto g3 = grad([](Array v) { return jnp::var(v, {}, false, 3); })(jnp::array(std::vector<double>{1.0, 2.0}));
+  for (double v : g3.to_vector<double>()) CHECK(v == 0.0);
+}
+
+TEST_CASE("jnp: integer creation functions: full's integer fill, linspace floors, arange's integer steps",
+          "[numpy]") {
+  CHECK(jnp::full({2}, -1, DType::uint8).astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{255, 255});
+  CHECK(jnp::full({2}, 300, DType::uint8).astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{44, 44});
+  CHECK(jnp::full({1}, int64_t{9007199254740993}, DType::int64).item<int64_t>() == 9007199254740993LL);
+  CHECK(jnp::full_like(jnp::zeros({2}, DType::uint8), -1).astype(DType::int32).to_vector<int32_t>() ==
+        std::vector<int32_t>{255, 255});
+  CHECK(jnp::full({2}, 2.5, DType::float32).to_vector<float>() == std::vector<float>{2.5f, 2.5f});
+  CHECK(jnp::linspace(-5, 5, 4, true, DType::int32).to_vector<int32_t>() == std::vector<int32_t>{-5, -2, 1, 5});
+  CHECK(jnp::linspace(0, -7, 4, true, DType::int32).to_vector<int32_t>() == std::vector<int32_t>{0, -3, -5, -7});
+  CHECK(jnp::arange(-2.5, 2, 1, DType::int32).to_vector<int32_t>() == std::vector<int32_t>{-2, -1, 0, 1, 2});
+  CHECK(jnp::arange(2.7, -3, -1.5, DType::int32).to_vector<int32_t>() == std::vector<int32_t>{2, 1, 0, -1});
+  CHECK(jnp::arange(0.5, 3, 0.7, DType::int32).to_vector<int32_t>() == std::vector<int32_t>{0, 0, 0, 0});
+  CHECK(jnp::arange(0.5, 3, 0.7, DType::float64).to_vector<double>().size() == 4);
+  CHECK_THROWS_AS(jnp::arange(0, INFINITY, 1.0, DType::float32), ShapeError);
+  CHECK_THROWS_AS(jnp::arange(0, NAN, 1.0, DType::float32), ShapeError);
+  CHECK_THROWS_AS(jnp::arange(0, 1e300, 1.0, DType::float64), ShapeError);
+}
+
+TEST_CASE("jnp: C++ unsigned scalars are the Python ints of their value", "[numpy]") {
+  Array f = jnp::array(std::vector<float>{1.0f, 2.0f}) + 4000000000u;
+  check_type(f, DType::float32, false);
+  CHECK(f.to_vector<float>() == std::vector<float>{4e9f, 4e9f});
+  Array i = jnp::array(std::vector<int64_t>{1, 2}) + 4000000000u;
+  CHECK(i.to_vector<int64_t>() == std::vector<int64_t>{4000000001LL, 4000000002LL});
+  check_type(Array(4000000000u), DType::int64, true);
+  check_type(Array(7u), DType::int32, true);
+  CHECK_THROWS_AS(Array(uint64_t{1} << 63), TypeError);
+  CHECK(Array(uint64_t{5}).item<int64_t>() == 5);
+}
+
+TEST_CASE("jnp: round of integers to negative decimals is refused, as JAX's NotImplementedError", "[numpy]") {
+  CHECK_THROWS_AS(jnp::round(jnp::array(std::vector<int32_t>{-15, 25}), -1), TypeError);
+  CHECK(jnp::round(jnp::array(std::vector<int32_t>{-15, 25}), 1).to_vector<int32_t>() ==
+        std::vector<int32_t>{-15, 25});
+}
+
+TEST_CASE("jnp: take from an empty axis: an empty result for no indices, an error for some", "[numpy]") {
+  Array e = jnp::take(jnp::zeros({0, 3}), jnp::zeros({0}, DType::int32), 0);
+  CHECK(e.shape() == Shape{0, 3});
+  auto take0 = jit([](Array x, Array i) { return jnp::take(x, i, 0); });
+  Array e2 = take0(jnp::zeros({0, 3}), jnp::zeros({0, 2}, DType::int32));
+  CHECK(e2.shape() == Shape{0, 2, 3});
+  CHECK_THROWS_WITH(jnp::take(jnp::zeros({0, 3}), jnp::zeros({2}, DType::int32), 0),
+                    Catch::Contains("[take]") && Catch::Contains("empty axis 0"));
+}
+
+TEST_CASE("a null Device handle and a throwing callback give jitx errors, not crashes", "[errors]") {
+  Device null(nullptr);
+  CHECK(null.str() == "Device(null)");
+  CHECK_THROWS_AS(null.id(), TypeError);
+  auto boom = [](const Array&) -> Array { throw std::runtime_error("boom"); };
+  // Eagerly as under jit: a RuntimeError that names the callback and keeps the message.
+  CHECK_THROWS_WITH(pure_callback(boom, ShapeDtype(ShapedArray{{2}, DType::float32}), jnp::zeros({2})),
+                    Catch::Contains("pure_callback") && Catch::Contains("boom"));
+  CHECK_THROWS_AS(pure_callback(boom, ShapeDtype(ShapedArray{{2}, DType::float32}), jnp::zeros({2})), RuntimeError);
+  auto f = jit([&](Array x) { return pure_callback(boom, ShapeDtype(ShapedArray{{2}, DType::float32}), x); });
+  CHECK_THROWS_AS(f(jnp::zeros({2})).block_until_ready(), RuntimeError);
+}

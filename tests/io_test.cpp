@@ -276,6 +276,8 @@ TEST_CASE("io: writes are atomic (a temporary file renamed into place)", "[io]")
   // A failed write leaves neither the target nor a temporary file.
   std::string q = (tmpdir() / "no_such_dir" / "x.npy").string();
   CHECK_THROWS_AS(save(q, Array(1.0f)), IOError);
+  // The message names the caller's path and the missing directory, not the temporary file.
+  CHECK_THROWS_WITH(save(q, Array(1.0f)), Catch::Contains("no_such_dir") && !Catch::Contains(".tmp."));
   CHECK_THROWS_AS(savez(q, NamedArrays{{"a", Array(1.0f)}}), IOError);
   for (auto& e : fs::directory_iterator(tmpdir())) CHECK(e.path().string().find(".tmp.") == std::string::npos);
   // Names: empty or repeated names are errors before anything is written.

@@ -40,6 +40,11 @@ void write_bytes(std::string_view op, const std::string& path, std::string_view 
 
 void write_atomic(std::string_view op, const std::string& path, const std::function<void(const std::string&)>& write) {
   static std::atomic<uint64_t> counter{0};
+  // A missing directory is reported against the caller's path, not the temporary file's.
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code dir_ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, dir_ec))
+    io_error(op, path, "cannot write: the directory '{}' does not exist", dir.string());
   std::string tmp = fmt::format("{}.tmp.{}.{}", path, ::getpid(), counter.fetch_add(1));
   try {
     write(tmp);

@@ -239,6 +239,12 @@ TEST_CASE("io: bad files give an IOError naming the file and the problem", "[io]
   CHECK_THAT(io_error_of([&] { load_safetensors(s); }), Contains("JSON header does not parse"));
   spit(s, std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8));
   CHECK_THAT(io_error_of([&] { load_safetensors(s); }), Contains("implausible"));
+  // A dimension that is not a JSON integer is refused (it was truncated: [1.5] loaded as f32[1]).
+  std::string hdr = R"({"a":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}})";
+  std::string len(8, '\0');
+  for (size_t k = 0; k < 8; ++k) len[k] = static_cast<char>((hdr.size() >> (8 * k)) & 0xff);
+  spit(s, len + hdr + std::string(4, '\0'));
+  CHECK_THAT(io_error_of([&] { load_safetensors(s); }), Contains("shape entry 1.5") && Contains("not an integer"));
 }
 
 TEST_CASE("io: 3000 random corruptions of each format load or throw a jitx::Error, never crash", "[io]") {

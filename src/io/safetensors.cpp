@@ -92,6 +92,12 @@ Array read_tensor(const std::string& path, const std::string& name, const json& 
     std::string ds = t.at("dtype").get<std::string>();
     if (!st_parse_dtype(ds, &d))
       io_error("load_safetensors", path, "tensor '{}' has dtype '{}', which jitx has not", name, ds);
+    // Every dimension and offset a JSON integer: get<> would truncate 1.5 to 1.
+    for (const char* key : {"shape", "data_offsets"})
+      for (const auto& v : t.at(key))
+        if (!v.is_number_integer())
+          io_error("load_safetensors", path, "tensor '{}' has a {} entry {} that is not an integer", name, key,
+                   v.dump());
     auto shape = t.at("shape").get<std::vector<int64_t>>();
     auto off = t.at("data_offsets").get<std::vector<uint64_t>>();
     int64_t count = io_detail::checked_count(shape);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <system_error>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -272,7 +273,12 @@ Client::Client() {
   // The LLVM CPU backend is the default (the whole test suite passes on it); "interpreter" selects the oracle.
   backend_ = make_backend(cfg.platform.empty() ? "cpu" : cfg.platform);
   int n = std::max(1, cfg.cpu_device_count);
-  for (int i = 0; i < n; ++i) devices_.push_back(std::make_unique<Device>(i, backend_->name()));
+  try {
+    for (int i = 0; i < n; ++i) devices_.push_back(std::make_unique<Device>(i, backend_->name()));
+  } catch (const std::system_error& e) {  // each device runs its own stream threads
+    throw RuntimeError(fmt::format("[jitx] cannot create {} devices (JITX_CPU_DEVICE_COUNT={}): starting device {}'s "
+                                   "threads failed: {}; ask for fewer devices", n, n, devices_.size(), e.what()));
+  }
 }
 
 }  // namespace jitx::runtime

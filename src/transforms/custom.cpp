@@ -232,23 +232,22 @@ std::vector<Array> record_call(const Primitive& prim, std::shared_ptr<CustomRule
 }
 }  // namespace
 
-std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
-  Trace* top = find_top_trace(args, "custom_jvp");
+namespace {
+/// A custom function's call, per the innermost trace of its arguments: under vmap re-made one level out with
+/// batched rules; where a jaxpr is traced, recorded as one equation; under a JVP trace the rule applied; on
+/// concrete arguments the function itself.
+std::vector<Array> custom_call(const std::shared_ptr<CustomRules>& r, const std::vector<Array>& args) {
+  const char* op = r->jvp ? "custom_jvp" : "custom_vjp";
+  Trace* top = find_top_trace(args, op);
   if (auto* bt = dynamic_cast<BatchTrace*>(top)) {
     Unbatched u = unbatch(*bt, args);
-    if (!u.any) return custom_jvp_call(fn, rule, u.vals);
-    CustomRules r;
-    r.fn = fn;
-    r.jvp = rule;
-    return rewrap(*bt, batched_custom_call(r, bt->axis_size, u.vals, u.dims));
+    if (!u.any) return custom_call(r, u.vals);
+    return rewrap(*bt, batched_custom_call(*r, bt->axis_size, u.vals, u.dims));
   }
   auto* jt = dynamic_cast<JVPTrace*>(top);
   if (!jt) {
-    if (!top) return fn(args);  // concrete arguments: no transformation can see the call
-    auto r = std::make_shared<CustomRules>();
-    r->fn = fn;
-    r->jvp = rule;
-    return record_call(custom_jvp_prim, std::move(r), args);
+    if (!top) return r->fn(args);  // concrete arguments: no transformation can see the call
+    return record_call(r->jvp ? custom_jvp_prim : custom_vjp_prim, r, args);
   }
   std::vector<Array> primals, tangents;
   bool any = false;
@@ -258,9 +257,18 @@ std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, 
     primals.push_back(x);
     tangents.push_back(t);
   }
-  if (!any) return custom_jvp_call(fn, rule, primals);
-  auto [outs, touts] = rule(primals, all_tangents(primals, tangents));
-  return wrap_outputs(*jt, "custom_jvp", outs, touts);
+  if (!any) return custom_call(r, primals);
+  std::vector<Array> ts = all_tangents(primals, tangents);
+  auto [outs, touts] = r->jvp ? r->jvp(primals, ts) : vjp_rule_jvp(r->fwd, r->bwd, primals, ts);
+  return wrap_outputs(*jt, op, outs, touts);
+}
+}  // namespace
+
+std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
+  auto r = std::make_shared<CustomRules>();
+  r->fn = fn;
+  r->jvp = rule;
+  return custom_call(r, args);
 }
 
 namespace {
@@ -302,36 +310,11 @@ std::pair<std::vector<Array>, std::vector<Array>> vjp_rule_jvp(const CustomFwd& 
 
 std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
                                    const std::vector<Array>& args) {
-  Trace* top = find_top_trace(args, "custom_vjp");
-  if (auto* bt = dynamic_cast<BatchTrace*>(top)) {
-    Unbatched u = unbatch(*bt, args);
-    if (!u.any) return custom_vjp_call(fn, fwd, bwd, u.vals);
-    CustomRules r;
-    r.fn = fn;
-    r.fwd = fwd;
-    r.bwd = bwd;
-    return rewrap(*bt, batched_custom_call(r, bt->axis_size, u.vals, u.dims));
-  }
-  auto* jt = dynamic_cast<JVPTrace*>(top);
-  if (!jt) {
-    if (!top) return fn(args);
-    auto r = std::make_shared<CustomRules>();
-    r->fn = fn;
-    r->fwd = fwd;
-    r->bwd = bwd;
-    return record_call(custom_vjp_prim, std::move(r), args);
-  }
-  std::vector<Array> primals, tangents;
-  bool any = false;
-  for (auto& a : args) {
-    auto [x, t] = jt->unpack(a);
-    any = any || t.valid();
-    primals.push_back(x);
-    tangents.push_back(t);
-  }
-  if (!any) return custom_vjp_call(fn, fwd, bwd, primals);
-  auto [outs, touts] = vjp_rule_jvp(fwd, bwd, primals, all_tangents(primals, tangents));
-  return wrap_outputs(*jt, "custom_vjp", outs, touts);
+  auto r = std::make_shared<CustomRules>();
+  r->fn = fn;
+  r->fwd = fwd;
+  r->bwd = bwd;
+  return custom_call(r, args);
 }
 
 }  // namespace jitx::detail

@@ -380,6 +380,20 @@ TEST_CASE("jvp through while_loop, reverse mode names the fix", "[autodiff][cont
     CHECK(m.find("lax::scan") != std::string::npos);
     CHECK(m.find("fori_loop with a static trip count") != std::string::npos);
   }
+  // linearize works (JAX's partial evaluation of while: the whole JVP loop is the linear function), eagerly and
+  // under jit; its transpose (vjp's backward pass) is the reverse-mode error, raised when the pullback is called.
+  auto [yl, fl] = linearize(run, x, c);
+  CHECK(yl.to_vector<double>() == yr.to_vector<double>());
+  auto tl = fl(tx, tc).to_vector<double>();
+  for (size_t i = 0; i < got.size(); ++i) CHECK(std::fabs(tl[i] - want[i]) <= 1e-12 * (1 + std::fabs(want[i])));
+  auto lj = jit([&](const Array& a, const Array& b, const Array& ta, const Array& tb) {
+    auto [out, lf] = linearize(run, a, b);
+    return lf(ta, tb);
+  })(x, c, tx, tc).to_vector<double>();
+  for (size_t i = 0; i < got.size(); ++i) CHECK(std::fabs(lj[i] - want[i]) <= 1e-12 * (1 + std::fabs(want[i])));
+  auto [yv, pullback] = vjp(run, x, c);
+  CHECK(yv.to_vector<double>() == yr.to_vector<double>());
+  CHECK_THROWS_WITH(pullback(yv), Catch::Contains("Reverse-mode differentiation does not work for lax::while_loop"));
   // A loop whose carry has no tangent (only an integer) differentiates fine in reverse: nothing to save.
   auto g = grad([&](const Array& a) {
     auto k = lax::while_loop([&](const Array& i) { return i < n; }, [](const Array& i) { return i + 1; },

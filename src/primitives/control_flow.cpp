@@ -437,7 +437,8 @@ BatchResult scan_batch(Ins args, Dims dims, const Params& ps) {
 const bool registered = [] {
   register_primitive(
       Primitive{"cond", cond_abstract_eval, cond_lower, cond_jvp_rule(), cond_transpose_rule(), cond_batch});
-  register_primitive(Primitive{"while", while_abstract_eval, while_lower, while_jvp_rule(), {}, while_batch});
+  register_primitive(Primitive{"while", while_abstract_eval, while_lower, while_jvp_rule(), while_transpose_rule(),
+                               while_batch});
   register_primitive(
       Primitive{"scan", scan_abstract_eval, scan_lower, scan_jvp_rule(), scan_transpose_rule(), scan_batch});
   return true;

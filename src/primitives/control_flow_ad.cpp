@@ -256,13 +256,6 @@ JvpResult while_jvp(std::span<const Array> primals, std::span<const Array> tange
     // consts the carry never depends on).
     return JvpResult{detail::bind(primitive("while"), p, ps), std::vector<Array>(nk)};
   }
-  if (any_linearize_tangent(tangents))
-    throw_error<TypeError>("while_loop",
-                           "Reverse-mode differentiation does not work for lax::while_loop or lax::fori_loop with "
-                           "traced (dynamic) bounds: the trip count is not known before the loop runs, so the "
-                           "values of each iteration cannot be saved for the backward pass. Try using lax::scan, "
-                           "or lax::fori_loop with a static trip count (bounds that are C++ numbers or concrete "
-                           "Arrays); forward mode (jvp) works with while_loop");
   size_t nbt = 0;
   for (size_t i = 0; i < bn; ++i) nbt += nz[i];
   size_t nkt = std::count(carry_nz.begin(), carry_nz.end(), true);
@@ -287,8 +280,22 @@ JvpResult while_jvp(std::span<const Array> primals, std::span<const Array> tange
              {"body_nconsts", static_cast<int64_t>(bn + nbt)}};
   std::vector<Array> outs = detail::bind(primitive("while"), inputs, nps);
   JvpResult r{slice(outs, 0, nk), {}};
+  // Under linearize (JAX's partial evaluation of while): the trip count is unknown until the loop runs, so the
+  // whole JVP loop, primal carries included, goes into the linear jaxpr, recomputing the primal there; the
+  // primal outputs come from the original loop, run now. Transposing it is refused (while_transpose).
+  if (any_linearize_tangent(tangents)) r.primals_out = detail::bind(primitive("while"), p, ps);
   for (size_t k = 0, q = nk; k < nk; ++k) r.tangents_out.push_back(carry_nz[k] ? outs[q++] : Array());
   return r;
+}
+
+/// A JVP while in a linear jaxpr (linearize of a while_loop) cannot be transposed.
+std::vector<Array> while_transpose(std::span<const Array>, std::span<const LinearArg>, const Params&) {
+  throw_error<TypeError>("while_loop",
+                         "Reverse-mode differentiation does not work for lax::while_loop or lax::fori_loop with "
+                         "traced (dynamic) bounds: the trip count is not known before the loop runs, so the "
+                         "values of each iteration cannot be saved for the backward pass. Try using lax::scan, "
+                         "or lax::fori_loop with a static trip count (bounds that are C++ numbers or concrete "
+                         "Arrays); forward mode (jvp, linearize) works with while_loop");
 }
 
 // --- scan -------------------------------------------------------------------------------------------------
@@ -544,6 +551,7 @@ std::vector<Array> scan_transpose(std::span<const Array> cts, std::span<const Li
 JvpFn cond_jvp_rule() { return cond_jvp; }
 TransposeFn cond_transpose_rule() { return cond_transpose; }
 JvpFn while_jvp_rule() { return while_jvp; }
+TransposeFn while_transpose_rule() { return while_transpose; }
 JvpFn scan_jvp_rule() { return scan_jvp; }
 TransposeFn scan_transpose_rule() { return scan_transpose; }
 

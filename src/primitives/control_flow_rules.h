@@ -8,6 +8,7 @@ JvpFn cond_jvp_rule();
 TransposeFn cond_transpose_rule();
 /// Forward mode only: under linearize it throws the error naming lax::scan / a static fori_loop.
 JvpFn while_jvp_rule();
+TransposeFn while_transpose_rule();
 JvpFn scan_jvp_rule();
 TransposeFn scan_transpose_rule();
 }  // namespace jitx::detail

@@ -144,3 +144,34 @@ TEST_CASE("a null Device handle and a throwing callback give jitx errors, not cr
   auto f = jit([&](Array x) { return pure_callback(boom, ShapeDtype(ShapedArray{{2}, DType::float32}), x); });
   CHECK_THROWS_AS(f(jnp::zeros({2})).block_until_ready(), RuntimeError);
 }
+
+TEST_CASE("jnp: weak types as JAX's (reductions strong; concatenate, stack, einsum, take, *_like keep them)",
+          "[numpy]") {
+  // JAX 0.10.2 (x64) on a = jnp.asarray(1.5) (weak f64) and v = jnp.broadcast_to(a, (3,)) (weak).
+  Array a(1.5), i(int64_t{3});
+  Array v = jnp::broadcast_to(a, {3}) + jnp::broadcast_to(Array(0.25), {3});
+  REQUIRE(v.weak_type());
+  // Strong: jnp's reductions and cumulative reductions (its _reduction ends in a strong convert).
+  for (const Array& r : {jnp::sum(v), jnp::prod(v), jnp::max(v), jnp::min(v), jnp::mean(v), jnp::var(v), jnp::std(v),
+                         jnp::cumsum(v), jnp::cumprod(v), jnp::nansum(v), jnp::nanmax(v), jnp::sum(i)})
+    CHECK_FALSE(r.weak_type());
+  CHECK_FALSE(jnp::any(v > 1.0).weak_type());
+  CHECK(jnp::sum(v).item<double>() == 5.25);
+  // Weak: lax's reductions, and shape ops, concatenation, einsum, take, zeros_like & co of weak inputs.
+  Array idx = jnp::array(std::vector<int32_t>{2, 0});
+  for (const Array& r : {lax::reduce_max(v, {0}), lax::cumsum(v, 0), jnp::concatenate({v, v}), jnp::stack({a, a}),
+                         jnp::einsum("i,i->", {v, v}), jnp::einsum("i,j->ij", {v, v}), jnp::take(v, idx),
+                         jnp::zeros_like(a), jnp::ones_like(v), jnp::full_like(a, 2.5), jnp::ones_like(i)})
+    CHECK(r.weak_type());
+  Array st = jnp::stack({a, Array(2.5)});
+  check_type(st, DType::float64, true);
+  CHECK(st.to_vector<double>() == std::vector<double>{1.5, 2.5});
+  CHECK(jnp::take(v, idx).to_vector<double>() == std::vector<double>{1.75, 1.75});
+  // So they promote as JAX's do: a weak stack next to an f32 array stays f32, a reduction of it does not.
+  Array f = jnp::array(std::vector<float>{1.f, 2.f});
+  check_type(f + st, DType::float32, false);
+  check_type(f + jnp::sum(st), DType::float64, false);
+  check_type(f + jnp::zeros_like(a), DType::float32, false);
+  // Mixed weak and strong: strong.
+  CHECK_FALSE(jnp::concatenate({v, jnp::array(std::vector<double>{1.0})}).weak_type());
+}

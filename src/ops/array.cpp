@@ -179,11 +179,11 @@ Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc
 }
 
 namespace {
-Array fill(Shape shape, double v, DType d, Loc loc) {
+Array fill(Shape shape, double v, DType d, Loc loc, bool weak = false) {
   ApiScope s(loc);
   d = canonicalize_dtype(d);
   detail::checked_num_elements(shape, d, "full");
-  Array scalar = Array::scalar(v, d);
+  Array scalar = scalar_array(d, weak, [&](detail::Literal& l) { l.set_f64(0, v); });
   return lax::full(std::move(shape), scalar, loc);
 }
 }  // namespace
@@ -213,15 +213,16 @@ const Array& checked_like(const Array& a, const char* op) {
 
 Array zeros_like(const Array& a, Loc loc) {
   ApiScope s(loc);
-  return fill(checked_like(a, "zeros_like").shape(), 0, a.dtype(), loc);
+  // As JAX: the dtype and weak type of a (jnp.zeros_like of a weak scalar is weak).
+  return fill(checked_like(a, "zeros_like").shape(), 0, a.dtype(), loc, a.weak_type());
 }
 Array ones_like(const Array& a, Loc loc) {
   ApiScope s(loc);
-  return fill(checked_like(a, "ones_like").shape(), 1, a.dtype(), loc);
+  return fill(checked_like(a, "ones_like").shape(), 1, a.dtype(), loc, a.weak_type());
 }
 Array full_like(const Array& a, double v, Loc loc) {
   ApiScope s(loc);
-  return fill(checked_like(a, "full_like").shape(), v, a.dtype(), loc);
+  return fill(checked_like(a, "full_like").shape(), v, a.dtype(), loc, a.weak_type());
 }
 
 Array arange(double start, double stop, double step, DType dtype, Loc loc) {

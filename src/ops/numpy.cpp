@@ -14,8 +14,25 @@
 #include "core/trace.h"
 #include "core/primitive.h"
 #include "jitx/lax.h"
+#include "ops/convert.h"
 #include "runtime/concrete.h"
 #include "runtime/runtime.h"
+
+namespace jitx::detail {
+Array convert_weak(const Array& x, DType dtype, bool weak) {
+  dtype = canonicalize_dtype(dtype);
+  if (x.dtype() == dtype && x.weak_type() == weak) return x;
+  if (!x.is_tracer() && x.ndim() == 0) {
+    auto lit = concrete_buffer(x, "convert")->literal();
+    auto out = Literal::make(dtype, {});
+    Literal::convert(lit.data(), lit.dtype, out.data(), dtype, 1);
+    auto* dev = runtime::Client::get().default_device();
+    return make_concrete(runtime::Buffer::from_literal(out, dev), weak);
+  }
+  static const auto& p = *find_primitive("convert_element_type");
+  return bind1(p, {x}, Params{{"new_dtype", dtype}, {"weak_type", weak}});
+}
+}  // namespace jitx::detail
 
 namespace jitx::numpy {
 using detail::ApiScope;
@@ -23,20 +40,7 @@ using detail::shape_str;
 using detail::throw_error;
 
 namespace {
-/// Converts x to (dtype, weak); concrete scalars are converted on the host so they stay literals.
-Array convert(const Array& x, DType dtype, bool weak) {
-  dtype = canonicalize_dtype(dtype);
-  if (x.dtype() == dtype && x.weak_type() == weak) return x;
-  if (!x.is_tracer() && x.ndim() == 0) {
-    auto lit = detail::concrete_buffer(x, "convert")->literal();
-    auto out = detail::Literal::make(dtype, {});
-    detail::Literal::convert(lit.data(), lit.dtype, out.data(), dtype, 1);
-    auto* dev = runtime::Client::get().default_device();
-    return detail::make_concrete(runtime::Buffer::from_literal(out, dev), weak);
-  }
-  static const auto& p = *detail::find_primitive("convert_element_type");
-  return detail::bind1(p, {x}, detail::Params{{"new_dtype", dtype}, {"weak_type", weak}});
-}
+Array convert(const Array& x, DType dtype, bool weak) { return detail::convert_weak(x, dtype, weak); }
 
 Array broadcast_to_shape(const Array& x, const Shape& shape) {
   if (x.shape() == shape) return x;
@@ -409,19 +413,22 @@ Array isinf(const Array& x, Loc loc) {
 }
 
 // --- reductions ----------------------------------------------------------------------------------------
+// jnp's reductions (and cumulative ones) return strongly typed results, weak inputs too, as JAX's _reduction
+// (lax's keep the input's weak type).
+Array strong(const Array& r) { return convert(r, r.dtype(), false); }
 #define JITX_JNP_REDUCE(name, laxfn, pre)                                   \
   Array name(const Array& x, Axes axes, bool keepdims, Loc loc) {           \
     ApiScope s(loc);                                                        \
     auto ax = canon_axes(x, axes, #name);                                   \
     Array in = pre;                                                         \
-    return keepdims_reshape(lax::laxfn(in, ax), x, ax, keepdims);           \
+    return strong(keepdims_reshape(lax::laxfn(in, ax), x, ax, keepdims));   \
   }
 #define JITX_JNP_REDUCE_UPCAST(name, laxfn, pre)                                              \
   Array name(const Array& x, Axes axes, bool keepdims, Loc loc) {                              \
     ApiScope s(loc);                                                                           \
     auto ax = canon_axes(x, axes, #name);                                                      \
     Array in = pre;                                                                            \
-    return keepdims_reshape(downcast_to(lax::laxfn(upcast_f16(in), ax), in), x, ax, keepdims); \
+    return strong(keepdims_reshape(downcast_to(lax::laxfn(upcast_f16(in), ax), in), x, ax, keepdims)); \
   }
 // Sums and products of bools and narrower ints accumulate in the default int (uint for unsigned), as JAX does;
 // float16/bfloat16 ones in float32, rounded once at the end (JAX's upcast_f16_for_computation: the reduce is
@@ -500,14 +507,14 @@ Array argmin(const Array& x, std::optional<int64_t> axis, bool keepdims, Loc loc
 Array cumsum(const Array& x, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
   Array in = is_bool(x.dtype()) ? convert(x, detail::default_int_dtype(), false) : x;
-  if (!axis) return lax::cumsum(lax::reshape(in, {in.size()}), 0);
-  return lax::cumsum(in, *axis);
+  if (!axis) return strong(lax::cumsum(lax::reshape(in, {in.size()}), 0));
+  return strong(lax::cumsum(in, *axis));
 }
 Array cumprod(const Array& x, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
   Array in = is_bool(x.dtype()) ? convert(x, detail::default_int_dtype(), false) : x;
-  if (!axis) return lax::cumprod(lax::reshape(in, {in.size()}), 0);
-  return lax::cumprod(in, *axis);
+  if (!axis) return strong(lax::cumprod(lax::reshape(in, {in.size()}), 0));
+  return strong(lax::cumprod(in, *axis));
 }
 
 // --- linear algebra -----------------------------------------------------------------------------------
@@ -651,10 +658,12 @@ Array concatenate(const std::vector<Array>& xs, int64_t axis, Loc loc) {
   ApiScope s(loc);
   if (xs.empty()) throw_error<ShapeError>("concatenate", "needs at least one array");
   DType d = result_type(xs);
+  // Weak when every input is (jnp.stack of weak scalars is weak), as JAX's promote_dtypes.
+  bool w = std::all_of(xs.begin(), xs.end(), [](const Array& x) { return x.valid() && x.weak_type(); });
   std::vector<Array> cs;
   for (auto& x : xs) {
     if (x.ndim() == 0) throw_error<ShapeError>("concatenate", "zero-dimensional arrays cannot be concatenated");
-    cs.push_back(convert(x, d, false));
+    cs.push_back(convert(x, d, w));
   }
   return lax::concatenate(cs, detail::canonical_axis(axis, xs[0].ndim(), "concatenate"));
 }

@@ -1,4 +1,5 @@
 // jnp.einsum: explicit subscripts, repeated labels (diagonals), pairwise contraction left to right.
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -6,6 +7,7 @@
 #include "core/errors.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
+#include "ops/convert.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
@@ -123,12 +125,14 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands, 
         ins[k].erase(i--, 1);
       }
   DType d = result_type(operands);
-  Array acc = lax::convert_element_type(ops[0], d);
+  // Weak when every operand is, as JAX's promote_dtypes.
+  bool w = std::all_of(operands.begin(), operands.end(), [](const Array& x) { return x.weak_type(); });
+  Array acc = detail::convert_weak(ops[0], d, w);
   std::string lacc = ins[0];
   for (size_t k = 1; k < operands.size(); ++k) {
     std::string keep = out;
     for (size_t j = k + 1; j < ins.size(); ++j) keep += ins[j];
-    auto [r, l] = einsum_pair(acc, lacc, lax::convert_element_type(ops[k], d), ins[k], keep);
+    auto [r, l] = einsum_pair(acc, lacc, detail::convert_weak(ops[k], d, w), ins[k], keep);
     acc = r;
     lacc = l;
   }

@@ -10,6 +10,7 @@
 #include "core/trace.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
+#include "ops/convert.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
@@ -127,6 +128,7 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
                : is_unsigned_integer(dt)
                    ? lax::bitwise_not(Array::scalar_int(0, dt))
                    : Array::scalar_int(std::numeric_limits<int64_t>::min() >> (64 - dtype_bits(dt)), dt);
+  fill = detail::convert_weak(fill, dt, a.weak_type());  // the result keeps x's weak type, as JAX's
   return lax::select(mask, out, lax::broadcast_in_dim(fill, out.shape(), {}));
 }
 

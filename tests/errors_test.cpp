@@ -52,7 +52,8 @@ TEST_CASE("lax elementwise ops reject mismatched shapes and dtypes", "[errors]")
   expect_error<ShapeError>([] { lax::select_n(zeros({3}, bool_), f32({2}), f32({2})); }, "select_n", {"(3,)", "(2,)"});
   expect_error<TypeError>([] { lax::clamp(i32({}), f32({2}), f32({})); }, "clamp", {"i32", "f32"});
   expect_error<ShapeError>([] { lax::clamp(f32({3}), f32({2}), f32({})); }, "clamp", {"(3,)", "(2,)"});
-  expect_error<TypeError>([] { lax::bitcast_convert_type(f32({2}), float64); }, "bitcast_convert_type", {"f32", "f64"});
+  expect_error<ShapeError>([] { lax::bitcast_convert_type(f32({3}), float64); }, "bitcast_convert_type",
+                           {"f32[3]", "f64", "size 2", "(3,)"});
   expect_error<TypeError>([] { lax::bitcast_convert_type(zeros({2}, bool_), uint8); }, "bitcast_convert_type",
                           {"bool"});
 }

@@ -1,5 +1,7 @@
 // jnp results that must be JAX's exactly (dtype, weak type, values): cases an independent probe against JAX 0.10.2
 // (x64) found different. Expected values are JAX's, written here.
+#include <bit>
+
 #include "test_util.h"
 
 using namespace jitx;
@@ -174,4 +176,36 @@ TEST_CASE("jnp: weak types as JAX's (reductions strong; concatenate, stack, eins
   check_type(f + jnp::zeros_like(a), DType::float32, false);
   // Mixed weak and strong: strong.
   CHECK_FALSE(jnp::concatenate({v, jnp::array(std::vector<double>{1.0})}).weak_type());
+}
+
+TEST_CASE("lax::bitcast_convert_type between widths, as XLA's (values from JAX)", "[numpy][lax]") {
+  // f32 -> i16: a new minor dimension, least significant half first.
+  Array a = lax::bitcast_convert_type(jnp::array(std::vector<float>{1.0f, -2.5f}), DType::int16);
+  check_type(a, DType::int16, false);
+  CHECK(a.shape() == Shape{2, 2});
+  CHECK(a.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{0, 16256, 0, -16352});
+  // u16[2,2] -> f32[2]: combined along the minor dimension (1 + 2 * 65536 is a subnormal, kept).
+  Array u = jnp::reshape(jnp::array(std::vector<int>{0, 16256, 1, 2}), {2, 2}).astype(DType::uint16);
+  Array f = lax::bitcast_convert_type(u, DType::float32);
+  CHECK(f.shape() == Shape{2});
+  auto fv = f.to_vector<float>();
+  CHECK(fv[0] == 1.0f);
+  CHECK(std::bit_cast<uint32_t>(fv[1]) == 131073u);
+  // f64 -> f32[1,2] and back; eight bytes -> one int64; bf16 -> u8[2]; under jit and vmap.
+  Array d = jnp::array(std::vector<double>{1.0});
+  CHECK(lax::bitcast_convert_type(d, DType::float32).to_vector<float>() == std::vector<float>{0.f, 1.875f});
+  Array bytes = jnp::array(std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}).astype(DType::uint8);
+  CHECK(lax::bitcast_convert_type(bytes, DType::int64).item<int64_t>() == 578437695752307201);
+  Array h = lax::bitcast_convert_type(jnp::array(3.0f).astype(DType::bfloat16), DType::uint8);
+  CHECK(h.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{64, 64});
+  Array v = vmap([](const Array& x) { return lax::bitcast_convert_type(x, DType::uint8); })(
+      jnp::array(std::vector<float>{1.f, 2.f}).astype(DType::float16));
+  CHECK(v.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{0, 60, 0, 64});
+  Array r = jit([](const Array& x) {
+    return lax::bitcast_convert_type(lax::bitcast_convert_type(x, DType::uint8), DType::float64);
+  })(jnp::array(std::vector<double>{3.25, -1e300}));
+  CHECK(r.to_vector<double>() == std::vector<double>{3.25, -1e300});
+  // A minor dimension of the wrong size: JAX's ValueError, a ShapeError here.
+  CHECK_THROWS_AS(lax::bitcast_convert_type(jnp::reshape(u, {4}), DType::float32), ShapeError);
+  CHECK_THROWS_AS(lax::bitcast_convert_type(jnp::reshape(u, {4})[0], DType::float32), ShapeError);
 }

@@ -132,10 +132,58 @@ Array convert_element_type(const Array& x, DType dtype, Loc loc) {
   if (x.dtype() == dtype && !x.weak_type()) return x;
   return bind1(p, {x}, Params{{"new_dtype", dtype}, {"weak_type", false}});
 }
+namespace {
+DType uint_of_size(size_t bytes) {
+  switch (bytes) {
+    case 1: return DType::uint8;
+    case 2: return DType::uint16;
+    case 4: return DType::uint32;
+    default: return DType::uint64;
+  }
+}
+}  // namespace
+
 Array bitcast_convert_type(const Array& x, DType dtype, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("bitcast_convert_type");
-  return bind1(p, {x}, Params{{"new_dtype", dtype}});
+  auto same_width = [&](const Array& a, DType d) {
+    return a.dtype() == d ? a : bind1(p, {a}, Params{{"new_dtype", d}});
+  };
+  if (!x.valid() || !is_valid_dtype(dtype) || is_bool(dtype) || is_bool(x.dtype()) ||
+      dtype_size(dtype) == dtype_size(x.dtype()))
+    return bind1(p, {x}, Params{{"new_dtype", dtype}});  // its abstract eval names what is wrong
+  // Between widths, as XLA's bitcast-convert (little-endian): a wider element becomes a new minor dimension of
+  // size ratio, least significant part first; narrower ones along the minor dimension (of that size) combine.
+  // Built of shifts and masks on unsigned integers of the two widths.
+  size_t in_bytes = dtype_size(x.dtype()), out_bytes = dtype_size(dtype);
+  DType uin = uint_of_size(in_bytes), uout = uint_of_size(out_bytes);
+  Array u = same_width(x, uin);
+  if (in_bytes > out_bytes) {
+    int64_t ratio = static_cast<int64_t>(in_bytes / out_bytes);
+    Array mask = Array::scalar_int(static_cast<int64_t>((uint64_t{1} << (8 * out_bytes)) - 1), uin);
+    Shape one = x.shape();
+    one.push_back(1);
+    std::vector<Array> parts;
+    for (int64_t k = 0; k < ratio; ++k) {
+      Array part = bitwise_and(shift_right_logical(u, Array::scalar_int(8 * out_bytes * k, uin)), mask);
+      parts.push_back(reshape(convert_element_type(part, uout), one));
+    }
+    return same_width(concatenate(parts, x.ndim()), dtype);
+  }
+  int64_t ratio = static_cast<int64_t>(out_bytes / in_bytes);
+  if (x.ndim() == 0 || x.shape().back() != ratio)
+    detail::throw_error<ShapeError>("bitcast_convert_type",
+                            "converting {} to the {}-times wider {} needs a minor dimension of size {}, got shape {} "
+                            "(as XLA's bitcast-convert)",
+                            x.aval().str(), ratio, dtype_name(dtype), ratio, detail::shape_str(x.shape()));
+  Shape lead(x.shape().begin(), x.shape().end() - 1);
+  Array acc;
+  for (int64_t k = 0; k < ratio; ++k) {
+    Array part = reshape(slice_in_dim(u, k, k + 1, 1, x.ndim() - 1), lead);
+    Array wide = shift_left(convert_element_type(part, uout), Array::scalar_int(8 * in_bytes * k, uout));
+    acc = k == 0 ? wide : bitwise_or(acc, wide);
+  }
+  return same_width(acc, dtype);
 }
 
 Array broadcast_in_dim(const Array& x, Shape shape, std::vector<int64_t> bd, Loc loc) {

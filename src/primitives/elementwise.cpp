@@ -411,7 +411,7 @@ const bool registered = [] {
     p.batch = elementwise_batch(p.name);
     register_primitive(std::move(p));
   }
-  // bitcast_convert_type[new_dtype]: same bit width only.
+  // bitcast_convert_type[new_dtype]: same bit width only (lax::bitcast_convert_type builds other widths of it).
   {
     Primitive p;
     p.name = "bitcast_convert_type";

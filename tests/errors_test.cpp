@@ -195,6 +195,16 @@ TEST_CASE("tracers: bool conversion, host reads and escaped tracers", "[errors]"
     return -x;
   });
   expect_error<TracerError>([&] { branchy(f32({2})); }, "bool", {"lax::cond", "bool[]"}, false);
+  // A concrete array of several elements: ambiguous, as NumPy's ValueError (no jitx file named as the place).
+  try {
+    (void)static_cast<bool>(f32({2}) > 0.0f);
+    FAIL("bool of a 2-element array should throw");
+  } catch (const ShapeError& e) {
+    std::string m = e.what();
+    CHECK_THAT(m, Contains("[bool]") && Contains("ambiguous") && Contains("jnp::any") && Contains("bool[2]"));
+    CHECK_THAT(m, !Contains("array.cpp"));
+  }
+  CHECK(static_cast<bool>(jnp::sum(f32({2})) == jnp::sum(f32({2}))));
   try {
     branchy(f32({2}));
   } catch (const TracerError& e) {

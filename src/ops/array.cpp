@@ -109,6 +109,13 @@ Array::operator bool() const {
                              "as a static argument",
                              t.aval.str(), t.trace->fn_name);
   }
+  if (impl_ && size() != 1) {
+    // No source location: a conversion operator has none, and the last API call may be anywhere before it.
+    throw_error<ShapeError>("bool",
+                            "the truth value of an array with {} elements ({}) is ambiguous: use jnp::any(x) or "
+                            "jnp::all(x), as NumPy and JAX say",
+                            size(), aval().str());
+  }
   return item<bool>();
 }
 

@@ -488,6 +488,16 @@ inline void Gen::gather() {
   std::sort(pos.begin(), pos.end());
   dn.offset_dims = pos;
   Array idx = index_array(*this, batch, sizes, false);
+  if (smooth()) {
+    // Grad-checked programs read windows in bounds: out of range, gather clamps the read but its transpose drops
+    // the cotangent (JAX's semantics), which finite differences of the clamped read cannot agree with.
+    std::vector<int64_t> hi;
+    for (int64_t i : dn.start_index_map)
+      hi.push_back(x.shape()[static_cast<size_t>(i)] - slice[static_cast<size_t>(i)]);
+    auto k = static_cast<int64_t>(hi.size());
+    Array bound = lax::broadcast_in_dim(array(hi, Shape{k}, idx.dtype()), idx.shape(), {idx.ndim() - 1});
+    idx = lax::clamp(Array::scalar_int(0, idx.dtype()), idx, bound);
+  }
   add(lax::gather(x, idx, dn, slice), {v.depth}, false);
 }
 

@@ -340,6 +340,16 @@ TEST_CASE("linalg: lstsq, pinv, matrix_power against JAX", "[linalg]") {
   close(rd[0], {0.8333333333333333, 0.8333333333333333}, float64, "lstsq min norm");
   close(rd[1], {0.6666666666666667}, float64, "lstsq residual");
   CHECK(rd[2].item<int64_t>() == 1);
+  // A zero matrix has rank 0 and x = 0 (JAX's (s > 0) & ... mask): residuals |b|^2 = 14, no NaN.
+  auto z = jnp::linalg::lstsq(jnp::zeros({3, 2}, float64), make({1, 2, 3}, float64));
+  close(z.x, {0, 0}, float64, "lstsq of zeros");
+  close(z.residuals, {14}, float64, "lstsq of zeros residual");
+  CHECK(z.rank.item<int64_t>() == 0);
+  // rcond < 0 means eps (JAX), not eps * max(m, n): both singular values of diag(1, 3e-16) count.
+  auto e = jnp::linalg::lstsq(make({1, 0, 0, 3e-16}, {2, 2}, float64), make({1, 1}, float64), -1.0);
+  CHECK(e.rank.item<int64_t>() == 2);
+  CHECK(e.x.to_vector<double>()[1] > 3e15);
+  CHECK(jnp::linalg::lstsq(make({1, 0, 0, 3e-16}, {2, 2}, float64), make({1, 1}, float64)).rank.item<int64_t>() == 1);
   both([](auto& x) { return jnp::linalg::pinv(x[0]); }, {r},
        {-3.833333333333276, -1.1333333333333198, 1.566666666666647, 1.5999999999999708, 8.333333333333211,
         2.533333333333305, -3.2666666666666244, -4.399999999999936, -3.999999999999942, -1.1999999999999866,

@@ -147,7 +147,7 @@ TEST_CASE("a null Device handle and a throwing callback give jitx errors, not cr
   CHECK_THROWS_AS(f(jnp::zeros({2})).block_until_ready(), RuntimeError);
 }
 
-TEST_CASE("jnp: weak types as JAX's (reductions strong; concatenate, stack, einsum, take, *_like keep them)",
+TEST_CASE("jnp: weak types as JAX's (reductions strong, and concatenate, stack, einsum, take, *_like keep them)",
           "[numpy]") {
   // JAX 0.10.2 (x64) on a = jnp.asarray(1.5) (weak f64) and v = jnp.broadcast_to(a, (3,)) (weak).
   Array a(1.5), i(int64_t{3});
@@ -208,4 +208,165 @@ TEST_CASE("lax::bitcast_convert_type between widths, as XLA's (values from JAX)"
   // A minor dimension of the wrong size: JAX's ValueError, a ShapeError here.
   CHECK_THROWS_AS(lax::bitcast_convert_type(jnp::reshape(u, {4}), DType::float32), ShapeError);
   CHECK_THROWS_AS(lax::bitcast_convert_type(jnp::reshape(u, {4})[0], DType::float32), ShapeError);
+}
+
+TEST_CASE("jnp: .at[] updates promote with the values, scatter, then convert back, as JAX's _scatter_impl",
+          "[numpy]") {
+  auto i32 = [](std::vector<int> v) { return jnp::array(v); };
+  // JAX: x.at[i32([0,0])].add(f32([.6,.6])) on int32 [1] is [2] (1 + 1.2, truncated once).
+  Array a = jnp::at(i32({1}), i32({0, 0})).add(jnp::array(std::vector<float>{.6f, .6f}));
+  check_type(a, DType::int32, false);
+  CHECK(a.to_vector<int32_t>() == std::vector<int32_t>{2});
+  CHECK(jnp::at(i32({3}), i32({0})).mul(Array(2.5f)).to_vector<int32_t>() == std::vector<int32_t>{7});
+  // f32 updates into bf16 add in f32: 256 + 1 + 1 = 258 (bf16 alone would stay at 256).
+  Array b = jnp::at(jnp::array(std::vector<float>{256}).astype(DType::bfloat16), i32({0, 0}))
+                .add(jnp::array(std::vector<float>{1, 1}));
+  check_type(b, DType::bfloat16, false);
+  CHECK(b.to_vector<float>() == std::vector<float>{258});
+  Array h = jnp::at(jnp::array(std::vector<float>{2048}).astype(DType::float16), i32({0, 0, 0}))
+                .add(jnp::array(std::vector<float>{1, 1, 1}));
+  CHECK(h.to_vector<float>() == std::vector<float>{2052});
+  CHECK(jnp::at(i32({3}).astype(DType::uint8), i32({0})).add(jnp::array(std::vector<float>{-.5f}))
+            .astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{2});
+  Array m = jnp::at(i32({1, 2}).astype(DType::uint8), i32({0})).min(i32({-1}));
+  check_type(m, DType::uint8, false);
+  CHECK(m.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{255, 2});
+  // set is unchanged by the round trip.
+  CHECK(jnp::at(i32({1, 2}), i32({1})).set(Array(7.9)).to_vector<int32_t>() == std::vector<int32_t>{1, 7});
+}
+
+TEST_CASE("jnp: the gradient of an out-of-range gather index is dropped, as JAX's (the value is clamped)",
+          "[numpy][autodiff]") {
+  auto i32 = [](std::vector<int> v) { return jnp::array(v); };
+  Array x = jnp::arange(5).astype(DType::float32);
+  auto [y, pullback] = vjp([&](const Array& v) { return jnp::at(v, i32({5, -6, 1})).get(); }, x);
+  CHECK(y.to_vector<float>() == std::vector<float>{4, 0, 1});  // clamped reads
+  // JAX: jax.vjp(lambda x: x.at[i32([5,-6,1])].get(), x)[1](f32([1,2,3])) is [0, 3, 0, 0, 0].
+  CHECK(std::get<0>(pullback(jnp::array(std::vector<float>{1, 2, 3}))).to_vector<float>() ==
+        std::vector<float>{0, 3, 0, 0, 0});
+  // take's clip mode clamps first: its gradient lands on the clamped element.
+  Array g = grad([&](const Array& v) { return jnp::sum(jnp::take(v, i32({5, 1}), std::nullopt, "clip")); })(x);
+  CHECK(g.to_vector<float>() == std::vector<float>{0, 1, 0, 0, 1});
+}
+
+TEST_CASE("lax::cumlogsumexp: at ties each side gets half the derivative, as JAX's logaddexp", "[lax][autodiff]") {
+  // JAX: jax.grad(lambda x: jnp.sum(lax.cumlogsumexp(x, 0)))(jnp.zeros(4, jnp.float32))
+  Array g = grad([](const Array& x) { return jnp::sum(lax::cumlogsumexp(x, 0)); })(jnp::zeros({4}, DType::float32));
+  std::vector<float> want{2.0833333f, 1.0833334f, 0.5833334f, 0.25f};
+  auto got = g.to_vector<float>();
+  for (size_t i = 0; i < 4; ++i) CHECK(std::abs(got[i] - want[i]) <= 1e-6f);
+  // jvp at [3, 3] along [1, 0]: JAX's tangent [1, 0.5].
+  auto [y, t] = jvp([](const Array& x) { return lax::cumlogsumexp(x, 0); },
+                    jnp::array(std::vector<double>{3, 3}), jnp::array(std::vector<double>{1, 0}));
+  CHECK(t.to_vector<double>() == std::vector<double>{1, 0.5});
+}
+
+TEST_CASE("jnp::arange: without a dtype the C++ types decide (float arguments give floats)", "[numpy]") {
+  Array a = jnp::arange(0.5, 3.0, 0.5);  // jnp.arange(0.5, 3.0, 0.5) is [0.5, 1, 1.5, 2, 2.5]
+  check_type(a, DType::float32, false);
+  CHECK(a.to_vector<double>() == std::vector<double>{0.5, 1, 1.5, 2, 2.5});
+  CHECK(jnp::arange(0.0, 1.0, 0.25).to_vector<double>() == std::vector<double>{0, 0.25, 0.5, 0.75});
+  CHECK(jnp::arange(5.5).to_vector<double>() == std::vector<double>{0, 1, 2, 3, 4, 5});
+  check_type(jnp::arange(2.0), DType::float32, false);
+  check_type(jnp::arange(5), DType::int32, false);
+  check_type(jnp::arange(int64_t{1}, int64_t{5}), DType::int32, false);
+  CHECK(jnp::arange(2, 11, 3).to_vector<int32_t>() == std::vector<int32_t>{2, 5, 8});
+  CHECK(jnp::arange(1, 2, 0.25).to_vector<double>() == std::vector<double>{1, 1.25, 1.5, 1.75});
+  // An explicit dtype still decides: jnp.arange(0.5, 3, 0.7, dtype=int32) converts start and step first.
+  check_type(jnp::arange(0.0, 3.0, 1.0, DType::float64), DType::float64, false);
+  check_type(jnp::arange(4, DType::int64), DType::int64, false);
+}
+
+TEST_CASE("transformation errors and x[i] name the caller's line", "[errors]") {
+  Array x = jnp::array(std::vector<float>{1.f, 2.f}), y = jnp::array(std::vector<float>{1.f, 2.f, 3.f});
+  auto f = [](const Array& a, const Array& b) { return a + b; };
+  auto here = [](const std::function<void()>& run) {
+    try {
+      run();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(here([&] { vmap(f)(x, y); }), Catch::Contains("inconsistent sizes") &&
+                                                Catch::Contains("numpy_jax_parity_test.cpp:"));
+  CHECK_THAT(here([&] { grad([](const Array& a) { return a; })(x); }),
+             Catch::Contains("scalar-output") && Catch::Contains("numpy_jax_parity_test.cpp:"));
+  CHECK_THAT(here([&] { jvp(f, std::tuple{x, x}, std::tuple{x, y}); }),
+             Catch::Contains("same type") && Catch::Contains("numpy_jax_parity_test.cpp:"));
+  CHECK_THAT(here([&] { (void)x[5]; }),
+             Catch::Contains("out of bounds") && Catch::Contains("numpy_jax_parity_test.cpp:"));
+  CHECK_THAT(here([&] { jit(f).lower(x, x).compile()(x, y); }),
+             Catch::Contains("numpy_jax_parity_test.cpp:") && !Catch::Contains("check_signature"));
+  // Errors of the user's own ops inside vmap still name the op's line, not the vmap's.
+  auto g = [](const Array& a) { return a + jnp::array(std::vector<float>{1.f, 2.f, 3.f}); };
+  CHECK_THAT(here([&] { vmap(g)(jnp::ones({4, 2})); }), Catch::Contains("[add]"));
+}
+
+TEST_CASE("grad keeps a weak input's weak type, as JAX's", "[autodiff]") {
+  Array g = grad([](const Array& a) { return a * 2.0; })(Array(3.0));
+  check_type(g, DType::float64, true);
+  CHECK(g.item<double>() == 2.0);
+  auto [v, gv] = value_and_grad([](const Array& a) { return a * a; })(Array(3.0));
+  check_type(gv, DType::float64, true);
+  CHECK(gv.item<double>() == 6.0);
+  // A strong input stays strong.
+  check_type(grad([](const Array& a) { return a * 2.0; })(jnp::array(3.0)), DType::float64, false);
+}
+
+TEST_CASE("random: f32 samplers differentiate in their parameters as JAX's, and gamma's shape refuses", "[random]") {
+  auto near = [](const Array& a, double want) {
+    CHECK(std::abs(a.item<double>() - want) <= 1e-6 * (1 + std::abs(want)));
+  };
+  // JAX 0.10.2 (x64): jax.grad(lambda lo: R.uniform(R.PRNGKey(0), (), jnp.float32, lo, 1.0))(jnp.float32(-1.))
+  near(grad([](const Array& lo) {
+         return random::uniform(random::PRNGKey(0), {}, DType::float32, lo, Array(1.0f));
+       })(Array::scalar(-1.0, DType::float32)),
+       0.052332997);
+  // jax.grad(lambda b: R.pareto(R.PRNGKey(42), b, (3,), jnp.float32).sum())(jnp.float32(2.))
+  near(grad([](const Array& b) {
+         return jnp::sum(random::pareto(random::PRNGKey(42), b, Shape{3}, DType::float32));
+       })(Array::scalar(2.0, DType::float32)),
+       -1.1242162);
+  // jax.grad(lambda lo: R.truncated_normal(R.PRNGKey(0), lo, jnp.float32(2.0), (3,), jnp.float32).sum())(...(-1.))
+  near(grad([](const Array& lo) {
+         return jnp::sum(random::truncated_normal(random::PRNGKey(0), lo, Array(2.0f), Shape{3}, DType::float32));
+       })(Array::scalar(-1.0, DType::float32)),
+       0.5701862);
+  // The values themselves are unchanged (bit-exact tests elsewhere); gamma's derivative in a is an error, not the
+  // rejection loop's wrong one (JAX uses implicit reparameterization).
+  auto g = [](const Array& a) { return jnp::sum(random::gamma(random::PRNGKey(0), a, std::nullopt, DType::float64)); };
+  CHECK_THROWS_WITH(grad(g)(jnp::array(std::vector<double>{2.0})),
+                    Catch::Contains("random::gamma") && Catch::Contains("not differentiable"));
+  CHECK_THROWS_WITH(jvp(g, jnp::array(std::vector<double>{2.0}), jnp::array(std::vector<double>{1.0})),
+                    Catch::Contains("random_gamma_grad"));
+  CHECK(g(jnp::array(std::vector<double>{2.0})).item<double>() > 0);
+}
+
+TEST_CASE("cost_analysis counts loop bodies once and a conditional's costliest branch, as XLA's", "[aot]") {
+  // JAX: jax.jit(lambda a, b: lax.fori_loop(0, 10, lambda i, c: jnp.tanh(c @ b), a)) at (64,128) x (128,128):
+  // flops 2097154, transcendentals 8192 (the matmul and tanh once; jitx's loop counter adds its own few flops).
+  auto c = jit([](const Array& a, const Array& b) {
+             auto body = [&](const Array&, const Array& x) { return jnp::tanh(jnp::matmul(x, b)); };
+             return lax::fori_loop(0, 10, body, a);
+           })
+               .lower(jnp::ones({64, 128}), jnp::ones({128, 128}))
+               .compile();
+  auto m = c.cost_analysis();
+  CHECK(m.at("flops") >= 2.0 * 64 * 128 * 128);
+  CHECK(m.at("flops") <= 2.0 * 64 * 128 * 128 + 64);
+  CHECK(m.at("transcendentals") == 64 * 128);
+  auto k = jit([](const Array& p, const Array& x) {
+             return lax::cond(p, [](const Array& v) { return jnp::exp(v); }, [](const Array& v) { return v; }, x);
+           })
+               .lower(Array(true), jnp::ones({32}))
+               .compile();
+  CHECK(k.cost_analysis().at("transcendentals") == 32);
+  // A SAME-padded convolution counts the taps that read the input (JAX's 101568 for 2x3x16x16 * 4x3x3x3).
+  auto conv = jit([](const Array& x, const Array& w) {
+                return lax::conv_general_dilated(x, w, {1, 1}, {{1, 1}, {1, 1}});
+              })
+                  .lower(jnp::ones({2, 3, 16, 16}), jnp::ones({4, 3, 3, 3}))
+                  .compile();
+  CHECK(conv.cost_analysis().at("flops") == 101568);
 }

@@ -87,10 +87,10 @@ const std::vector<double> normal_7_3_f64 = {1.0114813355590866, -1.6910609087906
 const std::vector<double> tnormal_0_6_m1_2 = {1.5094677209854126, 1.747393012046814, -0.1746756136417389, 0.10624171793460846, 0.31906944513320923, -0.541344404220581};
 // float32[4]
 const std::vector<double> tnormal_42_4_0_05 = {0.23673686385154724, 0.33226561546325684, 0.3002135455608368, 0.27258405089378357};
-// bool[10]
-const std::vector<int64_t> bernoulli_0_10_03 = {0, 0, 0, 0, 0, 1, 0, 0, 0, 1};
+// bool[10]: jax.random.bernoulli(PRNGKey(0), 0.3, (10,)) with x64 (a weak f64 p samples in float64)
+const std::vector<int64_t> bernoulli_0_10_03 = {0, 1, 0, 0, 0, 0, 0, 0, 0, 1};
 // bool[8]
-const std::vector<int64_t> bernoulli_42_8_default = {1, 0, 0, 0, 1, 0, 1, 0};
+const std::vector<int64_t> bernoulli_42_8_default = {1, 1, 0, 0, 0, 0, 0, 0};
 // bool[4]
 const std::vector<int64_t> bernoulli_7_parr = {0, 0, 1, 1};
 // float32[3, 4]

@@ -85,6 +85,44 @@ TEST_CASE("shard_map: psum, pmean, pmax, pmin on 2/4/8 devices", "[shard_map]") 
   }
 }
 
+TEST_CASE("shard_map: psum and pmean of narrow integers and bools keep JAX's dtypes (values from JAX)",
+          "[shard_map]") {
+  if (!have(4)) return;
+  Mesh mesh = make_mesh({4}, {"i"});
+  // x = arange(8) % 3 over 4 devices: blocks [0 1] [2 0] [1 2] [0 1]; JAX's psum [3 4], pmean [0.75 1.].
+  Array base = jnp::array(std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1});
+  auto run = [&](auto f, const Array& x) { return shard_map(f, mesh, P("i"), P())(x); };
+  auto psum = [](const Array& b) { return lax::psum(b, "i"); };
+  auto pmean = [](const Array& b) { return lax::pmean(b, "i"); };
+  for (DType d : {DType::int8, DType::uint8, DType::int16, DType::int32, DType::uint32, DType::int64}) {
+    INFO(dtype_name(d));
+    Array s = run(psum, base.astype(d));
+    CHECK(s.dtype() == d);
+    CHECK(s.astype(DType::int64).to_vector<int64_t>() == std::vector<int64_t>{3, 4});
+    Array m = run(pmean, base.astype(d));
+    CHECK(m.dtype() == (d == DType::int64 ? DType::float64 : DType::float32));
+    CHECK(m.to_vector<double>() == V{0.75, 1.0});
+    // And under jit, and with the sum wrapping in int8 (4 x 100 = 400 -> -112), as XLA's.
+    CHECK(jit([&](const Array& x) { return run(psum, x); })(base.astype(d)).astype(DType::int64).to_vector<int64_t>() ==
+          std::vector<int64_t>{3, 4});
+  }
+  CHECK(run(psum, jnp::full({8}, 100, DType::int8)).astype(DType::int32).to_vector<int32_t>() ==
+        std::vector<int32_t>{-112, -112});
+  // Bools count in int32: JAX's [2 3], pmean [0.5 0.75].
+  Array b = jnp::array(std::vector<bool>{false, true, true, false, true, true, false, true});
+  Array sb = run(psum, b);
+  CHECK(sb.dtype() == DType::int32);
+  CHECK(sb.to_vector<int32_t>() == std::vector<int32_t>{2, 3});
+  Array mb = run(pmean, b);
+  CHECK(mb.dtype() == DType::float32);
+  CHECK(mb.to_vector<double>() == V{0.5, 0.75});
+  // psum of an unbatched int32 constant: the group size, in int32.
+  Array c = shard_map([](const Array& x) { return x + lax::psum(Array(1), "i"); }, mesh, P("i"), P("i"))(
+      jnp::zeros({4}, DType::int32));
+  CHECK(c.dtype() == DType::int32);
+  CHECK(c.to_vector<int32_t>() == std::vector<int32_t>{4, 4, 4, 4});
+}
+
 TEST_CASE("shard_map: a 2-D mesh (data, model): psum over one axis, both, axis_index", "[shard_map]") {
   if (!have(8)) return;
   Mesh mesh = make_mesh({2, 4}, {"data", "model"});

@@ -143,8 +143,15 @@ class Array {
   }
   /// Cumulative sum along axis (of the flattened array when nullopt).
   Array cumsum(std::optional<int64_t> axis = std::nullopt, Loc loc = Loc::current()) const;
+  /// A static index that carries its caller's source location (operator[] takes one parameter, so the location
+  /// rides on the index: an integer converts to it where it is written).
+  struct Index {
+    Index(int64_t i, Loc l = Loc::current()) : value(i), loc(l) {}  // NOLINT(google-explicit-constructor)
+    int64_t value;
+    Loc loc;
+  };
   /// x[i] along the first axis (a static index, negative counts from the end).
-  Array operator[](int64_t i) const;
+  Array operator[](Index i) const;
 
   /// "Array([[1., 2.], [3., 4.]], dtype=float32)" for concrete arrays, "Traced<f32[2,2]>" for tracers.
   std::string to_string() const;
@@ -287,7 +294,7 @@ Array full_like(const Array& a, double value, Loc loc = Loc::current());
 namespace detail {
 /// full with an integer fill value, converted as JAX converts a Python int: exactly (2^53 + 1 as int64), wrapping
 /// into a narrower integer dtype (-1 as uint8 is 255, 300 is 44).
-Array full_integer(Shape shape, int64_t value, bool from_unsigned, DType dtype, Loc loc);
+Array full_integer(Shape shape, int64_t value, bool from_unsigned, DType dtype, Loc loc, bool weak = false);
 }  // namespace detail
 /// full / full_like with a C++ integer fill value (see detail::full_integer): not through a double.
 template <std::integral T>
@@ -298,11 +305,26 @@ Array full(Shape shape, T value, DType dtype = DType::float32, Loc loc = Loc::cu
 template <std::integral T>
   requires(!std::same_as<T, bool>)
 Array full_like(const Array& a, T value, Loc loc = Loc::current()) {
-  return detail::full_integer(a.shape(), static_cast<int64_t>(value), std::is_unsigned_v<T>, a.dtype(), loc);
+  return detail::full_integer(a.shape(), static_cast<int64_t>(value), std::is_unsigned_v<T>, a.dtype(), loc,
+                              a.weak_type());
 }
-/// [start, stop) by step, as numpy.arange.
-Array arange(double start, double stop, double step = 1.0, DType dtype = DType::int32, Loc loc = Loc::current());
-Array arange(int64_t stop, DType dtype = DType::int32, Loc loc = Loc::current());
+/// [start, stop) by step, as jnp.arange. Without a dtype the C++ types decide, as Python's decide jnp.arange's:
+/// int32 when start, stop and step are all integers, float32 when any is floating (arange(0.5, 3.0, 0.5) is
+/// [0.5, 1, ..., 2.5]); jitx's creation functions default to 32 bits (see the README's deliberate differences).
+Array arange(double start, double stop, double step, DType dtype, Loc loc = Loc::current());
+Array arange(double stop, DType dtype, Loc loc = Loc::current());
+template <class A, class B, class C = int>
+  requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
+Array arange(A start, B stop, C step = 1, Loc loc = Loc::current()) {
+  constexpr bool any_float = std::is_floating_point_v<A> || std::is_floating_point_v<B> || std::is_floating_point_v<C>;
+  return arange(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step),
+                any_float ? DType::float32 : DType::int32, loc);
+}
+template <class A>
+  requires std::is_arithmetic_v<A>
+Array arange(A stop, Loc loc = Loc::current()) {
+  return arange(static_cast<double>(stop), std::is_floating_point_v<A> ? DType::float32 : DType::int32, loc);
+}
 Array linspace(double start, double stop, int64_t num, bool endpoint = true, DType dtype = DType::float32,
                Loc loc = Loc::current());
 Array eye(int64_t n, int64_t m = -1, int64_t k = 0, DType dtype = DType::float32, Loc loc = Loc::current());

@@ -62,8 +62,13 @@ std::shared_ptr<Linearized> linearize_flat(const std::string& name, const LeafFn
 std::vector<Array> linearized_primals_out(const Linearized& lin);
 std::vector<Array> linearized_jvp(const Linearized& lin, const std::vector<Array>& tangents);
 std::vector<Array> linearized_vjp(const Linearized& lin, const std::vector<Array>& cts, bool zeros_for_all = true);
-/// Throws the TypeError of autodiff's argument checks: "[op] msg".
+/// Throws the TypeError of autodiff's argument checks: "[op] msg (at the caller's file:line)".
+[[noreturn]] void grad_error(const std::string& op, const std::string& msg, const Loc& loc);
 [[noreturn]] void grad_error(const std::string& op, const std::string& msg);
+/// Keeps loc as the call site of errors raised during its lifetime (a transformation's own checks).
+std::shared_ptr<void> call_site_scope(const Loc& loc);
+/// The ones cotangent grad seeds with: weak when the value is, as JAX's (grad of a weak input is weak).
+Array grad_seed(const Array& value);
 Array zeros_like_aval(const ShapedArray& aval);
 
 template <class T>
@@ -158,9 +163,10 @@ struct is_tuple<std::tuple<T...>> : std::true_type {};
 /// jvp(f, primals, tangents) -> (f(primals...), the directional derivative along tangents); primals and
 /// tangents are tuples of f's arguments (a single non-tuple argument may be passed as itself).
 template <class F, class... Args>
-auto jvp(const F& f, const std::tuple<Args...>& primals, const std::tuple<Args...>& tangents) {
+auto jvp(const F& f, const std::tuple<Args...>& primals, const std::tuple<Args...>& tangents,
+         Loc loc = Loc::current()) {
   if constexpr (detail::TrailingLoc<std::decay_t<F>>::value) {
-    return jvp(detail::adapt_callable(f, Loc::current()), primals, tangents);
+    return jvp(detail::adapt_callable(f, loc), primals, tangents, loc);
   } else {
     using C = detail::FlatCall<F, Args...>;
     using R = typename C::Result;
@@ -169,11 +175,13 @@ auto jvp(const F& f, const std::tuple<Args...>& primals, const std::tuple<Args..
     auto ps = std::apply([](const auto&... a) { return C::structure(a...); }, primals);
     auto ts = std::apply([](const auto&... a) { return C::structure(a...); }, tangents);
     if (ps != ts || px.size() != tx.size())
-      detail::grad_error("jvp", "primals and tangents must have the same tree structure, got " + ps + " and " + ts);
+      detail::grad_error("jvp", "primals and tangents must have the same tree structure, got " + ps + " and " + ts,
+                         loc);
     for (size_t i = 0; i < px.size(); ++i)
       if (px[i].shape() != tx[i].shape() || (is_floating(px[i].dtype()) && px[i].dtype() != tx[i].dtype()))
         detail::grad_error("jvp", "primal and tangent leaf " + std::to_string(i) + " must have the same type, got " +
-                           px[i].aval().str() + " and " + tx[i].aval().str());
+                               px[i].aval().str() + " and " + tx[i].aval().str(),
+                           loc);
     std::optional<R> skeleton;
     detail::LeafFn fn = [&](const std::vector<Array>& leaves) {
       R r = std::apply([&](const auto&... a) { return C::call(f, leaves, a...); }, primals);
@@ -189,8 +197,8 @@ auto jvp(const F& f, const std::tuple<Args...>& primals, const std::tuple<Args..
 }
 template <class F, class P>
   requires(!detail::is_tuple<P>::value)
-auto jvp(const F& f, const P& primal, const P& tangent) {
-  return jvp(f, std::tuple<P>{primal}, std::tuple<P>{tangent});
+auto jvp(const F& f, const P& primal, const P& tangent, Loc loc = Loc::current()) {
+  return jvp(f, std::tuple<P>{primal}, std::tuple<P>{tangent}, loc);
 }
 
 /// The function that maps tangents of the inputs to tangents of the outputs at a fixed point (linearize).
@@ -217,7 +225,8 @@ class VjpFn {
  public:
   VjpFn(std::shared_ptr<detail::Linearized> lin, std::tuple<Args...> args)
       : lin_(std::move(lin)), args_(std::move(args)) {}
-  auto operator()(const R& ct) const {
+  auto operator()(const R& ct, Loc loc = Loc::current()) const {
+    auto scope = detail::call_site_scope(loc);
     auto cts = detail::linearized_vjp(*lin_, detail::output_leaves(ct));
     return std::apply([&](const auto&... a) { return C::rebuild(cts, a...); }, args_);
   }
@@ -287,7 +296,7 @@ struct ValueType<true, R> {
 
 /// value_and_grad's work: returns (value or (value, aux), grads for argnums I...).
 template <bool Aux, int... I, class F, class... Args>
-auto value_and_grad_impl(const F& f, const std::string& name, const Args&... args) {
+auto value_and_grad_impl(const F& f, const std::string& name, const Loc& loc, const Args&... args) {
   using C = FlatCall<F, Args...>;
   using R = typename C::Result;
   static_assert(sizeof...(I) > 0, "grad needs at least one argnum");
@@ -302,7 +311,8 @@ auto value_and_grad_impl(const F& f, const std::string& name, const Args&... arg
       if (wanted && !is_floating(leaves[k].dtype()))
         grad_error(name, "requires real-valued (floating) inputs, but argument " + std::to_string(a) +
                    " has a leaf of type " + leaves[k].aval().str() +
-                   "; use vjp (integer inputs get zero cotangents), or convert the input to a float dtype");
+                       "; use vjp (integer inputs get zero cotangents), or convert the input to a float dtype",
+                   loc);
       diff[k] = wanted;
     }
     start += counts[a];
@@ -328,11 +338,12 @@ auto value_and_grad_impl(const F& f, const std::string& name, const Args&... arg
                 "grad: f must return an Array (or a pair (Array, aux) with has_aux)");
   if (value.ndim() != 0)
     grad_error(name, "is only defined for scalar-output functions; the output has type " + value.aval().str() +
-               " (use vjp or jacobians for non-scalar outputs)");
+                   " (use vjp or jacobians for non-scalar outputs)",
+               loc);
   if (!is_floating(value.dtype()))
-    grad_error(name, "requires a real-valued (floating) output, got " + value.aval().str());
+    grad_error(name, "requires a real-valued (floating) output, got " + value.aval().str(), loc);
   std::vector<Array> cts(outs.size());
-  cts[0] = Array::scalar(1.0, value.dtype());
+  cts[0] = grad_seed(value);
   auto all = linearized_vjp(*lin, cts, /*zeros_for_all=*/false);
   auto rebuilt = C::rebuild(all, args...);
   auto grads = [&] {
@@ -352,9 +363,10 @@ auto value_and_grad_impl(const F& f, const std::string& name, const Args&... arg
 template <class F, bool Aux, bool WithValue, int... I>
 struct GradFn {
   F f;
+  Loc loc;  // where grad(f) was written: grad's own errors name it
   template <class... Args>
   auto operator()(const Args&... args) const {
-    auto r = value_and_grad_impl<Aux, I...>(f, WithValue ? "value_and_grad" : "grad", args...);
+    auto r = value_and_grad_impl<Aux, I...>(f, WithValue ? "value_and_grad" : "grad", loc, args...);
     if constexpr (WithValue) return r;
     else if constexpr (Aux) return std::make_pair(r.second, r.first.second);  // (grad, aux), as JAX
     else return r.second;
@@ -366,38 +378,38 @@ struct GradFn {
 /// several argnums give a tuple). With has_aux, f returns (value, aux) and grad returns (gradient, aux).
 template <class F>
 auto grad(F f, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, false, false, 0>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, false, false, 0>{detail::adapt_callable(std::move(f), loc), loc};
 }
 template <class F, int... I>
 auto grad(F f, ArgNums<I...>, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, false, false, I...>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, false, false, I...>{detail::adapt_callable(std::move(f), loc), loc};
 }
 template <class F>
 auto grad(F f, HasAux, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, true, false, 0>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, true, false, 0>{detail::adapt_callable(std::move(f), loc), loc};
 }
 template <class F, int... I>
 auto grad(F f, ArgNums<I...>, HasAux, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, true, false, I...>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, true, false, I...>{detail::adapt_callable(std::move(f), loc), loc};
 }
 
 /// value_and_grad(f): (f(args...), grad(f)(args...)) from one forward and one backward pass; with has_aux,
 /// ((value, aux), gradient).
 template <class F>
 auto value_and_grad(F f, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, false, true, 0>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, false, true, 0>{detail::adapt_callable(std::move(f), loc), loc};
 }
 template <class F, int... I>
 auto value_and_grad(F f, ArgNums<I...>, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, false, true, I...>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, false, true, I...>{detail::adapt_callable(std::move(f), loc), loc};
 }
 template <class F>
 auto value_and_grad(F f, HasAux, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, true, true, 0>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, true, true, 0>{detail::adapt_callable(std::move(f), loc), loc};
 }
 template <class F, int... I>
 auto value_and_grad(F f, ArgNums<I...>, HasAux, Loc loc = Loc::current()) {
-  return detail::GradFn<detail::Adapted<F>, true, true, I...>{detail::adapt_callable(std::move(f), loc)};
+  return detail::GradFn<detail::Adapted<F>, true, true, I...>{detail::adapt_callable(std::move(f), loc), loc};
 }
 
 /// A function with a user JVP rule (JAX's custom_jvp): rule(primals, tangents) -> (output, output tangent),

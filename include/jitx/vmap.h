@@ -63,7 +63,7 @@ namespace detail {
 /// under a batch trace and moves (or broadcasts) each output's batch axis to its out axis.
 std::vector<Array> vmap_flat(const LeafFn& fn, const std::vector<Array>& leaves, const std::vector<std::string>& paths,
                              const std::vector<int>& leaf_args, size_t num_args, const InAxes& in_axes,
-                             const OutAxes& out_axes, std::optional<int64_t> axis_size);
+                             const OutAxes& out_axes, std::optional<int64_t> axis_size, const Loc& loc);
 
 template <class F>
 struct VmapFn {
@@ -71,6 +71,7 @@ struct VmapFn {
   InAxes in_axes;
   OutAxes out_axes;
   std::optional<int64_t> axis_size;
+  Loc loc;  // where vmap(f) was written: vmap's own errors name it
 
   template <class... Args>
   auto operator()(const Args&... args) const {
@@ -92,7 +93,8 @@ struct VmapFn {
       skeleton.emplace(std::move(r));
       return outs;
     };
-    auto outs = vmap_flat(fn, fl.leaves, fl.paths, fl.leaf_args, sizeof...(Args), in_axes, out_axes, axis_size);
+    auto outs =
+        vmap_flat(fn, fl.leaves, fl.paths, fl.leaf_args, sizeof...(Args), in_axes, out_axes, axis_size, loc);
     return replace_leaves(*skeleton, outs);
   }
 };
@@ -105,7 +107,7 @@ template <class F>
 auto vmap(F f, InAxes in_axes = 0, OutAxes out_axes = 0, std::optional<int64_t> axis_size = std::nullopt,
           Loc loc = Loc::current()) {
   return detail::VmapFn<detail::Adapted<F>>{detail::adapt_callable(std::move(f), loc), std::move(in_axes),
-                                            std::move(out_axes), axis_size};
+                                            std::move(out_axes), axis_size, loc};
 }
 
 }  // namespace jitx

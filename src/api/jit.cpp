@@ -435,7 +435,7 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
 
 
 void JitCore::check_signature(const CompiledEntry& e, const CallSignature& sig, const Loc& loc) {
-  ApiScope s(loc);
+  ApiScope s(loc, nullptr);
   if (same_signature(e.key, sig)) return;
   Key k = make_key(sig);
   if (!(k == e.key)) {

@@ -76,12 +76,13 @@ Array reduce_precision_impl(const Array& x, int exponent_bits, int mantissa_bits
   return r;
 }
 
-/// JAX's logaddexp, written out here (ties give 1/2 to each side through max).
+/// JAX's logaddexp, written out here: min - max rather than -|a - b|, so that ties give 1/2 to each side (max and
+/// min split their tangent evenly; the kink of abs gave all of it to one side), as jnp::logaddexp.
 Array logaddexp2(const Array& a, const Array& b) {
   Array amax = jnp::maximum(a, b);
   Array delta = jnp::subtract(a, b);
-  return jnp::where(jnp::isnan(delta), jnp::add(a, b), jnp::add(amax, jnp::log1p(jnp::exp(jnp::negative(
-                                                                       jnp::abs(delta))))));
+  return jnp::where(jnp::isnan(delta), jnp::add(a, b),
+                    jnp::add(amax, jnp::log1p(jnp::exp(jnp::subtract(jnp::minimum(a, b), amax)))));
 }
 
 /// JAX's _interleave: a's entries at the even positions of the result, b's at the odd ones (zero padding added).

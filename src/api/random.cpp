@@ -15,6 +15,7 @@
 #include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
+#include "jitx/autodiff.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
@@ -202,6 +203,21 @@ Array uniform_impl(const Array& key, const Shape& shape, DType dtype, const Arra
   return uniform_from_bits(random_bits(key, rng_bits, shape, op), dtype, minval, maxval);
 }
 
+Array with_derivative_of(const Array& exact, const Array& smooth) {
+  Array s = lax::convert_element_type(smooth, exact.dtype());
+  Array delta = lax::sub(s, stop_gradient(s));  // zero, with s's derivative
+  // (inf - inf would be NaN: no derivative through a non-finite smooth value)
+  return lax::add(stop_gradient(exact), jnp::where(jnp::isfinite(s), delta, jnp::zeros_like(delta)));
+}
+
+Array no_derivative(const Array& x, std::string_view op, std::string_view why) {
+  auto rule = [op = std::string(op), why = std::string(why)](const std::tuple<Array>&,
+                                                             const std::tuple<Array>&) -> std::pair<Array, Array> {
+    throw_error<TypeError>(op, "is not differentiable in this argument yet: {}", why);
+  };
+  return custom_jvp([](const Array& v) { return v; }, rule)(x);
+}
+
 /// uniform_impl after the bits: b holds uniform_bits_width(dtype) random bits per element; minval/maxval have b's
 /// shape.
 Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& maxval) {
@@ -224,7 +240,9 @@ Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& 
   Array scaled = dtype == DType::float32   ? xm::fma32(f, span, lo)
                  : dtype == DType::float16 ? xm::round_to(xm::fma32(f, span, lo), dtype)
                                            : xm::add(xm::mul(f, span, dtype), lo, dtype);
-  return lax::max(minval, xm::narrow(scaled, dtype));
+  // Differentiable in minval and maxval as JAX's (the exact rounding above has a zero derivative).
+  Array smooth = lax::max(minval, lax::add(lax::mul(floats, lax::sub(maxval, minval)), minval));
+  return with_derivative_of(lax::max(minval, xm::narrow(scaled, dtype)), smooth);
 }
 
 /// The next representable float after x toward +inf (up) or -inf (!up), for finite and infinite x;
@@ -299,13 +317,15 @@ Array shuffle(Array key, Array x, int64_t axis) {
 
 /// sqrt(2) * erf_inv(u) as XLA:CPU computes it, bit for bit: f32, f16 and bf16 with erf_inv in f32,
 /// rounded to u's dtype, then the multiply rounded; f64 with XLA's ErfInv64 in fused multiply-adds.
-Array sqrt2_erf_inv(const Array& u) {
+Array sqrt2_erf_inv(const Array& u, bool differentiable) {
   DType d = u.dtype();
   Array sqrt2 = Array::scalar(std::sqrt(2.0), d);
   if (d == DType::float64) return lax::mul(xla_math::erf_inv64(u), sqrt2);
   namespace xm = xla_math;
   Array e = xm::round_to(xm::erf_inv32(xm::widen(u)), d);
-  return xm::narrow(xm::mul(xm::widen(sqrt2), e, d), d);
+  Array out = xm::narrow(xm::mul(xm::widen(sqrt2), e, d), d);
+  // With erf_inv's derivative where u carries one (truncated_normal's bounds, differentiable as in JAX).
+  return differentiable ? with_derivative_of(out, lax::mul(lax::erf_inv(u), sqrt2)) : out;
 }
 
 Array normal_impl(const Array& key, const Shape& shape, DType dtype) {
@@ -332,12 +352,13 @@ Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array
     Array inv_sqrt2 = xm::round_to(xm::div(Array::scalar(1.0, DType::float64), xm::widen(sqrt2), dtype), dtype);
     auto erf = [&](const Array& x) {
       Array q = xm::mul(xm::widen(x), inv_sqrt2, dtype);
-      return xm::narrow(xm::round_to(xm::erf32(q), dtype), dtype);
+      return with_derivative_of(xm::narrow(xm::round_to(xm::erf32(q), dtype), dtype),
+                                lax::erf(lax::div(x, sqrt2)));
     };
     a = erf(lower), b = erf(upper);
   }
   Array u = uniform_impl(key, shape, dtype, a, b, "truncated_normal");
-  Array out = sqrt2_erf_inv(u);
+  Array out = sqrt2_erf_inv(u, /*differentiable=*/true);
   // Rounding (or drawing exactly a) could land on a bound: clamp into the open interval.
   return jnp::clip(out, nextafter_inf(lower, true), nextafter_inf(upper, false));
 }
@@ -581,9 +602,8 @@ Array bernoulli(const Array& key, const Array& p, std::optional<Shape> shape, Lo
   check_shape(out_shape, "bernoulli");
   broadcast_param(p, out_shape, "bernoulli", "p");
   return compiled(sig("bernoulli", out_shape, p.dtype()), {key, p}, [out_shape](auto& a) {
-    // A C++ number is a weak scalar; like a Python float in JAX's default mode it samples in
-    // float32.
-    DType d = a[1].weak_type() ? DType::float32 : a[1].dtype();
+    // A C++ double is a weak f64 and samples in float64, as a Python float with x64 does (a C++ float in f32).
+    DType d = a[1].dtype();
     Array pd = lax::convert_element_type(a[1], d);
     Array u =
         uniform_impl(a[0], out_shape, d, Array::scalar(0.0, d), Array::scalar(1.0, d), "bernoulli");

@@ -7,6 +7,7 @@
 
 #include <functional>
 
+#include "api/random_internal.h"
 #include "api/random_xla_math.h"
 #include "jitx/lax.h"
 
@@ -14,7 +15,11 @@ namespace jitx::random::internal {
 
 struct Fx {
   DType d;
+  /// Differentiable: each rounded op gets the derivative of the plain op at the same inputs (with_derivative_of),
+  /// for samplers whose parameters JAX differentiates (the integer rounding alone has a zero derivative).
+  bool smooth = false;
   bool wide() const { return d == DType::float64; }
+  Array st(const Array& exact, const Array& plain) const { return smooth ? with_derivative_of(exact, plain) : exact; }
   /// A d array in (exact), out to d (exact).
   Array in(const Array& x) const { return wide() ? x : xla_math::widen(x); }
   Array out(const Array& x) const { return wide() ? x : xla_math::narrow(x, d); }
@@ -22,20 +27,32 @@ struct Fx {
   Array c(double v) const {
     return wide() ? Array::scalar(v, DType::float64) : xla_math::widen(Array::scalar(v, d));
   }
-  Array add(const Array& a, const Array& b) const { return wide() ? lax::add(a, b) : xla_math::add(a, b, d); }
-  Array sub(const Array& a, const Array& b) const { return wide() ? lax::sub(a, b) : xla_math::sub(a, b, d); }
-  Array mul(const Array& a, const Array& b) const { return wide() ? lax::mul(a, b) : xla_math::mul(a, b, d); }
-  Array div(const Array& a, const Array& b) const { return wide() ? lax::div(a, b) : xla_math::div(a, b, d); }
+  Array add(const Array& a, const Array& b) const {
+    return wide() ? lax::add(a, b) : st(xla_math::add(a, b, d), lax::add(a, b));
+  }
+  Array sub(const Array& a, const Array& b) const {
+    return wide() ? lax::sub(a, b) : st(xla_math::sub(a, b, d), lax::sub(a, b));
+  }
+  Array mul(const Array& a, const Array& b) const {
+    return wide() ? lax::mul(a, b) : st(xla_math::mul(a, b, d), lax::mul(a, b));
+  }
+  Array div(const Array& a, const Array& b) const {
+    return wide() ? lax::div(a, b) : st(xla_math::div(a, b, d), lax::div(a, b));
+  }
   /// a * b + c as XLA:CPU's contracted multiply-add: one rounding in f32 and f64, two in f16/bf16.
   Array fma(const Array& a, const Array& b, const Array& c) const {
     if (wide()) return xla_math::fma64(a, b, c);
-    if (d == DType::float32) return xla_math::fma32(a, b, c);
+    if (d == DType::float32) return st(xla_math::fma32(a, b, c), lax::add(lax::mul(a, b), c));
     return add(mul(a, b), c);
   }
-  Array sqrt(const Array& a) const { return wide() ? lax::sqrt(a) : xla_math::round_to(lax::sqrt(a), d); }
-  Array log(const Array& a) const { return wide() ? lax::log(a) : xla_math::round_to(xla_math::log32(a), d); }
+  Array sqrt(const Array& a) const {
+    return wide() ? lax::sqrt(a) : st(xla_math::round_to(lax::sqrt(a), d), lax::sqrt(a));
+  }
+  Array log(const Array& a) const {
+    return wide() ? lax::log(a) : st(xla_math::round_to(xla_math::log32(a), d), lax::log(a));
+  }
   Array log1p(const Array& a) const {
-    return wide() ? xla_math::log1p64(a) : xla_math::round_to(xla_math::log1p32(a), d);
+    return wide() ? xla_math::log1p64(a) : st(xla_math::round_to(xla_math::log1p32(a), d), lax::log1p(a));
   }
   /// fn (a jitx op) evaluated in d: not XLA's algorithm.
   Array via(const Array& a, const std::function<Array(const Array&)>& fn) const { return in(fn(out(a))); }

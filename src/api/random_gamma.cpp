@@ -135,7 +135,13 @@ void check_real(const Array& x, std::string_view op, std::string_view what) {
 }
 
 Array gamma_impl(const Array& key, const Array& a_in, const Shape& sh, DType d, bool log_space) {
-  Array a = jnp::broadcast_to(lax::convert_element_type(a_in, d), sh);
+  // JAX differentiates gamma samples in a by implicit reparameterization (random_gamma_grad); differentiating
+  // the rejection loop would give a wrong derivative: an error until that rule exists.
+  Array ag = no_derivative(a_in, "random::gamma",
+                           "the derivative of a gamma sample in its shape a (JAX's implicit reparameterization, "
+                           "random_gamma_grad) is not implemented; gamma, loggamma, beta, dirichlet, chisquare, f "
+                           "and t draw through it");
+  Array a = jnp::broadcast_to(lax::convert_element_type(ag, d), sh);
   return gamma_raw(key, a, d, log_space);
 }
 

@@ -32,7 +32,8 @@ Array exponential_impl(const Array& key, const Shape& shape, DType d) {
   return F.out(lax::neg(F.log1p(lax::neg(u))));
 }
 
-DType float_param_dtype(const Array& p) { return p.weak_type() ? DType::float32 : p.dtype(); }
+// A weak parameter keeps its dtype: a C++ double samples in float64, as a Python float with x64.
+DType float_param_dtype(const Array& p) { return p.dtype(); }
 
 std::vector<Array> split_n(const Array& key, int64_t n) {
   Array ks = split_impl(key, {n});
@@ -100,7 +101,7 @@ Array maxwell_impl(const Array& key, const Shape& shape, DType d) {
 
 Array triangular_impl(const Array& key, const Array& l_in, const Array& m_in, const Array& r_in, const Shape& shape,
                       DType d) {
-  Fx F{d};
+  Fx F{d, true};  // differentiable in left, mode and right
   auto prm = [&](const Array& x, const char* what) {
     return F.in(broadcast_param(lax::convert_element_type(x, d), shape, "triangular", what));
   };
@@ -113,7 +114,7 @@ Array triangular_impl(const Array& key, const Array& l_in, const Array& m_in, co
 }
 
 Array wald_impl(const Array& key, const Array& mean_in, const Shape& shape, DType d) {
-  Fx F{d};
+  Fx F{d, true};  // differentiable in mean
   auto ks = split_n(key, 2);
   Array mean = F.in(broadcast_param(lax::convert_element_type(mean_in, d), shape, "wald", "mean"));
   Array v = F.in(normal_impl(ks[0], shape, d));
@@ -202,7 +203,7 @@ Array pareto(const Array& key, const Array& b, std::optional<Shape> shape, DType
   detail::ScopedX64 x64;
   broadcast_param(b, sh, "pareto", "b");
   return compiled(sig("pareto", sh, dtype), {key, b}, [=](auto& a) {
-    Fx F{dtype};
+    Fx F{dtype, true};  // differentiable in b
     Array e = F.in(exponential_impl(a[0], sh, dtype));
     Array bb = F.in(jnp::broadcast_to(lax::convert_element_type(a[1], dtype), sh));
     return F.out(F.exp(F.div(e, bb)));

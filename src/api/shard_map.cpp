@@ -95,7 +95,9 @@ namespace lax {
 
 Array psum(const Array& x, const AxisNames& a, Loc loc) {
   detail::ApiScope s(loc);
-  return reduce("psum", x, a, "psum");
+  check_valid(x, "psum");
+  // As JAX: a sum of bools counts them in int32; other dtypes keep theirs (int8 sums wrap in int8).
+  return reduce("psum", x.dtype() == DType::bool_ ? x.astype(DType::int32) : x, a, "psum");
 }
 Array pmax(const Array& x, const AxisNames& a, Loc loc) {
   detail::ApiScope s(loc);
@@ -110,7 +112,9 @@ Array pmean(const Array& x, const AxisNames& a, Loc loc) {
   detail::ApiScope s(loc);
   check_valid(x, "pmean");
   int64_t n = group_size(ctx_for(a.names, "pmean"), a.names, "pmean");
-  return reduce("psum", x, a, "pmean") / static_cast<double>(n);
+  // jnp's true division by the group size: integers and bools give float32 (int64 float64), as JAX's pmean.
+  Array total = reduce("psum", x.dtype() == DType::bool_ ? x.astype(DType::int32) : x, a, "pmean");
+  return numpy::true_divide(total, Array(n));
 }
 
 int64_t axis_size(const AxisNames& a, Loc loc) {

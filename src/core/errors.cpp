@@ -32,6 +32,10 @@ ApiScope::ApiScope(const std::source_location& loc, const std::source_location& 
   }
 }
 
+ApiScope::ApiScope(const std::source_location& loc, std::nullptr_t) : ApiScope(loc) {
+  if (owner_) t_api_fn = nullptr;
+}
+
 CallSiteReset::CallSiteReset() : saved_(t_call_site), saved_fn_(t_api_fn) {
   if (saved_) saved_storage_ = *saved_;
   t_call_site = nullptr;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstddef>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ class ApiScope {
  public:
   explicit ApiScope(const std::source_location& loc,
                     const std::source_location& here = std::source_location::current());
+  /// A scope whose errors name only the call site (no "in <function>"): a transformation's own checks.
+  ApiScope(const std::source_location& loc, std::nullptr_t);
   ~ApiScope();
   ApiScope(const ApiScope&) = delete;
   ApiScope& operator=(const ApiScope&) = delete;

@@ -11,6 +11,7 @@
 #include "core/primitive.h"
 #include "core/shape_util.h"
 #include "jitx/lax.h"
+#include "ops/convert.h"
 #include "jitx/numpy.h"
 #include "runtime/concrete.h"
 #include "runtime/sharded.h"
@@ -135,14 +136,17 @@ Array Array::min(std::vector<int64_t> axes, bool keepdims, Loc loc) const {
   return jnp::min(*this, axes, keepdims, loc);
 }
 
-Array Array::operator[](int64_t i) const {
+Array Array::operator[](Index index) const {
+  ApiScope s(index.loc);
+  int64_t i = index.value;
+  if (!impl_) throw_error<TypeError>("getitem", "got an empty (default-constructed) Array");
   if (ndim() == 0) throw_error<ShapeError>("getitem", "cannot index a 0-d array");
   int64_t n = shape()[0];
   if (i < -n || i >= n) throw_error<ShapeError>("getitem", "index {} is out of bounds for axis 0 of size {}", i, n);
   if (i < 0) i += n;
-  Array s = lax::slice_in_dim(*this, i, i + 1, 1, 0);
+  Array row = lax::slice_in_dim(*this, i, i + 1, 1, 0);
   Shape rest(shape().begin() + 1, shape().end());
-  return lax::reshape(s, rest);
+  return lax::reshape(row, rest);
 }
 
 std::string Array::to_string() const {
@@ -197,7 +201,7 @@ Array fill(Shape shape, double v, DType d, Loc loc, bool weak = false) {
 
 Array Array::scalar(double v, DType d) { return from_scalar_f64(v, d, false); }
 
-Array detail::full_integer(Shape shape, int64_t value, bool from_unsigned, DType dtype, Loc loc) {
+Array detail::full_integer(Shape shape, int64_t value, bool from_unsigned, DType dtype, Loc loc, bool weak) {
   ApiScope s(loc);
   dtype = canonicalize_dtype(dtype);
   detail::checked_num_elements(shape, dtype, "full");
@@ -205,6 +209,7 @@ Array detail::full_integer(Shape shape, int64_t value, bool from_unsigned, DType
   Array scalar = from_unsigned && value < 0 && is_floating(dtype)
                      ? Array::scalar(static_cast<double>(static_cast<uint64_t>(value)), dtype)
                      : Array::scalar_int(value, dtype);
+  if (weak) scalar = convert_weak(scalar, dtype, true);  // full_like of a weak array is weak, as JAX's
   return lax::full(std::move(shape), scalar, loc);
 }
 
@@ -255,7 +260,7 @@ Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   }
   return array_from_data(p, DType::float64, {n}, dtype, loc);
 }
-Array arange(int64_t stop, DType dtype, Loc loc) { return arange(0.0, static_cast<double>(stop), 1.0, dtype, loc); }
+Array arange(double stop, DType dtype, Loc loc) { return arange(0.0, stop, 1.0, dtype, loc); }
 
 Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype, Loc loc) {
   ApiScope s(loc);

@@ -210,7 +210,8 @@ LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond,
   bool vector = b.ndim() == 1;
   if (vector) b = numpy::expand_dims(b, {1});
   double eps = dt == DType::float32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-  double rc = rcond && *rcond >= 0 ? *rcond : eps * static_cast<double>(std::max(m, n));
+  // As JAX: no rcond is eps * max(m, n), a negative one eps.
+  double rc = !rcond ? eps * static_cast<double>(std::max(m, n)) : *rcond < 0 ? eps : *rcond;
   if (m == 0 || n == 0) {  // nothing to solve: x = 0, rank 0, the residuals are b's squared column norms
     Array x = numpy::zeros({n, b.shape()[1]}, dt);
     Array residuals = numpy::sum(b * b, {0});
@@ -218,7 +219,8 @@ LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond,
     return {x, residuals, Array::scalar_int(0, DType::int64), numpy::zeros({0}, dt)};
   }
   auto f = svd(a, false, true, loc);
-  Array mask = f.S >= rc * numpy::max(f.S, {0}, true);
+  // Zero singular values never count (a zero matrix has rank 0 and x = 0), as JAX's (s > 0) & (s >= rcond * s[0]).
+  Array mask = numpy::logical_and(f.S > 0.0, f.S >= rc * numpy::max(f.S, {0}, true));
   Array safe_s = numpy::where(mask, f.S, 1.0);
   Array s_inv = numpy::where(mask, 1.0 / safe_s, 0.0);
   Array uTb = numpy::matmul(numpy::transpose(f.U), b);

@@ -83,8 +83,8 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
     out.insert(out.begin() + ax, indices.shape().begin(), indices.shape().end());
     return zeros(out, a.dtype());
   }
-  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" clamps it as it is (gather clamps: -1
-  // reads element 0, as in NumPy and JAX); "fill" counts negative indices from the end, lets gather clamp the rest
+  // The index in [0, n) that gather reads: "wrap" takes it modulo n; "clip" clamps it as it is (-1 reads element 0,
+  // as in NumPy and JAX); "fill" counts negative indices from the end, lets gather clamp the rest
   // and then replaces what indices outside [-n, n) read.
   Array idx;
   std::optional<Array> valid;
@@ -97,7 +97,10 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
     Array i = indices.dtype() == DType::uint64
                   ? lax::min(indices, Array::scalar_int(std::numeric_limits<int64_t>::max(), DType::uint64))
                   : indices;
+    // Clamped here, not left to gather: the gradient then lands on the clamped element, as JAX's clip mode
+    // (gather's own clamping drops it in the backward pass).
     idx = signed_index(i, "take");
+    idx = lax::clamp(Array::scalar_int(0, idx.dtype()), idx, Array::scalar_int(n - 1, idx.dtype()));
   } else {
     idx = normalize_index(indices, n, "take");
     if (mode == "fill")
@@ -170,17 +173,23 @@ Array IndexUpdateRef::update(std::string_view kind, const Array& values) const {
   Shape ushape(idx.shape().begin(), idx.shape().end() - 1);
   for (int64_t d = k; d < x_.ndim(); ++d) ushape.push_back(x_.dim(d));
   if (!values.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) values Array");
-  Array v = broadcast_to(lax::convert_element_type(values, x_.dtype()), ushape);
+  // As JAX's _scatter_impl: x and the values promoted together, the scatter in that dtype, the result converted
+  // back to x's (so int32 x .add(0.6f) twice adds 1.2 before truncating, and f32 updates into bf16 add in f32).
+  bool weak = false;
+  DType d = promote_types(x_.dtype(), x_.weak_type(), values.dtype(), values.weak_type(), &weak);
+  Array xp = detail::convert_weak(x_, d, weak);
+  Array v = broadcast_to(detail::convert_weak(values, d, weak), ushape);
   lax::ScatterDimensionNumbers dn;
   dn.update_window_dims = range(r, r + x_.ndim() - k);
   dn.inserted_window_dims = range(0, k);
   dn.scatter_dims_to_operand_dims = range(0, k);
   dn.index_vector_dim = r;
-  if (kind == "set") return lax::scatter(x_, idx, v, dn);
-  if (kind == "add") return lax::scatter_add(x_, idx, v, dn);
-  if (kind == "mul") return lax::scatter_mul(x_, idx, v, dn);
-  if (kind == "min") return lax::scatter_min(x_, idx, v, dn);
-  return lax::scatter_max(x_, idx, v, dn);
+  Array out = kind == "set"   ? lax::scatter(xp, idx, v, dn)
+              : kind == "add" ? lax::scatter_add(xp, idx, v, dn)
+              : kind == "mul" ? lax::scatter_mul(xp, idx, v, dn)
+              : kind == "min" ? lax::scatter_min(xp, idx, v, dn)
+                              : lax::scatter_max(xp, idx, v, dn);
+  return detail::convert_weak(out, x_.dtype(), x_.weak_type());
 }
 
 Array IndexUpdateRef::set(const Array& v, Loc loc) const { ApiScope s(loc); return update("set", v); }

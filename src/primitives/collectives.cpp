@@ -119,10 +119,13 @@ struct View {
 };
 
 Array named_reduce(const std::string& prim, const View& v, const Array& m) {
-  Array red = prim == "psum"   ? numpy::sum(m, v.j, true)
-              : prim == "pmax" ? numpy::max(m, v.j, true)
-                               : numpy::min(m, v.j, true);
-  return numpy::broadcast_to(red, m.shape());
+  // lax's reductions, in the operand's dtype (jnp::sum would widen narrow integers to int64, as jnp.sum does).
+  Array red = prim == "psum"   ? lax::reduce_sum(m, v.j)
+              : prim == "pmax" ? lax::reduce_max(m, v.j)
+                               : lax::reduce_min(m, v.j);
+  Shape kept = m.shape();
+  for (int64_t d : v.j) kept[static_cast<size_t>(d)] = 1;
+  return numpy::broadcast_to(numpy::reshape(red, kept), m.shape());
 }
 
 Array named_all_gather(const View& v, const Array& m, int64_t axis, bool tiled) {

@@ -62,14 +62,14 @@ Params gather_params_of_scatter(const Params& s, const Shape& operand, const Sha
                 {"indices_are_sorted", s.get_bool("indices_are_sorted", false)}};
 }
 
-/// gather's transpose: a scatter-add of the cotangent into zeros, at the starts gather clamped to.
+/// gather's transpose: a scatter-add of the cotangent into zeros at the same starts. As JAX's (gather's default
+/// mode promises in-bounds indices; its transpose is a scatter that drops a window out of bounds): the forward
+/// pass clamps an out-of-range start, the backward pass drops its cotangent (x.at[5].get() of a 5-vector reads
+/// x[4], and its gradient is zero). jnp's clip and wrap modes clamp or wrap the indices before the gather.
 std::vector<Array> gather_transpose(std::span<const Array> ct, std::span<const LinearArg> args, const Params& ps) {
   const auto& op = args[0].aval;
   const Array& idx = args[1].value;
-  int64_t ivd = ps.get_int("index_vector_dim");
-  Array hi = start_bounds(idx, ivd, ps.get_ints("start_index_map"), op.shape, ps.get_ints("slice_sizes"));
-  Array clamped = lax::clamp(Array::scalar_int(0, idx.dtype()), idx, hi);
-  return {bind1(prim("scatter-add"), {zeros_like_aval(op), clamped, ct[0]}, scatter_params_of_gather(ps)), Array()};
+  return {bind1(prim("scatter-add"), {zeros_like_aval(op), idx, ct[0]}, scatter_params_of_gather(ps)), Array()};
 }
 
 /// Whether each update window of a scatter lies inside the operand (others are dropped), shaped as updates.

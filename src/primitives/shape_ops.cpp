@@ -54,8 +54,17 @@ Array stacked_starts(Ins args, Dims dims, size_t first, int64_t n, bool with_exa
   return lax::concatenate(cols, 1);
 }
 
+/// Starts [n, k] clamped into [0, dim - size] column by column (as dynamic_slice clamps), so that the gather that
+/// replaces a batched dynamic_slice reads in bounds and its transpose puts the gradient at the clamped start (as
+/// JAX's batching rule, a gather in clip mode; gather's own clamping would drop it in the backward pass).
+Array clamp_starts(const Array& starts, const std::vector<int64_t>& hi) {
+  auto k = static_cast<int64_t>(hi.size());
+  Array bound = lax::broadcast_in_dim(array(hi, Shape{k}, starts.dtype()), starts.shape(), {1});
+  return lax::clamp(Array::scalar_int(0, starts.dtype()), starts, bound);
+}
+
 /// dynamic_slice: unbatched starts slice every example at once; batched starts become a gather with one start
-/// vector per example (gather clamps starts into range exactly as dynamic_slice does).
+/// vector per example, clamped first (clamp_starts).
 BatchResult dynamic_slice_batch(Ins args, Dims dims, const Params& ps) {
   int64_t n = batch_size(args, dims);
   const auto& sizes = ps.get_ints("slice_sizes");
@@ -71,13 +80,18 @@ BatchResult dynamic_slice_batch(Ins args, Dims dims, const Params& ps) {
   lax::GatherDimensionNumbers dn;
   dn.offset_dims = window;
   dn.index_vector_dim = 1;
+  const Shape& full = args[0].shape();
+  std::vector<int64_t> hi;
+  for (int64_t d = 0, a = 0; d < static_cast<int64_t>(full.size()); ++d)
+    if (d != dims[0]) hi.push_back(full[d] - sizes[a++]);
   if (dims[0] == not_mapped) {  // one operand, many starts
     dn.start_index_map = shifted(window, -1);
-    return {{lax::gather(args[0], stacked_starts(args, dims, 1, n, false), dn, sizes)}, {0}};
+    return {{lax::gather(args[0], clamp_starts(stacked_starts(args, dims, 1, n, false), hi), dn, sizes)}, {0}};
   }
   dn.collapsed_slice_dims = {0};
   dn.start_index_map = prepended(0, window);
-  return {{lax::gather(move_axis(args[0], dims[0], 0), stacked_starts(args, dims, 1, n, true), dn,
+  hi.insert(hi.begin(), n - 1);
+  return {{lax::gather(move_axis(args[0], dims[0], 0), clamp_starts(stacked_starts(args, dims, 1, n, true), hi), dn,
                        prepended(1, sizes))},
           {0}};
 }

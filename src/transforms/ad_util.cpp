@@ -72,4 +72,10 @@ JvpFn linear_jvp(std::string prim) {
 
 namespace jitx::detail {
 void grad_error(const std::string& op, const std::string& msg) { throw TypeError(error_message(op, msg)); }
+void grad_error(const std::string& op, const std::string& msg, const Loc& loc) {
+  ApiScope s(loc, nullptr);
+  throw TypeError(error_message(op, msg));
+}
+std::shared_ptr<void> call_site_scope(const Loc& loc) { return std::make_shared<ApiScope>(loc, nullptr); }
+Array grad_seed(const Array& value) { return ones_like(value); }
 }  // namespace jitx::detail

@@ -148,9 +148,15 @@ std::vector<Axis> leaf_axes(const InAxes& in_axes, size_t num_leaves, const std:
 }
 }  // namespace
 
+namespace api_names {
+// A source location inside a function named vmap: the name an ApiScope reports.
+std::source_location vmap() { return std::source_location::current(); }
+}  // namespace api_names
+
 std::vector<Array> vmap_flat(const LeafFn& fn, const std::vector<Array>& leaves, const std::vector<std::string>& paths,
                              const std::vector<int>& leaf_args, size_t num_args, const InAxes& in_axes,
-                             const OutAxes& out_axes, std::optional<int64_t> axis_size) {
+                             const OutAxes& out_axes, std::optional<int64_t> axis_size, const Loc& loc) {
+  ApiScope scope(loc, api_names::vmap());
   std::vector<Axis> axes = leaf_axes(in_axes, leaves.size(), leaf_args, num_args);
   std::vector<int64_t> dims;
   std::vector<std::string> mapped;  // "path of type T, axis a (size s)" for the size error
@@ -189,7 +195,10 @@ std::vector<Array> vmap_flat(const LeafFn& fn, const std::vector<Array>& leaves,
     throw_error<TypeError>("vmap", "no argument is mapped (in_axes are all std::nullopt, or the arguments have no "
                                    "leaves); give axis_size to say how many copies to make");
 
-  BatchResult r = batch_call(*n, fn, leaves, dims);
+  BatchResult r = [&] {
+    CallSiteReset reset;  // API calls inside f report their own call sites
+    return batch_call(*n, fn, leaves, dims);
+  }();
   auto& [outs, odims] = r;
   if (out_axes.per_leaf && out_axes.axes.size() != outs.size())
     throw_error<TypeError>("vmap", "out_axes has {} entries (one per output leaf), but the function returned {} leaves",

@@ -65,10 +65,35 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
       return;
     }
     case Opcode::kConvolution: {
-      // 2 * output elements * (kernel elements / output features).
-      double kernel = elements(i.operand(1)->shape);
-      double out_features = static_cast<double>(i.shape.dims[ConvConfig::of(i).dnums.output_feature_dimension]);
-      flops += 2.0 * elements(i.shape) * kernel / std::max(1.0, out_features);
+      // As XLA's HloCostAnalysis: 2 flops per multiply-add that reads the input, so taps that fall on padding
+      // (or between the holes of a dilated input) do not count: per spatial dimension, the (output position,
+      // kernel tap) pairs that land on an input element.
+      ConvConfig cc = ConvConfig::of(i);
+      const auto& dn = cc.dnums;
+      const Shape &in = i.operand(0)->shape, &ker = i.operand(1)->shape;
+      double pairs = 1;
+      for (int64_t s = 0; s < dn.num_spatial_dims(); ++s) {
+        int64_t n = in.dims[dn.input_spatial_dimensions[s]], k = ker.dims[dn.kernel_spatial_dimensions[s]];
+        int64_t o = i.shape.dims[dn.output_spatial_dimensions[s]];
+        const auto& w = cc.window;
+        auto at = [](const std::vector<int64_t>& v, int64_t j, int64_t dflt) {
+          return j < static_cast<int64_t>(v.size()) ? v[j] : dflt;
+        };
+        int64_t stride = at(w.strides, s, 1), bd = at(w.base_dilations, s, 1), wd = at(w.window_dilations, s, 1);
+        int64_t lo = s < static_cast<int64_t>(w.padding.size()) ? w.padding[s].low : 0;
+        int64_t last = (n - 1) * bd;  // the dilated input's last element
+        double count = 0;
+        for (int64_t p = 0; p < o; ++p)
+          for (int64_t t = 0; t < k; ++t) {
+            int64_t pos = p * stride + t * wd - lo;
+            if (pos >= 0 && pos <= last && pos % bd == 0) ++count;
+          }
+        pairs *= count;
+      }
+      double batch = static_cast<double>(i.shape.dims[dn.output_batch_dimension]);
+      double out_features = static_cast<double>(ker.dims[dn.kernel_output_feature_dimension]);
+      double in_features = static_cast<double>(ker.dims[dn.kernel_input_feature_dimension]);
+      flops += 2.0 * batch * out_features * in_features * pairs;
       return;
     }
     case Opcode::kSort: {
@@ -79,6 +104,30 @@ void op_cost(const Instruction& i, double& flops, double& trans) {
     default:
       return;
   }
+}
+
+void computation_cost(const Computation& c, double& flops, double& trans);
+
+/// An instruction's flops and transcendentals with what it calls: a fusion's, a while's body and condition
+/// counted once (as XLA counts a loop), a conditional's costliest branch, a call's computation.
+void instruction_cost(const Instruction& i, double& flops, double& trans) {
+  if (i.opcode == Opcode::kConditional) {
+    double bf = 0, bt = 0;
+    for (const Computation* b : i.called) {
+      double f = 0, t = 0;
+      computation_cost(*b, f, t);
+      bf = std::max(bf, f), bt = std::max(bt, t);
+    }
+    flops += bf, trans += bt;
+    return;
+  }
+  op_cost(i, flops, trans);
+  if (i.opcode == Opcode::kFusion || i.opcode == Opcode::kWhile || i.opcode == Opcode::kCall)
+    for (const Computation* b : i.called) computation_cost(*b, flops, trans);
+}
+
+void computation_cost(const Computation& c, double& flops, double& trans) {
+  for (auto& up : c.instructions) instruction_cost(*up, flops, trans);
 }
 
 bool is_free(const Instruction& i) {
@@ -102,12 +151,8 @@ CostAnalysis analyze_cost(const Module& m) {
     InstructionCost ic;
     ic.name = i.name;
     ic.kind = std::string(opcode_name(i.opcode));
-    if (i.opcode == Opcode::kFusion) {
-      ic.kind = fmt::format("fusion({})", fusion_kind_name(fusion_kind_of(i)));
-      for (auto& f : i.called.at(0)->instructions) op_cost(*f, ic.flops, ic.transcendentals);
-    } else {
-      op_cost(i, ic.flops, ic.transcendentals);
-    }
+    if (i.opcode == Opcode::kFusion) ic.kind = fmt::format("fusion({})", fusion_kind_name(fusion_kind_of(i)));
+    instruction_cost(i, ic.flops, ic.transcendentals);
     // Memory traffic: each operand read once, each output written once.
     double read = 0;
     for (auto* o : i.operands) {

@@ -197,3 +197,32 @@ TEST_CASE("jit: a sharding constraint reshards inside the partitioned program, l
   CHECK(z.addressable_shards().size() == 4);
   CHECK(z.sharding() == Sharding(rows));
 }
+
+TEST_CASE("jit: in_shardings place unsharded arguments, and a Compiled places as it was lowered (as JAX)",
+          "[spmd][jit]") {
+  if (!have(4)) return;
+  Mesh m = make_mesh({4}, {"i"});
+  Array a8 = jnp::arange(8).astype(DType::float64);
+  std::vector<double> twice{0, 2, 4, 6, 8, 10, 12, 14};
+  // JAX: jax.jit(lambda x: x * 2, in_shardings=NamedSharding(m, P('i')))(a8).sharding is P('i',).
+  auto f = jit([](const Array& x) { return x * 2; }, JitOptions{}.set_in_shardings({NamedSharding(m, P("i"))}));
+  Array r = f(a8);
+  CHECK(r.sharding() == Sharding(NamedSharding(m, P("i"))));
+  CHECK(r.to_vector<double>() == twice);
+  CHECK(f(a8).to_vector<double>() == twice);
+  CHECK(f.num_compiles() == 1);
+  // A SingleDeviceSharding moves the argument there, committed elsewhere or not.
+  auto g = jit([](const Array& x) { return x * 2; },
+               JitOptions{}.set_in_shardings({SingleDeviceSharding(devices()[2])}));
+  CHECK(device_of(g(a8)) == devices()[2]);
+  CHECK(device_of(g(device_put(a8, devices()[1]))) == devices()[2]);
+  // A Compiled lowered for a sharded argument takes an unsharded one (placed), and a strong f64 scalar where it
+  // was lowered with a weak one (the same executable); another dtype is still an error.
+  auto c = jit([](const Array& x) { return x * 2; }).lower(device_put(a8, NamedSharding(m, P("i")))).compile();
+  Array rc = c(a8);
+  CHECK(rc.sharding() == Sharding(NamedSharding(m, P("i"))));
+  CHECK(rc.to_vector<double>() == twice);
+  auto c2 = jit([](const Array& x, const Array& y) { return x * y; }).lower(a8, 2.0).compile();
+  CHECK(c2(a8, jnp::array(3.0)).to_vector<double>() == std::vector<double>{0, 3, 6, 9, 12, 15, 18, 21});
+  CHECK_THROWS_AS(c2(a8, jnp::array(3.0f)), TypeError);
+}

@@ -79,6 +79,8 @@ struct CompiledEntry {
   std::shared_ptr<void> skeleton;
   std::vector<ShapedArray> out_avals;
   std::vector<int> donate_argnums;  // the jit option, for the buffer assignment dump
+  // lower()'s leaves' shardings (null: unsharded): a Compiled places an unsharded argument so, as JAX's does.
+  std::vector<std::shared_ptr<const Sharding>> in_placement;
   double trace_ms = 0, lower_ms = 0, compile_ms = 0;
   std::vector<CompilePhase> phases;  // trace, lower, hlo.<pass>..., the backend's phases
   int64_t seq = 0;
@@ -351,8 +353,13 @@ void JitCore::compile(CompiledEntry& e) {
 
 std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const TraceFn& trace, const Loc& loc) {
   ApiScope s(loc);
+  place_in_shardings(options_, sig);
   auto e = std::make_shared<CompiledEntry>();
   e->key = make_key(sig);
+  for (const Array& leaf : sig.flat.leaves) {
+    const auto* sh = as_sharded(leaf);
+    e->in_placement.push_back(sh ? sh->sharding : nullptr);
+  }
   e->name = name_;
   e->donate_argnums = options_.donate_argnums;
   trace_and_lower(*e, trace);
@@ -362,6 +369,7 @@ std::shared_ptr<CompiledEntry> JitCore::lower(const CallSignature& sig, const Tr
 
 std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const TraceFn& trace, const Loc& loc) {
   ApiScope s(loc);
+  place_in_shardings(options_, sig);
   // One trace and compile per signature, even when several threads miss at once (the others wait for it).
   auto compile_once = [&](CompiledEntry& entry) {
     std::call_once(entry.traced_once, [&] {
@@ -436,6 +444,8 @@ std::shared_ptr<CompiledEntry> JitCore::get(const CallSignature& sig, const Trac
 
 void JitCore::check_signature(const CompiledEntry& e, const CallSignature& sig, const Loc& loc) {
   ApiScope s(loc, nullptr);
+  if (same_signature(e.key, sig)) return;
+  conform_to_compiled(e.key, e.in_placement, sig);
   if (same_signature(e.key, sig)) return;
   Key k = make_key(sig);
   if (!(k == e.key)) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "api/jit_key.h"
 #include "core/communicator_mpi.h"
 #include "core/errors.h"
 #include "core/log.h"
@@ -18,6 +19,7 @@
 #include "hlo/passes/spmd_partitioner.h"
 #include "jitx/config.h"
 #include "jitx/jit.h"
+#include "ops/convert.h"
 #include "runtime/sharded.h"
 
 namespace jitx::detail {
@@ -103,6 +105,38 @@ std::vector<Array> JitCore::reshard_outputs(std::vector<Array> result, const Loc
     if (!same) result[k] = device_put(result[k], *outs[k], loc);
   }
   return result;
+}
+
+void place_in_shardings(const JitOptions& options, const CallSignature& sig) {
+  const auto& ins = options.in_shardings;
+  if (ins.empty()) return;
+  // The signature is the call's own (built for this call from its arguments): placing its leaves here is what
+  // JAX's jit does with in_shardings, before the cache key (which includes shardings) is taken.
+  auto& leaves = const_cast<CallSignature&>(sig).flat.leaves;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    int a = sig.flat.leaf_args[i];
+    if (a < 0 || static_cast<size_t>(a) >= ins.size() || !ins[static_cast<size_t>(a)]) continue;
+    const Sharding& want = *ins[static_cast<size_t>(a)];
+    const Array& leaf = leaves[i];
+    if (!leaf.valid() || leaf.is_tracer() || as_sharded(leaf)) continue;  // sharded leaves: check_in_shardings
+    if (const auto* one = want.single(); one && device_of(leaf) == one->device()) continue;
+    leaves[i] = device_put(leaf, want);
+  }
+}
+
+void conform_to_compiled(const Key& key, const std::vector<std::shared_ptr<const Sharding>>& placement,
+                         const CallSignature& sig) {
+  auto& leaves = const_cast<CallSignature&>(sig).flat.leaves;  // the call's own signature, as above
+  if (leaves.size() != key.avals.size()) return;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const Array& leaf = leaves[i];
+    if (!leaf.valid() || leaf.is_tracer()) continue;
+    const ShapedArray& want = key.avals[i];
+    if (leaf.shape() != want.shape || leaf.dtype() != want.dtype) continue;
+    if (i < placement.size() && placement[i] && !as_sharded(leaf)) leaves[i] = device_put(leaf, *placement[i]);
+    if (leaves[i].weak_type() != want.weak_type && !as_sharded(leaves[i]))
+      leaves[i] = convert_weak(leaves[i], want.dtype, want.weak_type);
+  }
 }
 
 void JitCore::check_in_shardings(const CallSignature& sig, const std::string& name) const {

@@ -11,7 +11,13 @@
 #include "jitx/sharding.h"
 #include "runtime/runtime.h"
 
+namespace jitx {
+struct JitOptions;
+}
+
 namespace jitx::detail {
+struct Key;
+struct CallSignature;
 
 struct SpmdProgram {
   std::vector<runtime::Device*> devices;  // partition p runs on devices[p]
@@ -23,6 +29,14 @@ struct SpmdProgram {
 
 /// Whether some leaf is a sharded array (a call that may run partitioned).
 bool any_sharded_leaf(std::span<const Array> leaves);
+/// Places each unsharded argument leaf as its options.in_shardings entry says (device_put), as JAX's jit does,
+/// before the call's cache key is taken; sharded leaves are left to JitCore::check_in_shardings.
+void place_in_shardings(const JitOptions& options, const CallSignature& sig);
+/// Makes a call's leaves fit a Compiled's signature where JAX's would accept them: an unsharded leaf where the
+/// executable was lowered for a sharded one is device_put to that sharding, and a weak/strong difference alone is
+/// converted (the executable is the same). Leaves that differ otherwise are left for the signature error.
+void conform_to_compiled(const Key& key, const std::vector<std::shared_ptr<const Sharding>>& placement,
+                         const CallSignature& sig);
 struct ClosedJaxpr;
 /// Whether the jaxpr has a shard_map equation (at its top level).
 bool has_shard_map(const ClosedJaxpr& jaxpr);

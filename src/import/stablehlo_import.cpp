@@ -176,7 +176,8 @@ class Importer {
         continue;
       }
       std::vector<Instruction*> outs;
-      if (op.name == "func.call" || op.name == "call") outs = build_call(comp, op);
+      if (op.name == "func.call" || op.name == "call" || op.name == "stablehlo.composite")
+        outs = build_call(comp, op);
       else outs = build_op(comp, op);
       assign_results(comp, scope, names, counts, outs);
     }
@@ -202,8 +203,10 @@ class Importer {
   }
 
   std::vector<Instruction*> build_call(Computation& comp, OpSyntax& op) {
-    auto cit = op.attrs.find("callee");
-    if (cit == op.attrs.end()) c_.fail("the callee of func.call");
+    bool composite = op.name == "stablehlo.composite";
+    auto cit = op.attrs.find(composite ? "decomposition" : "callee");
+    if (cit == op.attrs.end())
+      c_.fail(composite ? "the decomposition of stablehlo.composite" : "the callee of func.call");
     std::string callee_name = cit->second;  // `@f` in the generic form's properties
     while (!callee_name.empty() && (callee_name[0] == '@' || callee_name[0] == ' ')) callee_name.erase(0, 1);
     callee_name = unquote(callee_name);
@@ -517,6 +520,18 @@ void Importer::parse_op(Computation& comp, Scope& scope, OpSyntax& op) {
     op.attrs["callee"] = c_.symbol();
     c_.expect("(");
     op.operands = operand_list(comp, scope, ")");
+    if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
+    read_signature(op);
+    return;
+  }
+  if (op.name == "stablehlo.composite" && c_.peek() == '"') {
+    // stablehlo.composite "chlo.top_k" %x {composite_attributes = {k = 3 : i64}, decomposition = @impl} : T -> U
+    // (jax.export wraps chlo ops so): a call of its decomposition, which holds the op's meaning.
+    op.attrs["name"] = "\"" + c_.string_lit() + "\"";
+    if (c_.peek() == '%') {
+      do op.operands.push_back(lookup(scope, comp, c_.value_name()));
+      while (c_.accept(","));
+    }
     if (c_.peek() == '{') read_attr_dict(c_.balanced(), op);
     read_signature(op);
     return;

@@ -370,3 +370,16 @@ TEST_CASE("cost_analysis counts loop bodies once and a conditional's costliest b
                   .compile();
   CHECK(conv.cost_analysis().at("flops") == 101568);
 }
+
+TEST_CASE("lax::slice_in_dim counts negative bounds from the end; squeeze refuses a repeated axis", "[lax][numpy]") {
+  Array x = jnp::reshape(jnp::arange(6), {2, 3});
+  // JAX: lax.slice_in_dim(x, -2, -1, 1, 1) is [[1], [4]].
+  Array s = lax::slice_in_dim(x, -2, -1, 1, 1);
+  CHECK(s.shape() == Shape{2, 1});
+  CHECK(s.to_vector<int32_t>() == std::vector<int32_t>{1, 4});
+  // jnp.squeeze(x(2,1), (1, -1)): ValueError, dimensions are not unique.
+  CHECK_THROWS_WITH(jnp::squeeze(jnp::ones({2, 1}), {1, -1}), Catch::Contains("twice"));
+  CHECK(jnp::squeeze(jnp::ones({2, 1}), {-1}).shape() == Shape{2});
+  // tril of a weak array stays weak (its zeros are zeros_like).
+  CHECK(jnp::tril(jnp::broadcast_to(Array(2.5), {2, 2})).weak_type());
+}

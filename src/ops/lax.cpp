@@ -227,6 +227,9 @@ Array slice(const Array& x, std::vector<int64_t> start, std::vector<int64_t> lim
 Array slice_in_dim(const Array& x, int64_t start, int64_t limit, int64_t stride, int64_t axis, Loc loc) {
   ApiScope s(loc);
   axis = detail::canonical_axis(axis, x.ndim(), "slice_in_dim");
+  // Negative start and limit count from the end of the axis, as JAX's slice_in_dim.
+  if (start < 0) start += x.shape()[axis];
+  if (limit < 0) limit += x.shape()[axis];
   std::vector<int64_t> st(x.ndim(), 0), li = x.shape(), str(x.ndim(), 1);
   st[axis] = start;
   li[axis] = limit;

@@ -635,6 +635,9 @@ Array squeeze(const Array& x, Axes axes, Loc loc) {
   } else {
     for (auto a : axes) {
       int64_t c = detail::canonical_axis(a, x.ndim(), "squeeze");
+      if (drop[c])
+        throw_error<ShapeError>("squeeze", "axes {} name axis {} twice (JAX: dimensions are not unique)",
+                                fmt::format("{}", fmt::join(axes, ", ")), c);
       if (x.shape()[c] != 1)
         throw_error<ShapeError>("squeeze", "cannot squeeze axis {} of size {} (shape {})", a, x.shape()[c],
                                 shape_str(x.shape()));

@@ -314,7 +314,7 @@ TEST_CASE("grad keeps a weak input's weak type, as JAX's", "[autodiff]") {
   check_type(grad([](const Array& a) { return a * 2.0; })(jnp::array(3.0)), DType::float64, false);
 }
 
-TEST_CASE("random: f32 samplers differentiate in their parameters as JAX's, and gamma's shape refuses", "[random]") {
+TEST_CASE("random: samplers differentiate in their parameters as JAX's (f32 rounding paths, gamma's a)", "[random]") {
   auto near = [](const Array& a, double want) {
     CHECK(std::abs(a.item<double>() - want) <= 1e-6 * (1 + std::abs(want)));
   };
@@ -333,14 +333,31 @@ TEST_CASE("random: f32 samplers differentiate in their parameters as JAX's, and 
          return jnp::sum(random::truncated_normal(random::PRNGKey(0), lo, Array(2.0f), Shape{3}, DType::float32));
        })(Array::scalar(-1.0, DType::float32)),
        0.5701862);
-  // The values themselves are unchanged (bit-exact tests elsewhere); gamma's derivative in a is an error, not the
-  // rejection loop's wrong one (JAX uses implicit reparameterization).
-  auto g = [](const Array& a) { return jnp::sum(random::gamma(random::PRNGKey(0), a, std::nullopt, DType::float64)); };
-  CHECK_THROWS_WITH(grad(g)(jnp::array(std::vector<double>{2.0})),
-                    Catch::Contains("random::gamma") && Catch::Contains("not differentiable"));
-  CHECK_THROWS_WITH(jvp(g, jnp::array(std::vector<double>{2.0}), jnp::array(std::vector<double>{1.0})),
-                    Catch::Contains("random_gamma_grad"));
-  CHECK(g(jnp::array(std::vector<double>{2.0})).item<double>() > 0);
+  // gamma in its shape a: implicit reparameterization, as JAX's random_gamma_grad. JAX:
+  // jax.jvp(lambda a: R.gamma(R.PRNGKey(42), a, dtype=jnp.float64), (a,), (ones,)) at a = [0.5, 1, 3, 0.1, 20].
+  Array a = jnp::array(std::vector<double>{0.5, 1.0, 3.0, 0.1, 20.0});
+  auto [y, t] = jvp([](const Array& v) { return random::gamma(random::PRNGKey(42), v, std::nullopt, DType::float64); },
+                    a, jnp::ones_like(a));
+  std::vector<double> want{0.790779430, 0.821779857, 1.51909974, 1.05042029e-05, 0.843183067};
+  auto got = t.to_vector<double>();
+  for (size_t i = 0; i < want.size(); ++i) CHECK(std::abs(got[i] - want[i]) <= 1e-8 * std::abs(want[i]));
+  CHECK(std::abs(y.to_vector<double>()[2] - 6.51871942) <= 1e-7);
+  // Through loggamma and beta (both draw gamma), f32 under jit: JAX's values.
+  Array lg = grad([](const Array& v) {
+    return jnp::sum(random::loggamma(random::PRNGKey(0), v, std::nullopt, DType::float64));
+  })(jnp::array(std::vector<double>{2.0, 0.3}));
+  CHECK(std::abs(lg.to_vector<double>()[0] - 0.65550449) <= 1e-7);
+  CHECK(std::abs(lg.to_vector<double>()[1] - 26.64393391) <= 1e-6);
+  Array bg = grad([](const Array& v) {
+    return jnp::sum(random::beta(random::PRNGKey(1), v, Array(2.0), std::nullopt, DType::float64));
+  })(jnp::array(std::vector<double>{0.7, 3.0}));
+  CHECK(std::abs(bg.to_vector<double>()[0] - 0.23001895) <= 1e-7);
+  CHECK(std::abs(bg.to_vector<double>()[1] - 0.10112951) <= 1e-7);
+  Array gf = jit(grad([](const Array& v) {
+    return jnp::sum(random::gamma(random::PRNGKey(0), v, std::nullopt, DType::float32));
+  }))(jnp::array(std::vector<float>{2.0f, 0.3f}));
+  CHECK(std::abs(gf.to_vector<float>()[0] - 0.9656762f) <= 1e-5f);
+  CHECK(std::abs(gf.to_vector<float>()[1] - 2.4214957f) <= 1e-5f);
 }
 
 TEST_CASE("cost_analysis counts loop bodies once and a conditional's costliest branch, as XLA's", "[aot]") {

@@ -210,14 +210,6 @@ Array with_derivative_of(const Array& exact, const Array& smooth) {
   return lax::add(stop_gradient(exact), jnp::where(jnp::isfinite(s), delta, jnp::zeros_like(delta)));
 }
 
-Array no_derivative(const Array& x, std::string_view op, std::string_view why) {
-  auto rule = [op = std::string(op), why = std::string(why)](const std::tuple<Array>&,
-                                                             const std::tuple<Array>&) -> std::pair<Array, Array> {
-    throw_error<TypeError>(op, "is not differentiable in this argument yet: {}", why);
-  };
-  return custom_jvp([](const Array& v) { return v; }, rule)(x);
-}
-
 /// uniform_impl after the bits: b holds uniform_bits_width(dtype) random bits per element; minval/maxval have b's
 /// shape.
 Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& maxval) {

@@ -41,9 +41,6 @@ Array gumbel_impl(const Array& key, const Shape& shape, DType dtype);
 /// exact's value with smooth's derivative (smooth: the same sample computed with differentiable ops, where exact
 /// reproduces XLA's rounding with integer arithmetic, whose derivative is zero): exact held + (smooth - smooth held).
 Array with_derivative_of(const Array& exact, const Array& smooth);
-/// x, with a derivative that is an error naming op: for a parameter whose gradient jitx does not compute (a
-/// TypeError rather than a silently wrong or zero gradient).
-Array no_derivative(const Array& x, std::string_view op, std::string_view why);
 using Body = std::function<Array(const std::vector<Array>&)>;
 /// f(args) compiled once per signature when called eagerly; traced inline under a trace.
 Array compiled(const std::string& signature, const std::vector<Array>& args, Body f);

@@ -388,7 +388,8 @@ TEST_CASE("cost_analysis counts loop bodies once and a conditional's costliest b
   CHECK(conv.cost_analysis().at("flops") == 101568);
 }
 
-TEST_CASE("lax::slice_in_dim counts negative bounds from the end; squeeze refuses a repeated axis", "[lax][numpy]") {
+TEST_CASE("lax::slice_in_dim counts negative bounds from the end, and squeeze refuses a repeated axis",
+          "[lax][numpy]") {
   Array x = jnp::reshape(jnp::arange(6), {2, 3});
   // JAX: lax.slice_in_dim(x, -2, -1, 1, 1) is [[1], [4]].
   Array s = lax::slice_in_dim(x, -2, -1, 1, 1);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "jitx/import.h"
@@ -661,12 +662,31 @@ TEST_CASE("import_stablehlo: jitx's export of convolutions and pooling reads bac
   }, randn({4, 5}, 14));
 }
 
-TEST_CASE("import_stablehlo: what jitx cannot represent is a CompileError naming the op", "[import]") {
-  std::string asc = k_argsort;
-  std::string desc = asc;
+TEST_CASE("import_stablehlo: a sort with a descending comparator (lax.top_k's decomposition)", "[import]") {
+  std::string desc = k_argsort;
   desc.replace(desc.find("compare LT"), 10, "compare GT");
-  CHECK_THROWS_AS(import_stablehlo(desc), CompileError);
-  CHECK_THROWS_WITH(import_stablehlo(desc), Catch::Contains("stablehlo.sort with a descending comparator"));
+  auto c = import_stablehlo(desc).compile();
+  // Descending in JAX's canonical TOTALORDER: NaN first, then inf, 3, the two 1s in their order, -0 and 0 tied (in
+  // their order), -inf last.
+  float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto out = c(jnp::array(std::vector<float>{1.f, nan, -inf, 3.f, 1.f, inf, -0.f, 0.f}));
+  CHECK(out[0].to_vector<int64_t>() == std::vector<int64_t>{1, 5, 3, 0, 4, 6, 7, 2});
+  // Integer keys descend through their complement (INT_MIN and INT_MAX included), ties in their order.
+  auto ic = import_stablehlo(R"mlir(func.func public @main(%x: tensor<6xi32>) -> tensor<6xi32> {
+  %0 = stablehlo.iota dim = 0 : tensor<6xi32>
+  %1:2 = "stablehlo.sort"(%x, %0) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<i32>, %d: tensor<i32>):
+    %2 = stablehlo.compare GT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %2 : tensor<i1>
+  }) : (tensor<6xi32>, tensor<6xi32>) -> (tensor<6xi32>, tensor<6xi32>)
+  return %1#1 : tensor<6xi32>
+})mlir").compile();
+  auto idx = ic(jnp::array(std::vector<int32_t>{3, std::numeric_limits<int32_t>::min(), 7, 3,
+                                                std::numeric_limits<int32_t>::max(), -1}));
+  CHECK(idx[0].to_vector<int32_t>() == std::vector<int32_t>{4, 2, 0, 3, 5, 1});
+}
+
+TEST_CASE("import_stablehlo: what jitx cannot represent is a CompileError naming the op", "[import]") {
   auto wrap = [](const std::string& body, const std::string& args, const std::string& result) {
     return "func.func public @main(" + args + ") -> " + result + " {\n" + body + "\n}\n";
   };

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -159,10 +160,11 @@ std::set<const Instruction*> live_set(const Instruction* root) {
   return live;
 }
 
-/// The sort comparator as jitx can run it: lexicographically ascending on the first num_keys operands (JAX's
+/// The sort comparator as jitx can run it: lexicographically ordered on the first num_keys operands (JAX's
 /// comparators: `lt` per key, floats in TOTALORDER after mapping -0.0 to 0.0 and NaNs to one NaN, which is
-/// jitx's ascending order with NaNs last). Returns num_keys, or throws naming what it found.
-int64_t sort_keys(const OpSyntax& op, const Region& r) {
+/// jitx's ascending order with NaNs last; `gt` for a descending key, as lax.top_k's decomposition sorts). Returns
+/// num_keys, or throws naming what it found; descending gets the keys sorted in descending order.
+int64_t sort_keys(const OpSyntax& op, const Region& r, std::set<int64_t>& descending) {
   const Computation& c = *r.comp;
   if (!r.captured.empty()) op_unsupported(op, "with a comparator that reads values from outside it is not supported");
   if (!c.root || c.root->shape.is_tuple || c.root->shape.dtype != DType::bool_)
@@ -181,11 +183,8 @@ int64_t sort_keys(const OpSyntax& op, const Region& r) {
     if (cmp.direction == hlo::ComparisonDirection::kEq) equal.insert(a / 2);
     if (!lt && !gt) continue;
     bool asc = lt == (a % 2 == 0);
-    if (!asc)
-      op_unsupported(op, fmt::format("with a descending comparator on operand {} is not supported (jitx sorts "
-                                     "ascending; reverse the result instead)",
-                                     a / 2));
-    ascending.insert(a / 2);
+    if (!asc) descending.insert(a / 2);
+    ascending.insert(a / 2);  // (a key, in either direction)
   }
   if (ascending.empty())
     op_unsupported(op, "with a comparator that is not a less-than on its operands is not supported");
@@ -203,6 +202,56 @@ int64_t sort_keys(const OpSyntax& op, const Region& r) {
   return num_keys;
 }
 
+Instruction* splat_of(Computation& comp, DType d, double v, const std::vector<int64_t>& dims);
+
+/// A sort with descending keys, as an ascending one: each key is replaced by keys whose ascending order is its
+/// descending order (integers and bools: their bitwise complement; floats: their negation, NaN mapped to -inf,
+/// then a second key that puts the NaNs before the -inf that +inf became, as TOTALORDER's GT puts NaN first),
+/// and the original operands ride along after them; the results are those last n outputs.
+std::vector<Instruction*> sort_with_descending_keys(Computation& comp, const OpSyntax& op, hlo::SortConfig cfg,
+                                                    const std::set<int64_t>& descending,
+                                                    const std::vector<hlo::Shape>& shapes) {
+  std::vector<Instruction*> keys;
+  auto compare = [&](Instruction* a, Instruction* b, hlo::ComparisonDirection dir) {
+    hlo::Comparison c;
+    c.direction = dir;
+    c.type = hlo::ComparisonType::kFloat;
+    detail::Params p;
+    c.set_on(p);
+    return comp.add(Opcode::kCompare, hlo::Shape(DType::bool_, a->shape.dims), {a, b}, p);
+  };
+  for (int64_t k = 0; k < cfg.num_keys; ++k) {
+    Instruction* x = op.operands[static_cast<size_t>(k)];
+    if (!descending.count(k)) {
+      keys.push_back(x);
+      continue;
+    }
+    DType d = x->shape.dtype;
+    if (!is_floating(d)) {
+      keys.push_back(comp.add(Opcode::kNot, x->shape, {x}));
+      continue;
+    }
+    Instruction* is_nan = compare(x, x, hlo::ComparisonDirection::kNe);
+    Instruction* neg = comp.add(Opcode::kNegate, x->shape, {x});
+    keys.push_back(comp.add(Opcode::kSelect, x->shape, {is_nan, splat_of(comp, d, -INFINITY, x->shape.dims), neg}));
+    keys.push_back(comp.add(Opcode::kSelect, hlo::Shape(DType::int32, x->shape.dims),
+                            {is_nan, splat_of(comp, DType::int32, 0, x->shape.dims),
+                             splat_of(comp, DType::int32, 1, x->shape.dims)}));
+  }
+  size_t nk = keys.size(), n = op.operands.size();
+  std::vector<Instruction*> operands = keys;
+  operands.insert(operands.end(), op.operands.begin(), op.operands.end());
+  std::vector<hlo::Shape> all;
+  for (auto* k : keys) all.push_back(k->shape);
+  all.insert(all.end(), shapes.begin(), shapes.end());
+  cfg.num_keys = static_cast<int64_t>(nk);
+  Instruction* s = comp.add(Opcode::kSort, hlo::Shape::tuple(all), operands, hlo::to_params(cfg));
+  std::vector<Instruction*> outs;
+  for (size_t i = 0; i < n; ++i)
+    outs.push_back(comp.add(Opcode::kGetTupleElement, shapes[i], {s}, {{"index", static_cast<int64_t>(nk + i)}}));
+  return outs;
+}
+
 std::vector<Instruction*> build_sort(Computation& comp, OpSyntax& op) {
   size_t n = op.operands.size();
   if (n == 0) op_bad(op, "expected at least one operand");
@@ -213,7 +262,8 @@ std::vector<Instruction*> build_sort(Computation& comp, OpSyntax& op) {
   if (r.declared() != 2 * n)
     op_bad(op, fmt::format("the comparator takes {} arguments, expected {}", r.declared(), 2 * n));
   hlo::SortConfig cfg;
-  cfg.num_keys = sort_keys(op, r);
+  std::set<int64_t> descending;
+  cfg.num_keys = sort_keys(op, r, descending);
   cfg.dimension = -1;
   if (auto* d = op_attr(op, {"dimension"})) {
     auto v = ints_of(*d);
@@ -225,6 +275,7 @@ std::vector<Instruction*> build_sort(Computation& comp, OpSyntax& op) {
   op.regions.clear();
   std::vector<hlo::Shape> shapes;
   for (auto& t : op.result_types) shapes.push_back(shape_of(t));
+  if (!descending.empty()) return sort_with_descending_keys(comp, op, cfg, descending, shapes);
   Instruction* s =
       comp.add(Opcode::kSort, n == 1 ? shapes[0] : hlo::Shape::tuple(shapes), op.operands, hlo::to_params(cfg));
   return results_of(comp, s, n);

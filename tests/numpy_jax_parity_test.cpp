@@ -398,6 +398,9 @@ TEST_CASE("lax::slice_in_dim counts negative bounds from the end, and squeeze re
   // jnp.squeeze(x(2,1), (1, -1)): ValueError, dimensions are not unique.
   CHECK_THROWS_WITH(jnp::squeeze(jnp::ones({2, 1}), {1, -1}), Catch::Contains("twice"));
   CHECK(jnp::squeeze(jnp::ones({2, 1}), {-1}).shape() == Shape{2});
-  // tril of a weak array stays weak (its zeros are zeros_like).
-  CHECK(jnp::tril(jnp::broadcast_to(Array(2.5), {2, 2})).weak_type());
+  // tril of a weak array stays weak (its zeros are zeros_like); dynamic_update_slice is weak only if both are.
+  Array w = jnp::broadcast_to(Array(2.5), {2, 2});
+  CHECK(jnp::tril(w).weak_type());
+  CHECK_FALSE(lax::dynamic_update_slice(w, jnp::ones({1, 2}, DType::float64), {Array(0), Array(0)}).weak_type());
+  CHECK(lax::dynamic_update_slice(w, jnp::broadcast_to(Array(1.0), {1, 2}), {Array(1), Array(0)}).weak_type());
 }

@@ -396,7 +396,9 @@ const bool registered_slicing_ops = [] {
         if (!in[i].shape.empty() || !is_integer(in[i].dtype))
           throw_error<TypeError>("dynamic_update_slice", "start index {} must be an integer scalar, got {}", i - 2,
                                  in[i].str());
-      return Outs{x};
+      ShapedArray out = x;
+      out.weak_type = x.weak_type && in[1].weak_type;  // weak only if the update is too, as JAX's
+      return Outs{out};
     };
     p.lower = [](LowerCtx& c, std::span<hlo::Instruction* const> a) {
       return single(c.comp->add(Opcode::kDynamicUpdateSlice, hlo_shape(c.out_avals[0]), {a.begin(), a.end()}));

@@ -358,6 +358,9 @@ TEST_CASE("random: samplers differentiate in their parameters as JAX's (f32 roun
   }))(jnp::array(std::vector<float>{2.0f, 0.3f}));
   CHECK(std::abs(gf.to_vector<float>()[0] - 0.9656762f) <= 1e-5f);
   CHECK(std::abs(gf.to_vector<float>()[1] - 2.4214957f) <= 1e-5f);
+  // geometric with p = 0 never succeeds: JAX's int64 maximum (log1p(-0) is -0), as in int32.
+  Array g0 = random::geometric(random::PRNGKey(42), jnp::array(std::vector<double>{0.0}), Shape{2}, DType::int64);
+  CHECK(g0.to_vector<int64_t>() == std::vector<int64_t>(2, std::numeric_limits<int64_t>::max()));
 }
 
 TEST_CASE("cost_analysis counts loop bodies once and a conditional's costliest branch, as XLA's", "[aot]") {

@@ -269,7 +269,9 @@ Array log1p64(const Array& x) {
   Array rat = lax::div(den, num);
   Array x2 = lax::mul(x, x);
   Array t = fma64(x2, k(-0.5), lax::mul(lax::mul(x, x2), rat));
-  return sel(lax::lt(lax::abs(x), c64(0x3FDA827999FCEF32ull)), lax::add(x, t), big);
+  Array r = sel(lax::lt(lax::abs(x), c64(0x3FDA827999FCEF32ull)), lax::add(x, t), big);
+  // log1p(-0) is -0, as XLA's (geometric(p = 0) divides by it: +inf trials, not -inf).
+  return sel(lax::eq(x, k(0.0)), x, r);
 }
 
 Array erf_inv64(const Array& x) {

@@ -193,14 +193,14 @@ Array broadcast_param(const Array& x, const Shape& shape, std::string_view op,
 /// JAX's _uniform: random mantissa bits under the exponent of 1.0 give [1, 2), minus 1, scaled to
 /// the range.
 Array uniform_impl(const Array& key, const Shape& shape, DType dtype, const Array& minval_in,
-                   const Array& maxval_in, std::string_view op) {
+                   const Array& maxval_in, std::string_view op, bool differentiable) {
   check_float(dtype, op);
   check_shape(shape, op);
   Array minval = broadcast_param(lax::convert_element_type(minval_in, dtype), shape, op, "minval");
   Array maxval = broadcast_param(lax::convert_element_type(maxval_in, dtype), shape, op, "maxval");
   int nbits = dtype_bits(dtype), m = nmant(dtype);
   int rng_bits = m < 8 ? 8 : nbits;  // bfloat16 draws 8 bits, as JAX
-  return uniform_from_bits(random_bits(key, rng_bits, shape, op), dtype, minval, maxval);
+  return uniform_from_bits(random_bits(key, rng_bits, shape, op), dtype, minval, maxval, differentiable);
 }
 
 Array with_derivative_of(const Array& exact, const Array& smooth) {
@@ -212,7 +212,7 @@ Array with_derivative_of(const Array& exact, const Array& smooth) {
 
 /// uniform_impl after the bits: b holds uniform_bits_width(dtype) random bits per element; minval/maxval have b's
 /// shape.
-Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& maxval) {
+Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& maxval, bool differentiable) {
   int nbits = dtype_bits(dtype), m = nmant(dtype);
   int rng_bits = m < 8 ? 8 : nbits;
   DType udt = uint_of_width(nbits);
@@ -232,9 +232,11 @@ Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& 
   Array scaled = dtype == DType::float32   ? xm::fma32(f, span, lo)
                  : dtype == DType::float16 ? xm::round_to(xm::fma32(f, span, lo), dtype)
                                            : xm::add(xm::mul(f, span, dtype), lo, dtype);
-  // Differentiable in minval and maxval as JAX's (the exact rounding above has a zero derivative).
+  Array exact = lax::max(minval, xm::narrow(scaled, dtype));
+  // Differentiable in minval and maxval as JAX's (the exact rounding above has a zero derivative), where asked.
+  if (!differentiable) return exact;
   Array smooth = lax::max(minval, lax::add(lax::mul(floats, lax::sub(maxval, minval)), minval));
-  return with_derivative_of(lax::max(minval, xm::narrow(scaled, dtype)), smooth);
+  return with_derivative_of(exact, smooth);
 }
 
 /// The next representable float after x toward +inf (up) or -inf (!up), for finite and infinite x;
@@ -349,7 +351,7 @@ Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array
     };
     a = erf(lower), b = erf(upper);
   }
-  Array u = uniform_impl(key, shape, dtype, a, b, "truncated_normal");
+  Array u = uniform_impl(key, shape, dtype, a, b, "truncated_normal", /*differentiable=*/true);
   Array out = sqrt2_erf_inv(u, /*differentiable=*/true);
   // Rounding (or drawing exactly a) could land on a bound: clamp into the open interval.
   return jnp::clip(out, nextafter_inf(lower, true), nextafter_inf(upper, false));
@@ -551,7 +553,7 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& mi
   broadcast_param(minval, shape, "uniform", "minval");
   broadcast_param(maxval, shape, "uniform", "maxval");
   return compiled(sig("uniform", shape, dtype), {key, minval, maxval},
-                  [=](auto& a) { return uniform_impl(a[0], shape, dtype, a[1], a[2], "uniform"); });
+                  [=](auto& a) { return uniform_impl(a[0], shape, dtype, a[1], a[2], "uniform", true); });
 }
 
 Array normal(const Array& key, const Shape& shape, DType dtype, Loc loc) {

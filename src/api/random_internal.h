@@ -30,9 +30,11 @@ Array random_bits(const Array& key, int bit_width, const Shape& shape, std::stri
 Array random_bits_words(const Array& k0, const Array& k1, int bit_width, const Shape& shape, std::string_view op);
 Array combine_bits(const Array& b0, const Array& b1, int bit_width, std::string_view op);
 /// Bits (8 for bf16, else the dtype's width) -> uniform floats in [minval, maxval) as JAX's _uniform.
-Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& maxval);
+/// differentiable: minval/maxval may carry a tangent (the public uniform's and truncated_normal's bounds), so the
+/// f32/f16/bf16 path adds the plain ops' derivative; constant bounds skip that work.
+Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& maxval, bool differentiable = false);
 Array uniform_impl(const Array& key, const Shape& shape, DType dtype, const Array& minval_in,
-                   const Array& maxval_in, std::string_view op);
+                   const Array& maxval_in, std::string_view op, bool differentiable = false);
 Array split_impl(const Array& key, const Shape& shape);
 /// sqrt(2) * erf_inv(u) as XLA:CPU computes it (u in u's dtype); differentiable in u if asked (else only f64 is).
 Array sqrt2_erf_inv(const Array& u, bool differentiable = false);

@@ -117,7 +117,9 @@ const std::vector<Case> kLax = {
     {"lax::broadcast_in_dim",
      [](Walk& w) {
        w.err("dims of the wrong length", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {2, 3}, {0}); });
-       w.err("decreasing dims", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {3, 2}, {1, 0}); });
+       w.ok("decreasing dims (a transpose)", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {3, 2}, {1, 0}); },
+            {3, 2});
+       w.err("repeated dims", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {3, 3}, {1, 1}); });
        w.err("size 3 into 4", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {2, 4}, {0, 1}); });
        w.err("negative size", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {-1, 2, 3}, {1, 2}); });
        w.err("size 2^62 x 6", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {kHuge, 2, 3}, {1, 2}); });

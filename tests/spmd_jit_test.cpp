@@ -226,3 +226,23 @@ TEST_CASE("jit: in_shardings place unsharded arguments, and a Compiled places as
   CHECK(c2(a8, jnp::array(3.0)).to_vector<double>() == std::vector<double>{0, 3, 6, 9, 12, 15, 18, 21});
   CHECK_THROWS_AS(c2(a8, jnp::array(3.0f)), TypeError);
 }
+
+TEST_CASE("jit: in_shardings has one entry per non-static positional argument, as JAX's jit", "[spmd][jit]") {
+  if (!have(3)) return;
+  Array a = jnp::arange(4).astype(DType::float32);
+  SingleDeviceSharding on2(devices()[2]);
+  // JAX: "pjit in_shardings ... is the wrong length" for too many and too few entries.
+  auto many = jit([](const Array& x) { return x + 1; }, JitOptions{}.set_in_shardings({on2, on2}));
+  CHECK_THROWS_WITH(many(a), Catch::Contains("in_shardings has 2 entries") && Catch::Contains("1 non-static"));
+  auto few = jit([](const Array& x, const Array& y) { return x + y; }, JitOptions{}.set_in_shardings({on2}));
+  CHECK_THROWS_AS(few(a, a), TypeError);
+  // A static argument has no entry: jax.jit(f, static_argnums=0, in_shardings=(s,))(2, x) places x by s.
+  auto st = jit([](int n, const Array& x) { return x * float(n); },
+                JitOptions{}.set_static_argnums({0}).set_in_shardings({on2}));
+  Array r = st(3, a);
+  CHECK(device_of(r) == devices()[2]);
+  CHECK(r.to_vector<float>() == std::vector<float>{0, 3, 6, 9});
+  auto st2 = jit([](int n, const Array& x) { return x * float(n); },
+                 JitOptions{}.set_static_argnums({0}).set_in_shardings({on2, on2}));
+  CHECK_THROWS_AS(st2(3, a), TypeError);
+}

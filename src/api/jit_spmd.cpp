@@ -107,16 +107,39 @@ std::vector<Array> JitCore::reshard_outputs(std::vector<Array> result, const Loc
   return result;
 }
 
+namespace {
+bool is_static_arg(const JitOptions& options, int a) {
+  return std::find(options.static_argnums.begin(), options.static_argnums.end(), a) != options.static_argnums.end();
+}
+// JAX's in_shardings: one entry per positional argument that is not static, in order (a static argument before
+// an array shifts the array's entry). nullptr: no entry (the count is checked first, in place_in_shardings).
+const std::optional<Sharding>* in_sharding_entry(const JitOptions& options, int a) {
+  if (a < 0 || is_static_arg(options, a)) return nullptr;
+  size_t k = 0;
+  for (int i = 0; i < a; ++i) k += is_static_arg(options, i) ? 0 : 1;
+  return k < options.in_shardings.size() ? &options.in_shardings[k] : nullptr;
+}
+}  // namespace
+
 void place_in_shardings(const JitOptions& options, const CallSignature& sig) {
   const auto& ins = options.in_shardings;
   if (ins.empty()) return;
+  // The flattener's current argument is the last one after a call's arguments are flattened.
+  int nargs = sig.flat.current_arg + 1;
+  size_t dynamic = 0;
+  for (int i = 0; i < nargs; ++i) dynamic += is_static_arg(options, i) ? 0 : 1;
+  if (ins.size() != dynamic)
+    throw_error<TypeError>(options.name.empty() ? "jit" : options.name,
+                           "in_shardings has {} entr{}, but the function was called with {} non-static positional "
+                           "argument{} (one entry per argument that is not in static_argnums, as JAX's jit)",
+                           ins.size(), ins.size() == 1 ? "y" : "ies", dynamic, dynamic == 1 ? "" : "s");
   // The signature is the call's own (built for this call from its arguments): placing its leaves here is what
   // JAX's jit does with in_shardings, before the cache key (which includes shardings) is taken.
   auto& leaves = const_cast<CallSignature&>(sig).flat.leaves;
   for (size_t i = 0; i < leaves.size(); ++i) {
-    int a = sig.flat.leaf_args[i];
-    if (a < 0 || static_cast<size_t>(a) >= ins.size() || !ins[static_cast<size_t>(a)]) continue;
-    const Sharding& want = *ins[static_cast<size_t>(a)];
+    const auto* entry = in_sharding_entry(options, sig.flat.leaf_args[i]);
+    if (!entry || !*entry) continue;
+    const Sharding& want = **entry;
     const Array& leaf = leaves[i];
     if (!leaf.valid() || leaf.is_tracer() || as_sharded(leaf)) continue;  // sharded leaves: check_in_shardings
     if (const auto* one = want.single(); one && device_of(leaf) == one->device()) continue;
@@ -140,15 +163,11 @@ void conform_to_compiled(const Key& key, const std::vector<std::shared_ptr<const
 }
 
 void JitCore::check_in_shardings(const CallSignature& sig, const std::string& name) const {
-  const auto& ins = options_.in_shardings;
-  if (ins.empty()) return;
+  if (options_.in_shardings.empty()) return;
   for (size_t i = 0; i < sig.flat.leaves.size(); ++i) {
-    int a = sig.flat.leaf_args[i];
-    if (a < 0) continue;
-    if (static_cast<size_t>(a) >= ins.size())
-      throw_error<TypeError>(name, "in_shardings has {} entries, but argument {} was given", ins.size(), a);
-    if (!ins[static_cast<size_t>(a)]) continue;
-    const Sharding& want = *ins[static_cast<size_t>(a)];
+    const auto* entry = in_sharding_entry(options_, sig.flat.leaf_args[i]);
+    if (!entry || !*entry) continue;
+    const Sharding& want = **entry;
     const Array& leaf = sig.flat.leaves[i];
     if (auto* sh = as_sharded(leaf)) {
       if (!(*sh->sharding == want))

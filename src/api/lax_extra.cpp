@@ -167,6 +167,9 @@ Array reduce_precision(const Array& x, int exponent_bits, int mantissa_bits, Loc
 Array cumlogsumexp(const Array& x, int64_t axis, bool reverse, Loc loc) {
   ApiScope s(loc);
   check_float(x, "cumlogsumexp");
+  if (axis < 0)
+    detail::throw_error<ShapeError>("cumlogsumexp", "got axis {}: lax operations do not allow negative axes, as "
+                                                    "JAX's", axis);
   axis = detail::canonical_axis(axis, x.ndim(), "cumlogsumexp");
   // As JAX lowers it on CPU: an associative scan of logaddexp.
   detail::AssociativeFn fn = [](const Leaves& a, const Leaves& b) { return Leaves{logaddexp2(a[0], b[0])}; };

@@ -2,6 +2,8 @@
 #include "jitx/lax.h"
 
 #include <algorithm>
+#include <numeric>
+#include <optional>
 
 #include "jitx/config.h"
 #include "core/errors.h"
@@ -111,6 +113,9 @@ Array mul(const Array& x, const Array& y, Loc loc) {
 Array select_n(const Array& which, const Array& case0, const Array& case1, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("select_n");
+  // An integer `which` as JAX lowers it: case0 where which < 1, case1 elsewhere (the primitive takes a bool).
+  if (which.valid() && is_integer(which.dtype()))
+    return bind1(p, {ge(which, Array::scalar_int(1, which.dtype())), case0, case1});
   return bind1(p, {which, case0, case1});
 }
 Array select(const Array& pred, const Array& on_true, const Array& on_false, Loc loc) {
@@ -189,6 +194,17 @@ Array bitcast_convert_type(const Array& x, DType dtype, Loc loc) {
 Array broadcast_in_dim(const Array& x, Shape shape, std::vector<int64_t> bd, Loc loc) {
   ApiScope s(loc);
   static const auto& p = prim("broadcast_in_dim");
+  // JAX accepts broadcast_dimensions in any order (distinct axes of the result): the operand's axes are transposed
+  // into the order of their result axes first, so the primitive sees increasing dimensions.
+  if (x.valid() && static_cast<int64_t>(bd.size()) == x.ndim() && !std::is_sorted(bd.begin(), bd.end())) {
+    std::vector<int64_t> perm(bd.size());
+    std::iota(perm.begin(), perm.end(), int64_t{0});
+    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return bd[a] < bd[b]; });
+    std::vector<int64_t> sorted;
+    for (int64_t a : perm) sorted.push_back(bd[a]);
+    if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end())  // repeated axes: the primitive reports
+      return bind1(p, {transpose(x, perm)}, Params{{"shape", std::move(shape)}, {"broadcast_dimensions", sorted}});
+  }
   return bind1(p, {x}, Params{{"shape", std::move(shape)}, {"broadcast_dimensions", std::move(bd)}});
 }
 Array broadcast(const Array& x, Shape leading, Loc loc) {
@@ -239,7 +255,17 @@ Array slice_in_dim(const Array& x, int64_t start, int64_t limit, int64_t stride,
 namespace {
 /// Negative start indices count from the end of their axis, as JAX's dynamic_slice does (then the
 /// primitive clamps into range). Concrete indices are fixed on the host; traced ones get a select.
-std::vector<Array> wrap_negative_starts(const Array& x, const std::vector<Array>& starts) {
+std::vector<Array> wrap_negative_starts(const Array& x, const std::vector<Array>& given) {
+  // Start indices must share one integer dtype (the primitive checks it, as JAX's dtype rule). A weak index (a C++
+  // integer literal, JAX's Python int) takes the strong indices' dtype when they agree on one.
+  std::optional<DType> strong_dtype;
+  for (const Array& s : given)
+    if (s.valid() && !s.weak_type() && is_integer(s.dtype()) && !strong_dtype) strong_dtype = s.dtype();
+  std::vector<Array> starts = given;
+  if (strong_dtype)
+    for (Array& s : starts)
+      if (s.valid() && s.weak_type() && is_integer(s.dtype()) && s.dtype() != *strong_dtype)
+        s = convert_element_type(s, *strong_dtype);
   std::vector<Array> out;
   for (size_t i = 0; i < starts.size(); ++i) {
     const Array& s = starts[i];
@@ -327,11 +353,21 @@ Array argmin(const Array& x, int64_t axis, DType index_dtype, Loc loc) {
   return bind1(p, {x}, Params{{"axes", std::vector<int64_t>{axis}}, {"index_dtype", index_dtype}});
 }
 
+namespace {
+// JAX's lax cumulative ops refuse negative axes ("XLA operations do not allow negative axes"); jnp's accept them.
+void refuse_negative_axis(const char* op, int64_t axis) {
+  if (axis < 0)
+    detail::throw_error<ShapeError>(op, "got axis {}: lax operations do not allow negative axes, as JAX's (jnp's "
+                                        "cumulative functions accept them)", axis);
+}
+}  // namespace
+
 #define JITX_LAX_CUM_IMPL(fn)                                           \
   Array fn(const Array& x, int64_t axis, bool reverse, Loc loc) {       \
     ApiScope s(loc);                                                    \
     static const auto& p = prim(#fn);                                   \
     refuse_bool(#fn, x);                                                \
+    refuse_negative_axis(#fn, axis);                                    \
     axis = detail::canonical_axis(axis, x.ndim(), #fn);                 \
     return bind1(p, {x}, Params{{"axis", axis}, {"reverse", reverse}}); \
   }

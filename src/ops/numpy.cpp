@@ -508,13 +508,13 @@ Array cumsum(const Array& x, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
   Array in = is_bool(x.dtype()) ? convert(x, detail::default_int_dtype(), false) : x;
   if (!axis) return strong(lax::cumsum(lax::reshape(in, {in.size()}), 0));
-  return strong(lax::cumsum(in, *axis));
+  return strong(lax::cumsum(in, detail::canonical_axis(*axis, in.ndim(), "cumsum")));
 }
 Array cumprod(const Array& x, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
   Array in = is_bool(x.dtype()) ? convert(x, detail::default_int_dtype(), false) : x;
   if (!axis) return strong(lax::cumprod(lax::reshape(in, {in.size()}), 0));
-  return strong(lax::cumprod(in, *axis));
+  return strong(lax::cumprod(in, detail::canonical_axis(*axis, in.ndim(), "cumprod")));
 }
 
 // --- linear algebra -----------------------------------------------------------------------------------

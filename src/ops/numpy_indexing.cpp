@@ -10,6 +10,7 @@
 #include "core/trace.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
+#include "jitx/numpy_extra.h"
 #include "ops/convert.h"
 
 namespace jitx::numpy {
@@ -35,8 +36,38 @@ Array normalize_index(const Array& i, int64_t n, std::string_view op) {
   return where(less(c, Array::scalar_int(0, d)), add(c, Array::scalar_int(n, d)), c);
 }
 
+/// A boolean mask index stands for the indices of its true elements, one integer array per axis it covers, as in
+/// NumPy and JAX; only a concrete mask can (the count of true elements is the result's shape). JAX raises
+/// NonConcreteBooleanIndexError for a traced one.
+std::vector<Array> expand_boolean_indices(const Array& x, const std::vector<Array>& indices, std::string_view op) {
+  std::vector<Array> out;
+  int64_t axis = 0;  // the first axis of x that index i covers
+  for (const Array& i : indices) {
+    if (!i.valid() || !is_bool(i.dtype())) {
+      out.push_back(i);
+      ++axis;
+      continue;
+    }
+    if (i.is_tracer())
+      throw_error<TracerError>(op, "boolean indices must be concrete, got a traced {} (the number of selected "
+                                   "elements would decide the shape); use jnp::where(mask, new, x) instead",
+                               i.aval().str());
+    if (i.ndim() == 0)
+      throw_error<TypeError>(op, "a scalar boolean index is not supported, got {}", i.aval().str());
+    Shape covered;
+    for (int64_t d = axis; d < axis + i.ndim() && d < x.ndim(); ++d) covered.push_back(x.dim(d));
+    if (covered != i.shape())
+      throw_error<ShapeError>(op, "boolean index did not match the shape of the indexed array at axis {}: got {}, "
+                                  "expected {}", axis, shape_str(i.shape()), shape_str(covered));
+    axis += i.ndim();
+    for (Array& n : nonzero(i)) out.push_back(std::move(n));
+  }
+  return out;
+}
+
 /// The indices for the leading axes of x stacked into one array of shape broadcast(index shapes) + [k].
-Array stack_indices(const Array& x, const std::vector<Array>& indices, std::string_view op) {
+Array stack_indices(const Array& x, const std::vector<Array>& given, std::string_view op) {
+  const std::vector<Array> indices = expand_boolean_indices(x, given, op);
   if (indices.empty()) throw_error<TypeError>(op, "needs at least one index array");
   if (static_cast<int64_t>(indices.size()) > x.ndim())
     throw_error<ShapeError>(op, "got {} index arrays for an array of rank {}", indices.size(), x.ndim());
@@ -155,7 +186,7 @@ IndexUpdateRef at(const Array& x, std::vector<Array> indices) { return IndexUpda
 Array IndexUpdateRef::get(Loc loc) const {
   ApiScope s(loc);
   Array idx = stack_indices(x_, indices_, "at.get");
-  int64_t k = static_cast<int64_t>(indices_.size()), r = idx.ndim() - 1;
+  int64_t k = idx.shape().back(), r = idx.ndim() - 1;  // k: index arrays after boolean masks expand
   lax::GatherDimensionNumbers dn;
   dn.offset_dims = range(r, r + x_.ndim() - k);
   dn.collapsed_slice_dims = range(0, k);
@@ -169,7 +200,7 @@ Array IndexUpdateRef::get(Loc loc) const {
 Array IndexUpdateRef::update(std::string_view kind, const Array& values) const {
   std::string op = fmt::format("at.{}", kind);
   Array idx = stack_indices(x_, indices_, op);
-  int64_t k = static_cast<int64_t>(indices_.size()), r = idx.ndim() - 1;
+  int64_t k = idx.shape().back(), r = idx.ndim() - 1;  // k: index arrays after boolean masks expand
   Shape ushape(idx.shape().begin(), idx.shape().end() - 1);
   for (int64_t d = k; d < x_.ndim(); ++d) ushape.push_back(x_.dim(d));
   if (!values.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) values Array");

@@ -332,7 +332,7 @@ const bool registered = [] {
       if (in.size() != 3)
         throw_error<TypeError>("select_n", "takes a predicate and two cases, got {} operands", in.size());
       if (in[0].dtype != DType::bool_)
-        throw_error<TypeError>("select_n", "the predicate must be bool, got {}", dtype_name(in[0].dtype));
+        throw_error<TypeError>("select_n", "the predicate must be bool or an integer, got {}", dtype_name(in[0].dtype));
       if (in[1].dtype != in[2].dtype || in[1].shape != in[2].shape)
         throw_error<TypeError>("select_n", "both cases must have the same type, got {} and {}", in[1].str(),
                                in[2].str());

@@ -17,6 +17,17 @@ using Cts = std::span<const Array>;
 using Args = std::span<const LinearArg>;
 using Arrays = std::vector<Array>;
 
+// JAX's dtype rule of dynamic_slice and dynamic_update_slice: every start index has the same integer dtype (the
+// API converts weak literals to the others' dtype first).
+void check_same_index_dtypes(const char* op, std::span<const ShapedArray> idx) {
+  for (const auto& i : idx)
+    if (i.dtype != idx[0].dtype) {
+      std::string got;
+      for (const auto& j : idx) got += (got.empty() ? "" : ", ") + std::string(dtype_name(j.dtype));
+      throw_error<TypeError>(op, "index arguments must be integers of the same type, got {}", got);
+    }
+}
+
 /// The start-index operands of dynamic_slice / dynamic_update_slice (known values).
 Arrays start_indices(Args args, size_t first) {
   Arrays out;
@@ -183,7 +194,7 @@ const bool registered_layout_ops = [] {
       for (size_t i = 0; i < bd.size(); ++i) {
         if (bd[i] < 0 || bd[i] >= static_cast<int64_t>(shape.size()) || (i > 0 && bd[i] <= bd[i - 1]))
           throw_error<ShapeError>("broadcast_in_dim",
-                                  "broadcast_dimensions {} must be increasing axes of the result {}", shape_str(bd),
+                                  "broadcast_dimensions {} must be distinct axes of the result {}", shape_str(bd),
                                   shape_str(shape));
         if (x.shape[i] != 1 && x.shape[i] != shape[bd[i]])
           throw_error<ShapeError>("broadcast_in_dim",
@@ -350,6 +361,7 @@ const bool registered_slicing_ops = [] {
         if (!in[i].shape.empty() || !is_integer(in[i].dtype))
           throw_error<TypeError>("dynamic_slice", "start index {} must be an integer scalar, got {}", i - 1,
                                  in[i].str());
+      check_same_index_dtypes("dynamic_slice", in.subspan(1));
       for (int64_t i = 0; i < x.ndim(); ++i)
         if (sizes[i] < 0 || sizes[i] > x.shape[i])
           throw_error<ShapeError>("dynamic_slice", "slice size {} on axis {} exceeds the operand's size {}", sizes[i],
@@ -396,6 +408,7 @@ const bool registered_slicing_ops = [] {
         if (!in[i].shape.empty() || !is_integer(in[i].dtype))
           throw_error<TypeError>("dynamic_update_slice", "start index {} must be an integer scalar, got {}", i - 2,
                                  in[i].str());
+      check_same_index_dtypes("dynamic_update_slice", in.subspan(2));
       ShapedArray out = x;
       out.weak_type = x.weak_type && in[1].weak_type;  // weak only if the update is too, as JAX's
       return Outs{out};

@@ -103,7 +103,7 @@ def mlp_loss(p, x, y):
 def adam_update(p, g, state, lr, b1=0.9, b2=0.999, eps=1e-8, weight_decay=0.0):
     # weight_decay > 0: AdamW (decoupled decay scaled by lr, on every parameter), as jitx::optim::adam_update.
     count, mu, nu = state
-    t = count + 1.0
+    t = count + 1  # an int32 count, as optax's and jitx::optim's
     m = jax.tree.map(lambda m0, gi: m0 * b1 + gi * (1 - b1), mu, g)
     v = jax.tree.map(lambda v0, gi: v0 * b2 + gi * gi * (1 - b2), nu, g)
     c1, c2 = 1.0 - b1 ** t, 1.0 - b2 ** t
@@ -132,7 +132,7 @@ def bench_train_step(B, H, rng, min_time):
         return
     dense = lambda i, o: jnp.asarray(rng.standard_normal((i, o)) * math.sqrt(2.0 / (i + o)), jnp.float32)
     p = dict(w1=dense(D, H), b1=jnp.zeros(H), w2=dense(H, H), b2=jnp.zeros(H), w3=dense(H, C), b3=jnp.zeros(C))
-    state = (jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p))
+    state = adam_init(p)
     x = jnp.asarray(rng.standard_normal((B, D)), jnp.float32)
     y = jnp.asarray((np.arange(B) * 7) % C, jnp.int32)
     t0 = time.perf_counter()
@@ -253,7 +253,7 @@ def tf_train_step(p, state, tokens, targets, heads):
 
 
 def adam_init(p):
-    return jnp.zeros((), jnp.float32), jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p)
+    return jnp.zeros((), jnp.int32), jax.tree.map(jnp.zeros_like, p), jax.tree.map(jnp.zeros_like, p)
 
 
 def tf_step_fn(heads):

@@ -97,7 +97,7 @@ std::tuple<Params, OptState, Array> train_step(const Params& params, const OptSt
                                                const Batch& batch, int64_t total_steps) {
   auto [loss, grads] = value_and_grad(loss_fn)(params, batch);
   Array progress =
-      jnp::minimum(std::get<0>(opt_state) / static_cast<double>(total_steps), Array(1.0f));
+      jnp::minimum(std::get<0>(opt_state).astype(DType::float32) / static_cast<double>(total_steps), Array(1.0f));
   Array lr = (0.1 + 0.9 * 0.5 * (1.0 + jnp::cos(progress * M_PI))) * kLearningRate;
   auto [new_params, new_state] = optim::adam_update(params, grads, opt_state, lr);
   return {new_params, new_state, loss};

@@ -84,3 +84,192 @@ TEST_CASE("jnp: .at[] takes a concrete boolean mask (its true elements' indices)
   auto traced = [](const Array& a, const Array& mask) { return jnp::at(a, mask).set(0.0f); };
   CHECK_THROWS_AS(jit(traced)(x, m), TracerError);
 }
+
+// --- control flow under transformations (an outside probe of cond/while/scan/fori under vmap and grad) ---
+
+TEST_CASE("vmap of cond with a batched predicate: an untaken branch gets no derivative, as JAX's (no NaN)",
+          "[control][vmap][autodiff]") {
+  auto sq = [](Array x) {
+    return lax::cond(x > 0.0, [](Array v) { return jnp::sqrt(v); }, [](Array v) { return v * 0.0; }, x);
+  };
+  auto loss = [&](Array x) { return jnp::sum(vmap(sq)(x)); };
+  Array xv = array<double>({4.0, -1.0, 0.0});
+  // JAX: jax.grad(lambda x: jnp.sum(jax.vmap(sq)(x)))(jnp.array([4.0, -1.0, 0.0])) == [0.25, 0., 0.]
+  for (const Array& g : {grad(loss)(xv), jit(grad(loss))(xv)})
+    CHECK(g.to_vector<double>() == std::vector<double>{0.25, 0.0, 0.0});
+  auto sw = [](Array i, Array x) {
+    return lax::switch_(i, std::tuple{[](Array v) { return jnp::sqrt(v); }, [](Array v) { return v * 3.0; }}, x);
+  };
+  // Index 7 clamps to the last branch (switch_), so its example takes v * 3.
+  Array gs = grad([&](Array x) { return jnp::sum(vmap(sw)(array<int32_t>({0, 1, 7}), x)); })(
+      array<double>({4.0, -1.0, -2.0}));
+  CHECK(gs.to_vector<double>() == std::vector<double>{0.25, 3.0, 3.0});
+  // Inside a scan: JAX [nan, 8.0] (the first example's own branch is sqrt at -1).
+  auto scanned = [](Array x) {
+    auto [c, ys] = lax::scan(
+        [](Array c, Array xi) {
+          Array n = lax::cond(xi > 0.0, [](Array v) { return v * v; }, [](Array v) { return jnp::sqrt(v); }, xi);
+          return std::make_pair(c + n, n);
+        },
+        Array(0.0), jnp::stack({x, x}));
+    return c;
+  };
+  Array gn = grad([&](Array x) { return jnp::sum(vmap(scanned)(x)); })(array<double>({-1.0, 2.0}));
+  std::vector<double> v = gn.to_vector<double>();
+  CHECK(std::isnan(v[0]));
+  CHECK(v[1] == 8.0);
+  // The values themselves are unchanged.
+  CHECK(vmap(sq)(xv).to_vector<double>() == std::vector<double>{2.0, 0.0, 0.0});
+}
+
+TEST_CASE("loops: a weak init carry whose body returns a strong value of its dtype comes back strong, as JAX's",
+          "[control]") {
+  Array w = lax::while_loop([](Array c) { return c < 3; }, [](Array c) { return c + array(int64_t(1)); },
+                            Array(int64_t(0)));
+  CHECK_FALSE(w.weak_type());
+  CHECK((w + array(int32_t(5))).dtype() == DType::int64);
+  auto [c, ys] = lax::scan([](Array c, Array x) { return std::make_pair(c + array(1.0), x); }, Array(0.0),
+                           array<double>({1, 2}));
+  CHECK_FALSE(c.weak_type());
+  CHECK((c + array(1.0f)).dtype() == DType::float64);
+  Array fl = lax::fori_loop(0, 2, [](Array, Array c) { return c + array(1.0); }, Array(0.0));
+  CHECK_FALSE(fl.weak_type());
+  CHECK(fl.item<double>() == 2.0);
+  // A weak body keeps the carry weak.
+  CHECK(lax::fori_loop(0, 2, [](Array, Array c) { return c + 1.0; }, Array(0.0)).weak_type());
+}
+
+TEST_CASE("cond and switch_: the result's weak type is the first branch's (cond's false_fn), as JAX's",
+          "[control]") {
+  auto f = [](Array p) { return lax::cond(p, []() { return array(2.0); }, []() { return Array(1.0); }); };
+  for (const Array& r : {f(Array(true)), jit(f)(Array(true))}) {
+    CHECK(r.weak_type());
+    CHECK(r.item<double>() == 2.0);
+    CHECK((r + array(1.0f)).dtype() == DType::float32);
+  }
+  Array g = lax::cond(Array(true), []() { return Array(2.0); }, []() { return array(1.0); });
+  CHECK_FALSE(g.weak_type());
+  Array s = lax::switch_(Array(1), std::tuple{[]() { return Array(1.0); }, []() { return array(2.0); }});
+  CHECK(s.weak_type());
+  CHECK((s + array(1.0f)).dtype() == DType::float32);
+}
+
+TEST_CASE("fori_loop: JAX's bound rules (equal dtypes, or signed with one weak) and a weak index for static bounds",
+          "[control]") {
+  auto add_i = [](Array i, Array x) { return x + i; };
+  // Static bounds: the index is weak (JAX's Python int), so an int8 carry stays int8.
+  Array r = lax::fori_loop(array(int32_t(0)), array(int32_t(3)), add_i, array(int8_t(0)));
+  CHECK(r.dtype() == DType::int8);
+  CHECK(r.astype(DType::int32).item<int32_t>() == 3);
+  // Mixed dtypes: "lower and upper arguments to fori_loop must have equal types, got int32 and int64".
+  CHECK_THROWS_AS(lax::fori_loop(array(int32_t(0)), array(int64_t(4)), add_i, array(0.0)), TypeError);
+  auto traced = [&](Array lo, Array hi) { return lax::fori_loop(lo, hi, add_i, array(0.0)); };
+  CHECK_THROWS_AS(jit(traced)(array(int32_t(0)), array(int64_t(4))), TypeError);
+  CHECK_THROWS_AS(lax::fori_loop(array(uint8_t(1)), 4, add_i, array(0.0)), TypeError);
+  // A weak signed bound takes the other's dtype (static and traced).
+  CHECK(lax::fori_loop(1, array(int64_t(4)), add_i, array(0.0)).item<double>() == 6.0);
+  CHECK(jit([&](Array hi) { return lax::fori_loop(1, hi, add_i, array(0.0)); })(array(int64_t(4))).item<double>() ==
+        6.0);
+  // Concrete float bounds count from int(lower), as JAX's static path: 0 + 1 + 2.
+  Array fr = lax::fori_loop(0.0, 3.0, add_i, array(0.0f));
+  CHECK(fr.dtype() == DType::float32);
+  CHECK(fr.item<float>() == 3.0f);
+}
+
+TEST_CASE("scan takes unroll = 0 (one step per iteration), and while_loop's cond_fn must return a bare bool",
+          "[control]") {
+  auto [c, ys] = lax::scan([](Array c, Array x) { return std::make_pair(c + x, c); }, array(0.0f),
+                           array<float>({1, 2, 3}), {.unroll = 0});
+  CHECK(c.item<float>() == 6.0f);
+  CHECK(ys.to_vector<float>() == std::vector<float>{0, 1, 3});
+  CHECK_THROWS_AS(lax::scan([](Array c, Array x) { return std::make_pair(c + x, c); }, array(0.0f),
+                            array<float>({1, 2, 3}), {.unroll = -1}),
+                  TypeError);
+  // JAX: "cond_fun must return a boolean scalar, but got pytree PyTreeDef([*])".
+  CHECK_THROWS_AS(lax::while_loop([](Array c) { return std::vector<Array>{c.sum() < 10.0f}; },
+                                  [](Array c) { return c * 2.0f; }, array<float>({1, 2, 3})),
+                  TypeError);
+}
+
+// --- nn, optim, jacobians (an outside probe against jax.nn, optax and jax.jacfwd/jacrev) ---
+
+TEST_CASE("optim: Adam's count is an int32 and its bias corrections are exact, as optax's", "[optim]") {
+  Array p = array<double>({1.0, -2.0, 0.5}), g = array<double>({0.3, -0.7, 2.0});
+  auto [p1, s1] = optim::adam_update(p, g, optim::adam_init(p), Array::scalar(0.1, DType::float64));
+  // optax.adam(0.1), one step: [0.9000000033333332, -1.9000000014285714, 0.4000000005].
+  std::vector<double> want{0.9000000033333332, -1.9000000014285714, 0.4000000005}, got = p1.to_vector<double>();
+  for (int i = 0; i < 3; ++i) CHECK(std::fabs(got[i] - want[i]) <= 1e-15);
+  CHECK(std::get<0>(s1).dtype() == DType::int32);
+  // f32 parameters, six steps against a float64 reference loop of optax's formulas.
+  Array q = array<float>({0.5f, -1.5f}), gq = array<float>({0.25f, -3.0f});
+  auto st = optim::adam_init(q);
+  std::vector<double> ref{0.5, -1.5}, m(2, 0.0), v(2, 0.0), gv{0.25, -3.0};
+  for (int t = 1; t <= 6; ++t) {
+    std::tie(q, st) = optim::adam_update(q, gq, st, Array::scalar(0.01, DType::float32));
+    for (int i = 0; i < 2; ++i) {
+      m[i] = 0.9 * m[i] + 0.1 * gv[i];
+      v[i] = 0.999 * v[i] + 0.001 * gv[i] * gv[i];
+      double mh = m[i] / (1 - std::pow(0.9, t)), vh = v[i] / (1 - std::pow(0.999, t));
+      ref[i] -= 0.01 * mh / (std::sqrt(vh) + 1e-8);
+    }
+  }
+  std::vector<float> qv = q.to_vector<float>();
+  // f32 rounding of six steps stays within 1e-6 relative; the float32 bias correction drifted 4.6e-6.
+  for (int i = 0; i < 2; ++i) CHECK(std::fabs(qv[i] - ref[i]) <= 1e-6 * std::fabs(ref[i]));
+}
+
+TEST_CASE("nn: activations keep JAX's weak types (a weak scalar in, a weak result out)", "[nn]") {
+  Array f = array<float>({1.0f});
+  for (const Array& r : {nn::relu6(Array(2.0)), nn::leaky_relu(Array(-1.0)), nn::elu(Array(-1.0)),
+                         nn::celu(Array(-1.0)), nn::selu(Array(-1.0)), nn::hard_tanh(Array(3.0)),
+                         nn::hard_sigmoid(Array(0.5)), nn::hard_silu(Array(0.5)), nn::sparse_plus(Array(0.5)),
+                         nn::sparse_sigmoid(Array(0.5)), nn::softplus(Array(0.5))}) {
+    CHECK(r.weak_type());
+    CHECK((r + f).dtype() == DType::float32);
+  }
+  CHECK(nn::relu6(Array(7.0)).item<double>() == 6.0);
+  // Integer inputs: a weak float result (JAX: elu(i32) + f32 is f32); bool: a weak int (relu(bool) + i8 is i8).
+  CHECK((nn::elu(array<int32_t>({-1, 2})) + f).dtype() == DType::float32);
+  Array rb = nn::relu(array({true, false})) + array<int8_t>({1, 1});
+  CHECK(rb.dtype() == DType::int8);
+  CHECK(rb.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{2, 1});
+  Array bf = nn::selu(Array(-1.0)) + array<float>({1.0f}).astype(DType::bfloat16);
+  CHECK(bf.dtype() == DType::bfloat16);
+  // Values are unchanged: elu(-1) = e^-1 - 1.
+  CHECK(std::fabs(nn::elu(Array(-1.0)).item<double>() - (std::exp(-1.0) - 1.0)) < 1e-15);
+}
+
+TEST_CASE("jacfwd and jacrev: JAX's types (jacfwd the output tangent's, jacrev the input's), integer outputs",
+          "[autodiff]") {
+  Array f = array<float>({1.0f, 1.0f});
+  Array jf = jacfwd([](const Array& a) { return a * a; })(Array(3.0));
+  CHECK(jf.weak_type());
+  CHECK(jf.item<double>() == 6.0);
+  CHECK((jf + f).dtype() == DType::float32);
+  CHECK(jacrev([](const Array& a) { return a * a; })(Array(3.0)).weak_type());
+  // a * f32 is a strong f32: jacfwd gives f32 (strong), jacrev the weak f64 input's type.
+  auto mulf = [&](const Array& a) { return a * f; };
+  Array jf2 = jacfwd(mulf)(Array(3.0)), jr2 = jacrev(mulf)(Array(3.0));
+  CHECK(jf2.dtype() == DType::float32);
+  CHECK_FALSE(jf2.weak_type());
+  CHECK(jr2.dtype() == DType::float64);
+  CHECK(jr2.weak_type());
+  // JAX: jax.jacfwd(lambda a: a.astype(jnp.int32))(g) is int32 zeros of shape (3, 3).
+  Array ji = jacfwd([](const Array& a) { return a.astype(DType::int32); })(array<double>({0.3, -0.7, 2.0}));
+  CHECK(ji.shape() == Shape{3, 3});
+  CHECK(ji.dtype() == DType::int32);
+  CHECK(ji.to_vector<int32_t>() == std::vector<int32_t>(9, 0));
+}
+
+TEST_CASE("jacfwd of a custom_vjp function says forward mode is not supported (not a missing batching rule)",
+          "[autodiff]") {
+  auto cv = custom_vjp([](const Array& x) { return jnp::sin(x); },
+                       [](const Array& x) { return std::make_pair(jnp::sin(x), jnp::cos(x)); },
+                       [](const Array& c, const Array& ct) { return std::make_tuple(c * ct); });
+  Array g = array<double>({0.3, -0.7});
+  CHECK_THROWS_WITH(jacfwd([&](const Array& a) { return cv(a); })(g), Catch::Contains("forward-mode"));
+  // Reverse mode works: jacrev is diag(cos g).
+  std::vector<double> jr = jacrev([&](const Array& a) { return cv(a); })(g).to_vector<double>();
+  CHECK(std::fabs(jr[0] - std::cos(0.3)) < 1e-15);
+  CHECK(jr[1] == 0.0);
+}

@@ -27,7 +27,8 @@ TEST_CASE("SGD with momentum and Adam take the textbook steps", "[optim]") {
   auto w = q1.at("w").to_vector<float>();
   CHECK(std::fabs(w[0] - 0.01f) < 1e-6);
   CHECK(std::fabs(w[1] + 0.01f) < 1e-6);
-  CHECK(std::get<0>(a1).item<float>() == 1.0f);
+  CHECK(std::get<0>(a1).dtype() == DType::int32);  // optax's count
+  CHECK(std::get<0>(a1).item<int32_t>() == 1);
 }
 
 TEST_CASE("a jitted Adam training step converges and never recompiles when the learning rate changes", "[optim]") {

@@ -412,6 +412,22 @@ auto value_and_grad(F f, ArgNums<I...>, HasAux, Loc loc = Loc::current()) {
   return detail::GradFn<detail::Adapted<F>, true, true, I...>{detail::adapt_callable(std::move(f), loc), loc};
 }
 
+namespace detail {
+/// The primal closure of CustomJvp and CustomVjp: calls the held function on leaves, rebuilt with the held
+/// arguments' structure, and keeps the first result as the output skeleton. It owns what it uses, for a jaxpr that
+/// keeps it after the call (a cond branch's custom_jvp_call).
+template <class C, class R, class F, class... Args>
+LeafFn held_leaf_fn(std::shared_ptr<const F> f, std::shared_ptr<std::optional<R>> skeleton,
+                    std::shared_ptr<const std::tuple<Args...>> held) {
+  return [f, skeleton, held](const std::vector<Array>& l) {
+    R r = std::apply([&](const Args&... a) { return C::call(*f, l, a...); }, *held);
+    auto outs = output_leaves(r);
+    if (!*skeleton) skeleton->emplace(std::move(r));
+    return outs;
+  };
+}
+}  // namespace detail
+
 /// A function with a user JVP rule (JAX's custom_jvp): rule(primals, tangents) -> (output, output tangent),
 /// primals and tangents being tuples of the arguments. Reverse mode transposes the rule's (linear) tangent.
 template <class F, class Rule>
@@ -428,12 +444,7 @@ class CustomJvp {
     auto held = std::make_shared<const std::tuple<Args...>>(args...);
     auto f = std::make_shared<const F>(f_);
     auto rule_fn = std::make_shared<const Rule>(rule_);
-    detail::LeafFn fn = [f, skeleton, held](const std::vector<Array>& l) {
-      R r = std::apply([&](const Args&... a) { return C::call(*f, l, a...); }, *held);
-      auto outs = detail::output_leaves(r);
-      if (!*skeleton) skeleton->emplace(std::move(r));
-      return outs;
-    };
+    detail::LeafFn fn = detail::held_leaf_fn<C>(f, skeleton, held);
     detail::CustomJvpRule rule = [rule_fn, skeleton, held](const std::vector<Array>& primals,
                                                            const std::vector<Array>& tangents) {
       auto [out, tout] = std::apply(
@@ -474,12 +485,7 @@ class CustomVjp {
     auto f = std::make_shared<const F>(f_);
     auto fwd_fn = std::make_shared<const Fwd>(fwd_);
     auto bwd_fn = std::make_shared<const Bwd>(bwd_);
-    detail::LeafFn fn = [f, skeleton, held](const std::vector<Array>& l) {
-      R r = std::apply([&](const Args&... a) { return C::call(*f, l, a...); }, *held);
-      auto outs = detail::output_leaves(r);
-      if (!*skeleton) skeleton->emplace(std::move(r));
-      return outs;
-    };
+    detail::LeafFn fn = detail::held_leaf_fn<C>(f, skeleton, held);
     detail::CustomFwd fwd = [fwd_fn, skeleton, res_skeleton, held](const std::vector<Array>& primals) {
       auto [out, res] = std::apply(
           [&](const Args&... a) { return std::apply(*fwd_fn, C::rebuild(primals, a...)); }, *held);

@@ -15,11 +15,13 @@
 namespace jitx {
 namespace detail {
 /// The identity of n x n as a (n, shape...) stack of one-hot arrays of dtype d.
-Array basis_stack(const Shape& shape, DType d);
+Array basis_stack(const Shape& shape, DType d, bool weak = false);
 /// jac (n, ...) or (..., n) reshaped to out_shape + in_shape.
 Array jacobian_reshape(const Array& jac, const Shape& out_shape, const Shape& in_shape);
 void check_jacobian_types(const std::string& op, const Array& in, int argnum);
 void check_jacobian_output(const std::string& op, const Array& out);
+/// jacfwd of an integer output: zeros of shape out.shape + x.shape in out's dtype.
+Array integer_jacobian(const Array& out, const Array& x);
 
 template <class F, int... I>
 struct JacRevFn {
@@ -34,7 +36,7 @@ struct JacRevFn {
     const auto& vjp_fn = res.second;
     static_assert(std::is_same_v<std::decay_t<decltype(out)>, Array>, "jacrev: f must return an Array");
     check_jacobian_output("jacrev", out);
-    Array basis = basis_stack(out.shape(), out.dtype());
+    Array basis = basis_stack(out.shape(), out.dtype(), out.weak_type());  // JAX: the input's type comes back
     auto cts = vmap([&vjp_fn](const Array& ct) { return vjp_fn(ct); })(basis);
     if constexpr (sizeof...(I) == 1)
       return jacobian_reshape(std::get<I...>(cts), out.shape(), std::get<I...>(all).shape());
@@ -59,8 +61,11 @@ struct JacFwdFn {
       return r.second;
     };
     Array out = std::apply(f, primals);
+    // An integer output has no tangent: JAX's jacfwd gives zeros in its dtype.
+    if (!is_floating(out.dtype()) && !is_bool(out.dtype())) return integer_jacobian(out, x);
     check_jacobian_output("jacfwd", out);
-    Array cols = vmap(column, 0, -1)(basis_stack(x.shape(), x.dtype()));  // out.shape + (n,)
+    // A weak input's basis is weak, so the columns take the output tangent's type, as JAX's.
+    Array cols = vmap(column, 0, -1)(basis_stack(x.shape(), x.dtype(), x.weak_type()));  // out.shape + (n,)
     return jacobian_reshape(cols, out.shape(), x.shape());
   }
   template <class... Args>

@@ -39,8 +39,9 @@ struct JitOptions {
   std::vector<int> static_argnums;  // these arguments' values are baked in and keyed by value
   std::vector<int> donate_argnums;  // these arguments' buffers may be reused for outputs; unusable after the call
   std::string name;                 // for logs and module names (default: "fn")
-  /// Per top-level argument: the sharding its leaves must have (std::nullopt: their own). An unsharded argument is
-  /// placed so; an argument already sharded otherwise is an error, as in JAX.
+  /// Per top-level argument not in static_argnums, in order (as JAX's): the sharding its leaves must have
+  /// (std::nullopt: their own). An unsharded argument is placed so; an argument already sharded otherwise is an
+  /// error, and so is a list of another length, as in JAX.
   std::vector<std::optional<Sharding>> in_shardings;
   /// Per output leaf (in flattening order): the sharding of the result (std::nullopt: the one chosen).
   std::vector<std::optional<Sharding>> out_shardings;

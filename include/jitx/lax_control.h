@@ -52,7 +52,14 @@ Array cond_index(const Array& pred, const Loc& loc);
 Array switch_index(const Array& index, int64_t num_branches, const Loc& loc);
 /// Whether a is a concrete (non-tracer) array; fori_loop picks scan for concrete bounds.
 bool is_concrete(const Array& a);
-int64_t concrete_int(const Array& a, const Loc& loc);
+/// fori_loop's bounds, checked as JAX's (equal dtypes, or signed integers of which one is weak). Static (concrete)
+/// bounds: lo and hi, and lower is the weak index the scan starts from; traced ones: both in their common dtype.
+struct ForiBounds {
+  bool is_static = false;
+  int64_t lo = 0, hi = 0;
+  Array lower, upper;
+};
+ForiBounds fori_bounds(const Array& lower, const Array& upper, const Loc& loc);
 /// Opens fori_loop's API scope for the returned object's lifetime, so that an error its scan or while_loop raises
 /// also names fori_loop.
 std::shared_ptr<void> fori_loop_scope(const Loc& loc);
@@ -273,9 +280,10 @@ namespace impl {
 template <class BF, class T>
 detail::Traced<T> fori_checked(const Array& lower, const Array& upper, const BF& body_fn, const T& init, Loc loc) {
   auto scope = detail::fori_loop_scope(loc);
-  if (detail::is_concrete(lower) && detail::is_concrete(upper)) {
-    int64_t lo = detail::concrete_int(lower, loc), hi = detail::concrete_int(upper, loc);
-    auto carry = std::make_pair(lower, init);
+  detail::ForiBounds b = detail::fori_bounds(lower, upper, loc);
+  if (b.is_static) {
+    int64_t lo = b.lo, hi = b.hi;
+    auto carry = std::make_pair(b.lower, init);
     auto [c, ys] = scan(
         [&](const std::pair<Array, detail::Traced<T>>& ix, const std::tuple<>&) {
           return std::make_pair(std::make_pair(ix.first + 1, detail::Traced<T>(body_fn(ix.first, ix.second))),
@@ -284,7 +292,7 @@ detail::Traced<T> fori_checked(const Array& lower, const Array& upper, const BF&
         carry, std::tuple<>{}, ScanOptions{.length = std::max<int64_t>(hi - lo, 0)}, loc);
     return c.second;
   }
-  auto carry = std::make_tuple(lower, upper, init);
+  auto carry = std::make_tuple(b.lower, b.upper, init);
   auto out = while_loop([](const auto& c) { return std::get<0>(c) < std::get<1>(c); },
                         [&](const auto& c) {
                           return std::make_tuple(std::get<0>(c) + 1, std::get<1>(c),

@@ -17,7 +17,8 @@ Array sigmoid(const Array& x, Loc loc = Loc::current());
 Array softplus(const Array& x, Loc loc = Loc::current());
 Array softmax(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
 Array log_softmax(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
-/// Over several axes, as jax.nn.softmax(x, axis=(0, 1)).
+/// Over several axes, as jax.nn.softmax(x, axis=(0, 1)). Empty axes means every axis (JAX's axis=None), as in
+/// logsumexp and jnp's reductions: JAX's axis=() (no axis: all ones) has no spelling here.
 Array softmax(const Array& x, std::vector<int64_t> axes, Loc loc = Loc::current());
 Array log_softmax(const Array& x, std::vector<int64_t> axes, Loc loc = Loc::current());
 /// log(sum(exp(x))) over `axes`, stably; empty axes (the default) means every axis, as jax.nn.logsumexp's axis=None.
@@ -62,6 +63,7 @@ Array sparse_sigmoid(const Array& x, Loc loc = Loc::current());
 Array glu(const Array& x, int64_t axis = -1, Loc loc = Loc::current());
 /// (x - mean) / sqrt(variance + epsilon) over axes, mean and variance computed from x unless given (the variance
 /// as JAX's default algorithm "fast": mean(x^2) - mean^2, clipped at 0; integers are converted to float first).
+/// Empty axes means every axis, as softmax's.
 Array standardize(const Array& x, std::vector<int64_t> axes = {-1}, std::optional<Array> mean = std::nullopt,
                   std::optional<Array> variance = std::nullopt, double epsilon = 1e-5, Loc loc = Loc::current());
 template <std::integral I>

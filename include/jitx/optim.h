@@ -38,13 +38,13 @@ std::pair<P, P> sgd_update(const P& params, const P& grads, const P& state, cons
 }
 
 // --- Adam / AdamW -------------------------------------------------------------------------------------
-/// (step count, first moments, second moments).
+/// (step count, first moments, second moments). The count is an int32, as optax's.
 template <class P>
 using AdamState = std::tuple<Array, P, P>;
 
 template <class P>
 AdamState<P> adam_init(const P& params) {
-  return {Array::scalar(0.0, DType::float32), sgd_init(params), sgd_init(params)};
+  return {Array::scalar_int(0, DType::int32), sgd_init(params), sgd_init(params)};
 }
 /// One Adam step with bias correction; weight_decay > 0 gives AdamW (decoupled decay, scaled by lr).
 template <class P>
@@ -52,10 +52,14 @@ std::pair<P, AdamState<P>> adam_update(const P& params, const P& grads, const Ad
                                        double b1 = 0.9, double b2 = 0.999, double eps = 1e-8,
                                        double weight_decay = 0.0) {
   const auto& [count, mu, nu] = state;
-  Array t = count + 1.0;
+  // As optax: the count saturates at int32's maximum (safe_int32_increment), and the bias corrections 1 - b^t are
+  // computed in float64 and then converted to each moment's dtype (in float32, 1 - 0.999f is 1.3e-5 off).
+  Array t = jnp::where(count < Array::scalar_int(2147483647, count.dtype()), count + 1, count);
+  Array tf = lax::convert_element_type(t, DType::float64);
   P m = detail::tree_map([&](const Array& m0, const Array& g) { return m0 * b1 + g * (1 - b1); }, mu, grads);
   P v = detail::tree_map([&](const Array& v0, const Array& g) { return v0 * b2 + g * g * (1 - b2); }, nu, grads);
-  Array c1 = 1.0 - jnp::power(Array(b1), t), c2 = 1.0 - jnp::power(Array(b2), t);
+  Array c1 = 1.0 - jnp::power(Array::scalar(b1, DType::float64), tf);
+  Array c2 = 1.0 - jnp::power(Array::scalar(b2, DType::float64), tf);
   P out = detail::tree_map(
       [&](const Array& p, const Array& mi, const Array& vi) {
         Array mhat = mi / detail::like(mi, c1), vhat = vi / detail::like(vi, c2);

@@ -2,17 +2,25 @@
 #include "jitx/jacobian.h"
 
 #include "core/errors.h"
+#include "ops/convert.h"
 #include "jitx/numpy.h"
 
 namespace jitx::detail {
 
-Array basis_stack(const Shape& shape, DType d) {
+Array basis_stack(const Shape& shape, DType d, bool weak) {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
   Array rows = lax::broadcasted_iota(DType::int32, {n, n}, 0), cols = lax::broadcasted_iota(DType::int32, {n, n}, 1);
   Shape full{n};
   full.insert(full.end(), shape.begin(), shape.end());
-  return lax::reshape(lax::convert_element_type(lax::eq(rows, cols), d), full);
+  Array basis = lax::reshape(lax::convert_element_type(lax::eq(rows, cols), d), full);
+  return weak ? convert_weak(basis, d, true) : basis;
+}
+
+Array integer_jacobian(const Array& out, const Array& x) {
+  Shape s = out.shape();
+  s.insert(s.end(), x.shape().begin(), x.shape().end());
+  return zeros(s, out.dtype());
 }
 
 Array jacobian_reshape(const Array& jac, const Shape& out_shape, const Shape& in_shape) {

@@ -7,6 +7,7 @@
 #include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
+#include "ops/convert.h"
 #include "jitx/autodiff.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
@@ -19,8 +20,11 @@ namespace {
 /// constants such as sqrt(2/pi) to single precision in an f64 computation. For integer and bool x it is in the
 /// default float (float64), as JAX's Python float literals meet an int array: elu, celu, selu, leaky_relu, relu6,
 /// hard_sigmoid/silu, sparse_plus/sigmoid of ints give float64 in JAX x64.
+/// The constant is weak, as a Python literal is: it never decides the result's dtype or strength (relu6 of a weak
+/// scalar stays weak, so relu6(2.0) + f32 is f32).
 Array constant(double v, const Array& x) {
-  return Array::scalar(v, is_floating(x.dtype()) ? x.dtype() : detail::default_float_dtype());
+  DType d = is_floating(x.dtype()) ? x.dtype() : detail::default_float_dtype();
+  return detail::convert_weak(Array::scalar(v, d), d, true);
 }
 
 /// JAX's promote_args_inexact: bools and ints of up to 32 bits become float32, 64-bit ints the default float.
@@ -31,7 +35,9 @@ Array inexact(const Array& x) {
 
 /// A bool array as it meets a Python int literal in JAX: the default int (relu(bool) and hard_tanh(bool) are
 /// int64 in JAX x64; softplus, mish and soft_sign of bool go through it to float64).
-Array bool_to_int(const Array& x) { return is_bool(x.dtype()) ? jnp::astype(x, detail::default_int_dtype()) : x; }
+Array bool_to_int(const Array& x) {
+  return is_bool(x.dtype()) ? detail::convert_weak(x, detail::default_int_dtype(), true) : x;  // weak, as JAX's
+}
 }  // namespace
 
 Array relu(const Array& x, Loc loc) {

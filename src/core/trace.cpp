@@ -26,7 +26,7 @@ TraceScope::~TraceScope() {
   if (!t_stack.empty() && t_stack.back() == trace_) t_stack.pop_back();
 }
 
-static void check_alive(const Tracer& t, std::string_view op) {
+void check_alive(const Tracer& t, std::string_view op) {
   if (!t.trace->alive)
     throw_error<TracerError>(op,
                              "an escaped tracer {} from the trace of '{}' was used after that trace ended; values "

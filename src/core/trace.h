@@ -75,6 +75,8 @@ struct JaxprTracer : Tracer {
 
 /// The innermost trace that should process a primitive with these inputs (nullptr: evaluate eagerly).
 Trace* find_top_trace(std::span<const Array> inputs, std::string_view op = "bind");
+/// Throws TracerError (an escaped tracer, named with its trace) when t's trace has ended.
+void check_alive(const Tracer& t, std::string_view op);
 /// The innermost trace of any kind on this thread's stack, if any.
 std::shared_ptr<Trace> current_trace();
 

@@ -1,10 +1,14 @@
 // The non-template half of lax control flow: tracing bodies into sub-jaxprs, closure conversion, type checks, bind.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
 
 #include "core/errors.h"
 #include "core/trace.h"
 #include "jitx/lax.h"
 #include "core/primitive.h"
+#include "ops/convert.h"
 
 namespace jitx::detail {
 namespace {
@@ -46,12 +50,18 @@ bool same_type(const ShapedArray& a, const ShapedArray& b) { return a.shape == b
 void check_tree(std::string_view op, std::string_view what, const TreeInfo& want_tree,
                 const std::vector<ShapedArray>& want, std::string_view want_name, const TreeInfo& got_tree,
                 const std::vector<ShapedArray>& got, std::string_view got_name) {
-  if (want_tree.structure != got_tree.structure || want.size() != got.size())
+  if (want.size() != got.size() || want_tree.paths != got_tree.paths)
     throw_error<TypeError>(op,
                            "{}: the tree structure differs: {} has {} leaves ({}) but {} has {} leaves ({}); they must "
                            "have the same pytree structure",
                            what, want_name, want.size(), fmt::join(want_tree.paths, ", "), got_name, got.size(),
                            fmt::join(got_tree.paths, ", "));
+  if (want_tree.structure != got_tree.structure)  // the same leaves in other containers (a vector and an array)
+    throw_error<TypeError>(op,
+                           "{}: the tree structure differs: {} is {} but {} is {} (the same leaves, {}, in other "
+                           "containers); they must have the same pytree structure",
+                           what, want_name, want_tree.structure, got_name, got_tree.structure,
+                           fmt::join(want_tree.paths, ", "));
   for (size_t k = 0; k < want.size(); ++k)
     if (!same_type(want[k], got[k]))
       throw_error<TypeError>(op, "{}: {} is {} in {} but {} in {}; the types (shape and dtype) must be identical", what,
@@ -78,11 +88,13 @@ bool strengthen(std::vector<ShapedArray>& carry, const std::vector<ShapedArray>&
   return changed;
 }
 
-/// The init values in the carry's (possibly promoted) dtypes.
+/// The init values in the carry's (possibly promoted or strengthened) types: a weak init whose body output is
+/// strong is strong, so the loop's result is too (JAX: while_loop(c, b, 0) with an int64 body gives a strong int64).
 std::vector<Array> init_as(const std::vector<Array>& init, const std::vector<ShapedArray>& carry) {
   std::vector<Array> out = init;
   for (size_t k = 0; k < out.size(); ++k)
-    if (out[k].dtype() != carry[k].dtype) out[k] = lax::convert_element_type(out[k], carry[k].dtype);
+    if (out[k].dtype() != carry[k].dtype || (out[k].weak_type() && !carry[k].weak_type))
+      out[k] = lax::convert_element_type(out[k], carry[k].dtype);
   return out;
 }
 
@@ -103,11 +115,49 @@ std::shared_ptr<void> fori_loop_scope(const Loc& loc) {
   return std::make_shared<ApiScope>(loc, api_names::fori_loop());
 }
 
-int64_t concrete_int(const Array& a, const Loc& loc) {
+ForiBounds fori_bounds(const Array& lower, const Array& upper, const Loc& loc) {
   ApiScope s(loc);
-  if (a.ndim() != 0 || !is_integer(a.dtype()))
-    throw_error<TypeError>("fori_loop", "the loop bounds must be integer scalars, got {}", a.aval().str());
-  return a.item<int64_t>();
+  for (const Array* b : {&lower, &upper})
+    if (!b->valid() || b->ndim() != 0)
+      throw_error<TypeError>("fori_loop", "the loop bounds must be scalars, got {}",
+                             b->valid() ? b->aval().str() : "an empty Array");
+  // JAX's rule: equal dtypes, or two signed integers of which exactly one is weak (it takes the other's dtype).
+  DType lt = lower.dtype(), ut = upper.dtype();
+  std::optional<DType> dt;
+  if (lt == ut) dt = lt;
+  else if (is_signed_integer(lt) && is_signed_integer(ut) && lower.weak_type() != upper.weak_type())
+    dt = lower.weak_type() ? ut : lt;
+  if (!dt)
+    throw_error<TypeError>("fori_loop", "lower and upper arguments to fori_loop must have equal types, got {} and {}",
+                           dtype_name(lt), dtype_name(ut));
+  ForiBounds out;
+  if (is_concrete(lower) && is_concrete(upper)) {
+    // Static bounds run as a scan whose index is a weak integer (JAX carries the Python int int(lower)), so it does
+    // not promote a narrow carry (x + i stays int8). Concrete float bounds count from int(lower), as JAX's.
+    auto as_int = [](const Array& b) {
+      if (is_floating(b.dtype())) {
+        double v = b.item<double>();
+        if (!std::isfinite(v) || std::fabs(v) >= 9.2e18)
+          throw_error<TypeError>("fori_loop", "the loop bound {} is not a finite integer", v);
+        return static_cast<int64_t>(v);  // truncates toward zero, as Python's int()
+      }
+      return b.item<int64_t>();
+    };
+    if (!is_integer(*dt) && !is_floating(*dt) && *dt != DType::bool_)
+      throw_error<TypeError>("fori_loop", "the loop bounds must be numbers, got {}", dtype_name(*dt));
+    out.is_static = true;
+    out.lo = as_int(lower);
+    out.hi = as_int(upper);
+    DType idx = is_integer(*dt) ? *dt : DType::int32;
+    if (idx == DType::int32 && (out.lo < INT32_MIN || out.hi > INT32_MAX)) idx = DType::int64;
+    out.lower = convert_weak(Array::scalar_int(out.lo, idx), idx, true);
+    return out;
+  }
+  if (!is_integer(*dt))
+    throw_error<TypeError>("fori_loop", "traced loop bounds must be integers, got {}", dtype_name(*dt));
+  out.lower = lower.dtype() == *dt ? lower : lax::convert_element_type(lower, *dt);
+  out.upper = upper.dtype() == *dt ? upper : lax::convert_element_type(upper, *dt);
+  return out;
 }
 
 Array cond_index(const Array& pred, const Loc& loc) {
@@ -182,6 +232,9 @@ std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, cons
     auto co = c.out_avals();
     if (co.size() != 1 || co[0].ndim() != 0 || co[0].dtype != DType::bool_)
       throw_error<TypeError>("while_loop", "cond_fn must return a scalar bool, got ({})", avals_str(co));
+    if (!c.result.parts.empty() && c.result.parts[0].structure != "*")  // JAX refuses [pred] and (pred,) too
+      throw_error<TypeError>("while_loop", "cond_fn must return a scalar bool Array, but got a container of one "
+                             "(pytree structure {})", c.result.parts[0].structure);
     if (attempt == 0 && b.out_avals().size() == carry.size() && strengthen(carry, b.out_avals())) continue;
     check_tree("while_loop", "body_fn output and input must have identical types", init_tree, carry, "the init carry",
                b.result.parts[0], b.out_avals(), "body_fn's output");
@@ -218,7 +271,9 @@ std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, co
     length = *options.length;
   }
   if (length < 0) throw_error<TypeError>("scan", "xs has no leaves: pass ScanOptions{{.length = n}}");
-  if (options.unroll < 1) throw_error<TypeError>("scan", "unroll must be at least 1, got {}", options.unroll);
+  // JAX takes a non-negative unroll; 0 runs one step per iteration, as 1 does.
+  if (options.unroll < 0)
+    throw_error<TypeError>("scan", "unroll must be a non-negative integer, got {}", options.unroll);
   std::vector<ShapedArray> carry = avals_of(init);
   std::vector<ShapedArray> x_avals;
   for (auto& x : xs) {
@@ -246,7 +301,7 @@ std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, co
   Params ps{{"jaxpr", std::shared_ptr<const ClosedJaxpr>(s.jaxpr)},
             {"length", length},
             {"reverse", options.reverse},
-            {"unroll", options.unroll},
+            {"unroll", std::max<int64_t>(options.unroll, 1)},
             {"num_consts", static_cast<int64_t>(s.consts.size())},
             {"num_carry", static_cast<int64_t>(init.size())}};
   return detail::bind(primitive("scan"), inputs, ps);

@@ -72,7 +72,7 @@ Outs cond_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
     for (size_t k = 0; k < o.size(); ++k) {
       if (!same_type(o[k], out[k]))
         throw_error<TypeError>("cond", "branch outputs {} differ: {} vs {}", k, o[k].str(), out[k].str());
-      out[k].weak_type = out[k].weak_type && o[k].weak_type;
+      // The output's weak type is the first branch's (cond's false_fn), as JAX's cond_p abstract eval.
     }
   }
   return out;
@@ -325,12 +325,30 @@ BatchResult cond_batch(Ins args, Dims dims, const Params& ps) {
   Arrays ops(args.begin() + 1, args.end());
   std::vector<int64_t> op_dims(dims.begin() + 1, dims.end());
   if (dims[0] != not_mapped) {
-    std::vector<BatchResult> rs;
-    for (auto& b : branches) {
-      LeafFn fn = [&](const Arrays& xs) { return eval_jaxpr(b->jaxpr, b->consts, xs); };
-      rs.push_back(batch_call(n, fn, ops, op_dims));
-    }
     Array index = move_axis(args[0], dims[0], 0);
+    // Each branch sees an example's float operands through stop_gradient unless it is that example's branch (JAX's
+    // rule, "for safety of reverse-mode autodiff"): the select below sends a zero cotangent to an untaken branch,
+    // and zero times that branch's derivative is NaN where the derivative is infinite or NaN (sqrt of a negative).
+    Arrays front_ops;
+    for (size_t i = 0; i < ops.size(); ++i) front_ops.push_back(batch_at(ops[i], op_dims[i], n));
+    std::vector<int64_t> front_dims(ops.size(), 0);
+    std::vector<BatchResult> rs;
+    Array other;  // an earlier branch is taken; the last branch takes every other index, as the select below
+    for (size_t b = 0; b < branches.size(); ++b) {
+      Array taken = b + 1 == branches.size()
+                        ? (other.valid() ? lax::bitwise_not(other) : lax::ne(index, index))
+                        : lax::eq(index, Array::scalar_int(static_cast<int64_t>(b), index.dtype()));
+      if (b + 1 == branches.size() && !other.valid()) taken = lax::bitwise_not(taken);  // one branch: always taken
+      if (b + 1 < branches.size()) other = other.valid() ? lax::bitwise_or(other, taken) : taken;
+      Arrays guarded;
+      for (const Array& x : front_ops)
+        guarded.push_back(is_floating(x.dtype())
+                              ? lax::select(lax::broadcast_in_dim(taken, x.shape(), {0}), x, stop_gradient(x))
+                              : x);
+      const auto& br = branches[b];
+      LeafFn fn = [&](const Arrays& xs) { return eval_jaxpr(br->jaxpr, br->consts, xs); };
+      rs.push_back(batch_call(n, fn, guarded, front_dims));
+    }
     Arrays outs;
     size_t last = rs.size() - 1;  // an index out of range takes the last branch, as HLO's conditional does
     for (size_t k = 0; k < rs[last].first.size(); ++k) {

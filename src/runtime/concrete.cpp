@@ -24,6 +24,7 @@ const std::shared_ptr<runtime::Buffer>& concrete_buffer(const Array& a, std::str
   if (a.is_tracer()) {
     if (const Array* p = concrete_primal(a)) return concrete_buffer(*p, op);
     auto& t = static_cast<const Tracer&>(*a.impl());
+    check_alive(t, op);  // a tracer stored outside its function, used after that trace ended
     throw_error<TracerError>(op,
                              "needs a concrete value, but got a tracer {} while tracing '{}'. The value is not known "
                              "until the compiled function runs: return it from the function instead, or use "

@@ -92,6 +92,14 @@ const Primitive& custom_lin = [] () -> const Primitive& {
     throw_error<TypeError>("custom_vjp", "forward-mode differentiation (jvp, linearize's jvp) of a custom_vjp function "
                                          "is not supported; use vjp or grad, or define the function with custom_jvp");
   };
+  // jacfwd (vmap of jvp) meets the forward-mode tangent here first: the same error, as JAX's "can't apply
+  // forward-mode autodiff (jvp) to a custom_vjp function", not a missing batching rule.
+  p.batch = [](std::span<const Array>, std::span<const int64_t>,
+               const Params&) -> std::pair<std::vector<Array>, std::vector<int64_t>> {
+    throw_error<TypeError>("custom_vjp", "forward-mode differentiation (jvp, jacfwd, linearize's jvp) of a custom_vjp "
+                                         "function is not supported; use vjp, grad or jacrev, or define the function "
+                                         "with custom_jvp");
+  };
   p.jvp = [](std::span<const Array>, std::span<const Array>, const Params&) -> JvpResult {
     throw_error<TypeError>("custom_vjp", "cannot differentiate the linear part of a custom_vjp function in forward "
                                          "mode; higher derivatives go through reverse mode (grad of grad)");

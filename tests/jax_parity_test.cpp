@@ -273,3 +273,106 @@ TEST_CASE("jacfwd of a custom_vjp function says forward mode is not supported (n
   CHECK(std::fabs(jr[0] - std::cos(0.3)) < 1e-15);
   CHECK(jr[1] == 0.0);
 }
+
+// --- jnp edge semantics (an outside probe of numpy.h / numpy_extra.h against jax.numpy) ---
+
+TEST_CASE("jnp: isclose and allclose compare integers as floats with the tolerances, and equal values always",
+          "[numpy]") {
+  auto bools = [](const Array& a) { return a.astype(DType::int32).to_vector<int32_t>(); };
+  // JAX: [True, False, False]; rtol=1e-2 -> True; atol=2.5 -> True; allclose -> True.
+  CHECK(bools(jnp::isclose(jnp::array({100000, 1000, 5}), jnp::array({100001, 1001, 7}))) ==
+        std::vector<int32_t>{1, 0, 0});
+  CHECK(bools(jnp::isclose(jnp::array({1000}), jnp::array({1001}), 1e-2, 0.0)) == std::vector<int32_t>{1});
+  CHECK(bools(jnp::isclose(jnp::array({5}), jnp::array({7}), 0.0, 2.5)) == std::vector<int32_t>{1});
+  CHECK(jnp::allclose(jnp::array({1000}), jnp::array({1001}), 1e-2).item<bool>());
+  // int32 goes through float32, as JAX's: 2^31 - 1 and 2^31 - 2 are the same float.
+  CHECK(jnp::isclose(Array(int32_t{2147483647}).astype(DType::int32), Array(int32_t{2147483646}).astype(DType::int32),
+                     0.0, 0.0)
+            .item<bool>());
+  // uint8: JAX [F, F, T].
+  Array u = jnp::array({0, 255, 10}).astype(DType::uint8), v = jnp::array({255, 0, 12}).astype(DType::uint8);
+  CHECK(bools(jnp::isclose(u, v, 0.0, 3.0)) == std::vector<int32_t>{0, 0, 1});
+  // Negative tolerances: equal values are still close (JAX and NumPy: True); infinities only to themselves.
+  CHECK(jnp::isclose(array<float>({1.0f}), array<float>({1.0f}), -1.0, -1.0).item<bool>());
+  CHECK(bools(jnp::isclose(array<double>({INFINITY, INFINITY, 1.0}), array<double>({INFINITY, 1e308, NAN}))) ==
+        std::vector<int32_t>{1, 0, 0});
+}
+
+TEST_CASE("jnp: round(x, decimals) as JAX's _round_float (float16 in float32, no-op past the dtype's range)",
+          "[numpy]") {
+  Array h = jnp::array({0.005, 1.0, 0.333}).astype(DType::float16);
+  auto f32 = [](const Array& a) { return a.astype(DType::float32).to_vector<float>(); };
+  // JAX: [0.01, 1., 0.33] (float16 values 0.010002136, 1, 0.33007812).
+  CHECK(f32(jnp::round(h, 2)) == std::vector<float>{0.010002136f, 1.0f, 0.33007812f});
+  CHECK(f32(jnp::round(h, 5)) == f32(h));
+  CHECK(jnp::round(array<float>({1.0f, 0.333f}), 40).to_vector<float>() == std::vector<float>{1.0f, 0.333f});
+  CHECK(jnp::round(array<double>({1.0, 0.333}), 400).to_vector<double>() == std::vector<double>{1.0, 0.333});
+  Array big = jnp::array({65504.0}).astype(DType::float16);
+  auto r10 = [](const Array& x) { return jnp::round(x, -1); };
+  CHECK(f32(r10(big)) == std::vector<float>{65504.0f});
+  CHECK(f32(jit(r10)(big)) == std::vector<float>{65504.0f});
+  Array w = jnp::round(Array(2.25), 1);
+  CHECK(w.weak_type());
+  CHECK((w + array<float>({1.0f})).dtype() == DType::float32);
+}
+
+TEST_CASE("jnp: linspace gives JAX's values (as XLA computes its _linspace), integer dtypes floor them", "[numpy]") {
+  // JAX: linspace(10, 1, 4, dtype=int32) == [10, 6, 3, 1] (exact quotients would give 10, 7, 4, 1).
+  CHECK(jnp::linspace(10, 1, 4, true, DType::int32).to_vector<int32_t>() == std::vector<int32_t>{10, 6, 3, 1});
+  CHECK(jnp::linspace(100, -100, 11, true, DType::int32).to_vector<int32_t>() ==
+        std::vector<int32_t>{100, 80, 60, 40, 20, 0, -21, -40, -60, -80, -100});
+  CHECK(jnp::linspace(-78.0, 66.0, 10, true, DType::int32).to_vector<int32_t>() ==
+        std::vector<int32_t>{-78, -62, -46, -30, -15, 2, 18, 34, 50, 66});
+  CHECK(jnp::linspace(-5, 5, 6, false, DType::float32).to_vector<float>() ==
+        std::vector<float>{-5.0f, -3.3333332538604736f, -1.6666662693023682f, 1.1920928955078125e-07f,
+                           1.6666669845581055f, 3.333333730697632f});
+  std::vector<double> d = jnp::linspace(-73.0, -49.0, 17, false, DType::float64).to_vector<double>();
+  CHECK(d[1] == -71.58823529411765);
+  CHECK(d[16] == -50.411764705882355);
+  std::vector<float> g = jnp::linspace(52.2, 85.3, 33, true, DType::float32).to_vector<float>();
+  CHECK(g[1] == 53.234375f);
+  CHECK(g[32] == 85.30000305175781f);
+}
+
+TEST_CASE("jnp: arange in an integer dtype wraps as JAX's (and refuses bool), and eye's far diagonals are empty",
+          "[numpy]") {
+  CHECK(jnp::arange(250.0, 260.0, 3.0, DType::uint8).astype(DType::int32).to_vector<int32_t>() ==
+        std::vector<int32_t>{250, 253, 0, 3});
+  CHECK(jnp::arange(120.0, 130.0, 3.0, DType::int8).astype(DType::int32).to_vector<int32_t>() ==
+        std::vector<int32_t>{120, 123, 126, -127});
+  CHECK(jnp::arange(-2.5, 2.0, 1.0, DType::int32).to_vector<int32_t>() == std::vector<int32_t>{-2, -1, 0, 1, 2});
+  CHECK_THROWS_AS(jnp::arange(0.0, 2.0, 1.0, DType::bool_), TypeError);
+  for (int64_t k : {INT64_MIN, INT64_MAX, int64_t{3}, int64_t{-3}})
+    CHECK(jnp::eye(3, 3, k).to_vector<float>() == std::vector<float>(9, 0.0f));
+  CHECK(jnp::eye(3, 3, -1).to_vector<float>() == std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0});
+}
+
+TEST_CASE("jnp: fmod and logaddexp keep weak types, as JAX's", "[numpy]") {
+  Array i8 = jnp::array({1, 2}).astype(DType::int8);
+  Array e1 = jnp::fmod(Array(int64_t{7}), Array(int64_t{3})) + i8;  // JAX: int8 [2, 3]
+  CHECK(e1.dtype() == DType::int8);
+  CHECK(e1.astype(DType::int32).to_vector<int32_t>() == std::vector<int32_t>{2, 3});
+  CHECK((jnp::logaddexp(Array(int64_t{1}), Array(int64_t{1})) + array<float>({1.0f})).dtype() == DType::float32);
+}
+
+TEST_CASE("jnp: einsum broadcasts size-1 dimensions, pad takes per-axis constants, huge sizes are jitx errors",
+          "[numpy]") {
+  Array y = jnp::arange(6.0f).reshape({2, 3}), r = array<float>({{1.0f, 10.0f, 100.0f}});
+  CHECK(jnp::einsum("ij,ij->ij", {y, r}).to_vector<float>() == std::vector<float>{0, 10, 200, 3, 40, 500});
+  CHECK(jnp::einsum("ij,j->i", {y, array<float>({2.0f})}).to_vector<float>() == std::vector<float>{6, 24});
+  CHECK_THROWS_AS(jnp::einsum("ij,ij->ij", {y, jnp::ones({2, 2})}), ShapeError);
+  // A byte outside ASCII is shown escaped (the message stays valid UTF-8).
+  CHECK_THROWS_WITH(jnp::einsum("\xc3\xa9->", {jnp::ones({2})}), Catch::Contains("\\xc3"));
+  // JAX: jnp.pad(x, 1, constant_values=[[1, 2], [3, 4]]) for x = [[1, 2]]: [[3,1,1,4],[3,1,2,4],[3,2,2,4]].
+  Array p = jnp::pad(array<float>({{1.0f, 2.0f}}), {{1, 1}}, "constant", array<float>({{1.0f, 2.0f}, {3.0f, 4.0f}}));
+  CHECK(p.shape() == Shape{3, 4});
+  CHECK(p.to_vector<float>() == std::vector<float>{3, 1, 1, 4, 3, 1, 2, 4, 3, 2, 2, 4});
+  Array p2 = jnp::pad(array<float>({1.0f, 2.0f}), {{1, 2}}, "constant", array<float>({7.0f, 8.0f}));
+  CHECK(p2.to_vector<float>() == std::vector<float>{7, 1, 2, 8, 8});
+  CHECK_THROWS_AS(jnp::pad(array<float>({1.0f}), {{1, 1}}, "constant", jnp::ones({3})), ShapeError);
+  CHECK_THROWS_AS(jnp::repeat(jnp::ones({2, 3}), std::vector<int64_t>{int64_t{1} << 62, int64_t{1} << 62,
+                                                                      int64_t{1} << 62},
+                              1),
+                  Error);
+  CHECK_THROWS_AS(jnp::pad(jnp::ones({2, 3}), {{0, 0}, {1000000000000LL, 0}}, "reflect"), Error);
+}

@@ -1,6 +1,7 @@
 // jitx::Array methods, creation functions and operator overloads.
 #include "jitx/array.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -246,32 +247,71 @@ Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   if (!(count < 9.2e18))
     throw_error<ShapeError>("arange", "({}, {}, {}) has {} elements: too many to address", start, stop, step, count);
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
-  // A constant, as jnp.arange is: computed on the host in double, then converted.
+  if (dtype == DType::bool_) throw_error<TypeError>("arange", "does not accept dtype bool (as JAX's iota)");
+  // A constant, as jnp.arange is: computed on the host, then converted.
   detail::checked_num_elements(std::vector<int64_t>{n}, dtype, "arange");
-  auto v = detail::Literal::make(DType::float64, {n});  // a failed allocation is a RuntimeError, not bad_alloc
-  auto* p = static_cast<double*>(v.data());
-  if (is_integer(dtype) && n > 0) {
+  if (is_integer(dtype) && n > 0 && std::fabs(start) < 9.2e18 && std::fabs(step) < 9.2e18) {
     // jnp's integer arange: as many values as in double, from start and step each converted to the dtype first:
     // arange(-2.5, 2, 1, int32) is -2, -1, 0, 1, 2 and arange(0.5, 3, 0.7, int32) four zeros (NumPy: 0, 1, 2, 3).
-    double first = std::trunc(start), delta = std::trunc(step);
-    for (int64_t i = 0; i < n; ++i) p[i] = first + static_cast<double>(i) * delta;
-  } else {
-    for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
+    // Values past the dtype's range wrap, as NumPy's arithmetic in the dtype (arange(250, 260, 3, uint8) is 250,
+    // 253, 0, 3): computed modulo 2^64, then converted integer to integer.
+    auto v = detail::Literal::make(DType::int64, {n});  // a failed allocation is a RuntimeError, not bad_alloc
+    auto* p = static_cast<int64_t*>(v.data());
+    auto first = static_cast<uint64_t>(static_cast<int64_t>(std::trunc(start)));
+    auto delta = static_cast<uint64_t>(static_cast<int64_t>(std::trunc(step)));
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int64_t>(first + static_cast<uint64_t>(i) * delta);
+    return array_from_data(p, DType::int64, {n}, dtype, loc);
   }
+  auto v = detail::Literal::make(DType::float64, {n});  // a failed allocation is a RuntimeError, not bad_alloc
+  auto* p = static_cast<double*>(v.data());
+  for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
   return array_from_data(p, DType::float64, {n}, dtype, loc);
 }
 Array arange(double stop, DType dtype, Loc loc) { return arange(0.0, stop, 1.0, dtype, loc); }
+
+namespace {
+/// v rounded to the float dtype d (f64: as it is).
+double round_to(double v, DType d) {
+  if (d == DType::float64) return v;
+  if (d == DType::float32) return static_cast<double>(static_cast<float>(v));
+  detail::Literal l = detail::Literal::make(d, {});
+  l.set_f64(0, v);
+  return l.get_f64(0);
+}
+}  // namespace
 
 Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype, Loc loc) {
   ApiScope s(loc);
   if (num < 0) throw_error<ShapeError>("linspace", "num must be non-negative, got {}", num);
   detail::checked_num_elements(std::vector<int64_t>{num}, dtype, "linspace");
+  // JAX's _linspace as XLA compiles it on the CPU: in the computation dtype (float32 for int32 and smaller ints,
+  // float64 for 64-bit ones), out[i] = start (1 - i/div) + stop (i/div), stop appended when endpoint, floored for
+  // integer dtypes. XLA's simplifier turns i/div into i * r (r = 1/div rounded) and stop * (i r) into i * (stop r);
+  // LLVM contracts the sum into fma(i, stop r, start (1 - i r)), or for i = 1 (where i * (stop r) folds to stop r)
+  // fma(start, 1 - r, stop r). So integer results floor what JAX floors: linspace(10, 1, 4, int32) is 10, 6, 3, 1
+  // (the exact quotients give 10, 7, 4, 1). float16/bfloat16 are computed in float32 and rounded at the end.
+  DType comp = is_floating(dtype) ? dtype : dtype_bits(dtype) == 64 ? DType::float64 : DType::float32;
+  bool wide = comp == DType::float64;
+  auto W = [wide](double v) { return wide ? v : static_cast<double>(static_cast<float>(v)); };
+  auto fma = [wide](double x, double y, double z) {
+    return wide ? std::fma(x, y, z)
+                : static_cast<double>(std::fmaf(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)));
+  };
+  double a = round_to(start, comp), b = round_to(stop, comp);
   auto lit = detail::Literal::make(DType::float64, {num});
   auto* v = static_cast<double*>(lit.data());
-  double div = endpoint ? static_cast<double>(num - 1) : static_cast<double>(num);
-  double step = div > 0 ? (stop - start) / div : 0;
-  for (int64_t i = 0; i < num; ++i) v[i] = start + static_cast<double>(i) * step;
-  if (endpoint && num > 1) v[num - 1] = stop;
+  int64_t div = endpoint ? num - 1 : num;
+  if (num == 1) {
+    v[0] = a;
+  } else if (num > 1) {
+    double r = W(1.0 / round_to(static_cast<double>(div), comp)), br = W(b * r);
+    for (int64_t i = 0; i < div; ++i) {
+      double fi = round_to(static_cast<double>(i), comp);
+      double sub = W(1.0 - W(fi * r));
+      v[i] = i == 0 ? a : i == 1 ? fma(a, sub, br) : fma(fi, br, W(a * sub));
+    }
+    if (endpoint) v[num - 1] = b;
+  }
   if (is_integer(dtype))  // jnp.linspace floors before converting to an integer dtype (-1.67 -> -2, not -1)
     for (int64_t i = 0; i < num; ++i) v[i] = std::floor(v[i]);
   return array_from_data(v, DType::float64, {num}, dtype, loc);
@@ -281,9 +321,12 @@ Array eye(int64_t n, int64_t m, int64_t k, DType dtype, Loc loc) {
   ApiScope s(loc);
   if (m < 0) m = n;
   if (n < 0) throw_error<ShapeError>("eye", "N must be non-negative, got {}", n);
-  Array rows = lax::broadcasted_iota(DType::int32, {n, m}, 0);
-  Array cols = lax::broadcasted_iota(DType::int32, {n, m}, 1);
-  Array diag = lax::eq(lax::add(rows, Array::scalar_int(k, DType::int32)), cols);
+  // A diagonal outside the matrix (|k| up to int64's limits) leaves it all zeros: k clamped to [-n, m] first.
+  k = std::clamp<int64_t>(k, -std::max<int64_t>(n, 0), std::max<int64_t>(m, 0));
+  DType it = n > INT32_MAX / 2 || m > INT32_MAX / 2 ? DType::int64 : DType::int32;
+  Array rows = lax::broadcasted_iota(it, {n, m}, 0);
+  Array cols = lax::broadcasted_iota(it, {n, m}, 1);
+  Array diag = lax::eq(lax::add(rows, Array::scalar_int(k, it)), cols);
   return lax::convert_element_type(diag, dtype);
 }
 

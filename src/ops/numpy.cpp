@@ -341,8 +341,15 @@ Array round(const Array& x, int decimals, Loc loc) {
                            "whose integer round raises NotImplementedError there)", dtype_name(x.dtype()), decimals);
   if (!is_floating(x.dtype())) return x;
   if (decimals == 0) return lax::round(x, lax::RoundingMethod::TO_NEAREST_EVEN);
-  Array f = convert(Array(std::pow(10.0, decimals)), x.dtype(), false);
-  return lax::div(lax::round(lax::mul(x, f), lax::RoundingMethod::TO_NEAREST_EVEN), f);
+  // As JAX's _round_float: rounding past the dtype's range of decimal exponents is a no-op (10^decimals would
+  // overflow to inf and give NaN); float16 scales in float32 (its own precision loses the digit being rounded);
+  // the factor takes x's weak type.
+  double max_exponent = x.dtype() == DType::float16 ? 4.816 : x.dtype() == DType::float64 ? 308.25 : 38.53;
+  if (decimals > max_exponent) return x;
+  Array v = x.dtype() == DType::float16 ? convert(x, DType::float32, x.weak_type()) : x;
+  Array f = convert(Array(std::pow(10.0, decimals)), v.dtype(), v.weak_type());
+  Array r = lax::div(lax::round(lax::mul(v, f), lax::RoundingMethod::TO_NEAREST_EVEN), f);
+  return x.dtype() == DType::float16 ? convert(r, DType::float16, x.weak_type()) : r;
 }
 
 #define JITX_JNP_FLOAT_UNARY(name, laxfn)  \

@@ -1,6 +1,7 @@
 // jnp.einsum: explicit subscripts, repeated labels (diagonals), pairwise contraction left to right.
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -96,9 +97,18 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands, 
   for (size_t i = 0; i < spec.size(); ++i) {
     char c = spec[i];
     bool ok = std::isalpha(static_cast<unsigned char>(c)) || (c == ',' && i < arrow) || i == arrow || i == arrow + 1;
-    if (!ok)
-      throw_error<ShapeError>("einsum", "subscripts '{}' have '{}' at {}: labels must be letters{}", subscripts, c, i,
+    if (!ok) {
+      // Bytes outside printable ASCII (half of a UTF-8 sequence) are shown as escapes, keeping the message valid.
+      auto u = static_cast<unsigned char>(c);
+      std::string shown = u >= 0x20 && u < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", u);
+      std::string given;
+      for (char g : subscripts) {
+        auto ug = static_cast<unsigned char>(g);
+        given += ug >= 0x20 && ug < 0x7f ? std::string(1, g) : fmt::format("\\x{:02x}", ug);
+      }
+      throw_error<ShapeError>("einsum", "subscripts '{}' have '{}' at {}: labels must be letters{}", given, shown, i,
                               c == '.' ? " (jitx's einsum has no '...' broadcasting)" : "");
+    }
   }
   std::vector<std::string> ins;
   size_t start = 0;
@@ -124,6 +134,23 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands, 
         ops[k] = einsum_diagonal(ops[k], static_cast<int64_t>(p), static_cast<int64_t>(i), ins[k][i]);
         ins[k].erase(i--, 1);
       }
+  // A label of size 1 in some operands and n in others broadcasts to n, as in JAX ("ij,ij->ij" of (2, 3) and
+  // (1, 3)); two sizes other than 1 are an error.
+  std::map<char, int64_t> label_size;
+  for (size_t k = 0; k < ins.size(); ++k)
+    for (size_t i = 0; i < ins[k].size(); ++i) {
+      int64_t n = ops[k].shape()[i];
+      auto [it, fresh] = label_size.emplace(ins[k][i], n);
+      if (fresh || it->second == n || n == 1) continue;
+      if (it->second != 1)
+        throw_error<ShapeError>("einsum", "label '{}' has sizes {} and {} (operand {})", ins[k][i], it->second, n, k);
+      it->second = n;
+    }
+  for (size_t k = 0; k < ins.size(); ++k) {
+    Shape want = ops[k].shape();
+    for (size_t i = 0; i < ins[k].size(); ++i) want[i] = label_size[ins[k][i]];
+    if (want != ops[k].shape()) ops[k] = broadcast_to(ops[k], want);
+  }
   DType d = result_type(operands);
   // Weak when every operand is, as JAX's promote_dtypes.
   bool w = std::all_of(operands.begin(), operands.end(), [](const Array& x) { return x.weak_type(); });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 
 #include "core/default_dtypes.h"
 #include "core/errors.h"
@@ -11,6 +12,7 @@
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
 #include "jitx/numpy_extra.h"
+#include "ops/convert.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
@@ -19,6 +21,14 @@ using detail::throw_error;
 
 namespace {
 Array lit(double v, DType d) { return astype(Array(v), d); }
+
+/// JAX's promote_dtypes_inexact on one promoted operand: 64-bit ints become the default float (float64), other
+/// ints and bool float32; a weak input stays weak.
+Array to_inexact(const Array& v) {
+  if (is_floating(v.dtype())) return v;
+  DType d = dtype_bits(v.dtype()) == 64 ? detail::default_float_dtype() : DType::float32;
+  return detail::convert_weak(v, d, v.weak_type());
+}
 
 Array tri_mask(const Array& x, int64_t k, bool lower, std::string_view op) {
   if (x.ndim() < 2) throw_error<ShapeError>(op, "needs an array of at least 2 dimensions, got shape {}",
@@ -120,11 +130,23 @@ Array repeat(const Array& x, const std::vector<int64_t>& repeats, std::optional<
   if (repeats.size() == 1) return repeat(y, repeats[0], a, loc);
   if (static_cast<int64_t>(repeats.size()) != n)
     throw_error<ShapeError>("repeat", "got {} repeats for an axis of length {}", repeats.size(), n);
-  std::vector<int64_t> idx;
+  int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (repeats[i] < 0) throw_error<ShapeError>("repeat", "repeats must be >= 0, got {}", repeats[i]);
-    idx.insert(idx.end(), repeats[i], i);
+    if (repeats[i] > INT64_MAX / 4 - total)
+      throw_error<ShapeError>("repeat", "the repeats add up to more elements than an axis can hold");
+    total += repeats[i];
   }
+  Shape out_shape = y.shape();
+  out_shape[a] = total;
+  detail::checked_num_elements(out_shape, y.dtype(), "repeat");
+  std::vector<int64_t> idx;
+  try {
+    idx.reserve(static_cast<size_t>(total));  // the gather's index, one entry per output position
+  } catch (const std::exception&) {
+    throw_error<RuntimeError>("repeat", "cannot allocate the index of {} repeated positions", total);
+  }
+  for (int64_t i = 0; i < n; ++i) idx.insert(idx.end(), repeats[i], i);
   return take_static(y, idx, a);
 }
 
@@ -189,7 +211,9 @@ Array fmod(const Array& x, const Array& y, Loc loc) {
   // Integer division by zero: JAX divides by 1 there (fmod(x, 0) = 0), not XLA's rem (which gives x); only where
   // the result type is an integer one (bool % bool stays XLA's rem, fmod(True, False) = 1, as in JAX).
   if (!is_floating(b.dtype()) && !(is_bool(x.dtype()) && is_bool(y.dtype()))) {
-    Array zero = lax::convert_element_type(Array(0), b.dtype()), one = lax::convert_element_type(Array(1), b.dtype());
+    // The literals take b's weak type, so that fmod of weak ints stays weak (fmod(7, 3) + int8 is int8).
+    Array zero = detail::convert_weak(Array(0), b.dtype(), b.weak_type());
+    Array one = detail::convert_weak(Array(1), b.dtype(), b.weak_type());
     b = where(lax::eq(b, zero), one, b);
   }
   return lax::rem(a, b);
@@ -198,13 +222,8 @@ Array fmod(const Array& x, const Array& y, Loc loc) {
 Array logaddexp(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
   auto [a0, b0] = promote_and_broadcast(x, y, "logaddexp");
-  // JAX's promote_dtypes_inexact: 64-bit ints become the default float (float64), other ints and bool float32.
-  auto inexact = [](const Array& v) {
-    if (is_floating(v.dtype())) return v;
-    return astype(v, dtype_bits(v.dtype()) == 64 ? detail::default_float_dtype() : DType::float32);
-  };
-  Array a = inexact(a0);
-  Array b = inexact(b0);
+  Array a = to_inexact(a0);
+  Array b = to_inexact(b0);
   Array amax = lax::max(a, b);
   Array delta = lax::sub(a, b);
   // min - max rather than -|a - b|: the same value, and at a tie its derivative is 0 (max and min split their
@@ -258,12 +277,13 @@ Array nanmin(const Array& x, Axes axes, bool keepdims, Loc loc) {
 
 Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan, Loc loc) {
   ApiScope s(loc);
-  auto [x, y] = promote_and_broadcast(a, b, "isclose");
-  if (!is_floating(x.dtype())) return equal(x, y);
+  auto [x0, y0] = promote_and_broadcast(a, b, "isclose");
+  // As JAX: integers and bools are compared as floats (int32 through float32), the tolerances in that dtype, and
+  // x == y counts as close whatever the tolerances (infinities are close only to themselves).
+  Array x = to_inexact(x0), y = to_inexact(y0);
   DType d = x.dtype();
-  Array close = lax::le(lax::abs(lax::sub(x, y)), lax::add(lit(atol, d), lax::mul(lit(rtol, d), lax::abs(y))));
-  Array fin = logical_and(isfinite(x), isfinite(y));
-  Array out = where(fin, close, equal(x, y));  // infinities are close only to themselves
+  Array in_range = lax::le(lax::abs(lax::sub(x, y)), lax::add(lit(atol, d), lax::mul(lit(rtol, d), lax::abs(y))));
+  Array out = logical_or(lax::eq(x, y), logical_and(isfinite(y), in_range));
   if (equal_nan) out = logical_or(out, logical_and(isnan(x), isnan(y)));
   return out;
 }

@@ -1,6 +1,7 @@
 // jitx::numpy::pad: every mode is lax.pad (constant) or a static gather/concatenation along each axis.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "core/errors.h"
@@ -9,6 +10,7 @@
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
 #include "jitx/numpy_extra.h"
+#include "ops/convert.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
@@ -104,12 +106,31 @@ Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& const
   for (auto [b, e] : pw)
     if (b < 0 || e < 0) throw_error<ShapeError>("pad", "pad widths must be >= 0, got ({}, {})", b, e);
   if (mode == "constant") {
-    if (constant_values.ndim() != 0)
-      throw_error<ShapeError>("pad", "constant_values must be a scalar, got shape {}",
-                              shape_str(constant_values.shape()));
-    std::vector<std::array<int64_t, 3>> cfg;
-    for (auto [b, e] : pw) cfg.push_back({b, e, 0});
-    return lax::pad(x, astype(constant_values, x.dtype()), cfg);
+    // As JAX's _pad_constant: the values in x's dtype and weak type; a scalar (or one value) pads every side,
+    // otherwise they broadcast to (before, after) per axis and the axes are padded one after another (so a corner
+    // takes the later axis' value).
+    Array cv = detail::convert_weak(constant_values, x.dtype(), x.weak_type());
+    const Shape& cs = cv.shape();
+    if (cv.ndim() > 2 || (cv.ndim() >= 1 && cs.back() != 1 && cs.back() != 2))
+      throw_error<ShapeError>("pad", "constant_values has unsupported shape {}: it must be a scalar, or 1-D or 2-D "
+                              "with a last dimension of size 1 or 2", shape_str(cs));
+    if (cv.ndim() == 0 || (cv.ndim() == 1 && cs[0] == 1)) {
+      std::vector<std::array<int64_t, 3>> cfg;
+      for (auto [b, e] : pw) cfg.push_back({b, e, 0});
+      return lax::pad(x, lax::reshape(cv, {}), cfg);
+    }
+    Array pairs = broadcast_to(cv, {x.ndim(), 2});
+    Array out = x;
+    for (int64_t a = 0; a < x.ndim(); ++a)
+      for (int side = 0; side < 2; ++side) {
+        int64_t w = side == 0 ? pw[a].first : pw[a].second;
+        if (w == 0) continue;
+        std::vector<std::array<int64_t, 3>> cfg(x.ndim(), {0, 0, 0});
+        cfg[a] = side == 0 ? std::array<int64_t, 3>{w, 0, 0} : std::array<int64_t, 3>{0, w, 0};
+        Array v = lax::reshape(lax::slice(pairs, {a, side}, {a + 1, side + 1}), {});
+        out = lax::pad(out, v, cfg);
+      }
+    return out;
   }
   if (mode == "linear_ramp" && end_values.ndim() != 0)
     throw_error<ShapeError>("pad", "end_values must be a scalar, got shape {}", shape_str(end_values.shape()));
@@ -131,6 +152,14 @@ Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& const
       out = pad_axis_ramp(out, a, b, e, end_values);
     } else {
       std::vector<int64_t> idx;
+      if (b > INT64_MAX / 4 - n || e > INT64_MAX / 4 - n - b)
+        throw_error<ShapeError>("pad", "pad widths ({}, {}) on axis {} of size {} are too large", b, e, a, n);
+      try {
+        idx.reserve(static_cast<size_t>(n + b + e));  // the gather's index, one entry per output position
+      } catch (const std::exception&) {
+        throw_error<RuntimeError>("pad", "cannot allocate the index of {} positions for axis {} (pad widths ({}, {}))",
+                                  n + b + e, a, b, e);
+      }
       for (int64_t p = -b; p < n + e; ++p) idx.push_back(source_index(mode, p, n));
       out = take(out, array(idx, Shape{static_cast<int64_t>(idx.size())}, DType::int64), a, "clip");
     }

@@ -368,14 +368,52 @@ std::vector<hlo::Instruction*> lower_manual(const std::string& n, LowerCtx& c, s
     int64_t rank = c.in_avals[0].ndim(), sp = c.params.get_int("split_axis"), ca = c.params.get_int("concat_axis");
     sp = sp < 0 ? sp + rank : sp;
     ca = ca < 0 ? ca + rank : ca;
-    if (!c.params.get_bool("tiled") || sp != ca)
-      throw_error<CompileError>("all_to_all",
-                                "the StableHLO text of shard_map supports only a tiled all_to_all "
-                                "with split_axis == concat_axis yet (got split_axis={}, concat_axis={}, "
-                                "tiled={}); the program itself runs",
-                                sp, ca, c.params.get_bool("tiled"));
-    cfg.dimension = sp;
-    return {comp->add(hlo::Opcode::kAllToAll, hlo_shape(out), {a[0]}, attrs(nullptr))};
+    const ShapedArray& in = c.in_avals[0];
+    if (sp == ca) {  // untiled too: the split axis has the group's size and keeps it
+      cfg.dimension = sp;
+      return {comp->add(hlo::Opcode::kAllToAll, hlo_shape(out), {a[0]}, attrs(nullptr))};
+    }
+    // HLO's all-to-all splits and concatenates along one dimension. Another concat axis, or an untiled exchange
+    // (JAX's: the split axis, of the group's size, is removed and a new one inserted at the concat axis), goes
+    // through a leading chunk axis: x's split axis as (chunk, rest), the chunk axis moved to the front, exchanged
+    // along it (it then numbers the source devices), moved before the concat axis and merged into it.
+    Shape xs = in.shape;
+    int64_t groups = 1;  // the exchange's group size: the product of the named mesh axes
+    for (int64_t d : j) groups *= mm.shape[static_cast<size_t>(d)];
+    hlo::Instruction* x = a[0];
+    if (!c.params.get_bool("tiled")) {
+      // A size-1 axis at the concat position; the split axis (after it, when it was at or past it) is tiled over.
+      xs.insert(xs.begin() + ca + (sp < ca ? 1 : 0), 1);
+      if (sp >= ca) ++sp;
+      else ++ca;
+      x = comp->add(hlo::Opcode::kReshape, hlo::Shape(in.dtype, xs), {x});
+    }
+    Shape chunked = xs;  // (..., groups, split / groups, ...)
+    chunked[static_cast<size_t>(sp)] /= groups;
+    chunked.insert(chunked.begin() + sp, groups);
+    x = comp->add(hlo::Opcode::kReshape, hlo::Shape(in.dtype, chunked), {x});
+    std::vector<int64_t> front{sp};
+    Shape fs{groups};
+    for (int64_t k = 0; k < static_cast<int64_t>(chunked.size()); ++k)
+      if (k != sp) front.push_back(k), fs.push_back(chunked[static_cast<size_t>(k)]);
+    x = comp->add(hlo::Opcode::kTranspose, hlo::Shape(in.dtype, fs), {x}, Params{{"permutation", front}});
+    cfg.dimension = 0;
+    x = comp->add(hlo::Opcode::kAllToAll, hlo::Shape(in.dtype, fs), {x}, attrs(nullptr));
+    // fs is (source, rest...) with rest in x's axis order: move the source axis before rest's concat axis.
+    std::vector<int64_t> back;
+    Shape bs;
+    for (int64_t k = 0; k < static_cast<int64_t>(fs.size()) - 1; ++k) {
+      if (k == ca) back.push_back(0), bs.push_back(groups);
+      back.push_back(k + 1), bs.push_back(fs[static_cast<size_t>(k + 1)]);
+    }
+    x = comp->add(hlo::Opcode::kTranspose, hlo::Shape(in.dtype, bs), {x}, Params{{"permutation", back}});
+    Shape merged = bs;
+    merged[static_cast<size_t>(ca)] *= merged[static_cast<size_t>(ca) + 1];
+    merged.erase(merged.begin() + ca + 1);
+    x = comp->add(hlo::Opcode::kReshape, hlo::Shape(in.dtype, merged), {x});
+    if (hlo_shape(out).dims != merged)  // untiled: the exhausted split axis (size 1 now) goes
+      x = comp->add(hlo::Opcode::kReshape, hlo_shape(out), {x});
+    return {x};
   }
   if (n == "ppermute") {
     // Pairs of positions along the axis, for every group: partition ids.

@@ -168,6 +168,18 @@ TEST_CASE("debug::print with a bad format string is a TypeError at the user's li
   CHECK(m.find(fmt::format("debug_test.cpp:{}", line)) != std::string::npos);
 }
 
+TEST_CASE("debug::print formats scalars as NumPy's str and format specs as Python's format()", "[debug]") {
+  Capture cap;
+  // JAX: jax.debug.print("{}", x) of 0-d arrays prints NumPy scalars' str.
+  debug::print("{} {} {} {} {}", Array::scalar(1.0 / 3, DType::float64), Array::scalar(1.0 / 3, DType::float32),
+               Array::scalar(0.1, DType::float16), Array::scalar(1e20, DType::float64), Array(true));
+  // An integer takes a float spec (3.00); a bool a width (  True).
+  debug::print("{:.2f} {:>6}", Array::scalar_int(3, DType::int32), Array(true));
+  CHECK(cap.take() == Lines{"0.3333333333333333 0.33333334 0.1 1e+20 True", "3.00   True"});
+  // A spec on an array that is not 0-d: JAX's TypeError (numpy.ndarray.__format__).
+  CHECK_THROWS_AS(debug::print("{:.2f}", jitx::array({1.0, 2.0})), TypeError);
+}
+
 TEST_CASE("debug::callback calls host code with the values, in order, under jit and vmap", "[debug]") {
   std::vector<std::vector<float>> seen;
   auto f = jit([&](const Array& x) {
@@ -365,4 +377,18 @@ TEST_CASE("a jitx computation inside a callback is a clear RuntimeError, not a h
   })(jitx::array({5.f})).block_until_ready();
   CHECK(seen == std::vector<float>{5.f});
   CHECK(jnp::sum(jitx::array({1.f, 2.f})).item<float>() == 3.f);
+}
+
+TEST_CASE("debug_nans names pure_callback for a NaN it returns, eagerly and under jit (as JAX)", "[debug]") {
+  NanFlags flags(true, false);
+  auto nan_cb = [](const Array& x) {
+    return pure_callback([](const Array&) { return Array::scalar(NAN, DType::float64); },
+                         ShapedArray{{}, DType::float64}, x) +
+           1.0;
+  };
+  std::string eager = message_of([&] { nan_cb(Array::scalar(1.0, DType::float64)); });
+  CHECK(eager.find("FloatingPointError") != std::string::npos);
+  CHECK(eager.find("[pure_callback]") != std::string::npos);
+  std::string jitted = message_of([&] { jit(nan_cb)(Array::scalar(1.0, DType::float64)).block_until_ready(); });
+  CHECK(jitted.find("[pure_callback]") != std::string::npos);
 }

@@ -308,3 +308,78 @@ TEST_CASE("io: saving a tracer is a TypeError that says to save outside the tran
   CHECK_THROWS_WITH(f(Array(1.0f)), Catch::Contains("traced value") && Catch::Contains("[save]"));
   CHECK_THROWS_AS(save(tmp("never.npy"), Array()), TypeError);
 }
+
+TEST_CASE("io: saving writes through links and devices as NumPy's open(path, 'wb'), keeping permissions", "[io]") {
+  Array x = testing::make({1, 2, 3}, float32);
+  // A symbolic link: its target gets the data and the link stays a link.
+  spit(tmp("target.npy"), "old");
+  fs::remove(tmp("link.npy"));
+  fs::create_symlink(tmp("target.npy"), tmp("link.npy"));
+  save(tmp("link.npy"), x);
+  CHECK(fs::is_symlink(fs::symlink_status(tmp("link.npy"))));
+  CHECK(load(tmp("target.npy")).to_vector<float>() == std::vector<float>{1, 2, 3});
+  // A dangling link: its target is created.
+  fs::remove(tmp("nowhere.npy"));
+  fs::remove(tmp("dangling.npy"));
+  fs::create_symlink("nowhere.npy", tmp("dangling.npy"));
+  save(tmp("dangling.npy"), x);
+  CHECK(fs::is_symlink(fs::symlink_status(tmp("dangling.npy"))));
+  CHECK(load(tmp("nowhere.npy")).to_vector<float>() == std::vector<float>{1, 2, 3});
+  // Hard links keep sharing the file.
+  spit(tmp("a.npy"), "old");
+  fs::remove(tmp("b.npy"));
+  fs::create_hard_link(tmp("a.npy"), tmp("b.npy"));
+  save(tmp("a.npy"), x);
+  CHECK(fs::hard_link_count(tmp("a.npy")) == 2);
+  CHECK(load(tmp("b.npy")).to_vector<float>() == std::vector<float>{1, 2, 3});
+  // A replaced file keeps its permission bits (a private file stays private).
+  spit(tmp("private.npy"), "old");
+  fs::permissions(tmp("private.npy"), fs::perms::owner_read | fs::perms::owner_write);
+  save(tmp("private.npy"), x);
+  CHECK((fs::status(tmp("private.npy")).permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write));
+  savez(tmp("private.npy"), NamedArrays{{"x", x}});
+  CHECK((fs::status(tmp("private.npy")).permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write));
+  // A character device stays one (a /dev/null twin, where creating it is permitted).
+  std::string dev = tmp("null_twin");
+  fs::remove(dev);
+  if (std::system(("mknod " + dev + " c 1 3 2>/dev/null").c_str()) == 0) {
+    save(dev, x);
+    savez_compressed(dev, NamedArrays{{"x", x}});
+    CHECK(fs::is_character_file(dev));
+  }
+  for (auto& e : fs::directory_iterator(tmpdir())) CHECK(e.path().string().find(".tmp.") == std::string::npos);
+}
+
+TEST_CASE("io: .npy headers without a byte order or with one-character codes load, as NumPy reads them", "[io]") {
+  std::string b = npy_bytes(testing::make({1.5, -2.5}, float32));
+  auto with_descr = [&](const std::string& descr) {
+    std::string s = b;
+    auto at = s.find("'<f4'");
+    REQUIRE(at != std::string::npos);
+    // Same header length: the descr padded inside its quotes would change it, so pad after the dict instead.
+    std::string quoted = "'" + descr + "'";
+    s.replace(at, 5, quoted);
+    s.insert(s.find('}') + 1, std::string(5 - quoted.size(), ' '));
+    return from_npy_bytes(s);
+  };
+  CHECK(with_descr("f4").to_vector<float>() == std::vector<float>{1.5f, -2.5f});
+  CHECK(with_descr("f").to_vector<float>() == std::vector<float>{1.5f, -2.5f});
+  CHECK(with_descr("f").dtype() == DType::float32);
+  CHECK(with_descr("i").dtype() == DType::int32);
+  CHECK(with_descr("?").dtype() == DType::bool_);
+  CHECK_THROWS_AS(with_descr("x"), IOError);
+}
+
+TEST_CASE("io: without x64, 64-bit files load as 32-bit arrays (as jnp.asarray(np.load(...)))", "[io]") {
+  std::string p = tmp("wide.npy");
+  save(p, testing::make({1.25, -3.5}, float64));
+  bool was = config().enable_x64;
+  config().enable_x64 = false;
+  Array a = load(p);
+  config().enable_x64 = was;
+  CHECK(a.dtype() == DType::float32);
+  CHECK(a.to_vector<float>() == std::vector<float>{1.25f, -3.5f});
+  CHECK(load(p).dtype() == DType::float64);
+}

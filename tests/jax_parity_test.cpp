@@ -376,3 +376,67 @@ TEST_CASE("jnp: einsum broadcasts size-1 dimensions, pad takes per-axis constant
                   Error);
   CHECK_THROWS_AS(jnp::pad(jnp::ones({2, 3}), {{0, 0}, {1000000000000LL, 0}}, "reflect"), Error);
 }
+
+// --- vmap batching rules (an outside probe of jax.vmap on lax/jnp/nn/linalg/random ops) ---
+
+TEST_CASE("vmap of dynamic_slice and dynamic_update_slice counts a negative start from the end once, as JAX",
+          "[vmap]") {
+  Array a = array<double>({10, 11, 12, 13});
+  Array a2 = jnp::stack({a, a * 2.0});
+  // JAX: start -6 on an axis of 4 is -2, clamped to 0: [[10, 11], [20, 22]].
+  auto ds = [](const Array& x) { return lax::dynamic_slice(x, {Array(-6)}, {2}); };
+  for (const Array& r : {vmap(ds)(a2), jit(vmap(ds))(a2)})
+    CHECK(r.to_vector<double>() == std::vector<double>{10, 11, 20, 22});
+  Array u = vmap([](const Array& x) { return lax::dynamic_update_slice(x, array<double>({0, 1}), {Array(-6)}); })(a2);
+  CHECK(u.to_vector<double>() == std::vector<double>{0, 1, 12, 13, 0, 1, 24, 26});
+  Array u2 = vmap([&](const Array& v) { return lax::dynamic_update_slice(a, v, {Array(-5)}); })(
+      array<double>({0, 1, 2, 3}, {2, 2}));
+  CHECK(u2.to_vector<double>() == std::vector<double>{0, 1, 12, 13, 2, 3, 12, 13});
+  // The gradient lands where the values came from: JAX [[1, 2, 0, 0], [1, 2, 0, 0]].
+  Array g = grad([&](const Array& x) { return jnp::sum(vmap(ds)(x) * array<double>({1, 2})); })(a2);
+  CHECK(g.to_vector<double>() == std::vector<double>{1, 2, 0, 0, 1, 2, 0, 0});
+  // Zero examples: empty results, as JAX's.
+  CHECK(vmap([](const Array& x, const Array& i) { return lax::dynamic_slice(x, {i}, {2}); })(
+            jnp::zeros({0, 4}), jnp::zeros({0}, DType::int32))
+            .shape() == Shape{0, 2});
+}
+
+TEST_CASE("vmap of grouped convolutions (feature and batch groups) equals the per-example convolutions", "[vmap]") {
+  auto rnd = [](Shape s, uint32_t seed) { return random::normal(random::PRNGKey(seed), s, DType::float64); };
+  auto close = [](const Array& got, const Array& want) {
+    REQUIRE(got.shape() == want.shape());
+    std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+    for (size_t i = 0; i < g.size(); ++i) CHECK(std::fabs(g[i] - w[i]) <= 1e-12 * (1 + std::fabs(w[i])));
+  };
+  struct Groups { int64_t g, b; Shape lhs, rhs; };
+  // lhs (N, C, W), rhs (O, I, W): feature groups 2 (C = 4 = 2 I, O = 4), batch groups 2 (N = 2, O = 4).
+  for (const Groups& gr : {Groups{2, 1, {1, 4, 6}, {4, 2, 3}}, Groups{1, 2, {2, 3, 5}, {4, 3, 2}}}) {
+    auto conv = [gr](const Array& l, const Array& r) {
+      return lax::conv_general_dilated(l, r, {1}, {{1, 0}}, {}, {}, {}, gr.g, gr.b);
+    };
+    Shape lb = gr.lhs, rb = gr.rhs;
+    lb.insert(lb.begin(), 3);
+    rb.insert(rb.begin(), 3);
+    Array L = rnd(lb, 1), R = rnd(rb, 2), l0 = rnd(gr.lhs, 3), r0 = rnd(gr.rhs, 4);
+    std::vector<Array> both, lhs_only, rhs_only;
+    for (int64_t e = 0; e < 3; ++e) {
+      both.push_back(conv(L[e], R[e]));
+      lhs_only.push_back(conv(L[e], r0));
+      rhs_only.push_back(conv(l0, R[e]));
+    }
+    close(vmap(conv)(L, R), jnp::stack(both));
+    close(vmap(conv, {0, std::nullopt})(L, r0), jnp::stack(lhs_only));
+    close(vmap(conv, {std::nullopt, 0})(l0, R), jnp::stack(rhs_only));
+    close(jit(vmap(conv, {0, std::nullopt}))(L, r0), jnp::stack(lhs_only));
+    // Per-example gradients through the grouped convolution.
+    auto loss = [&](const Array& l, const Array& r) { return jnp::sum(jnp::sin(conv(l, r))); };
+    std::vector<Array> gl;
+    for (int64_t e = 0; e < 3; ++e) gl.push_back(grad(loss)(L[e], r0));
+    close(vmap(grad(loss), {0, std::nullopt})(L, r0), jnp::stack(gl));
+    // Zero examples: the empty result of the unbatched shape (was a SIGFPE).
+    Shape l_empty = lb, r_empty = rb;
+    l_empty[0] = 0, r_empty[0] = 0;
+    CHECK(vmap(conv, {0, std::nullopt})(jnp::zeros(l_empty, DType::float64), r0).shape()[0] == 0);
+    CHECK(vmap(conv)(jnp::zeros(l_empty, DType::float64), jnp::zeros(r_empty, DType::float64)).shape()[0] == 0);
+  }
+}

@@ -246,3 +246,23 @@ TEST_CASE("jit: in_shardings has one entry per non-static positional argument, a
                  JitOptions{}.set_static_argnums({0}).set_in_shardings({on2, on2}));
   CHECK_THROWS_AS(st2(3, a), TypeError);
 }
+
+TEST_CASE("eager ops on sharded arrays give sharded results, as JAX's", "[spmd]") {
+  if (!have(4)) return;
+  Mesh m = make_mesh({4}, {"i"});
+  Array x = jnp::arange(32).astype(DType::float32).reshape({8, 4});
+  Array xs = device_put(x, NamedSharding(m, P("i")));
+  // JAX: (xs * 2).sharding is NamedSharding(mesh, P('i',)); jnp.sum(xs) is replicated on the mesh.
+  Array y = xs * 2.0f;
+  CHECK(y.addressable_shards().size() == 4);
+  CHECK(y.sharding().named() != nullptr);
+  CHECK(y.to_vector<float>() == (x * 2.0f).to_vector<float>());
+  Array t = jnp::sum(xs);
+  CHECK(t.addressable_shards().size() == 4);
+  CHECK(t.item<float>() == 496.0f);
+  Array col = jnp::sum(xs, {0});  // a reduction over the split axis: replicated
+  CHECK(col.to_vector<float>() == std::vector<float>{112, 120, 128, 136});
+  Array mixed = xs + jnp::ones({8, 4});  // a sharded and an unsharded operand
+  CHECK(mixed.addressable_shards().size() == 4);
+  CHECK(jnp::sum(mixed).item<float>() == 528.0f);
+}

@@ -192,17 +192,54 @@ TEST_CASE("structure changes print structs, maps, optionals and statics readably
 }
 
 TEST_CASE("large arrays print summarised with ..., as NumPy (threshold 1000, edgeitems 3)", "[usability]") {
-  CHECK(jnp::arange(2000).to_string() == "Array([0, 1, 2, ..., 1997, 1998, 1999], dtype=int32)");
-  std::string s1000 = jnp::arange(1000).to_string();  // at the threshold: printed whole
+  // JAX's repr strings (jax 0.10.2, numpy's array2string: integers padded to the widest shown).
+  CHECK(jnp::arange(2000).to_string() == "Array([   0,    1,    2, ..., 1997, 1998, 1999], dtype=int32)");
+  std::string s1000 = jnp::arange(1000).to_string();  // at the threshold: printed whole (and wrapped at 75 columns)
   CHECK(s1000.find("...") == std::string::npos);
-  CHECK(s1000.find(", 999]") != std::string::npos);
-  CHECK(jnp::arange(1001).to_string().find("2, ..., 998") != std::string::npos);
+  // The dtype would pass the line width after the last line: JAX writes six spaces before it.
+  CHECK(s1000.size() > 40);
+  CHECK(s1000.substr(s1000.size() - 40) == ", 996, 997, 998, 999],      dtype=int32)");
+  CHECK(jnp::arange(1001).to_string().rfind("Array([   0,    1,    2, ...,  998,  999, 1000], dtype=int32", 0) == 0);
   std::string m = jnp::reshape(jnp::arange(2000), {40, 50}).to_string();
-  CHECK(m.rfind("Array([[0, 1, 2, ..., 47, 48, 49],\n       [50, 51, 52, ..., 97, 98, 99],\n", 0) == 0);
-  CHECK(m.find("[100, 101, 102, ..., 147, 148, 149],\n       ...,\n       [1850, 1851, 1852, ..., 1897, 1898, 1899],")
-        != std::string::npos);
-  CHECK(m.find("[1950, 1951, 1952, ..., 1997, 1998, 1999]], dtype=int32)") != std::string::npos);
+  CHECK(m.rfind("Array([[   0,    1,    2, ...,   47,   48,   49],\n"
+                "       [  50,   51,   52, ...,   97,   98,   99],\n",
+                0) == 0);
+  CHECK(m.find("[1900, 1901, 1902, ..., 1947, 1948, 1949],\n       [1950, 1951, 1952, ..., 1997, 1998, 1999]], "
+               "dtype=int32)") != std::string::npos);
   // Only axes longer than 2 * edgeitems are cut.
   std::string t = jnp::zeros({2, 600}).to_string();
   CHECK(t == "Array([[0., 0., 0., ..., 0., 0., 0.],\n       [0., 0., 0., ..., 0., 0., 0.]], dtype=float32)");
+}
+
+TEST_CASE("arrays print as JAX's repr: shortest digits per dtype, aligned, scientific past 1e-4..1e8", "[usability]") {
+  // Each expected string is repr() of the same array in JAX 0.10.2 (x64).
+  CHECK(array<float>({1e-5f, 1.0f}).to_string() == "Array([1.e-05, 1.e+00], dtype=float32)");
+  CHECK(array<float>({{1, 22.5, 333}, {0.001, 5, 6}}).to_string() ==
+        "Array([[1.00e+00, 2.25e+01, 3.33e+02],\n       [1.00e-03, 5.00e+00, 6.00e+00]], dtype=float32)");
+  CHECK(array<int32_t>({1, -100, 1000}).to_string() == "Array([   1, -100, 1000], dtype=int32)");
+  CHECK(array<double>({NAN, INFINITY, -INFINITY, 1.5}).to_string() ==
+        "Array([ nan,  inf, -inf,  1.5], dtype=float64)");
+  CHECK(array({true, false}).to_string() == "Array([ True, False], dtype=bool)");
+  CHECK(array<double>({1.0 / 3, 2.0 / 3}).to_string() == "Array([0.33333333, 0.66666667], dtype=float64)");
+  CHECK(array<float>({1.0f / 3}).to_string() == "Array([0.33333334], dtype=float32)");
+  CHECK(array<float>({0.1f, 0.2f, 0.3f}).astype(DType::float16).to_string() ==
+        "Array([0.1, 0.2, 0.3], dtype=float16)");
+  CHECK(array<float>({1e-3f, 65504.0f}).astype(DType::float16).to_string() ==
+        "Array([1.00e-03, 6.55e+04], dtype=float16)");
+  CHECK(array<float>({1.5f, 3.14159f, -2.0f}).astype(DType::bfloat16).to_string() ==
+        "Array([1.5, 3.14062, -2], dtype=bfloat16)");
+  CHECK(jnp::zeros({2, 0, 3}).to_string() == "Array([], shape=(2, 0, 3), dtype=float32)");
+  CHECK(jnp::zeros({0}).to_string() == "Array([], shape=(0,), dtype=float32)");
+  CHECK(jnp::arange(8.0, DType::float64).reshape({2, 2, 2}).to_string() ==
+        "Array([[[0., 1.],\n        [2., 3.]],\n\n       [[4., 5.],\n        [6., 7.]]], dtype=float64)");
+  CHECK(Array::scalar(1.0 / 3, DType::float64).to_string() == "Array(0.33333333, dtype=float64)");
+  CHECK(Array(2.0).to_string() == "Array(2., dtype=float64, weak_type=True)");
+  CHECK(Array::scalar(-0.0, DType::float64).to_string() == "Array(-0., dtype=float64)");
+  CHECK(array<double>({-1.5, 2.0, NAN}).to_string() == "Array([-1.5,  2. ,  nan], dtype=float64)");
+  // Rows wrap at 75 columns; past the width, the dtype follows six spaces (JAX's own spacing).
+  CHECK((jnp::arange(20.0f) * 1.1f).to_string() ==
+        "Array([ 0.       ,  1.1      ,  2.2      ,  3.3000002,  4.4      ,\n"
+        "        5.5      ,  6.6000004,  7.7000003,  8.8      ,  9.900001 ,\n"
+        "       11.       , 12.1      , 13.200001 , 14.3      , 15.400001 ,\n"
+        "       16.5      , 17.6      , 18.7      , 19.800001 , 20.9      ],      dtype=float32)");
 }

@@ -650,13 +650,6 @@ TEST_CASE("vmap errors name vmap, the argument and what was expected", "[vmap][e
   // Reading a batched value on the host is a tracer error, as in JAX.
   check_mentions(error_of([&] { vmap([](const Array& a) { return a * a.item<float>(); })(zeros({3})); }),
                  {"tracer", "vmap"});
-  // A convolution with feature groups has no batching rule yet.
-  check_mentions(error_of([&] {
-                   vmap([](const Array& x, const Array& w) {
-                     return lax::conv_general_dilated(x, w, {1}, {{0, 0}}, {}, {}, {}, 2);
-                   })(zeros({2, 1, 4, 5}), zeros({2, 4, 2, 2}));
-                 }),
-                 {"[vmap]", "conv_general_dilated", "feature_group_count"});
 }
 
 TEST_CASE("a primitive without a batching rule throws, never answers wrongly", "[vmap][errors]") {

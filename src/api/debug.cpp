@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "core/array_print.h"
 #include "core/errors.h"
 #include "core/host_callback.h"
 #include "core/primitive.h"
@@ -27,15 +28,26 @@ struct fmt::formatter<jitx::detail::PrintValue> {
   }
   auto format(const jitx::detail::PrintValue& v, fmt::format_context& ctx) const {
     const auto& l = v.lit;
-    if (!l.dims.empty()) return fmt::format_to(ctx.out(), "{}", l.values_str());
-    if (spec.empty()) {  // a scalar as NumPy's str: 2.0, not the array element's 2.
-      std::string t = l.values_str();
-      if (jitx::is_floating(l.dtype) && !t.empty() && t.back() == '.') t += '0';
-      return fmt::format_to(ctx.out(), "{}", t);
+    if (!l.dims.empty()) {
+      // As JAX (numpy.ndarray.__format__): an array takes no format spec.
+      if (!spec.empty())
+        throw fmt::format_error(fmt::format("the format spec '{}' applies to a 0-d array only, got shape ({})", spec,
+                                            fmt::join(l.dims, ", ")));
+      return fmt::format_to(ctx.out(), "{}", l.values_str());
     }
+    if (spec.empty()) return fmt::format_to(ctx.out(), "{}", jitx::detail::scalar_text(l));  // NumPy's str: 2.0
     std::string f = "{:" + spec + "}";
-    if (jitx::is_floating(l.dtype)) return fmt::format_to(ctx.out(), fmt::runtime(f), l.get_f64(0));
-    if (l.dtype == jitx::DType::bool_) return fmt::format_to(ctx.out(), fmt::runtime(f), l.get_i64(0) != 0);
+    char kind = spec.back();
+    bool float_spec = kind == 'f' || kind == 'F' || kind == 'e' || kind == 'E' || kind == 'g' || kind == 'G' ||
+                      kind == '%';
+    // As Python's format(): an integer takes a float spec (3 with {:.2f} is 3.00), a bool prints True/False.
+    if (jitx::is_floating(l.dtype) || float_spec) {
+      if (kind == '%') return fmt::format_to(ctx.out(), fmt::runtime("{:" + spec.substr(0, spec.size() - 1) + "f}%"),
+                                             l.get_f64(0) * 100);
+      return fmt::format_to(ctx.out(), fmt::runtime(f), l.get_f64(0));
+    }
+    if (l.dtype == jitx::DType::bool_)
+      return fmt::format_to(ctx.out(), fmt::runtime(f), std::string(l.get_i64(0) ? "True" : "False"));
     if (l.dtype == jitx::DType::uint64) return fmt::format_to(ctx.out(), fmt::runtime(f), l.get_u64(0));
     return fmt::format_to(ctx.out(), fmt::runtime(f), l.get_i64(0));
   }

@@ -235,47 +235,6 @@ void Literal::convert(const void* src, DType sd, void* dst, DType dd, size_t n) 
   }
 }
 
-std::string Literal::values_str(int64_t max_elems) const {
-  int64_t n = size();
-  auto elem = [&](int64_t i) -> std::string {
-    if (dtype == DType::bool_) return get_i64(i) ? "True" : "False";
-    if (is_floating(dtype)) {
-      double v = get_f64(i);
-      if (std::isnan(v)) return "nan";
-      if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-      std::string s = fmt::format("{:.7g}", v);
-      if (s.find_first_of(".e") == std::string::npos) s += ".";
-      return s;
-    }
-    if (dtype == DType::uint64) return std::to_string(get_u64(i));
-    return std::to_string(get_i64(i));
-  };
-  if (dims.empty()) return elem(0);
-  std::string s;
-  auto strides = row_major_strides(dims);
-  // Recursive nested brackets, numpy style; above max_elems elements, as NumPy's summarisation (threshold,
-  // edgeitems=3): an axis longer than 6 shows its first 3 and last 3 entries around "...".
-  const int64_t edge = 3;
-  bool summarise = n > max_elems;
-  std::function<void(size_t, int64_t)> rec = [&](size_t axis, int64_t base) {
-    s += "[";
-    bool last_axis = axis + 1 == dims.size();
-    std::string sep = last_axis ? ", " : ",\n" + std::string(axis + 7, ' ');
-    bool cut = summarise && dims[axis] > 2 * edge;
-    for (int64_t i = 0; i < dims[axis]; ++i) {
-      if (cut && i == edge) {
-        s += sep + "...";
-        i = dims[axis] - edge;
-      }
-      if (i) s += sep;
-      if (last_axis) s += elem(base + i);
-      else rec(axis + 1, base + i * strides[axis]);
-    }
-    s += "]";
-  };
-  (void)n;
-  rec(0, 0);
-  return s;
-}
+std::string Literal::values_str(int64_t max_elems) const { return array_text(*this, max_elems, 6, 1); }
 
 }  // namespace jitx::detail

@@ -34,6 +34,11 @@ struct Literal {
   std::string values_str(int64_t max_elems = 1000) const;
 };
 
+/// The values as NumPy's array2string prints them in JAX's repr (separator ", ", line width 75 less suffix_len,
+/// continuation lines indented past a prefix of prefix_len characters and the "["); over `threshold` elements
+/// summarised with "...". src/core/array_print.cpp.
+std::string array_text(const Literal& lit, int64_t threshold, size_t prefix_len, size_t suffix_len);
+
 /// Row-major strides of dims, in elements.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);
 int64_t num_elements(const std::vector<int64_t>& dims);

@@ -39,11 +39,23 @@ bool parse_descr(const std::string& s, DType* d, bool* big) {
     *d = DType::bfloat16, *big = false;
     return true;
   }
-  if (s.size() < 3) return false;
+  if (s.empty()) return false;
+  // The byte order may be left out ('f4', as NumPy reads it: native, little-endian here), and NumPy's one-character
+  // type codes name the same dtypes ('?', 'b', 'B', 'h', 'H', 'i', 'I', 'q', 'Q', 'e', 'f', 'd').
   char order = s[0];
-  if (order != '<' && order != '>' && order != '|' && order != '=') return false;
+  bool has_order = order == '<' || order == '>' || order == '|' || order == '=';
   *big = order == '>';
-  std::string k = s.substr(1);
+  std::string k = has_order ? s.substr(1) : s;
+  static const std::pair<const char*, DType> codes[] = {
+      {"?", DType::bool_},   {"b", DType::int8},     {"B", DType::uint8},   {"h", DType::int16},
+      {"H", DType::uint16},  {"i", DType::int32},    {"I", DType::uint32},  {"q", DType::int64},
+      {"Q", DType::uint64},  {"l", DType::int64},    {"L", DType::uint64},  {"e", DType::float16},
+      {"f", DType::float32}, {"d", DType::float64}};
+  for (auto& [name, dt] : codes)
+    if (k == name) {
+      *d = dt;
+      return true;
+    }
   static const std::pair<const char*, DType> table[] = {
       {"b1", DType::bool_},   {"i1", DType::int8},    {"i2", DType::int16},   {"i4", DType::int32},
       {"i8", DType::int64},   {"u1", DType::uint8},   {"u2", DType::uint16},  {"u4", DType::uint32},

@@ -156,8 +156,20 @@ std::string Array::to_string() const {
   auto lit = detail::concrete_buffer(*this, "to_string")->literal();
   static const char* names[] = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                                 "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
-  return fmt::format("Array({}, dtype={}{})", lit.values_str(), names[static_cast<int>(dtype())],
-                     weak_type() ? ", weak_type=True" : "");
+  std::string dtype_str = fmt::format("dtype={}{}", names[static_cast<int>(dtype())],
+                                      weak_type() ? ", weak_type=True" : "");
+  // As JAX's Array.__repr__: an empty array shows its shape; the dtype follows the last line, or (past the line
+  // width) six spaces, as JAX writes it.
+  if (lit.size() == 0) {
+    const Shape& dims = shape();
+    std::string s = dims.size() == 1 ? fmt::format("({},)", dims[0]) : fmt::format("({})", fmt::join(dims, ", "));
+    return fmt::format("Array([], shape={}, {})", s, dtype_str);
+  }
+  std::string body = lit.values_str();
+  auto nl = body.rfind('\n');
+  size_t last_line = nl == std::string::npos ? body.size() + 2 : body.size() - nl + 1;
+  const char* sep = last_line + dtype_str.size() + 2 > 75 ? "      " : " ";
+  return fmt::format("Array({},{}{})", body, sep, dtype_str);
 }
 
 std::ostream& operator<<(std::ostream& os, const Array& a) { return os << a.to_string(); }

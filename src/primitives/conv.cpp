@@ -102,27 +102,66 @@ Array conv_transpose_rhs(A g, A lhs, const ShapedArray& rhs, const Params& ps) {
                       {"out_spec", spec_transpose(rs)}, {"feature_group_count", G}, {"batch_group_count", B}});
 }
 
-/// vmap (JAX's rule, for ungrouped convolutions): a batched lhs joins the convolution's own batch axis; a batched
-/// rhs joins its output features; both batched become feature groups, one per example.
+/// vmap, JAX's rule: a batched lhs joins the convolution's batch axis (with batch groups: inside each group), a
+/// batched rhs its output features (with groups: inside each group), both batched become feature groups (or batch
+/// groups) one per example; a batch of 0 examples is the empty result of the unbatched shape.
 std::pair<std::vector<Array>, std::vector<int64_t>> conv_batch(std::span<const Array> args,
                                                                std::span<const int64_t> dims, const Params& ps) {
-  if (ps.get_int("feature_group_count") != 1 || ps.get_int("batch_group_count") != 1)
-    not_batchable("conv_general_dilated", "feature_group_count or batch_group_count above 1 is not supported yet");
   Ints ls = ps.get_ints("lhs_spec"), rs = ps.get_ints("rhs_spec"), os = ps.get_ints("out_spec");
+  int64_t G = ps.get_int("feature_group_count"), B = ps.get_int("batch_group_count");
   int64_t n = batch_size(args, dims);
-  if (dims[1] == not_mapped) {
-    Array out = bind1(conv(), {reshape_axis_into(dims[0], ls[0], args[0]), args[1]}, ps);
-    return {{reshape_axis_out_of(os[0], n, out)}, {os[0]}};
+  if (n == 0) {
+    std::vector<ShapedArray> unbatched;
+    for (size_t i = 0; i < 2; ++i) {
+      ShapedArray a = args[i].aval();
+      if (dims[i] != not_mapped) a.shape.erase(a.shape.begin() + dims[i]);
+      unbatched.push_back(a);
+    }
+    ShapedArray out = conv().abstract_eval(unbatched, ps)[0];
+    Shape s = out.shape;
+    s.insert(s.begin(), 0);
+    return {{zeros(s, out.dtype)}, {0}};
   }
-  if (dims[0] == not_mapped) {
-    Array out = bind1(conv(), {args[0], reshape_axis_into(dims[1], rs[0], args[1])}, ps);
+  auto with_groups = [&](int64_t g, int64_t b) {
+    Params q = ps;
+    q.set("feature_group_count", g);
+    q.set("batch_group_count", b);
+    return q;
+  };
+  if (dims[0] != not_mapped && dims[1] != not_mapped) {
+    Array lhs = B > 1 ? reshape_axis_into(dims[0], ls[0], args[0]) : reshape_axis_into(dims[0], ls[1], args[0]);
+    Params q = B > 1 ? with_groups(G, B * n) : with_groups(G * n, B);
+    Array out = bind1(conv(), {lhs, reshape_axis_into(dims[1], rs[0], args[1])}, q);
     return {{reshape_axis_out_of(os[1], n, out)}, {os[1]}};
   }
-  Params q = ps;
-  q.set("feature_group_count", n);
-  Array out =
-      bind1(conv(), {reshape_axis_into(dims[0], ls[1], args[0]), reshape_axis_into(dims[1], rs[0], args[1])}, q);
-  return {{reshape_axis_out_of(os[1], n, out)}, {os[1]}};
+  if (dims[0] != not_mapped) {
+    int64_t bd = dims[0];
+    if (B == 1) {
+      Array out = bind1(conv(), {reshape_axis_into(bd, ls[0], args[0]), args[1]}, ps);
+      return {{reshape_axis_out_of(os[0], n, out)}, {os[0]}};
+    }
+    Array lhs = reshape_axis_out_of(ls[0] + (bd <= ls[0] ? 1 : 0), B, args[0]);
+    lhs = reshape_axis_into(bd + (ls[0] < bd ? 1 : 0), ls[0] + 1, lhs);
+    lhs = reshape_axis_into(ls[0], ls[0], lhs);
+    Array out = bind1(conv(), {lhs, args[1]}, ps);
+    return {{reshape_axis_out_of(os[0], n, out)}, {os[0]}};
+  }
+  int64_t bd = dims[1];
+  if (G == 1 && B == 1) {
+    Array out = bind1(conv(), {args[0], reshape_axis_into(bd, rs[0], args[1])}, ps);
+    return {{reshape_axis_out_of(os[1], n, out)}, {os[1]}};
+  }
+  // Groups outermost: factored out of the rhs output features, the examples folded inside each group, the groups
+  // put back; the output undone the same way.
+  int64_t groups = G > 1 ? G : B;
+  Array rhs = reshape_axis_out_of(rs[0] + (bd <= rs[0] ? 1 : 0), groups, args[1]);
+  rhs = reshape_axis_into(bd + (rs[0] < bd ? 1 : 0), rs[0] + 1, rhs);
+  rhs = reshape_axis_into(rs[0], rs[0], rhs);
+  Array out = bind1(conv(), {args[0], rhs}, ps);
+  out = reshape_axis_out_of(os[1], groups, out);
+  out = reshape_axis_out_of(os[1] + 1, n, out);
+  out = reshape_axis_into(os[1], os[1] + 1, out);
+  return {{out}, {os[1]}};
 }
 
 void check_spec(std::string_view what, const Ints& spec, int64_t rank) {

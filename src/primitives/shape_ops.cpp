@@ -74,11 +74,27 @@ Array clamp_starts(const Array& starts, const std::vector<int64_t>& hi) {
   return lax::clamp(Array::scalar_int(0, starts.dtype()), starts, bound);
 }
 
+/// The dynamic slice primitives bound as they are: their rules get starts the API already counted from the end
+/// once, and lax::dynamic_slice would count a start in [-2n, -n) from the end a second time (JAX clamps it).
+Array dynamic_slice_p(const Array& x, const Arrays& starts, const std::vector<int64_t>& sizes) {
+  static const auto& p = *find_primitive("dynamic_slice");
+  Arrays ins{x};
+  ins.insert(ins.end(), starts.begin(), starts.end());
+  return bind1(p, ins, Params{{"slice_sizes", sizes}});
+}
+Array dynamic_update_slice_p(const Array& x, const Array& update, const Arrays& starts) {
+  static const auto& p = *find_primitive("dynamic_update_slice");
+  Arrays ins{x, update};
+  ins.insert(ins.end(), starts.begin(), starts.end());
+  return bind1(p, ins, Params{});
+}
+
 /// dynamic_slice: unbatched starts slice every example at once; batched starts become a gather with one start
 /// vector per example, clamped first (clamp_starts).
 BatchResult dynamic_slice_batch(Ins args, Dims dims, const Params& ps) {
   int64_t n = batch_size(args, dims);
   const auto& sizes = ps.get_ints("slice_sizes");
+  if (n == 0) return {{zeros(prepended(0, sizes), args[0].dtype())}, {0}};  // no examples: nothing to gather
   bool starts_batched = std::any_of(dims.begin() + 1, dims.end(), [](int64_t d) { return d != not_mapped; });
   auto r = static_cast<int64_t>(sizes.size());
   std::vector<int64_t> window(r);
@@ -86,7 +102,7 @@ BatchResult dynamic_slice_batch(Ins args, Dims dims, const Params& ps) {
   if (!starts_batched) {
     Arrays idx{Array::scalar_int(0, args.size() > 1 ? args[1].dtype() : DType::int32)};
     idx.insert(idx.end(), args.begin() + 1, args.end());
-    return {{lax::dynamic_slice(move_axis(args[0], dims[0], 0), idx, prepended(n, sizes))}, {0}};
+    return {{dynamic_slice_p(move_axis(args[0], dims[0], 0), idx, prepended(n, sizes))}, {0}};
   }
   lax::GatherDimensionNumbers dn;
   dn.offset_dims = window;
@@ -112,12 +128,13 @@ BatchResult dynamic_slice_batch(Ins args, Dims dims, const Params& ps) {
 BatchResult dynamic_update_slice_batch(Ins args, Dims dims, const Params&) {
   int64_t n = batch_size(args, dims);
   Array x = batch_at(args[0], dims[0], n), u = batch_at(args[1], dims[1], n);
+  if (n == 0) return {{x}, {0}};  // no examples: nothing to scatter
   bool starts_batched = std::any_of(dims.begin() + 2, dims.end(), [](int64_t d) { return d != not_mapped; });
   int64_t r = x.ndim() - 1;
   if (!starts_batched) {
     Arrays idx{Array::scalar_int(0, args.size() > 2 ? args[2].dtype() : DType::int32)};
     idx.insert(idx.end(), args.begin() + 2, args.end());
-    return {{lax::dynamic_update_slice(x, u, idx)}, {0}};
+    return {{dynamic_update_slice_p(x, u, idx)}, {0}};
   }
   Arrays starts(args.begin(), args.end());
   std::vector<int64_t> sdims(dims.begin(), dims.end());
@@ -342,12 +359,12 @@ const bool registered_slicing_ops = [] {
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
       Arrays idx(x.begin() + 1, x.end());
       const auto& sizes = ps.get_ints("slice_sizes");
-      Array out = lax::dynamic_slice(x[0], idx, sizes);
-      return JvpResult{{out}, {t[0].valid() ? lax::dynamic_slice(t[0], idx, sizes) : Array()}};
+      Array out = dynamic_slice_p(x[0], idx, sizes);
+      return JvpResult{{out}, {t[0].valid() ? dynamic_slice_p(t[0], idx, sizes) : Array()}};
     };
     p.transpose = [](Cts ct, Args args, const Params&) {
       Arrays out(args.size());
-      out[0] = lax::dynamic_update_slice(zeros_like_aval(args[0].aval), ct[0], start_indices(args, 1));
+      out[0] = dynamic_update_slice_p(zeros_like_aval(args[0].aval), ct[0], start_indices(args, 1));
       return out;
     };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params& ps) {
@@ -380,15 +397,16 @@ const bool registered_slicing_ops = [] {
     p.batch = dynamic_update_slice_batch;
     p.jvp = [](std::span<const Array> x, std::span<const Array> t, const Params&) {
       Arrays idx(x.begin() + 2, x.end());
-      Array out = lax::dynamic_update_slice(x[0], x[1], idx);
+      Array out = dynamic_update_slice_p(x[0], x[1], idx);
       if (!t[0].valid() && !t[1].valid()) return JvpResult{{out}, {Array()}};
       return JvpResult{
-          {out}, {lax::dynamic_update_slice(instantiate(t[0], x[0].aval()), instantiate(t[1], x[1].aval()), idx)}};
+          {out},
+          {dynamic_update_slice_p(instantiate(t[0], x[0].aval()), instantiate(t[1], x[1].aval()), idx)}};
     };
     p.transpose = [](Cts ct, Args args, const Params&) {
       Arrays out(args.size()), idx = start_indices(args, 2);
-      if (args[0].is_linear()) out[0] = lax::dynamic_update_slice(ct[0], zeros_like_aval(args[1].aval), idx);
-      if (args[1].is_linear()) out[1] = lax::dynamic_slice(ct[0], idx, args[1].aval.shape);
+      if (args[0].is_linear()) out[0] = dynamic_update_slice_p(ct[0], zeros_like_aval(args[1].aval), idx);
+      if (args[1].is_linear()) out[1] = dynamic_slice_p(ct[0], idx, args[1].aval.shape);
       return out;
     };
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {

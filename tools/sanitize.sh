@@ -14,7 +14,7 @@
 #   tools/sanitize.sh fuzz [seconds]         each libFuzzer target of fuzz/ for that long (60 s) from its seeds
 #   tools/sanitize.sh ci                     what .ci/run runs: asan over the test files of $ci_asan_files in two
 #                                            processes side by side (run_asan_ci)
-#                                            (halting at the first report), the fuzzers for JITX_FUZZ_SECONDS (30)
+#                                            (halting at the first report), the fuzzers for JITX_FUZZ_SECONDS (20)
 #                                            each, then tsan-ci; each step's time printed
 # The builds: the library at -O1 with line tables, the test files at -O0, nothing else (no examples/benchmarks).
 # Suppressions, one reason per line: tools/sanitizers/*.supp.
@@ -216,7 +216,7 @@ case "$kind" in
     halt=1
     export JITX_SANITIZE_CUDA=OFF
     timed "asan+ubsan subset" run_asan_ci
-    timed "fuzzers" run_fuzz "${JITX_FUZZ_SECONDS:-30}"
+    timed "fuzzers" run_fuzz "${JITX_FUZZ_SECONDS:-20}"
     timed "tsan (partly instrumented)" run_tsan_ci
     ;;
   *) echo "tools/sanitize.sh: unknown kind $kind (asan, asan-ctest, asan-ci, tsan, tsan-ctest, tsan-ci, fuzz or ci)" >&2

@@ -107,8 +107,13 @@ std::vector<ShapedArray> slice_avals(const std::vector<ShapedArray>& v, size_t b
 bool is_concrete(const Array& a) { return a.valid() && !a.is_tracer(); }
 
 namespace api_names {
-// A source location inside a function named fori_loop: the name an ApiScope reports ("..., in fori_loop").
+// Source locations inside functions named as the public API: the names an ApiScope reports ("..., in fori_loop"),
+// rather than the implementation's (while_impl).
 std::source_location fori_loop() { return std::source_location::current(); }
+std::source_location while_loop() { return std::source_location::current(); }
+std::source_location scan() { return std::source_location::current(); }
+std::source_location cond() { return std::source_location::current(); }
+std::source_location switch_() { return std::source_location::current(); }
 }  // namespace api_names
 
 std::shared_ptr<void> fori_loop_scope(const Loc& loc) {
@@ -161,7 +166,7 @@ ForiBounds fori_bounds(const Array& lower, const Array& upper, const Loc& loc) {
 }
 
 Array cond_index(const Array& pred, const Loc& loc) {
-  ApiScope s(loc);
+  ApiScope s(loc, api_names::cond());
   if (!pred.valid()) throw_error<TypeError>("cond", "the predicate is an empty Array");
   if (pred.ndim() != 0)
     throw_error<TypeError>("cond", "the predicate must be a scalar, got {} (use jnp::any/all to reduce it, or "
@@ -172,7 +177,7 @@ Array cond_index(const Array& pred, const Loc& loc) {
 }
 
 Array switch_index(const Array& index, int64_t num_branches, const Loc& loc) {
-  ApiScope s(loc);
+  ApiScope s(loc, api_names::switch_());
   if (!index.valid()) throw_error<TypeError>("switch", "the index is an empty Array");
   if (index.ndim() != 0 || !is_integer(index.dtype()))
     throw_error<TypeError>("switch", "the index must be an integer scalar, got {}", index.aval().str());
@@ -184,7 +189,7 @@ Array switch_index(const Array& index, int64_t num_branches, const Loc& loc) {
 std::vector<Array> cond_impl(std::string_view op, const Array& index, const std::vector<FlatFn>& branches,
                              const std::vector<std::string>& branch_names, const std::vector<Array>& operands,
                              const Loc& loc) {
-  ApiScope scope(loc);
+  ApiScope scope(loc, op == "switch" ? api_names::switch_() : api_names::cond());
   std::vector<ShapedArray> in_avals = avals_of(operands);
   std::vector<Sub> subs;
   for (size_t b = 0; b < branches.size(); ++b)
@@ -223,7 +228,7 @@ std::vector<Array> cond_impl(std::string_view op, const Array& index, const std:
 
 std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, const std::vector<Array>& init,
                               const TreeInfo& init_tree, const Loc& loc) {
-  ApiScope scope(loc);
+  ApiScope scope(loc, api_names::while_loop());
   std::vector<ShapedArray> carry = avals_of(init);
   Sub c, b;
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -253,7 +258,7 @@ std::vector<Array> while_impl(const FlatFn& cond_fn, const FlatFn& body_fn, cons
 
 std::vector<Array> scan_impl(const FlatFn& f, const std::vector<Array>& init, const TreeInfo& init_tree,
                              const std::vector<Array>& xs, const lax::ScanOptions& options, const Loc& loc) {
-  ApiScope scope(loc);
+  ApiScope scope(loc, api_names::scan());
   int64_t length = -1;
   for (auto& x : xs) {
     if (x.ndim() == 0)

@@ -35,21 +35,12 @@ std::string program_key(const Primitive& p, std::span<const Array> inputs, const
   return key;
 }
 
-bool has_jaxpr_param(const Params& params) {
-  for (auto& [k, v] : params.items())
-    if (std::holds_alternative<std::shared_ptr<const ClosedJaxpr>>(v) || std::holds_alternative<JaxprList>(v) ||
-        std::holds_alternative<std::shared_ptr<const OpaqueParam>>(v))
-      return true;
-  return false;
-}
-
 std::optional<std::vector<Array>> eval_sharded(const Primitive& p, std::span<const Array> inputs,
                                                const Params& params) {
   std::vector<ShapedArray> in_avals;
   for (const Array& a : inputs) in_avals.push_back(a.aval());
   std::vector<ShapedArray> out_avals = p.abstract_eval(in_avals, params);
-  // Params holding jaxprs or opaque values are keyed by pointer: such programs are built per call, not cached.
-  bool cacheable = !has_jaxpr_param(params);
+  bool cacheable = params_cacheable(params);  // otherwise built per call
   std::string key = cacheable ? program_key(p, inputs, params) : std::string();
   Programs& ps = programs();
   std::shared_ptr<SpmdProgram> prog;

@@ -112,6 +112,14 @@ std::optional<std::string> find_nan_or_inf(std::span<const Array> outs) {
   return std::nullopt;
 }
 
+bool params_cacheable(const Params& params) {
+  for (auto& [k, v] : params.items())
+    if (std::holds_alternative<std::shared_ptr<const ClosedJaxpr>>(v) || std::holds_alternative<JaxprList>(v) ||
+        std::holds_alternative<std::shared_ptr<const OpaqueParam>>(v))
+      return false;
+  return true;
+}
+
 ClosedJaxpr one_equation_jaxpr(const Primitive& p, const Params& params, std::span<const ShapedArray> in_avals,
                                std::span<const ShapedArray> out_avals) {
   ClosedJaxpr cj;
@@ -166,12 +174,7 @@ std::vector<Array> eval_primitive_compiled(const Primitive& p, std::span<const A
   for (auto& a : inputs) args.push_back(concrete_buffer(a, p.name));
 
   EagerEntry entry;
-  // Params holding jaxprs are keyed by pointer: caching them would only grow the cache, never hit.
-  bool cacheable = true;
-  for (auto& [k, v] : params.items())
-    if (std::holds_alternative<std::shared_ptr<const ClosedJaxpr>>(v) || std::holds_alternative<JaxprList>(v) ||
-        std::holds_alternative<std::shared_ptr<const OpaqueParam>>(v))
-      cacheable = false;
+  bool cacheable = params_cacheable(params);
   if (cacheable) {
     std::lock_guard<std::mutex> l(cache.mu);
     auto it = cache.entries.find(key);

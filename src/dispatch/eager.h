@@ -21,6 +21,10 @@ std::vector<Array> eval_primitive_compiled(const Primitive& p, std::span<const A
 /// for the values); nothing otherwise.
 std::optional<std::string> find_nan_or_inf(std::span<const Array> outs);
 
+/// Whether an eager program with these params can be cached: params holding jaxprs or opaque values are keyed by
+/// pointer, so caching them would only grow a cache, never hit.
+bool params_cacheable(const Params& params);
+
 /// The jaxpr of one equation of p on fresh variables of these types (an eager op's program).
 ClosedJaxpr one_equation_jaxpr(const Primitive& p, const Params& params, std::span<const ShapedArray> in_avals,
                                std::span<const ShapedArray> out_avals);

@@ -99,14 +99,16 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands, 
     bool ok = std::isalpha(static_cast<unsigned char>(c)) || (c == ',' && i < arrow) || i == arrow || i == arrow + 1;
     if (!ok) {
       // Bytes outside printable ASCII (half of a UTF-8 sequence) are shown as escapes, keeping the message valid.
-      auto u = static_cast<unsigned char>(c);
-      std::string shown = u >= 0x20 && u < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", u);
-      std::string given;
-      for (char g : subscripts) {
-        auto ug = static_cast<unsigned char>(g);
-        given += ug >= 0x20 && ug < 0x7f ? std::string(1, g) : fmt::format("\\x{:02x}", ug);
-      }
-      throw_error<ShapeError>("einsum", "subscripts '{}' have '{}' at {}: labels must be letters{}", given, shown, i,
+      auto escaped = [](std::string_view t) {
+        std::string out;
+        for (char g : t) {
+          auto u = static_cast<unsigned char>(g);
+          out += u >= 0x20 && u < 0x7f ? std::string(1, g) : fmt::format("\\x{:02x}", u);
+        }
+        return out;
+      };
+      throw_error<ShapeError>("einsum", "subscripts '{}' have '{}' at {}: labels must be letters{}",
+                              escaped(subscripts), escaped(std::string_view(&c, 1)), i,
                               c == '.' ? " (jitx's einsum has no '...' broadcasting)" : "");
     }
   }

@@ -29,7 +29,7 @@ def ensure_jax(args):
     py = os.path.join(venv, "bin", "python")
     if not os.path.exists(py):
         subprocess.check_call([sys.executable, "-m", "venv", venv])
-        subprocess.check_call([py, "-m", "pip", "install", "-q", "jax", "numpy"])
+        subprocess.check_call([py, "-m", "pip", "install", "-q", "jax==0.10.2", "numpy"])
     os.execv(py, [py] + sys.argv)
 
 

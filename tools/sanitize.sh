@@ -56,7 +56,20 @@ configure() {  # dir, extra cmake arguments...
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS= \
     -DCMAKE_EXE_LINKER_FLAGS= -DCMAKE_SHARED_LINKER_FLAGS= \
     -DJITX_BUILD_BENCHMARKS=OFF -DJITX_BUILD_EXAMPLES=OFF -DJITX_BUILD_TESTS=ON -DJITX_TEST_COMPILE_OPTIONS=-O0 \
+    -DCMAKE_UNITY_BUILD="${JITX_SANITIZE_UNITY:-ON}" -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
     "$@" >/dev/null
+}
+
+# The sanitized builds compile 16 sources as one (CMake's unity build): the headers (LLVM's, the library's) are
+# parsed once per 16 files, which more than halves a cold ASan build here. Two sources that define the same
+# file-local name (or a file-scope `using namespace` that hides a later file's name) break it: then this says
+# so and builds each source alone (slower, but CI stays right); rename the name (see git log for examples).
+build_sanitized() {  # dir, targets...
+  local dir=$1; shift
+  if cmake --build "$dir" -j2 --target "$@"; then return 0; fi
+  echo "tools/sanitize.sh: the unity build of $dir failed; building each source alone" >&2
+  cmake -S . -B "$dir" -DCMAKE_UNITY_BUILD=OFF >/dev/null
+  cmake --build "$dir" -j2 --target "$@"
 }
 
 asan_env() {
@@ -67,7 +80,7 @@ asan_env() {
 
 run_asan() {
   configure build-asan -DJITX_BUILD_FUZZERS=ON -DJITX_TEST_FILES="${JITX_ASAN_TEST_FILES:-}"
-  cmake --build build-asan -j2 --target jitx_tests
+  build_sanitized build-asan jitx_tests
   asan_env
   local log=build-asan/asan-run.log
   ./build-asan/tests/jitx_tests "$@" 2>&1 | tee "$log"
@@ -83,7 +96,7 @@ run_asan() {
 # process the other files too.
 run_asan_ci() {
   configure build-asan -DJITX_BUILD_FUZZERS=ON -DJITX_TEST_FILES="$ci_asan_files"
-  cmake --build build-asan -j2 --target jitx_tests
+  build_sanitized build-asan jitx_tests
   asan_env
   local rc1=0 rc2=0
   local coverage="api walk: every public jnp/lax/nn/linalg/random function has an entry in the table"
@@ -109,7 +122,7 @@ run_asan_ci() {
 # or leak names its case): 581 entries, ~20 min on 2 cores. UBSan reports are collected from CTest's log.
 run_asan_ctest() {
   configure build-asan -DJITX_BUILD_FUZZERS=ON -DJITX_TEST_FILES=
-  cmake --build build-asan -j2 --target jitx_tests
+  build_sanitized build-asan jitx_tests
   asan_env
   ctest --test-dir build-asan -j2 --timeout 3000 -E "install_consumer|subdir_and_cli|compile_fail|check_" \
     --output-on-failure
@@ -125,7 +138,7 @@ run_tsan() {
   local f="-fno-omit-frame-pointer -fsanitize=thread"
   configure build-tsan -DJITX_BUILD_FUZZERS=OFF -DJITX_TEST_FILES="$files" -DCMAKE_CXX_FLAGS="$f" \
     -DCMAKE_EXE_LINKER_FLAGS="$f" -DCMAKE_SHARED_LINKER_FLAGS="$f"
-  cmake --build build-tsan -j2 --target jitx_tests
+  build_sanitized build-tsan jitx_tests
   tsan_env
   ./build-tsan/tests/jitx_tests "$@"
 }
@@ -135,7 +148,7 @@ run_tsan_ctest() {
   local f="-fno-omit-frame-pointer -fsanitize=thread"
   configure build-tsan -DJITX_BUILD_FUZZERS=OFF -DJITX_TEST_FILES= -DCMAKE_CXX_FLAGS="$f" \
     -DCMAKE_EXE_LINKER_FLAGS="$f" -DCMAKE_SHARED_LINKER_FLAGS="$f"
-  cmake --build build-tsan -j2 --target jitx_tests
+  build_sanitized build-tsan jitx_tests
   tsan_env
   local norand=()
   if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
@@ -183,7 +196,7 @@ run_tsan_ci() {
 run_fuzz() {
   local seconds=${1:-60}
   configure build-asan -DJITX_BUILD_FUZZERS=ON
-  cmake --build build-asan -j2 --target fuzz_hlo_parser fuzz_stablehlo_import fuzz_executable_file
+  build_sanitized build-asan fuzz_hlo_parser fuzz_stablehlo_import fuzz_executable_file
   halt=1
   asan_env
   for t in hlo_parser stablehlo_import executable_file; do

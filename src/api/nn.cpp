@@ -28,7 +28,7 @@ Array constant(double v, const Array& x) {
 }
 
 /// JAX's promote_args_inexact: bools and ints of up to 32 bits become float32, 64-bit ints the default float.
-Array inexact(const Array& x) {
+Array nn_inexact(const Array& x) {
   if (is_floating(x.dtype())) return x;
   return jnp::astype(x, dtype_bits(x.dtype()) == 64 ? detail::default_float_dtype() : DType::float32);
 }
@@ -54,7 +54,7 @@ Array relu(const Array& x, Loc loc) {
 
 Array gelu(const Array& x_in, bool approximate, Loc loc) {
   ApiScope s(loc);
-  Array x = inexact(x_in);
+  Array x = nn_inexact(x_in);
   if (approximate && (x.dtype() == DType::float16 || x.dtype() == DType::bfloat16)) {
     // f16/bf16: computed in f32 and rounded once. JAX's tanh form rounds each of its ops to the half type (and its
     // tail cancels); this is closer to the true value, and one vectorised kernel where the per-op form (the
@@ -96,7 +96,7 @@ Array softplus(const Array& x, Loc loc) {
     auto finite = [](const Array& a) { return jnp::where(a == INFINITY, Array(0), a); };
     return std::make_pair(out, std::get<0>(t) * jnp::exp(finite(v) - finite(out)));
   });
-  return f(inexact(bool_to_int(x)));
+  return f(nn_inexact(bool_to_int(x)));
 }
 
 namespace {
@@ -121,7 +121,7 @@ Array logsumexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc lo
   // (all -inf, or containing +inf/NaN) shift by 0 so that log(sum(exp(x))) gives -inf, +inf or NaN, not NaN
   // from inf - inf.
   // Integers become floats first, as JAX's promote_args_inexact (x - max in int32 would wrap).
-  Array xf = inexact(x);
+  Array xf = nn_inexact(x);
   if (axes.empty())  // every axis (JAX's axis=None)
     for (int64_t a = 0; a < xf.ndim(); ++a) axes.push_back(a);
   Array m = stop_gradient(max_or_neg_inf(xf, axes));
@@ -176,7 +176,7 @@ Array fast_variance(const Array& x, const Array& mean, const std::vector<int64_t
 
 Array layer_norm(const Array& x_in, std::optional<Array> scale, std::optional<Array> offset, double eps, Loc loc) {
   ApiScope s(loc);
-  Array x = inexact(x_in);  // ints: float32 (64-bit ints the default float), as JAX's standardize
+  Array x = nn_inexact(x_in);  // ints: float32 (64-bit ints the default float), as JAX's standardize
   Array mu = jnp::mean(x, {-1}, true);
   Array y = (x - mu) * lax::rsqrt(fast_variance(x, mu, {-1}) + constant(eps, x));
   if (scale) y = y * *scale;
@@ -254,7 +254,7 @@ Array hard_swish(const Array& x, Loc loc) {
 
 Array mish(const Array& x, Loc loc) {
   ApiScope s(loc);
-  Array v = inexact(bool_to_int(x));
+  Array v = nn_inexact(bool_to_int(x));
   return v * jnp::tanh(softplus(v));
 }
 
@@ -303,7 +303,7 @@ Array glu(const Array& x, int64_t axis, Loc loc) {
 Array standardize(const Array& x_in, std::vector<int64_t> axes, std::optional<Array> mean,
                   std::optional<Array> variance, double epsilon, Loc loc) {
   ApiScope s(loc);
-  Array x = inexact(x_in);  // JAX's promote_args_inexact: int32 -> float32 (before: float64 via epsilon)
+  Array x = nn_inexact(x_in);  // JAX's promote_args_inexact: int32 -> float32 (before: float64 via epsilon)
   Array m = mean ? *mean : jnp::mean(x, axes, true);
   Array v = variance ? *variance : fast_variance(x, m, axes);
   return (x - m) * lax::rsqrt(v + constant(epsilon, x));

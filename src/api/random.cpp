@@ -179,6 +179,16 @@ void check_float(DType d, std::string_view op) {
     throw_error<TypeError>(op, "dtype must be a float dtype, got {}", dtype_name(d));
 }
 
+/// The common head of every sampler: api scope, key check, canonical float dtype, shape check.
+DType begin_float(const Array& key, DType dtype, const Shape& shape, std::string_view op) {
+  key_words(key, op);
+  check_dtype_value(dtype, op);
+  dtype = canonicalize_dtype(dtype);
+  check_float(dtype, op);
+  check_shape(shape, op);
+  return dtype;
+}
+
 /// x broadcast to shape, or a ShapeError naming op when x's shape does not broadcast to exactly
 /// shape.
 Array broadcast_param(const Array& x, const Shape& shape, std::string_view op,

@@ -120,15 +120,6 @@ Array gamma_raw(const Array& key, const Array& a, DType d, bool log_space) {
   return lax::reshape(F.out(gamma_lanes(keys, flat, d, log_space)), a.shape());
 }
 
-DType begin_float(const Array& key, DType dtype, const Shape& shape, std::string_view op) {
-  key_words(key, op);
-  check_dtype_value(dtype, op);
-  dtype = canonicalize_dtype(dtype);
-  check_float(dtype, op);
-  check_shape(shape, op);
-  return dtype;
-}
-
 void check_real(const Array& x, std::string_view op, std::string_view what) {
   if (!x.valid() || !(is_floating(x.dtype()) || is_integer(x.dtype())))
     throw_error<TypeError>(op, "{} must be a real (float or integer) array, got {}", what,

@@ -17,6 +17,8 @@ std::pair<Array, Array> key_words(const Array& key, std::string_view op);
 void check_shape(const Shape& shape, std::string_view op, DType d = DType::uint64);
 void check_dtype_value(DType d, std::string_view op);
 void check_float(DType d, std::string_view op);
+/// The common head of every sampler: key check, canonical float dtype, shape check; returns the dtype.
+DType begin_float(const Array& key, DType dtype, const Shape& shape, std::string_view op);
 /// x broadcast to shape, or a ShapeError when x's shape does not broadcast to exactly shape.
 Array broadcast_param(const Array& x, const Shape& shape, std::string_view op, std::string_view what);
 int nmant(DType d);

@@ -51,16 +51,6 @@ Shape param_shape(std::optional<Shape> shape, std::vector<Shape> shapes, std::st
 
 namespace {
 
-/// The common head of every sampler: api scope, key check, canonical float dtype, shape check.
-DType begin_float(const Array& key, DType dtype, const Shape& shape, std::string_view op) {
-  key_words(key, op);
-  check_dtype_value(dtype, op);
-  dtype = canonicalize_dtype(dtype);
-  check_float(dtype, op);
-  check_shape(shape, op);
-  return dtype;
-}
-
 Array laplace_impl(const Array& key, const Shape& shape, DType d) {
   Fx F{d};
   double epsneg = std::ldexp(1.0, -(nmant(d) + 1));

@@ -30,7 +30,7 @@ using detail::throw_error;
 
 using detail::CollectiveScope;
 
-std::string names_str(const std::vector<std::string>& v) {
+std::string quoted_names(const std::vector<std::string>& v) {
   std::vector<std::string> q;
   for (auto& s : v) q.push_back("'" + s + "'");
   return fmt::format("[{}]", fmt::join(q, ", "));
@@ -57,10 +57,10 @@ CollectiveScope& ctx_for(const std::vector<std::string>& names, std::string_view
       throw_error<TypeError>(op,
                              "unbound axis name: {}. The following axis names (e.g. defined by shard_map) are "
                              "available to collective operations: {}",
-                             n, names_str(avail));
+                             n, quoted_names(avail));
   }
   throw_error<TypeError>(op, "axis names {} belong to different shard_maps; one collective needs one mesh",
-                         names_str(names));
+                         quoted_names(names));
 }
 
 /// The group size of the names (each at most once).
@@ -69,7 +69,7 @@ int64_t group_size(const CollectiveScope& c, const std::vector<std::string>& nam
   std::vector<std::string> seen;
   for (auto& a : names) {
     if (std::find(seen.begin(), seen.end(), a) != seen.end())
-      throw_error<TypeError>(op, "axis name {} appears twice in {}", a, names_str(names));
+      throw_error<TypeError>(op, "axis name {} appears twice in {}", a, quoted_names(names));
     seen.push_back(a);
     auto d = std::find(c.axis_names.begin(), c.axis_names.end(), a) - c.axis_names.begin();
     n *= c.mesh_shape[static_cast<size_t>(d)];

@@ -32,7 +32,7 @@ std::string ord_str(const Ord& o) {
 
 /// x promoted to an inexact dtype as promote_dtypes_inexact does (int64/uint64 to float64, other ints and bool to
 /// float32; float16/bfloat16 stay: the norms that are sums need no LAPACK).
-Array inexact(const Array& x) { return detail::linalg_util::inexact(kOp, x, true); }
+Array norm_inexact(const Array& x) { return detail::linalg_util::inexact(kOp, x, true); }
 
 /// axis normalised to [0, ndim), checked for range and repeats.
 std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axis, int64_t ndim) {
@@ -94,7 +94,7 @@ Array matrix_norm(const Array& x, const Ord& ord, int64_t row, int64_t col, bool
 }
 
 Array norm_impl(const Array& x0, const Ord& ord, const std::optional<std::vector<int64_t>>& axis, bool keepdims) {
-  Array x = inexact(x0);
+  Array x = norm_inexact(x0);
   int64_t nd = x.ndim();
   if (!axis) {
     if (!ord.given) {  // the 2-norm of x flattened

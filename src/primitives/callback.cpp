@@ -32,7 +32,7 @@ std::vector<Array> element(std::span<const Array> args, std::span<const int64_t>
   return out;
 }
 
-const bool registered = [] {
+const bool kCallbackRegistered = [] {
   {
     Primitive p;
     p.name = "debug_callback";

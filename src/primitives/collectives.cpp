@@ -451,7 +451,7 @@ Primitive collective(std::string name, AbstractEvalFn ae) {
   return p;
 }
 
-const bool kRegistered = [] {
+const bool kCollectivesRegistered = [] {
   for (const char* r : {"psum", "pmax", "pmin"}) {
     Primitive p = collective(r, same_aval);
     std::string rs = r;

@@ -452,7 +452,7 @@ BatchResult scan_batch(Ins args, Dims dims, const Params& ps) {
   return {outs, out_dims};
 }
 
-const bool registered = [] {
+const bool kControlFlowRegistered = [] {
   register_primitive(
       Primitive{"cond", cond_abstract_eval, cond_lower, cond_jvp_rule(), cond_transpose_rule(), cond_batch});
   register_primitive(Primitive{"while", while_abstract_eval, while_lower, while_jvp_rule(), while_transpose_rule(),

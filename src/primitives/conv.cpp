@@ -240,7 +240,7 @@ Outs conv_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
   return Outs{ShapedArray{s, l.dtype, l.weak_type && r.weak_type}};
 }
 
-const bool registered = [] {
+const bool kConvRegistered = [] {
   Primitive p;
   p.name = "conv_general_dilated";
   p.num_operands = 2;

@@ -189,7 +189,7 @@ void register_binary(std::string name, Opcode op, Kinds k, BinaryJvp jx, BinaryJ
   register_primitive(std::move(p));
 }
 
-const bool registered = [] {
+const bool kElementwiseRegistered = [] {
   // unary
   register_unary("neg", Opcode::kNegate, Kinds::kNumeric, [](A t, A, A) { return -t; }, false,
                  [](std::span<const Array> ct, std::span<const LinearArg>, const Params&) {

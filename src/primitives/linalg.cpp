@@ -77,7 +77,7 @@ BatchResult triangular_solve_batch(std::span<const Array> args, std::span<const 
   return {{bind1(primitive("triangular_solve"), {a, b}, ps)}, {0}};
 }
 
-const bool registered = [] {
+const bool kLinalgRegistered = [] {
   {
     // lu: (lu, pivots, permutation) of square matrices, partial pivoting: a[perm] = L U with L unit lower.
     Primitive p = matrix_primitive("lu", {});

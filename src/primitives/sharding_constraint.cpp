@@ -84,7 +84,7 @@ const Primitive& sharding_constraint_p() {
   return p;
 }
 // Registered at start-up, so that jaxprs naming it parse and the primitive list knows it.
-const bool kRegistered = (sharding_constraint_p(), true);
+const bool kShardingConstraintRegistered = (sharding_constraint_p(), true);
 
 }  // namespace
 

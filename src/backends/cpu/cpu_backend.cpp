@@ -213,7 +213,7 @@ class CpuBackend : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu_backend::CpuBackend>(); }
 namespace {
-const bool registered = register_backend("cpu", &make_cpu_backend);
+const bool kCpuBackendRegistered = register_backend("cpu", &make_cpu_backend);
 }  // namespace
 
 }  // namespace jitx::runtime

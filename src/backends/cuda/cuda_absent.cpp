@@ -27,7 +27,7 @@ std::unique_ptr<runtime::Backend> make_absent() {
       "JITX_PLATFORM=cuda: jitx was built without the CUDA backend (CMake found no CUDA toolkit; install it, or "
       "point CUDAToolkit_ROOT at it, and configure again)");
 }
-const bool registered = runtime::register_backend("cuda", &make_absent);
+const bool kCudaAbsentRegistered = runtime::register_backend("cuda", &make_absent);
 }  // namespace
 
 }  // namespace jitx::cuda

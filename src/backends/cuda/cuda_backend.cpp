@@ -20,7 +20,7 @@ std::unique_ptr<runtime::Backend> make_cuda_backend() {
       "JITX_PLATFORM=cuda: the driver sees {} CUDA device(s), but running executables on them is not implemented "
       "yet (the cuda backend generates PTX only; see the README's CUDA section)", n));
 }
-const bool registered = runtime::register_backend("cuda", &make_cuda_backend);
+const bool kCudaBackendRegistered = runtime::register_backend("cuda", &make_cuda_backend);
 }  // namespace
 
 }  // namespace jitx::cuda

@@ -63,7 +63,7 @@ detail::Literal fetch(const runtime::Buffer& b) {
   if (!h) throw RuntimeError(fmt::format("reading an array on {}: it holds no CUDA memory", b.device->str()));
   return h->gpu->fetch(h->a);
 }
-const bool registered = runtime::register_foreign_platform("cuda", runtime::ForeignPlatform{&fetch});
+const bool kCudaDevicesRegistered = runtime::register_foreign_platform("cuda", runtime::ForeignPlatform{&fetch});
 }  // namespace
 
 int visible_devices(std::string* why) {

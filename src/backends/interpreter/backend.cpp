@@ -59,7 +59,7 @@ class InterpreterBackend : public Backend {
 
 std::unique_ptr<Backend> make_interpreter_backend() { return std::make_unique<InterpreterBackend>(); }
 namespace {
-const bool registered = register_backend("interpreter", &make_interpreter_backend);
+const bool kBackendRegistered = register_backend("interpreter", &make_interpreter_backend);
 }  // namespace
 
 }  // namespace jitx::runtime

@@ -257,11 +257,6 @@ Literal eval_elementwise(const Instruction& inst, const std::vector<const Litera
   return out;
 }
 
-// Copies element j of src into element i of dst (same dtype) without conversion.
-inline void copy_elem(Literal& dst, int64_t i, const Literal& src, int64_t j) {
-  size_t es = dtype_size(dst.dtype);
-  std::memcpy(static_cast<char*>(dst.data()) + i * es, static_cast<const char*>(src.data()) + j * es, es);
-}
 
 // --- reductions ---------------------------------------------------------------------------------------
 struct Acc {

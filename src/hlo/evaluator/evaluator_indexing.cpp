@@ -19,10 +19,6 @@ using detail::Literal;
 using hlo::Instruction;
 using Ints = std::vector<int64_t>;
 
-inline void copy_elem(Literal& dst, int64_t i, const Literal& src, int64_t j) {
-  size_t es = dtype_size(dst.dtype);
-  std::memcpy(static_cast<char*>(dst.data()) + i * es, static_cast<const char*>(src.data()) + j * es, es);
-}
 
 Literal copy_literal(const Literal& x) {
   Literal out = Literal::make(x.dtype, x.dims);

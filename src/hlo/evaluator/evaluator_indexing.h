@@ -1,10 +1,17 @@
 // Reference evaluation of the indexing ops (gather, scatter, sort, top_k) and convolution.
 #pragma once
+#include <cstring>
 #include <vector>
 
 #include "hlo/evaluator/evaluator.h"
 
 namespace jitx::evaluator {
+
+/// Copies element j of src into element i of dst (same dtype) without conversion.
+inline void copy_elem(detail::Literal& dst, int64_t i, const detail::Literal& src, int64_t j) {
+  size_t es = dtype_size(dst.dtype);
+  std::memcpy(static_cast<char*>(dst.data()) + i * es, static_cast<const char*>(src.data()) + j * es, es);
+}
 
 /// StableHLO gather; start indices are clamped so each slice lies inside the operand.
 detail::Literal eval_gather(const hlo::Instruction& inst, const detail::Literal& operand,

@@ -126,48 +126,48 @@ std::vector<std::vector<int64_t>> parse_groups(std::string_view text) {
 }
 
 namespace {
-[[noreturn]] void bad(const Instruction& i, std::string_view msg) {
+[[noreturn]] void verify_fail(const Instruction& i, std::string_view msg) {
   throw CompileError(fmt::format("[hlo verifier] %{} ({}): {}", i.name, opcode_name(i.opcode), msg));
 }
 }  // namespace
 
 CollectiveConfig CollectiveConfig::of(const Instruction& inst) {
-  if (!is_collective(inst.opcode)) bad(inst, "not a collective");
+  if (!is_collective(inst.opcode)) verify_fail(inst, "not a collective");
   CollectiveConfig c;
   const auto& a = inst.attrs;
   try {
     if (a.has("replica_groups")) c.replica_groups = parse_groups(a.get_str("replica_groups"));
     if (a.has("source_target_pairs"))
       for (auto& p : parse_groups(a.get_str("source_target_pairs"))) {
-        if (p.size() != 2) bad(inst, "a source_target_pairs entry is not a pair");
+        if (p.size() != 2) verify_fail(inst, "a source_target_pairs entry is not a pair");
         c.source_target_pairs.emplace_back(p[0], p[1]);
       }
     c.channel_id = a.get_int("channel_id", 1);
     if (a.has("dimensions")) {
       const auto& d = a.get_ints("dimensions");
-      if (d.size() != 1) bad(inst, "dimensions must name one dimension");
+      if (d.size() != 1) verify_fail(inst, "dimensions must name one dimension");
       c.dimension = d[0];
     }
   } catch (const std::bad_variant_access&) {
-    bad(inst, "an attribute has the wrong type");
+    verify_fail(inst, "an attribute has the wrong type");
   }
   std::set<int64_t> seen;
   size_t size = c.replica_groups.empty() ? 0 : c.replica_groups[0].size();
   for (auto& g : c.replica_groups) {
-    if (g.size() != size) bad(inst, "replica groups of different sizes");
+    if (g.size() != size) verify_fail(inst, "replica groups of different sizes");
     for (auto p : g)
-      if (!seen.insert(p).second) bad(inst, fmt::format("partition {} is in two replica groups", p));
+      if (!seen.insert(p).second) verify_fail(inst, fmt::format("partition {} is in two replica groups", p));
   }
   Opcode op = sync_collective_of(inst.opcode);
   bool needs_dim = op == Opcode::kAllGather || op == Opcode::kReduceScatter || op == Opcode::kAllToAll;
   if (needs_dim) {
     if (inst.operands.empty() || c.dimension < 0 || c.dimension >= inst.operands[0]->shape.rank())
-      bad(inst, "needs dimensions={d} naming a dimension of its operand");
+      verify_fail(inst, "needs dimensions={d} naming a dimension of its operand");
   }
   if (op == Opcode::kCollectivePermute) {
     std::set<int64_t> src, dst;
     for (auto& [s, t] : c.source_target_pairs)
-      if (!src.insert(s).second || !dst.insert(t).second) bad(inst, "a partition is a source or target twice");
+      if (!src.insert(s).second || !dst.insert(t).second) verify_fail(inst, "a partition is a source or target twice");
   }
   return c;
 }

@@ -6,7 +6,7 @@
 namespace jitx::hlo {
 namespace {
 /// Whether i is a bf16 elementwise op computed in f32 and rounded, whose f32 value a convert to f32 may keep.
-bool hoistable(const Instruction& i) {
+bool hoistable_bf16_op(const Instruction& i) {
   if (i.shape.dtype != DType::bfloat16 || !is_elementwise(i.opcode)) return false;
   switch (i.opcode) {
     case Opcode::kConvert: case Opcode::kBitcastConvert: case Opcode::kCompare: case Opcode::kSelect:
@@ -29,7 +29,7 @@ bool SimplifyFpConversions::run(Module& m) {
     for (Instruction* cv : order) {
       if (cv->opcode != Opcode::kConvert || cv->shape.dtype != DType::float32) continue;
       Instruction* op = cv->operand(0);
-      if (!hoistable(*op)) continue;
+      if (!hoistable_bf16_op(*op)) continue;
       std::vector<Instruction*> wide;
       for (Instruction* o : op->operands)
         wide.push_back(c->insert_before(cv, Opcode::kConvert, Shape(DType::float32, o->shape.dims), {o}));

@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "hlo/ir/hlo_parser.h"
 #include "jitx/jitx.h"
 
 using namespace jitx;
@@ -255,6 +256,43 @@ TEST_CASE("donated arguments cannot be used after the call", "[jit]") {
   CHECK_THROWS_AS(w.to_vector<float>(), RuntimeError);
   CHECK_THROWS_WITH(w.to_vector<float>(), Catch::Contains("donated"));
   CHECK(g.to_vector<float>() == std::vector<float>{2.0f, 4.0f});  // not donated
+}
+
+TEST_CASE("donation shows in the lowered and compiled texts as JAX prints it", "[jit]") {
+  // JAX 0.10.2: jit(lambda x, y, z: (sum(x), z * 2, y * 3), donate_argnums=(0, 1, 2)).lower(f32[4] x 3):
+  // %arg0 {tf.aliasing_output = 1 : i32}, %arg1 {tf.aliasing_output = 2 : i32}, %arg2 none (no result left);
+  // compiled: input_output_alias={ {1}: (0, {}, may-alias), {2}: (1, {}, may-alias) }.
+  auto f = jit([](Array x, Array y, Array z) { return std::make_tuple(jnp::sum(x), z * 2, y * 3); },
+               JitOptions{}.set_donate_argnums({0, 1, 2}));
+  Array a = array<float>({1, 2, 3, 4}), b = array<float>({5, 6, 7, 8}), c = array<float>({9, 1, 2, 3});
+  auto lowered = f.lower(a, b, c);
+  std::string text = lowered.as_text();
+  INFO(text);
+  CHECK(text.find("@main(%arg0: tensor<4xf32> {tf.aliasing_output = 1 : i32}, %arg1: tensor<4xf32> "
+                  "{tf.aliasing_output = 2 : i32}, %arg2: tensor<4xf32>) -> (") != std::string::npos);
+  std::string hlo = lowered.compile().as_text();
+  INFO(hlo);
+  CHECK(hlo.find("input_output_alias={ {1}: (0, {}, may-alias), {2}: (1, {}, may-alias) }") != std::string::npos);
+  CHECK(hlo.find("input_output_alias") < hlo.find('\n'));
+  // The compiled text parses back (the header's attributes are skipped), as does XLA's header.
+  CHECK(hlo::print_hlo(*hlo::parse_hlo(hlo)).find("ENTRY") != std::string::npos);
+  std::string xla = "HloModule m, is_scheduled=true, input_output_alias={ {}: (0, {}, may-alias) }, "
+                    "entry_computation_layout={(f32[2]{0})->f32[2]{0}}, allow_spmd_sharding_propagation_to_output="
+                    "{true}\n\nENTRY %main (p: f32[2]) -> f32[2] {\n  ROOT %p = f32[2]{0} parameter(0)\n}\n";
+  CHECK(hlo::parse_hlo(xla)->entry->root->opcode == hlo::Opcode::kParameter);
+  auto g = jit([](Array x, Array y) { return std::make_tuple(y * 1.0, x * 2); },
+               JitOptions{}.set_donate_argnums({0, 1}));
+  std::string t2 = g.lower(a, array<double>({1, 2, 3, 4})).as_text();
+  INFO(t2);
+  CHECK(t2.find("%arg0: tensor<4xf32> {tf.aliasing_output = 1 : i32}, %arg1: tensor<4xf64> "
+                "{tf.aliasing_output = 0 : i32}") != std::string::npos);
+  // jitx's compiled entry returns a tuple even for one result (`->(f32[4]{0})`), so its index is {0}; nothing
+  // donated: no attribute.
+  auto h = jit([](Array x) { return x + 1; }, JitOptions{}.set_donate_argnums({0}));
+  CHECK(h.lower(a).compile().as_text().find("input_output_alias={ {0}: (0, {}, may-alias) }") != std::string::npos);
+  auto k = jit([](Array x) { return x + 1; });
+  CHECK(k.lower(a).as_text().find("tf.aliasing_output") == std::string::npos);
+  CHECK(k.lower(a).compile().as_text().find("input_output_alias") == std::string::npos);
 }
 
 TEST_CASE("jit of jit inlines, and calls return before their results are read", "[jit]") {

@@ -489,7 +489,33 @@ std::string jaxpr_text(const ClosedJaxpr& j) { return print_jaxpr(j.jaxpr); }
 std::string entry_jaxpr_text(const CompiledEntry& e, bool source_info) {
   return print_jaxpr(e.jaxpr.jaxpr, 0, source_info);
 }
-std::string entry_stablehlo_text(const CompiledEntry& e) { return stablehlo_text_of(e.jaxpr, *e.module); }
+namespace {
+/// The leaves of the entry's result (a tuple's elements, or the root).
+std::vector<const hlo::Instruction*> result_leaves(const hlo::Module& m) {
+  const hlo::Instruction* root = m.entry->root;
+  if (root->opcode == hlo::Opcode::kTuple) return {root->operands.begin(), root->operands.end()};
+  return {root};
+}
+}  // namespace
+
+std::string entry_stablehlo_text(const CompiledEntry& e) {
+  // Donation as JAX lowers it (_set_up_aliases): each result, in order, takes the first donated argument of its
+  // shape and dtype that no earlier result took; that argument gets {tf.aliasing_output = result}. (jitx keeps
+  // unused arguments, which JAX drops from the module: their numbering differs from JAX's there.)
+  const hlo::Computation& c = *e.module->entry;
+  std::vector<std::string> attrs(c.parameters.size());
+  std::vector<int64_t> free = donated_parameters(e.key, e.donate_argnums);
+  std::vector<const hlo::Instruction*> results = result_leaves(*e.module);
+  for (size_t k = 0; k < results.size(); ++k)
+    for (auto it = free.begin(); it != free.end(); ++it) {
+      const hlo::Instruction* p = c.parameters.at(static_cast<size_t>(*it));
+      if (p->shape.is_tuple || !p->shape.same_type(results[k]->shape)) continue;
+      attrs.at(static_cast<size_t>(p->parameter_number)) = fmt::format("tf.aliasing_output = {} : i32", k);
+      free.erase(it);
+      break;
+    }
+  return stablehlo_text_of(e.jaxpr, *e.module, attrs);
+}
 namespace {
 /// What as_text() and the analyses describe: the optimised module the backend runs (the lowered one before
 /// compile()); for a partitioned call, the program each device runs.
@@ -500,7 +526,26 @@ const hlo::Module& analysed_module(const CompiledEntry& e) {
 }
 }  // namespace
 
-std::string entry_hlo_text(const CompiledEntry& e) { return hlo::print_hlo(analysed_module(e)); }
+std::string entry_hlo_text(const CompiledEntry& e) {
+  const hlo::Module& m = analysed_module(e);
+  std::string text = hlo::print_hlo(m);
+  std::vector<int64_t> donated = donated_parameters(e.key, e.donate_argnums);
+  if (donated.empty()) return text;
+  // The results written over donated arguments, as XLA prints them in the module's header:
+  // input_output_alias={ {result index}: (parameter, {}, may-alias), ... } (the buffer assignment's choice).
+  auto ba = hlo::assign_buffers(m, donated);
+  bool tuple = m.entry->root->opcode == hlo::Opcode::kTuple;
+  std::vector<std::string> pairs;
+  for (size_t k = 0; k < ba.output_aliases.size(); ++k)
+    if (ba.output_aliases[k] >= 0)
+      pairs.push_back(
+          fmt::format("{{{}}}: ({}, {{}}, may-alias)", tuple ? std::to_string(k) : "", ba.output_aliases[k]));
+  if (pairs.empty()) return text;
+  size_t at = text.find(", entry_computation_layout=");
+  if (at == std::string::npos || at > text.find('\n')) return text;
+  text.insert(at, fmt::format(", input_output_alias={{ {} }}", fmt::join(pairs, ", ")));
+  return text;
+}
 
 std::map<std::string, double> entry_cost_analysis(const CompiledEntry& e) {
   return hlo::analyze_cost(analysed_module(e)).as_map();

@@ -2,6 +2,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/jaxpr.h"
 #include "hlo/ir/hlo.h"
@@ -13,6 +14,8 @@ namespace jitx::detail {
 std::shared_ptr<hlo::Module> lower_jaxpr(const ClosedJaxpr& cj, const std::string& module_name);
 
 /// The module as StableHLO MLIR text, as `jax.jit(f).lower(...).as_text()` prints it.
-std::string print_stablehlo(const hlo::Module& m);
+/// arg_attrs[k], where given and not empty, is printed as the entry's parameter k's attribute dictionary
+/// (`%argk: tensor<4xf32> {tf.aliasing_output = 0 : i32}`).
+std::string print_stablehlo(const hlo::Module& m, const std::vector<std::string>& arg_attrs = {});
 
 }  // namespace jitx::detail

@@ -48,7 +48,11 @@ std::string StablehloPrinter::print() {
   print_body(c, body);
 
   std::vector<std::string> params;
-  for (auto* p : c.parameters) params.push_back(fmt::format("{}: {}", name(p), p->shape.mlir()));
+  for (auto* p : c.parameters) {
+    auto k = static_cast<size_t>(p->parameter_number);
+    bool attrs = k < arg_attrs_.size() && !arg_attrs_[k].empty();
+    params.push_back(fmt::format("{}: {}{}", name(p), p->shape.mlir(), attrs ? " {" + arg_attrs_[k] + "}" : ""));
+  }
   out += fmt::format("  func.func public @main({}) -> ({}) {{\n", fmt::join(params, ", "), fmt::join(rdecls, ", "));
   out += body;
   std::vector<std::string> rnames;
@@ -183,6 +187,10 @@ void StablehloPrinter::print_inst(std::string& out, const Instruction& i) {
   }
 }
 
-std::string print_stablehlo(const hlo::Module& m) { return StablehloPrinter(m).print(); }
+std::string print_stablehlo(const hlo::Module& m, const std::vector<std::string>& arg_attrs) {
+  StablehloPrinter p(m);
+  p.set_arg_attrs(arg_attrs);
+  return p.print();
+}
 
 }  // namespace jitx::detail

@@ -36,6 +36,8 @@ class StablehloPrinter {
   explicit StablehloPrinter(const hlo::Module& m) : m_(m) {}
   /// The whole module.
   std::string print();
+  /// The entry parameters' attribute dictionaries (without braces; empty: none), by parameter number.
+  void set_arg_attrs(std::vector<std::string> attrs) { arg_attrs_ = std::move(attrs); }
 
   // --- for the op printers ---
   const std::string& name(const Instruction* i) { return names_.at(i); }
@@ -82,6 +84,7 @@ class StablehloPrinter {
   std::string fresh() { return fmt::format("%{}", next_++); }
 
   const hlo::Module& m_;
+  std::vector<std::string> arg_attrs_;
   std::unordered_map<const Instruction*, std::string> names_;
   std::set<std::string> used_;
   int64_t next_ = 0, next_conflict_ = 0;

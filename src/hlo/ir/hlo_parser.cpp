@@ -48,10 +48,13 @@ std::unique_ptr<Module> Parser::module() {
   lex_.expect_word("HloModule");
   auto m = std::make_unique<Module>(lex_.name());
   m_ = m.get();
-  if (lex_.try_char(',')) {
-    lex_.expect_word("entry_computation_layout");
+  // The header's attributes (entry_computation_layout, input_output_alias, is_scheduled, ...) are derived from the
+  // entry computation or describe a compile's choices: nothing to keep.
+  while (lex_.try_char(',')) {
+    lex_.name();
     lex_.expect('=');
-    lex_.skip_braced();  // derived from the entry computation; nothing to keep
+    if (lex_.peek() == '{') lex_.skip_braced();
+    else lex_.name();
   }
   while (!lex_.at_end()) computation();
   if (!m->entry) fail("no ENTRY computation");

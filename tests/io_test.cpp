@@ -370,6 +370,18 @@ TEST_CASE("io: .npy headers without a byte order or with one-character codes loa
   CHECK(with_descr("i").dtype() == DType::int32);
   CHECK(with_descr("?").dtype() == DType::bool_);
   CHECK_THROWS_AS(with_descr("x"), IOError);
+  // Shapes as Python reads them: "(2,)" and "(2, )" are tuples, "(2)" is the int 2, which NumPy refuses.
+  auto with_shape = [&](const std::string& shape) {
+    std::string s = b;
+    auto at = s.find("(2,)");
+    REQUIRE(at != std::string::npos);
+    s.replace(at, 4, shape);
+    s.insert(s.find('}') + 1, std::string(4 - shape.size(), ' '));
+    return from_npy_bytes(s);
+  };
+  CHECK(with_shape("(2,)").to_vector<float>() == std::vector<float>{1.5f, -2.5f});
+  CHECK_THROWS_WITH(with_shape("(2)"), Catch::Contains("trailing comma"));
+  CHECK_THROWS_AS(with_shape("(2)"), IOError);
 }
 
 TEST_CASE("io: without x64, 64-bit files load as 32-bit arrays (as jnp.asarray(np.load(...)))", "[io]") {

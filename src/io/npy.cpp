@@ -118,6 +118,8 @@ struct HeaderParser {
       if (eat('L')) {}  // Python 2's long suffix
       if (!eat(',')) {
         if (!eat(')')) fail("expected ',' or ')' in the shape");
+        // Python reads "(3)" as the int 3, not a tuple (NumPy refuses it: "shape is not valid").
+        if (dims.size() == 1) fail("expected a shape tuple (one dimension needs a trailing comma: (3,))");
         break;
       }
     }

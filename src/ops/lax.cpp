@@ -458,9 +458,22 @@ Array gather(const Array& operand, const Array& start_indices, const GatherDimen
             {"start_indices_batching_dims", d.start_indices_batching_dims},
             {"start_index_map", d.start_index_map},
             {"index_vector_dim", index_vector_dim(start_indices, d.index_vector_dim)},
-            {"slice_sizes", std::move(slice_sizes)},
+            {"slice_sizes", slice_sizes},
             {"indices_are_sorted", indices_are_sorted}};
-  return bind1(p, {operand, start_indices}, ps);
+  // A batching axis of slice size 0 (JAX accepts 0 or 1) gathers nothing: XLA's result is zeros. The gather runs with
+  // size 1 there (the output's shape does not depend on it) and its values are replaced.
+  bool zeros = false;
+  if (operand.valid())
+    for (int64_t a : d.operand_batching_dims)
+      if (a >= 0 && a < operand.ndim() && static_cast<size_t>(a) < slice_sizes.size() && slice_sizes[a] == 0 &&
+          operand.shape()[a] > 0)
+        slice_sizes[a] = 1, zeros = true;
+  if (zeros) ps.set("slice_sizes", slice_sizes);
+  Array r = bind1(p, {operand, start_indices}, ps);
+  if (!zeros) return r;
+  static const auto& convert = prim("convert_element_type");
+  Array zero = bind1(convert, {Array(0)}, Params{{"new_dtype", r.dtype()}, {"weak_type", r.weak_type()}});
+  return lax::full(r.shape(), zero);
 }
 
 #define JITX_LAX_SCATTER_IMPL(fn, pname)                                                                       \
@@ -556,6 +569,15 @@ Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64
             {"out_spec", dflt ? iota : dn.out_spec},
             {"feature_group_count", feature_group_count},
             {"batch_group_count", batch_group_count}};
+  // A window of no elements: JAX's lowering refuses it (the verifier: "expects window to have positive value"). The
+  // primitive takes it (transposes of convolutions with empty outputs build such windows).
+  const auto& rspec = dflt ? iota : dn.rhs_spec;
+  if (rhs.valid() && rspec.size() == static_cast<size_t>(rhs.ndim()))
+    for (size_t k = 2; k < rspec.size(); ++k)
+      if (rspec[k] >= 0 && rspec[k] < rhs.ndim() && rhs.shape()[static_cast<size_t>(rspec[k])] == 0)
+        detail::throw_error<ShapeError>("conv_general_dilated",
+                                        "the window (rhs {}) has size 0 on spatial axis {}; it must have at least "
+                                        "one element", rhs.aval().str(), k - 2);
   // JAX accepts bool (XLA's pred convolution: the OR of ANDs): an int32 convolution of the 0/1 values, != 0.
   if (lhs.valid() && rhs.valid() && lhs.dtype() == DType::bool_ && rhs.dtype() == DType::bool_)
     return ne(bind1(p, {convert_element_type(lhs, DType::int32), convert_element_type(rhs, DType::int32)}, ps),

@@ -730,7 +730,9 @@ Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start, std
       return std::clamp<int64_t>(i, -1, n - 1);
     };
     int64_t b = normn(start, n - 1), e = std::min(normn(stop, -1), b);
-    return lax::slice_in_dim(lax::rev(x, {a}), n - 1 - b, n - 1 - e, -step, a);
+    // (-INT64_MIN overflows; any stride of n or more takes just the first element.)
+    int64_t stride = step == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -step;
+    return lax::slice_in_dim(lax::rev(x, {a}), n - 1 - b, n - 1 - e, stride, a);
   }
   auto norm = [&](std::optional<int64_t> v, int64_t dflt) {
     if (!v) return dflt;

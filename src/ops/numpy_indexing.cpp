@@ -103,6 +103,8 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
     throw_error<TypeError>("take", "mode must be \"fill\", \"clip\" or \"wrap\", got \"{}\"", mode);
   Array a = axis ? x : ravel(x);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "take");
+  if (indices.valid() && is_bool(indices.dtype()))  // JAX takes boolean indices as the integers 0 and 1
+    return take(x, lax::convert_element_type(indices, DType::int32), axis, mode, loc);
   int64_t n = a.dim(ax);
   if (n == 0) {
     // As JAX: nothing taken from an empty axis is an empty result; anything else cannot be taken.
@@ -119,7 +121,10 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, st
   // and then replaces what indices outside [-n, n) read.
   Array idx;
   std::optional<Array> valid;
-  if (mode == "wrap") {
+  if (mode == "wrap" && indices.valid() && indices.dtype() == DType::uint64) {
+    // The unsigned value modulo n (as NumPy and JAX), not its int64 bits' (2^64 - 1 would count as -1).
+    idx = lax::convert_element_type(lax::rem(indices, Array::scalar_int(n, DType::uint64)), DType::int64);
+  } else if (mode == "wrap") {
     idx = normalize_index(indices, n, "take");
     Array nn = Array::scalar_int(n, idx.dtype());
     idx = lax::rem(lax::add(lax::rem(idx, nn), nn), nn);
@@ -183,35 +188,76 @@ Array argsort(const Array& x, std::optional<int64_t> axis, Loc loc) {
 IndexUpdateRef at(const Array& x, const Array& index) { return IndexUpdateRef(x, {index}); }
 IndexUpdateRef at(const Array& x, std::vector<Array> indices) { return IndexUpdateRef(x, std::move(indices)); }
 
+namespace {
+/// The index forms without an index array, as JAX reads them: x.at[()] is the whole array, and a scalar boolean
+/// index adds an axis (x[True] is x[None], x[False] its empty slice). Both become x with a new leading axis of size
+/// 1, indexed by 0 (no index), by [0] (true) or by [] (false); `lifted` says the result's leading axis goes again.
+struct Indexed {
+  Array x;
+  std::vector<Array> indices;
+  bool lifted = false;
+};
+Indexed lift_scalar_forms(const Array& x, const std::vector<Array>& indices, std::string_view op) {
+  bool scalar_bool = indices.size() == 1 && indices[0].valid() && is_bool(indices[0].dtype()) && indices[0].ndim() == 0;
+  if (!x.valid() || (!indices.empty() && !scalar_bool)) return {x, indices, false};
+  if (scalar_bool && indices[0].is_tracer())
+    throw_error<TracerError>(op, "boolean indices must be concrete, got a traced {} (the number of selected elements "
+                                 "would decide the shape); use jnp::where(mask, new, x) instead",
+                             indices[0].aval().str());
+  Shape s = x.shape();
+  s.insert(s.begin(), 1);
+  Array index = indices.empty()            ? Array::scalar_int(0, DType::int32)
+                : indices[0].item<bool>() ? zeros({1}, DType::int32)
+                                          : zeros({0}, DType::int32);
+  return {lax::reshape(x, s), {index}, true};
+}
+/// The shape x.at[indices] selects: the broadcast index shape, then the axes no index covers.
+Shape selected_shape(const Array& x, const Array& idx) {
+  int64_t k = idx.shape().back();
+  Shape out(idx.shape().begin(), idx.shape().end() - 1);
+  for (int64_t d = k; d < x.ndim(); ++d) out.push_back(x.dim(d));
+  return out;
+}
+bool empty_shape(const Shape& s) {
+  return std::any_of(s.begin(), s.end(), [](int64_t d) { return d == 0; });
+}
+}  // namespace
+
 Array IndexUpdateRef::get(Loc loc) const {
   ApiScope s(loc);
-  Array idx = stack_indices(x_, indices_, "at.get");
+  Indexed in = lift_scalar_forms(x_, indices_, "at.get");
+  const Array& x = in.x;
+  Array idx = stack_indices(x, in.indices, "at.get");
   int64_t k = idx.shape().back(), r = idx.ndim() - 1;  // k: index arrays after boolean masks expand
+  Shape out = selected_shape(x, idx);
+  if (empty_shape(out))  // as JAX's _gather: nothing to read (the gather could not take a slice of an empty axis)
+    return lax::full(out, detail::convert_weak(Array(0), x.dtype(), x.weak_type()));
   lax::GatherDimensionNumbers dn;
-  dn.offset_dims = range(r, r + x_.ndim() - k);
+  dn.offset_dims = range(r, r + x.ndim() - k);
   dn.collapsed_slice_dims = range(0, k);
   dn.start_index_map = range(0, k);
   dn.index_vector_dim = r;
   Shape sizes(static_cast<size_t>(k), 1);
-  for (int64_t d = k; d < x_.ndim(); ++d) sizes.push_back(x_.dim(d));
-  return lax::gather(x_, idx, dn, sizes);
+  for (int64_t d = k; d < x.ndim(); ++d) sizes.push_back(x.dim(d));
+  return lax::gather(x, idx, dn, sizes);
 }
 
 Array IndexUpdateRef::update(std::string_view kind, const Array& values) const {
   std::string op = fmt::format("at.{}", kind);
-  Array idx = stack_indices(x_, indices_, op);
+  auto [x, indices, lifted] = lift_scalar_forms(x_, indices_, op);
+  Array idx = stack_indices(x, indices, op);
   int64_t k = idx.shape().back(), r = idx.ndim() - 1;  // k: index arrays after boolean masks expand
-  Shape ushape(idx.shape().begin(), idx.shape().end() - 1);
-  for (int64_t d = k; d < x_.ndim(); ++d) ushape.push_back(x_.dim(d));
+  Shape ushape = selected_shape(x, idx);
   if (!values.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) values Array");
+  if (empty_shape(ushape)) return x_;  // as JAX's _scatter_impl: nothing selected, x unchanged (values unchecked)
   // As JAX's _scatter_impl: x and the values promoted together, the scatter in that dtype, the result converted
   // back to x's (so int32 x .add(0.6f) twice adds 1.2 before truncating, and f32 updates into bf16 add in f32).
   bool weak = false;
-  DType d = promote_types(x_.dtype(), x_.weak_type(), values.dtype(), values.weak_type(), &weak);
-  Array xp = detail::convert_weak(x_, d, weak);
+  DType d = promote_types(x.dtype(), x.weak_type(), values.dtype(), values.weak_type(), &weak);
+  Array xp = detail::convert_weak(x, d, weak);
   Array v = broadcast_to(detail::convert_weak(values, d, weak), ushape);
   lax::ScatterDimensionNumbers dn;
-  dn.update_window_dims = range(r, r + x_.ndim() - k);
+  dn.update_window_dims = range(r, r + x.ndim() - k);
   dn.inserted_window_dims = range(0, k);
   dn.scatter_dims_to_operand_dims = range(0, k);
   dn.index_vector_dim = r;
@@ -220,6 +266,7 @@ Array IndexUpdateRef::update(std::string_view kind, const Array& values) const {
               : kind == "mul" ? lax::scatter_mul(xp, idx, v, dn)
               : kind == "min" ? lax::scatter_min(xp, idx, v, dn)
                               : lax::scatter_max(xp, idx, v, dn);
+  if (lifted) out = lax::reshape(out, x_.shape());
   return detail::convert_weak(out, x_.dtype(), x_.weak_type());
 }
 

@@ -362,12 +362,14 @@ Outs gather_abstract_eval(std::span<const ShapedArray> in, const Params& ps) {
                              "start_indices_batching_dims");
   check_dims(op, "collapsed_slice_dims", collapsed, x.ndim(), true);
   check_disjoint(op, "collapsed_slice_dims", collapsed, "operand_batching_dims", obd);
+  // JAX's rule: a collapsed axis takes exactly one element; a batching axis 0 or 1 (0 gives zeros, see lax::gather).
   for (auto d : collapsed)
-    if (sizes[d] > 1)
-      throw_error<ShapeError>(op, "collapsed_slice_dims axis {} has slice size {}, expected at most 1", d, sizes[d]);
+    if (sizes[d] != 1)
+      throw_error<ShapeError>(op, "collapsed_slice_dims axis {} has slice size {}, expected 1 (a collapsed axis "
+                              "takes one element)", d, sizes[d]);
   for (auto d : obd)
     if (sizes[d] > 1)
-      throw_error<ShapeError>(op, "operand_batching_dims axis {} has slice size {}, expected at most 1", d, sizes[d]);
+      throw_error<ShapeError>(op, "operand_batching_dims axis {} has slice size {}, expected 0 or 1", d, sizes[d]);
   if (static_cast<int64_t>(offset.size() + collapsed.size() + obd.size()) != x.ndim())
     throw_error<ShapeError>(op,
                             "offset_dims {}, collapsed_slice_dims {} and operand_batching_dims {} must together have "
@@ -464,7 +466,7 @@ Insts unpack(LowerCtx& c, hlo::Instruction* inst) {
   return out;
 }
 
-const bool registered = [] {
+const bool kIndexingRegistered = [] {
   {
     // gather[offset_dims collapsed_slice_dims operand_batching_dims start_indices_batching_dims start_index_map
     //        index_vector_dim slice_sizes indices_are_sorted]; out-of-range starts are clamped, as XLA does.

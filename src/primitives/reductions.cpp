@@ -3,8 +3,10 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "core/primitive.h"
+#include "jitx/lax_control.h"
 #include "lowering/lower_ctx.h"
 #include "transforms/ad.h"
 #include "transforms/batching.h"
@@ -89,28 +91,17 @@ JvpResult reduce_prod_jvp(std::span<const Array> x, std::span<const Array> t, co
   return JvpResult{{ans}, {lax::reduce_sum(lax::mul(flat(t[0]), lax::mul(left, right)), {last})}};
 }
 
-/// An inclusive prefix scan along axis from pads, slices and `combine` (Hillis-Steele); its JVP is the
-/// JVP of cumprod/cummax/cummin, as JAX differentiates its associative_scan.
-Array prefix_scan(const Array& x, int64_t axis, const std::function<Array(A, A)>& combine, double identity) {
-  int64_t n = x.shape()[axis];
-  Array y = x;
-  std::vector<std::array<int64_t, 3>> cfg(x.ndim(), {0, 0, 0});
-  for (int64_t d = 1; d < n; d *= 2) {
-    cfg[axis] = {d, 0, 0};
-    y = combine(y, lax::slice_in_dim(lax::pad(y, Array::scalar(identity, x.dtype()), cfg), 0, n, 1, axis));
-  }
-  return y;
-}
-
-JvpFn cumulative_jvp(std::string name, std::string reducer, std::function<Array(A, A)> combine) {
+/// The JVP of cumprod/cummax/cummin as JAX's: that of lax.associative_scan's odd/even recursion of `combine`. The
+/// tree's shape matters beyond rounding: max's JVP gives half of a tie to each side, so it decides how tied
+/// elements share the tangent (cummax of [1, 1, 1] and cotangent [1, 10, 100] gives JAX's [31, 30, 50]).
+JvpFn cumulative_jvp(std::string name, std::function<Array(A, A)> combine) {
   return [=](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
     Array out = bind1(*find_primitive(name), {x[0]}, ps);
     int64_t axis = ps.get_int("axis");
     bool reverse = ps.get_bool("reverse", false);
+    detail::AssociativeFn fn = [=](const Arrays& a, const Arrays& b) { return Arrays{combine(a[0], b[0])}; };
     LeafFn scan = [=](const std::vector<Array>& v) {
-      Array a = reverse ? lax::rev(v[0], {axis}) : v[0];
-      Array y = prefix_scan(a, axis, combine, reducer_identity(reducer, a.dtype()));
-      return Arrays{reverse ? lax::rev(y, {axis}) : y};
+      return detail::associative_scan_flat(fn, {v[0]}, reverse, axis, name);
     };
     return JvpResult{{out}, {jvp_flat(name, scan, {x[0]}, {t[0]}).second[0]}};
   };
@@ -126,8 +117,13 @@ struct Window {
         dil(ps.get_ints("window_dilation", Ints(r, 1))) {}
 };
 
-/// reduce_window_max/min: the tangent at the first position of each window that attains the result,
-/// read from strided slices of the padded (and base-dilated) operand, one per window offset.
+/// reduce_window_max/min: the tangent of the element XLA's select_and_scatter (JAX's gradient of max pooling)
+/// selects in each window: the window's first position, then, in row-major order, each position e for which
+/// `selected >= e` (max; `<=` for min) is false. Padding and base-dilation holes take part with the reduction's
+/// identity (-inf for max) and a zero tangent. That is the first maximum, and around NaN, JAX's choice (a NaN
+/// replaces a number and is replaced by the next position, padding included, which then takes the cotangent
+/// away). The transpose (the vjp) sends each window's cotangent there, as JAX's select_and_scatter_add. (JAX's
+/// own jvp differs in one case: a window of only -inf (max) gets tangent 0 there, its vjp the first element's.)
 JvpFn window_chooser_jvp(std::string name, std::string reducer) {
   return [=](std::span<const Array> x, std::span<const Array> t, const Params& ps) {
     Array out = bind1(*find_primitive(name), {x[0]}, ps);
@@ -137,9 +133,8 @@ JvpFn window_chooser_jvp(std::string name, std::string reducer) {
     for (int64_t i = 0; i < r; ++i) cfg.push_back({w.pad[2 * i], w.pad[2 * i + 1], w.base[i] - 1});
     Array px = lax::pad(x[0], Array::scalar(reducer_identity(reducer, x[0].dtype()), x[0].dtype()), cfg);
     Array pt = lax::pad(t[0], scalar_like(t[0], 0), cfg);
-    Array t_out = zeros_like_aval(out.aval());
-    if (out.size() == 0) return JvpResult{{out}, {t_out}};
-    Array found = lax::full(out.shape(), Array(false));
+    if (out.size() == 0) return JvpResult{{out}, {zeros_like_aval(out.aval())}};
+    std::optional<Array> sel, t_out;
     Ints offset(r, 0);
     while (true) {
       Ints start, limit;
@@ -147,14 +142,19 @@ JvpFn window_chooser_jvp(std::string name, std::string reducer) {
         start.push_back(offset[i] * w.dil[i]);
         limit.push_back(start.back() + (out.shape()[i] - 1) * w.strides[i] + 1);
       }
-      Array hit = lax::bitwise_and(lax::eq(lax::slice(px, start, limit, w.strides), out), lax::bitwise_not(found));
-      t_out = lax::select(hit, lax::slice(pt, start, limit, w.strides), t_out);
-      found = lax::bitwise_or(found, hit);
+      Array e = lax::slice(px, start, limit, w.strides), te = lax::slice(pt, start, limit, w.strides);
+      if (!sel) {
+        sel = e, t_out = te;
+      } else {
+        Array take = lax::bitwise_not(reducer == "max" ? lax::ge(*sel, e) : lax::le(*sel, e));
+        t_out = lax::select(take, te, *t_out);
+        sel = lax::select(take, e, *sel);
+      }
       int64_t i = r - 1;
       while (i >= 0 && ++offset[i] == w.dims[i]) offset[i--] = 0;
       if (i < 0) break;
     }
-    return JvpResult{{out}, {t_out}};
+    return JvpResult{{out}, {*t_out}};
   };
 }
 
@@ -435,7 +435,7 @@ std::pair<std::vector<Array>, std::vector<int64_t>> dot_general_batch(std::span<
   return {{bind1(dot, {l, r}, q)}, {out_dim}};
 }
 
-const bool registered = [] {
+const bool kReductionsRegistered = [] {
   register_reduce("reduce_sum", "add", false, linear_jvp("reduce_sum"), reduce_sum_transpose);
   register_reduce("reduce_prod", "mul", false, reduce_prod_jvp);
   register_reduce("reduce_max", "max", false, chooser_jvp("reduce_max"));
@@ -451,9 +451,9 @@ const bool registered = [] {
                       [](std::span<const Array> ct, std::span<const LinearArg>, const Params& ps) {
                         return Arrays{lax::cumsum(ct[0], ps.get_int("axis"), !ps.get_bool("reverse", false))};
                       });
-  register_cumulative("cumprod", "mul", cumulative_jvp("cumprod", "mul", [](A a, A b) { return lax::mul(a, b); }));
-  register_cumulative("cummax", "max", cumulative_jvp("cummax", "max", [](A a, A b) { return lax::max(a, b); }));
-  register_cumulative("cummin", "min", cumulative_jvp("cummin", "min", [](A a, A b) { return lax::min(a, b); }));
+  register_cumulative("cumprod", "mul", cumulative_jvp("cumprod", [](A a, A b) { return lax::mul(a, b); }));
+  register_cumulative("cummax", "max", cumulative_jvp("cummax", [](A a, A b) { return lax::max(a, b); }));
+  register_cumulative("cummin", "min", cumulative_jvp("cummin", [](A a, A b) { return lax::min(a, b); }));
 
   // dot_general[lhs_contracting_dimensions rhs_contracting_dimensions lhs_batch_dimensions
   //             rhs_batch_dimensions preferred_element_type]

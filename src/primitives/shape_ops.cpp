@@ -337,7 +337,7 @@ const bool registered_slicing_ops = [] {
         if (start[i] < 0 || limit[i] > x.shape[i] || start[i] > limit[i] || strides[i] < 1)
           throw_error<ShapeError>("slice", "axis {}: [{}:{}:{}] is not a valid slice of size {}", i, start[i], limit[i],
                                   strides[i], x.shape[i]);
-        s.push_back((limit[i] - start[i] + strides[i] - 1) / strides[i]);
+        s.push_back(limit[i] > start[i] ? (limit[i] - start[i] - 1) / strides[i] + 1 : 0);  // no overflow
       }
       return Outs{ShapedArray{s, x.dtype, x.weak_type}};
     };

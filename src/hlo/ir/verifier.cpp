@@ -69,7 +69,7 @@ void verify_instruction(const Instruction& i) {
       check(i.shape.rank() == op_shape(0).rank(), i, "slice changes the rank");
       for (int64_t k = 0; k < op_shape(0).rank(); ++k) {
         check(s[k] >= 0 && l[k] <= op_shape(0).dims[k] && s[k] <= l[k], i, "slice out of bounds");
-        check(i.shape.dims[k] == (l[k] - s[k] + st[k] - 1) / st[k], i, "slice result size mismatch");
+        check(i.shape.dims[k] == (l[k] > s[k] ? (l[k] - s[k] - 1) / st[k] + 1 : 0), i, "slice result size mismatch");
       }
       break;
     }

@@ -1,0 +1,126 @@
+// Indexing, gathers, windows and cumulative ops as JAX 0.10.2 (x64) gives them: cases outside probes found
+// different. Expected values are JAX's, written here (tools: jax.vjp / jax.grad / lax.gather on the same inputs);
+// each case runs eagerly and under jit where the function takes arrays.
+#include "test_util.h"
+
+using namespace jitx;
+
+namespace {
+std::vector<double> doubles(const Array& a) { return a.astype(DType::float64).to_vector<double>(); }
+Array f64(std::vector<double> v, Shape s = {}) {
+  if (s.empty()) s = {static_cast<int64_t>(v.size())};
+  return testing::make(v, std::move(s), DType::float64);
+}
+}  // namespace
+
+TEST_CASE("cummax/cummin gradients share ties as JAX's associative_scan does", "[jax_parity][cumulative]") {
+  // max's JVP gives half of a tie to each side, so the scan's tree decides the shares (JAX: lax.associative_scan's
+  // odd/even recursion). A Hillis-Steele scan has the same sums but other shares.
+  auto cummax0 = [](const Array& a) { return lax::cummax(a, 0); };
+  auto [o, f] = vjp(cummax0, f64({1, 1, 1, 1}));
+  CHECK(doubles(std::get<0>(f(f64({1, 10, 100, 1000})))) == std::vector<double>{281, 280, 300, 250});
+  auto weighted = [](const Array& a) { return jnp::sum(lax::cummax(a, 0) * f64({1, 10, 100})); };
+  CHECK(doubles(grad(weighted)(f64({1, 1, 1}))) == std::vector<double>{31, 30, 50});
+  CHECK(doubles(jit(grad(weighted))(f64({1, 1, 1}))) == std::vector<double>{31, 30, 50});
+  auto [o2, f2] = vjp([](const Array& a) { return lax::cummin(a, 0, true); }, f64({1, 1, 1, 1}));
+  CHECK(doubles(std::get<0>(f2(f64({1, 10, 100, 1000})))) == std::vector<double>{0.25, 5.25, 52.75, 1052.75});
+  auto [o3, f3] = vjp(cummax0, f64({2, 2, 1, 3, 3, 3, 0}));
+  CHECK(doubles(std::get<0>(f3(f64({1, 2, 4, 8, 16, 32, 64})))) == std::vector<double>{4, 3, 0, 64, 32, 24, 0});
+  // cumprod's JVP through the same scan (no ties: only rounding could differ).
+  auto [p, t] = jvp([](const Array& a) { return lax::cumprod(a, 0); }, std::tuple{f64({1.5, -2, 0.5, 3, 0.25})},
+                    std::tuple{f64({1, 2, 3, 4, 5})});
+  CHECK(doubles(t) == std::vector<double>{1, 1, -8.5, -31.5, -30.375});
+}
+
+TEST_CASE("max/min pooling gradients pick XLA's select_and_scatter element, NaN included", "[jax_parity][window]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Array x = f64({1, nan, 3, -2, nan, nan});
+  lax::WindowConfig w{{2}, {1}, {{0, 0}}, {}, {}};
+  auto mp = [&](const Array& a) { return lax::reduce_window_max(a, w); };
+  // JAX: the cotangent of a window goes to the NaN, or to the number after it; none is lost.
+  auto [o, f] = vjp(mp, x);
+  CHECK(doubles(std::get<0>(f(f64({1, 10, 100, 1000, 10000})))) == std::vector<double>{0, 1, 110, 0, 1000, 10000});
+  auto [p, t] = jvp(mp, std::tuple{x}, std::tuple{f64({1, 10, 100, 1000, 10000, 100000})});
+  CHECK(doubles(t) == std::vector<double>{10, 100, 100, 10000, 100000});
+  auto sum_min = [&](const Array& a) { return jnp::sum(lax::reduce_window_min(a, w)); };
+  CHECK(doubles(grad(sum_min)(x)) == std::vector<double>{0, 1, 1, 1, 1, 1});
+  CHECK(doubles(jit(grad(sum_min))(x)) == std::vector<double>{0, 1, 1, 1, 1, 1});
+  // 2-D with padding (never selected) and NaNs.
+  Array x2 = f64({1, nan, 2, nan, 5, -1, 0.5, 7, nan}, {3, 3});
+  lax::WindowConfig w2{{2, 2}, {1, 1}, {{1, 0}, {0, 1}}, {}, {}};
+  auto mp2 = [&](const Array& a) { return lax::reduce_window_max(a, w2); };
+  auto [o2, f2] = vjp(mp2, x2);
+  Array ct = (jnp::arange(1.0, 10.0, 1.0, DType::float64) * 10.0).reshape({3, 3});
+  CHECK(doubles(std::get<0>(f2(ct))) == std::vector<double>{0, 10, 110, 0, 90, 0, 0, 70, 80});
+  // Ties still go to the first maximum, as before.
+  auto [o3, f3] = vjp(mp, f64({4, 4, 1, 4, 2, 2}));
+  CHECK(doubles(std::get<0>(f3(f64({1, 10, 100, 1000, 10000})))) == std::vector<double>{1, 10, 0, 1100, 10000, 0});
+}
+
+TEST_CASE("lax.gather: a collapsed axis takes exactly one element, a batching axis of size 0 gives zeros",
+          "[jax_parity][gather]") {
+  lax::GatherDimensionNumbers dn{{1}, {0}, {}, {}, {0}, -1};
+  Array idx = jnp::array({1, 3}).reshape({2, 1});
+  // JAX: TypeError "Gather op can only collapse slice dims with bound 1, but bound is 0" (jitx read past the end).
+  CHECK_THROWS_WITH(lax::gather(jnp::zeros({0, 4}, DType::float32), idx, dn, {0, 4}),
+                    Catch::Contains("collapsed_slice_dims") && Catch::Contains("expected 1"));
+  CHECK_THROWS_AS(lax::gather(jnp::arange(20.0).reshape({5, 4}), idx, dn, {0, 4}), ShapeError);
+  Array x354 = jnp::arange(60.0).reshape({3, 5, 4});
+  lax::GatherDimensionNumbers dnb{{2}, {1}, {0}, {0}, {1}, -1};
+  Array bidx = jnp::array({1, 4, 0, 2, 2, 3}).reshape({3, 2, 1});
+  auto g0 = [&](const Array& a, const Array& i) { return lax::gather(a, i, dnb, {0, 1, 4}); };
+  for (const Array& r : {g0(x354, bidx), jit(g0)(x354, bidx)}) {
+    CHECK(r.shape() == Shape{3, 2, 4});
+    CHECK(doubles(r) == std::vector<double>(24, 0.0));
+  }
+  Array r1 = lax::gather(x354, bidx, dnb, {1, 1, 4});
+  CHECK(doubles(r1[1]) == std::vector<double>{20, 21, 22, 23, 28, 29, 30, 31});
+}
+
+TEST_CASE("take: wrap takes unsigned indices modulo n, boolean indices are 0 and 1", "[jax_parity][take]") {
+  Array x = f64({0.5, -1.25, 2, 3.5, -4});
+  Array u = jnp::array({UINT64_MAX, UINT64_MAX - 5, uint64_t{1} << 63});
+  REQUIRE(u.dtype() == DType::uint64);
+  auto wrap = [](const Array& a, const Array& i) { return jnp::take(a, i, 0, "wrap"); };
+  CHECK(doubles(wrap(x, u)) == std::vector<double>{0.5, 0.5, 3.5});
+  CHECK(doubles(jit(wrap)(x, u)) == std::vector<double>{0.5, 0.5, 3.5});
+  Array b = jnp::array({true, false});
+  CHECK(doubles(jnp::take(x, b)) == std::vector<double>{-1.25, 0.5});
+}
+
+TEST_CASE("at[]: no index, a scalar boolean, and empty selections as JAX", "[jax_parity][at]") {
+  Array x = jnp::arange(12.0).reshape({3, 4});
+  // x.at[True] is x[None]; x.at[False] its empty slice.
+  CHECK(jnp::at(x, Array(true)).get().shape() == Shape{1, 3, 4});
+  CHECK(jnp::at(x, Array(false)).get().shape() == Shape{0, 3, 4});
+  CHECK(doubles(jnp::at(x, Array(true)).set(9.0)) == std::vector<double>(12, 9.0));
+  CHECK(doubles(jnp::at(x, Array(false)).set(9.0)) == doubles(x));
+  // x.at[()] is the whole array.
+  CHECK(jnp::at(x, std::vector<Array>{}).get().shape() == Shape{3, 4});
+  Array added = jnp::at(x, std::vector<Array>{}).add(1.0);
+  CHECK(doubles(added) == doubles(x + 1.0));
+  Array row = f64({1, 2, 3, 4});
+  CHECK(doubles(jnp::at(x, std::vector<Array>{}).set(row)[1]) == std::vector<double>{1, 2, 3, 4});
+  // Nothing selected: gets an empty array (the axis may be empty), updates leave x as it is (values unchecked).
+  Array none = jnp::zeros({0}, DType::int32);
+  Array e = jnp::at(jnp::zeros({0, 3}, DType::float32), none).get();
+  CHECK(e.shape() == Shape{0, 3});
+  CHECK(e.dtype() == DType::float32);
+  Array ones = jnp::ones({3, 4}, DType::float64);
+  CHECK(doubles(jnp::at(ones, none).set(f64({1, 2, 3}))) == std::vector<double>(12, 1.0));
+  CHECK(jit([&](const Array& a) { return jnp::at(a, Array(true)).add(2.0); })(x).shape() == Shape{3, 4});
+}
+
+TEST_CASE("slices with steps near INT64_MAX, and a window of no elements is refused", "[jax_parity][slice]") {
+  Array x = f64({0.5, -1.25, 2, 3.5, -4});
+  int64_t big = std::numeric_limits<int64_t>::max();
+  CHECK(doubles(jnp::slice_axis(x, 0, std::nullopt, std::nullopt, -big)) == std::vector<double>{-4});
+  CHECK(doubles(jnp::slice_axis(x, 0, std::nullopt, std::nullopt, big)) == std::vector<double>{0.5});
+  CHECK(doubles(jnp::slice_axis(x, 0, std::nullopt, std::nullopt, std::numeric_limits<int64_t>::min())) ==
+        std::vector<double>{-4});
+  CHECK(doubles(lax::slice(x, {1}, {5}, {big})) == std::vector<double>{-1.25});
+  // JAX: ValueError "expects window to have positive value" (jitx gave zeros).
+  CHECK_THROWS_WITH(lax::conv_general_dilated(jnp::ones({1, 1, 4}, DType::float32),
+                                              jnp::zeros({1, 1, 0}, DType::float32), {1}, {{0, 0}}),
+                    Catch::Contains("conv_general_dilated") && Catch::Contains("size 0"));
+}

@@ -1,7 +1,7 @@
 // jitx::numpy::linalg (jnp::linalg) and jitx::lax::linalg: linear algebra as JAX's jnp.linalg and jax.lax.linalg.
 // Every function works on the last two axes, batched over the leading ones, in float32 or float64 (integers and
-// bool promote to float64, as JAX's promote_dtypes_inexact does with x64; float16/bfloat16 are a TypeError, as JAX
-// on CPU has no LAPACK for them). The decompositions are primitives (lu, cholesky, triangular_solve, qr, eigh,
+// bool promote to float32, int64/uint64 to float64, as JAX's promote_dtypes_inexact does with x64; float16/bfloat16
+// are a TypeError, as JAX on CPU has no LAPACK for them). The decompositions are primitives (lu, cholesky, triangular_solve, qr, eigh,
 // svd) with JAX's JVP rules, vmap rules and a custom-call in the HLO (custom_call_target="jitx.linalg.<name>"):
 // Eigen on the CPU backend, plain loops in the interpreter. Singular matrices give inf/nan, never an exception.
 // The signs of QR, SVD and eigh vectors are whatever the backend's algorithm gives (they differ from LAPACK's).

@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "jitx/numpy.h"
+#include "jitx/numpy_extra.h"
 #include "ops/linalg_util.h"
 
 namespace jitx::numpy::linalg {
@@ -48,13 +49,19 @@ std::vector<int64_t> normalize_axes(const std::vector<int64_t>& axis, int64_t nd
   return out;
 }
 
+/// JAX's amax(..., initial=0): an empty reduction is 0, and at an all-zero input the gradient is shared with the
+/// initial value (a tie).
+Array max0(const Array& x, const Axes& axes, bool keepdims) {
+  return numpy::max(x, axes, keepdims, numpy::ReduceOptions{std::nullopt, Array(0)});
+}
+
 Array vector_norm(const Array& x, const Ord& ord, int64_t axis, bool keepdims) {
   Axes ax{axis};
   if (!ord.name.empty())
     throw_error<TypeError>(kOp, "invalid ord {} for a vector norm (one axis); expected a number", ord_str(ord));
   double p = ord.given ? ord.p : 2.0;
   if (p == 2.0) return numpy::sqrt(numpy::sum(x * x, ax, keepdims));
-  if (p == kInf) return numpy::max(numpy::abs(x), ax, keepdims);
+  if (p == kInf) return max0(numpy::abs(x), ax, keepdims);
   if (p == -kInf) return numpy::min(numpy::abs(x), ax, keepdims);
   if (p == 0.0) return numpy::sum(numpy::astype(x != 0.0, x.dtype()), ax, keepdims);
   if (p == 1.0) return numpy::sum(numpy::abs(x), ax, keepdims);
@@ -74,20 +81,20 @@ Array matrix_norm(const Array& x, const Ord& ord, int64_t row, int64_t col, bool
     perm.push_back(col);
     Array s = svdvals(numpy::transpose(x, perm));
     Axes last{s.ndim() - 1};
-    Array r = !ord.name.empty() ? numpy::sum(s, last) : ord.p > 0 ? numpy::max(s, last) : numpy::min(s, last);
+    Array r = !ord.name.empty() ? numpy::sum(s, last) : ord.p > 0 ? max0(s, last, false) : numpy::min(s, last);
     return keepdims ? numpy::expand_dims(r, {std::min(row, col), std::max(row, col)}) : r;
   }
   if (ord.name.empty() && (ord.p == 1.0 || ord.p == -1.0)) {
     // the largest (smallest) column sum of |x|
     int64_t c = (!keepdims && col > row) ? col - 1 : col;
     Array s = numpy::sum(numpy::abs(x), {row}, keepdims);
-    return ord.p > 0 ? numpy::max(s, {c}, keepdims) : numpy::min(s, {c}, keepdims);
+    return ord.p > 0 ? max0(s, {c}, keepdims) : numpy::min(s, {c}, keepdims);
   }
   if (ord.name.empty() && (ord.p == kInf || ord.p == -kInf)) {
     // the largest (smallest) row sum of |x|
     int64_t r = (!keepdims && row > col) ? row - 1 : row;
     Array s = numpy::sum(numpy::abs(x), {col}, keepdims);
-    return ord.p > 0 ? numpy::max(s, {r}, keepdims) : numpy::min(s, {r}, keepdims);
+    return ord.p > 0 ? max0(s, {r}, keepdims) : numpy::min(s, {r}, keepdims);
   }
   throw_error<TypeError>(kOp, "invalid ord {} for a matrix norm (two axes); expected None, 'fro', 'nuc', 1, -1, "
                           "2, -2, inf or -inf", ord_str(ord));

@@ -71,6 +71,29 @@ QRResult qr_raw(const Array& a) {
   Array tau = k ? numpy::stack(taus, nd - 2) : numpy::zeros(tshape, a.dtype());
   return {numpy::swapaxes(h, nd - 2, nd - 1), tau};
 }
+
+/// The qr primitive on a scaled by a power of two per matrix where its largest magnitude is far from 1 (below 2^-40
+/// or above 2^40 in float32; 2^-400, 2^400 in float64): Householder norms are square roots of sums of squares,
+/// which overflowed (NaN) or underflowed (R left as a's rows) from entries near 1e+-25 in float32 and 1e+-200 in
+/// float64. LAPACK's scaled norm has no such limit. A power of two scales exactly: Q is unchanged, R scaled back.
+std::vector<Array> scaled_qr(const Array& a, bool full_matrices) {
+  const auto& prim = detail::primitive("qr");
+  detail::Params ps{{"full_matrices", full_matrices}};
+  bool f32 = a.dtype() == DType::float32;
+  if (a.size() == 0 || (!f32 && a.dtype() != DType::float64)) return detail::bind(prim, {a}, ps);
+  int64_t nd = a.ndim();
+  Array amax = numpy::max(numpy::abs(a), {nd - 2, nd - 1}, true);
+  DType bits = f32 ? DType::uint32 : DType::uint64;
+  Array exponent = Array::scalar_int(f32 ? int64_t{0x7f800000} : int64_t{0x7ff0000000000000}, bits);
+  // 2^floor(log2(amax)) (0 for a subnormal amax; its bitcast has no derivative, so neither has the scale)
+  Array p = lax::bitcast_convert_type(lax::bitwise_and(lax::bitcast_convert_type(amax, bits), exponent), a.dtype());
+  double lo = f32 ? 0x1p-40 : 0x1p-400, hi = f32 ? 0x1p40 : 0x1p400;
+  Array use = numpy::logical_and(numpy::logical_and(numpy::isfinite(amax), p > 0.0),
+                                 numpy::logical_or(amax > hi, amax < lo));
+  Array down = numpy::where(use, 1.0 / numpy::where(use, p, 1.0), 1.0), up = numpy::where(use, p, 1.0);
+  auto outs = detail::bind(prim, {a * down}, ps);
+  return {outs[0], outs[1] * up};
+}
 }  // namespace
 
 Array cholesky(const Array& a0, bool upper, Loc loc) {
@@ -87,7 +110,7 @@ Array solve(const Array& a0, const Array& b0, Loc loc) {
   Array a = inexact(op, a0);
   check_square(op, a);
   Array b = inexact(op, b0);
-  auto dt = common_float(a, b);
+  auto dt = common_float(a0, b0);
   a = numpy::astype(a, dt);
   b = numpy::astype(b, dt);
   int64_t n = a.shape().back();
@@ -131,7 +154,7 @@ QRResult qr(const Array& a0, std::string_view mode, Loc loc) {
   Array a = inexact_or_empty_half(op, a0);
   check_matrix(op, a);
   if (mode == "raw") return qr_raw(a);
-  auto outs = detail::bind(detail::primitive("qr"), {a}, detail::Params{{"full_matrices", mode == "complete"}});
+  auto outs = scaled_qr(a, mode == "complete");
   if (mode == "r") return {Array(), outs[1]};
   return {outs[0], outs[1]};
 }
@@ -169,29 +192,6 @@ Array svdvals(const Array& a, Loc loc) {
   return svd(a, false, false, loc).S;
 }
 
-Array pinv(const Array& a0, std::optional<double> rtol, Loc loc) {
-  ApiScope scope(loc);
-  constexpr const char* op = "jnp.linalg.pinv";
-  Array a = inexact_or_empty_half(op, a0);
-  check_matrix(op, a);
-  int64_t m = a.shape()[a.ndim() - 2], n = a.shape().back();
-  double eps = a.dtype() == DType::float32 ? std::numeric_limits<float>::epsilon()
-                                           : std::numeric_limits<double>::epsilon();
-  double r = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * eps;
-  if (m == 0 || n == 0) {  // the pseudo-inverse of an empty matrix is the empty (n x m) one
-    Shape s = a.shape();
-    std::swap(s[s.size() - 1], s[s.size() - 2]);
-    return numpy::zeros(s, a.dtype());
-  }
-  auto f = svd(a, false, true, loc);
-  int64_t ax = f.S.ndim() - 1;
-  Array cutoff = r * numpy::max(f.S, {ax}, true);
-  Array s_inv = numpy::where(f.S > cutoff, 1.0 / numpy::where(f.S > cutoff, f.S, 1.0), 0.0);
-  // V diag(1/s) U^T
-  Array v = numpy::swapaxes(f.Vh, -1, -2), ut = numpy::swapaxes(f.U, -1, -2);
-  return numpy::matmul(v * numpy::expand_dims(s_inv, {ax}), ut);
-}
-
 LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond, Loc loc) {
   ApiScope scope(loc);
   constexpr const char* op = "jnp.linalg.lstsq";
@@ -200,7 +200,7 @@ LstsqResult lstsq(const Array& a0, const Array& b0, std::optional<double> rcond,
   if (b.ndim() != 1 && b.ndim() != 2)
     throw_error<ShapeError>(op, "b must be 1-d or 2-d, got {}", detail::shape_str(b.shape()));
   // (empty f16/bf16 operands of one dtype keep it, as JAX's empty results)
-  auto dt = a.dtype() == b.dtype() && a.size() == 0 ? a.dtype() : common_float(a, b);
+  auto dt = a.dtype() == b.dtype() && a.size() == 0 ? a.dtype() : common_float(a0, b0);
   a = numpy::astype(a, dt);
   b = numpy::astype(b, dt);
   int64_t m = a.shape()[0], n = a.shape()[1];
@@ -241,16 +241,16 @@ Array matrix_power(const Array& a0, int64_t n, Loc loc) {
   Array a = a0;
   int64_t k = a.shape().back();
   if (n == 0) return numpy::broadcast_to(eye(k, k, 0, a.dtype()), a.shape());
-  if (n < 0) {
-    a = inv(a, loc);
-    n = -n;
-  }
+  if (n < 0) a = inv(a, loc);
+  // |n| as unsigned: -INT64_MIN overflows (it looped forever).
+  uint64_t m = n < 0 ? uint64_t{0} - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  if (m == 3) return numpy::matmul(numpy::matmul(a, a), a);  // JAX's order for n = 3, not a @ (a @ a)
   // binary powering, as JAX: z squared, multiplied into the result at each set bit
   Array z = a, result;
-  while (n > 0) {
-    if (n & 1) result = result.valid() ? numpy::matmul(result, z) : z;
-    n >>= 1;
-    if (n > 0) z = numpy::matmul(z, z);
+  while (m > 0) {
+    if (m & 1) result = result.valid() ? numpy::matmul(result, z) : z;
+    m >>= 1;
+    if (m > 0) z = numpy::matmul(z, z);
   }
   return result;
 }
@@ -265,7 +265,7 @@ QrResult qr(const Array& x0, bool full_matrices, Loc loc) {
   ApiScope scope(loc);
   Array x = inexact_or_empty_half("jax.lax.linalg.qr", x0);
   check_matrix("jax.lax.linalg.qr", x);
-  auto outs = detail::bind(detail::primitive("qr"), {x}, detail::Params{{"full_matrices", full_matrices}});
+  auto outs = jitx::numpy::linalg::scaled_qr(x, full_matrices);
   return {outs[0], outs[1]};
 }
 

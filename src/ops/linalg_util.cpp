@@ -33,7 +33,9 @@ Array inexact_or_empty_half(std::string_view op, const Array& x) {
 }
 
 DType common_float(const Array& a, const Array& b) {
-  return a.dtype() == DType::float64 || b.dtype() == DType::float64 ? DType::float64 : DType::float32;
+  // JAX's promote_dtypes_inexact: the operands' joint dtype, then inexact (f32 with int64 is f32, not f64).
+  DType d = inexact_dtype(promote_types(a.dtype(), a.weak_type(), b.dtype(), b.weak_type()));
+  return d == DType::float64 ? DType::float64 : DType::float32;
 }
 
 void check_matrix(std::string_view op, const Array& x) {

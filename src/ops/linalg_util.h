@@ -17,7 +17,7 @@ Array inexact(std::string_view op, const Array& x, bool low_precision_ok = false
 /// inexact, except that an empty f16/bf16 array passes as it is: JAX's qr, pinv and lstsq return empty results in
 /// its dtype (it has no f16 LAPACK, but nothing to decompose).
 Array inexact_or_empty_half(std::string_view op, const Array& x);
-/// The dtype both a and b are computed in (float64 when either is; both are inexact already).
+/// The dtype a and b (as given) are computed in: JAX's promote_dtypes_inexact (float32 unless that is float64).
 DType common_float(const Array& a, const Array& b);
 /// x has rank >= 2 (a batch of matrices); ShapeError naming op otherwise.
 void check_matrix(std::string_view op, const Array& x);

@@ -449,6 +449,13 @@ JITX_JNP_REDUCE(all, reduce_and, as_bool(x))
 JITX_JNP_REDUCE(any, reduce_or, as_bool(x))
 #undef JITX_JNP_REDUCE
 
+namespace {
+/// 1 / d computed in dtype (one correctly rounded division, as XLA folds the constant).
+Array reciprocal_in(DType dtype, double d) {
+  return lax::div(convert(Array(1.0), dtype, false), convert(Array(d), dtype, false));
+}
+}  // namespace
+
 Array mean(const Array& x, Axes axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
   auto ax = canon_axes(x, axes, "mean");
@@ -457,7 +464,9 @@ Array mean(const Array& x, Axes axes, bool keepdims, Loc loc) {
   // As JAX does, 16-bit floats are summed and divided in float32 and the result rounded once at the end.
   Array f = upcast_f16(to_float(x));
   Array total = lax::reduce_sum(f, ax);
-  Array r = lax::div(total, convert(Array(static_cast<double>(n)), f.dtype(), false));
+  // A multiply by 1/n rounded in the dtype: XLA's simplifier turns JAX's division by the constant n into that
+  // (mean([1, 2, 7, 4, 5]) is 3.8000000000000003, not 19 / 5), and jitx's does under jit; eager must agree.
+  Array r = lax::mul(total, reciprocal_in(f.dtype(), static_cast<double>(n)));
   return keepdims_reshape(downcast_to(r, x), x, ax, keepdims);
 }
 
@@ -470,7 +479,7 @@ Array var(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
   Array mu = mean(f, ax, true);
   Array c = lax::sub(f, broadcast_to_shape(mu, f.shape()));
   Array ss = lax::reduce_sum(lax::mul(c, c), ax);
-  Array r = lax::div(ss, convert(Array(static_cast<double>(n - ddof)), f.dtype(), false));
+  Array r = lax::mul(ss, reciprocal_in(f.dtype(), static_cast<double>(n - ddof)));  // as mean's
   // As JAX: NaN where ddof leaves no degrees of freedom (its where(n - ddof > 0, ...), which also gives its
   // gradients there: NaN at ddof = n, zeros past it).
   if (n - ddof <= 0) r = jnp::where(Array(false), r, full_like(r, NAN));
@@ -668,8 +677,12 @@ Array concatenate(const std::vector<Array>& xs, int64_t axis, Loc loc) {
   ApiScope s(loc);
   if (xs.empty()) throw_error<ShapeError>("concatenate", "needs at least one array");
   DType d = result_type(xs);
-  // Weak when every input is (jnp.stack of weak scalars is weak), as JAX's promote_dtypes.
-  bool w = std::all_of(xs.begin(), xs.end(), [](const Array& x) { return x.valid() && x.weak_type(); });
+  // Weak as JAX's promote_dtypes: the lattice join's (weak scalars stack to a weak array; an int32 array joined
+  // with a weak float is a weak float).
+  bool w = xs[0].valid() && xs[0].weak_type();
+  DType joined = xs[0].valid() ? xs[0].dtype() : d;
+  for (size_t k = 1; k < xs.size(); ++k)
+    if (xs[k].valid()) joined = promote_types(joined, w, xs[k].dtype(), xs[k].weak_type(), &w);
   std::vector<Array> cs;
   for (auto& x : xs) {
     if (x.ndim() == 0) throw_error<ShapeError>("concatenate", "zero-dimensional arrays cannot be concatenated");

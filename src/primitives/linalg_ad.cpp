@@ -88,8 +88,8 @@ JvpResult qr_jvp(std::span<const Array> x, std::span<const Array> t, const Param
   if (!t[0].valid()) return {outs, {Array(), Array()}};
   int64_t m = x[0].shape()[x[0].ndim() - 2], n = x[0].shape().back();
   if (m < n || (ps.get_bool("full_matrices", false) && m != n))
-    throw_error<CompileError>("jnp.linalg.qr", "the derivative of a QR decomposition is not implemented for m < n "
-                              "or for full_matrices with m != n (as in JAX), got {}x{}", m, n);
+    throw_error<CompileError>("jnp.linalg.qr", "the derivative of a QR decomposition is not implemented in jitx "
+                              "for m < n or for full_matrices with m != n (JAX 0.10.2 has them), got {}x{}", m, n);
   A q = outs[0], r = outs[1];
   Array dx_rinv = ts(r, t[0], false, false, false, false);  // dx r^-1
   Array qt_dx_rinv = mm(mT(q), dx_rinv);
@@ -116,9 +116,11 @@ JvpResult eigh_jvp(std::span<const Array> x, std::span<const Array> t, const Par
 
 JvpResult svd_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
   bool compute_uv = ps.get_bool("compute_uv", true), full = ps.get_bool("full_matrices", false);
-  if (compute_uv && full)
-    throw_error<CompileError>("jnp.linalg.svd", "the derivative of an SVD with full_matrices=true is not "
-                              "implemented (as in JAX): use full_matrices=false");
+  int64_t m = x[0].shape()[x[0].ndim() - 2], n = x[0].shape().back();
+  // (A square matrix's full factors are its reduced ones: JAX 0.10.2 differentiates those too.)
+  if (compute_uv && full && m != n)
+    throw_error<CompileError>("jnp.linalg.svd", "the derivative of an SVD with full_matrices=true of a non-square "
+                              "matrix is not implemented (as in JAX), got {}x{}: use full_matrices=false", m, n);
   Arrays outs = bind(primitive("svd"), {x[0]}, ps);
   if (!t[0].valid()) return {outs, Arrays(outs.size())};
   Arrays uv = compute_uv ? outs
@@ -138,7 +140,7 @@ JvpResult svd_jvp(std::span<const Array> x, std::span<const Array> t, const Para
   Array dss = s_row * ds_mat, sds = s_col * ds_mat;
   Array du = mm(u, f * (dss + mT(dss)));
   Array dv = mm(v, f * (sds + mT(sds)));
-  int64_t m = da.shape()[da.ndim() - 2], n = da.shape().back();
+  // (m, n: da's shape, the operand's)
   if (m > n) {
     Array dav = mm(da, v);
     du = du + (dav - mm(u, mm(ut, dav))) / s_row;

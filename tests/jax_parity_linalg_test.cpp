@@ -1,0 +1,122 @@
+// Linear algebra, means and joins as JAX 0.10.2 (x64) gives them: cases an outside probe found different.
+// Expected values are JAX's, written here; each case runs eagerly and under jit where the function takes arrays.
+#include "test_util.h"
+
+using namespace jitx;
+namespace LA = jnp::linalg;
+
+namespace {
+std::vector<double> doubles(const Array& a) { return a.astype(DType::float64).to_vector<double>(); }
+void check_near(const std::vector<double>& got, const std::vector<double>& want, double rtol) {
+  REQUIRE(got.size() == want.size());
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
+    CHECK(std::abs(got[i] - want[i]) <= rtol * std::max(scale, 1e-300));
+  }
+}
+Array r53(DType d, double scale) {
+  return testing::make({-1.181, 0.057, 1.047, 0.621, 0.43, -0.058, -0.689, 0.2, -0.552, -1.923, 0.3, 1.1, 0.4, -0.7,
+                        0.25},
+                       {5, 3}, DType::float64) * scale;
+}
+}  // namespace
+
+TEST_CASE("qr of matrices with huge or tiny entries (its norms scaled, as LAPACK's)", "[jax_parity][linalg]") {
+  // JAX: |R| / scale of jnp.linalg.qr(r53 * scale), the same for 1e200 and 1e-200 (f64) and 1e25 (f32); jitx gave
+  // NaN (overflow) or R = a's rows (underflow).
+  const std::vector<double> want = {2.4724587, 0.32153702, 1.17595372, 0, 0.83950161, 0.35589408, 0, 0, 1.0803931};
+  for (double scale : {1e200, 1e-200}) {
+    Array a = r53(DType::float64, scale);
+    for (const Array& r : {LA::qr(a).R, jit([](const Array& x) { return LA::qr(x).R; })(a)}) {
+      INFO("scale " << scale);
+      check_near(doubles(jnp::abs(r) / scale), want, 1e-7);
+    }
+    auto qr = LA::qr(a);
+    check_near(doubles(jnp::matmul(qr.Q, qr.R) / scale), doubles(a / scale), 1e-14);
+    CHECK(jnp::all(jnp::isfinite(lax::linalg::qr(a).r)).item<bool>());
+  }
+  for (double scale : {1e25, 1e-25}) {
+    Array a = r53(DType::float64, scale).astype(DType::float32);
+    INFO("f32 scale " << scale);
+    check_near(doubles(jnp::abs(LA::qr(a).R).astype(DType::float64) / scale), want, 1e-6);
+  }
+}
+
+TEST_CASE("pinv's gradient is JAX's formula (finite at repeated singular values)", "[jax_parity][linalg]") {
+  auto f = [](const Array& a) { return jnp::sum(LA::pinv(a)); };
+  CHECK(doubles(grad(f)(jnp::eye(3, 3, 0, DType::float64))) == std::vector<double>(9, -1.0));
+  Array d = testing::make({1, 0, 0, 0, 0, 0, 0, 0, 0}, {3, 3}, DType::float64);
+  CHECK(doubles(jit(grad(f))(d)) == std::vector<double>{-1, 1, 1, 1, 0, 0, 1, 0, 0});
+  Array wide = testing::make({1, 2, 0.5, 0.3, -1, 2}, {2, 3}, DType::float64);
+  auto g = [](const Array& a) { return jnp::sum(jnp::sin(LA::pinv(a))); };
+  check_near(doubles(grad(g)(wide)), {-0.15681165, -0.1624392, -0.4059397, -0.05399833, -0.10074759, -0.20224597},
+             1e-7);
+}
+
+TEST_CASE("matrix_power: n = INT64_MIN ends, n = 3 multiplies as JAX", "[jax_parity][linalg]") {
+  Array e = LA::matrix_power(jnp::eye(2, 2, 0, DType::float64), std::numeric_limits<int64_t>::min());
+  CHECK(doubles(e) == std::vector<double>{1, 0, 0, 1});
+  Array m = testing::make({-0.5, 1.25, 2.0, 0.75, -1.5, 2, 1, 0.5, -0.25}, {3, 3}, DType::float64);
+  CHECK(doubles(LA::matrix_power(m, 3)) ==
+        std::vector<double>{-1.71875, 6.734375, 3.125, 0.890625, -6.65625, 9.875, 3.53125, 0.5, -0.765625});
+}
+
+TEST_CASE("norm's max-based ords: 0 for empty inputs, the tie at zero shared as JAX's initial=0",
+          "[jax_parity][linalg]") {
+  CHECK(LA::norm(jnp::zeros({0}, DType::float32), INFINITY).item<double>() == 0.0);
+  CHECK(LA::norm(jnp::zeros({0, 3}, DType::float32), 2.0).item<double>() == 0.0);
+  CHECK(LA::norm(jnp::zeros({0, 0}, DType::float32), 1.0).item<double>() == 0.0);
+  auto f = [](const Array& x) { return LA::norm(x, INFINITY); };
+  check_near(doubles(grad(f)(jnp::zeros({3}, DType::float64))), {1.0 / 6, 1.0 / 6, 1.0 / 6}, 1e-15);
+  // Nonzero inputs are unchanged: the largest magnitude takes the gradient.
+  CHECK(doubles(grad(f)(testing::make({1, -3, 2}, DType::float64))) == std::vector<double>{0, -1, 0});
+}
+
+TEST_CASE("solve promotes its operands jointly (float32 with int64 is float32)", "[jax_parity][linalg]") {
+  Array a = jnp::eye(2, 2, 0, DType::float32) * 2.0f;
+  Array b = jnp::array({int64_t{1}, int64_t{2}});
+  Array x = LA::solve(a, b);
+  CHECK(x.dtype() == DType::float32);
+  CHECK(doubles(x) == std::vector<double>{0.5, 1.0});
+}
+
+TEST_CASE("mean and var multiply by the reciprocal as XLA's simplifier makes JAX's, eager and jit alike",
+          "[jax_parity][reductions]") {
+  Array x = testing::make({1, 2, 7, 4, 5}, DType::float64);
+  auto mean = [](const Array& a) { return jnp::mean(a); };
+  CHECK(mean(x).item<double>() == 3.8000000000000003);
+  CHECK(jit(mean)(x).item<double>() == 3.8000000000000003);
+  auto var1 = [](const Array& a) { return jnp::var(a, {}, false, 1); };
+  CHECK(var1(x).item<double>() == 5.699999999999999);
+  CHECK(jit(var1)(x).item<double>() == 5.699999999999999);
+  CHECK(jnp::mean(x.astype(DType::float32)).item<float>() == 3.799999952316284f);
+}
+
+TEST_CASE("concatenate and stack keep JAX's weak type (an int32 array with a weak float is weak)",
+          "[jax_parity][weak]") {
+  Array weak = lax::broadcast_in_dim(Array(1.5), {1}, {});
+  REQUIRE(weak.weak_type());
+  Array c = jnp::concatenate({jnp::array({1, 2}), weak});
+  CHECK(c.dtype() == DType::float64);
+  CHECK(c.weak_type());
+  Array s = jnp::stack({jnp::array(int32_t{1}), Array(1.5)});
+  CHECK(s.dtype() == DType::float64);
+  CHECK(s.weak_type());
+  CHECK_FALSE(jnp::concatenate({jnp::array({1.0f}), jnp::array({2.0f})}).weak_type());
+}
+
+TEST_CASE("svd with full_matrices of a square matrix has JAX's derivative", "[jax_parity][linalg]") {
+  Array a = testing::make({1, 2, 3, 5}, {2, 2}, DType::float64);
+  auto s = [](const Array& x) { return jnp::sum(LA::svd(x, true).S); };
+  check_near(doubles(grad(s)(a)), {-0.6246950475544245, 0.78086880944303, 0.78086880944303, 0.6246950475544243},
+             1e-12);
+  auto u = [](const Array& x) { return jnp::sum(jnp::abs(LA::svd(x, true).U)); };
+  check_near(doubles(grad(u)(a)),
+             {0.08589923231767653, 0.14975352890780777, -0.03724833967757652, -0.05473225422011247}, 1e-10);
+  // A non-square one is still refused, as JAX refuses it.
+  auto wide = [](const Array& x) { return jnp::sum(LA::svd(x, true).S); };
+  CHECK_THROWS_WITH(grad(wide)(testing::make({1, 2, 3, 4, 5, 7}, {2, 3}, DType::float64)),
+                    Catch::Contains("non-square"));
+}

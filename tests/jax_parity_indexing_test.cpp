@@ -124,3 +124,40 @@ TEST_CASE("slices with steps near INT64_MAX, and a window of no elements is refu
                                               jnp::zeros({1, 1, 0}, DType::float32), {1}, {{0, 0}}),
                     Catch::Contains("conv_general_dilated") && Catch::Contains("size 0"));
 }
+
+TEST_CASE("cumulative ops on long axes: a running value, the window's order kept", "[jax_parity][cumulative]") {
+  // A cumsum is a reduce_window of the whole axis; it ran in O(n^2) (6 s for 32k elements). The running value adds
+  // in the window's order (in double, rounded once per output), so the values are those of the window and of a
+  // double-precision loop.
+  const int64_t n = 60000;
+  std::vector<double> v(n);
+  uint64_t s = 12345;
+  for (auto& e : v) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    e = static_cast<double>(static_cast<int64_t>(s >> 11) % 2001 - 1000) / 37.0;
+  }
+  Array x = testing::make(v, DType::float64);
+  std::vector<double> want(n);
+  double acc = 0;
+  for (int64_t i = 0; i < n; ++i) want[i] = acc += v[i];
+  CHECK(doubles(jnp::cumsum(x)) == want);
+  CHECK(doubles(jit([](const Array& a) { return lax::cumsum(a, 0); })(x)) == want);
+  // float32: accumulated in double, each output rounded once.
+  Array x32 = x.astype(DType::float32);
+  std::vector<float> v32 = x32.to_vector<float>();
+  std::vector<double> want32(n);
+  acc = 0;
+  for (int64_t i = 0; i < n; ++i) want32[i] = static_cast<float>(acc += v32[i]);
+  CHECK(doubles(lax::cumsum(x32, 0)) == want32);
+  // reverse max (order-free: the running value goes backwards) on a 2-D array along axis 0.
+  Array m = x.reshape({n / 4, 4});
+  std::vector<double> mv = doubles(m), wantm(mv.size());
+  for (int64_t c = 0; c < 4; ++c) {
+    double best = -INFINITY;
+    for (int64_t r = n / 4 - 1; r >= 0; --r) wantm[r * 4 + c] = best = std::max(best, mv[r * 4 + c]);
+  }
+  CHECK(doubles(lax::cummax(m, 0, true)) == wantm);
+  // integer cumsum wraps as the dtype does
+  Array ints = lax::full({n}, jnp::array(int32_t{100000}));
+  CHECK(lax::cumsum(ints, 0).to_vector<int32_t>().back() == static_cast<int32_t>(int64_t{100000} * n));
+}

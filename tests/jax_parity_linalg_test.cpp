@@ -120,3 +120,23 @@ TEST_CASE("svd with full_matrices of a square matrix has JAX's derivative", "[ja
   CHECK_THROWS_WITH(grad(wide)(testing::make({1, 2, 3, 4, 5, 7}, {2, 3}, DType::float64)),
                     Catch::Contains("non-square"));
 }
+
+TEST_CASE("arange of floats fills as NumPy (first two values in the dtype, then first + i * delta)",
+          "[jax_parity][arange]") {
+  // JAX 0.10.2: jnp.arange(0.1, 10.0, 0.7, dtype) for float32 and float64 (np.arange's fill), as hex floats.
+  std::vector<double> f32 = {0x1.99999ap-4,  0x1.99999ap-1,  0x1.8p+0,      0x1.199998p+1, 0x1.733332p+1,
+                             0x1.ccccccp+1, 0x1.133332p+2, 0x1.4p+2,      0x1.6cccccp+2, 0x1.999998p+2,
+                             0x1.c66666p+2, 0x1.f33332p+2, 0x1.1p+3,      0x1.266666p+3, 0x1.3ccccep+3};
+  std::vector<double> f64 = {0x1.999999999999ap-4, 0x1.9999999999999p-1, 0x1.8p+0,             0x1.1999999999999p+1,
+                             0x1.7333333333333p+1, 0x1.ccccccccccccdp+1, 0x1.1333333333332p+2, 0x1.3ffffffffffffp+2,
+                             0x1.6ccccccccccccp+2, 0x1.9999999999999p+2, 0x1.c666666666666p+2, 0x1.f333333333332p+2,
+                             0x1.0ffffffffffffp+3, 0x1.2666666666666p+3, 0x1.3ccccccccccccp+3};
+  CHECK(doubles(jnp::arange(0.1, 10.0, 0.7, DType::float32)) == f32);
+  CHECK(doubles(jnp::arange(0.1, 10.0, 0.7, DType::float64)) == f64);
+  // The last of arange(0, 1, 0.1) in float32 is 0.90000004 (0x1.ccccce p-1), not 0.9f.
+  CHECK(doubles(jnp::arange(0.0, 1.0, 0.1, DType::float32)).back() == 0x1.cccccep-1);
+  CHECK(doubles(jnp::arange(1.1, 3.0, 0.3, DType::float16)) ==
+        std::vector<double>{1.099609375, 1.400390625, 1.7001953125, 2.0, 2.30078125, 2.599609375, 2.900390625});
+  CHECK(doubles(jnp::arange(-1.0, 1.0, 0.3, DType::bfloat16)) ==
+        std::vector<double>{-1.0, -0.69921875, -0.400390625, -0.10009765625, 0.2001953125, 0.5, 0.80078125});
+}

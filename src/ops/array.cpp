@@ -250,6 +250,17 @@ Array full_like(const Array& a, double v, Loc loc) {
   return fill(checked_like(a, "full_like").shape(), v, a.dtype(), loc, a.weak_type());
 }
 
+namespace {
+/// v rounded to the float dtype d (f64: as it is).
+double round_to(double v, DType d) {
+  if (d == DType::float64) return v;
+  if (d == DType::float32) return static_cast<double>(static_cast<float>(v));
+  detail::Literal l = detail::Literal::make(d, {});
+  l.set_f64(0, v);
+  return l.get_f64(0);
+}
+}  // namespace
+
 Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   ApiScope s(loc);
   if (step == 0) throw_error<ShapeError>("arange", "step must not be zero");
@@ -276,21 +287,27 @@ Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   }
   auto v = detail::Literal::make(DType::float64, {n});  // a failed allocation is a RuntimeError, not bad_alloc
   auto* p = static_cast<double*>(v.data());
+  if ((dtype == DType::float32 || dtype == DType::float64) && n > 0) {
+    // NumPy's fill (jnp.arange of concrete bounds is np.arange's): the first two values rounded to the dtype, then
+    // first + i * (second - first) in the dtype's arithmetic, so arange(0, 1, 0.1) in float32 ends in 0.90000004,
+    // as JAX's, not 0.9f. (float16 and bfloat16 are start + i * step rounded once, as JAX gives them.)
+    double b0 = round_to(start, dtype), b1 = n > 1 ? round_to(start + step, dtype) : 0.0;
+    p[0] = b0;
+    if (n > 1) p[1] = b1;
+    if (dtype == DType::float64) {
+      double delta = b1 - b0;
+      for (int64_t i = 2; i < n; ++i) p[i] = b0 + static_cast<double>(i) * delta;
+    } else {  // float32
+      float f0 = static_cast<float>(b0), delta = static_cast<float>(b1) - f0;
+      for (int64_t i = 2; i < n; ++i) p[i] = static_cast<double>(f0 + static_cast<float>(i) * delta);
+    }
+    return array_from_data(p, DType::float64, {n}, dtype, loc);
+  }
   for (int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
   return array_from_data(p, DType::float64, {n}, dtype, loc);
 }
 Array arange(double stop, DType dtype, Loc loc) { return arange(0.0, stop, 1.0, dtype, loc); }
 
-namespace {
-/// v rounded to the float dtype d (f64: as it is).
-double round_to(double v, DType d) {
-  if (d == DType::float64) return v;
-  if (d == DType::float32) return static_cast<double>(static_cast<float>(v));
-  detail::Literal l = detail::Literal::make(d, {});
-  l.set_f64(0, v);
-  return l.get_f64(0);
-}
-}  // namespace
 
 Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype, Loc loc) {
   ApiScope s(loc);

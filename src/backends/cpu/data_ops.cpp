@@ -297,8 +297,10 @@ class ReduceWindow : public LibraryOp {
             win_.dimensions.back() == 1 && win_.strides.back() == 1 && win_.padding.back().low == 0 &&
             win_.padding.back().high == 0 && i.shape.dims.back() == xs.dims.back();
     for (size_t a = 0; a < rank && rows_; ++a) rows_ = win_.base_dilations[a] == 1 && win_.window_dilations[a] == 1;
+    scan_axis_ = prefix_scan_axis(xs);
   }
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
+    if (scan_axis_ >= 0) return run_scan(ins, outs);
     if (rows_) return run_rows(ins, outs);
     hlo::Reducer r = r_;
     const auto &wd = win_.dimensions, &ws = win_.strides, &bd = win_.base_dilations, &wdl = win_.window_dilations;
@@ -391,10 +393,62 @@ class ReduceWindow : public LibraryOp {
     }
   }
 
+  /// The axis of a cumulative op's window (cumsum, cummax, ...: the whole axis, padded by n - 1 before it, every
+  /// other axis untouched), or -1. Output i of such a window reduces x[0..i] in order, so a running accumulator
+  /// gives the same values in O(n) instead of O(n^2) (a 32k-element cumsum took 6 s). Windows padded after the
+  /// axis (reverse) reduce x[i..n-1] in that order: a backward running value would add them in the other order,
+  /// so only order-free reductions (max, min, and, or, integers) take that path.
+  int64_t prefix_scan_axis(const hlo::Shape& xs) {
+    int64_t axis = -1;
+    bool reverse = false;
+    for (size_t a = 0; a < xs.dims.size(); ++a) {
+      if (win_.strides[a] != 1 || win_.base_dilations[a] != 1 || win_.window_dilations[a] != 1) return -1;
+      const auto& pad = win_.padding[a];
+      if (win_.dimensions[a] == 1 && pad.low == 0 && pad.high == 0) continue;
+      int64_t n = xs.dims[a];
+      if (axis >= 0 || n < 2 || win_.dimensions[a] != n) return -1;
+      if (pad.low == n - 1 && pad.high == 0) reverse = false;
+      else if (pad.low == 0 && pad.high == n - 1) reverse = true;
+      else return -1;
+      axis = static_cast<int64_t>(a);
+    }
+    bool order_free = domain(xs.dtype) != Dom::kFloat || r_ == hlo::Reducer::kMax || r_ == hlo::Reducer::kMin;
+    scan_reverse_ = reverse;
+    return axis < 0 || (reverse && !order_free) ? -1 : axis;
+  }
+  void run_scan(std::span<const void* const> ins, std::span<void* const> outs) const {
+    const hlo::Shape& xs = inst_.operand(0)->shape;
+    DType d = xs.dtype;
+    Dom dm = domain(d);
+    hlo::Reducer r = r_;
+    auto a = static_cast<size_t>(scan_axis_);
+    int64_t n = xs.dims[a], inner = 1, outer = 1;
+    for (size_t k = a + 1; k < xs.dims.size(); ++k) inner *= xs.dims[k];
+    for (size_t k = 0; k < a; ++k) outer *= xs.dims[k];
+    Acc init;
+    if (dm == Dom::kFloat) init.f = load_f(ins[1], d, 0);
+    else init.u = load_u(ins[1], d, 0);
+    bool rev = scan_reverse_;
+    parallel_chunks(outer * inner, n, [&](int64_t lo, int64_t hi) {
+      for (int64_t line = lo; line < hi; ++line) {
+        int64_t base = line / inner * n * inner + line % inner;
+        Acc acc = init;
+        for (int64_t k = 0; k < n; ++k) {
+          int64_t j = base + (rev ? n - 1 - k : k) * inner;
+          acc_step(r, dm, d, acc, ins[0], j);
+          if (dm == Dom::kFloat) store_f(outs[0], d, j, acc.f);
+          else store_u(outs[0], d, j, acc.u);
+        }
+      }
+    });
+  }
+
   const Instruction& inst_;
   hlo::Reducer r_;
   hlo::Window win_;
   bool rows_ = false;
+  int64_t scan_axis_ = -1;
+  bool scan_reverse_ = false;
 };
 
 // reduce(x, iota, init_x, init_i), reducer=argmax|argmin: (best value, its index) per output; ties and NaNs pick

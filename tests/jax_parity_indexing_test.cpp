@@ -161,3 +161,37 @@ TEST_CASE("cumulative ops on long axes: a running value, the window's order kept
   Array ints = lax::full({n}, jnp::array(int32_t{100000}));
   CHECK(lax::cumsum(ints, 0).to_vector<int32_t>().back() == static_cast<int32_t>(int64_t{100000} * n));
 }
+
+TEST_CASE("searchsorted is a binary search (large inputs fit), NaNs last, either side", "[jax_parity][searchsorted]") {
+  // The reference: std::lower_bound / upper_bound under the order NaNs-last (JAX's sort order).
+  auto less_nan_last = [](double p, double q) { return p < q || (!std::isnan(p) && std::isnan(q)); };
+  uint64_t s = 99;
+  auto next = [&] {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int64_t>(s >> 33);
+  };
+  for (int64_t n : {0, 1, 2, 7, 64, 1000, 200000}) {
+    std::vector<double> av(static_cast<size_t>(n)), vv(2000);
+    for (auto& e : av) e = static_cast<double>(next() % 50) / 4.0;  // duplicates
+    if (n > 3) av[0] = NAN, av[1] = -INFINITY, av[2] = INFINITY;
+    std::sort(av.begin(), av.end(), less_nan_last);
+    for (auto& e : vv) e = static_cast<double>(next() % 60 - 5) / 4.0;
+    vv[0] = NAN, vv[1] = INFINITY, vv[2] = -INFINITY;
+    Array a = testing::make(av, DType::float64), v = testing::make(vv, DType::float64);
+    for (const char* side : {"left", "right"}) {
+      std::vector<int32_t> want;
+      for (double x : vv) {
+        auto it = std::string_view(side) == "left" ? std::lower_bound(av.begin(), av.end(), x, less_nan_last)
+                                                   : std::upper_bound(av.begin(), av.end(), x, less_nan_last);
+        want.push_back(static_cast<int32_t>(it - av.begin()));
+      }
+      INFO("n " << n << " side " << side);
+      Array got = jnp::searchsorted(a, v, side);
+      CHECK(got.dtype() == DType::int32);
+      CHECK(got.to_vector<int32_t>() == want);
+      if (n <= 1000)
+        CHECK(jit([side](const Array& p, const Array& q) { return jnp::searchsorted(p, q, side); })(a, v)
+                  .to_vector<int32_t>() == want);
+    }
+  }
+}

@@ -301,7 +301,7 @@ const std::vector<Case> kNumpy2 = {
     {"jnp::roll",
      [](Walk& w) {
        w.err("axis 2", {f23()}, [](A a) { return jnp::roll(a[0], 1, 2); });
-       w.err("2 shifts, 1 axis", {f23()}, [](A a) { return jnp::roll(a[0], {1, 2}, {0}); });
+       w.err("3 shifts, 2 axes", {f23()}, [](A a) { return jnp::roll(a[0], {1, 2, 3}, {0, 1}); });
        w.ok("shift 2^62", {f23()}, [](A a) { return jnp::roll(a[0], kHuge, 1); }, {2, 3});
        w.ok("f32[0,3]", {z03()}, [](A a) { return jnp::roll(a[0], 3); }, {0, 3});
      }},

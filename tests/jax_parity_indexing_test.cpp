@@ -195,3 +195,15 @@ TEST_CASE("searchsorted is a binary search (large inputs fit), NaNs last, either
     }
   }
 }
+
+TEST_CASE("roll broadcasts shifts with axes, pad takes mode empty, eye refuses a negative M", "[jax_parity][shape]") {
+  Array x = jnp::arange(8.0).reshape({2, 4});
+  // JAX: jnp.roll(x, (1, 2), (1,)) rolls axis 1 by 1 and by 2.
+  CHECK(doubles(jnp::roll(x, {1, 2}, {1})) == std::vector<double>{1, 2, 3, 0, 5, 6, 7, 4});
+  // JAX: jnp.pad(x, (2, 1), mode="empty") fills with zeros.
+  CHECK(doubles(jnp::pad(jnp::array({1.0, 2.0}), jnp::PadWidth{{2, 1}}, "empty")) ==
+        std::vector<double>{0, 0, 1, 2, 0});
+  // JAX: jnp.eye(2, -2) is a ValueError; M = -1 is jitx's spelling of "M = N" (the default).
+  CHECK_THROWS_AS(jnp::eye(2, -2), ShapeError);
+  CHECK(jnp::eye(2, -1).shape() == Shape{2, 2});
+}

@@ -101,7 +101,7 @@ TEST_CASE("jnp::roll, tile, repeat, outer, tril, triu against loops", "[numpy_ex
   both_close([](auto& v) { return jnp::tril(v[0], 1); }, {b}, lo, f64, "tril batched");
   both_close([](auto& v) { return jnp::triu(v[0], -1); }, {b}, up, f64, "triu batched");
   CHECK_THROWS_AS(jnp::tril(make({1, 2}, f64)), ShapeError);
-  CHECK_THROWS_AS(jnp::roll(x, {1, 2}, {0}), ShapeError);
+  CHECK_THROWS_AS(jnp::roll(x, {1, 2, 3}, {0, 1}), ShapeError);  // ({1, 2} with {0} broadcasts, as JAX's)
   check_grad_fd([](const Array& v) { return jnp::roll(v, {2}, {1}); }, xv, {3, 4}, "grad roll");
   check_grad_fd([](const Array& v) { return jnp::tile(v, {2, 2}); }, xv, {3, 4}, "grad tile");
   check_grad_fd([](const Array& v) { return jnp::repeat(v, std::vector<int64_t>{1, 0, 3}, 0); }, xv, {3, 4},

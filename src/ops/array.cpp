@@ -348,6 +348,7 @@ Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtyp
 
 Array eye(int64_t n, int64_t m, int64_t k, DType dtype, Loc loc) {
   ApiScope s(loc);
+  if (m < -1) throw_error<ShapeError>("eye", "M must be non-negative (or -1 for M = N), got {}", m);
   if (m < 0) m = n;
   if (n < 0) throw_error<ShapeError>("eye", "N must be non-negative, got {}", n);
   // A diagonal outside the matrix (|k| up to int64's limits) leaves it all zeros: k clamped to [-n, m] first.

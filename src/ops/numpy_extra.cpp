@@ -65,7 +65,9 @@ Array roll(const Array& x, std::vector<int64_t> shifts, std::vector<int64_t> axe
                                                     shifts.size());
     return reshape(roll(ravel(x), shifts, {0}), x.shape());
   }
+  // Shifts and axes broadcast together, as NumPy's and JAX's (one axis rolled by each of several shifts).
   if (shifts.size() == 1 && axes.size() > 1) shifts.resize(axes.size(), shifts[0]);
+  if (axes.size() == 1 && shifts.size() > 1) axes.resize(shifts.size(), axes[0]);
   if (shifts.size() != axes.size())
     throw_error<ShapeError>("roll", "got {} shifts for {} axes", shifts.size(), axes.size());
   Array out = x;

@@ -92,12 +92,14 @@ Array pad_axis_ramp(const Array& x, int64_t a, int64_t before, int64_t after, co
 Array pad(const Array& x, PadWidth pw, std::string_view mode, const Array& constant_values, const Array& end_values,
           Loc loc) {
   ApiScope s(loc);
+  // "empty" leaves the padding unspecified (NumPy); JAX fills it with zeros, as "constant" does.
+  if (mode == "empty") return pad(x, std::move(pw), "constant", Array(0), end_values, loc);
   static const std::vector<std::string_view> modes = {"constant", "edge",    "wrap",        "reflect", "symmetric",
                                                       "maximum",  "minimum", "mean",        "linear_ramp",
                                                       "median"};
   if (std::find(modes.begin(), modes.end(), mode) == modes.end())
     throw_error<TypeError>("pad", "unknown mode '{}' (expected constant, edge, wrap, reflect, symmetric, maximum, "
-                                  "minimum, mean, median or linear_ramp)",
+                                  "minimum, mean, median, linear_ramp or empty)",
                            mode);
   if (pw.size() == 1 && x.ndim() != 1) pw.resize(x.ndim(), pw[0]);
   if (static_cast<int64_t>(pw.size()) != x.ndim())

@@ -8,6 +8,7 @@
 #include "jitx/config.h"
 #include "core/errors.h"
 #include "core/primitive.h"
+#include "ops/convert.h"
 
 namespace jitx::lax {
 using detail::ApiScope;
@@ -471,9 +472,7 @@ Array gather(const Array& operand, const Array& start_indices, const GatherDimen
   if (zeros) ps.set("slice_sizes", slice_sizes);
   Array r = bind1(p, {operand, start_indices}, ps);
   if (!zeros) return r;
-  static const auto& convert = prim("convert_element_type");
-  Array zero = bind1(convert, {Array(0)}, Params{{"new_dtype", r.dtype()}, {"weak_type", r.weak_type()}});
-  return lax::full(r.shape(), zero);
+  return lax::full(r.shape(), detail::convert_weak(Array(0), r.dtype(), r.weak_type()));
 }
 
 #define JITX_LAX_SCATTER_IMPL(fn, pname)                                                                       \

@@ -157,6 +157,22 @@ TEST_CASE("cumulative ops on long axes: a running value, the window's order kept
     for (int64_t r = n / 4 - 1; r >= 0; --r) wantm[r * 4 + c] = best = std::max(best, mv[r * 4 + c]);
   }
   CHECK(doubles(lax::cummax(m, 0, true)) == wantm);
+  // reverse float sums and products: the forward window of the reversed axis (x[n-1] + ... + x[i], a backward
+  // running value), linear too (the reverse window was O(n^2): minutes for 200k elements); so is cumsum's gradient.
+  std::vector<double> wantr(n);
+  acc = 0;
+  for (int64_t i = n - 1; i >= 0; --i) wantr[i] = acc += v[i];
+  CHECK(doubles(lax::cumsum(x, 0, true)) == wantr);
+  CHECK(doubles(jit([](const Array& a) { return lax::cumsum(a, 0, true); })(x)) == wantr);
+  std::vector<double> g = doubles(grad([](const Array& a) { return jnp::sum(lax::cumsum(a, 0) * a); })(x));
+  // d/dx_k sum_i x_i cumsum(x)_i = cumsum(x)_k + sum_{i >= k} x_i
+  CHECK(std::abs(g[0] - (want[0] + wantr[0])) <= 1e-9 * std::abs(wantr[0]) + 1e-9);
+  CHECK(std::abs(g[n / 2] - (want[n / 2] + wantr[n / 2])) <= 1e-9 * std::abs(wantr[n / 2]) + 1e-9);
+  Array small = testing::make({1.5, 0.75, -1.25, 2.0, 0.5, 1.125}, DType::float64);
+  std::vector<double> sv = doubles(small), wantp(6);
+  acc = 1;
+  for (int i = 5; i >= 0; --i) wantp[i] = acc *= sv[i];
+  CHECK(doubles(lax::cumprod(small, 0, true)) == wantp);
   // integer cumsum wraps as the dtype does
   Array ints = lax::full({n}, jnp::array(int32_t{100000}));
   CHECK(lax::cumsum(ints, 0).to_vector<int32_t>().back() == static_cast<int32_t>(int64_t{100000} * n));

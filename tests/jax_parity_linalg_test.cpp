@@ -140,3 +140,33 @@ TEST_CASE("arange of floats fills as NumPy (first two values in the dtype, then 
   CHECK(doubles(jnp::arange(-1.0, 1.0, 0.3, DType::bfloat16)) ==
         std::vector<double>{-1.0, -0.69921875, -0.400390625, -0.10009765625, 0.2001953125, 0.5, 0.80078125});
 }
+
+TEST_CASE("qr's derivative for wide matrices and complete tall ones is JAX's (was refused)", "[jax_parity][linalg]") {
+  // JAX 0.10.2: jax.grad of sum(Wq * Q) + sum(Wr * R) for jnp.linalg.qr(A, "complete") (4x3) and qr(A.T) (3x4),
+  // with Wq = arange(16).reshape(4, 4) / 7 - 1, Wr = arange(12).reshape(4, 3) / 5 - 1 (wide: / 4 - 1, / 6 - 1).
+  Array a = testing::make({0.7, -1.2, 0.3, 0.25, 0.9, -0.6, -1.1, 0.4, 0.8, 0.5, 0.35, -0.45}, {4, 3}, DType::float64);
+  auto weights = [](int64_t r, int64_t c, double div) {
+    return jnp::arange(double(r * c), DType::float64).reshape({r, c}) / div - 1;
+  };
+  auto tall = [&](const Array& x) {
+    auto f = LA::qr(x, "complete");
+    return jnp::sum(weights(4, 4, 7) * f.Q) + jnp::sum(weights(4, 3, 5) * f.R);
+  };
+  auto wide = [&](const Array& x) {
+    auto f = LA::qr(x);
+    return jnp::sum(weights(3, 3, 4) * f.Q) + jnp::sum(weights(3, 4, 6) * f.R);
+  };
+  const std::vector<double> want_tall = {1.7322868547078327,  1.3939373797505814,  1.2589628440000036,
+                                         3.239269065523227,   2.948937158740867,   3.2416863983587167,
+                                         -1.0335125655454769, -0.6665039922733885, -1.0175978527432987,
+                                         -3.481311581730405,  -2.6224879405649246, -3.919755141721286};
+  const std::vector<double> want_wide = {1.7071097011045853, 0.8797416577254631, 0.5902144712342258, 0.4441594573693074,
+                                         0.00451784034950145, -0.27691783698012196, -0.2748221903881348,
+                                         -0.11490715390719666, 0.7723721933379368, 0.7875621183734014,
+                                         0.6819153396902434, 0.8727777177681453};
+  check_near(doubles(grad(tall)(a)), want_tall, 1e-12);
+  check_near(doubles(jit(grad(tall))(a)), want_tall, 1e-12);
+  Array at = jnp::transpose(a);
+  check_near(doubles(grad(wide)(at)), want_wide, 1e-12);
+  check_near(doubles(jit(grad(wide))(at)), want_wide, 1e-12);
+}

@@ -83,20 +83,51 @@ std::vector<Array> triangular_solve_transpose(std::span<const Array> cts, std::s
   return {Array(), bind1(primitive("triangular_solve"), {args[0].value, cts[0]}, q)};
 }
 
+// The derivative of x = q r for m >= n with q's n columns (j-towns.github.io/papers/qr-derivative.pdf): dq, dr.
+std::pair<Array, Array> thin_qr_jvp(A q, A r, A dx) {
+  Array dx_rinv = ts(r, dx, false, false, false, false);  // dx r^-1
+  Array qt_dx_rinv = mm(mT(q), dx_rinv);
+  Array low = numpy::tril(qt_dx_rinv, -1);
+  Array d_omega = low - mT(low);
+  return {mm(q, d_omega - qt_dx_rinv) + dx_rinv, mm(qt_dx_rinv - d_omega, r)};
+}
+
+Array cols(A x, int64_t lo, int64_t hi) { return lax::slice_in_dim(x, lo, hi, 1, x.ndim() - 1); }
+Array rows(A x, int64_t lo, int64_t hi) { return lax::slice_in_dim(x, lo, hi, 1, x.ndim() - 2); }
+
+// JAX 0.10.2's rule (jax/_src/lax/linalg.py, qr_jvp_rule) in its three cases: m >= n reduced (or square), m < n
+// (x = [x1 x2], r = [r1 r2]: x1 = q r1 is square, r2 = q^T x2), and full_matrices with m > n (arXiv:2409.13374,
+// eqs. 32-33: q's last m - n columns from z = q_pn (q_nn - I)^-1, solved through an LU factorisation).
 JvpResult qr_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
   Arrays outs = bind(primitive("qr"), {x[0]}, ps);
   if (!t[0].valid()) return {outs, {Array(), Array()}};
   int64_t m = x[0].shape()[x[0].ndim() - 2], n = x[0].shape().back();
-  if (m < n || (ps.get_bool("full_matrices", false) && m != n))
-    throw_error<CompileError>("jnp.linalg.qr", "the derivative of a QR decomposition is not implemented in jitx "
-                              "for m < n or for full_matrices with m != n (JAX 0.10.2 has them), got {}x{}", m, n);
   A q = outs[0], r = outs[1];
-  Array dx_rinv = ts(r, t[0], false, false, false, false);  // dx r^-1
-  Array qt_dx_rinv = mm(mT(q), dx_rinv);
-  Array low = numpy::tril(qt_dx_rinv, -1);
-  Array d_omega = low - mT(low);
-  Array dq = mm(q, d_omega - qt_dx_rinv) + dx_rinv;
-  Array dr = mm(qt_dx_rinv - d_omega, r);
+  if (m < n) {
+    auto [dq, dr1] = thin_qr_jvp(q, cols(r, 0, m), cols(t[0], 0, m));
+    Array dr2 = mm(mT(dq), cols(x[0], m, n)) + mm(mT(q), cols(t[0], m, n));
+    return {outs, {dq, lax::concatenate({dr1, dr2}, dr1.ndim() - 1)}};
+  }
+  bool full = ps.get_bool("full_matrices", false) && m != n;
+  Array q_mn = full ? cols(q, 0, n) : q;
+  auto [dq_mn, dr_nn] = thin_qr_jvp(q_mn, full ? rows(r, 0, n) : r, t[0]);
+  if (!full) return {outs, {dq_mn, dr_nn}};
+  Array q_nn = rows(q_mn, 0, n), q_pn = rows(q_mn, n, m), q_mp = cols(q, n, m);
+  Array dq_nn = rows(dq_mn, 0, n), dq_pn = rows(dq_mn, n, m);
+  // z (q_nn - I) = q_pn: with P (q_nn - I) = L U, z = q_pn U^-1 L^-1 P.
+  Arrays f = bind(primitive("lu"), {q_nn - eye_for(q_nn, n)}, Params{});
+  Array l = numpy::tril(f[0], -1) + eye_for(f[0], n), u = numpy::triu(f[0]);
+  Shape sq = f[0].shape();
+  std::vector<int64_t> lead;
+  for (int64_t k = 0; k + 1 < f[0].ndim(); ++k) lead.push_back(k);
+  Array perm = lax::broadcast_in_dim(f[2], sq, lead);
+  Array p = numpy::astype(perm == lax::broadcasted_iota(DType::int32, sq, f[0].ndim() - 1), f[0].dtype());
+  Array z = mm(ts(l, ts(u, q_pn, false, false, false, false), false, true, false, true), p);
+  Array dq_mp = mm(dq_mn, mT(z)) - mm(q_mn + mm(q_mp, z), mT(dq_pn - mm(z, dq_nn)));
+  Array dq = lax::concatenate({dq_mn, dq_mp}, dq_mn.ndim() - 1);
+  Shape zs = dr_nn.shape();
+  zs[zs.size() - 2] = m - n;
+  Array dr = lax::concatenate({dr_nn, zeros(zs, dr_nn.dtype())}, dr_nn.ndim() - 2);
   return {outs, {dq, dr}};
 }
 

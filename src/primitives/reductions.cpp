@@ -363,7 +363,11 @@ void register_reduce_window(const std::string& name, const std::string& reducer,
   register_primitive(std::move(p));
 }
 
-// cumsum[axis reverse]: lowered, as JAX does on CPU, to a reduce_window over a padded prefix window.
+// cumsum[axis reverse]: lowered, as JAX does on CPU, to a reduce_window over a padded prefix window. A reverse
+// float sum or product is the forward window of the reversed axis, reversed: its output i adds x[n-1] down to x[i]
+// (a backward running value, as rev(cumsum(rev(x))) would), which backends scan in O(n); the window padded after the
+// axis adds x[i] up to x[n-1], an order no running value has (O(n^2) on cpu: minutes for 200k elements, and every
+// cumsum's gradient is a reverse cumsum). Order-free reductions (max, min, integers) keep the reverse window.
 void register_cumulative(const std::string& name, const std::string& reducer, JvpFn jvp,
                          TransposeFn transpose = nullptr) {
   Primitive p;
@@ -383,9 +387,10 @@ void register_cumulative(const std::string& name, const std::string& reducer, Jv
     int64_t r = x.ndim(), axis = c.params.get_int("axis");
     bool reverse = c.params.get_bool("reverse", false);
     int64_t n = x.shape[axis];
+    bool flip = reverse && n > 1 && is_floating(x.dtype) && (reducer == "add" || reducer == "mul");
     std::vector<int64_t> wd(r, 1), pad(2 * r, 0);
     wd[axis] = std::max<int64_t>(n, 1);
-    pad[2 * axis + (reverse ? 1 : 0)] = std::max<int64_t>(n - 1, 0);
+    pad[2 * axis + (reverse && !flip ? 1 : 0)] = std::max<int64_t>(n - 1, 0);
     auto* init = identity_constant(c.comp, reducer, x.dtype);
     Params attrs{{"window_dimensions", wd},
                  {"window_strides", std::vector<int64_t>(r, 1)},
@@ -393,7 +398,12 @@ void register_cumulative(const std::string& name, const std::string& reducer, Jv
                  {"base_dilations", std::vector<int64_t>(r, 1)},
                  {"window_dilations", std::vector<int64_t>(r, 1)},
                  {"reducer", reducer}};
-    return Insts{c.comp->add(Opcode::kReduceWindow, hlo_shape(c.out_avals[0]), {a[0], init}, attrs)};
+    auto rev = [&](hlo::Instruction* v) {
+      return c.comp->add(Opcode::kReverse, hlo_shape(c.out_avals[0]), {v}, Params{{"dimensions", Ints{axis}}});
+    };
+    hlo::Instruction* in = flip ? rev(a[0]) : a[0];
+    hlo::Instruction* w = c.comp->add(Opcode::kReduceWindow, hlo_shape(c.out_avals[0]), {in, init}, attrs);
+    return Insts{flip ? rev(w) : w};
   };
   register_primitive(std::move(p));
 }

@@ -170,3 +170,72 @@ TEST_CASE("qr's derivative for wide matrices and complete tall ones is JAX's (wa
   check_near(doubles(grad(wide)(at)), want_wide, 1e-12);
   check_near(doubles(jit(grad(wide))(at)), want_wide, 1e-12);
 }
+
+TEST_CASE("lax.linalg.lu factors non-square matrices as JAX (pivots min(m, n), perm m) with JAX's derivative",
+          "[jax_parity][linalg]") {
+  // JAX 0.10.2: lax.linalg.lu(W) for W 3x4 and W.T, and jax.grad of sum(w * lu) with w = arange(12) / 3 - 1.
+  Array w = testing::make({0.3, -1.2, 2.0, 0.7, 1.5, 0.4, -0.6, 0.9, -0.8, 2.2, 0.1, -1.4}, {3, 4}, DType::float64);
+  struct Want {
+    Array x;
+    std::vector<double> lu, grad;
+    std::vector<int32_t> piv, perm;
+  };
+  const std::vector<Want> cases = {
+      {w,
+       {1.5, 0.4, -0.6, 0.9, -0.5333333333333333, 2.4133333333333336, -0.22, -0.9199999999999999, 0.19999999999999998,
+        -0.5303867403314917, 2.0033149171270717, 0.03204419889502763},
+       {-0.10435850214855716, 2.0580110497237567, 2.333333333333334, 2.6666666666666665, -1.5125813778125978,
+        -0.1405577092003027, 0.3933701657458565, 0.9321055862492328, -1.00022452170433, 1.7582084388958414,
+        2.237569060773481, 2.7476979742173113},
+       {1, 2, 2},
+       {1, 2, 0}},
+      {jnp::transpose(w),
+       {2.0, -0.6, 0.1, 0.15, 1.59, -0.8150000000000001, -0.6, 0.02515723270440254, 2.280503144654088, 0.35,
+        0.6981132075471699, -0.3797573083287368},
+       {-0.33723115322400293, -1.157897172626863, -0.20275997128111903, 0.9706102698031313, 1.9204891104417288,
+        2.110729266587749, -0.9136082579200285, -0.06409666867036137, 0.5542518130450745, 1.561597407958594,
+        2.0668801261793175, 1.1693325979040263},
+       {2, 2, 2},
+       {2, 0, 1, 3}},
+  };
+  for (const auto& c : cases) {
+    INFO("shape " << c.x.shape()[0] << "x" << c.x.shape()[1]);
+    Array wt = jnp::arange(12.0, DType::float64).reshape(c.x.shape()) / 3.0 - 1.0;
+    auto loss = [&](const Array& x) { return jnp::sum(wt * lax::linalg::lu(x).lu); };
+    for (bool jitted : {false, true}) {
+      auto f = lax::linalg::lu(c.x);
+      auto j = jit([](const Array& x) {
+        auto r = lax::linalg::lu(x);
+        return std::vector<Array>{r.lu, r.pivots, r.permutation};
+      })(c.x);
+      const Array& lu = jitted ? j[0] : f.lu;
+      check_near(doubles(lu), c.lu, 1e-14);
+      CHECK((jitted ? j[1] : f.pivots).to_vector<int32_t>() == c.piv);
+      CHECK((jitted ? j[2] : f.permutation).to_vector<int32_t>() == c.perm);
+      check_near(doubles(jitted ? jit(grad(loss))(c.x) : grad(loss)(c.x)), c.grad, 1e-12);
+    }
+    CHECK(lax::linalg::lu(c.x.astype(DType::float32)).lu.dtype() == DType::float32);
+  }
+}
+
+TEST_CASE("lax.linalg dtypes as JAX: cholesky/eigh promote integers only through symmetrize_input, qr refuses them",
+          "[jax_parity][linalg]") {
+  // JAX 0.10.2 (x64): symmetrize_input computes (x + x^T) / 2, a true division (int32 -> float32, int64 ->
+  // float64, bool -> weak float64); without it, and in qr, lu, svd and triangular_solve, integers are refused.
+  Array i32 = jnp::array({{4, 1}, {1, 3}});
+  CHECK(lax::linalg::cholesky(i32).dtype() == DType::float32);
+  CHECK(lax::linalg::cholesky(i32.astype(DType::int64)).dtype() == DType::float64);
+  Array b = lax::linalg::cholesky(jnp::array({{true, false}, {false, true}}));
+  CHECK(b.dtype() == DType::float64);
+  CHECK(b.weak_type());
+  CHECK(lax::linalg::eigh(i32).w.dtype() == DType::float32);
+  CHECK(lax::linalg::eigh(i32.astype(DType::uint8)).v.dtype() == DType::float32);
+  CHECK(lax::linalg::eigh(jnp::array({{true, false}, {false, true}})).w.weak_type());
+  CHECK(doubles(lax::linalg::cholesky(i32)) == std::vector<double>{2, 0, 0.5, std::sqrt(2.75f)});
+  CHECK_THROWS_AS(lax::linalg::cholesky(i32, false), TypeError);
+  CHECK_THROWS_AS(lax::linalg::eigh(i32, true, false), TypeError);
+  CHECK_THROWS_AS(lax::linalg::qr(i32), TypeError);
+  CHECK_THROWS_AS(lax::linalg::lu(i32), TypeError);
+  CHECK_THROWS_AS(lax::linalg::svd(i32), TypeError);
+  CHECK(jnp::linalg::qr(i32).R.dtype() == DType::float32);  // jnp promotes
+}

@@ -92,8 +92,8 @@ Array cholesky(const Array& x, bool symmetrize_input = true, Loc loc = Loc::curr
 struct LuResult {
   Array lu, pivots, permutation;  // pivots/permutation int32; x[..., permutation, :] = L U
 };
-/// jax.lax.linalg.lu of square matrices: partial pivoting, L unit lower and U upper packed in lu; pivots as
-/// LAPACK's (row i was swapped with row pivots[i]).
+/// jax.lax.linalg.lu of m x n matrices: partial pivoting, L unit lower (m x k) and U upper (k x n) packed in lu,
+/// k = min(m, n); pivots [..., k] as LAPACK's (row i was swapped with row pivots[i]), permutation [..., m].
 LuResult lu(const Array& x, Loc loc = Loc::current());
 
 }  // namespace jitx::lax::linalg

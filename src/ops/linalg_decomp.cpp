@@ -263,6 +263,10 @@ using namespace jitx::detail::linalg_util;
 
 QrResult qr(const Array& x0, bool full_matrices, Loc loc) {
   ApiScope scope(loc);
+  // JAX's lax.linalg.qr takes floats only (jnp.linalg.qr promotes integers first).
+  if (x0.valid() && !is_floating(x0.dtype()))
+    detail::throw_error<TypeError>("jax.lax.linalg.qr", "does not accept dtype {} (a float is needed; "
+                                   "jnp::linalg::qr promotes integers)", dtype_name(x0.dtype()));
   Array x = inexact_or_empty_half("jax.lax.linalg.qr", x0);
   check_matrix("jax.lax.linalg.qr", x);
   auto outs = jitx::numpy::linalg::scaled_qr(x, full_matrices);
@@ -271,9 +275,7 @@ QrResult qr(const Array& x0, bool full_matrices, Loc loc) {
 
 EighResult eigh(const Array& x0, bool lower, bool symmetrize_input, bool /*sort_eigenvalues*/, Loc loc) {
   ApiScope scope(loc);
-  Array x = inexact("jax.lax.linalg.eigh", x0);
-  check_square("jax.lax.linalg.eigh", x);
-  if (symmetrize_input) x = symmetrize(x);
+  Array x = lax_symmetric_input("jax.lax.linalg.eigh", x0, symmetrize_input);
   auto outs = detail::bind(detail::primitive("eigh"), {x}, detail::Params{{"lower", lower}});
   return {outs[0], outs[1]};
 }

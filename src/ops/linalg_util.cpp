@@ -52,6 +52,26 @@ void check_square(std::string_view op, const Array& x) {
 
 Array symmetrize(const Array& x) { return (x + numpy::swapaxes(x, -1, -2)) * 0.5; }
 
+namespace {
+void check_float(std::string_view op, const Array& x, bool low_precision_ok = false) {
+  if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
+  if (low_precision_ok && is_floating(x.dtype())) return;
+  if (x.dtype() != DType::float32 && x.dtype() != DType::float64)
+    throw_error<TypeError>(op, "needs a float32 or float64 operand, got {}", dtype_name(x.dtype()));
+}
+}  // namespace
+
+Array lax_symmetric_input(std::string_view op, const Array& x, bool symmetrize_input) {
+  if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
+  if (!symmetrize_input || is_floating(x.dtype())) check_float(op, x);
+  check_square(op, x);
+  if (!symmetrize_input) return x;
+  if (is_floating(x.dtype())) return symmetrize(x);
+  Array s = numpy::true_divide(x + numpy::swapaxes(x, -1, -2), Array(int64_t{2}));  // Python's 2: weak int64
+  check_float(op, s);
+  return s;
+}
+
 Array diagonal(const Array& x) {
   int64_t n = x.shape().back(), r = x.ndim();
   Shape flat(x.shape().begin(), x.shape().end() - 2);
@@ -93,15 +113,6 @@ namespace jitx::lax::linalg {
 using namespace jitx::detail::linalg_util;
 using detail::throw_error;
 
-namespace {
-void check_float(std::string_view op, const Array& x, bool low_precision_ok = false) {
-  if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
-  if (low_precision_ok && is_floating(x.dtype())) return;
-  if (x.dtype() != DType::float32 && x.dtype() != DType::float64)
-    throw_error<TypeError>(op, "needs a float32 or float64 operand, got {}", dtype_name(x.dtype()));
-}
-}  // namespace
-
 Array triangular_solve(const Array& a, const Array& b0, bool left_side, bool lower, bool transpose_a,
                        bool conjugate_a, bool unit_diagonal, Loc loc) {
   detail::ApiScope scope(loc);
@@ -135,17 +146,15 @@ Array triangular_solve(const Array& a, const Array& b0, bool left_side, bool low
 
 Array cholesky(const Array& x, bool symmetrize_input, Loc loc) {
   detail::ApiScope scope(loc);
-  constexpr const char* op = "lax.linalg.cholesky";
-  check_float(op, x);
-  check_square(op, x);
-  return detail::bind1(detail::primitive("cholesky"), {symmetrize_input ? symmetrize(x) : x});
+  Array a = lax_symmetric_input("lax.linalg.cholesky", x, symmetrize_input);
+  return detail::bind1(detail::primitive("cholesky"), {a});
 }
 
 LuResult lu(const Array& x, Loc loc) {
   detail::ApiScope scope(loc);
   constexpr const char* op = "lax.linalg.lu";
   check_float(op, x);
-  check_square(op, x);
+  check_matrix(op, x);
   auto outs = detail::bind(detail::primitive("lu"), {x});
   return {outs[0], outs[1], outs[2]};
 }

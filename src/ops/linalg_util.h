@@ -25,6 +25,10 @@ void check_matrix(std::string_view op, const Array& x);
 void check_square(std::string_view op, const Array& x);
 /// (x + x^T) / 2 over the last two axes.
 Array symmetrize(const Array& x);
+/// jax.lax.linalg.cholesky/eigh's input: with symmetrize_input, (x + x^T) / 2 as JAX's true division computes it
+/// (so integers and bools turn float as there: int32 -> float32, bool -> weak float64); without, a float32 or
+/// float64 array as it is (JAX refuses other dtypes there). x square; TypeError/ShapeError naming op otherwise.
+Array lax_symmetric_input(std::string_view op, const Array& x, bool symmetrize_input);
 /// The diagonal of square matrices in the last two axes (..., n): a strided slice, so inf/nan elsewhere stay out.
 Array diagonal(const Array& x);
 /// P with P[..., i, j] = (perm[..., i] == j), in dtype: (P b) is b's rows in perm's order.

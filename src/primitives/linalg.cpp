@@ -71,6 +71,38 @@ Primitive matrix_primitive(std::string name, std::initializer_list<const char*> 
   return p;
 }
 
+/// lu of a non-square matrix: the square LU of it padded with zeros to s = max(m, n), sliced. Zero rows (m < n)
+/// never win a pivot search over a nonzero column (and lose ties to the real rows above them), and zero columns
+/// (m > n) come after every real one with zero pivots that swap nothing (getrf's rule, and both backends'): so
+/// the padded factorisation's first m rows (n columns) are the wide (tall) one's.
+Insts lower_lu(LowerCtx& c, std::span<hlo::Instruction* const> a) {
+  const ShapedArray& x = c.in_avals[0];
+  int64_t r = x.ndim(), m = x.shape[r - 2], n = x.shape.back();
+  if (m == n) return lower_custom(c, a, "lu", Params{});
+  int64_t s = std::max(m, n);
+  std::vector<int64_t> zeros(static_cast<size_t>(r), 0), hi = zeros;
+  hi[static_cast<size_t>(r - 2)] = s - m;
+  hi[static_cast<size_t>(r - 1)] = s - n;
+  Shape sq = x.shape, sv(x.shape.begin(), x.shape.end() - 1);
+  sq[r - 2] = sq[r - 1] = s;
+  sv.back() = s;
+  auto* zero = c.comp->add_constant(Literal::make(x.dtype, {}));
+  Params pad{{"edge_padding_low", zeros}, {"edge_padding_high", hi}, {"interior_padding", zeros}};
+  auto* padded = c.comp->add(Opcode::kPad, hlo_shape(ShapedArray{sq, x.dtype, false}), {a[0], zero}, pad);
+  std::vector<ShapedArray> square{ShapedArray{sq, x.dtype, false}, ShapedArray{sv, DType::int32, false},
+                                  ShapedArray{sv, DType::int32, false}};
+  LowerCtx sc = c;
+  sc.out_avals = square;
+  Insts full = lower_custom(sc, std::span<hlo::Instruction* const>(&padded, 1), "lu", Params{});
+  auto slice = [&](hlo::Instruction* v, const ShapedArray& out) {
+    std::vector<int64_t> limit(out.shape.begin(), out.shape.end());
+    return c.comp->add(Opcode::kSlice, hlo_shape(out), {v},
+                       Params{{"start_indices", std::vector<int64_t>(limit.size(), 0)}, {"limit_indices", limit},
+                              {"strides", std::vector<int64_t>(limit.size(), 1)}});
+  };
+  return {slice(full[0], c.out_avals[0]), slice(full[1], c.out_avals[1]), slice(full[2], c.out_avals[2])};
+}
+
 BatchResult triangular_solve_batch(std::span<const Array> args, std::span<const int64_t> dims, const Params& ps) {
   int64_t n = batch_size(args, dims);
   Array a = batch_at(args[0], dims[0], n, 0), b = batch_at(args[1], dims[1], n, 0);
@@ -79,16 +111,19 @@ BatchResult triangular_solve_batch(std::span<const Array> args, std::span<const 
 
 const bool kLinalgRegistered = [] {
   {
-    // lu: (lu, pivots, permutation) of square matrices, partial pivoting: a[perm] = L U with L unit lower.
+    // lu: (lu, pivots, permutation) of m x n matrices, partial pivoting: a[perm] = L U with L unit lower (m x k)
+    // and U upper (k x n), k = min(m, n); pivots [.., k], perm [.., m], as LAPACK's getrf and JAX.
     Primitive p = matrix_primitive("lu", {});
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
-      check_matrix("lu", in[0], true);
-      int64_t n = in[0].shape.back();
-      Shape v(in[0].shape.begin(), in[0].shape.end() - 1);
-      v.back() = n;
-      return Outs{ShapedArray{in[0].shape, in[0].dtype, false}, ShapedArray{v, DType::int32, false},
+      check_matrix("lu", in[0], false);
+      int64_t m = in[0].shape[in[0].ndim() - 2], n = in[0].shape.back();
+      Shape v(in[0].shape.begin(), in[0].shape.end() - 1), pv = v;
+      v.back() = m;
+      pv.back() = std::min(m, n);
+      return Outs{ShapedArray{in[0].shape, in[0].dtype, false}, ShapedArray{pv, DType::int32, false},
                   ShapedArray{v, DType::int32, false}};
     };
+    p.lower = lower_lu;
     p.jvp = lu_jvp;
     register_primitive(std::move(p));
   }
@@ -98,7 +133,7 @@ const bool kLinalgRegistered = [] {
     Primitive p = matrix_primitive("cholesky", {});
     p.abstract_eval = [](std::span<const ShapedArray> in, const Params&) {
       check_matrix("cholesky", in[0], true);
-      return Outs{ShapedArray{in[0].shape, in[0].dtype, false}};
+      return Outs{ShapedArray{in[0].shape, in[0].dtype, in[0].weak_type}};  // weak stays weak, as JAX's
     };
     p.jvp = cholesky_jvp;
     register_primitive(std::move(p));
@@ -155,7 +190,8 @@ const bool kLinalgRegistered = [] {
       const auto& x = in[0];
       check_matrix("eigh", x, true);
       Shape w(x.shape.begin(), x.shape.end() - 1);
-      return Outs{ShapedArray{x.shape, x.dtype, false}, ShapedArray{w, x.dtype, false}};
+      // A weak input stays weak, as JAX's (lax.linalg.eigh of a bool matrix: weak float64).
+      return Outs{ShapedArray{x.shape, x.dtype, x.weak_type}, ShapedArray{w, x.dtype, x.weak_type}};
     };
     p.jvp = eigh_jvp;
     register_primitive(std::move(p));

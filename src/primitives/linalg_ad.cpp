@@ -25,26 +25,35 @@ Array add_tangent_pair(A x, A y) {
 }
 }  // namespace
 
+// JAX's rule for m x n (k = min(m, n)): L (m x m, L's k columns padded with I's) and U (n x n, U's k rows padded
+// with I's) square, lu_dot = L tril(G, -1) + triu(G) U with G = L^-1 P a_dot U^-1.
 JvpResult lu_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
   Arrays outs = bind(primitive("lu"), {x[0]}, ps);
   if (!t[0].valid()) return {outs, {Array(), Array(), Array()}};
   A lu = outs[0];
-  int64_t n = lu.shape().back();
+  int64_t r = lu.ndim(), m = lu.shape()[r - 2], n = lu.shape().back(), k = std::min(m, n);
   Shape sq = lu.shape();
+  sq[r - 1] = m;
   // P with P[i, j] = (perm[i] == j): (P a_dot) is a_dot's rows in the factorisation's order.
-  Array perm = lax::broadcast_in_dim(outs[2], sq, [&] {
-    std::vector<int64_t> d;
-    for (int64_t k = 0; k + 1 < lu.ndim(); ++k) d.push_back(k);
-    return d;
-  }());
-  Array p = numpy::astype(perm == lax::broadcasted_iota(DType::int32, sq, lu.ndim() - 1), lu.dtype());
-  Array l = numpy::tril(lu, -1) + eye_for(lu, n), u = numpy::triu(lu);
+  std::vector<int64_t> lead;
+  for (int64_t d = 0; d + 1 < r; ++d) lead.push_back(d);
+  Array perm = lax::broadcast_in_dim(outs[2], sq, lead);
+  Array p = numpy::astype(perm == lax::broadcasted_iota(DType::int32, sq, r - 1), lu.dtype());
+  Array zero = numpy::astype(Array(0.0), lu.dtype());
+  auto pad_to = [&](A v, int64_t axis, int64_t extra) {
+    std::vector<std::array<int64_t, 3>> cfg(static_cast<size_t>(r), {0, 0, 0});
+    cfg[static_cast<size_t>(axis)][1] = extra;
+    return extra ? lax::pad(v, zero, cfg) : v;
+  };
+  Array l = pad_to(numpy::tril(lax::slice_in_dim(lu, 0, k, 1, r - 1), -1), r - 1, m - k) + eye_for(lu, m);
+  Array below_k = lax::ge(lax::broadcasted_iota(DType::int32, {n, n}, 0), Array(static_cast<int32_t>(k)));
+  Array u_eye = eye_for(lu, n) * numpy::astype(below_k, lu.dtype());  // I's last n - k diagonal entries
+  Array u = pad_to(numpy::triu(lax::slice_in_dim(lu, 0, k, 1, r - 2)), r - 2, n - k) + u_eye;
   Array la = ts(l, mm(p, t[0]), true, true, false, true);  // L^-1 P a_dot
   Array lau = ts(u, la, false, false, false, false);      // L^-1 P a_dot U^-1
   Array lu_dot = mm(l, numpy::tril(lau, -1)) + mm(numpy::triu(lau), u);
   return {outs, {lu_dot, Array(), Array()}};
 }
-
 JvpResult cholesky_jvp(std::span<const Array> x, std::span<const Array> t, const Params& ps) {
   Array l = bind1(primitive("cholesky"), {x[0]}, ps);
   if (!t[0].valid()) return {{l}, {Array()}};

@@ -476,3 +476,49 @@ ENTRY %main (a: f32[3,4], b: s32[3,4]) -> ((f32[3], s32[3])) {
   CHECK_THROWS_WITH(hlo::verify(*hlo::parse_hlo(text)),
                     Catch::Matchers::Contains("needs the argmax or argmin reducer"));
 }
+
+TEST_CASE("interpreter: Jacobi svd and eigh of matrices near 1e+-150 and 1e300 (scaled by a power of two)",
+          "[interpreter][linalg]") {
+  // A rank-1 4x4 matrix times s: the sums of squares in the Jacobi sweeps overflowed (1e150: U not orthogonal,
+  // s0 wrong; 1e300: inf/NaN) or underflowed (1e-150). The reference interpreter's factors are now orthogonal and
+  // its values the cpu backend's (Eigen's), within f64 rounding.
+  Array u = jnp::array({0.3, -1.2, 0.7, 2.1}), v = jnp::array({1.1, 0.4, -0.9, 0.25});
+  auto fs = jit([](const Array& a) {
+    auto r = jnp::linalg::svd(a);
+    auto e = jnp::linalg::eigh(a + jnp::transpose(a));
+    return std::vector<Array>{r.U, r.S, r.Vh, e.eigenvalues, e.eigenvectors};
+  });
+  for (double scale : {1e150, 1e-150, 1e300}) {
+    INFO("scale " << scale);
+    Array a = jnp::outer(u, v) * scale;
+    auto c = fs.lower(a).compile();
+    auto cpu = c(a);
+    auto m = hlo::parse_hlo(c.as_text());
+    evaluator::Value got = evaluator::evaluate(*m, {detail::concrete_buffer(a, "test")->literal()});
+    REQUIRE(got.tuple.size() == 5);
+    auto vec = [&](int k) {
+      const auto& l = got.tuple[static_cast<size_t>(k)].array;
+      std::vector<double> out(static_cast<size_t>(l.size()));
+      for (int64_t i = 0; i < l.size(); ++i) out[static_cast<size_t>(i)] = l.get_f64(i);
+      return out;
+    };
+    auto orthogonal = [](const std::vector<double>& q) {  // 4x4, columns orthonormal
+      double worst = 0;
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) {
+          double d = 0;
+          for (int r = 0; r < 4; ++r) d += q[r * 4 + i] * q[r * 4 + j];
+          worst = std::max(worst, std::fabs(d - (i == j ? 1.0 : 0.0)));
+        }
+      return worst;
+    };
+    CHECK(orthogonal(vec(0)) < 1e-12);
+    CHECK(orthogonal(vec(4)) < 1e-12);
+    std::vector<double> s = vec(1), w = vec(3);
+    std::vector<double> s_cpu = cpu[1].to_vector<double>(), w_cpu = cpu[3].to_vector<double>();
+    CHECK(std::fabs(s[0] - s_cpu[0]) <= 1e-14 * s_cpu[0]);
+    CHECK(std::fabs(w[0] - w_cpu[0]) <= 1e-14 * std::fabs(w_cpu[0]));
+    CHECK(std::fabs(w[3] - w_cpu[3]) <= 1e-14 * std::fabs(w_cpu[3]));
+    for (int k = 1; k < 4; ++k) CHECK(s[static_cast<size_t>(k)] <= 1e-14 * s[0]);  // rank 1
+  }
+}

@@ -239,6 +239,20 @@ void complete_basis(Mat& q, std::vector<bool> valid) {
   }
 }
 
+/// x scaled in place by a power of two 2^-e (exact) so that its largest magnitude is in [0.5, 1), and e: the Jacobi
+/// sweeps square entries (sums of squares overflow from about 1e154, underflow below 1e-154), LAPACK scales too.
+/// Zero or non-finite matrices stay as they are (e = 0).
+int rescale(Mat& x) {
+  double big = 0;
+  for (int64_t i = 0; i < x.rows; ++i)
+    for (int64_t j = 0; j < x.cols; ++j) big = std::max(big, std::fabs(x(i, j)));
+  if (big == 0 || !std::isfinite(big)) return 0;
+  int e = std::ilogb(big) + 1;
+  for (int64_t i = 0; i < x.rows; ++i)
+    for (int64_t j = 0; j < x.cols; ++j) x(i, j) = std::ldexp(x(i, j), -e);
+  return e;
+}
+
 Value eval_eigh(const Instruction& inst, const Literal& a) {
   Literal vl = make(out_shape(inst, 0)), wl = make(out_shape(inst, 1));
   bool lower = flag(inst, "lower");
@@ -247,6 +261,7 @@ Value eval_eigh(const Instruction& inst, const Literal& a) {
     Mat x = load(a, b), s(n, n), v = Mat::identity(n);
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j <= i; ++j) s(i, j) = s(j, i) = lower ? x(i, j) : x(j, i);
+    int e = rescale(s);
     for (int sweep = 0; sweep < 100; ++sweep) {
       double off = 0, all = 0;
       for (int64_t i = 0; i < n; ++i)
@@ -280,7 +295,7 @@ Value eval_eigh(const Instruction& inst, const Literal& a) {
     std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s(i, i) < s(j, j); });
     Mat vs(n, n);
     for (int64_t k = 0; k < n; ++k) {
-      wl.set_f64(b * n + k, s(order[k], order[k]));
+      wl.set_f64(b * n + k, std::ldexp(s(order[k], order[k]), e));
       for (int64_t i = 0; i < n; ++i) vs(i, k) = v(i, order[k]);
     }
     store(vl, b, vs, n, n);
@@ -342,6 +357,13 @@ void jacobi_svd(Mat t, Mat& u, Vec& s, Mat& v) {
     if (norms[j] > tiny && norms[j] > 0) {
       valid[k] = true;
       for (int64_t i = 0; i < rows; ++i) u(i, k) = t(i, j) / norms[j];
+      // A column of rounding noise (a singular value ~1e-150 of the largest: its squares are subnormal, so the
+      // rotations did not orthogonalise it) is not a direction: the basis is completed there instead.
+      for (int64_t o = 0; o < k && valid[k]; ++o) {
+        double d = 0;
+        for (int64_t i = 0; i < rows; ++i) d += u(i, o) * u(i, k);
+        valid[k] = !valid[o] || std::fabs(d) < 1e-8;
+      }
     }
   }
   complete_basis(u, valid);
@@ -370,9 +392,10 @@ Value eval_svd(const Instruction& inst, const Literal& a) {
     }
     bool wide = m < n;
     Mat t = wide ? x.transposed() : x, tu(0, 0), tv(0, 0);
+    int e = rescale(t);
     Vec s;
     jacobi_svd(t, tu, s, tv);  // t = tu diag(s) tv^T; tu rows x k
-    for (int64_t j = 0; j < k; ++j) sl.set_f64(b * k + j, s[j]);
+    for (int64_t j = 0; j < k; ++j) sl.set_f64(b * k + j, std::ldexp(s[j], e));
     if (!uv) continue;
     if (full) {  // extend tu to a square orthogonal matrix
       Mat ext(tu.rows, tu.rows);

@@ -155,6 +155,17 @@ TEST_CASE("jit: sharded arguments run partitioned on their devices, results carr
     CHECK(testing::collective_count(fwd, "all-reduce") == 0);
     CHECK(testing::collective_count(fwd, "all-gather") == 0);
     CHECK(fwd.find(fmt::format("sharding={{devices=[{},1]", n)) != std::string::npos);
+    CHECK(fwd.find(fmt::format(", num_partitions={}\n", n)) < fwd.find('\n') + 1);  // in the header, as XLA's
+    // The lowered text carries the mesh and the shardings as JAX 0.10.2 lowers them (Shardy), and imports back.
+    std::string low = mm.lower(xs, w).as_text();
+    INFO(low);
+    CHECK(low.find(fmt::format("mhlo.num_partitions = {} : i32", n)) != std::string::npos);
+    CHECK(low.find(fmt::format("  sdy.mesh @mesh = <[\"data\"={}]>\n", n)) != std::string::npos);
+    CHECK(low.find("%arg0: tensor<16x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>}, "
+                   "%arg1: tensor<4x3xf32>)") != std::string::npos);
+    CHECK(low.find("{jax.result_info = \"result\", sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}, {}]>}") !=
+          std::string::npos);
+    CHECK(import_stablehlo(low).compile()(x, w)[0].to_vector<float>() == mm(x, w).to_vector<float>());
     // The gradient of a data-parallel loss: one all-reduce for the weight's gradient, which ends up replicated.
     auto loss = [](const Array& w_, const Array& x_) { return jnp::sum(jnp::tanh(jnp::matmul(x_, w_))); };
     auto g = jit(grad(loss));

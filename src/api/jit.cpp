@@ -496,6 +496,58 @@ std::vector<const hlo::Instruction*> result_leaves(const hlo::Module& m) {
   if (root->opcode == hlo::Opcode::kTuple) return {root->operands.begin(), root->operands.end()};
   return {root};
 }
+
+/// A sharding as Shardy prints it on the mesh `@mesh`: #sdy.sharding<@mesh, [{"data"}, {}]> (each dimension's
+/// axes, major to minor; every dimension listed).
+std::string sdy_sharding(const NamedSharding& s, int64_t rank) {
+  std::vector<std::string> dims;
+  const auto& entries = s.spec().entries();
+  for (int64_t d = 0; d < rank; ++d) {
+    std::vector<std::string> axes;
+    if (static_cast<size_t>(d) < entries.size())
+      for (const auto& a : entries[static_cast<size_t>(d)].axes) axes.push_back(fmt::format("\"{}\"", a));
+    dims.push_back(fmt::format("{{{}}}", fmt::join(axes, ", ")));
+  }
+  return fmt::format("sdy.sharding = #sdy.sharding<@mesh, [{}]>", fmt::join(dims, ", "));
+}
+
+/// The mesh of a lowering's sharded arguments, as JAX lowers it: `sdy.mesh @mesh = <["x"=4]>` declared in the
+/// module, mhlo.num_partitions its size, each argument (and result) on it annotated with its sharding.
+void add_shardings(const CompiledEntry& e, StablehloAttrs& attrs) {
+  const NamedSharding* mesh_of = nullptr;
+  for (const auto& sh : e.in_placement)
+    if (sh && sh->named()) {
+      mesh_of = sh->named();
+      break;
+    }
+  if (!mesh_of) return;
+  const Mesh& mesh = mesh_of->mesh();
+  std::vector<std::string> axes, ids;
+  for (size_t a = 0; a < mesh.axis_names().size(); ++a)
+    axes.push_back(fmt::format("\"{}\"={}", mesh.axis_names()[a], mesh.shape()[a]));
+  bool iota = true;
+  for (size_t d = 0; d < mesh.devices().size(); ++d) {
+    ids.push_back(std::to_string(mesh.devices()[d].id()));
+    iota = iota && mesh.devices()[d].id() == static_cast<int>(d);
+  }
+  attrs.declarations = fmt::format("  sdy.mesh @mesh = <[{}]{}>\n", fmt::join(axes, ", "),
+                                   iota ? "" : fmt::format(", device_ids=[{}]", fmt::join(ids, ", ")));
+  attrs.num_partitions = mesh.size();
+  auto annotate = [&](std::string& into, const std::shared_ptr<const Sharding>& sh, int64_t rank) {
+    if (!sh || !sh->named() || !(sh->named()->mesh() == mesh)) return;
+    into += (into.empty() ? "" : ", ") + sdy_sharding(*sh->named(), rank);
+  };
+  const hlo::Computation& c = *e.module->entry;
+  attrs.args.resize(c.parameters.size());
+  for (size_t k = 0; k < e.in_placement.size() && k < c.parameters.size(); ++k)
+    annotate(attrs.args[k], e.in_placement[k], static_cast<int64_t>(c.parameters[k]->shape.dims.size()));
+  std::lock_guard<std::mutex> l(e.spmd_mu);
+  if (!e.spmd) return;
+  std::vector<const hlo::Instruction*> results = result_leaves(*e.module);
+  attrs.results.resize(results.size());
+  for (size_t k = 0; k < results.size() && k < e.spmd->out_shardings.size(); ++k)
+    annotate(attrs.results[k], e.spmd->out_shardings[k], static_cast<int64_t>(results[k]->shape.dims.size()));
+}
 }  // namespace
 
 std::string entry_stablehlo_text(const CompiledEntry& e) {
@@ -503,18 +555,22 @@ std::string entry_stablehlo_text(const CompiledEntry& e) {
   // shape and dtype that no earlier result took; that argument gets {tf.aliasing_output = result}. (jitx keeps
   // unused arguments, which JAX drops from the module: their numbering differs from JAX's there.)
   const hlo::Computation& c = *e.module->entry;
-  std::vector<std::string> attrs(c.parameters.size());
+  StablehloAttrs sa;
+  add_shardings(e, sa);
+  std::vector<std::string>& attrs = sa.args;
+  attrs.resize(c.parameters.size());
   std::vector<int64_t> free = donated_parameters(e.key, e.donate_argnums);
   std::vector<const hlo::Instruction*> results = result_leaves(*e.module);
   for (size_t k = 0; k < results.size(); ++k)
     for (auto it = free.begin(); it != free.end(); ++it) {
       const hlo::Instruction* p = c.parameters.at(static_cast<size_t>(*it));
       if (p->shape.is_tuple || !p->shape.same_type(results[k]->shape)) continue;
-      attrs.at(static_cast<size_t>(p->parameter_number)) = fmt::format("tf.aliasing_output = {} : i32", k);
+      std::string& a = attrs.at(static_cast<size_t>(p->parameter_number));
+      a = fmt::format("tf.aliasing_output = {} : i32", k) + (a.empty() ? "" : ", " + a);
       free.erase(it);
       break;
     }
-  return stablehlo_text_of(e.jaxpr, *e.module, attrs);
+  return stablehlo_text_of(e.jaxpr, *e.module, sa);
 }
 namespace {
 /// What as_text() and the analyses describe: the optimised module the backend runs (the lowered one before
@@ -529,6 +585,12 @@ const hlo::Module& analysed_module(const CompiledEntry& e) {
 std::string entry_hlo_text(const CompiledEntry& e) {
   const hlo::Module& m = analysed_module(e);
   std::string text = hlo::print_hlo(m);
+  {
+    // A partitioned program's header says for how many partitions it is, as XLA's: num_partitions=4.
+    std::lock_guard<std::mutex> l(e.spmd_mu);
+    if (e.spmd && e.spmd->devices.size() > 1)
+      text.insert(text.find('\n'), fmt::format(", num_partitions={}", e.spmd->devices.size()));
+  }
   std::vector<int64_t> donated = donated_parameters(e.key, e.donate_argnums);
   if (donated.empty()) return text;
   // The results written over donated arguments, as XLA prints them in the module's header:

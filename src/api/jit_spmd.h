@@ -9,6 +9,7 @@
 
 #include "hlo/ir/hlo.h"
 #include "jitx/sharding.h"
+#include "lowering/lower.h"
 #include "runtime/runtime.h"
 
 namespace jitx {
@@ -63,8 +64,7 @@ struct ClosedJaxpr;
 /// jit's StableHLO text (Lowered::as_text): the lowered module's, or, for a program with a shard_map (which runs its
 /// expansion on one device), its SPMD form as JAX prints it: the manual region and its collectives
 /// (shard_map_prim.cpp).
-std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
-                              const std::vector<std::string>& arg_attrs = {});
+std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lowered, StablehloAttrs attrs = {});
 /// jit's partitioned program for a call: when the jaxpr is one shard_map equation on the call's leaves, each
 /// already sharded as its in_spec on the shard_map's mesh (or replicated for P()), the body's own per-device program
 /// (its collectives over the mesh's partitions, no partitioner); otherwise make_spmd_program's.

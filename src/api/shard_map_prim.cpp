@@ -288,10 +288,9 @@ std::shared_ptr<SpmdProgram> spmd_program_for(const ClosedJaxpr& jaxpr, const hl
   return prog;
 }
 
-std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lowered,
-                              const std::vector<std::string>& arg_attrs) {
+std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lowered, StablehloAttrs attrs) {
   int64_t n = shard_map_partitions(jaxpr);
-  if (n == 0) return print_stablehlo(lowered, arg_attrs);
+  if (n == 0) return print_stablehlo(lowered, attrs);
   bool& on = spmd_text_lowering();
   on = true;
   std::shared_ptr<hlo::Module> m;
@@ -302,11 +301,8 @@ std::string stablehlo_text_of(const ClosedJaxpr& jaxpr, const hlo::Module& lower
     throw;
   }
   on = false;
-  std::string text = print_stablehlo(*m, arg_attrs);
-  const std::string one = "mhlo.num_partitions = 1 : i32";
-  if (auto at = text.find(one); at != std::string::npos)
-    text.replace(at, one.size(), fmt::format("mhlo.num_partitions = {} : i32", n));
-  return text;
+  attrs.num_partitions = n;
+  return print_stablehlo(*m, attrs);
 }
 
 namespace {

@@ -23,8 +23,10 @@ std::string indent(const std::string& text) {
 }  // namespace
 
 std::string StablehloPrinter::print() {
-  std::string out = fmt::format(
-      "module {} attributes {{mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{\n", symbol_name(m_.name));
+  std::string out =
+      fmt::format("module {} attributes {{mhlo.num_partitions = {} : i32, mhlo.num_replicas = 1 : i32}} {{\n",
+                  symbol_name(m_.name), attrs_.num_partitions);
+  out += attrs_.declarations;
   const hlo::Computation& c = *m_.entry;
   const Instruction* root = c.root;
   std::vector<const Instruction*> results;
@@ -35,7 +37,8 @@ std::string StablehloPrinter::print() {
     rtypes.push_back(results[k]->shape.mlir());
     // JAX names each result by its pytree path; jitx's entry is a flat list of results.
     std::string info = results.size() == 1 ? "result" : fmt::format("result[{}]", k);
-    rdecls.push_back(fmt::format("{} {{jax.result_info = \"{}\"}}", rtypes.back(), info));
+    std::string extra = k < attrs_.results.size() && !attrs_.results[k].empty() ? ", " + attrs_.results[k] : "";
+    rdecls.push_back(fmt::format("{} {{jax.result_info = \"{}\"{}}}", rtypes.back(), info, extra));
   }
   // MLIR numbers the values of nested regions after all of the function body's: a first pass counts those.
   std::string body;
@@ -50,8 +53,8 @@ std::string StablehloPrinter::print() {
   std::vector<std::string> params;
   for (auto* p : c.parameters) {
     auto k = static_cast<size_t>(p->parameter_number);
-    bool attrs = k < arg_attrs_.size() && !arg_attrs_[k].empty();
-    params.push_back(fmt::format("{}: {}{}", name(p), p->shape.mlir(), attrs ? " {" + arg_attrs_[k] + "}" : ""));
+    bool attrs = k < attrs_.args.size() && !attrs_.args[k].empty();
+    params.push_back(fmt::format("{}: {}{}", name(p), p->shape.mlir(), attrs ? " {" + attrs_.args[k] + "}" : ""));
   }
   out += fmt::format("  func.func public @main({}) -> ({}) {{\n", fmt::join(params, ", "), fmt::join(rdecls, ", "));
   out += body;
@@ -187,9 +190,9 @@ void StablehloPrinter::print_inst(std::string& out, const Instruction& i) {
   }
 }
 
-std::string print_stablehlo(const hlo::Module& m, const std::vector<std::string>& arg_attrs) {
+std::string print_stablehlo(const hlo::Module& m, const StablehloAttrs& attrs) {
   StablehloPrinter p(m);
-  p.set_arg_attrs(arg_attrs);
+  p.set_attrs(attrs);
   return p.print();
 }
 

@@ -11,6 +11,7 @@
 
 #include "hlo/ir/attributes.h"
 #include "hlo/ir/hlo.h"
+#include "lowering/lower.h"
 
 namespace jitx::detail {
 using hlo::Instruction;
@@ -36,8 +37,8 @@ class StablehloPrinter {
   explicit StablehloPrinter(const hlo::Module& m) : m_(m) {}
   /// The whole module.
   std::string print();
-  /// The entry parameters' attribute dictionaries (without braces; empty: none), by parameter number.
-  void set_arg_attrs(std::vector<std::string> attrs) { arg_attrs_ = std::move(attrs); }
+  /// The entry parameters' and results' extra attributes, the module's partitions and declarations.
+  void set_attrs(StablehloAttrs attrs) { attrs_ = std::move(attrs); }
 
   // --- for the op printers ---
   const std::string& name(const Instruction* i) { return names_.at(i); }
@@ -84,7 +85,7 @@ class StablehloPrinter {
   std::string fresh() { return fmt::format("%{}", next_++); }
 
   const hlo::Module& m_;
-  std::vector<std::string> arg_attrs_;
+  StablehloAttrs attrs_;
   std::unordered_map<const Instruction*, std::string> names_;
   std::set<std::string> used_;
   int64_t next_ = 0, next_conflict_ = 0;

@@ -620,11 +620,12 @@ const std::vector<Case> kDebug = {
 }  // namespace
 #include "api_walk_table_host.h"
 #include "api_walk_table_random.h"
+#include "api_walk_table_lax_extra.h"
 namespace {
 
 std::vector<Case> all_cases() {
   std::vector<Case> v;
-  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost})
+  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra})
     v.insert(v.end(), t->begin(), t->end());
   return v;
 }

@@ -117,7 +117,10 @@ const std::vector<Case> kLax = {
     {"lax::broadcast_in_dim",
      [](Walk& w) {
        w.err("dims of the wrong length", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {2, 3}, {0}); });
-       w.ok("decreasing dims (a transpose)", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {3, 2}, {1, 0}); },
+       w.ok("decreasing dims (a transpose)", {f23()},
+            [](A a) {
+              return lax::broadcast_in_dim(a[0], {3, 2}, {1, 0});
+            },
             {3, 2});
        w.err("repeated dims", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {3, 3}, {1, 1}); });
        w.err("size 3 into 4", {f23()}, [](A a) { return lax::broadcast_in_dim(a[0], {2, 4}, {0, 1}); });
@@ -165,23 +168,32 @@ const std::vector<Case> kLax = {
     {"lax::dynamic_slice",
      [](Walk& w) {
        Array i = Array(1);
-       w.err("sizes larger than the operand", {f23(), i},
-             [](A a) { return lax::dynamic_slice(a[0], {a[1], a[1]}, {3, 3}); });
+       w.err("sizes larger than the operand", {f23(), i}, [](A a) {
+         return lax::dynamic_slice(a[0], {a[1], a[1]}, {3, 3});
+       });
        w.err("one index for rank 2", {f23(), i}, [](A a) { return lax::dynamic_slice(a[0], {a[1]}, {1, 1}); });
        w.err("a float index", {f23(), s0()}, [](A a) { return lax::dynamic_slice(a[0], {a[1], a[1]}, {1, 1}); });
        w.err("negative sizes", {f23(), i}, [](A a) { return lax::dynamic_slice(a[0], {a[1], a[1]}, {-1, 1}); });
        w.ok("huge index (clamped)", {f23(), Array(int64_t{1} << 40)},
-            [](A a) { return lax::dynamic_slice(a[0], {a[1], a[1]}, {1, 2}); }, {1, 2});
+            [](A a) {
+              return lax::dynamic_slice(a[0], {a[1], a[1]}, {1, 2});
+            },
+            {1, 2});
      }},
     {"lax::dynamic_update_slice",
      [](Walk& w) {
        Array i = Array(0);
-       w.err("update larger than the operand", {f23(), zeros({3, 3}), i},
-             [](A a) { return lax::dynamic_update_slice(a[0], a[1], {a[2], a[2]}); });
-       w.err("update of another dtype", {f23(), i23(), i},
-             [](A a) { return lax::dynamic_update_slice(a[0], a[1], {a[2], a[2]}); });
+       w.err("update larger than the operand", {f23(), zeros({3, 3}), i}, [](A a) {
+         return lax::dynamic_update_slice(a[0], a[1], {a[2], a[2]});
+       });
+       w.err("update of another dtype", {f23(), i23(), i}, [](A a) {
+         return lax::dynamic_update_slice(a[0], a[1], {a[2], a[2]});
+       });
        w.ok("empty update", {f23(), zeros({0, 3}), i},
-            [](A a) { return lax::dynamic_update_slice(a[0], a[1], {a[2], a[2]}); }, {2, 3});
+            [](A a) {
+              return lax::dynamic_update_slice(a[0], a[1], {a[2], a[2]});
+            },
+            {2, 3});
      }},
     {"lax::concatenate",
      [](Walk& w) {
@@ -191,13 +203,17 @@ const std::vector<Case> kLax = {
      }},
     {"lax::pad",
      [](Walk& w) {
-       w.err("negative interior", {f23()},
-             [](A a) { return lax::pad(a[0], Array(0.0f), Pad3{{0, 0, -1}, {0, 0, 0}}); });
+       w.err("negative interior", {f23()}, [](A a) {
+         return lax::pad(a[0], Array(0.0f), Pad3{{0, 0, -1}, {0, 0, 0}});
+       });
        w.err("one entry for rank 2", {f23()}, [](A a) { return lax::pad(a[0], Array(0.0f), Pad3{{0, 0, 0}}); });
        w.err("too negative", {f23()}, [](A a) { return lax::pad(a[0], Array(0.0f), Pad3{{-3, 0, 0}, {0, 0, 0}}); });
        w.err("an i32 value", {f23()}, [](A a) { return lax::pad(a[0], Array(0), Pad3{{0, 0, 0}, {0, 0, 0}}); });
        w.err("2^62 high", {f23()}, [](A a) { return lax::pad(a[0], Array(0.0f), Pad3{{0, kHuge, 0}, {0, 0, 0}}); });
-       w.ok("negative low", {f23()}, [](A a) { return lax::pad(a[0], Array(0.0f), Pad3{{-1, 0, 0}, {0, 1, 1}}); },
+       w.ok("negative low", {f23()},
+            [](A a) {
+              return lax::pad(a[0], Array(0.0f), Pad3{{-1, 0, 0}, {0, 1, 1}});
+            },
             {1, 6});
      }},
     {"lax::iota",
@@ -234,8 +250,9 @@ const std::vector<Case> kLax = {
 void walk_collective(Walk& w, const std::function<Array(const Array&)>& body, Shape out) {
   if (devices().size() < 2) return;
   Mesh mesh = make_mesh({2}, {"x"});
-  w.ok("(4,3) in shard_map", {testing::make(testing::uniform(12, -2, 2), {4, 3}, DType::float32)},
-       [mesh, body](A a) { return shard_map(body, mesh, P("x"), P("x"))(a[0]); }, out);
+  w.ok(
+      "(4,3) in shard_map", {testing::make(testing::uniform(12, -2, 2), {4, 3}, DType::float32)},
+      [mesh, body](A a) { return shard_map(body, mesh, P("x"), P("x"))(a[0]); }, out);
   w.err("outside shard_map", {f23()}, [body](A a) { return body(a[0]); });
   w.invalid([body](A a) { return body(a[0]); });
 }
@@ -243,16 +260,34 @@ void walk_collective(Walk& w, const std::function<Array(const Array&)>& body, Sh
 const std::vector<Case> kLax2 = {
     // The collectives (lax_parallel.h): inside a shard_map over a 2-device mesh (eagerly and under jit); outside
     // one, the axis name is unbound.
-    {"lax::psum", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::psum(b, "x"); }, {4, 3}); }},
-    {"lax::pmean", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::pmean(b, "x"); }, {4, 3}); }},
-    {"lax::pmax", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::pmax(b, "x"); }, {4, 3}); }},
-    {"lax::pmin", [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::pmin(b, "x"); }, {4, 3}); }},
+    {"lax::psum",
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::psum(b, "x"); }, {4, 3});
+     }},
+    {"lax::pmean",
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::pmean(b, "x"); }, {4, 3});
+     }},
+    {"lax::pmax",
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::pmax(b, "x"); }, {4, 3});
+     }},
+    {"lax::pmin",
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::pmin(b, "x"); }, {4, 3});
+     }},
     {"lax::all_gather",
-     [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::all_gather(b, "x", 0, true); }, {8, 3}); }},
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::all_gather(b, "x", 0, true); }, {8, 3});
+     }},
     {"lax::psum_scatter",
-     [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::psum_scatter(b, "x", 0, true); }, {2, 3}); }},
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::psum_scatter(b, "x", 0, true); }, {2, 3});
+     }},
     {"lax::all_to_all",
-     [](Walk& w) { walk_collective(w, [](const Array& b) { return lax::all_to_all(b, "x", 0, 0, true); }, {4, 3}); }},
+     [](Walk& w) {
+       walk_collective(w, [](const Array& b) { return lax::all_to_all(b, "x", 0, 0, true); }, {4, 3});
+     }},
     {"lax::ppermute",
      [](Walk& w) {
        walk_collective(w, [](const Array& b) { return lax::ppermute(b, "x", {{0, 1}, {1, 0}}); }, {4, 3});
@@ -275,11 +310,15 @@ const std::vector<Case> kLax2 = {
      }},
     {"lax::dot_general",
      [](Walk& w) {
-       w.err("contracting 3 with 2", {f23(), f23()},
-             [](A a) { return lax::dot_general(a[0], a[1], {{1}, {0}, {}, {}}); });
+       w.err("contracting 3 with 2", {f23(), f23()}, [](A a) {
+         return lax::dot_general(a[0], a[1], {{1}, {0}, {}, {}});
+       });
        w.err("axis 2", {f23(), f23()}, [](A a) { return lax::dot_general(a[0], a[1], {{2}, {1}, {}, {}}); });
        w.err("f32 with i32", {f23(), i23()}, [](A a) { return lax::dot_general(a[0], a[1], {{1}, {1}, {}, {}}); });
-       w.ok("outer product", {f23(), z03()}, [](A a) { return lax::dot_general(a[0], a[1], {{}, {}, {}, {}}); },
+       w.ok("outer product", {f23(), z03()},
+            [](A a) {
+              return lax::dot_general(a[0], a[1], {{}, {}, {}, {}});
+            },
             {2, 3, 0, 3});
      }},
     {"lax::dot",
@@ -290,14 +329,20 @@ const std::vector<Case> kLax2 = {
     {"lax::gather",
      [](Walk& w) {
        Array idx = testing::make_int({0, 9}, {2, 1}, DType::int32);
-       w.err("slice size 4 > 3", {f23(), idx},
-             [](A a) { return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 4}); });
-       w.err("start_index_map axis 5", {f23(), idx},
-             [](A a) { return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {5}, -1}, {1, 3}); });
-       w.err("float indices", {f23(), f23()},
-             [](A a) { return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 3}); });
+       w.err("slice size 4 > 3", {f23(), idx}, [](A a) {
+         return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 4});
+       });
+       w.err("start_index_map axis 5", {f23(), idx}, [](A a) {
+         return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {5}, -1}, {1, 3});
+       });
+       w.err("float indices", {f23(), f23()}, [](A a) {
+         return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 3});
+       });
        w.ok("out-of-range index (clamped)", {f23(), idx},
-            [](A a) { return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 3}); }, {2, 3});
+            [](A a) {
+              return lax::gather(a[0], a[1], {{1}, {0}, {}, {}, {0}, -1}, {1, 3});
+            },
+            {2, 3});
      }},
     {"lax::scatter",
      [](Walk& w) {
@@ -312,26 +357,30 @@ const std::vector<Case> kLax2 = {
     {"lax::scatter_add",
      [](Walk& w) {
        Array idx = testing::make_int({0, 1}, {2, 1}, DType::int32);
-       w.err("i32 updates", {f23(), idx, i23()},
-             [](A a) { return lax::scatter_add(a[0], a[1], a[2], {{1}, {0}, {}, {}, {0}, -1}); });
+       w.err("i32 updates", {f23(), idx, i23()}, [](A a) {
+         return lax::scatter_add(a[0], a[1], a[2], {{1}, {0}, {}, {}, {0}, -1});
+       });
      }},
     {"lax::scatter_mul",
      [](Walk& w) {
        Array idx = testing::make_int({0, 1}, {2, 1}, DType::int32);
-       w.err("update_window_dims (5,)", {f23(), idx, f23()},
-             [](A a) { return lax::scatter_mul(a[0], a[1], a[2], {{5}, {0}, {}, {}, {0}, -1}); });
+       w.err("update_window_dims (5,)", {f23(), idx, f23()}, [](A a) {
+         return lax::scatter_mul(a[0], a[1], a[2], {{5}, {0}, {}, {}, {0}, -1});
+       });
      }},
     {"lax::scatter_min",
      [](Walk& w) {
        Array idx = testing::make_int({0, 1}, {2, 1}, DType::int32);
-       w.err("index_vector_dim 7", {f23(), idx, f23()},
-             [](A a) { return lax::scatter_min(a[0], a[1], a[2], {{1}, {0}, {}, {}, {0}, 7}); });
+       w.err("index_vector_dim 7", {f23(), idx, f23()}, [](A a) {
+         return lax::scatter_min(a[0], a[1], a[2], {{1}, {0}, {}, {}, {0}, 7});
+       });
      }},
     {"lax::scatter_max",
      [](Walk& w) {
        Array idx = testing::make_int({0, 1}, {2, 1}, DType::int32);
-       w.err("inserted_window_dims (0, 0)", {f23(), idx, f23()},
-             [](A a) { return lax::scatter_max(a[0], a[1], a[2], {{1}, {0, 0}, {}, {}, {0}, -1}); });
+       w.err("inserted_window_dims (0, 0)", {f23(), idx, f23()}, [](A a) {
+         return lax::scatter_max(a[0], a[1], a[2], {{1}, {0, 0}, {}, {}, {0}, -1});
+       });
      }},
     {"lax::top_k",
      [](Walk& w) {
@@ -350,22 +399,30 @@ const std::vector<Case> kLax2 = {
     {"lax::conv_general_dilated",
      [](Walk& w) {
        Array x = ones({1, 2, 4, 4}), k = ones({3, 2, 2, 2});
-       w.err("rank 3 kernel", {x, ones({3, 2, 2})},
-             [](A a) { return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}}); });
-       w.err("3 input features for 2", {x, ones({3, 3, 2, 2})},
-             [](A a) { return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}}); });
+       w.err("rank 3 kernel", {x, ones({3, 2, 2})}, [](A a) {
+         return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}});
+       });
+       w.err("3 input features for 2", {x, ones({3, 3, 2, 2})}, [](A a) {
+         return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}});
+       });
        w.err("stride 0", {x, k}, [](A a) { return lax::conv_general_dilated(a[0], a[1], {0, 1}, {{0, 0}, {0, 0}}); });
-       w.err("feature_group_count 0", {x, k},
-             [](A a) { return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}}, {}, {}, {}, 0); });
-       w.ok("valid", {x, k}, [](A a) { return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}}); },
+       w.err("feature_group_count 0", {x, k}, [](A a) {
+         return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}}, {}, {}, {}, 0);
+       });
+       w.ok("valid", {x, k},
+            [](A a) {
+              return lax::conv_general_dilated(a[0], a[1], {1, 1}, {{0, 0}, {0, 0}});
+            },
             {1, 3, 3, 3});
      }},
     {"lax::reduce_window_sum",
      [](Walk& w) {
-       w.err("window of 1 dim for rank 2", {f23()},
-             [](A a) { return lax::reduce_window_sum(a[0], {{2}, {1}, {{0, 0}}, {}, {}}); });
-       w.err("stride 0", {f23()},
-             [](A a) { return lax::reduce_window_sum(a[0], {{1, 1}, {0, 1}, {{0, 0}, {0, 0}}, {}, {}}); });
+       w.err("window of 1 dim for rank 2", {f23()}, [](A a) {
+         return lax::reduce_window_sum(a[0], {{2}, {1}, {{0, 0}}, {}, {}});
+       });
+       w.err("stride 0", {f23()}, [](A a) {
+         return lax::reduce_window_sum(a[0], {{1, 1}, {0, 1}, {{0, 0}, {0, 0}}, {}, {}});
+       });
        w.ok("(2, 2)", {f23()}, [](A a) { return lax::reduce_window_sum(a[0], {{2, 2}, {1, 1}, {}, {}, {}}); }, {1, 2});
      }},
     {"lax::reduce_window_max",
@@ -376,20 +433,30 @@ const std::vector<Case> kLax2 = {
      [](Walk& w) {
        // JAX accepts negative padding past the whole axis: the axis is empty.
        w.ok("padding (-5, 0) on an axis of 2", {f23()},
-            [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{-5, 0}, {0, 0}}, {}, {}}); }, {0, 3});
-       w.err("one padding pair for rank 2", {f23()},
-             [](A a) { return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{0, 0}}, {}, {}}); });
+            [](A a) {
+              return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{-5, 0}, {0, 0}}, {}, {}});
+            },
+            {0, 3});
+       w.err("one padding pair for rank 2", {f23()}, [](A a) {
+         return lax::reduce_window_min(a[0], {{1, 1}, {1, 1}, {{0, 0}}, {}, {}});
+       });
        w.err("a window of rank 1", {f23()}, [](A a) { return lax::reduce_window_min(a[0], {{1}, {}, {}, {}, {}}); });
      }},
     {"lax::cond",
      [](Walk& w) {
-       w.err("a (2,3) predicate", {b23(), f23()},
-             [](A a) { return lax::cond(a[0], [](Array x) { return x; }, [](Array x) { return x; }, a[1]); });
+       w.err("a (2,3) predicate", {b23(), f23()}, [](A a) {
+         return lax::cond(
+             a[0], [](Array x) { return x; }, [](Array x) { return x; }, a[1]);
+       });
        w.err("branches of different shapes", {Array(true), f23()}, [](A a) {
-         return lax::cond(a[0], [](Array x) { return x; }, [](Array x) { return lax::reshape(x, {6}); }, a[1]);
+         return lax::cond(
+             a[0], [](Array x) { return x; }, [](Array x) { return lax::reshape(x, {6}); }, a[1]);
        });
        w.ok("a scalar predicate", {Array(true), f23()},
-            [](A a) { return lax::cond(a[0], [](Array x) { return x; }, [](Array x) { return x * 2.0f; }, a[1]); },
+            [](A a) {
+              return lax::cond(
+                  a[0], [](Array x) { return x; }, [](Array x) { return x * 2.0f; }, a[1]);
+            },
             {2, 3});
      }},
     {"lax::switch_",
@@ -397,7 +464,10 @@ const std::vector<Case> kLax2 = {
        auto br = [](Array x) { return x; };
        w.err("a float index", {s0(), f23()}, [br](A a) { return lax::switch_(a[0], std::vector{br}, a[1]); });
        w.ok("an index out of range (clamped)", {Array(7), f23()},
-            [br](A a) { return lax::switch_(a[0], std::vector{br, br}, a[1]); }, {2, 3});
+            [br](A a) {
+              return lax::switch_(a[0], std::vector{br, br}, a[1]);
+            },
+            {2, 3});
      }},
     {"lax::while_loop",
      [](Walk& w) {
@@ -412,10 +482,14 @@ const std::vector<Case> kLax2 = {
     {"lax::fori_loop",
      [](Walk& w) {
        w.err("a body changing the dtype", {f23()}, [](A a) {
-         return lax::fori_loop(Array(0), Array(3), [](Array, Array x) { return jnp::astype(x, DType::int32); }, a[0]);
+         return lax::fori_loop(
+             Array(0), Array(3), [](Array, Array x) { return jnp::astype(x, DType::int32); }, a[0]);
        });
        w.ok("upper < lower", {f23()},
-            [](A a) { return lax::fori_loop(Array(5), Array(-3), [](Array, Array x) { return x + 1.0f; }, a[0]); },
+            [](A a) {
+              return lax::fori_loop(
+                  Array(5), Array(-3), [](Array, Array x) { return x + 1.0f; }, a[0]);
+            },
             {2, 3});
      }},
     {"lax::scan",
@@ -582,50 +656,77 @@ const std::vector<Case> kDebug = {
     {"debug::print",
      [](Walk& w) {
        debug::set_print_sink([](const std::string&) {});
-       w.ok("an Array and an int", {ones({2})}, [](A a) { debug::print("{} {}", a[0], 3); return a[0]; }, {2});
-       w.ok("a format spec on a 0-d Array", {ones({})}, [](A a) { debug::print("{:.3f}", a[0]); return a[0]; }, {});
-       w.err("a bad format spec", {ones({})}, [](A a) { debug::print("{:q}", a[0]); return a[0]; });
-       w.err("too few arguments", {ones({})}, [](A a) { debug::print("{} {}", a[0]); return a[0]; });
+       w.ok("an Array and an int", {ones({2})},
+            [](A a) {
+              debug::print("{} {}", a[0], 3);
+              return a[0];
+            },
+            {2});
+       w.ok("a format spec on a 0-d Array", {ones({})},
+            [](A a) {
+              debug::print("{:.3f}", a[0]);
+              return a[0];
+            },
+            {});
+       w.err("a bad format spec", {ones({})}, [](A a) {
+         debug::print("{:q}", a[0]);
+         return a[0];
+       });
+       w.err("too few arguments", {ones({})}, [](A a) {
+         debug::print("{} {}", a[0]);
+         return a[0];
+       });
        debug::set_print_sink(nullptr);
      }},
     {"debug::set_print_sink",
      [](Walk& w) {
-       w.ok("a sink, then the default", {ones({})}, [](A a) {
-         debug::set_print_sink([](const std::string&) {});
-         debug::set_print_sink(nullptr);
-         return a[0];
-       }, {});
+       w.ok("a sink, then the default", {ones({})},
+            [](A a) {
+              debug::set_print_sink([](const std::string&) {});
+              debug::set_print_sink(nullptr);
+              return a[0];
+            },
+            {});
      }},
     {"debug::callback",
      [](Walk& w) {
-       w.ok("two Arrays", {ones({2}), ones({})}, [](A a) {
-         debug::callback([](Array, Array) {}, a[0], a[1]);
-         return a[0];
-       }, {2});
+       w.ok("two Arrays", {ones({2}), ones({})},
+            [](A a) {
+              debug::callback([](Array, Array) {}, a[0], a[1]);
+              return a[0];
+            },
+            {2});
      }},
     {"jitx::pure_callback",
      [](Walk& w) {
        auto same = [](Array x) { return x; };
        w.ok("the declared shape", {ones({3})},
-            [same](A a) { return pure_callback(same, ShapedArray{{3}, DType::float32}, a[0]); }, {3});
-       w.err("a wrong declared shape", {ones({3})},
-             [same](A a) { return pure_callback(same, ShapedArray{{4}, DType::float32}, a[0]); });
-       w.err("a wrong declared dtype", {ones({3})},
-             [same](A a) { return pure_callback(same, ShapedArray{{3}, DType::int32}, a[0]); });
-       w.err("a negative declared size", {ones({3})},
-             [same](A a) { return pure_callback(same, ShapedArray{{-1}, DType::float32}, a[0]); });
+            [same](A a) {
+              return pure_callback(same, ShapedArray{{3}, DType::float32}, a[0]);
+            },
+            {3});
+       w.err("a wrong declared shape", {ones({3})}, [same](A a) {
+         return pure_callback(same, ShapedArray{{4}, DType::float32}, a[0]);
+       });
+       w.err("a wrong declared dtype", {ones({3})}, [same](A a) {
+         return pure_callback(same, ShapedArray{{3}, DType::int32}, a[0]);
+       });
+       w.err("a negative declared size", {ones({3})}, [same](A a) {
+         return pure_callback(same, ShapedArray{{-1}, DType::float32}, a[0]);
+       });
      }},
 };
 
 }  // namespace
 #include "api_walk_table_host.h"
-#include "api_walk_table_random.h"
 #include "api_walk_table_lax_extra.h"
+#include "api_walk_table_random.h"
 namespace {
 
 std::vector<Case> all_cases() {
   std::vector<Case> v;
-  for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra})
+  for (auto* t :
+       {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra, &kLinalgMore})
     v.insert(v.end(), t->begin(), t->end());
   return v;
 }

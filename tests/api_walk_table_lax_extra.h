@@ -166,4 +166,77 @@ const std::vector<Case> kLaxExtra = {
      }},
 };
 
+namespace LAW = jnp::linalg;
+const std::vector<Case> kLinalgMore = {
+    {"jnp::linalg::matrix_rank",
+     [](Walk& w) {
+       w.ok("f32[2,3]", {f23()}, [](A a) { return LAW::matrix_rank(a[0]); }, {});
+       w.ok("f32[4]", {f4()}, [](A a) { return LAW::matrix_rank(a[0]); }, {});
+       w.invalid([](A a) { return LAW::matrix_rank(a[0]); });
+     }},
+    {"jnp::linalg::cond",
+     [](Walk& w) {
+       w.err("f32[4] (rank 1)", {f4()}, [](A a) { return LAW::cond(a[0]); });
+       w.err("f32[0,3]", {z03()}, [](A a) { return LAW::cond(a[0]); });
+       w.err("p=1 of a 2x3", {f23()}, [](A a) { return LAW::cond(a[0], 1.0); });
+       w.err("p='fro' of a 2x3", {f23()}, [](A a) { return LAW::cond(a[0], "fro"); });
+       w.ok("f32[2,3]", {f23()}, [](A a) { return LAW::cond(a[0]); }, {});
+       w.invalid([](A a) { return LAW::cond(a[0]); });
+     }},
+    {"jnp::linalg::multi_dot",
+     [](Walk& w) {
+       w.err("one array", {f23()}, [](A a) { return LAW::multi_dot({a[0]}); });
+       w.err("2x3 by 2x3", {f23(), f23()}, [](A a) { return LAW::multi_dot({a[0], a[1]}); });
+       w.err("a 0-d array", {s0(), f23()}, [](A a) { return LAW::multi_dot({a[0], a[1]}); });
+       w.ok("2x3 by 3x2", {f23(), lax::transpose(f23(), {1, 0})},
+            [](A a) {
+              return LAW::multi_dot({a[0], a[1]});
+            },
+            {2, 2});
+     }},
+    {"jnp::linalg::tensorinv",
+     [](Walk& w) {
+       w.err("ind 0", {ones({2, 2})}, [](A a) { return LAW::tensorinv(a[0], 0); });
+       w.err("2x3", {f23()}, [](A a) { return LAW::tensorinv(a[0], 1); });
+       w.ok("4x2x2", {ones({4, 2, 2})}, [](A a) { return LAW::tensorinv(a[0], 1); }, {2, 2, 4});
+     }},
+    {"jnp::linalg::tensorsolve",
+     [](Walk& w) {
+       w.err("b of another shape", {ones({2, 3, 6}), ones({3, 2})}, [](A a) { return LAW::tensorsolve(a[0], a[1]); });
+       w.err("axis 5", {ones({2, 3, 6}), ones({2, 3})},
+             [](A a) { return LAW::tensorsolve(a[0], a[1], std::vector<int64_t>{5}); });
+       w.ok("2x3x6 and 2x3", {ones({2, 3, 6}), ones({2, 3})}, [](A a) { return LAW::tensorsolve(a[0], a[1]); }, {6});
+     }},
+    {"jnp::linalg::vector_norm",
+     [](Walk& w) {
+       w.err("axis 2", {f23()}, [](A a) { return LAW::vector_norm(a[0], std::vector<int64_t>{2}); });
+       w.ok("every axis", {f23()}, [](A a) { return LAW::vector_norm(a[0]); }, {});
+       w.ok("ord 3 over axis 1", {f23()}, [](A a) { return LAW::vector_norm(a[0], std::vector<int64_t>{1}, true, 3); },
+            {2, 1});
+     }},
+    {"jnp::linalg::matrix_norm",
+     [](Walk& w) {
+       w.err("f32[4]", {f4()}, [](A a) { return LAW::matrix_norm(a[0]); });
+       w.err("ord 'bad'", {f23()}, [](A a) { return LAW::matrix_norm(a[0], false, "bad"); });
+       w.ok("nuc, keepdims", {f23()}, [](A a) { return LAW::matrix_norm(a[0], true, "nuc"); }, {1, 1});
+       w.ok("ord 2", {f23()}, [](A a) { return LAW::matrix_norm(a[0], false, 2.0); }, {});
+     }},
+    {"jnp::linalg::matrix_transpose",
+     [](Walk& w) {
+       w.err("f32[4]", {f4()}, [](A a) { return LAW::matrix_transpose(a[0]); });
+       w.ok("f32[2,3]", {f23()}, [](A a) { return LAW::matrix_transpose(a[0]); }, {3, 2});
+     }},
+    {"jnp::linalg::outer",
+     [](Walk& w) {
+       w.err("a 2-d x1", {f23(), f4()}, [](A a) { return LAW::outer(a[0], a[1]); });
+       w.ok("f32[4] and f32[4]", {f4(), f4()}, [](A a) { return LAW::outer(a[0], a[1]); }, {4, 4});
+     }},
+    {"jnp::linalg::vecdot",
+     [](Walk& w) {
+       w.err("3 against 4", {f23(), f4()}, [](A a) { return LAW::vecdot(a[0], a[1]); });
+       w.err("axis 2", {f23(), f23()}, [](A a) { return LAW::vecdot(a[0], a[1], 2); });
+       w.ok("rows", {f23(), f23()}, [](A a) { return LAW::vecdot(a[0], a[1]); }, {2});
+     }},
+};
+
 }  // namespace

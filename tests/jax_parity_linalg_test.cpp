@@ -17,9 +17,10 @@ void check_near(const std::vector<double>& got, const std::vector<double>& want,
   }
 }
 Array r53(DType d, double scale) {
-  return testing::make({-1.181, 0.057, 1.047, 0.621, 0.43, -0.058, -0.689, 0.2, -0.552, -1.923, 0.3, 1.1, 0.4, -0.7,
-                        0.25},
-                       {5, 3}, DType::float64) * scale;
+  return testing::make(
+             {-1.181, 0.057, 1.047, 0.621, 0.43, -0.058, -0.689, 0.2, -0.552, -1.923, 0.3, 1.1, 0.4, -0.7, 0.25},
+             {5, 3}, DType::float64) *
+         scale;
 }
 }  // namespace
 
@@ -110,8 +111,7 @@ TEST_CASE("concatenate and stack keep JAX's weak type (an int32 array with a wea
 TEST_CASE("svd with full_matrices of a square matrix has JAX's derivative", "[jax_parity][linalg]") {
   Array a = testing::make({1, 2, 3, 5}, {2, 2}, DType::float64);
   auto s = [](const Array& x) { return jnp::sum(LA::svd(x, true).S); };
-  check_near(doubles(grad(s)(a)), {-0.6246950475544245, 0.78086880944303, 0.78086880944303, 0.6246950475544243},
-             1e-12);
+  check_near(doubles(grad(s)(a)), {-0.6246950475544245, 0.78086880944303, 0.78086880944303, 0.6246950475544243}, 1e-12);
   auto u = [](const Array& x) { return jnp::sum(jnp::abs(LA::svd(x, true).U)); };
   check_near(doubles(grad(u)(a)),
              {0.08589923231767653, 0.14975352890780777, -0.03724833967757652, -0.05473225422011247}, 1e-10);
@@ -124,12 +124,13 @@ TEST_CASE("svd with full_matrices of a square matrix has JAX's derivative", "[ja
 TEST_CASE("arange of floats fills as NumPy (first two values in the dtype, then first + i * delta)",
           "[jax_parity][arange]") {
   // JAX 0.10.2: jnp.arange(0.1, 10.0, 0.7, dtype) for float32 and float64 (np.arange's fill), as hex floats.
-  std::vector<double> f32 = {0x1.99999ap-4,  0x1.99999ap-1,  0x1.8p+0,      0x1.199998p+1, 0x1.733332p+1,
-                             0x1.ccccccp+1, 0x1.133332p+2, 0x1.4p+2,      0x1.6cccccp+2, 0x1.999998p+2,
-                             0x1.c66666p+2, 0x1.f33332p+2, 0x1.1p+3,      0x1.266666p+3, 0x1.3ccccep+3};
-  std::vector<double> f64 = {0x1.999999999999ap-4, 0x1.9999999999999p-1, 0x1.8p+0,             0x1.1999999999999p+1,
-                             0x1.7333333333333p+1, 0x1.ccccccccccccdp+1, 0x1.1333333333332p+2, 0x1.3ffffffffffffp+2,
-                             0x1.6ccccccccccccp+2, 0x1.9999999999999p+2, 0x1.c666666666666p+2, 0x1.f333333333332p+2,
+  std::vector<double> f32 = {0x1.99999ap-4, 0x1.99999ap-1, 0x1.8p+0, 0x1.199998p+1, 0x1.733332p+1,
+                             0x1.ccccccp+1, 0x1.133332p+2, 0x1.4p+2, 0x1.6cccccp+2, 0x1.999998p+2,
+                             0x1.c66666p+2, 0x1.f33332p+2, 0x1.1p+3, 0x1.266666p+3, 0x1.3ccccep+3};
+  std::vector<double> f64 = {0x1.999999999999ap-4, 0x1.9999999999999p-1, 0x1.8p+0,
+                             0x1.1999999999999p+1, 0x1.7333333333333p+1, 0x1.ccccccccccccdp+1,
+                             0x1.1333333333332p+2, 0x1.3ffffffffffffp+2, 0x1.6ccccccccccccp+2,
+                             0x1.9999999999999p+2, 0x1.c666666666666p+2, 0x1.f333333333332p+2,
                              0x1.0ffffffffffffp+3, 0x1.2666666666666p+3, 0x1.3ccccccccccccp+3};
   CHECK(doubles(jnp::arange(0.1, 10.0, 0.7, DType::float32)) == f32);
   CHECK(doubles(jnp::arange(0.1, 10.0, 0.7, DType::float64)) == f64);
@@ -160,10 +161,10 @@ TEST_CASE("qr's derivative for wide matrices and complete tall ones is JAX's (wa
                                          3.239269065523227,   2.948937158740867,   3.2416863983587167,
                                          -1.0335125655454769, -0.6665039922733885, -1.0175978527432987,
                                          -3.481311581730405,  -2.6224879405649246, -3.919755141721286};
-  const std::vector<double> want_wide = {1.7071097011045853, 0.8797416577254631, 0.5902144712342258, 0.4441594573693074,
-                                         0.00451784034950145, -0.27691783698012196, -0.2748221903881348,
-                                         -0.11490715390719666, 0.7723721933379368, 0.7875621183734014,
-                                         0.6819153396902434, 0.8727777177681453};
+  const std::vector<double> want_wide = {1.7071097011045853,  0.8797416577254631,   0.5902144712342258,
+                                         0.4441594573693074,  0.00451784034950145,  -0.27691783698012196,
+                                         -0.2748221903881348, -0.11490715390719666, 0.7723721933379368,
+                                         0.7875621183734014,  0.6819153396902434,   0.8727777177681453};
   check_near(doubles(grad(tall)(a)), want_tall, 1e-12);
   check_near(doubles(jit(grad(tall))(a)), want_tall, 1e-12);
   Array at = jnp::transpose(a);
@@ -238,4 +239,67 @@ TEST_CASE("lax.linalg dtypes as JAX: cholesky/eigh promote integers only through
   CHECK_THROWS_AS(lax::linalg::lu(i32), TypeError);
   CHECK_THROWS_AS(lax::linalg::svd(i32), TypeError);
   CHECK(jnp::linalg::qr(i32).R.dtype() == DType::float32);  // jnp promotes
+}
+
+TEST_CASE("jnp.linalg's composed functions as JAX: matrix_rank, cond, multi_dot, tensorinv, tensorsolve, norms",
+          "[jax_parity][linalg]") {
+  // Expected values: JAX 0.10.2 (x64) on the same inputs (LAPACK there, Eigen here: compared to 1e-12 relative).
+  Array a = testing::make({1, 2, 3, 4, 5, 6, 7, 8, 10}, {3, 3}, DType::float64);
+  Array sing = testing::make({1, 2, 2, 4}, {2, 2}, DType::float64);
+  Array b = jnp::arange(12.0, DType::float64).reshape({3, 4}) * 0.25 - 1.0;
+  Array c = jnp::arange(8.0, DType::float64).reshape({4, 2}) - 3.0;
+  auto near = [](const Array& got, double want) { CHECK(got.item<double>() == Approx(want).epsilon(1e-12)); };
+  CHECK(LA::matrix_rank(a).dtype() == DType::int64);
+  CHECK(LA::matrix_rank(a).item<int64_t>() == 3);
+  CHECK(LA::matrix_rank(sing).item<int64_t>() == 1);
+  CHECK(LA::matrix_rank(a, 1.0).item<int64_t>() == 1);  // rtol given: an absolute threshold, as JAX's
+  CHECK(LA::matrix_rank(jnp::array({0.0, 1.0})).dtype() == DType::int32);
+  near(LA::cond(a), 88.4482799206987);
+  near(LA::cond(a, -2.0), 0.011306042366189414);
+  near(LA::cond(a, 1.0), 133.0);
+  near(LA::cond(a, INFINITY), 158.33333333333334);
+  near(LA::cond(a, "fro"), 90.78423749626242);
+  CHECK(std::isinf(LA::cond(sing, 1.0).item<double>()));  // NaN from inf * 0 becomes inf, as JAX
+  CHECK_THROWS_AS(LA::cond(b, 1.0), ShapeError);
+  CHECK(doubles(LA::multi_dot({a, b, c})) == std::vector<double>{15, 32, 37.5, 68, 62.5, 112});
+  near(LA::multi_dot({jnp::array({1.0, -1.0, 2.0}), b, jnp::array({0.5, 1.0, -1.0, 2.0})}), 5.0);
+  CHECK_THROWS_AS(LA::multi_dot({a, c}), ShapeError);
+  Array t =
+      jnp::arange(16.0, DType::float64).reshape({4, 2, 2}) + eye(4, 4, 0, DType::float64).reshape({4, 2, 2}) * 3.0;
+  check_near(doubles(LA::tensorinv(t, 1)),
+             {1.3157894736842097, 0.5087719298245608, 0.035087719298245466, -0.43859649122806965, 0.35087719298245595,
+              0.4912280701754384, -0.035087719298245675, -0.22807017543859637, -0.28070175438596484,
+              -0.19298245614035084, 0.22807017543859642, -0.017543859649122792, -0.9122807017543855,
+              -0.5438596491228066, -0.17543859649122787, 0.5263157894736837},
+             1e-13);
+  CHECK(LA::tensorinv(t, 1).shape() == Shape{2, 2, 4});
+  Array aa = jnp::arange(36.0, DType::float64).reshape({6, 6}) * 0.01 + eye(6, 6, 0, DType::float64);
+  check_near(doubles(LA::tensorsolve(aa.reshape({2, 3, 6}), jnp::arange(6.0, DType::float64).reshape({2, 3}))),
+             {-0.2767991947659789, 0.3019627579265223, 0.8807247106190235, 1.4594866633115249, 2.0382486160040267,
+              2.6170105686965277},
+             1e-13);
+  Array v = testing::make({3, -4, 0, 1, 2, -2}, {2, 3}, DType::float64);
+  near(LA::vector_norm(v), 5.830951894845301);
+  CHECK(doubles(LA::vector_norm(v, std::vector<int64_t>{1})) == std::vector<double>{5, 3});
+  near(LA::vector_norm(v, std::nullopt, false, INFINITY), 4);
+  CHECK(doubles(LA::vector_norm(v, std::vector<int64_t>{0}, true, -INFINITY)) == std::vector<double>{1, 2, 0});
+  near(LA::vector_norm(v, std::nullopt, false, 0), 5);
+  check_near(doubles(LA::vector_norm(v, std::vector<int64_t>{1}, false, 3)), {4.497941445275415, 2.571281590658235},
+             1e-15);
+  Array half = LA::vector_norm(v.astype(DType::float32), std::nullopt, false, 0.5);
+  CHECK(half.dtype() == DType::float32);
+  CHECK(half.item<float>() == 57.160831451416016f);
+  near(LA::matrix_norm(a), 17.435595774162696);
+  near(LA::matrix_norm(a, false, "nuc"), 18.48453303803646);
+  CHECK(LA::matrix_norm(a, true, 2.0).shape() == Shape{1, 1});
+  CHECK(doubles(LA::outer(jnp::array({1.0, 2.0}), jnp::array({3.0, 4.0, 5.0}))) ==
+        std::vector<double>{3, 4, 5, 6, 8, 10});
+  CHECK(doubles(LA::vecdot(b, b)) == std::vector<double>{1.875, 0.875, 7.875});
+  CHECK(doubles(LA::vecdot(b, jnp::array({1.0, 2.0, 3.0}).reshape({3, 1}), 0)) == std::vector<double>{2, 3.5, 5, 6.5});
+  CHECK(LA::matrix_transpose(b).shape() == Shape{4, 3});
+  // cond's gradient (through the SVD), JAX's values
+  check_near(doubles(grad([](const Array& x) { return LA::cond(x); })(a)),
+             {-21.263105747668238, 61.06905986714533, -33.10366291490638, 117.33488737984243, -321.4419555756557,
+              182.40664087569564, -62.416349587590325, 181.35945587694724, -97.20948420396138},
+             1e-11);
 }

@@ -45,7 +45,7 @@ struct QRResult {
   Array Q, R;  // Q is empty for mode "r"
 };
 /// jnp.linalg.qr: mode "reduced" (Q m x k, R k x n, k = min(m, n)), "complete" (Q m x m, R m x n) or "r" (R only,
-/// k x n). The JVP exists for m >= n (and m == n with "complete"), as in JAX.
+/// k x n). Differentiable in every mode and shape, with JAX 0.10.2's rules.
 QRResult qr(const Array& a, std::string_view mode = "reduced", Loc loc = Loc::current());
 struct EighResult {
   Array eigenvalues, eigenvectors;  // ascending eigenvalues; column k of eigenvectors goes with eigenvalue k
@@ -75,6 +75,35 @@ LstsqResult lstsq(const Array& a, const Array& b, std::optional<double> rcond = 
 Array pinv(const Array& a, std::optional<double> rtol = std::nullopt, Loc loc = Loc::current());
 /// jnp.linalg.matrix_power: a^n by repeated squaring (n < 0: the inverse's power; n = 0: the identity).
 Array matrix_power(const Array& a, int64_t n, Loc loc = Loc::current());
+
+/// jnp.linalg.matrix_rank: the number of singular values above rtol (an absolute threshold when given, as JAX's;
+/// default max(S) * max(m, n) * eps), per matrix (int64); a 0-d or 1-d input gives int32 (any element nonzero).
+Array matrix_rank(const Array& a, std::optional<double> rtol = std::nullopt, Loc loc = Loc::current());
+/// jnp.linalg.cond: the condition number in the 2-norm (nullopt or 2: s_max / s_min; -2: s_min / s_max) or in the
+/// norm ord (1, -1, +-inf: square matrices, norm(x) * norm(inv(x))); NaN becomes inf unless x has a NaN.
+Array cond(const Array& a, std::optional<double> p = std::nullopt, Loc loc = Loc::current());
+/// jnp.linalg.cond with p "fro" or "nuc".
+Array cond(const Array& a, std::string_view p, Loc loc = Loc::current());
+/// jnp.linalg.multi_dot: the product of two or more matrices (the first and last may be vectors), as one einsum.
+Array multi_dot(const std::vector<Array>& arrays, Loc loc = Loc::current());
+/// jnp.linalg.tensorinv: the inverse of a reshaped to (prod(shape[:ind]), prod(shape[ind:])).
+Array tensorinv(const Array& a, int64_t ind = 2, Loc loc = Loc::current());
+/// jnp.linalg.tensorsolve: x with tensordot(a, x, x.ndim) = b (axes: a's axes moved to the end first).
+Array tensorsolve(const Array& a, const Array& b, std::optional<std::vector<int64_t>> axes = std::nullopt,
+                  Loc loc = Loc::current());
+/// jnp.linalg.vector_norm: the ord-norm over axis (nullopt: every axis): 2, +-inf, 0, 1 or any p.
+Array vector_norm(const Array& x, std::optional<std::vector<int64_t>> axis = std::nullopt, bool keepdims = false,
+                  double ord = 2, Loc loc = Loc::current());
+/// jnp.linalg.matrix_norm: norm over the last two axes, ord "fro" (default) or "nuc".
+Array matrix_norm(const Array& x, bool keepdims = false, std::string_view ord = "fro", Loc loc = Loc::current());
+/// jnp.linalg.matrix_norm with a numeric ord (1, -1, 2, -2, +-inf).
+Array matrix_norm(const Array& x, bool keepdims, double ord, Loc loc = Loc::current());
+/// jnp.linalg.matrix_transpose: the last two axes swapped (rank >= 2).
+Array matrix_transpose(const Array& x, Loc loc = Loc::current());
+/// jnp.linalg.outer: x1[:, None] * x2[None, :] of two vectors.
+Array outer(const Array& x1, const Array& x2, Loc loc = Loc::current());
+/// jnp.linalg.vecdot: the dot products of x1 and x2 along axis (broadcast against each other otherwise).
+Array vecdot(const Array& x1, const Array& x2, int64_t axis = -1, Loc loc = Loc::current());
 
 }  // namespace jitx::numpy::linalg
 

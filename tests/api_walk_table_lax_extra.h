@@ -231,6 +231,33 @@ const std::vector<Case> kLinalgMore = {
        w.err("a 2-d x1", {f23(), f4()}, [](A a) { return LAW::outer(a[0], a[1]); });
        w.ok("f32[4] and f32[4]", {f4(), f4()}, [](A a) { return LAW::outer(a[0], a[1]); }, {4, 4});
      }},
+    {"jnp::linalg::diagonal",
+     [](Walk& w) {
+       w.err("f32[4]", {f4()}, [](A a) { return LAW::diagonal(a[0]); });
+       w.ok("offset 1", {f23()}, [](A a) { return LAW::diagonal(a[0], 1); }, {2});
+     }},
+    {"jnp::linalg::trace",
+     [](Walk& w) {
+       w.err("f32[4]", {f4()}, [](A a) { return LAW::trace(a[0]); });
+       w.ok("f32[2,3]", {f23()}, [](A a) { return LAW::trace(a[0]); }, {});
+     }},
+    {"jnp::linalg::cross",
+     [](Walk& w) {
+       w.err("2-vectors", {ones({2}), ones({2})}, [](A a) { return LAW::cross(a[0], a[1]); });
+       w.err("axis 3", {ones({3, 3}), ones({3, 3})}, [](A a) { return LAW::cross(a[0], a[1], 3); });
+       w.ok("3-vectors on axis 0", {ones({3, 2}), ones({3, 2})}, [](A a) { return LAW::cross(a[0], a[1], 0); }, {3, 2});
+     }},
+    {"jnp::linalg::matmul",
+     [](Walk& w) {
+       w.err("(2,3) by (2,3)", {f23(), f23()}, [](A a) { return LAW::matmul(a[0], a[1]); });
+       w.ok("(2,3) by (3,)", {f23(), ones({3})}, [](A a) { return LAW::matmul(a[0], a[1]); }, {2});
+     }},
+    {"jnp::linalg::tensordot",
+     [](Walk& w) {
+       w.err("axes 3 of rank 2", {f23(), f23()}, [](A a) { return LAW::tensordot(a[0], a[1], 3); });
+       w.ok("axes 1", {f23(), lax::transpose(f23(), {1, 0})}, [](A a) { return LAW::tensordot(a[0], a[1], 1); },
+            {2, 2});
+     }},
     {"jnp::linalg::vecdot",
      [](Walk& w) {
        w.err("3 against 4", {f23(), f4()}, [](A a) { return LAW::vecdot(a[0], a[1]); });

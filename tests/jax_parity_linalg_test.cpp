@@ -297,6 +297,11 @@ TEST_CASE("jnp.linalg's composed functions as JAX: matrix_rank, cond, multi_dot,
   CHECK(doubles(LA::vecdot(b, b)) == std::vector<double>{1.875, 0.875, 7.875});
   CHECK(doubles(LA::vecdot(b, jnp::array({1.0, 2.0, 3.0}).reshape({3, 1}), 0)) == std::vector<double>{2, 3.5, 5, 6.5});
   CHECK(LA::matrix_transpose(b).shape() == Shape{4, 3});
+  CHECK(doubles(LA::diagonal(a, 1)) == std::vector<double>{2, 6});
+  CHECK(LA::trace(a).item<double>() == 16);
+  CHECK(doubles(LA::cross(jnp::array({1.0, 0.0, 0.0}), jnp::array({0.0, 1.0, 0.0}))) == std::vector<double>{0, 0, 1});
+  CHECK_THROWS_AS(LA::cross(jnp::array({1.0, 0.0}), jnp::array({0.0, 1.0})), ShapeError);  // jnp.cross takes 2-vectors
+  CHECK(doubles(LA::tensordot(a, a, 2)) == std::vector<double>{jnp::sum(a * a).item<double>()});
   // cond's gradient (through the SVD), JAX's values
   check_near(doubles(grad([](const Array& x) { return LA::cond(x); })(a)),
              {-21.263105747668238, 61.06905986714533, -33.10366291490638, 117.33488737984243, -321.4419555756557,

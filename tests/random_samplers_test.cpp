@@ -264,3 +264,27 @@ TEST_CASE("random samplers: binomial's edges (n = inf, p = 0 or 1, n = 0) and it
                     Catch::Contains("binomial") && Catch::Contains("broadcast"));
   CHECK_THROWS_WITH(random::binomial(key, Array(), 0.5), Catch::Contains("binomial") && Catch::Contains("n must be"));
 }
+
+TEST_CASE("random: beta, chisquare and t differentiate in float32 as JAX's, weibull_min broadcasts its parameters",
+          "[random_samplers]") {
+  // JAX 0.10.2 (x64), key PRNGKey(42), a = [0.1, 1, 5, 100] in float32: jax.grad of the samples' sum in the
+  // parameter. jitx's float32 samplers round each op as XLA does; their derivative was zero (the roundings').
+  Array key = random::PRNGKey(42), a = jnp::array({0.1f, 1.0f, 5.0f, 100.0f});
+  auto check = [](const Array& got, const std::vector<float>& want) {
+    auto g = got.to_vector<float>();
+    REQUIRE(g.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) CHECK(std::abs(g[i] - want[i]) <= 1e-5f * std::abs(want[i]));
+  };
+  auto beta = [&](const Array& x) {
+    return jnp::sum(random::beta(key, x, Array::scalar(2.0, DType::float32), std::nullopt, DType::float32));
+  };
+  auto chisq = [&](const Array& x) { return jnp::sum(random::chisquare(key, x, std::nullopt, DType::float32)); };
+  auto t = [&](const Array& x) { return jnp::sum(random::t(key, x, std::nullopt, DType::float32)); };
+  check(grad(beta)(a), {3.3440828e-01f, 3.1883165e-01f, 1.8554596e-02f, 5.0830116e-05f});
+  check(grad(chisq)(a), {0.008841597f, 1.3462014f, 1.3690077f, 0.9677189f});
+  check(jit(grad(t))(a), {-2.8552697e+05f, 1.2807324e+02f, -1.0725484e-01f, -2.7262591e-04f});
+  // jax.random.weibull_min(key, [1, 2, .5], [.5, 1, 3], dtype=f32): one draw of shape () for the three parameters.
+  Array w = random::weibull_min(key, jnp::array({1.0f, 2.0f, 0.5f}), jnp::array({0.5f, 1.0f, 3.0f}));
+  CHECK(w.to_vector<float>() == std::vector<float>{0.4499961f, 1.341635f, 0.43769488f});
+  CHECK_THROWS_AS(random::weibull_min(key, jnp::ones({3}), jnp::ones({2})), ShapeError);
+}

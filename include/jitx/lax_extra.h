@@ -1,14 +1,16 @@
 // More of jax.lax, composed from jitx's primitives (so jit, grad and vmap apply unchanged): the *_in_dim slicing
 // helpers, squeeze/expand_dims/collapse/split, integer_pow/square/clz, full_like, sort_key_val, batch_matmul,
-// string padding (padtype_to_pads, conv, conv_with_general_padding, conv_transpose) and lax::map.
+// string padding (padtype_to_pads, conv, conv_with_general_padding, conv_transpose) and lax::map
+// (lax.stop_gradient is jitx::stop_gradient, jitx/autodiff.h).
 #pragma once
+#include <concepts>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "jitx/autodiff.h"
 #include "jitx/lax.h"
 
 namespace jitx::detail {
@@ -17,8 +19,6 @@ std::shared_ptr<void> lax_map_scope(const Loc& loc);
 }  // namespace jitx::detail
 
 namespace jitx::lax {
-
-using jitx::stop_gradient;
 
 /// lax.index_in_dim: x's slice at a static index along axis (negative counts from the end), keeping the axis as
 /// size 1 unless keepdims is false. IndexError out of range.
@@ -64,6 +64,16 @@ std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values, int
 /// lax.batch_matmul: matmul over the last two axes of two arrays of the same rank (>= 2) and batch shape.
 Array batch_matmul(const Array& lhs, const Array& rhs, Loc loc = Loc::current());
 
+/// A padding mode by name ("SAME", "VALID", "SAME_LOWER"): its own type, so that `{}` still means an empty list
+/// of (low, high) pairs where both overloads exist.
+struct PaddingMode {
+  std::string name;
+  // A template, so that a braced list ({{0, 0}}: explicit pads) never converts to a name.
+  template <class S>
+    requires std::convertible_to<const S&, std::string_view>
+  PaddingMode(const S& n) : name(std::string_view(n)) {}  // NOLINT(google-explicit-constructor)
+};
+
 /// lax.padtype_to_pads: (low, high) per spatial axis for "VALID", "SAME" (the extra element high) or
 /// "SAME_LOWER" (low), case-insensitive, so that the output has ceil(in / stride) elements.
 std::vector<std::pair<int64_t, int64_t>> padtype_to_pads(const std::vector<int64_t>& in_shape,
@@ -72,11 +82,11 @@ std::vector<std::pair<int64_t, int64_t>> padtype_to_pads(const std::vector<int64
                                                          std::string_view padding, Loc loc = Loc::current());
 /// conv_general_dilated with a padding string (JAX's padtype_to_pads on the dilated kernel; not with lhs_dilation).
 Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides,
-                           std::string_view padding, std::vector<int64_t> lhs_dilation = {},
+                           const PaddingMode& padding, std::vector<int64_t> lhs_dilation = {},
                            std::vector<int64_t> rhs_dilation = {}, const ConvDimensionNumbers& dimension_numbers = {},
                            int64_t feature_group_count = 1, int64_t batch_group_count = 1, Loc loc = Loc::current());
 /// lax.conv: NCHW input, OIHW kernel, a padding string.
-Array conv(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides, std::string_view padding,
+Array conv(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides, const PaddingMode& padding,
            Loc loc = Loc::current());
 /// lax.conv_with_general_padding: NCHW/OIHW with explicit padding and dilations.
 Array conv_with_general_padding(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides,
@@ -85,7 +95,7 @@ Array conv_with_general_padding(const Array& lhs, const Array& rhs, std::vector<
 /// lax.conv_transpose: the fractionally strided convolution (keras' Conv2DTranspose): lhs dilated by strides,
 /// padding "SAME"/"VALID" as for the forward convolution or explicit pairs; dimension numbers default to
 /// NC/IO, NHC/HIO, NHWC/HWIO, NHWDC/HWDIO by rank; transpose_kernel flips the kernel and swaps its I and O axes.
-Array conv_transpose(const Array& lhs, const Array& rhs, std::vector<int64_t> strides, std::string_view padding,
+Array conv_transpose(const Array& lhs, const Array& rhs, std::vector<int64_t> strides, const PaddingMode& padding,
                      std::vector<int64_t> rhs_dilation = {},
                      std::optional<std::vector<std::string>> dimension_numbers = std::nullopt,
                      bool transpose_kernel = false, Loc loc = Loc::current());

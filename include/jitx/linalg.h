@@ -104,6 +104,14 @@ Array matrix_transpose(const Array& x, Loc loc = Loc::current());
 Array outer(const Array& x1, const Array& x2, Loc loc = Loc::current());
 /// jnp.linalg.vecdot: the dot products of x1 and x2 along axis (broadcast against each other otherwise).
 Array vecdot(const Array& x1, const Array& x2, int64_t axis = -1, Loc loc = Loc::current());
+/// jnp.linalg.diagonal / trace: jnp's over the last two axes.
+Array diagonal(const Array& x, int64_t offset = 0, Loc loc = Loc::current());
+Array trace(const Array& x, int64_t offset = 0, std::optional<DType> dtype = std::nullopt, Loc loc = Loc::current());
+/// jnp.linalg.cross: the cross product of 3-vectors along axis (both sizes there must be 3).
+Array cross(const Array& x1, const Array& x2, int64_t axis = -1, Loc loc = Loc::current());
+/// jnp.linalg.matmul and tensordot: jnp's.
+Array matmul(const Array& x1, const Array& x2, Loc loc = Loc::current());
+Array tensordot(const Array& x1, const Array& x2, int64_t axes = 2, Loc loc = Loc::current());
 
 }  // namespace jitx::numpy::linalg
 

@@ -294,7 +294,7 @@ Array beta(const Array& key, const Array& a, const Array& b, std::optional<Shape
   broadcast_param(b, sh, "beta", "b");
   detail::ScopedX64 x64;
   return compiled(sig("beta", sh, dtype), {key, a, b}, [=](auto& v) {
-    Fx F{dtype};
+    Fx F{dtype, true};  // differentiable in a and b (through gamma's rule)
     auto ks = split_n(v[0], 2);
     Array la = F.in(gamma_impl(ks[0], v[1], sh, dtype, true));
     Array lb = F.in(gamma_impl(ks[1], v[2], sh, dtype, true));
@@ -330,7 +330,7 @@ Array t(const Array& key, const Array& df, std::optional<Shape> shape, DType dty
   broadcast_param(df, sh, "t", "df");
   detail::ScopedX64 x64;
   return compiled(sig("t", sh, dtype), {key, df}, [=](auto& v) {
-    Fx F{dtype};
+    Fx F{dtype, true};  // differentiable in df
     auto ks = split_n(v[0], 2);
     Array n = F.in(normal_impl(ks[0], sh, dtype));
     Array half_df = F.div(F.in(lax::convert_element_type(v[1], dtype)), F.c(2));
@@ -341,7 +341,7 @@ Array t(const Array& key, const Array& df, std::optional<Shape> shape, DType dty
 
 namespace {
 Array chisquare_impl(const Array& key, const Array& df, const Shape& sh, DType d) {
-  Fx F{d};
+  Fx F{d, true};  // differentiable in df
   Array half_df = F.div(F.in(lax::convert_element_type(df, d)), F.c(2));
   Array lg = F.in(gamma_impl(key, F.out(half_df), sh, d, true));
   return F.out(F.mul(F.exp(lg), F.c(2)));
@@ -369,7 +369,7 @@ Array f(const Array& key, const Array& dfnum, const Array& dfden, std::optional<
   broadcast_param(dfden, sh, "f", "dfden");
   detail::ScopedX64 x64;
   return compiled(sig("f", sh, dtype), {key, dfnum, dfden}, [=](auto& v) {
-    Fx F{dtype};
+    Fx F{dtype, true};  // differentiable in dfnum and dfden
     auto ks = split_n(v[0], 2);  // key_dfd, key_dfn
     Array dn = F.in(jnp::broadcast_to(lax::convert_element_type(v[1], dtype), sh));
     Array dd = F.in(jnp::broadcast_to(lax::convert_element_type(v[2], dtype), sh));

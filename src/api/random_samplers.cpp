@@ -175,14 +175,17 @@ Array weibull_min(const Array& key, const Array& scale, const Array& concentrati
   ApiScope s(loc);
   dtype = begin_float(key, dtype, shape, "weibull_min");
   detail::ScopedX64 x64;
-  broadcast_param(scale, shape, "weibull_min", "scale");
-  broadcast_param(concentration, shape, "weibull_min", "concentration");
-  return compiled(sig("weibull_min", shape, dtype), {key, scale, concentration}, [=](auto& a) {
+  // JAX draws `shape` uniforms and broadcasts them with the parameters (numpy rules): with the default shape ()
+  // and array parameters, one draw for every element of the parameters' shape.
+  if (!scale.valid() || !concentration.valid())
+    throw_error<TypeError>("weibull_min", "scale and concentration must be arrays, got an empty Array");
+  Shape out = jnp::broadcast_shapes({shape, scale.shape(), concentration.shape()}, "weibull_min");
+  return compiled(sig("weibull_min", shape, dtype, detail::shape_str(out)), {key, scale, concentration}, [=](auto& a) {
     // JAX: jnp.power(-log1p(-u), 1.0 / concentration) * scale, 1 / concentration in concentration's dtype.
     Array inv = lax::div(Array::scalar(1.0, a[2].dtype()), a[2]);
-    Array e = exponential_impl(a[0], shape, dtype);
-    Array p = lax::pow(e, jnp::broadcast_to(lax::convert_element_type(inv, dtype), shape));
-    return lax::mul(p, jnp::broadcast_to(lax::convert_element_type(a[1], dtype), shape));
+    Array e = jnp::broadcast_to(exponential_impl(a[0], shape, dtype), out);
+    Array p = lax::pow(e, jnp::broadcast_to(lax::convert_element_type(inv, dtype), out));
+    return lax::mul(p, jnp::broadcast_to(lax::convert_element_type(a[1], dtype), out));
   });
 }
 

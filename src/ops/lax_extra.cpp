@@ -261,7 +261,7 @@ std::vector<int64_t> ones_if_empty(std::vector<int64_t> v, size_t n) {
 }  // namespace
 
 Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides,
-                           std::string_view padding, std::vector<int64_t> lhs_dilation,
+                           const PaddingMode& padding, std::vector<int64_t> lhs_dilation,
                            std::vector<int64_t> rhs_dilation, const ConvDimensionNumbers& dimension_numbers,
                            int64_t feature_group_count, int64_t batch_group_count, Loc loc) {
   ApiScope s(loc);
@@ -279,12 +279,14 @@ Array conv_general_dilated(const Array& lhs, const Array& rhs, std::vector<int64
   std::vector<int64_t> rd = ones_if_empty(rhs_dilation, n), window = spatial(rhs.shape(), dn.rhs_spec);
   for (size_t k = 0; k < window.size() && k < rd.size(); ++k)
     window[k] = window[k] == 0 ? 0 : (window[k] - 1) * rd[k] + 1;
-  auto pads = padtype_to_pads(spatial(lhs.shape(), dn.lhs_spec), window, ones_if_empty(window_strides, n), padding);
+  auto pads =
+      padtype_to_pads(spatial(lhs.shape(), dn.lhs_spec), window, ones_if_empty(window_strides, n), padding.name);
   return conv_general_dilated(lhs, rhs, window_strides, pads, lhs_dilation, rhs_dilation, dimension_numbers,
                               feature_group_count, batch_group_count);
 }
 
-Array conv(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides, std::string_view padding, Loc loc) {
+Array conv(const Array& lhs, const Array& rhs, std::vector<int64_t> window_strides, const PaddingMode& padding,
+           Loc loc) {
   ApiScope s(loc);
   return conv_general_dilated(lhs, rhs, std::move(window_strides), padding);
 }
@@ -352,11 +354,11 @@ Array conv_transpose_impl(const Array& lhs, const Array& rhs, std::vector<int64_
 }
 }  // namespace
 
-Array conv_transpose(const Array& lhs, const Array& rhs, std::vector<int64_t> strides, std::string_view padding,
+Array conv_transpose(const Array& lhs, const Array& rhs, std::vector<int64_t> strides, const PaddingMode& padding,
                      std::vector<int64_t> rhs_dilation, std::optional<std::vector<std::string>> dimension_numbers,
                      bool transpose_kernel, Loc loc) {
   ApiScope s(loc);
-  std::string mode(padding);
+  std::string mode = padding.name;
   return conv_transpose_impl(lhs, rhs, std::move(strides), &mode, {}, std::move(rhs_dilation), dimension_numbers,
                              transpose_kernel);
 }

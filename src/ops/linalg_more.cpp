@@ -14,6 +14,7 @@
 #include "jitx/linalg.h"
 #include "jitx/numpy.h"
 #include "jitx/numpy_extra.h"
+#include "jitx/numpy_shape.h"
 #include "ops/linalg_util.h"
 
 namespace jitx::numpy::linalg {
@@ -254,6 +255,37 @@ Array vecdot(const Array& x1, const Array& x2, int64_t axis, Loc loc) {
   Array u = expand_dims(to_end(x1, a1), {-2}), v = expand_dims(to_end(x2, a2), {-1});
   Array r = matmul(u, v);
   return squeeze(r, {-2, -1});
+}
+
+Array diagonal(const Array& x, int64_t offset, Loc loc) {
+  ApiScope s(loc);
+  return numpy::diagonal(x, offset, -2, -1);
+}
+
+Array trace(const Array& x, int64_t offset, std::optional<DType> dtype, Loc loc) {
+  ApiScope s(loc);
+  return numpy::trace(x, offset, -2, -1, dtype);
+}
+
+Array cross(const Array& x1, const Array& x2, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  int64_t a1 = detail::canonical_axis(axis, x1.ndim(), "cross"), a2 = detail::canonical_axis(axis, x2.ndim(), "cross");
+  if (x1.shape()[static_cast<size_t>(a1)] != 3 || x2.shape()[static_cast<size_t>(a2)] != 3)
+    throw_error<ShapeError>("cross",
+                            "both input arrays must be (arrays of) 3-dimensional vectors, but they have "
+                            "x1.shape[axis]={} and x2.shape[axis]={}",
+                            x1.shape()[static_cast<size_t>(a1)], x2.shape()[static_cast<size_t>(a2)]);
+  return numpy::cross(x1, x2, -1, -1, -1, axis);
+}
+
+Array matmul(const Array& x1, const Array& x2, Loc loc) {
+  ApiScope s(loc);
+  return numpy::matmul(x1, x2);
+}
+
+Array tensordot(const Array& x1, const Array& x2, int64_t axes, Loc loc) {
+  ApiScope s(loc);
+  return numpy::tensordot(x1, x2, axes);
 }
 
 }  // namespace jitx::numpy::linalg

@@ -25,7 +25,7 @@ using detail::throw_error;
 
 namespace {
 /// A strong constant of dtype d.
-Array lit(double v, DType d) { return lax::convert_element_type(Array(v), d); }
+Array math_lit(double v, DType d) { return lax::convert_element_type(Array(v), d); }
 /// A constant of x's dtype (JAX's _lax_const): weak only for a weak 0-d x (JAX's weak scalar), so that a weak
 /// array of another shape (an int64 array promoted with a C++ double) turns strong through it, as in JAX.
 Array like(double v, const Array& x) {
@@ -40,7 +40,7 @@ DType inexact_of(DType d) {
   if (is_floating(d)) return d;
   return dtype_bits(d) == 64 ? detail::default_float_dtype() : DType::float32;
 }
-Array to_inexact(const Array& v) {
+Array math_inexact(const Array& v) {
   if (is_floating(v.dtype())) return v;
   return detail::convert_weak(v, inexact_of(v.dtype()), v.weak_type());
 }
@@ -169,8 +169,8 @@ std::pair<Array, Array> frexp_bits(const Array& x) {
   int64_t mask = (int64_t{1} << fi.nexp) - 1, bias = 1 - fi.minexp;
   double tiny = std::ldexp(1.0, fi.minexp);
   Array xs = stop_gradient(x);
-  Array sub = less(abs(xs), lit(tiny, d));
-  Array scaled = where(sub, multiply(xs, lit(std::ldexp(1.0, fi.nmant), d)), xs);
+  Array sub = less(abs(xs), math_lit(tiny, d));
+  Array scaled = where(sub, multiply(xs, math_lit(std::ldexp(1.0, fi.nmant), d)), xs);
   Array bits = lax::bitcast_convert_type(scaled, it);
   Array e = where(sub, Array::scalar_int(-fi.nmant, it), Array::scalar_int(0, it));
   Array shifted = lax::shift_right_arithmetic(bits, Array::scalar_int(fi.nmant, it));
@@ -178,14 +178,14 @@ std::pair<Array, Array> frexp_bits(const Array& x) {
   Array mbits = bitwise_and(bits, Array::scalar_int(~(mask << fi.nmant), it));
   mbits = bitwise_or(mbits, Array::scalar_int((bias - 1) << fi.nmant, it));
   Array m = lax::bitcast_convert_type(mbits, d);
-  Array special = logical_or(logical_or(isinf(xs), isnan(xs)), equal(xs, lit(0, d)));
+  Array special = logical_or(logical_or(isinf(xs), isnan(xs)), equal(xs, math_lit(0, d)));
   e = where(special, Array::scalar_int(0, it), e);
   m = where(special, xs, m);
   Array e32 = lax::convert_element_type(e, DType::int32);
   // m + (x - stop_gradient(x)) * 2^-e: the value is m, the derivative 2^-e (as JAX's rule; 1 where x is special,
   // 0 where 2^-e overflows, for subnormal x, so that 0 * inf does not make the value NaN).
-  Array scale = where(special, lit(1, d), power(lit(2, d), negative(astype(e32, d))));
-  scale = where(isfinite(scale), scale, lit(0, d));
+  Array scale = where(special, math_lit(1, d), power(math_lit(2, d), negative(astype(e32, d))));
+  scale = where(isfinite(scale), scale, math_lit(0, d));
   return {add(m, multiply(subtract(x, xs), scale)), e32};
 }
 }  // namespace
@@ -198,18 +198,18 @@ Array ldexp(const Array& x1, const Array& x2, Loc loc) {
     throw_error<TypeError>("ldexp", "the exponent x2 must be an integer or bool array, got {} (with x1 {})",
                            dtype_name(x2.dtype()), dtype_name(x1.dtype()));
   broadcast_shapes({x1.shape(), x2.shape()}, "ldexp");
-  Array a = to_inexact(x1);
+  Array a = math_inexact(x1);
   DType d = a.dtype();
   Array n = lax::convert_element_type(x2, d);
   auto [m, e0] = frexp_bits(detail::convert_weak(a, d, false));
   // The exponent as a float of x1's dtype (JAX's; a huge x2 becomes inf there, and the result inf or 0).
   Array e = add(astype(e0, d), n);
   // The exponent may overflow by one with a finite result: move one factor of 2 into the mantissa.
-  Array pos = greater(e, lit(0, d));
-  m = where(pos, multiply(m, lit(2, d)), m);
-  e = where(pos, subtract(e, lit(1, d)), e);
-  Array r = multiply(m, power(lit(2, d), e));
-  return where(logical_or(isinf(a), equal(a, lit(0, d))), a, r);
+  Array pos = greater(e, math_lit(0, d));
+  m = where(pos, multiply(m, math_lit(2, d)), m);
+  e = where(pos, subtract(e, math_lit(1, d)), e);
+  Array r = multiply(m, power(math_lit(2, d), e));
+  return where(logical_or(isinf(a), equal(a, math_lit(0, d))), a, r);
 }
 
 namespace {
@@ -295,7 +295,7 @@ Array sinc_maclaurin(int k, const Array& x) {
 Array sinc(const Array& x, Loc loc) {
   ApiScope s(loc);
   check_valid("sinc", x);
-  Array v = to_inexact(x);
+  Array v = math_inexact(x);
   Array at_zero = equal(v, like(0, v));
   Array pi_x = multiply(like(M_PI, v), v);
   Array safe = where(at_zero, like(1, v), pi_x);
@@ -305,13 +305,13 @@ Array sinc(const Array& x, Loc loc) {
 Array deg2rad(const Array& x, Loc loc) {
   ApiScope s(loc);
   check_valid("deg2rad", x);
-  Array v = to_inexact(x);
+  Array v = math_inexact(x);
   return multiply(v, like(M_PI / 180, v));
 }
 Array rad2deg(const Array& x, Loc loc) {
   ApiScope s(loc);
   check_valid("rad2deg", x);
-  Array v = to_inexact(x);
+  Array v = math_inexact(x);
   return multiply(v, like(180 / M_PI, v));
 }
 Array radians(const Array& x, Loc loc) {
@@ -387,7 +387,7 @@ Array interp(const Array& x, const Array& xp, const Array& fp, const InterpBound
   auto [extrapolate_right, right_value] = interp_bound(right, "right");
   auto [pd, weak] = promoted(x, xp, "interp");
   DType d = inexact_of(pd);
-  Array xv = detail::convert_weak(x, d, weak), xpv = detail::convert_weak(xp, d, weak), fpv = to_inexact(fp);
+  Array xv = detail::convert_weak(x, d, weak), xpv = detail::convert_weak(xp, d, weak), fpv = math_inexact(fp);
   if (period) {
     check_valid("interp", *period, "a period that is an");
     if (period->ndim() != 0)
@@ -409,7 +409,7 @@ Array interp(const Array& x, const Array& xp, const Array& fp, const InterpBound
   Array f0 = at(fpv, im1), x0 = at(xpv, im1);
   Array df = subtract(at(fpv, i), f0), dx = subtract(at(xpv, i), x0), delta = subtract(xv, x0);
   // A repeated point (dx ~ 0) takes f0, with the where keeping 0/0 out of the derivative.
-  Array dx0 = less_equal(abs(dx), lit(interp_epsilon(xpv.dtype()), xpv.dtype()));
+  Array dx0 = less_equal(abs(dx), math_lit(interp_epsilon(xpv.dtype()), xpv.dtype()));
   Array f = where(dx0, f0, add(f0, multiply(divide(delta, where(dx0, Array(1), dx)), df)));
   if (!extrapolate_left && !period) f = where(less(xv, elem(xpv, 0)), left_value ? *left_value : elem(fpv, 0), f);
   if (!extrapolate_right && !period)
@@ -423,7 +423,7 @@ Array trapezoid(const Array& y, const std::optional<Array>& x, const Array& dx, 
   Array yv, d;
   if (!x) {
     check_valid("trapezoid", dx, "a dx that is an");
-    yv = to_inexact(y);
+    yv = math_inexact(y);
     d = dx;
     if (d.ndim() > 0) {
       if (d.ndim() < yv.ndim()) {
@@ -555,8 +555,8 @@ Array linspace_traced(const Array& start, const Array& stop, int64_t num, bool e
   if (num == 1) return lax::reshape(start, {1});
   int64_t div = endpoint ? num - 1 : num;
   // i / div as XLA computes it in JAX's jitted linspace: a multiply by the reciprocal rounded to d.
-  Array step = multiply(lax::iota(d, div), lit(1.0 / static_cast<double>(div), d));
-  Array out = add(multiply(start, subtract(lit(1, d), step)), multiply(stop, step));
+  Array step = multiply(lax::iota(d, div), math_lit(1.0 / static_cast<double>(div), d));
+  Array out = add(multiply(start, subtract(math_lit(1, d), step)), multiply(stop, step));
   return endpoint ? concatenate({out, lax::reshape(stop, {1})}) : out;
 }
 
@@ -568,17 +568,17 @@ Array bin_edges_count(const Array& a, int64_t bins, std::optional<std::pair<doub
   DType d = inexact_of(a.dtype());
   Array lo, hi;
   if (range) {
-    lo = lit(range->first, d);
-    hi = lit(range->second, d);
+    lo = math_lit(range->first, d);
+    hi = math_lit(range->second, d);
   } else {
     if (a.size() == 0) throw_error<ShapeError>(op, "an empty a has no range: pass range (JAX's min has no identity)");
     lo = astype(min(a), d);
     hi = astype(max(a), d);
   }
   // An empty range is widened by 0.5 each way (JAX's where(ptp(range) == 0, ...)).
-  Array flat = equal(subtract(maximum(lo, hi), minimum(lo, hi)), lit(0, d));
-  lo = where(flat, subtract(lo, lit(0.5, d)), lo);
-  hi = where(flat, add(hi, lit(0.5, d)), hi);
+  Array flat = equal(subtract(maximum(lo, hi), minimum(lo, hi)), math_lit(0, d));
+  lo = where(flat, subtract(lo, math_lit(0.5, d)), lo);
+  hi = where(flat, add(hi, math_lit(0.5, d)), hi);
   return linspace_traced(lo, hi, bins + 1, true, d);
 }
 
@@ -594,7 +594,7 @@ std::pair<Array, Array> histogram_impl(const Array& a, const std::function<Array
   check_valid("histogram", a);
   Array x, w;
   if (!weights) {
-    x = to_inexact(a);
+    x = math_inexact(a);
     w = ones(x.shape(), x.dtype());
   } else {
     check_valid("histogram", *weights, "weights that are an");
@@ -670,13 +670,13 @@ DType check_space_args(int64_t num, DType dtype, int64_t axis, std::string_view 
 Array logspace(double start, double stop, int64_t num, bool endpoint, double base, DType dtype, int64_t axis, Loc loc) {
   ApiScope s(loc);
   DType comp = check_space_args(num, dtype, axis, "logspace");
-  return astype(logspace_impl(lit(start, comp), lit(stop, comp), num, endpoint, base, comp), dtype);
+  return astype(logspace_impl(math_lit(start, comp), math_lit(stop, comp), num, endpoint, base, comp), dtype);
 }
 
 Array geomspace(double start, double stop, int64_t num, bool endpoint, DType dtype, int64_t axis, Loc loc) {
   ApiScope s(loc);
   DType comp = check_space_args(num, dtype, axis, "geomspace");
-  Array a = lit(start, comp), b = lit(stop, comp);
+  Array a = math_lit(start, comp), b = math_lit(stop, comp);
   // sign * 10 ** linspace(log10(start / sign), log10(stop / sign)): NaN when the signs differ or start is 0.
   Array sign_a = sign(a);
   Array r = logspace_impl(log10(divide(a, sign_a)), log10(divide(b, sign_a)), num, endpoint, 10.0, comp);

@@ -18,18 +18,18 @@ using detail::shape_str;
 using detail::throw_error;
 
 namespace {
-int64_t pmod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
+int64_t pad_pmod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
 
 /// Source index of output position p (p < 0: before the array, p >= n: after it) for the index modes.
 int64_t source_index(std::string_view mode, int64_t p, int64_t n) {
   if (mode == "edge") return std::clamp<int64_t>(p, 0, n - 1);
-  if (mode == "wrap") return pmod(p, n);
+  if (mode == "wrap") return pad_pmod(p, n);
   if (mode == "symmetric") {
-    int64_t q = pmod(p, 2 * n);
+    int64_t q = pad_pmod(p, 2 * n);
     return q < n ? q : 2 * n - 1 - q;
   }
   if (n == 1) return 0;  // reflect
-  int64_t q = pmod(p, 2 * n - 2);
+  int64_t q = pad_pmod(p, 2 * n - 2);
   return q < n ? q : 2 * n - 2 - q;
 }
 

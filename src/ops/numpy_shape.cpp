@@ -20,7 +20,7 @@ using detail::shape_str;
 using detail::throw_error;
 
 namespace {
-void require(const Array& x, std::string_view op) {
+void shape_require(const Array& x, std::string_view op) {
   if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
 }
 void require_all(const std::vector<Array>& xs, std::string_view op) {
@@ -28,7 +28,7 @@ void require_all(const std::vector<Array>& xs, std::string_view op) {
     if (!xs[i].valid()) throw_error<TypeError>(op, "array {} is empty (default-constructed)", i);
 }
 /// JAX's gathers and reductions give strong results even of weak inputs.
-Array strong(const Array& x) { return x.weak_type() ? detail::convert_weak(x, x.dtype(), false) : x; }
+Array shape_strong(const Array& x) { return x.weak_type() ? detail::convert_weak(x, x.dtype(), false) : x; }
 
 Array with_shape(const Array& x, Shape s) { return x.shape() == s ? x : lax::reshape(x, std::move(s)); }
 
@@ -77,7 +77,7 @@ int64_t split_axis(const Array& ary, std::optional<int64_t> axis, std::string_vi
 
 std::vector<Array> split_at(const Array& ary, const std::vector<int64_t>& idx, std::optional<int64_t> axis,
                             std::string_view op) {
-  require(ary, op);
+  shape_require(ary, op);
   int64_t a = split_axis(ary, axis, op), n = ary.shape()[a];
   std::vector<int64_t> sizes;
   int64_t prev = 0;
@@ -122,7 +122,7 @@ std::vector<int64_t> move_perm(int64_t rank, const Axes& source, const Axes& des
 /// The planes' diagonal after the checks of diagonal/trace: the (axis1, axis2) planes moved last, the offset's
 /// columns (or rows) sliced off, then every (cols + 1)-th element of the flattened plane.
 Array plane_diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis2, std::string_view op) {
-  require(a, op);
+  shape_require(a, op);
   if (a.ndim() < 2)
     throw_error<ShapeError>(op, "needs an array of at least 2 dimensions, got shape {}", shape_str(a.shape()));
   int64_t a1 = detail::canonical_axis(axis1, a.ndim(), op), a2 = detail::canonical_axis(axis2, a.ndim(), op);
@@ -147,7 +147,7 @@ Array plane_diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis
 // --- moveaxis, stacks, atleast_*d ---------------------------------------------------------------------------
 Array moveaxis(const Array& a, Axes source, Axes destination, Loc loc) {
   ApiScope s(loc);
-  require(a, "moveaxis");
+  shape_require(a, "moveaxis");
   return lax::transpose(a, move_perm(a.ndim(), source, destination, "moveaxis"));
 }
 Array moveaxis(const Array& a, int64_t source, int64_t destination, Loc loc) {
@@ -179,7 +179,7 @@ Array column_stack(const std::vector<Array>& tup, Loc loc) {
 #define JITX_ATLEAST(n)                                                            \
   Array atleast_##n##d(const Array& x, Loc loc) {                                  \
     ApiScope s(loc);                                                               \
-    require(x, "atleast_" #n "d");                                                 \
+    shape_require(x, "atleast_" #n "d");                                                 \
     return atleast_nd(x, n);                                                       \
   }                                                                                \
   std::vector<Array> atleast_##n##d(const std::vector<Array>& arys, Loc loc) {     \
@@ -242,15 +242,15 @@ namespace jitx::numpy {
 // --- diagonal, trace --------------------------------------------------------------------------------------
 Array diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis2, Loc loc) {
   ApiScope s(loc);
-  return strong(plane_diagonal(a, offset, axis1, axis2, "diagonal"));
+  return shape_strong(plane_diagonal(a, offset, axis1, axis2, "diagonal"));
 }
 
 Array trace(const Array& a, int64_t offset, int64_t axis1, int64_t axis2, std::optional<DType> dtype, Loc loc) {
   ApiScope s(loc);
   Array d = plane_diagonal(a, offset, axis1, axis2, "trace");
   // As jnp.sum(dtype=): the elements converted first, summed, the sum in dtype (narrow ints otherwise widen).
-  if (!dtype) return strong(sum(d, {-1}));
-  return strong(astype(sum(astype(d, *dtype), {-1}), *dtype));
+  if (!dtype) return shape_strong(sum(d, {-1}));
+  return shape_strong(astype(sum(astype(d, *dtype), {-1}), *dtype));
 }
 
 // --- meshgrid, rot90, flips ---------------------------------------------------------------------------------
@@ -279,7 +279,7 @@ std::vector<Array> meshgrid(const std::vector<Array>& xi, bool sparse, std::stri
 
 Array rot90(const Array& m, int64_t k, std::pair<int64_t, int64_t> axes, Loc loc) {
   ApiScope s(loc);
-  require(m, "rot90");
+  shape_require(m, "rot90");
   if (m.ndim() < 2)
     throw_error<ShapeError>("rot90", "needs an array of at least 2 dimensions, got shape {}", shape_str(m.shape()));
   int64_t a1 = detail::canonical_axis(axes.first, m.ndim(), "rot90");
@@ -297,20 +297,20 @@ Array rot90(const Array& m, int64_t k, std::pair<int64_t, int64_t> axes, Loc loc
 
 Array fliplr(const Array& m, Loc loc) {
   ApiScope s(loc);
-  require(m, "fliplr");
+  shape_require(m, "fliplr");
   return lax::rev(m, {detail::canonical_axis(1, m.ndim(), "fliplr")});
 }
 Array flipud(const Array& m, Loc loc) {
   ApiScope s(loc);
-  require(m, "flipud");
+  shape_require(m, "flipud");
   return lax::rev(m, {detail::canonical_axis(0, m.ndim(), "flipud")});
 }
 
 // --- append, diff ---------------------------------------------------------------------------------------------
 Array append(const Array& arr, const Array& values, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
-  require(arr, "append");
-  require(values, "append");
+  shape_require(arr, "append");
+  shape_require(values, "append");
   if (!axis) return concatenate({ravel(arr), ravel(values)}, 0);
   return concatenate({arr, values}, *axis);
 }
@@ -318,7 +318,7 @@ Array append(const Array& arr, const Array& values, std::optional<int64_t> axis,
 Array diff(const Array& a, int64_t n, int64_t axis, std::optional<Array> prepend, std::optional<Array> append,
            Loc loc) {
   ApiScope s(loc);
-  require(a, "diff");
+  shape_require(a, "diff");
   if (n == 0) return a;  // JAX returns a as it is, before any other check
   if (n < 0) throw_error<ShapeError>("diff", "order n must be >= 0, got {}", n);
   if (a.ndim() == 0) throw_error<ShapeError>("diff", "needs an array of at least 1 dimension, got a 0-d one");
@@ -326,7 +326,7 @@ Array diff(const Array& a, int64_t n, int64_t axis, std::optional<Array> prepend
   Shape slice_shape = a.shape();
   slice_shape[ax] = 1;
   auto edge = [&](const Array& e) {
-    require(e, "diff");
+    shape_require(e, "diff");
     return e.ndim() == 0 ? broadcast_to(e, slice_shape) : e;
   };
   std::vector<Array> parts;
@@ -368,8 +368,8 @@ Array delete_unique(const Array& a, const Array& obj, int64_t ax) {
 
 Array delete_(const Array& arr, const Array& obj, std::optional<int64_t> axis, bool assume_unique_indices, Loc loc) {
   ApiScope s(loc);
-  require(arr, "delete");
-  require(obj, "delete");
+  shape_require(arr, "delete");
+  shape_require(obj, "delete");
   Array a = axis ? arr : ravel(arr);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "delete"), n = a.shape()[ax];
   if (!is_integer(obj.dtype()) && !is_bool(obj.dtype()))
@@ -413,9 +413,9 @@ Array delete_(const Array& arr, const std::vector<int64_t>& obj, std::optional<i
 
 Array insert(const Array& arr, const Array& obj, const Array& values, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
-  require(arr, "insert");
-  require(obj, "insert");
-  require(values, "insert");
+  shape_require(arr, "insert");
+  shape_require(obj, "insert");
+  shape_require(values, "insert");
   Array a = axis ? arr : ravel(arr);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "insert"), n = a.shape()[ax];
   if (obj.ndim() > 1)

@@ -23,7 +23,7 @@ using detail::throw_error;
 
 namespace {
 /// A strong constant of dtype d.
-Array lit(double v, DType d) { return lax::convert_element_type(Array(v), d); }
+Array stats_lit(double v, DType d) { return lax::convert_element_type(Array(v), d); }
 
 void check_valid(std::string_view op, const Array& x, const char* what = "an") {
   if (!x.valid()) throw_error<TypeError>(op, "got {} empty (default-constructed) Array", what);
@@ -35,7 +35,7 @@ DType inexact_of(DType d) {
   if (is_floating(d)) return d;
   return dtype_bits(d) == 64 ? detail::default_float_dtype() : DType::float32;
 }
-Array to_inexact(const Array& v) {
+Array stats_inexact(const Array& v) {
   if (is_floating(v.dtype())) return v;
   return detail::convert_weak(v, inexact_of(v.dtype()), v.weak_type());
 }
@@ -47,7 +47,7 @@ std::pair<DType, bool> promoted(const Array& x, const Array& y, std::string_view
   Array r = promote_and_broadcast(a, b, op).first;
   return {r.dtype(), r.weak_type()};
 }
-Array strong(const Array& v) { return v.weak_type() ? detail::convert_weak(v, v.dtype(), false) : v; }
+Array stats_strong(const Array& v) { return v.weak_type() ? detail::convert_weak(v, v.dtype(), false) : v; }
 
 /// The axes canonicalised in the order given (all of them, ascending, when empty); repeats are refused.
 std::vector<int64_t> axes_in_order(const Array& x, const Axes& axes, std::string_view op) {
@@ -113,7 +113,7 @@ Array quantile_impl(const Array& a0, const Array& q, const Axes& axes, std::stri
   if (!is_floating(q.dtype()))
     throw_error<TypeError>(op, "q must be a floating-point scalar or array, got {} (JAX's floor refuses it)",
                            dtype_name(q.dtype()));
-  Array a = to_inexact(a0);
+  Array a = stats_inexact(a0);
   Merged m = merge_reduced(a, axes, op);
   if (m.n == 0)
     throw_error<ShapeError>(op, "cannot take a quantile over an empty axis: a has shape {}", shape_str(a.shape()));
@@ -122,24 +122,24 @@ Array quantile_impl(const Array& a0, const Array& q, const Axes& axes, std::stri
   Array nan_mask = isnan(x);
   // Without squash_nans a slice holding a NaN is all NaN (JAX's where(any(isnan))); with it the NaNs themselves are
   // replaced (JAX's where(isnan), which sorts them last). Either where also zeroes the NaNs' gradient.
-  x = where(squash_nans ? nan_mask : any(nan_mask, {1}, true), lit(NAN, ad), x);
+  x = where(squash_nans ? nan_mask : any(nan_mask, {1}, true), stats_lit(NAN, ad), x);
   Array sorted = sort(x, 1);
   // q as a column against the rows: positions of shape q.shape + (rows,), or q's shape for a common n.
   Array qc = q.ndim() == 1 ? lax::reshape(q, {q.shape()[0], 1}) : q;
   Array last;  // n - 1 in q's dtype (JAX converts n first, then subtracts: f16 rounds n itself)
   if (squash_nans)
-    last = subtract(sum(astype(logical_not(nan_mask), qd), {1}), lit(1, qd));
+    last = subtract(sum(astype(logical_not(nan_mask), qd), {1}), stats_lit(1, qd));
   else
-    last = lax::sub(lit(static_cast<double>(m.n), qd), lit(1, qd));
+    last = lax::sub(stats_lit(static_cast<double>(m.n), qd), stats_lit(1, qd));
   Array pos = multiply(qc, last);
   Array low = floor(pos), high = ceil(pos);
   Array hw = subtract(pos, low);
-  Array lw = subtract(lit(1, qd), hw);
+  Array lw = subtract(stats_lit(1, qd), hw);
   // nanquantile clamps as max(0, min(i, count - 1)) so that an all-NaN slice (count 0) reads index 0; a NaN q
   // reads index 0 too (XLA converts NaN to the integer 0; the interpolation weights keep "linear" NaN).
   Array pos_nan = isnan(pos);
-  low = where(pos_nan, lit(0, qd), maximum(lit(0, qd), minimum(low, last)));
-  high = where(pos_nan, lit(0, qd), maximum(lit(0, qd), minimum(high, last)));
+  low = where(pos_nan, stats_lit(0, qd), maximum(stats_lit(0, qd), minimum(low, last)));
+  high = where(pos_nan, stats_lit(0, qd), maximum(stats_lit(0, qd), minimum(high, last)));
   Array row_start = multiply(lax::iota(DType::int64, m.rows), Array::scalar_int(m.n, DType::int64));
   Array flat = lax::reshape(sorted, {m.rows * m.n});
   Array lv = take(flat, add(astype(low, DType::int64), row_start), 0, "clip");
@@ -152,9 +152,9 @@ Array quantile_impl(const Array& a0, const Array& q, const Axes& axes, std::stri
   else if (method == "higher")
     r = hv;
   else if (method == "nearest")
-    r = where(less_equal(hw, lit(0.5, qd)), lv, hv);
+    r = where(less_equal(hw, stats_lit(0.5, qd)), lv, hv);
   else
-    r = multiply(add(lv, hv), lit(0.5, ad));
+    r = multiply(add(lv, hv), stats_lit(0.5, ad));
   r = detail::convert_weak(r, ad, false);
   Shape out = q.shape();
   const Shape& tail = keepdims ? m.keep : m.rest;
@@ -168,7 +168,7 @@ Array percentile_impl(const Array& a, const Array& q, const Axes& axes, std::str
   check_valid(op, a);
   check_valid(op, q, "a q that is an");
   // q / 100 as XLA computes it in JAX's jitted percentile: a multiply by the reciprocal rounded to q's dtype.
-  Array qf = to_inexact(q);
+  Array qf = stats_inexact(q);
   return quantile_impl(a, multiply(qf, detail::convert_weak(Array(0.01), qf.dtype(), qf.weak_type())), axes, method,
                        keepdims, squash_nans, op);
 }
@@ -207,7 +207,7 @@ std::pair<Array, Array> average_impl(const Array& a, const Axes& axes, const std
   check_valid(op, a);
   std::vector<int64_t> ax = axes_in_order(a, axes, op);
   if (!weights) {
-    Array avg = strong(mean(to_inexact(a), axes, keepdims));
+    Array avg = stats_strong(mean(stats_inexact(a), axes, keepdims));
     int64_t count = 1;
     for (int64_t i : ax) count *= a.shape()[i];
     return {avg, full({}, static_cast<double>(count), avg.dtype())};
@@ -234,7 +234,7 @@ std::pair<Array, Array> average_impl(const Array& a, const Axes& axes, const std
     w = lax::reshape(lax::transpose(w, order), laid);
   }
   Array wsum = sum(w, axes, keepdims);
-  return {strong(divide(sum(multiply(x, w), axes, keepdims), wsum)), strong(wsum)};
+  return {stats_strong(divide(sum(multiply(x, w), axes, keepdims), wsum)), stats_strong(wsum)};
 }
 }  // namespace
 
@@ -261,7 +261,7 @@ Array ptp(const Array& a, Axes axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
   check_valid("ptp", a);
   if (is_bool(a.dtype())) throw_error<TypeError>("ptp", "bool input has no subtraction (as JAX's sub); got bool");
-  return strong(lax::sub(max(a, axes, keepdims), min(a, axes, keepdims)));
+  return stats_strong(lax::sub(max(a, axes, keepdims), min(a, axes, keepdims)));
 }
 
 namespace {
@@ -322,7 +322,7 @@ Array cov(const Array& m, const std::optional<Array>& y, bool rowvar, bool bias,
   Array XT = transpose(w ? multiply(X, *w) : X);
   Array prod = dot(X, XT);
   // Without weights JAX divides by the constant n - ddof, which XLA turns into a multiply by its reciprocal.
-  if (!w) return squeeze(multiply(prod, lit(1.0 / static_cast<double>(n - dd), prod.dtype())));
+  if (!w) return squeeze(multiply(prod, stats_lit(1.0 / static_cast<double>(n - dd), prod.dtype())));
   Array f;  // the normalisation: the weight sum, less ddof (times the aweights' share with both weights)
   if (dd == 0)
     f = wsum;
@@ -343,7 +343,7 @@ Array corrcoef(const Array& x, const std::optional<Array>& y, bool rowvar, Loc l
                     multiply(lax::iota(DType::int64, n), Array::scalar_int(n + 1, DType::int64)), 0, "clip");
   Array sd = sqrt(diag);
   c = divide(divide(c, expand_dims(sd, {1})), expand_dims(sd, {0}));
-  return clip(c, lit(-1, c.dtype()), lit(1, c.dtype()));
+  return clip(c, stats_lit(-1, c.dtype()), stats_lit(1, c.dtype()));
 }
 
 Array nanvar(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
@@ -357,10 +357,10 @@ Array nanvar(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
   Array nan_mask = isnan(a);
   Array mu = nanmean(a, axes, true);
   // The double where: a NaN's centred value is 0 before squaring, so its gradient is 0, not NaN.
-  Array c = where(nan_mask, lit(0, comp), subtract(a, mu));
+  Array c = where(nan_mask, stats_lit(0, comp), subtract(a, mu));
   Array normalizer = subtract(sum(logical_not(nan_mask), axes, keepdims), Array(ddof));
   Array none = lax::le(normalizer, Array::scalar_int(0, normalizer.dtype()));
-  Array r = where(none, lit(NAN, comp), sum(multiply(c, c), axes, keepdims));
+  Array r = where(none, stats_lit(NAN, comp), sum(multiply(c, c), axes, keepdims));
   Array divisor = where(none, Array::scalar_int(1, normalizer.dtype()), normalizer);
   return astype(divide(r, astype(divisor, comp)), out);
 }
@@ -372,8 +372,8 @@ Array nanstd(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
 Array nanprod(const Array& x, Axes axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
   check_valid("nanprod", x);
-  if (!is_floating(x.dtype())) return strong(prod(x, axes, keepdims));
-  return strong(prod(where(isnan(x), lit(1, x.dtype()), x), axes, keepdims));
+  if (!is_floating(x.dtype())) return stats_strong(prod(x, axes, keepdims));
+  return stats_strong(prod(where(isnan(x), stats_lit(1, x.dtype()), x), axes, keepdims));
 }
 
 namespace {
@@ -383,7 +383,7 @@ Array nan_cumulative(const Array& x, std::optional<int64_t> axis, bool is_sum, s
   check_valid(op, x);
   Array in = !axis || (x.ndim() == 0 && x.weak_type()) ? lax::reshape(x, {x.size()}) : x;
   int64_t a = detail::canonical_axis(axis.value_or(0), in.ndim(), op);
-  if (is_floating(in.dtype())) in = where(isnan(in), lit(is_sum ? 0 : 1, in.dtype()), in);
+  if (is_floating(in.dtype())) in = where(isnan(in), stats_lit(is_sum ? 0 : 1, in.dtype()), in);
   return is_sum ? cumsum(in, a) : cumprod(in, a);
 }
 
@@ -393,7 +393,7 @@ Array nan_arg(const Array& x, std::optional<int64_t> axis, bool keepdims, bool i
   if (!is_floating(x.dtype())) return is_max ? argmax(x, axis, keepdims) : argmin(x, axis, keepdims);
   if (axis) detail::canonical_axis(*axis, x.ndim(), op);
   Array nan_mask = isnan(x);
-  Array filled = where(nan_mask, lit(is_max ? -INFINITY : INFINITY, x.dtype()), x);
+  Array filled = where(nan_mask, stats_lit(is_max ? -INFINITY : INFINITY, x.dtype()), x);
   Array r = is_max ? argmax(filled, axis, keepdims) : argmin(filled, axis, keepdims);
   Axes ax = axis ? Axes{*axis} : Axes{};
   return where(all(nan_mask, ax, keepdims), Array::scalar_int(-1, r.dtype()), r);
@@ -414,7 +414,7 @@ Array cumulative(const Array& x, std::optional<int64_t> axis, bool include_initi
     DType to = is_unsigned_integer(d) ? detail::default_uint_dtype() : detail::default_int_dtype();
     if (dtype_bits(d) < dtype_bits(to)) in = astype(x, to);
   }
-  Array out = strong(is_sum ? cumsum(in, a) : cumprod(in, a));
+  Array out = stats_strong(is_sum ? cumsum(in, a) : cumprod(in, a));
   if (!include_initial) return out;
   Shape first = out.shape();
   first[a] = 1;

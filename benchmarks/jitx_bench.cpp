@@ -376,7 +376,8 @@ void bench_rows(int64_t rows, int64_t cols) {
   emit({"column_sum", size, "f32", "eigen", sc, 4.0 * rows * cols + 4.0 * cols, 0, -1, ""});
 }
 
-/// The issue's memory-bound bar: the GELU tail on 64 MiB and layer norm on 4096^2 f32 at >= 80% of the triad, and
+/// The issue's memory-bound bar: the GELU tail on 64 MiB, layer norm and softmax on 4096^2 f32 (softmax also on
+/// 1024^2) at >= 80% of the triad, and
 /// a cheap elementwise chain of two inputs, max(0.5 a + b, a), one loop fusion over two arrays of n floats (what the
 /// unit tests once timed in a hidden case, GB/s on cpu and the interpreter: `JITX_PLATFORM=interpreter jitx_bench
 /// --only bandwidth_bar` gives the interpreter's). The triad of this VM moves by up to 40% between minutes (25-43
@@ -402,6 +403,11 @@ void bench_bandwidth_bar(int64_t n, int64_t rows) {
       array(randn(n, 1.0f, 5), {rows, cols}));
   one("elementwise_chain", std::to_string(n), [](Array a, Array b) { return jnp::maximum(a * 0.5f + b, a); },
       array(randn(n, 1.0f, 6), {n}), array(randn(n, 1.0f, 7), {n}));
+  // Issue 20's softmax bar (4096^2 and 1024^2 at >= 80% of the interleaved triad).
+  one("softmax", fmt::format("{}x{}", rows, cols), [](Array v) { return nn::softmax(v); },
+      array(randn(n, 1.0f, 8), {rows, cols}));
+  one("softmax", fmt::format("{}x{}", rows / 4, cols / 4), [](Array v) { return nn::softmax(v); },
+      array(randn(n / 16, 1.0f, 9), {rows / 4, cols / 4}));
 }
 
 void bench_dispatch() {

@@ -92,6 +92,7 @@ std::vector<Array> triangular_solve_transpose(std::span<const Array> cts, std::s
   return {Array(), bind1(primitive("triangular_solve"), {args[0].value, cts[0]}, q)};
 }
 
+namespace {
 // The derivative of x = q r for m >= n with q's n columns (j-towns.github.io/papers/qr-derivative.pdf): dq, dr.
 std::pair<Array, Array> thin_qr_jvp(A q, A r, A dx) {
   Array dx_rinv = ts(r, dx, false, false, false, false);  // dx r^-1
@@ -103,6 +104,7 @@ std::pair<Array, Array> thin_qr_jvp(A q, A r, A dx) {
 
 Array cols(A x, int64_t lo, int64_t hi) { return lax::slice_in_dim(x, lo, hi, 1, x.ndim() - 1); }
 Array rows(A x, int64_t lo, int64_t hi) { return lax::slice_in_dim(x, lo, hi, 1, x.ndim() - 2); }
+}  // namespace
 
 // JAX 0.10.2's rule (jax/_src/lax/linalg.py, qr_jvp_rule) in its three cases: m >= n reduced (or square), m < n
 // (x = [x1 x2], r = [r1 r2]: x1 = q r1 is square, r2 = q^T x2), and full_matrices with m > n (arXiv:2409.13374,

@@ -17,33 +17,25 @@
 #include "jitx/numpy_extra.h"
 #include "jitx/numpy_stats.h"
 #include "ops/convert.h"
+#include "ops/numpy_stats_util.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
 using detail::shape_str;
 using detail::throw_error;
+using stats_util::stats_check_valid;
+using stats_util::stats_inexact;
+using stats_util::stats_inexact_of;
+using stats_util::stats_lit;
 
 namespace {
-/// A strong constant of dtype d.
-Array math_lit(double v, DType d) { return lax::convert_element_type(Array(v), d); }
 /// A constant of x's dtype (JAX's _lax_const): weak only for a weak 0-d x (JAX's weak scalar), so that a weak
 /// array of another shape (an int64 array promoted with a C++ double) turns strong through it, as in JAX.
 Array like(double v, const Array& x) {
   return detail::convert_weak(Array(v), x.dtype(), x.weak_type() && x.ndim() == 0);
 }
 
-void check_valid(std::string_view op, const Array& x, const char* what = "an") {
-  if (!x.valid()) throw_error<TypeError>(op, "got {} empty (default-constructed) Array", what);
-}
 
-DType inexact_of(DType d) {
-  if (is_floating(d)) return d;
-  return dtype_bits(d) == 64 ? detail::default_float_dtype() : DType::float32;
-}
-Array math_inexact(const Array& v) {
-  if (is_floating(v.dtype())) return v;
-  return detail::convert_weak(v, inexact_of(v.dtype()), v.weak_type());
-}
 
 /// JAX's promoted dtype and weak type of two operands (lattice_result_type: an integer array next to a weak float
 /// gives a weak float), read from promote_and_broadcast on 0-d stand-ins.
@@ -57,11 +49,11 @@ std::pair<DType, bool> promoted(const Array& x, const Array& y, std::string_view
 /// JAX's promote_dtypes_inexact for two operands: one float dtype, weak as JAX's lattice makes it; with
 /// check_shapes (promote_args_inexact) the shapes must broadcast together.
 std::pair<Array, Array> promote_inexact(const Array& x, const Array& y, std::string_view op, bool check_shapes = true) {
-  check_valid(op, x);
-  check_valid(op, y);
+  stats_check_valid(op, x);
+  stats_check_valid(op, y);
   if (check_shapes) broadcast_shapes({x.shape(), y.shape()}, op);
   auto [pd, weak] = promoted(x, y, op);
-  DType d = inexact_of(pd);
+  DType d = stats_inexact_of(pd);
   return {detail::convert_weak(x, d, weak), detail::convert_weak(y, d, weak)};
 }
 
@@ -169,8 +161,8 @@ std::pair<Array, Array> frexp_bits(const Array& x) {
   int64_t mask = (int64_t{1} << fi.nexp) - 1, bias = 1 - fi.minexp;
   double tiny = std::ldexp(1.0, fi.minexp);
   Array xs = stop_gradient(x);
-  Array sub = less(abs(xs), math_lit(tiny, d));
-  Array scaled = where(sub, multiply(xs, math_lit(std::ldexp(1.0, fi.nmant), d)), xs);
+  Array sub = less(abs(xs), stats_lit(tiny, d));
+  Array scaled = where(sub, multiply(xs, stats_lit(std::ldexp(1.0, fi.nmant), d)), xs);
   Array bits = lax::bitcast_convert_type(scaled, it);
   Array e = where(sub, Array::scalar_int(-fi.nmant, it), Array::scalar_int(0, it));
   Array shifted = lax::shift_right_arithmetic(bits, Array::scalar_int(fi.nmant, it));
@@ -178,45 +170,45 @@ std::pair<Array, Array> frexp_bits(const Array& x) {
   Array mbits = bitwise_and(bits, Array::scalar_int(~(mask << fi.nmant), it));
   mbits = bitwise_or(mbits, Array::scalar_int((bias - 1) << fi.nmant, it));
   Array m = lax::bitcast_convert_type(mbits, d);
-  Array special = logical_or(logical_or(isinf(xs), isnan(xs)), equal(xs, math_lit(0, d)));
+  Array special = logical_or(logical_or(isinf(xs), isnan(xs)), equal(xs, stats_lit(0, d)));
   e = where(special, Array::scalar_int(0, it), e);
   m = where(special, xs, m);
   Array e32 = lax::convert_element_type(e, DType::int32);
   // m + (x - stop_gradient(x)) * 2^-e: the value is m, the derivative 2^-e (as JAX's rule; 1 where x is special,
   // 0 where 2^-e overflows, for subnormal x, so that 0 * inf does not make the value NaN).
-  Array scale = where(special, math_lit(1, d), power(math_lit(2, d), negative(astype(e32, d))));
-  scale = where(isfinite(scale), scale, math_lit(0, d));
+  Array scale = where(special, stats_lit(1, d), power(stats_lit(2, d), negative(astype(e32, d))));
+  scale = where(isfinite(scale), scale, stats_lit(0, d));
   return {add(m, multiply(subtract(x, xs), scale)), e32};
 }
 }  // namespace
 
 Array ldexp(const Array& x1, const Array& x2, Loc loc) {
   ApiScope s(loc);
-  check_valid("ldexp", x1);
-  check_valid("ldexp", x2);
+  stats_check_valid("ldexp", x1);
+  stats_check_valid("ldexp", x2);
   if (is_floating(x2.dtype()))
     throw_error<TypeError>("ldexp", "the exponent x2 must be an integer or bool array, got {} (with x1 {})",
                            dtype_name(x2.dtype()), dtype_name(x1.dtype()));
   broadcast_shapes({x1.shape(), x2.shape()}, "ldexp");
-  Array a = math_inexact(x1);
+  Array a = stats_inexact(x1);
   DType d = a.dtype();
   Array n = lax::convert_element_type(x2, d);
   auto [m, e0] = frexp_bits(detail::convert_weak(a, d, false));
   // The exponent as a float of x1's dtype (JAX's; a huge x2 becomes inf there, and the result inf or 0).
   Array e = add(astype(e0, d), n);
   // The exponent may overflow by one with a finite result: move one factor of 2 into the mantissa.
-  Array pos = greater(e, math_lit(0, d));
-  m = where(pos, multiply(m, math_lit(2, d)), m);
-  e = where(pos, subtract(e, math_lit(1, d)), e);
-  Array r = multiply(m, power(math_lit(2, d), e));
-  return where(logical_or(isinf(a), equal(a, math_lit(0, d))), a, r);
+  Array pos = greater(e, stats_lit(0, d));
+  m = where(pos, multiply(m, stats_lit(2, d)), m);
+  e = where(pos, subtract(e, stats_lit(1, d)), e);
+  Array r = multiply(m, power(stats_lit(2, d), e));
+  return where(logical_or(isinf(a), equal(a, stats_lit(0, d))), a, r);
 }
 
 namespace {
 /// Both operands promoted to one integer dtype (JAX's promote_dtypes; bool and floats refused by name).
 std::pair<Array, Array> promote_integers(const Array& x1, const Array& x2, std::string_view op) {
-  check_valid(op, x1);
-  check_valid(op, x2);
+  stats_check_valid(op, x1);
+  stats_check_valid(op, x2);
   auto [d, weak] = promoted(x1, x2, op);
   if (!is_integer(d))
     throw_error<TypeError>(op, "arguments must be integers, got {} and {}", dtype_name(x1.dtype()),
@@ -266,7 +258,7 @@ Array lcm(const Array& x1, const Array& x2, Loc loc) {
 
 Array signbit(const Array& x, Loc loc) {
   ApiScope s(loc);
-  check_valid("signbit", x);
+  stats_check_valid("signbit", x);
   DType d = x.dtype();
   if (is_bool(d)) return zeros(x.shape(), DType::bool_);
   if (!is_floating(d)) return lax::lt(x, detail::convert_weak(Array(0), d, x.weak_type()));
@@ -294,8 +286,8 @@ Array sinc_maclaurin(int k, const Array& x) {
 
 Array sinc(const Array& x, Loc loc) {
   ApiScope s(loc);
-  check_valid("sinc", x);
-  Array v = math_inexact(x);
+  stats_check_valid("sinc", x);
+  Array v = stats_inexact(x);
   Array at_zero = equal(v, like(0, v));
   Array pi_x = multiply(like(M_PI, v), v);
   Array safe = where(at_zero, like(1, v), pi_x);
@@ -304,14 +296,14 @@ Array sinc(const Array& x, Loc loc) {
 
 Array deg2rad(const Array& x, Loc loc) {
   ApiScope s(loc);
-  check_valid("deg2rad", x);
-  Array v = math_inexact(x);
+  stats_check_valid("deg2rad", x);
+  Array v = stats_inexact(x);
   return multiply(v, like(M_PI / 180, v));
 }
 Array rad2deg(const Array& x, Loc loc) {
   ApiScope s(loc);
-  check_valid("rad2deg", x);
-  Array v = math_inexact(x);
+  stats_check_valid("rad2deg", x);
+  Array v = stats_inexact(x);
   return multiply(v, like(180 / M_PI, v));
 }
 Array radians(const Array& x, Loc loc) {
@@ -327,8 +319,8 @@ Array degrees(const Array& x, Loc loc) {
 
 Array polyval(const Array& p, const Array& x, Loc loc) {
   ApiScope s(loc);
-  check_valid("polyval", p);
-  check_valid("polyval", x);
+  stats_check_valid("polyval", p);
+  stats_check_valid("polyval", x);
   if (p.ndim() == 0) throw_error<ShapeError>("polyval", "p must be at least 1-D (the coefficients), got a 0-d array");
   // promote_dtypes, not to float: integer coefficients and points stay integers.
   auto [d, weak] = promoted(p, x, "polyval");
@@ -366,7 +358,7 @@ std::pair<bool, std::optional<Array>> interp_bound(const InterpBound& b, const c
     return {true, std::nullopt};
   }
   if (auto* a = std::get_if<Array>(&b)) {
-    check_valid("interp", *a, name);
+    stats_check_valid("interp", *a, name);
     return {false, *a};
   }
   return {false, std::nullopt};
@@ -376,9 +368,9 @@ std::pair<bool, std::optional<Array>> interp_bound(const InterpBound& b, const c
 Array interp(const Array& x, const Array& xp, const Array& fp, const InterpBound& left, const InterpBound& right,
              const std::optional<Array>& period, Loc loc) {
   ApiScope s(loc);
-  check_valid("interp", x);
-  check_valid("interp", xp);
-  check_valid("interp", fp);
+  stats_check_valid("interp", x);
+  stats_check_valid("interp", xp);
+  stats_check_valid("interp", fp);
   if (xp.ndim() != 1 || xp.shape() != fp.shape())
     throw_error<ShapeError>("interp", "xp and fp must be 1-D arrays of one size, got shapes {} and {}",
                             shape_str(xp.shape()), shape_str(fp.shape()));
@@ -386,10 +378,10 @@ Array interp(const Array& x, const Array& xp, const Array& fp, const InterpBound
   auto [extrapolate_left, left_value] = interp_bound(left, "left");
   auto [extrapolate_right, right_value] = interp_bound(right, "right");
   auto [pd, weak] = promoted(x, xp, "interp");
-  DType d = inexact_of(pd);
-  Array xv = detail::convert_weak(x, d, weak), xpv = detail::convert_weak(xp, d, weak), fpv = math_inexact(fp);
+  DType d = stats_inexact_of(pd);
+  Array xv = detail::convert_weak(x, d, weak), xpv = detail::convert_weak(xp, d, weak), fpv = stats_inexact(fp);
   if (period) {
-    check_valid("interp", *period, "a period that is an");
+    stats_check_valid("interp", *period, "a period that is an");
     if (period->ndim() != 0)
       throw_error<ShapeError>("interp", "period must be a scalar, got shape {}", shape_str(period->shape()));
     Array per = abs(*period);
@@ -409,7 +401,7 @@ Array interp(const Array& x, const Array& xp, const Array& fp, const InterpBound
   Array f0 = at(fpv, im1), x0 = at(xpv, im1);
   Array df = subtract(at(fpv, i), f0), dx = subtract(at(xpv, i), x0), delta = subtract(xv, x0);
   // A repeated point (dx ~ 0) takes f0, with the where keeping 0/0 out of the derivative.
-  Array dx0 = less_equal(abs(dx), math_lit(interp_epsilon(xpv.dtype()), xpv.dtype()));
+  Array dx0 = less_equal(abs(dx), stats_lit(interp_epsilon(xpv.dtype()), xpv.dtype()));
   Array f = where(dx0, f0, add(f0, multiply(divide(delta, where(dx0, Array(1), dx)), df)));
   if (!extrapolate_left && !period) f = where(less(xv, elem(xpv, 0)), left_value ? *left_value : elem(fpv, 0), f);
   if (!extrapolate_right && !period)
@@ -419,11 +411,11 @@ Array interp(const Array& x, const Array& xp, const Array& fp, const InterpBound
 
 Array trapezoid(const Array& y, const std::optional<Array>& x, const Array& dx, int64_t axis, Loc loc) {
   ApiScope s(loc);
-  check_valid("trapezoid", y);
+  stats_check_valid("trapezoid", y);
   Array yv, d;
   if (!x) {
-    check_valid("trapezoid", dx, "a dx that is an");
-    yv = math_inexact(y);
+    stats_check_valid("trapezoid", dx, "a dx that is an");
+    yv = stats_inexact(y);
     d = dx;
     if (d.ndim() > 0) {
       if (d.ndim() < yv.ndim()) {
@@ -459,8 +451,8 @@ Array trapezoid(const Array& y, const std::optional<Array>& x, const Array& dx, 
 namespace {
 /// JAX's _conv: 1-D inputs promoted to one float dtype, the longer one slid over by conv_general_dilated.
 Array conv_1d(const Array& a, const Array& v, std::string_view mode, bool correlate, std::string_view op) {
-  check_valid(op, a);
-  check_valid(op, v);
+  stats_check_valid(op, a);
+  stats_check_valid(op, v);
   if (a.ndim() != 1 || v.ndim() != 1)
     throw_error<ShapeError>(op, "supports only 1-D inputs, got shapes {} and {}", shape_str(a.shape()),
                             shape_str(v.shape()));
@@ -500,7 +492,7 @@ Array correlate(const Array& a, const Array& v, std::string_view mode, Loc loc) 
 Array bincount(const Array& x, const std::optional<Array>& weights, int64_t minlength, std::optional<int64_t> length,
                Loc loc) {
   ApiScope s(loc);
-  check_valid("bincount", x);
+  stats_check_valid("bincount", x);
   Array xi = is_bool(x.dtype()) ? astype(x, DType::int32) : x;
   if (!is_integer(xi.dtype()))
     throw_error<TypeError>("bincount", "x must have an integer type, got {}", dtype_name(x.dtype()));
@@ -523,7 +515,7 @@ Array bincount(const Array& x, const std::optional<Array>& weights, int64_t minl
   if (*length < 0) throw_error<ShapeError>("bincount", "length must be >= 0, got {}", *length);
   Array w = ones(xi.shape(), DType::int64);
   if (weights) {
-    check_valid("bincount", *weights, "weights that are an");
+    stats_check_valid("bincount", *weights, "weights that are an");
     if (weights->shape() != xi.shape())
       throw_error<ShapeError>("bincount", "weights must have x's shape {}, got {}", shape_str(xi.shape()),
                               shape_str(weights->shape()));
@@ -536,8 +528,8 @@ Array bincount(const Array& x, const std::optional<Array>& weights, int64_t minl
 
 Array digitize(const Array& x, const Array& bins, bool right, Loc loc) {
   ApiScope s(loc);
-  check_valid("digitize", x);
-  check_valid("digitize", bins, "bins that are an");
+  stats_check_valid("digitize", x);
+  stats_check_valid("digitize", bins, "bins that are an");
   if (bins.ndim() != 1) throw_error<ShapeError>("digitize", "bins must be 1-D, got shape {}", shape_str(bins.shape()));
   int64_t n = bins.shape()[0];
   if (n == 0) return zeros(x.shape(), DType::int32);
@@ -555,8 +547,8 @@ Array linspace_traced(const Array& start, const Array& stop, int64_t num, bool e
   if (num == 1) return lax::reshape(start, {1});
   int64_t div = endpoint ? num - 1 : num;
   // i / div as XLA computes it in JAX's jitted linspace: a multiply by the reciprocal rounded to d.
-  Array step = multiply(lax::iota(d, div), math_lit(1.0 / static_cast<double>(div), d));
-  Array out = add(multiply(start, subtract(math_lit(1, d), step)), multiply(stop, step));
+  Array step = multiply(lax::iota(d, div), stats_lit(1.0 / static_cast<double>(div), d));
+  Array out = add(multiply(start, subtract(stats_lit(1, d), step)), multiply(stop, step));
   return endpoint ? concatenate({out, lax::reshape(stop, {1})}) : out;
 }
 
@@ -565,39 +557,39 @@ Array bin_edges_count(const Array& a, int64_t bins, std::optional<std::pair<doub
   // bins = -1 gives no edges, as JAX's linspace of 0 points (histogram refuses that, as JAX's indexing does).
   if (bins < -1) throw_error<ShapeError>(op, "bins must be >= 0, got {}", bins);
   if (bins == INT64_MAX) throw_error<ShapeError>(op, "bins {} leaves no room for the last edge", bins);
-  DType d = inexact_of(a.dtype());
+  DType d = stats_inexact_of(a.dtype());
   Array lo, hi;
   if (range) {
-    lo = math_lit(range->first, d);
-    hi = math_lit(range->second, d);
+    lo = stats_lit(range->first, d);
+    hi = stats_lit(range->second, d);
   } else {
     if (a.size() == 0) throw_error<ShapeError>(op, "an empty a has no range: pass range (JAX's min has no identity)");
     lo = astype(min(a), d);
     hi = astype(max(a), d);
   }
   // An empty range is widened by 0.5 each way (JAX's where(ptp(range) == 0, ...)).
-  Array flat = equal(subtract(maximum(lo, hi), minimum(lo, hi)), math_lit(0, d));
-  lo = where(flat, subtract(lo, math_lit(0.5, d)), lo);
-  hi = where(flat, add(hi, math_lit(0.5, d)), hi);
+  Array flat = equal(subtract(maximum(lo, hi), minimum(lo, hi)), stats_lit(0, d));
+  lo = where(flat, subtract(lo, stats_lit(0.5, d)), lo);
+  hi = where(flat, add(hi, stats_lit(0.5, d)), hi);
   return linspace_traced(lo, hi, bins + 1, true, d);
 }
 
 Array bin_edges_given(const Array& a, const Array& bins, std::string_view op) {
-  check_valid(op, bins, "bins that are an");
+  stats_check_valid(op, bins, "bins that are an");
   if (bins.ndim() != 1)
     throw_error<ShapeError>(op, "bins must be a count or 1-D bin edges, got shape {}", shape_str(bins.shape()));
-  return astype(bins, inexact_of(a.dtype()));
+  return astype(bins, stats_inexact_of(a.dtype()));
 }
 
 std::pair<Array, Array> histogram_impl(const Array& a, const std::function<Array(const Array&)>& edges_of,
                                        const std::optional<Array>& weights, bool density) {
-  check_valid("histogram", a);
+  stats_check_valid("histogram", a);
   Array x, w;
   if (!weights) {
-    x = math_inexact(a);
+    x = stats_inexact(a);
     w = ones(x.shape(), x.dtype());
   } else {
-    check_valid("histogram", *weights, "weights that are an");
+    stats_check_valid("histogram", *weights, "weights that are an");
     if (weights->shape() != a.shape())
       throw_error<ShapeError>("histogram", "weights must have a's shape {}, got {}", shape_str(a.shape()),
                               shape_str(weights->shape()));
@@ -620,12 +612,12 @@ std::pair<Array, Array> histogram_impl(const Array& a, const std::function<Array
 
 Array histogram_bin_edges(const Array& a, int64_t bins, std::optional<std::pair<double, double>> range, Loc loc) {
   ApiScope s(loc);
-  check_valid("histogram_bin_edges", a);
+  stats_check_valid("histogram_bin_edges", a);
   return bin_edges_count(a, bins, range, "histogram_bin_edges");
 }
 Array histogram_bin_edges(const Array& a, const Array& bins, Loc loc) {
   ApiScope s(loc);
-  check_valid("histogram_bin_edges", a);
+  stats_check_valid("histogram_bin_edges", a);
   return bin_edges_given(a, bins, "histogram_bin_edges");
 }
 std::pair<Array, Array> histogram(const Array& a, int64_t bins, std::optional<std::pair<double, double>> range,
@@ -643,8 +635,8 @@ std::pair<Array, Array> histogram(const Array& a, const Array& bins, const std::
 
 Array isin(const Array& element, const Array& test_elements, bool /*assume_unique*/, bool invert, Loc loc) {
   ApiScope s(loc);
-  check_valid("isin", element);
-  check_valid("isin", test_elements, "test_elements that are an");
+  stats_check_valid("isin", element);
+  stats_check_valid("isin", test_elements, "test_elements that are an");
   DType d = result_type({element, test_elements});
   Array a = ravel(astype(element, d)), b = ravel(astype(test_elements, d));
   if (a.size() == 0 || b.size() == 0) return full(element.shape(), invert ? 1.0 : 0.0, DType::bool_);
@@ -663,20 +655,20 @@ DType check_space_args(int64_t num, DType dtype, int64_t axis, std::string_view 
   if (num < 0) throw_error<ShapeError>(op, "num must be >= 0, got {}", num);
   if (!is_valid_dtype(dtype)) throw_error<TypeError>(op, "got DType({}), which is not a jitx dtype", int(dtype));
   detail::canonical_axis(axis, 1, op);  // start and stop are scalars: the result is 1-D
-  return inexact_of(dtype);
+  return stats_inexact_of(dtype);
 }
 }  // namespace
 
 Array logspace(double start, double stop, int64_t num, bool endpoint, double base, DType dtype, int64_t axis, Loc loc) {
   ApiScope s(loc);
   DType comp = check_space_args(num, dtype, axis, "logspace");
-  return astype(logspace_impl(math_lit(start, comp), math_lit(stop, comp), num, endpoint, base, comp), dtype);
+  return astype(logspace_impl(stats_lit(start, comp), stats_lit(stop, comp), num, endpoint, base, comp), dtype);
 }
 
 Array geomspace(double start, double stop, int64_t num, bool endpoint, DType dtype, int64_t axis, Loc loc) {
   ApiScope s(loc);
   DType comp = check_space_args(num, dtype, axis, "geomspace");
-  Array a = math_lit(start, comp), b = math_lit(stop, comp);
+  Array a = stats_lit(start, comp), b = stats_lit(stop, comp);
   // sign * 10 ** linspace(log10(start / sign), log10(stop / sign)): NaN when the signs differ or start is 0.
   Array sign_a = sign(a);
   Array r = logspace_impl(log10(divide(a, sign_a)), log10(divide(b, sign_a)), num, endpoint, 10.0, comp);

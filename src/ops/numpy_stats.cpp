@@ -15,30 +15,20 @@
 #include "jitx/numpy.h"
 #include "jitx/numpy_extra.h"
 #include "ops/convert.h"
+#include "ops/numpy_stats_util.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
 using detail::shape_str;
 using detail::throw_error;
+using stats_util::stats_check_valid;
+using stats_util::stats_inexact;
+using stats_util::stats_inexact_of;
+using stats_util::stats_lit;
 
 namespace {
-/// A strong constant of dtype d.
-Array stats_lit(double v, DType d) { return lax::convert_element_type(Array(v), d); }
 
-void check_valid(std::string_view op, const Array& x, const char* what = "an") {
-  if (!x.valid()) throw_error<TypeError>(op, "got {} empty (default-constructed) Array", what);
-}
 
-/// JAX's promote_dtypes_inexact on one promoted operand: 64-bit ints become the default float (float64), other
-/// ints and bool float32; a weak input stays weak.
-DType inexact_of(DType d) {
-  if (is_floating(d)) return d;
-  return dtype_bits(d) == 64 ? detail::default_float_dtype() : DType::float32;
-}
-Array stats_inexact(const Array& v) {
-  if (is_floating(v.dtype())) return v;
-  return detail::convert_weak(v, inexact_of(v.dtype()), v.weak_type());
-}
 /// JAX's promoted dtype and weak type of two operands (lattice_result_type: an integer array next to a weak float
 /// gives a weak float), read from promote_and_broadcast on 0-d stand-ins.
 std::pair<DType, bool> promoted(const Array& x, const Array& y, std::string_view op) {
@@ -105,8 +95,8 @@ bool known_method(std::string_view m) {
 /// counts the non-NaN values of each slice (NaNs sort last) instead of making a slice with a NaN all NaN.
 Array quantile_impl(const Array& a0, const Array& q, const Axes& axes, std::string_view method, bool keepdims,
                     bool squash_nans, std::string_view op) {
-  check_valid(op, a0);
-  check_valid(op, q, "a q that is an");
+  stats_check_valid(op, a0);
+  stats_check_valid(op, q, "a q that is an");
   if (q.ndim() > 1) throw_error<ShapeError>(op, "q must be a scalar or 1-D, got shape {}", shape_str(q.shape()));
   if (!known_method(method))
     throw_error<TypeError>(op, "method must be 'linear', 'lower', 'higher', 'midpoint' or 'nearest', got '{}'", method);
@@ -165,8 +155,8 @@ Array quantile_impl(const Array& a0, const Array& q, const Axes& axes, std::stri
 
 Array percentile_impl(const Array& a, const Array& q, const Axes& axes, std::string_view method, bool keepdims,
                       bool squash_nans, std::string_view op) {
-  check_valid(op, a);
-  check_valid(op, q, "a q that is an");
+  stats_check_valid(op, a);
+  stats_check_valid(op, q, "a q that is an");
   // q / 100 as XLA computes it in JAX's jitted percentile: a multiply by the reciprocal rounded to q's dtype.
   Array qf = stats_inexact(q);
   return quantile_impl(a, multiply(qf, detail::convert_weak(Array(0.01), qf.dtype(), qf.weak_type())), axes, method,
@@ -204,7 +194,7 @@ namespace {
 /// must have the sizes of the axes in the order listed, and are laid along them.
 std::pair<Array, Array> average_impl(const Array& a, const Axes& axes, const std::optional<Array>& weights,
                                      bool keepdims, std::string_view op) {
-  check_valid(op, a);
+  stats_check_valid(op, a);
   std::vector<int64_t> ax = axes_in_order(a, axes, op);
   if (!weights) {
     Array avg = stats_strong(mean(stats_inexact(a), axes, keepdims));
@@ -212,9 +202,9 @@ std::pair<Array, Array> average_impl(const Array& a, const Axes& axes, const std
     for (int64_t i : ax) count *= a.shape()[i];
     return {avg, full({}, static_cast<double>(count), avg.dtype())};
   }
-  check_valid(op, *weights, "weights that are an");
+  stats_check_valid(op, *weights, "weights that are an");
   auto [pd, weak] = promoted(a, *weights, op);
-  DType d = inexact_of(pd);
+  DType d = stats_inexact_of(pd);
   Array x = detail::convert_weak(a, d, weak), w = detail::convert_weak(*weights, d, weak);
   if (x.shape() != w.shape()) {
     if (axes.empty())
@@ -252,14 +242,14 @@ std::pair<Array, Array> average_returned(const Array& a, Axes axes, const std::o
 
 Array count_nonzero(const Array& a, Axes axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
-  check_valid("count_nonzero", a);
+  stats_check_valid("count_nonzero", a);
   Array nz = lax::ne(a, detail::convert_weak(Array(0), a.dtype(), false));
   return astype(sum(nz, axes, keepdims), detail::default_int_dtype());
 }
 
 Array ptp(const Array& a, Axes axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
-  check_valid("ptp", a);
+  stats_check_valid("ptp", a);
   if (is_bool(a.dtype())) throw_error<TypeError>("ptp", "bool input has no subtraction (as JAX's sub); got bool");
   return stats_strong(lax::sub(max(a, axes, keepdims), min(a, axes, keepdims)));
 }
@@ -272,7 +262,7 @@ Array as_2d(const Array& x) {
 }
 
 Array check_obs_weights(const Array& w, int64_t n, const char* name) {
-  check_valid("cov", w, name);
+  stats_check_valid("cov", w, name);
   if (w.ndim() != 1)
     throw_error<ShapeError>("cov", "{} must be 1-D (one weight per observation), got shape {}", name,
                             shape_str(w.shape()));
@@ -284,11 +274,11 @@ Array check_obs_weights(const Array& w, int64_t n, const char* name) {
 Array cov(const Array& m, const std::optional<Array>& y, bool rowvar, bool bias, std::optional<int64_t> ddof,
           const std::optional<Array>& fweights, const std::optional<Array>& aweights, Loc loc) {
   ApiScope s(loc);
-  check_valid("cov", m);
-  if (y) check_valid("cov", *y, "a y that is an");
+  stats_check_valid("cov", m);
+  if (y) stats_check_valid("cov", *y, "a y that is an");
   // promote_args_inexact: one float dtype, and, for operands of different ranks, shapes that broadcast together
   // (JAX's rank promotion checks it even though cov does not broadcast them).
-  DType d = inexact_of(y ? result_type({m, *y}) : m.dtype());
+  DType d = stats_inexact_of(y ? result_type({m, *y}) : m.dtype());
   if (y && y->ndim() != m.ndim()) broadcast_shapes({m.shape(), y->shape()}, "cov");
   if (y && y->ndim() > 2)
     throw_error<ShapeError>("cov", "y has more than 2 dimensions: shape {}", shape_str(y->shape()));
@@ -348,10 +338,10 @@ Array corrcoef(const Array& x, const std::optional<Array>& y, bool rowvar, Loc l
 
 Array nanvar(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
   ApiScope s(loc);
-  check_valid("nanvar", x);
+  stats_check_valid("nanvar", x);
   axes_in_order(x, axes, "nanvar");  // checks them here, so the error names nanvar
   // _var_promote_types: integers as their float type; float16/bfloat16 computed in float32 and rounded once.
-  DType out = inexact_of(x.dtype());
+  DType out = stats_inexact_of(x.dtype());
   DType comp = out == DType::float16 || out == DType::bfloat16 ? DType::float32 : out;
   Array a = astype(x, comp);
   Array nan_mask = isnan(a);
@@ -371,7 +361,7 @@ Array nanstd(const Array& x, Axes axes, bool keepdims, int64_t ddof, Loc loc) {
 
 Array nanprod(const Array& x, Axes axes, bool keepdims, Loc loc) {
   ApiScope s(loc);
-  check_valid("nanprod", x);
+  stats_check_valid("nanprod", x);
   if (!is_floating(x.dtype())) return stats_strong(prod(x, axes, keepdims));
   return stats_strong(prod(where(isnan(x), stats_lit(1, x.dtype()), x), axes, keepdims));
 }
@@ -380,7 +370,7 @@ namespace {
 /// JAX's _cumulative_reduction with fill_nan: axis nullopt, or a weak scalar (JAX's Python scalar), runs over the
 /// flattened x; a 0-d array with an axis is refused, as JAX's.
 Array nan_cumulative(const Array& x, std::optional<int64_t> axis, bool is_sum, std::string_view op) {
-  check_valid(op, x);
+  stats_check_valid(op, x);
   Array in = !axis || (x.ndim() == 0 && x.weak_type()) ? lax::reshape(x, {x.size()}) : x;
   int64_t a = detail::canonical_axis(axis.value_or(0), in.ndim(), op);
   if (is_floating(in.dtype())) in = where(isnan(in), stats_lit(is_sum ? 0 : 1, in.dtype()), in);
@@ -389,7 +379,7 @@ Array nan_cumulative(const Array& x, std::optional<int64_t> axis, bool is_sum, s
 
 /// JAX's nanargmax/nanargmin: NaNs as -inf/+inf, -1 for an all-NaN slice.
 Array nan_arg(const Array& x, std::optional<int64_t> axis, bool keepdims, bool is_max, std::string_view op) {
-  check_valid(op, x);
+  stats_check_valid(op, x);
   if (!is_floating(x.dtype())) return is_max ? argmax(x, axis, keepdims) : argmin(x, axis, keepdims);
   if (axis) detail::canonical_axis(*axis, x.ndim(), op);
   Array nan_mask = isnan(x);
@@ -401,7 +391,7 @@ Array nan_arg(const Array& x, std::optional<int64_t> axis, bool keepdims, bool i
 
 /// The array API's cumulative_sum/cumulative_prod.
 Array cumulative(const Array& x, std::optional<int64_t> axis, bool include_initial, bool is_sum, std::string_view op) {
-  check_valid(op, x);
+  stats_check_valid(op, x);
   if (x.ndim() == 0) throw_error<ShapeError>(op, "needs an array of at least 1 dimension, got a 0-d one");
   if (!axis && x.ndim() > 1)
     throw_error<ShapeError>(op, "axis may be omitted only for a 1-D array, got shape {}", shape_str(x.shape()));

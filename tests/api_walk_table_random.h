@@ -57,9 +57,13 @@ const std::vector<Case> kRandom2 = {
      }},
     {"random::rademacher",
      [](Walk& w) {
-       sampler(
-           w, [](const Array& k, const Shape& s, DType d) { return random::rademacher(k, s, d); }, DType::int32,
-           DType::bool_);
+       // Every numeric dtype and bool (all true, as JAX's (2 b - 1).astype(bool)) is accepted.
+       Array key = random::PRNGKey(0);
+       w.ok("key, (2, 3)", {key}, [](A a) { return random::rademacher(a[0], {2, 3}); }, {2, 3});
+       w.ok("bool", {key}, [](A a) { return random::rademacher(a[0], {4}, DType::bool_); }, {4});
+       w.err("shape (-1, 3)", {key}, [](A a) { return random::rademacher(a[0], {-1, 3}); });
+       w.err("a float key", {zeros({2})}, [](A a) { return random::rademacher(a[0], {2}); });
+       w.err("DType(200)", {key}, [](A a) { return random::rademacher(a[0], {2}, static_cast<DType>(200)); });
      }},
     {"random::generalized_normal",
      [](Walk& w) {

@@ -288,3 +288,11 @@ TEST_CASE("random: beta, chisquare and t differentiate in float32 as JAX's, weib
   CHECK(w.to_vector<float>() == std::vector<float>{0.4499961f, 1.341635f, 0.43769488f});
   CHECK_THROWS_AS(random::weibull_min(key, jnp::ones({3}), jnp::ones({2})), ShapeError);
 }
+
+TEST_CASE("random: rademacher of bool is all true, as JAX's (2 b - 1).astype(bool)", "[random_samplers]") {
+  Array r = random::rademacher(random::PRNGKey(3), {6}, DType::bool_);
+  CHECK(r.dtype() == DType::bool_);
+  CHECK(r.to_vector<bool>() == std::vector<bool>(6, true));
+  std::vector<int32_t> v = random::rademacher(random::PRNGKey(3), {6}).to_vector<int32_t>();
+  for (int32_t e : v) CHECK((e == 1 || e == -1));
+}

@@ -153,13 +153,15 @@ Array rademacher(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   check_dtype_value(dtype, "rademacher");
   dtype = canonicalize_dtype(dtype);
   check_shape(shape, "rademacher");
-  if (is_bool(dtype)) throw_error<TypeError>("rademacher", "dtype must be numeric, got bool");
   detail::ScopedX64 x64;
   return compiled(sig("rademacher", shape, dtype), {key}, [=](auto& a) {
     // bernoulli(key, 0.5): JAX (x64) draws it in float64, 0.5 being a Python float.
     Array u = unit_uniform(a[0], shape, DType::float64, 0.0, 1.0, "rademacher");
-    Array b = lax::convert_element_type(lax::lt(u, Array::scalar(0.5, DType::float64)), dtype);
-    return lax::sub(lax::mul(Array::scalar(2.0, dtype), b), Array::scalar(1.0, dtype));
+    // JAX: (2 * b - 1).astype(dtype); for bool, 2 * b - 1 is an integer (1 or -1), so every value is true.
+    DType cd = is_bool(dtype) ? DType::int32 : dtype;
+    Array b = lax::convert_element_type(lax::lt(u, Array::scalar(0.5, DType::float64)), cd);
+    Array r = lax::sub(lax::mul(Array::scalar(2.0, cd), b), Array::scalar(1.0, cd));
+    return is_bool(dtype) ? lax::convert_element_type(r, dtype) : r;
   });
 }
 

@@ -444,3 +444,17 @@ TEST_CASE("vmap of grouped convolutions (feature and batch groups) equals the pe
     CHECK(vmap(conv)(jnp::zeros(l_empty, DType::float64), jnp::zeros(r_empty, DType::float64)).shape()[0] == 0);
   }
 }
+
+TEST_CASE("nn: gelu of a weak scalar is strong, as JAX's (its constants are arrays of x's dtype)", "[nn]") {
+  // JAX 0.10.2 (x64): jax.nn.gelu(1.5) is a strong float64 1.3995715769802328 (approximate=False:
+  // 1.399789198096713).
+  for (bool approximate : {true, false}) {
+    Array r = nn::gelu(Array(1.5), approximate);
+    Array j = jit([approximate](const Array& a) { return nn::gelu(a, approximate); })(Array(1.5));
+    for (const Array& v : {r, j}) {
+      CHECK(v.dtype() == DType::float64);
+      CHECK_FALSE(v.weak_type());
+      CHECK(v.item<double>() == (approximate ? 1.3995715769802328 : 1.399789198096713));
+    }
+  }
+}

@@ -55,6 +55,8 @@ Array relu(const Array& x, Loc loc) {
 Array gelu(const Array& x_in, bool approximate, Loc loc) {
   ApiScope s(loc);
   Array x = nn_inexact(x_in);
+  // JAX builds gelu's constants as arrays of x's dtype, so its result is strong even for a weak x.
+  if (x.weak_type()) x = detail::convert_weak(x, x.dtype(), false);
   if (approximate && (x.dtype() == DType::float16 || x.dtype() == DType::bfloat16)) {
     // f16/bf16: computed in f32 and rounded once. JAX's tanh form rounds each of its ops to the half type (and its
     // tail cancels); this is closer to the true value, and one vectorised kernel where the per-op form (the

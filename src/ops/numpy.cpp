@@ -15,6 +15,7 @@
 #include "core/primitive.h"
 #include "jitx/lax.h"
 #include "ops/convert.h"
+#include "ops/numpy_stats_util.h"
 #include "runtime/concrete.h"
 #include "runtime/runtime.h"
 
@@ -52,18 +53,7 @@ Array broadcast_to_shape(const Array& x, const Shape& shape) {
 }
 
 std::vector<int64_t> canon_axes(const Array& x, const Axes& axes, std::string_view op) {
-  std::vector<int64_t> out;
-  if (axes.empty()) {
-    out.resize(x.ndim());
-    std::iota(out.begin(), out.end(), 0);
-    return out;
-  }
-  for (auto a : axes) {
-    int64_t c = detail::canonical_axis(a, x.ndim(), op);
-    if (std::find(out.begin(), out.end(), c) != out.end())
-      throw_error<ShapeError>(op, "axis {} is repeated in {}", a, shape_str(axes));
-    out.push_back(c);
-  }
+  std::vector<int64_t> out = stats_util::axes_in_order(x, axes, op);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -13,22 +13,20 @@
 #include "jitx/numpy_extra.h"
 #include "jitx/numpy_shape.h"
 #include "ops/convert.h"
+#include "ops/numpy_stats_util.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
 using detail::shape_str;
 using detail::throw_error;
+using stats_util::stats_check_valid;
+using stats_util::stats_strong;
 
 namespace {
-void shape_require(const Array& x, std::string_view op) {
-  if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
-}
 void require_all(const std::vector<Array>& xs, std::string_view op) {
   for (size_t i = 0; i < xs.size(); ++i)
     if (!xs[i].valid()) throw_error<TypeError>(op, "array {} is empty (default-constructed)", i);
 }
-/// JAX's gathers and reductions give strong results even of weak inputs.
-Array shape_strong(const Array& x) { return x.weak_type() ? detail::convert_weak(x, x.dtype(), false) : x; }
 
 Array with_shape(const Array& x, Shape s) { return x.shape() == s ? x : lax::reshape(x, std::move(s)); }
 
@@ -77,7 +75,7 @@ int64_t split_axis(const Array& ary, std::optional<int64_t> axis, std::string_vi
 
 std::vector<Array> split_at(const Array& ary, const std::vector<int64_t>& idx, std::optional<int64_t> axis,
                             std::string_view op) {
-  shape_require(ary, op);
+  stats_check_valid(op, ary);
   int64_t a = split_axis(ary, axis, op), n = ary.shape()[a];
   std::vector<int64_t> sizes;
   int64_t prev = 0;
@@ -122,7 +120,7 @@ std::vector<int64_t> move_perm(int64_t rank, const Axes& source, const Axes& des
 /// The planes' diagonal after the checks of diagonal/trace: the (axis1, axis2) planes moved last, the offset's
 /// columns (or rows) sliced off, then every (cols + 1)-th element of the flattened plane.
 Array plane_diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis2, std::string_view op) {
-  shape_require(a, op);
+  stats_check_valid(op, a);
   if (a.ndim() < 2)
     throw_error<ShapeError>(op, "needs an array of at least 2 dimensions, got shape {}", shape_str(a.shape()));
   int64_t a1 = detail::canonical_axis(axis1, a.ndim(), op), a2 = detail::canonical_axis(axis2, a.ndim(), op);
@@ -147,7 +145,7 @@ Array plane_diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis
 // --- moveaxis, stacks, atleast_*d ---------------------------------------------------------------------------
 Array moveaxis(const Array& a, Axes source, Axes destination, Loc loc) {
   ApiScope s(loc);
-  shape_require(a, "moveaxis");
+  stats_check_valid("moveaxis", a);
   return lax::transpose(a, move_perm(a.ndim(), source, destination, "moveaxis"));
 }
 Array moveaxis(const Array& a, int64_t source, int64_t destination, Loc loc) {
@@ -179,7 +177,7 @@ Array column_stack(const std::vector<Array>& tup, Loc loc) {
 #define JITX_ATLEAST(n)                                                            \
   Array atleast_##n##d(const Array& x, Loc loc) {                                  \
     ApiScope s(loc);                                                               \
-    shape_require(x, "atleast_" #n "d");                                                 \
+    stats_check_valid("atleast_" #n "d", x);                                                 \
     return atleast_nd(x, n);                                                       \
   }                                                                                \
   std::vector<Array> atleast_##n##d(const std::vector<Array>& arys, Loc loc) {     \
@@ -242,15 +240,15 @@ namespace jitx::numpy {
 // --- diagonal, trace --------------------------------------------------------------------------------------
 Array diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis2, Loc loc) {
   ApiScope s(loc);
-  return shape_strong(plane_diagonal(a, offset, axis1, axis2, "diagonal"));
+  return stats_strong(plane_diagonal(a, offset, axis1, axis2, "diagonal"));
 }
 
 Array trace(const Array& a, int64_t offset, int64_t axis1, int64_t axis2, std::optional<DType> dtype, Loc loc) {
   ApiScope s(loc);
   Array d = plane_diagonal(a, offset, axis1, axis2, "trace");
   // As jnp.sum(dtype=): the elements converted first, summed, the sum in dtype (narrow ints otherwise widen).
-  if (!dtype) return shape_strong(sum(d, {-1}));
-  return shape_strong(astype(sum(astype(d, *dtype), {-1}), *dtype));
+  if (!dtype) return stats_strong(sum(d, {-1}));
+  return stats_strong(astype(sum(astype(d, *dtype), {-1}), *dtype));
 }
 
 // --- meshgrid, rot90, flips ---------------------------------------------------------------------------------
@@ -279,7 +277,7 @@ std::vector<Array> meshgrid(const std::vector<Array>& xi, bool sparse, std::stri
 
 Array rot90(const Array& m, int64_t k, std::pair<int64_t, int64_t> axes, Loc loc) {
   ApiScope s(loc);
-  shape_require(m, "rot90");
+  stats_check_valid("rot90", m);
   if (m.ndim() < 2)
     throw_error<ShapeError>("rot90", "needs an array of at least 2 dimensions, got shape {}", shape_str(m.shape()));
   int64_t a1 = detail::canonical_axis(axes.first, m.ndim(), "rot90");
@@ -297,20 +295,20 @@ Array rot90(const Array& m, int64_t k, std::pair<int64_t, int64_t> axes, Loc loc
 
 Array fliplr(const Array& m, Loc loc) {
   ApiScope s(loc);
-  shape_require(m, "fliplr");
+  stats_check_valid("fliplr", m);
   return lax::rev(m, {detail::canonical_axis(1, m.ndim(), "fliplr")});
 }
 Array flipud(const Array& m, Loc loc) {
   ApiScope s(loc);
-  shape_require(m, "flipud");
+  stats_check_valid("flipud", m);
   return lax::rev(m, {detail::canonical_axis(0, m.ndim(), "flipud")});
 }
 
 // --- append, diff ---------------------------------------------------------------------------------------------
 Array append(const Array& arr, const Array& values, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
-  shape_require(arr, "append");
-  shape_require(values, "append");
+  stats_check_valid("append", arr);
+  stats_check_valid("append", values);
   if (!axis) return concatenate({ravel(arr), ravel(values)}, 0);
   return concatenate({arr, values}, *axis);
 }
@@ -318,7 +316,7 @@ Array append(const Array& arr, const Array& values, std::optional<int64_t> axis,
 Array diff(const Array& a, int64_t n, int64_t axis, std::optional<Array> prepend, std::optional<Array> append,
            Loc loc) {
   ApiScope s(loc);
-  shape_require(a, "diff");
+  stats_check_valid("diff", a);
   if (n == 0) return a;  // JAX returns a as it is, before any other check
   if (n < 0) throw_error<ShapeError>("diff", "order n must be >= 0, got {}", n);
   if (a.ndim() == 0) throw_error<ShapeError>("diff", "needs an array of at least 1 dimension, got a 0-d one");
@@ -326,7 +324,7 @@ Array diff(const Array& a, int64_t n, int64_t axis, std::optional<Array> prepend
   Shape slice_shape = a.shape();
   slice_shape[ax] = 1;
   auto edge = [&](const Array& e) {
-    shape_require(e, "diff");
+    stats_check_valid("diff", e);
     return e.ndim() == 0 ? broadcast_to(e, slice_shape) : e;
   };
   std::vector<Array> parts;
@@ -368,8 +366,8 @@ Array delete_unique(const Array& a, const Array& obj, int64_t ax) {
 
 Array delete_(const Array& arr, const Array& obj, std::optional<int64_t> axis, bool assume_unique_indices, Loc loc) {
   ApiScope s(loc);
-  shape_require(arr, "delete");
-  shape_require(obj, "delete");
+  stats_check_valid("delete", arr);
+  stats_check_valid("delete", obj);
   Array a = axis ? arr : ravel(arr);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "delete"), n = a.shape()[ax];
   if (!is_integer(obj.dtype()) && !is_bool(obj.dtype()))
@@ -413,9 +411,9 @@ Array delete_(const Array& arr, const std::vector<int64_t>& obj, std::optional<i
 
 Array insert(const Array& arr, const Array& obj, const Array& values, std::optional<int64_t> axis, Loc loc) {
   ApiScope s(loc);
-  shape_require(arr, "insert");
-  shape_require(obj, "insert");
-  shape_require(values, "insert");
+  stats_check_valid("insert", arr);
+  stats_check_valid("insert", obj);
+  stats_check_valid("insert", values);
   Array a = axis ? arr : ravel(arr);
   int64_t ax = detail::canonical_axis(axis.value_or(0), a.ndim(), "insert"), n = a.shape()[ax];
   if (obj.ndim() > 1)

@@ -14,17 +14,16 @@
 #include "jitx/numpy.h"
 #include "jitx/numpy_shape.h"
 #include "ops/convert.h"
+#include "ops/numpy_stats_util.h"
 
 namespace jitx::numpy {
 using detail::ApiScope;
 using detail::shape_str;
 using detail::throw_error;
+using stats_util::stats_check_valid;
+using stats_util::stats_strong;
 
 namespace {
-void index_require(const Array& x, std::string_view op) {
-  if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
-}
-Array index_strong(const Array& x) { return x.weak_type() ? detail::convert_weak(x, x.dtype(), false) : x; }
 
 std::vector<int64_t> index_range(int64_t lo, int64_t hi) {
   std::vector<int64_t> v;
@@ -69,8 +68,8 @@ Array take_along_axis(const Array& arr, const Array& indices, std::optional<int6
                       std::optional<double> fill_value, Loc loc) {
   ApiScope s(loc);
   const std::string_view op = "take_along_axis";
-  index_require(arr, op);
-  index_require(indices, op);
+  stats_check_valid(op, arr);
+  stats_check_valid(op, indices);
   if (mode != "fill" && mode != "drop" && mode != "clip" && mode != "promise_in_bounds" && mode != "one_hot")
     throw_error<TypeError>(op, "mode must be \"fill\", \"drop\", \"clip\", \"promise_in_bounds\" or \"one_hot\", "
                                "got \"{}\"", mode);
@@ -134,8 +133,8 @@ Array take_along_axis(const Array& arr, const Array& indices, std::optional<int6
 // --- tensordot, inner, vdot, kron, cross -----------------------------------------------------------------------
 Array tensordot(const Array& a, const Array& b, int64_t axes, std::optional<DType> pref, Loc loc) {
   ApiScope s(loc);
-  index_require(a, "tensordot");
-  index_require(b, "tensordot");
+  stats_check_valid("tensordot", a);
+  stats_check_valid("tensordot", b);
   if (axes > std::min(a.ndim(), b.ndim()))
     throw_error<ShapeError>("tensordot", "cannot contract {} axes of arrays of shapes {} and {}", axes,
                             shape_str(a.shape()), shape_str(b.shape()));
@@ -146,8 +145,8 @@ Array tensordot(const Array& a, const Array& b, int64_t axes, std::optional<DTyp
 Array tensordot(const Array& a, const Array& b, const std::pair<Axes, Axes>& axes, std::optional<DType> pref,
                 Loc loc) {
   ApiScope s(loc);
-  index_require(a, "tensordot");
-  index_require(b, "tensordot");
+  stats_check_valid("tensordot", a);
+  stats_check_valid("tensordot", b);
   if (axes.first.size() != axes.second.size())
     throw_error<ShapeError>("tensordot", "the axes lists must have equal lengths, got {} and {}",
                             shape_str(axes.first), shape_str(axes.second));
@@ -159,16 +158,16 @@ Array tensordot(const Array& a, const Array& b, const std::pair<Axes, Axes>& axe
 
 Array inner(const Array& a, const Array& b, std::optional<DType> pref, Loc loc) {
   ApiScope s(loc);
-  index_require(a, "inner");
-  index_require(b, "inner");
+  stats_check_valid("inner", a);
+  stats_check_valid("inner", b);
   if (a.ndim() == 0 || b.ndim() == 0) return pref ? multiply(astype(a, *pref), astype(b, *pref)) : multiply(a, b);
   return contract(a, b, {a.ndim() - 1}, {b.ndim() - 1}, pref);
 }
 
 Array vdot(const Array& a, const Array& b, std::optional<DType> pref, Loc loc) {
   ApiScope s(loc);
-  index_require(a, "vdot");
-  index_require(b, "vdot");
+  stats_check_valid("vdot", a);
+  stats_check_valid("vdot", b);
   if (a.size() != b.size())
     throw_error<ShapeError>("vdot", "needs arrays of the same size, got shapes {} and {}", shape_str(a.shape()),
                             shape_str(b.shape()));
@@ -177,8 +176,8 @@ Array vdot(const Array& a, const Array& b, std::optional<DType> pref, Loc loc) {
 
 Array kron(const Array& a, const Array& b, Loc loc) {
   ApiScope s(loc);
-  index_require(a, "kron");
-  index_require(b, "kron");
+  stats_check_valid("kron", a);
+  stats_check_valid("kron", b);
   bool weak = false;
   DType d = canonicalize_dtype(promote_types(a.dtype(), a.weak_type(), b.dtype(), b.weak_type(), &weak));
   Array x = detail::convert_weak(a, d, weak), y = detail::convert_weak(b, d, weak);
@@ -205,8 +204,8 @@ Array kron(const Array& a, const Array& b, Loc loc) {
 Array cross(const Array& a, const Array& b, int64_t axisa, int64_t axisb, int64_t axisc, std::optional<int64_t> axis,
             Loc loc) {
   ApiScope s(loc);
-  index_require(a, "cross");
-  index_require(b, "cross");
+  stats_check_valid("cross", a);
+  stats_check_valid("cross", b);
   if (axis) axisa = axisb = axisc = *axis;
   if (a.ndim() == 0 || b.ndim() == 0)
     throw_error<ShapeError>("cross", "needs arrays of at least 1 dimension, got shapes {} and {}",
@@ -220,13 +219,13 @@ Array cross(const Array& a, const Array& b, int64_t axisa, int64_t axisb, int64_
   Array x2 = nx == 3 ? component(x, 2) : zeros_like(x0), y2 = ny == 3 ? component(y, 2) : zeros_like(y0);
   Array c = stack({subtract(multiply(x1, y2), multiply(x2, y1)), subtract(multiply(x2, y0), multiply(x0, y2)),
                    subtract(multiply(x0, y1), multiply(x1, y0))});
-  return index_strong(moveaxis(c, 0, axisc));  // JAX stacks them with jnp.array: a strong result
+  return stats_strong(moveaxis(c, 0, axisc));  // JAX stacks them with jnp.array: a strong result
 }
 
 // --- diagflat, tri, vander ---------------------------------------------------------------------------------------
 Array diagflat(const Array& v, int64_t k, Loc loc) {
   ApiScope s(loc);
-  index_require(v, "diagflat");
+  stats_check_valid("diagflat", v);
   Array flat = ravel(v);
   int64_t len = flat.size(), ak = 0, n = 0, nn = 0;
   if (k == std::numeric_limits<int64_t>::min() || __builtin_add_overflow(len, k < 0 ? -k : k, &n) ||
@@ -240,7 +239,7 @@ Array diagflat(const Array& v, int64_t k, Loc loc) {
   // position of (i, i + k) (or (i - k, i) below the diagonal) in the n x n result.
   int64_t first = k >= 0 ? ak : ak * n;
   int64_t high = nn - first - (len - 1) * (n + 1) - 1;
-  return lax::reshape(lax::pad(index_strong(flat), zero, {{first, high, n}}), {n, n});
+  return lax::reshape(lax::pad(stats_strong(flat), zero, {{first, high, n}}), {n, n});
 }
 
 Array tri(int64_t N, std::optional<int64_t> M, int64_t k, DType dtype, Loc loc) {
@@ -258,7 +257,7 @@ Array tri(int64_t N, std::optional<int64_t> M, int64_t k, DType dtype, Loc loc) 
 
 Array vander(const Array& x, std::optional<int64_t> N, bool increasing, Loc loc) {
   ApiScope s(loc);
-  index_require(x, "vander");
+  stats_check_valid("vander", x);
   if (x.ndim() != 1) throw_error<ShapeError>("vander", "x must be 1-D, got shape {}", shape_str(x.shape()));
   if (is_bool(x.dtype())) throw_error<TypeError>("vander", "x must be numeric, got bool (JAX: iota refuses it)");
   int64_t n = N.value_or(x.shape()[0]);
@@ -364,7 +363,7 @@ std::pair<Array, Array> divmod(const Array& x, const Array& y) {
 
 std::vector<Array> unravel_index(const Array& indices, Shape shape, Loc loc) {
   ApiScope s(loc);
-  index_require(indices, "unravel_index");
+  stats_check_valid("unravel_index", indices);
   // JAX's divmod from the last axis; what is left over says whether the index was past the end (> 0) or before
   // the start (< -1: -1 itself is the last element), which clamp to the last or first element.
   std::vector<Array> out(shape.size());
@@ -384,7 +383,7 @@ Array ravel_multi_index(const std::vector<Array>& multi_index, Shape dims, std::
                         std::string_view order, std::optional<DType> dtype, Loc loc) {
   ApiScope s(loc);
   const std::string_view op = "ravel_multi_index";
-  for (const Array& i : multi_index) index_require(i, op);
+  for (const Array& i : multi_index) stats_check_valid(op, i);
   if (multi_index.size() != dims.size())
     throw_error<ShapeError>(op, "got {} index arrays for {} dimensions {}", multi_index.size(), dims.size(),
                             shape_str(dims));

@@ -24,7 +24,9 @@ using detail::throw_error;
 using stats_util::stats_check_valid;
 using stats_util::stats_inexact;
 using stats_util::stats_inexact_of;
+using stats_util::axes_in_order;
 using stats_util::stats_lit;
+using stats_util::stats_strong;
 
 namespace {
 
@@ -37,24 +39,7 @@ std::pair<DType, bool> promoted(const Array& x, const Array& y, std::string_view
   Array r = promote_and_broadcast(a, b, op).first;
   return {r.dtype(), r.weak_type()};
 }
-Array stats_strong(const Array& v) { return v.weak_type() ? detail::convert_weak(v, v.dtype(), false) : v; }
 
-/// The axes canonicalised in the order given (all of them, ascending, when empty); repeats are refused.
-std::vector<int64_t> axes_in_order(const Array& x, const Axes& axes, std::string_view op) {
-  std::vector<int64_t> out;
-  if (axes.empty()) {
-    out.resize(static_cast<size_t>(x.ndim()));
-    std::iota(out.begin(), out.end(), 0);
-    return out;
-  }
-  for (int64_t a : axes) {
-    int64_t c = detail::canonical_axis(a, x.ndim(), op);
-    if (std::find(out.begin(), out.end(), c) != out.end())
-      throw_error<ShapeError>(op, "axis {} is repeated in {}", a, shape_str(axes));
-    out.push_back(c);
-  }
-  return out;
-}
 
 /// a with its reduced axes moved last and merged: (rows, n), rows the product of the kept axes.
 struct Merged {

@@ -8,21 +8,30 @@
 #ifdef JITX_HAS_CUDA
 #include <dlfcn.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "backends/cuda/cuda_codegen.h"
+#include "backends/cuda/cuda_executable.h"
 #include "backends/cuda/cuda_platform.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "cuda_executor_cases.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
 #include "jitx/cuda.h"
 #include "jitx/jitx.h"
+#include "runtime/concrete.h"
+#include "runtime/runtime.h"
 
 using namespace jitx;
 using Catch::Contains;
 using detail::Literal;
 using Arrays = std::vector<std::shared_ptr<cuda::GpuArray>>;
+using jitx::testing::check_close;
+using jitx::testing::check_executor_on;
 
 namespace {
 const cuda::Driver& fake() {
@@ -140,8 +149,7 @@ TEST_CASE("cuda fake driver: the caching allocator and pinned staging are reused
   for (int i = 0; i < 5; ++i) check_equal(dev.fetch(live[i]), random_literal(DType::float32, {10000}, 100 + i));
 }
 
-TEST_CASE("cuda fake driver: kernels wait for their inputs' copies, and freed memory for its readers",
-          "[cuda_fake]") {
+TEST_CASE("cuda fake driver: kernels wait for their inputs' copies, and freed memory for its readers", "[cuda_fake]") {
   cuda::GpuDevice dev(fake(), 0);
   cuda::GpuKernel copy = fake_kernel("fake_copy");
   std::vector<hlo::Shape> shape = {hlo::Shape(DType::float32, {4096})};
@@ -170,8 +178,7 @@ TEST_CASE("cuda fake driver: kernels wait for their inputs' copies, and freed me
   check_equal(dev.fetch(b), y);
 }
 
-TEST_CASE("cuda fake driver: modules load once per PTX, a rejected module's JIT log is in the error",
-          "[cuda_fake]") {
+TEST_CASE("cuda fake driver: modules load once per PTX, a rejected module's JIT log is in the error", "[cuda_fake]") {
   cuda::GpuDevice dev(fake(), 0);
   cuda::GpuKernel k = add_kernel();
   auto a = dev.put(random_literal(DType::float32, {1000}, 7)), b = dev.put(random_literal(DType::float32, {1000}, 8));
@@ -182,8 +189,8 @@ TEST_CASE("cuda fake driver: modules load once per PTX, a rejected module's JIT 
   Arrays o2 = dev.launch(k, in, shape);
   CHECK(dev.modules_loaded() == 1);
   CHECK(dev.module_cache_hits() == 1);
-  CHECK_THROWS_WITH(dev.fetch(o1[0]), Contains("kernel jitx_kernel_add (%r): cuLaunchKernel") &&
-                                          Contains("CUDA_ERROR_NOT_SUPPORTED"));
+  CHECK_THROWS_WITH(dev.fetch(o1[0]),
+                    Contains("kernel jitx_kernel_add (%r): cuLaunchKernel") && Contains("CUDA_ERROR_NOT_SUPPORTED"));
   CHECK_THROWS_WITH(o2[0]->block_until_ready(), Contains("CUDA_ERROR_NOT_SUPPORTED"));
   cuda::GpuKernel bad = k;
   bad.ptx = "// not PTX\n.visible .entry jitx_kernel_add()\n";
@@ -200,8 +207,7 @@ TEST_CASE("cuda fake driver: modules load once per PTX, a rejected module's JIT 
   check_equal(dev.fetch(a), random_literal(DType::float32, {1000}, 7));  // refused launches break nothing
 }
 
-TEST_CASE("cuda fake driver: a kernel failing on the stream reaches every reader (errors are sticky)",
-          "[cuda_fake]") {
+TEST_CASE("cuda fake driver: a kernel failing on the stream reaches every reader (errors are sticky)", "[cuda_fake]") {
   Literal x = random_literal(DType::float32, {1000}, 9);
   {
     cuda::GpuDevice dev(fake(), 0);
@@ -279,9 +285,11 @@ TEST_CASE("cuda devices of the public API: none without a driver, device_put and
   Array moved = device_put(xc, ds[1]);
   CHECK(device_of(moved) == ds[1]);
   CHECK(moved.to_vector<float>() == xv);
-  // Computations do not run there yet: a clear error, not a wrong value.
-  CHECK_THROWS_WITH(xc + 1.0f, Contains("cuda:0") && Contains("not implemented"));
-  CHECK_THROWS_WITH(jit([](Array a) { return a * 2.0f; })(xc), Contains("cuda:0") && Contains("not implemented"));
+  // Computations run there (the executor's test below); this fake refuses to launch the kernels (no kernel runner
+  // is set), and the error reaches the reader: a clear error, not a wrong value.
+  Array sum = xc + 1.0f;
+  CHECK(device_of(sum) == ds[0]);
+  CHECK_THROWS_WITH(sum.to_vector<float>(), Contains("cuLaunchKernel") && Contains("add"));
   CHECK_THROWS_WITH(Mesh(ds, {"x"}), Contains("cuda:0") && Contains("not supported"));
   // Without the driver, the old handle is no CUDA device of the process any more; its arrays stay readable.
   cuda::use_driver_library_for_testing("");
@@ -290,6 +298,102 @@ TEST_CASE("cuda devices of the public API: none without a driver, device_put and
                                               Contains("no CUDA driver") && Contains("cuda_fake_test.cpp") &&
                                               Contains("libcuda.so.1"));
   CHECK(xc.to_vector<float>() == xv);
+}
+
+namespace {
+// The fake's kernel runner for the executor's tests: the kernel's instruction (found from its entry and PTX in the
+// cached executables) evaluated on the host over the fake's device memory (host memory), outputs then operands.
+int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int n, void*) {
+  const hlo::Instruction* inst = cuda::kernel_instruction_for_testing(entry, ptx);
+  if (!inst) return 1;
+  std::vector<hlo::Shape> outs = inst->shape.is_tuple ? inst->shape.tuple_shapes : std::vector{inst->shape};
+  if (static_cast<size_t>(n) != outs.size() + inst->operands.size()) return 2;
+  hlo::Module m("host_kernel");
+  hlo::Computation* c = m.add_computation("k");
+  std::vector<hlo::Instruction*> ps;
+  std::vector<evaluator::Value> args;
+  for (size_t k = 0; k < inst->operands.size(); ++k) {
+    const hlo::Shape& s = inst->operand(k)->shape;
+    ps.push_back(c->add_parameter(static_cast<int64_t>(k), s));
+    Literal l = Literal::make(s.dtype, s.dims);
+    if (l.nbytes()) std::memcpy(l.data(), reinterpret_cast<const void*>(params[outs.size() + k]), l.nbytes());
+    args.push_back({cuda::relayout(l, hlo::minor_to_major(s), false), {}, false});
+  }
+  hlo::Instruction* copy = c->add(inst->opcode, inst->shape, ps, inst->attrs, inst->name);
+  copy->called = inst->called;
+  copy->literal = inst->literal;
+  c->root = copy;
+  evaluator::Value v = evaluator::evaluate(*c, args);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const evaluator::Value& e = inst->shape.is_tuple ? v.tuple.at(k) : v;
+    Literal l = cuda::relayout(e.array, hlo::minor_to_major(outs[k]), true);
+    if (l.nbytes()) std::memcpy(reinterpret_cast<void*>(params[k]), l.data(), l.nbytes());
+  }
+  return 0;
+}
+using Runner = int (*)(const char*, const char*, const uint64_t*, int, void*);
+void set_runner(Runner r) {
+  fake();
+  void* h = dlopen(JITX_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE(h != nullptr);
+  auto set = reinterpret_cast<void (*)(Runner, void*)>(dlsym(h, "jitx_fake_cuda_set_kernel_runner"));
+  REQUIRE(set != nullptr);
+  set(r, nullptr);
+}
+}  // namespace
+
+TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays run there and match the cpu",
+          "[cuda_fake]") {
+  if (!cuda_unavailable_reason().empty() && cuda_unavailable_reason().find("libcuda.so.1") == std::string::npos) {
+    WARN("skipped: " << cuda_unavailable_reason());
+    return;
+  }
+  if (cuda_unavailable_reason().empty()) {
+    WARN("skipped: this machine has a CUDA driver (the [gpu] cases run the executable there)");
+    return;
+  }
+  struct Restore {
+    ~Restore() {
+      cuda::use_driver_library_for_testing("");
+      set_runner(nullptr);
+    }
+  } restore;
+  cuda::use_driver_library_for_testing(JITX_FAKE_CUDA_DRIVER);
+  set_runner(&host_kernel);
+  std::vector<Device> ds = devices("cuda");
+  REQUIRE(!ds.empty());
+  int64_t launches0 = counter("launches");
+  check_executor_on(ds[0]);
+  CHECK(counter("launches") > launches0);  // kernels ran on the (fake) device
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd;
+  std::vector<float> xv(16 * 32);
+  for (auto& e : xv) e = nd(rng);
+  Array x = array(xv, {16, 32}), xc = device_put(x, ds[0]);
+  const double f32 = 2e-5;
+  SECTION("one launch per fused kernel, per loop iteration; asynchronous calls") {
+    auto f = jit([](Array a) { return jnp::tanh(a) * 2.0f + 1.0f; });
+    f(xc).block_until_ready();
+    int64_t before = counter("launches");
+    Array r;
+    {
+      Delay slow(150);  // the fake's stream sleeps before each launch: the call returns before the value is there
+      r = f(xc);
+      CHECK_FALSE(detail::concrete_buffer(r, "test")->ready->is_ready());
+    }
+    check_close(r, jnp::tanh(x) * 2.0f + 1.0f, f32);
+    CHECK(counter("launches") - before == 1);  // one loop fusion
+    auto loop = jit([](Array a) {
+      return lax::fori_loop(
+          0, 6, [](Array, Array c) { return jnp::sin(c) * 0.9f; }, a);
+    });
+    loop(xc).block_until_ready();
+    before = counter("launches");
+    check_close(loop(xc), loop(x), 1e-5);
+    int64_t per_call = counter("launches") - before;
+    CHECK(per_call >= 6);  // the body's kernel on every iteration (and the condition's, read back each time)
+    CHECK(per_call <= 30);
+  }
 }
 
 #else

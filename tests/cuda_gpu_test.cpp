@@ -12,8 +12,9 @@
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/cuda_launch.h"
 #include "backends/cuda/cuda_runtime.h"
-#include "jitx/jitx.h"
+#include "cuda_executor_cases.h"
 #include "jitx/cuda.h"
+#include "jitx/jitx.h"
 
 using namespace jitx;
 using namespace jitx::testing;
@@ -43,8 +44,10 @@ void check_on_gpu(const std::string& text, const std::string& name = "r", double
     operands.push_back(args.at(static_cast<size_t>(o->parameter_number)));
   }
   std::vector<hlo::Shape> outs;
-  if (inst->shape.is_tuple) outs = inst->shape.tuple_shapes;
-  else outs.push_back(inst->shape);
+  if (inst->shape.is_tuple)
+    outs = inst->shape.tuple_shapes;
+  else
+    outs.push_back(inst->shape);
   cuda::LoadedKernel probe(cuda::compile_kernel(*inst, cuda::GpuTarget::sm80()));
   cuda::LoadedKernel k(cuda::compile_kernel(*inst, cuda::target_for(probe.compute_capability())));
   std::vector<Literal> got = k.run(operands, outs);
@@ -65,10 +68,11 @@ std::string fusion_module(DType d, const std::vector<int64_t>& in, const std::st
     gtes += fmt::format("  %g{0} = {1} get-tuple-element(%r), index={0}\n", i, outs[i]);
     names += fmt::format("{}%g{}", i ? ", " : "", i);
   }
-  return fmt::format("HloModule m\n\n%fused (a: {0}) -> {1} {{\n  %a = {0} parameter(0)\n{2}}}\n\n"
-                     "ENTRY %main (a: {0}) -> {3} {{\n  %a = {0} parameter(0)\n"
-                     "  %r = {1} fusion(%a), kind={4}, calls=%fused\n{5}  ROOT %t = {3} tuple({6})\n}}\n",
-                     s, fs, body, flat, kind, gtes, names);
+  return fmt::format(
+      "HloModule m\n\n%fused (a: {0}) -> {1} {{\n  %a = {0} parameter(0)\n{2}}}\n\n"
+      "ENTRY %main (a: {0}) -> {3} {{\n  %a = {0} parameter(0)\n"
+      "  %r = {1} fusion(%a), kind={4}, calls=%fused\n{5}  ROOT %t = {3} tuple({6})\n}}\n",
+      s, fs, body, flat, kind, gtes, names);
 }
 }  // namespace
 
@@ -78,12 +82,28 @@ TEST_CASE("cuda gpu: elementwise primitives against the interpreter", "[cuda][gp
     const char* op;
     double lo, hi;
   };
-  const std::vector<U> ops{{"abs", -3, 3}, {"floor", -3, 3}, {"round-nearest-even", -3, 3},
-                           {"exponential", -10, 10}, {"exponential-minus-one", -3, 3}, {"log", 0.01, 100},
-                           {"log-plus-one", -0.9, 10}, {"sqrt", 0, 9}, {"rsqrt", 0.1, 9}, {"cbrt", -8, 8},
-                           {"tanh", -5, 5}, {"logistic", -10, 10}, {"sine", -20, 20}, {"cosine", -20, 20},
-                           {"tan", -1.5, 1.5}, {"erf", -4, 4}, {"erfc", -3, 3}, {"lgamma", 0.1, 8},
-                           {"atan", -5, 5}, {"sinh", -4, 4}, {"asinh", -5, 5}, {"atanh", -0.99, 0.99}};
+  const std::vector<U> ops{{"abs", -3, 3},
+                           {"floor", -3, 3},
+                           {"round-nearest-even", -3, 3},
+                           {"exponential", -10, 10},
+                           {"exponential-minus-one", -3, 3},
+                           {"log", 0.01, 100},
+                           {"log-plus-one", -0.9, 10},
+                           {"sqrt", 0, 9},
+                           {"rsqrt", 0.1, 9},
+                           {"cbrt", -8, 8},
+                           {"tanh", -5, 5},
+                           {"logistic", -10, 10},
+                           {"sine", -20, 20},
+                           {"cosine", -20, 20},
+                           {"tan", -1.5, 1.5},
+                           {"erf", -4, 4},
+                           {"erfc", -3, 3},
+                           {"lgamma", 0.1, 8},
+                           {"atan", -5, 5},
+                           {"sinh", -4, 4},
+                           {"asinh", -5, 5},
+                           {"atanh", -0.99, 0.99}};
   for (DType d : kFloats) {
     auto s = shape_text(d, {300, 33});
     for (auto& u : ops) check_on_gpu(one_op(s, u.op, {s}), "r", u.lo, u.hi);
@@ -143,11 +163,13 @@ TEST_CASE("cuda gpu: memory-bound kernels against the copy bandwidth", "[cuda][g
       "  %ob = {0} broadcast(%one), broadcast_dimensions={{}}\n  %x2 = {0} multiply(%a, %a)\n"
       "  %x3 = {0} multiply(%x2, %a)\n  %kx3 = {0} multiply(%kb, %x3)\n  %in = {0} add(%a, %kx3)\n"
       "  %u = {0} multiply(%cb, %in)\n  %t = {0} tanh(%u)\n  %p1 = {0} add(%t, %ob)\n  %ha = {0} multiply(%hb, %a)\n"
-      "  ROOT %y = {0} multiply(%ha, %p1)\n", s);
+      "  ROOT %y = {0} multiply(%ha, %p1)\n",
+      s);
   const std::string norm = fmt::format(
       "  %z = f32[] constant(0)\n  %n = f32[] constant({2})\n  %eps = f32[] constant(1e-5)\n"
       "  %s = {1} reduce(%a, %z), dimensions={{1}}, reducer=add\n  %nb = {1} broadcast(%n), broadcast_dimensions={{}}\n"
-      "  %m = {1} divide(%s, %nb)\n  %mb = {0} broadcast(%m), broadcast_dimensions={{0}}\n  %c = {0} subtract(%a, %mb)\n"
+      "  %m = {1} divide(%s, %nb)\n  %mb = {0} broadcast(%m), broadcast_dimensions={{0}}\n  %c = {0} subtract(%a, "
+      "%mb)\n"
       "  %c2 = {0} multiply(%c, %c)\n  %q = {1} reduce(%c2, %z), dimensions={{1}}, reducer=add\n"
       "  %var = {1} divide(%q, %nb)\n  %eb = {1} broadcast(%eps), broadcast_dimensions={{}}\n"
       "  %ve = {1} add(%var, %eb)\n"
@@ -205,8 +227,8 @@ TEST_CASE("cuda gpu: the runtime's streams, events and copies, and device_put to
       "HloModule m\n\nENTRY %main (a: f32[1048576], b: f32[1048576]) -> f32[1048576] {\n"
       "  %a = f32[1048576] parameter(0)\n  %b = f32[1048576] parameter(1)\n"
       "  ROOT %r = f32[1048576] add(%a, %b)\n}\n");
-  cuda::GpuKernel k = cuda::compile_kernel(*m->entry->find("r"), cuda::target_for(dev.compute_capability()), true,
-                                           "jitx_kernel_add");
+  cuda::GpuKernel k =
+      cuda::compile_kernel(*m->entry->find("r"), cuda::target_for(dev.compute_capability()), true, "jitx_kernel_add");
   std::vector<std::shared_ptr<cuda::GpuArray>> in = {a, b};
   auto out = dev.launch(k, in, {shape});
   auto out2 = dev.launch(k, in, {shape});
@@ -227,6 +249,14 @@ TEST_CASE("cuda gpu: the runtime's streams, events and copies, and device_put to
   CHECK(device_of(xc) == ds[0]);
   CHECK(xc.to_vector<float>() == xv);
   CHECK(device_put(xc, default_device()).to_vector<float>() == xv);
+}
+
+TEST_CASE("cuda gpu: jit calls, eager ops, control flow and grad on cuda:0 arrays run there and match the cpu",
+          "[cuda][gpu]") {
+  if (!have_gpu()) return;
+  std::vector<Device> ds = devices("cuda");
+  REQUIRE(!ds.empty());
+  jitx::testing::check_executor_on(ds[0]);
 }
 
 #else

@@ -14,7 +14,8 @@
 // Kernels: the fake cannot run PTX. A module loads when its text has ".version", ".target" and a ".visible .entry"
 // (else CUDA_ERROR_INVALID_PTX with a message in the JIT error log). Launching an entry named "fake_copy" copies
 // parameter 1 to parameter 0 (the smaller allocation's size) on the stream; "fake_fail" fails on the stream with
-// CUDA_ERROR_ILLEGAL_ADDRESS (sticky); any other entry is refused at launch with CUDA_ERROR_NOT_SUPPORTED.
+// CUDA_ERROR_ILLEGAL_ADDRESS (sticky); any other entry is refused at launch with CUDA_ERROR_NOT_SUPPORTED, unless a
+// test set a kernel runner (jitx_fake_cuda_set_kernel_runner), which then computes it on the host.
 //
 // Environment: JITX_FAKE_CUDA_DELAY_MS delays every copy on a stream (to observe asynchrony);
 // JITX_FAKE_CUDA_DEVICES (default 1, at most 8) is the device count. jitx_fake_cuda_counter(name) reads counters.
@@ -35,6 +36,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 struct CUctx_st {
   int device = 0;
@@ -119,6 +121,10 @@ void delay() {
   if (int ms = delay_ms()) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 CUctx_st g_ctx[8];
+// Test-only (jitx_fake_cuda_set_kernel_runner): computes launched kernels other than the two pretend ones.
+using KernelRunner = int (*)(const char* entry, const char* ptx, const uint64_t* params, int nparams, void* user);
+std::atomic<KernelRunner> g_runner{nullptr};
+std::atomic<void*> g_runner_user{nullptr};
 std::mutex g_mu;  // the primary contexts' refs, the allocation tables and the counters
 thread_local CUctx_st* g_current = nullptr;
 std::map<uintptr_t, size_t> g_device;  // device allocations: start -> size
@@ -164,25 +170,53 @@ CUresult f_cuDriverGetVersion(int* v) {
 }
 CUresult f_cuGetErrorName(CUresult r, const char** s) {
   switch (r) {
-    case CUDA_SUCCESS: *s = "CUDA_SUCCESS"; break;
-    case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; break;
-    case CUDA_ERROR_NOT_READY: *s = "CUDA_ERROR_NOT_READY"; break;
-    case CUDA_ERROR_ILLEGAL_ADDRESS: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
-    case CUDA_ERROR_INVALID_PTX: *s = "CUDA_ERROR_INVALID_PTX"; break;
-    case CUDA_ERROR_NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; break;
-    case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; break;
-    case CUDA_ERROR_INVALID_CONTEXT: *s = "CUDA_ERROR_INVALID_CONTEXT"; break;
-    case CUDA_ERROR_INVALID_DEVICE: *s = "CUDA_ERROR_INVALID_DEVICE"; break;
-    case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-    default: *s = nullptr; return CUDA_ERROR_INVALID_VALUE;
+    case CUDA_SUCCESS:
+      *s = "CUDA_SUCCESS";
+      break;
+    case CUDA_ERROR_INVALID_VALUE:
+      *s = "CUDA_ERROR_INVALID_VALUE";
+      break;
+    case CUDA_ERROR_NOT_READY:
+      *s = "CUDA_ERROR_NOT_READY";
+      break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+      *s = "CUDA_ERROR_ILLEGAL_ADDRESS";
+      break;
+    case CUDA_ERROR_INVALID_PTX:
+      *s = "CUDA_ERROR_INVALID_PTX";
+      break;
+    case CUDA_ERROR_NOT_FOUND:
+      *s = "CUDA_ERROR_NOT_FOUND";
+      break;
+    case CUDA_ERROR_NOT_SUPPORTED:
+      *s = "CUDA_ERROR_NOT_SUPPORTED";
+      break;
+    case CUDA_ERROR_INVALID_CONTEXT:
+      *s = "CUDA_ERROR_INVALID_CONTEXT";
+      break;
+    case CUDA_ERROR_INVALID_DEVICE:
+      *s = "CUDA_ERROR_INVALID_DEVICE";
+      break;
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      *s = "CUDA_ERROR_OUT_OF_MEMORY";
+      break;
+    default:
+      *s = nullptr;
+      return CUDA_ERROR_INVALID_VALUE;
   }
   return CUDA_SUCCESS;
 }
 CUresult f_cuGetErrorString(CUresult r, const char** s) {
   switch (r) {
-    case CUDA_ERROR_ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered (fake driver)"; break;
-    case CUDA_ERROR_NOT_SUPPORTED: *s = "the fake driver runs no PTX (plumbing test, not a GPU)"; break;
-    default: *s = "fake driver error"; break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+      *s = "an illegal memory access was encountered (fake driver)";
+      break;
+    case CUDA_ERROR_NOT_SUPPORTED:
+      *s = "the fake driver runs no PTX (plumbing test, not a GPU)";
+      break;
+    default:
+      *s = "fake driver error";
+      break;
   }
   return CUDA_SUCCESS;
 }
@@ -391,8 +425,8 @@ CUresult f_cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
 CUresult f_cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_option* opts, void** vals) {
   if (CUresult r = current_state()) return r;
   std::string text(static_cast<const char*>(image));
-  const char* missing = text.find(".version") == std::string::npos  ? ".version"
-                        : text.find(".target") == std::string::npos ? ".target"
+  const char* missing = text.find(".version") == std::string::npos          ? ".version"
+                        : text.find(".target") == std::string::npos         ? ".target"
                         : text.find(".visible .entry") == std::string::npos ? ".visible .entry"
                                                                             : nullptr;
   if (missing) {
@@ -451,19 +485,41 @@ CUresult f_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, u
     });
     return CUDA_SUCCESS;
   }
+  if (KernelRunner run = g_runner.load()) {
+    // The executor's tests: the host computes the kernel (its parameters counted from the PTX entry's signature;
+    // the values are copied at launch, as the driver does).
+    const std::string& img = f->mod->image;
+    size_t at = img.find(".entry " + f->name);
+    size_t end = img.find(')', at);
+    int n = 0;
+    for (size_t p = img.find(f->name + "_param_", at); p != std::string::npos && p < end;
+         p = img.find(f->name + "_param_", p + 1))
+      ++n;
+    std::vector<uint64_t> vals;
+    for (int i = 0; i < n; ++i) vals.push_back(*static_cast<CUdeviceptr*>(params[i]));
+    CUctx_st* c = s->ctx;
+    s->push([run, c, name = f->name, img, vals] {
+      delay();
+      if (run(name.c_str(), img.c_str(), vals.data(), static_cast<int>(vals.size()), g_runner_user.load()) != 0)
+        c->sticky = CUDA_ERROR_LAUNCH_FAILED;
+    });
+    return CUDA_SUCCESS;
+  }
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 // Each fake has the exact prototype of cuda.h's entry point (the runtime calls it through that type).
 #define JITX_FAKE_SAME_TYPE(name) static_assert(std::is_same_v<decltype(&f_##name), decltype(&::name)>, #name);
-#define JITX_FAKE_FNS(X)                                                                                             \
-  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)         \
-  X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                       \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)      \
-  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize)   \
-  X(cuEventElapsedTime) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost)          \
-  X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuModuleLoadDataEx)         \
-  X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel) X(cuStreamQuery)
+#define JITX_FAKE_FNS(X)                                                                                            \
+  X(cuInit)                                                                                                         \
+  X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) \
+      X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)          \
+          X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)       \
+              X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize)             \
+                  X(cuEventElapsedTime) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost)            \
+                      X(cuMemFreeHost) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)               \
+                          X(cuMemsetD8Async) X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)         \
+                              X(cuLaunchKernel) X(cuStreamQuery)
 JITX_FAKE_FNS(JITX_FAKE_SAME_TYPE)
 #undef JITX_FAKE_SAME_TYPE
 
@@ -477,8 +533,9 @@ const std::map<std::string, void*>& table() {
 }
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
-    const char* symbol, void** pfn, int, cuuint64_t, CUdriverProcAddressQueryResult* status) {
+extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int,
+                                                                               cuuint64_t,
+                                                                               CUdriverProcAddressQueryResult* status) {
   auto it = table().find(symbol);
   if (it == table().end()) {
     *pfn = nullptr;
@@ -488,6 +545,14 @@ extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
   *pfn = it->second;
   if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
   return CUDA_SUCCESS;
+}
+
+// Test-only: launches of kernels other than fake_copy/fake_fail call `run` on the stream (with the entry, the module's
+// PTX and the parameters' values); a non-zero return fails the stream (CUDA_ERROR_LAUNCH_FAILED, sticky). nullptr:
+// such launches are refused again.
+extern "C" __attribute__((visibility("default"))) void jitx_fake_cuda_set_kernel_runner(KernelRunner run, void* user) {
+  g_runner_user = user;
+  g_runner = run;
 }
 
 // Test-only: "copies", "pageable_copies", "stream_waits", "launches", "modules_loaded", "mem_alloc",

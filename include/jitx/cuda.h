@@ -9,7 +9,7 @@ namespace jitx {
 
 /// The devices of one platform: the process's own platform's devices (devices()); for "cuda" (or "gpu"), the CUDA
 /// devices: empty when there is no CUDA driver or the build has no CUDA backend. Throws RuntimeError for any other
-/// platform, and where a driver sees devices (running executables on them is not implemented yet).
+/// platform. Jitted calls and eager ops on arrays committed to a CUDA device (device_put) run there.
 std::vector<Device> devices(std::string_view platform, Loc loc = Loc::current());
 
 /// Whether this jitx was built with the CUDA backend (the toolkit was found at configure time), and the reason

@@ -1,10 +1,11 @@
 // The CUDA devices of the public API (see cuda_platform.h): runtime devices of platform "cuda" over GpuDevice, and
 // buffers in their memory whose value Buffer::literal() copies back through runtime/foreign_memory.h.
+#include <fmt/format.h>
+
 #include <mutex>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
+#include "backends/cuda/cuda_executable.h"
 #include "backends/cuda/cuda_platform.h"
 #include "backends/cuda/cuda_runtime.h"
 #include "jitx/error.h"
@@ -22,9 +23,9 @@ struct Registry {
   std::vector<std::unique_ptr<runtime::Device>> devs;
 };
 std::mutex g_mu;
-std::string g_path;             // "" : libcuda.so.1
-Registry* g_reg = nullptr;      // never destroyed: arrays on its devices may live until the process ends
-std::vector<Registry*> g_old;   // replaced by use_driver_library_for_testing, kept alive for the same reason
+std::string g_path;            // "" : libcuda.so.1
+Registry* g_reg = nullptr;     // never destroyed: arrays on its devices may live until the process ends
+std::vector<Registry*> g_old;  // replaced by use_driver_library_for_testing, kept alive for the same reason
 
 Registry& registry_locked() {
   if (g_reg) return *g_reg;
@@ -63,7 +64,8 @@ detail::Literal fetch(const runtime::Buffer& b) {
   if (!h) throw RuntimeError(fmt::format("reading an array on {}: it holds no CUDA memory", b.device->str()));
   return h->gpu->fetch(h->a);
 }
-const bool kCudaDevicesRegistered = runtime::register_foreign_platform("cuda", runtime::ForeignPlatform{&fetch});
+const bool kCudaDevicesRegistered =
+    runtime::register_foreign_platform("cuda", runtime::ForeignPlatform{&fetch, &execute_on_device});
 }  // namespace
 
 int visible_devices(std::string* why) {
@@ -110,23 +112,16 @@ std::shared_ptr<runtime::Buffer> put(const detail::Literal& host, runtime::Devic
     why = r.d ? "the device belongs to a CUDA driver this process no longer uses" : "no CUDA driver: " + r.why;
   }
   if (!gpu) throw RuntimeError(fmt::format("{} is not a CUDA device of this process ({})", dev->str(), why));
-  auto h = std::make_shared<Holder>();
-  h->a = gpu->put(host);
-  h->gpu = gpu;
   auto b = std::make_shared<runtime::Buffer>();
   b->dtype = host.dtype;
   b->dims = host.dims;
   b->device = dev;
   b->committed = true;
-  b->storage = detail::Storage::wrap(nullptr, 0, h, false);
-  h->key = b->storage.get();
-  {
-    std::lock_guard<std::mutex> l(g_holders_mu);
-    g_holders[h->key] = h.get();
-  }
+  std::shared_ptr<GpuArray> a = gpu->put(host);
+  attach(*b, a, gpu);
   // The buffer's event fires when the copy has landed (or failed): a wait on the device's runtime stream.
   b->ready = std::make_shared<runtime::Event>();
-  dev->stream.enqueue([a = h->a, ev = b->ready] {
+  dev->stream.enqueue([a, ev = b->ready] {
     try {
       a->block_until_ready();
       ev->set();
@@ -135,6 +130,30 @@ std::shared_ptr<runtime::Buffer> put(const detail::Literal& host, runtime::Devic
     }
   });
   return b;
+}
+
+GpuDevice* gpu_of(const runtime::Device* dev) {
+  std::lock_guard<std::mutex> l(g_mu);
+  Registry& r = registry_locked();
+  for (size_t i = 0; i < r.devs.size(); ++i)
+    if (r.devs[i].get() == dev) return r.gpus[i].get();
+  return nullptr;
+}
+
+std::shared_ptr<GpuArray> array_of(const runtime::Buffer& b) {
+  std::lock_guard<std::mutex> l(g_holders_mu);
+  auto it = g_holders.find(b.storage.get());
+  return it == g_holders.end() ? nullptr : it->second->a;
+}
+
+void attach(runtime::Buffer& b, std::shared_ptr<GpuArray> a, GpuDevice* gpu) {
+  auto h = std::make_shared<Holder>();
+  h->a = std::move(a);
+  h->gpu = gpu;
+  b.storage = detail::Storage::wrap(nullptr, 0, h, false);
+  h->key = b.storage.get();
+  std::lock_guard<std::mutex> l(g_holders_mu);
+  g_holders[h->key] = h.get();
 }
 
 void use_driver_library_for_testing(const std::string& path) {

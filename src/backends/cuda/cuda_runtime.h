@@ -7,8 +7,8 @@
 // device fails the event recorded after it, and every reader of an affected array (fetch, block_until_ready, a
 // kernel reading it) gets a RuntimeError naming the work that computed it.
 //
-// Used by the "cuda" devices of the public API (cuda_devices.cpp: device_put there and back); not yet by any
-// executable (jit does not run on a GPU yet). Tested on a fake driver (tests/cuda_fake_test.cpp, plumbing only)
+// Used by the "cuda" devices of the public API (cuda_devices.cpp: device_put there and back) and by the executable
+// that runs jitted programs on them (cuda_executable.h). Tested on a fake driver (tests/cuda_fake_test.cpp, plumbing only)
 // and, through tools/gpu_check.sh, on a real one (never run yet).
 //
 // Arrays must not outlive their GpuDevice (their destructors give memory back to it).

@@ -1,0 +1,357 @@
+// Running an optimised module on one CUDA device (see cuda_executable.h).
+#include "backends/cuda/cuda_executable.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <unordered_set>
+
+#include "backends/cpu/layout_legalizer.h"
+#include "backends/cuda/cuda_launch.h"
+#include "core/errors.h"
+#include "core/log.h"
+#include "hlo/evaluator/evaluator.h"
+#include "hlo/ir/attributes.h"
+#include "hlo/ir/collectives.h"
+#include "jitx/config.h"
+#include "jitx/error.h"
+#include "runtime/runtime.h"
+
+namespace jitx::cuda {
+using detail::Literal;
+using hlo::Instruction;
+using hlo::Opcode;
+
+struct CudaExecutable::Val {
+  std::shared_ptr<GpuArray> array;
+  std::vector<Val> tuple;
+  bool is_tuple = false;
+};
+
+// Host fallbacks read and write device buffers through relayout: the evaluator's literals are row-major, buffers are
+// laid out as their shapes say.
+Literal relayout(const Literal& in, const std::vector<int64_t>& m2m, bool to_physical) {
+  size_t rank = in.dims.size();
+  bool row_major = true;
+  for (size_t k = 0; k < m2m.size(); ++k) row_major = row_major && m2m[k] == static_cast<int64_t>(rank - 1 - k);
+  if (row_major || rank < 2) return in;
+  Literal out = Literal::make(in.dtype, in.dims);
+  std::vector<int64_t> stride(rank);  // the physical stride of each logical dimension
+  int64_t s = 1;
+  for (int64_t d : m2m) {
+    stride[static_cast<size_t>(d)] = s;
+    s *= in.dims[static_cast<size_t>(d)];
+  }
+  size_t item = dtype_size(in.dtype);
+  auto* src = static_cast<const char*>(in.data());
+  auto* dst = static_cast<char*>(out.data());
+  std::vector<int64_t> idx(rank, 0);
+  int64_t n = detail::num_elements(in.dims);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t phys = 0;
+    for (size_t k = 0; k < rank; ++k) phys += idx[k] * stride[k];
+    if (to_physical)
+      std::memcpy(dst + phys * item, src + i * item, item);
+    else
+      std::memcpy(dst + i * item, src + phys * item, item);
+    for (size_t k = rank; k-- > 0;) {  // the next row-major index
+      if (++idx[k] < in.dims[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return out;
+}
+
+namespace {
+bool needs_no_work(Opcode op) {
+  return op == Opcode::kParameter || op == Opcode::kConstant || op == Opcode::kTuple ||
+         op == Opcode::kGetTupleElement || op == Opcode::kOptimizationBarrier || op == Opcode::kWhile ||
+         op == Opcode::kConditional || op == Opcode::kCall;
+}
+}  // namespace
+
+CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const GpuTarget& target)
+    : source_(std::move(module)) {
+  for (auto& c : source_->computations)
+    for (auto& i : c->instructions)
+      if (hlo::is_collective(i->opcode) || i->opcode == Opcode::kPartitionId)
+        throw CompileError(
+            fmt::format("cuda backend: %{} ({}) in {}: collectives and SPMD programs do not run on "
+                        "CUDA devices yet",
+                        i->name, hlo::opcode_name(i->opcode), source_->name));
+  module_ = source_->clone();
+  runtime::cpu_backend::LayoutLegalizer legalizer;
+  legalizer.run(*module_->entry);
+  code_ = compile_module(*module_, target, config().allow_excess_precision);
+  for (auto& k : code_.kernels) {
+    const hlo::Computation* c = module_->find_computation(k.computation);
+    const Instruction* i = c ? c->find(k.instruction) : nullptr;
+    JITX_ASSERT(i, "cuda backend: kernel {} computes %{} of {}, which the module lacks", k.name, k.instruction,
+                k.computation);
+    // An output fusion's epilogue kernel reads its dots' results from scratch buffers that a GEMM library writes;
+    // without one wired in yet, the whole fusion runs on the host.
+    if (k.plan.num_scratch == 0) kernel_of_[i] = &k;
+  }
+  // Everything else that computes runs on the host: a computation of parameters and a copy of the instruction.
+  fallbacks_ = std::make_unique<hlo::Module>(module_->name + "_host_fallbacks");
+  std::unordered_set<const hlo::Computation*> fused;  // run as their fusion's kernel (or its fallback)
+  for (auto& c : module_->computations)
+    for (auto& i : c->instructions)
+      if (i->opcode == Opcode::kFusion) fused.insert(i->called.at(0));
+  for (auto& c : module_->computations) {
+    if (fused.count(c.get())) continue;
+    for (auto& ip : c->instructions) {
+      const Instruction& inst = *ip;
+      whiles_ += inst.opcode == Opcode::kWhile;
+      conds_ += inst.opcode == Opcode::kConditional;
+      if (needs_no_work(inst.opcode) || kernel_of_.count(&inst)) continue;
+      hlo::Computation* f = fallbacks_->add_computation(fallbacks_->unique_name(inst.name));
+      std::vector<Instruction*> params;
+      for (size_t k = 0; k < inst.operands.size(); ++k)
+        params.push_back(f->add_parameter(static_cast<int64_t>(k), inst.operand(k)->shape));
+      Instruction* copy = f->add(inst.opcode, inst.shape, params, inst.attrs, inst.name);
+      copy->called = inst.called;
+      copy->literal = inst.literal;
+      f->root = copy;
+      fallback_of_[&inst] = f;
+    }
+  }
+}
+
+std::map<std::string, int64_t> CudaExecutable::stats() const {
+  return {{"kernels", static_cast<int64_t>(code_.kernels.size())},
+          {"host_fallbacks", static_cast<int64_t>(fallback_of_.size())},
+          {"while_loops", whiles_},
+          {"conditionals", conds_}};
+}
+
+const hlo::Instruction* CudaExecutable::instruction_of(const std::string& entry, const std::string& ptx) const {
+  for (auto& [inst, k] : kernel_of_)
+    if (k->name == entry && k->ptx == ptx) return inst;
+  return nullptr;
+}
+
+CudaExecutable::Val CudaExecutable::run_fallback(GpuDevice& gpu, const Instruction& inst,
+                                                 const std::vector<const Val*>& ops) const {
+  std::function<evaluator::Value(const Val&, const hlo::Shape&)> to_host = [&](const Val& v, const hlo::Shape& s) {
+    evaluator::Value out;
+    if (v.is_tuple) {
+      out.is_tuple = true;
+      for (size_t k = 0; k < v.tuple.size(); ++k) out.tuple.push_back(to_host(v.tuple[k], s.tuple_shapes.at(k)));
+      return out;
+    }
+    out.array = relayout(gpu.fetch(v.array), hlo::minor_to_major(s), false);
+    return out;
+  };
+  std::vector<evaluator::Value> args;
+  for (size_t k = 0; k < ops.size(); ++k) args.push_back(to_host(*ops[k], inst.operand(k)->shape));
+  evaluator::Value r = evaluator::evaluate(*fallback_of_.at(&inst), args);
+  std::function<Val(const evaluator::Value&, const hlo::Shape&)> to_device = [&](const evaluator::Value& v,
+                                                                                 const hlo::Shape& s) {
+    Val out;
+    if (v.is_tuple) {
+      out.is_tuple = true;
+      for (size_t k = 0; k < v.tuple.size(); ++k) out.tuple.push_back(to_device(v.tuple[k], s.tuple_shapes.at(k)));
+      return out;
+    }
+    out.array = gpu.put(relayout(v.array, hlo::minor_to_major(s), true));
+    return out;
+  };
+  return to_device(r, inst.shape);
+}
+
+CudaExecutable::Val CudaExecutable::run_computation(GpuDevice& gpu, const hlo::Computation& c,
+                                                    std::vector<Val> params) const {
+  std::unordered_map<const Instruction*, Val> env;
+  auto fetch_scalar = [&](const Val& v) {
+    Literal l = gpu.fetch(v.array);
+    return l.get_i64(0);
+  };
+  for (auto& ip : c.instructions) {
+    const Instruction& inst = *ip;
+    std::vector<const Val*> ops;
+    for (auto* o : inst.operands) ops.push_back(&env.at(o));
+    Val v;
+    switch (inst.opcode) {
+      case Opcode::kParameter:
+        v = params.at(static_cast<size_t>(inst.parameter_number));
+        break;
+      case Opcode::kConstant:
+        v.array = gpu.put(relayout(*inst.literal, hlo::minor_to_major(inst.shape), true));
+        break;
+      case Opcode::kTuple:
+      case Opcode::kOptimizationBarrier:
+        v.is_tuple = true;
+        for (auto* o : ops) v.tuple.push_back(*o);
+        break;
+      case Opcode::kGetTupleElement:
+        v = ops[0]->tuple.at(static_cast<size_t>(hlo::tuple_index_of(inst)));
+        break;
+      case Opcode::kWhile: {
+        std::vector<Val> state;
+        for (auto* o : ops) state.push_back(*o);
+        while (fetch_scalar(run_computation(gpu, *inst.called.at(0), state)) != 0)
+          state = run_computation(gpu, *inst.called.at(1), state).tuple;
+        v.is_tuple = true;
+        v.tuple = std::move(state);
+        break;
+      }
+      case Opcode::kConditional: {
+        // As the evaluator: a pred picks branch 0 when true; an s32 index out of range picks the last branch.
+        int64_t n = static_cast<int64_t>(inst.called.size());
+        int64_t b = fetch_scalar(*ops[0]);
+        if (inst.operand(0)->shape.dtype == DType::bool_)
+          b = b ? 0 : 1;
+        else if (b < 0 || b >= n)
+          b = n - 1;
+        std::vector<Val> sub;
+        for (size_t k = 1; k < ops.size(); ++k) sub.push_back(*ops[k]);
+        v = run_computation(gpu, *inst.called.at(static_cast<size_t>(b)), std::move(sub));
+        break;
+      }
+      case Opcode::kCall: {
+        std::vector<Val> sub;
+        for (auto* o : ops) sub.push_back(*o);
+        v = run_computation(gpu, *inst.called.at(0), std::move(sub));
+        break;
+      }
+      default: {
+        auto k = kernel_of_.find(&inst);
+        if (k == kernel_of_.end()) {
+          v = run_fallback(gpu, inst, ops);
+          break;
+        }
+        std::vector<hlo::Shape> outs = inst.shape.is_tuple ? inst.shape.tuple_shapes : std::vector{inst.shape};
+        std::vector<std::shared_ptr<GpuArray>> ins;
+        for (auto* o : ops) {
+          JITX_ASSERT(!o->is_tuple, "cuda backend: kernel {} (%{}) reads a tuple", k->second->name, inst.name);
+          ins.push_back(o->array);
+        }
+        bool empty = true;
+        for (auto& s : outs) empty = empty && s.num_elements() == 0;
+        std::vector<std::shared_ptr<GpuArray>> got;
+        if (empty)  // nothing to compute: no launch (a grid of zero blocks is an error)
+          for (auto& s : outs) got.push_back(gpu.put(Literal::make(s.dtype, s.dims)));
+        else
+          got = gpu.launch(*k->second, ins, outs);
+        if (!inst.shape.is_tuple) {
+          v.array = got.at(0);
+        } else {
+          v.is_tuple = true;
+          for (auto& g : got) v.tuple.push_back(Val{g, {}, false});
+        }
+      }
+    }
+    env.emplace(&inst, std::move(v));
+  }
+  return env.at(c.root);
+}
+
+std::vector<std::shared_ptr<GpuArray>> CudaExecutable::run(GpuDevice& gpu,
+                                                           const std::vector<std::shared_ptr<GpuArray>>& args) const {
+  std::vector<Val> params;
+  for (auto& a : args) params.push_back(Val{a, {}, false});
+  Val r = run_computation(gpu, *module_->entry, std::move(params));
+  std::vector<std::shared_ptr<GpuArray>> out;
+  if (!r.is_tuple) return {r.array};
+  for (auto& e : r.tuple) {
+    if (e.is_tuple)
+      throw RuntimeError(
+          fmt::format("cuda backend: {} returns a nested tuple, which CUDA devices do not run yet", module_->name));
+    out.push_back(e.array);
+  }
+  return out;
+}
+
+// --- the execute hook ---
+namespace {
+struct Cached {
+  std::weak_ptr<const hlo::Module> module;
+  std::string arch;
+  std::shared_ptr<CudaExecutable> exe;
+};
+std::mutex g_cache_mu;
+std::vector<Cached> g_cache;  // small: one entry per module that ran on a CUDA device and is still alive
+
+std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::Module>& m, const GpuTarget& t) {
+  {
+    std::lock_guard<std::mutex> l(g_cache_mu);
+    std::erase_if(g_cache, [](const Cached& c) { return c.module.expired(); });
+    for (auto& c : g_cache)
+      if (c.module.lock() == m && c.arch == t.arch) return c.exe;
+  }
+  auto exe = std::make_shared<CudaExecutable>(m, t);  // compiled outside the lock
+  if (config().log_compiles) {
+    auto st = exe->stats();
+    detail::log_line(
+        fmt::format("[jitx] cuda backend: '{}' for {}: {} kernels, {} host fallbacks, {} while loops, {} "
+                    "conditionals",
+                    m->name, t.arch, st["kernels"], st["host_fallbacks"], st["while_loops"], st["conditionals"]));
+  }
+  std::lock_guard<std::mutex> l(g_cache_mu);
+  g_cache.push_back({m, t.arch, exe});
+  return exe;
+}
+}  // namespace
+
+std::vector<std::shared_ptr<runtime::Buffer>> execute_on_device(const runtime::Executable& exe,
+                                                                std::span<const std::shared_ptr<runtime::Buffer>> args,
+                                                                runtime::Device* dev) {
+  GpuDevice* gpu = gpu_of(dev);
+  if (!gpu) throw RuntimeError(fmt::format("{} is not a CUDA device of this process", dev->str()));
+  if (!exe.module) throw RuntimeError("cuda backend: the executable has no module to compile for a CUDA device");
+  std::shared_ptr<CudaExecutable> ce = executable_for(exe.module, target_for(gpu->compute_capability()));
+  const hlo::Computation& entry = *exe.module->entry;
+  if (args.size() != entry.parameters.size())
+    throw RuntimeError(fmt::format("cuda backend: {} takes {} arguments, got {}", exe.module->name,
+                                   entry.parameters.size(), args.size()));
+  std::vector<hlo::Shape> out_shapes =
+      entry.root->shape.is_tuple ? entry.root->shape.tuple_shapes : std::vector{entry.root->shape};
+  std::vector<std::shared_ptr<runtime::Buffer>> outs;
+  for (auto& s : out_shapes) outs.push_back(runtime::Buffer::pending(s.dtype, s.dims, dev));
+  std::vector<std::shared_ptr<runtime::Buffer>> ins(args.begin(), args.end());
+  // On the device's runtime stream, in call order: the inputs (host arrays are copied in), the launches and host
+  // work, then the outputs' events fire once the device has computed them (or carry its error).
+  dev->stream.enqueue([ce, gpu, ins = std::move(ins), outs] {
+    try {
+      std::vector<std::shared_ptr<GpuArray>> in_arrays;
+      for (auto& b : ins) {
+        b->ready->wait();
+        std::shared_ptr<GpuArray> a = array_of(*b);
+        in_arrays.push_back(a ? a : gpu->put(b->literal()));
+      }
+      std::vector<std::shared_ptr<GpuArray>> got = ce->run(*gpu, in_arrays);
+      for (size_t k = 0; k < outs.size(); ++k) attach(*outs[k], got.at(k), gpu);
+      for (size_t k = 0; k < outs.size(); ++k) {
+        try {
+          got[k]->block_until_ready();
+          outs[k]->ready->set();
+        } catch (...) {
+          outs[k]->ready->set_error(std::current_exception());
+        }
+      }
+    } catch (...) {
+      for (auto& o : outs)
+        if (!o->ready->is_ready()) o->ready->set_error(std::current_exception());
+    }
+  });
+  return outs;
+}
+
+const hlo::Instruction* kernel_instruction_for_testing(const std::string& entry, const std::string& ptx) {
+  std::lock_guard<std::mutex> l(g_cache_mu);
+  for (auto& c : g_cache)
+    if (const Instruction* i = c.exe->instruction_of(entry, ptx)) return i;
+  return nullptr;
+}
+
+std::map<std::string, int64_t> executable_stats_for_testing(const runtime::Executable& exe) {
+  std::lock_guard<std::mutex> l(g_cache_mu);
+  for (auto& c : g_cache)
+    if (c.module.lock() == exe.module) return c.exe->stats();
+  return {};
+}
+
+}  // namespace jitx::cuda

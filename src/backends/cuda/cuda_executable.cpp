@@ -178,9 +178,13 @@ CudaExecutable::Val CudaExecutable::run_computation(GpuDevice& gpu, const hlo::C
       case Opcode::kParameter:
         v = params.at(static_cast<size_t>(inst.parameter_number));
         break;
-      case Opcode::kConstant:
-        v.array = gpu.put(relayout(*inst.literal, hlo::minor_to_major(inst.shape), true));
+      case Opcode::kConstant: {
+        std::lock_guard<std::mutex> l(constants_mu_);
+        std::shared_ptr<GpuArray>& a = constants_[{&inst, &gpu}];
+        if (!a || a->error) a = gpu.put(relayout(*inst.literal, hlo::minor_to_major(inst.shape), true));
+        v.array = a;
         break;
+      }
       case Opcode::kTuple:
       case Opcode::kOptimizationBarrier:
         v.is_tuple = true;
@@ -273,7 +277,9 @@ struct Cached {
   std::shared_ptr<CudaExecutable> exe;
 };
 std::mutex g_cache_mu;
-std::vector<Cached> g_cache;  // small: one entry per module that ran on a CUDA device and is still alive
+// Small: one entry per module that ran on a CUDA device and is still alive. Never destroyed, as the devices' registry
+// (cuda_devices.cpp): the executables hold device arrays (constants), which must not be freed after the driver.
+std::vector<Cached>& g_cache = *new std::vector<Cached>;
 
 std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::Module>& m, const GpuTarget& t) {
   {

@@ -15,6 +15,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -56,6 +57,9 @@ class CudaExecutable {
   std::unordered_map<const hlo::Instruction*, const GpuKernel*> kernel_of_;
   std::unordered_map<const hlo::Instruction*, const hlo::Computation*> fallback_of_;
   int64_t whiles_ = 0, conds_ = 0;
+  // Constants copied to a device once, on the first call there.
+  mutable std::mutex constants_mu_;
+  mutable std::map<std::pair<const hlo::Instruction*, const GpuDevice*>, std::shared_ptr<GpuArray>> constants_;
 
   Val run_computation(GpuDevice& gpu, const hlo::Computation& c, std::vector<Val> params) const;
   Val run_fallback(GpuDevice& gpu, const hlo::Instruction& inst, const std::vector<const Val*>& ops) const;

@@ -49,6 +49,23 @@ inline void check_executor_on(const Device& dev) {
     check_close(g1, w1, f32);
     check_close(g2, w2, 0);
   }
+  {  // dots: batched, transposed operands, bf16 (f32 and bf16 results), f64
+    Array a3 = randn({4, 16, 8}), b3 = randn({4, 8, 12});
+    auto bmm = [](Array p, Array q) { return jnp::matmul(p, q); };
+    check_close(jit(bmm)(device_put(a3, dev), device_put(b3, dev)), jit(bmm)(a3, b3), f32);
+    auto tn = [](Array p, Array q) { return jnp::matmul(jnp::transpose(p), q) * 0.5f; };  // [32,16] @ [16,24]
+    check_close(jit(tn)(xc, yc), jit(tn)(x, y), f32);
+    auto nt = [](Array p, Array q) { return jnp::matmul(p, jnp::transpose(q)); };  // [16,32] @ [32,16]
+    check_close(jit(nt)(xc, xc), jit(nt)(x, x), f32);
+    auto half = [](Array p, Array q) { return jnp::matmul(p.astype(bfloat16), q.astype(bfloat16)); };
+    check_close(jit(half)(xc, wc), jit(half)(x, w), 1e-2);
+    auto wide = [](Array p, Array q) {
+      return lax::dot_general(p.astype(bfloat16), q.astype(bfloat16), {{1}, {0}, {}, {}}, float32);
+    };
+    check_close(jit(wide)(xc, wc), jit(wide)(x, w), 1e-3);
+    auto dbl = [](Array p, Array q) { return jnp::matmul(p.astype(float64), q.astype(float64)) + 1.0; };
+    check_close(jit(dbl)(xc, wc), jit(dbl)(x, w), 1e-12);
+  }
   {  // control flow: fori_loop, while_loop and cond bodies run as the device's kernels
     auto loop = [](Array a) {
       return lax::fori_loop(
@@ -102,6 +119,12 @@ inline void check_executor_on(const Device& dev) {
     check_close(jnp::sum(xc, {1}), jnp::sum(x, {1}), f32);
     Array host = randn({16, 32});  // uncommitted: copied to the device for the call
     check_close(jit([](Array a, Array h) { return a * h; })(xc, host), x * host, 0);
+    // What has no device kernel yet (a sort, a gather) runs on the host between the device's kernels.
+    auto srt = [](Array a) { return lax::slice(jnp::sort(jnp::exp(a), 1), {0, 0}, {8, 32}) * 2.0f; };
+    check_close(jit(srt)(xc), jit(srt)(x), f32);
+    Array idx = array(std::vector<int32_t>{3, 0, 15, 7});
+    auto take = [](Array a, Array i) { return jnp::take(jnp::tanh(a), i, 0) + 1.0f; };
+    check_close(jit(take)(xc, idx), jit(take)(x, idx), f32);
     Array back = device_put(e, default_device());
     CHECK(device_of(back) == default_device());
     check_close(back, jnp::exp(x) + x * 2.0f, f32);

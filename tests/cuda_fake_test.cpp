@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 
+#include "backends/cuda/cublaslt.h"
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/cuda_executable.h"
 #include "backends/cuda/cuda_platform.h"
@@ -307,7 +308,13 @@ int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int 
   const hlo::Instruction* inst = cuda::kernel_instruction_for_testing(entry, ptx);
   if (!inst) return 1;
   std::vector<hlo::Shape> outs = inst->shape.is_tuple ? inst->shape.tuple_shapes : std::vector{inst->shape};
-  if (static_cast<size_t>(n) != outs.size() + inst->operands.size()) return 2;
+  // An output fusion's epilogue also reads its dots' results (scratch, after the operands), which cuBLASLt (the
+  // fake one) computed: each is checked against the evaluator's dot before the fusion is evaluated.
+  std::vector<const hlo::Instruction*> dots;
+  if (inst->opcode == hlo::Opcode::kFusion)
+    for (auto& i : inst->called.at(0)->instructions)
+      if (i->opcode == hlo::Opcode::kDot) dots.push_back(i.get());
+  if (static_cast<size_t>(n) != outs.size() + inst->operands.size() + dots.size()) return 2;
   hlo::Module m("host_kernel");
   hlo::Computation* c = m.add_computation("k");
   std::vector<hlo::Instruction*> ps;
@@ -318,6 +325,24 @@ int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int 
     Literal l = Literal::make(s.dtype, s.dims);
     if (l.nbytes()) std::memcpy(l.data(), reinterpret_cast<const void*>(params[outs.size() + k]), l.nbytes());
     args.push_back({cuda::relayout(l, hlo::minor_to_major(s), false), {}, false});
+  }
+  for (size_t d = 0; d < dots.size(); ++d) {
+    const hlo::Instruction* dot = dots[d];
+    hlo::Computation* dc = m.add_computation(fmt::format("dot{}", d));
+    std::vector<hlo::Instruction*> dp;
+    std::vector<evaluator::Value> dargs;
+    for (size_t k = 0; k < 2; ++k) {
+      dp.push_back(dc->add_parameter(static_cast<int64_t>(k), dot->operand(k)->shape));
+      dargs.push_back(args.at(static_cast<size_t>(dot->operand(k)->parameter_number)));
+    }
+    dc->root = dc->add(hlo::Opcode::kDot, dot->shape, dp, dot->attrs, dot->name);
+    Literal want = evaluator::evaluate(*dc, dargs).array;
+    Literal got = Literal::make(dot->shape.dtype, dot->shape.dims);
+    std::memcpy(got.data(), reinterpret_cast<const void*>(params[outs.size() + inst->operands.size() + d]),
+                got.nbytes());
+    double tol = dot->shape.dtype == DType::float64 ? 1e-12 : dot->shape.dtype == DType::float32 ? 1e-6 : 1e-2;
+    for (int64_t e = 0; e < detail::num_elements(want.dims); ++e)
+      if (!(std::abs(got.get_f64(e) - want.get_f64(e)) <= tol * (1 + std::abs(want.get_f64(e))))) return 3;
   }
   hlo::Instruction* copy = c->add(inst->opcode, inst->shape, ps, inst->attrs, inst->name);
   copy->called = inst->called;
@@ -355,16 +380,19 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
   struct Restore {
     ~Restore() {
       cuda::use_driver_library_for_testing("");
+      cuda::Blas::use_library_for_testing("");
       set_runner(nullptr);
     }
   } restore;
   cuda::use_driver_library_for_testing(JITX_FAKE_CUDA_DRIVER);
+  cuda::Blas::use_library_for_testing(JITX_FAKE_CUDA_DRIVER);  // its fake cuBLASLt
   set_runner(&host_kernel);
   std::vector<Device> ds = devices("cuda");
   REQUIRE(!ds.empty());
-  int64_t launches0 = counter("launches");
+  int64_t launches0 = counter("launches"), matmuls0 = counter("cublaslt_matmuls");
   check_executor_on(ds[0]);
-  CHECK(counter("launches") > launches0);  // kernels ran on the (fake) device
+  CHECK(counter("launches") > launches0);              // kernels ran on the (fake) device
+  CHECK(counter("cublaslt_matmuls") - matmuls0 >= 8);  // and the dots through (the fake) cuBLASLt
   std::mt19937 rng(7);
   std::normal_distribution<float> nd;
   std::vector<float> xv(16 * 32);

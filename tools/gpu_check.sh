@@ -48,6 +48,12 @@ run)
   for f in "$pack"/lib/*.xz; do xz -dc "$f" > "$work/lib/$(basename "$f" .xz)"; done
   export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   [ -f "$pack/libdevice.10.bc" ] && export JITX_CUDA_LIBDEVICE="$pack/libdevice.10.bc"
+  # cuBLASLt (opened with dlopen): the toolkit's, else the one pip's CUDA wheels put beside JAX.
+  if [ -z "${JITX_CUBLASLT_LIBRARY:-}" ] && ! ls /usr/local/cuda/lib64/libcublasLt.so.1[23] >/dev/null 2>&1; then
+    lt=$(python3 -c 'import nvidia.cublas; print(list(nvidia.cublas.__path__)[0])' 2>/dev/null || true)
+    lt=$(ls "$lt"/lib/libcublasLt.so.1[23] 2>/dev/null | head -1 || true)
+    [ -n "$lt" ] && export JITX_CUBLASLT_LIBRARY="$lt"
+  fi
   gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || echo "no nvidia-smi")
   log="$work/tests.log"
   set +e
@@ -67,6 +73,7 @@ run)
   echo
   echo "== memory-bound kernels (jitx), then JAX on the same GPU"
   sed -n '/| kernel (64 MiB f32)/,/^$/p' "$log" | grep '^|' || true
+  sed -n '/| jitx on cuda:0 (jit)/,/^$/p' "$log" | grep '^|' || true
   grep '^|' "$jax" || cat "$jax"
   if [ "$rc" -ne 0 ]; then
     echo

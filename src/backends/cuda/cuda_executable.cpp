@@ -85,14 +85,34 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
   runtime::cpu_backend::LayoutLegalizer legalizer;
   legalizer.run(*module_->entry);
   code_ = compile_module(*module_, target, config().allow_excess_precision);
+  blas_ = Blas::get(&blas_why_);
   for (auto& k : code_.kernels) {
     const hlo::Computation* c = module_->find_computation(k.computation);
     const Instruction* i = c ? c->find(k.instruction) : nullptr;
     JITX_ASSERT(i, "cuda backend: kernel {} computes %{} of {}, which the module lacks", k.name, k.instruction,
                 k.computation);
-    // An output fusion's epilogue kernel reads its dots' results from scratch buffers that a GEMM library writes;
-    // without one wired in yet, the whole fusion runs on the host.
-    if (k.plan.num_scratch == 0) kernel_of_[i] = &k;
+    if (k.plan.num_scratch == 0) {
+      kernel_of_[i] = &k;
+      continue;
+    }
+    // An output fusion's epilogue kernel reads its dots' results from scratch buffers (in the order of the fused
+    // computation) that cuBLASLt writes first: each dot must be one matmul of two of the fusion's parameters.
+    // Otherwise (or without cuBLASLt) the whole fusion runs on the host.
+    std::vector<ScratchDot> dots;
+    bool ok = blas_ != nullptr;
+    for (auto& fi : i->called.at(0)->instructions) {
+      if (!ok || fi->opcode != Opcode::kDot) continue;
+      std::optional<GemmPlan> p = plan_gemm(*fi);
+      const Instruction *l = fi->operand(0), *r = fi->operand(1);
+      ok = p && l->opcode == Opcode::kParameter && r->opcode == Opcode::kParameter;
+      if (ok)
+        dots.push_back(
+            {fi.get(), *p, static_cast<size_t>(l->parameter_number), static_cast<size_t>(r->parameter_number)});
+    }
+    if (ok && dots.size() == k.plan.num_scratch) {
+      kernel_of_[i] = &k;
+      scratch_of_[i] = std::move(dots);
+    }
   }
   // Everything else that computes runs on the host: a computation of parameters and a copy of the instruction.
   fallbacks_ = std::make_unique<hlo::Module>(module_->name + "_host_fallbacks");
@@ -107,6 +127,11 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
       whiles_ += inst.opcode == Opcode::kWhile;
       conds_ += inst.opcode == Opcode::kConditional;
       if (needs_no_work(inst.opcode) || kernel_of_.count(&inst)) continue;
+      if (inst.opcode == Opcode::kDot && blas_)
+        if (std::optional<GemmPlan> p = plan_gemm(inst)) {
+          gemm_of_[&inst] = *p;
+          continue;
+        }
       hlo::Computation* f = fallbacks_->add_computation(fallbacks_->unique_name(inst.name));
       std::vector<Instruction*> params;
       for (size_t k = 0; k < inst.operands.size(); ++k)
@@ -121,7 +146,13 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
 }
 
 std::map<std::string, int64_t> CudaExecutable::stats() const {
-  return {{"kernels", static_cast<int64_t>(code_.kernels.size())},
+  return {{"kernels", static_cast<int64_t>(kernel_of_.size())},
+          {"library_dots", static_cast<int64_t>(gemm_of_.size() +
+                                                [&] {
+                                                  size_t n = 0;
+                                                  for (auto& [i, d] : scratch_of_) n += d.size();
+                                                  return n;
+                                                }())},
           {"host_fallbacks", static_cast<int64_t>(fallback_of_.size())},
           {"while_loops", whiles_},
           {"conditionals", conds_}};
@@ -222,6 +253,11 @@ CudaExecutable::Val CudaExecutable::run_computation(GpuDevice& gpu, const hlo::C
         break;
       }
       default: {
+        if (auto g = gemm_of_.find(&inst); g != gemm_of_.end()) {
+          v.array = blas_->matmul(gpu, g->second, ops[0]->array, ops[1]->array, inst.shape,
+                                  fmt::format("cuBLASLt matmul (%{})", inst.name));
+          break;
+        }
         auto k = kernel_of_.find(&inst);
         if (k == kernel_of_.end()) {
           v = run_fallback(gpu, inst, ops);
@@ -233,6 +269,10 @@ CudaExecutable::Val CudaExecutable::run_computation(GpuDevice& gpu, const hlo::C
           JITX_ASSERT(!o->is_tuple, "cuda backend: kernel {} (%{}) reads a tuple", k->second->name, inst.name);
           ins.push_back(o->array);
         }
+        if (auto sc = scratch_of_.find(&inst); sc != scratch_of_.end())
+          for (const ScratchDot& d : sc->second)  // the output fusion's dots first, into its scratch buffers
+            ins.push_back(blas_->matmul(gpu, d.plan, ins.at(d.lhs), ins.at(d.rhs), d.dot->shape,
+                                        fmt::format("cuBLASLt matmul (%{} in %{})", d.dot->name, inst.name)));
         bool empty = true;
         for (auto& s : outs) empty = empty && s.num_elements() == 0;
         std::vector<std::shared_ptr<GpuArray>> got;
@@ -291,10 +331,11 @@ std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::
   auto exe = std::make_shared<CudaExecutable>(m, t);  // compiled outside the lock
   if (config().log_compiles) {
     auto st = exe->stats();
-    detail::log_line(
-        fmt::format("[jitx] cuda backend: '{}' for {}: {} kernels, {} host fallbacks, {} while loops, {} "
-                    "conditionals",
-                    m->name, t.arch, st["kernels"], st["host_fallbacks"], st["while_loops"], st["conditionals"]));
+    detail::log_line(fmt::format(
+        "[jitx] cuda backend: '{}' for {}: {} kernels, {} cuBLASLt dots, {} host fallbacks, {} while loops, {} "
+        "conditionals{}",
+        m->name, t.arch, st["kernels"], st["library_dots"], st["host_fallbacks"], st["while_loops"],
+        st["conditionals"], exe->blas_missing().empty() ? "" : " (no cuBLASLt: " + exe->blas_missing() + ")"));
   }
   std::lock_guard<std::mutex> l(g_cache_mu);
   g_cache.push_back({m, t.arch, exe});

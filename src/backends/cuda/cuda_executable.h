@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/cuda/cublaslt.h"
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/cuda_runtime.h"
 
@@ -42,9 +43,11 @@ class CudaExecutable {
   /// Kernels are enqueued and return at once; host fallbacks and control flow wait for the values they read.
   std::vector<std::shared_ptr<GpuArray>> run(GpuDevice& gpu, const std::vector<std::shared_ptr<GpuArray>>& args) const;
 
-  /// {"kernels", "host_fallbacks", "while_loops", "conditionals"}: what the module compiled to.
+  /// {"kernels", "library_dots", "host_fallbacks", "while_loops", "conditionals"}: what the module compiled to.
   std::map<std::string, int64_t> stats() const;
   const GpuModule& code() const { return code_; }
+  /// Why dots run on the host ("" when cuBLASLt was found).
+  const std::string& blas_missing() const { return blas_why_; }
   /// The instruction kernel `entry` with this PTX computes, or nullptr (the fake driver's tests run it on the host).
   const hlo::Instruction* instruction_of(const std::string& entry, const std::string& ptx) const;
 
@@ -55,6 +58,17 @@ class CudaExecutable {
   std::unique_ptr<hlo::Module> fallbacks_;  // one computation per host fallback: parameters and a copy of it
   GpuModule code_;
   std::unordered_map<const hlo::Instruction*, const GpuKernel*> kernel_of_;
+  // Dots through cuBLASLt (none when the library is missing: blas_why_ says why), and the dots of output fusions,
+  // whose results the epilogue kernel reads as scratch: (plan, the fusion's operand index of lhs and rhs).
+  Blas* blas_ = nullptr;
+  std::string blas_why_;
+  std::unordered_map<const hlo::Instruction*, GemmPlan> gemm_of_;
+  struct ScratchDot {
+    const hlo::Instruction* dot;
+    GemmPlan plan;
+    size_t lhs, rhs;
+  };
+  std::unordered_map<const hlo::Instruction*, std::vector<ScratchDot>> scratch_of_;
   std::unordered_map<const hlo::Instruction*, const hlo::Computation*> fallback_of_;
   int64_t whiles_ = 0, conds_ = 0;
   // Constants copied to a device once, on the first call there.

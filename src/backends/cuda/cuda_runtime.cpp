@@ -1,9 +1,9 @@
 // The asynchronous runtime of one CUDA device (see cuda_runtime.h).
 #include "backends/cuda/cuda_runtime.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "jitx/error.h"
 
@@ -23,9 +23,10 @@ void check(const Driver& d, CUresult r, const char* op) {
 }
 // An asynchronous failure seen by `op` reading an array computed by `producer`.
 std::string async_failure(const Driver& d, const char* op, const std::string& producer, int ordinal, CUresult r) {
-  return fmt::format("{}: the work that computes this array ({}), or work before it, failed on cuda:{}: {} (errors of "
-                     "asynchronous CUDA work are sticky: the device's context cannot run anything after one)",
-                     op, producer, ordinal, error_name(d, r));
+  return fmt::format(
+      "{}: the work that computes this array ({}), or work before it, failed on cuda:{}: {} (errors of "
+      "asynchronous CUDA work are sticky: the device's context cannot run anything after one)",
+      op, producer, ordinal, error_name(d, r));
 }
 // Pinned staging blocks are rounded like device blocks and kept while they total at most this much.
 constexpr size_t kMaxCachedStaging = size_t{256} << 20;
@@ -285,8 +286,28 @@ std::vector<std::shared_ptr<GpuArray>> GpuDevice::launch(const GpuKernel& k,
   if (inputs.size() != want || outputs.size() != k.plan.num_outputs)
     throw RuntimeError(fmt::format("cuda launch of {}: got {} inputs and {} outputs, expected {} and {}", k.name,
                                    inputs.size(), outputs.size(), want, k.plan.num_outputs));
+  for (auto& in : inputs)
+    if (in->device != this)
+      throw RuntimeError(fmt::format("cuda launch of {}: an input lives on another device", k.name));
+  return enqueue(fmt::format("kernel {} (%{})", k.name, k.instruction), inputs, outputs,
+                 [&](CUstream stream, const std::vector<CUdeviceptr>& outs, const std::vector<CUdeviceptr>& ins) {
+                   CUfunction fn = function(k);
+                   std::vector<CUdeviceptr> params = outs;
+                   params.insert(params.end(), ins.begin(), ins.end());
+                   std::vector<void*> args;
+                   for (auto& p : params) args.push_back(&p);
+                   CUresult r =
+                       d_.cuLaunchKernel(fn, static_cast<unsigned>(k.plan.grid), 1, 1,
+                                         static_cast<unsigned>(k.plan.block), 1, 1, 0, stream, args.data(), nullptr);
+                   return r == CUDA_SUCCESS ? std::string() : "cuLaunchKernel: " + error_name(d_, r);
+                 });
+}
+
+std::vector<std::shared_ptr<GpuArray>> GpuDevice::enqueue(const std::string& producer,
+                                                          std::span<const std::shared_ptr<GpuArray>> inputs,
+                                                          const std::vector<hlo::Shape>& outputs,
+                                                          const LibraryWork& work) {
   make_current();
-  std::string producer = fmt::format("kernel {} (%{})", k.name, k.instruction);
   std::vector<std::shared_ptr<GpuArray>> outs;
   auto fail_all = [&](std::exception_ptr e) {
     if (outs.empty())  // failed before allocating: outputs that hold no memory, only the error
@@ -302,15 +323,14 @@ std::vector<std::shared_ptr<GpuArray>> GpuDevice::launch(const GpuKernel& k,
     return outs;
   };
   for (auto& in : inputs) {
-    if (in->device != this)
-      throw RuntimeError(fmt::format("cuda launch of {}: an input lives on another device", k.name));
+    if (in->device != this) throw RuntimeError(fmt::format("{}: an input lives on another device", producer));
     if (in->error) {  // checked before any allocation (a sticky error would make that fail)
       // The input never got its value: neither do the outputs (every reader sees why).
       try {
         std::rethrow_exception(in->error);
       } catch (const std::exception& e) {
-        return fail_all(std::make_exception_ptr(
-            RuntimeError(fmt::format("{}: an input failed: {}", producer, e.what()))));
+        return fail_all(
+            std::make_exception_ptr(RuntimeError(fmt::format("{}: an input failed: {}", producer, e.what()))));
       }
     }
   }
@@ -320,27 +340,20 @@ std::vector<std::shared_ptr<GpuArray>> GpuDevice::launch(const GpuKernel& k,
     outs.clear();
     return fail_all(std::make_exception_ptr(RuntimeError(fmt::format("{}: {}", producer, e.what()))));
   }
-  CUfunction fn = nullptr;
-  try {
-    fn = function(k);
-  } catch (...) {
-    return fail_all(std::current_exception());
-  }
   for (auto& in : inputs) {
     CUresult w = in->ready ? d_.cuStreamWaitEvent(streams_[kCompute], in->ready->e, 0) : CUDA_SUCCESS;
     if (w != CUDA_SUCCESS)
       return fail_all(std::make_exception_ptr(RuntimeError(async_failure(d_, "launch", in->producer, ordinal_, w))));
   }
-  std::vector<CUdeviceptr> params;
-  for (auto& o : outs) params.push_back(o->ptr);
-  for (auto& in : inputs) params.push_back(in->ptr);
-  std::vector<void*> args;
-  for (auto& p : params) args.push_back(&p);
-  CUresult r = d_.cuLaunchKernel(fn, static_cast<unsigned>(k.plan.grid), 1, 1, static_cast<unsigned>(k.plan.block), 1,
-                                 1, 0, streams_[kCompute], args.data(), nullptr);
-  if (r != CUDA_SUCCESS)
-    return fail_all(std::make_exception_ptr(
-        RuntimeError(fmt::format("{}: cuLaunchKernel: {}", producer, error_name(d_, r)))));
+  std::vector<CUdeviceptr> out_ptrs, in_ptrs;
+  for (auto& o : outs) out_ptrs.push_back(o->ptr);
+  for (auto& in : inputs) in_ptrs.push_back(in->ptr);
+  try {
+    std::string err = work(streams_[kCompute], out_ptrs, in_ptrs);
+    if (!err.empty()) return fail_all(std::make_exception_ptr(RuntimeError(fmt::format("{}: {}", producer, err))));
+  } catch (...) {
+    return fail_all(std::current_exception());
+  }
   std::shared_ptr<GpuEvent> done;
   try {
     done = record(kCompute);

@@ -8,13 +8,14 @@
 // kernel reading it) gets a RuntimeError naming the work that computed it.
 //
 // Used by the "cuda" devices of the public API (cuda_devices.cpp: device_put there and back) and by the executable
-// that runs jitted programs on them (cuda_executable.h). Tested on a fake driver (tests/cuda_fake_test.cpp, plumbing only)
-// and, through tools/gpu_check.sh, on a real one (never run yet).
+// that runs jitted programs on them (cuda_executable.h). Tested on a fake driver (tests/cuda_fake_test.cpp, plumbing
+// only) and, through tools/gpu_check.sh, on a real one (never run yet).
 //
 // Arrays must not outlive their GpuDevice (their destructors give memory back to it).
 #pragma once
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -88,6 +89,15 @@ class GpuDevice {
   /// the kernel's ABI), with fresh outputs of `outputs`' shapes, and returns them at once.
   std::vector<std::shared_ptr<GpuArray>> launch(const GpuKernel& k, std::span<const std::shared_ptr<GpuArray>> inputs,
                                                 const std::vector<hlo::Shape>& outputs);
+  /// Library work on the compute stream (a cuBLASLt matmul): given the stream and the device pointers of the
+  /// outputs and inputs, enqueues itself and returns "" or what failed.
+  using LibraryWork = std::function<std::string(CUstream stream, const std::vector<CUdeviceptr>& outputs,
+                                                const std::vector<CUdeviceptr>& inputs)>;
+  /// Enqueues `work` on the compute stream after the work that writes `inputs`, with fresh outputs of `outputs`'
+  /// shapes, and returns them at once; a failure to start marks the outputs with the error (named `producer`).
+  std::vector<std::shared_ptr<GpuArray>> enqueue(const std::string& producer,
+                                                 std::span<const std::shared_ptr<GpuArray>> inputs,
+                                                 const std::vector<hlo::Shape>& outputs, const LibraryWork& work);
   /// Waits for both streams.
   void synchronize();
 

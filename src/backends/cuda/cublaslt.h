@@ -1,0 +1,52 @@
+// Dots on a CUDA device through cuBLASLt, opened with dlopen at run time (never linked): libcublasLt.so.13 (or .so.12,
+// or JITX_CUBLASLT_LIBRARY), its entry points resolved once. Without the library dots run on the host (the
+// executable's fallback), and nothing else changes.
+//
+// A dot_general maps to one (strided batched) matmul when its operands and result are row-major and each operand is
+// [batch..., free..., contracting...] or [batch..., contracting..., free...] (batch dimensions leading, in order;
+// each group contiguous, contracting dimensions paired in order): the row-major product C = A B is the column-major
+// C^T = B^T A^T, so the rhs is cuBLASLt's A and the lhs its B. f32 (computed in f32, no TF32: the cpu's results),
+// bf16 and f16 (f32 accumulation; an f32 or same-dtype result) and f64.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_runtime.h"
+
+namespace jitx::cuda {
+
+/// One dot as `batch` row-major products [m, k] x [k, n] -> [m, n] (lhs_t: the lhs is stored [k, m]; rhs_t: the
+/// rhs is stored [n, k]); batches `m k`, `k n` and `m n` elements apart.
+struct GemmPlan {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool lhs_t = false, rhs_t = false;
+  DType in = DType::float32, out = DType::float32;
+};
+/// The plan of `dot` (a kDot), or nullopt when it does not map to one matmul (then it runs on the host).
+std::optional<GemmPlan> plan_gemm(const hlo::Instruction& dot);
+
+class Blas {
+ public:
+  /// The library, loaded once; nullptr with the reason in *why when it is missing or lacks entry points.
+  static Blas* get(std::string* why = nullptr);
+  /// Test-only: loads the library at `path` instead (tests/fake_cuda_driver.cpp exports a fake cuBLASLt); "" goes
+  /// back to the default search. Blas objects handed out before stay valid.
+  static void use_library_for_testing(const std::string& path);
+
+  /// Enqueues the dot `plan` on `gpu`'s compute stream after its operands: returns the result at once.
+  std::shared_ptr<GpuArray> matmul(GpuDevice& gpu, const GemmPlan& plan, const std::shared_ptr<GpuArray>& lhs,
+                                   const std::shared_ptr<GpuArray>& rhs, const hlo::Shape& result,
+                                   const std::string& producer);
+
+  struct Impl;
+  explicit Blas(std::unique_ptr<Impl> impl);
+  ~Blas();
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace jitx::cuda

@@ -403,14 +403,28 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
     auto f = jit([](Array a) { return jnp::tanh(a) * 2.0f + 1.0f; });
     f(xc).block_until_ready();
     int64_t before = counter("launches");
-    Array r;
+    Array r, r2;
     {
       Delay slow(150);  // the fake's stream sleeps before each launch: the call returns before the value is there
       r = f(xc);
-      CHECK_FALSE(detail::concrete_buffer(r, "test")->ready->is_ready());
+      r2 = f(r);  // enqueued behind it without waiting for the device
+      for (const Array* a : {&r, &r2}) {
+        const auto& buf = detail::concrete_buffer(*a, "test");
+        buf->ready->wait();  // enqueued on the device (the event's meaning for a CUDA array) ...
+        std::shared_ptr<cuda::GpuArray> g = cuda::array_of(*buf);
+        REQUIRE(g != nullptr);
+        CHECK_FALSE(g->is_ready());  // ... but not computed: the fake's stream sleeps before each launch
+      }
     }
+    r2.block_until_ready();  // waits for the device, not only for the enqueue
+    {
+      std::shared_ptr<cuda::GpuArray> g = cuda::array_of(*detail::concrete_buffer(r2, "test"));
+      REQUIRE(g != nullptr);
+      CHECK(g->is_ready());
+    }
+    check_close(r2, jnp::tanh(jnp::tanh(x) * 2.0f + 1.0f) * 2.0f + 1.0f, f32);
     check_close(r, jnp::tanh(x) * 2.0f + 1.0f, f32);
-    CHECK(counter("launches") - before == 1);  // one loop fusion
+    CHECK(counter("launches") - before == 2);  // one loop fusion per call
     auto loop = jit([](Array a) {
       return lax::fori_loop(
           0, 6, [](Array, Array c) { return jnp::sin(c) * 0.9f; }, a);

@@ -6,17 +6,18 @@
 #include <cstring>
 #include <limits>
 
-#include "jitx/config.h"
 #include "core/errors.h"
-#include "core/trace.h"
 #include "core/primitive.h"
 #include "core/shape_util.h"
+#include "core/trace.h"
+#include "jitx/config.h"
 #include "jitx/lax.h"
-#include "ops/convert.h"
 #include "jitx/numpy.h"
+#include "ops/convert.h"
 #include "runtime/concrete.h"
-#include "runtime/sharded.h"
+#include "runtime/foreign_memory.h"
 #include "runtime/runtime.h"
+#include "runtime/sharded.h"
 
 namespace jitx {
 using detail::ApiScope;
@@ -59,17 +60,23 @@ Array Array::from_scalar_i64(int64_t v, DType d, bool weak) {
   // As JAX without x64 (OverflowError for a Python int that does not fit int32): no silent wrap-around.
   if (d == DType::int64 && canonicalize_dtype(d) != d &&
       (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()))
-    throw_error<TypeError>("Array", "the 64-bit integer {} does not fit int32, the integer dtype with "
-                                    "config().enable_x64 off (JAX's OverflowError)", v);
+    throw_error<TypeError>("Array",
+                           "the 64-bit integer {} does not fit int32, the integer dtype with "
+                           "config().enable_x64 off (JAX's OverflowError)",
+                           v);
   return scalar_array(d, weak, [&](detail::Literal& l) { l.set_i64(0, v); });
 }
 Array Array::from_scalar_u64(uint64_t v, DType d, bool weak) {
   if (is_integer(d) && !is_unsigned_integer(d) && v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-    throw_error<TypeError>("Array", "the unsigned integer {} does not fit int64, the type of a C++ unsigned "
-                                    "value next to arrays (JAX's OverflowError for a Python int that large)", v);
+    throw_error<TypeError>("Array",
+                           "the unsigned integer {} does not fit int64, the type of a C++ unsigned "
+                           "value next to arrays (JAX's OverflowError for a Python int that large)",
+                           v);
   if (d == DType::uint64 && canonicalize_dtype(d) != d && v > std::numeric_limits<uint32_t>::max())
-    throw_error<TypeError>("Array", "the 64-bit unsigned integer {} does not fit uint32, the unsigned dtype with "
-                                    "config().enable_x64 off (JAX's OverflowError)", v);
+    throw_error<TypeError>("Array",
+                           "the 64-bit unsigned integer {} does not fit uint32, the unsigned dtype with "
+                           "config().enable_x64 off (JAX's OverflowError)",
+                           v);
   return scalar_array(d, weak, [&](detail::Literal& l) { l.set_u64(0, v); });
 }
 
@@ -94,7 +101,15 @@ const Array& Array::block_until_ready() const {
     sa->wait_local();
     return *this;
   }
-  if (impl_ && !is_tracer()) detail::concrete_buffer(*this, "block_until_ready")->ready->wait();
+  if (impl_ && !is_tracer()) {
+    const auto& b = detail::concrete_buffer(*this, "block_until_ready");
+    b->ready->wait();
+    // A device outside the client's platform (CUDA): the event says the work is enqueued; wait for the device too.
+    if (const runtime::ForeignPlatform* f =
+            runtime::is_foreign(*b) ? runtime::foreign_platform(b->device->platform) : nullptr;
+        f && f->wait)
+      f->wait(*b);
+  }
   return *this;
 }
 
@@ -154,10 +169,10 @@ std::string Array::to_string() const {
   if (!impl_) return "Array(<empty>)";
   if (is_tracer()) return fmt::format("Traced<{}>", aval().str());
   auto lit = detail::concrete_buffer(*this, "to_string")->literal();
-  static const char* names[] = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+  static const char* names[] = {"bool",   "int8",   "int16",   "int32",    "int64",   "uint8",  "uint16",
                                 "uint32", "uint64", "float16", "bfloat16", "float32", "float64"};
-  std::string dtype_str = fmt::format("dtype={}{}", names[static_cast<int>(dtype())],
-                                      weak_type() ? ", weak_type=True" : "");
+  std::string dtype_str =
+      fmt::format("dtype={}{}", names[static_cast<int>(dtype())], weak_type() ? ", weak_type=True" : "");
   // As JAX's Array.__repr__: an empty array shows its shape; the dtype follows the last line, or (past the line
   // width) six spaces, as JAX writes it.
   if (lit.size() == 0) {
@@ -179,14 +194,17 @@ void detail::check_host_count(size_t count, const Shape& shape, Loc loc) {
   ApiScope s(loc);
   int64_t need = detail::checked_num_elements(shape, DType::uint8, "array");
   if (static_cast<int64_t>(count) != need)
-    throw_error<ShapeError>("array", "got {} values for shape {}, which holds {}; pass as many values as the shape has "
-                                     "elements", count, detail::shape_str(shape), need);
+    throw_error<ShapeError>("array",
+                            "got {} values for shape {}, which holds {}; pass as many values as the shape has "
+                            "elements",
+                            count, detail::shape_str(shape), need);
 }
 
 void detail::ragged_error(Loc loc) {
   ApiScope s(loc);
-  throw_error<ShapeError>("array", "nested lists have rows of different lengths (an inhomogeneous shape); every "
-                                   "row of one level must have the same length");
+  throw_error<ShapeError>("array",
+                          "nested lists have rows of different lengths (an inhomogeneous shape); every "
+                          "row of one level must have the same length");
 }
 
 Array array_from_data(const void* data, DType src, Shape shape, DType dtype, Loc loc) {
@@ -307,7 +325,6 @@ Array arange(double start, double stop, double step, DType dtype, Loc loc) {
   return array_from_data(p, DType::float64, {n}, dtype, loc);
 }
 Array arange(double stop, DType dtype, Loc loc) { return arange(0.0, stop, 1.0, dtype, loc); }
-
 
 Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype, Loc loc) {
   ApiScope s(loc);

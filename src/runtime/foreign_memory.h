@@ -20,6 +20,9 @@ class Executable;
 struct ForeignPlatform {
   /// The buffer's value on the host (waits for it; throws RuntimeError when the work that computed it failed).
   detail::Literal (*fetch)(const Buffer& b) = nullptr;
+  /// Waits until the device has computed `b` (its `ready` event only says the work is enqueued there); throws
+  /// RuntimeError when that work failed.
+  void (*wait)(const Buffer& b) = nullptr;
   /// Runs `exe`'s module on `dev` (a device of the platform) over `args` and returns its pending outputs; nullptr
   /// where computations do not run on the platform's devices.
   std::vector<std::shared_ptr<Buffer>> (*execute)(const Executable& exe, std::span<const std::shared_ptr<Buffer>> args,

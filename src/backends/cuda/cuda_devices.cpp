@@ -64,8 +64,13 @@ detail::Literal fetch(const runtime::Buffer& b) {
   if (!h) throw RuntimeError(fmt::format("reading an array on {}: it holds no CUDA memory", b.device->str()));
   return h->gpu->fetch(h->a);
 }
+void wait(const runtime::Buffer& b) {
+  std::shared_ptr<GpuArray> a = array_of(b);
+  if (!a) throw RuntimeError(fmt::format("waiting for an array on {}: it holds no CUDA memory", b.device->str()));
+  a->block_until_ready();
+}
 const bool kCudaDevicesRegistered =
-    runtime::register_foreign_platform("cuda", runtime::ForeignPlatform{&fetch, &execute_on_device});
+    runtime::register_foreign_platform("cuda", runtime::ForeignPlatform{&fetch, &wait, &execute_on_device});
 }  // namespace
 
 int visible_devices(std::string* why) {

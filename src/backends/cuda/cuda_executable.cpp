@@ -334,8 +334,8 @@ std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::
     detail::log_line(fmt::format(
         "[jitx] cuda backend: '{}' for {}: {} kernels, {} cuBLASLt dots, {} host fallbacks, {} while loops, {} "
         "conditionals{}",
-        m->name, t.arch, st["kernels"], st["library_dots"], st["host_fallbacks"], st["while_loops"],
-        st["conditionals"], exe->blas_missing().empty() ? "" : " (no cuBLASLt: " + exe->blas_missing() + ")"));
+        m->name, t.arch, st["kernels"], st["library_dots"], st["host_fallbacks"], st["while_loops"], st["conditionals"],
+        exe->blas_missing().empty() ? "" : " (no cuBLASLt: " + exe->blas_missing() + ")"));
   }
   std::lock_guard<std::mutex> l(g_cache_mu);
   g_cache.push_back({m, t.arch, exe});
@@ -360,7 +360,7 @@ std::vector<std::shared_ptr<runtime::Buffer>> execute_on_device(const runtime::E
   for (auto& s : out_shapes) outs.push_back(runtime::Buffer::pending(s.dtype, s.dims, dev));
   std::vector<std::shared_ptr<runtime::Buffer>> ins(args.begin(), args.end());
   // On the device's runtime stream, in call order: the inputs (host arrays are copied in), the launches and host
-  // work, then the outputs' events fire once the device has computed them (or carry its error).
+  // work (control flow and host fallbacks wait for the device), then the outputs' events.
   dev->stream.enqueue([ce, gpu, ins = std::move(ins), outs] {
     try {
       std::vector<std::shared_ptr<GpuArray>> in_arrays;
@@ -370,14 +370,11 @@ std::vector<std::shared_ptr<runtime::Buffer>> execute_on_device(const runtime::E
         in_arrays.push_back(a ? a : gpu->put(b->literal()));
       }
       std::vector<std::shared_ptr<GpuArray>> got = ce->run(*gpu, in_arrays);
-      for (size_t k = 0; k < outs.size(); ++k) attach(*outs[k], got.at(k), gpu);
+      // The outputs' events fire once their work is enqueued on the device (the next call may enqueue its own at
+      // once): readers wait for the device through the platform (fetch, block_until_ready), and see its errors.
       for (size_t k = 0; k < outs.size(); ++k) {
-        try {
-          got[k]->block_until_ready();
-          outs[k]->ready->set();
-        } catch (...) {
-          outs[k]->ready->set_error(std::current_exception());
-        }
+        attach(*outs[k], got.at(k), gpu);
+        outs[k]->ready->set();
       }
     } catch (...) {
       for (auto& o : outs)

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "hlo/ir/attributes.h"
 #include "jitx/error.h"
@@ -74,17 +75,25 @@ std::optional<GemmPlan> plan_gemm(const Instruction& dot) {
 
 // --- the library ---
 struct Blas::Impl {
-#define JITX_CUBLASLT_FNS(X)                                                                                       \
-  X(cublasLtCreate)                                                                                                \
-  X(cublasLtDestroy) X(cublasLtGetStatusName) X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy)             \
-      X(cublasLtMatmulDescSetAttribute) X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy)               \
-          X(cublasLtMatrixLayoutSetAttribute) X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) \
-              X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
+#define JITX_CUBLASLT_FNS(X)                                                                                           \
+  X(cublasLtCreate)                                                                                                    \
+  X(cublasLtDestroy)                                                                                                   \
+  X(cublasLtGetStatusName) X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute)  \
+      X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute)                 \
+          X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) \
+              X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
 #define JITX_CUBLASLT_DECLARE(name) decltype(&::name) name = nullptr;
   JITX_CUBLASLT_FNS(JITX_CUBLASLT_DECLARE)
 #undef JITX_CUBLASLT_DECLARE
   std::mutex mu;
   std::map<const GpuDevice*, cublasLtHandle_t> handles;  // one per device, created on its first matmul
+  // A workspace per device (matmuls run in order on its compute stream, so they share it), and the heuristic's
+  // choice per device and problem.
+  static constexpr int64_t kWorkspaceBytes = int64_t{32} << 20;
+  std::map<const GpuDevice*, std::shared_ptr<GpuArray>> workspaces;
+  std::map<std::tuple<const GpuDevice*, int64_t, int64_t, int64_t, int64_t, bool, bool, DType, DType>,
+           cublasLtMatmulAlgo_t>
+      algos;
 
   std::string status(cublasStatus_t s) const {
     const char* n = cublasLtGetStatusName ? cublasLtGetStatusName(s) : nullptr;
@@ -158,6 +167,23 @@ std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const 
                                        const std::string& producer) {
   Impl& L = *impl_;
   std::shared_ptr<GpuArray> ins[] = {lhs, rhs};
+  std::shared_ptr<GpuArray> ws;
+  {
+    std::lock_guard<std::mutex> l(L.mu);
+    ws = L.workspaces[&gpu];
+  }
+  if (!ws) {  // allocated on the compute stream by an empty piece of work; without one, algorithms that need none
+    auto none = [](CUstream, const std::vector<CUdeviceptr>&, const std::vector<CUdeviceptr>&) {
+      return std::string();
+    };
+    ws = gpu.enqueue("cuBLASLt workspace", {}, {hlo::Shape(DType::uint8, {Impl::kWorkspaceBytes})}, none).at(0);
+    std::lock_guard<std::mutex> l(L.mu);
+    L.workspaces[&gpu] = ws;
+  }
+  uint64_t workspace = ws->error ? 0 : static_cast<uint64_t>(Impl::kWorkspaceBytes);
+  void* workspace_ptr = ws->error ? nullptr : reinterpret_cast<void*>(static_cast<uintptr_t>(ws->ptr));
+  auto key =
+      std::make_tuple(static_cast<const GpuDevice*>(&gpu), p.batch, p.m, p.n, p.k, p.lhs_t, p.rhs_t, p.in, p.out);
   auto work = [&](CUstream stream, const std::vector<CUdeviceptr>& outs,
                   const std::vector<CUdeviceptr>& in) -> std::string {
     cublasLtHandle_t handle = nullptr;
@@ -220,8 +246,14 @@ std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const 
     }
     cublasLtMatmulHeuristicResult_t heur{};
     int found = 0;
-    uint64_t workspace = 0;  // no workspace: the algorithms that need none
-    if (err.empty() && ok(L.cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate") &&
+    {
+      std::lock_guard<std::mutex> l(L.mu);
+      if (auto it = L.algos.find(key); it != L.algos.end()) {
+        heur.algo = it->second;
+        found = 1;
+      }
+    }
+    if (found == 0 && err.empty() && ok(L.cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate") &&
         ok(L.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                                   sizeof(workspace)),
            "MAX_WORKSPACE_BYTES") &&
@@ -229,6 +261,10 @@ std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const 
            "cublasLtMatmulAlgoGetHeuristic") &&
         found == 0)
       err = "cublasLtMatmulAlgoGetHeuristic found no algorithm";
+    if (err.empty() && pref) {
+      std::lock_guard<std::mutex> l(L.mu);
+      L.algos[key] = heur.algo;
+    }
     if (err.empty()) {
       const CUdeviceptr out = outs.at(0), l = in.at(0), r = in.at(1);
       float one = 1, zero = 0;
@@ -236,8 +272,8 @@ std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const 
       const void* alpha = f64 ? static_cast<const void*>(&one64) : &one;
       const void* beta = f64 ? static_cast<const void*>(&zero64) : &zero;
       auto ptr = [](CUdeviceptr v) { return reinterpret_cast<void*>(static_cast<uintptr_t>(v)); };
-      ok(L.cublasLtMatmul(handle, op, alpha, ptr(r), a, ptr(l), b, beta, ptr(out), d, ptr(out), d, &heur.algo, nullptr,
-                          0, stream),
+      ok(L.cublasLtMatmul(handle, op, alpha, ptr(r), a, ptr(l), b, beta, ptr(out), d, ptr(out), d, &heur.algo,
+                          workspace_ptr, workspace_ptr ? workspace : 0, stream),
          "cublasLtMatmul");
     }
     if (pref) L.cublasLtMatmulPreferenceDestroy(pref);

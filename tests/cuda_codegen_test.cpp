@@ -5,12 +5,13 @@
 #include <catch2/catch.hpp>
 
 #ifdef JITX_HAS_CUDA
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <fstream>
-#include <unistd.h>
+#include <map>
 
 #include "backend_test_util.h"
 #include "backends/cuda/caching_allocator.h"
@@ -120,13 +121,40 @@ TEST_CASE("cuda: without a driver there are no CUDA devices, and JITX_PLATFORM=c
 }
 
 TEST_CASE("cuda: PTX for every unary and binary float op, every float dtype (sm_80, sm_90)", "[cuda]") {
-  const std::vector<const char*> unary{
-      "abs", "negate", "sign", "floor", "ceil", "round-nearest-afz", "round-nearest-even", "exponential",
-      "exponential-minus-one", "log", "log-plus-one", "sqrt", "rsqrt", "cbrt", "tanh", "logistic", "sine", "cosine",
-      "tan", "erf", "erfc", "lgamma", "digamma", "erf-inv", "asin", "acos", "atan", "sinh", "cosh", "asinh",
-      "acosh", "atanh"};
-  const std::vector<const char*> binary{"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
-                                        "atan2", "power"};
+  const std::vector<const char*> unary{"abs",
+                                       "negate",
+                                       "sign",
+                                       "floor",
+                                       "ceil",
+                                       "round-nearest-afz",
+                                       "round-nearest-even",
+                                       "exponential",
+                                       "exponential-minus-one",
+                                       "log",
+                                       "log-plus-one",
+                                       "sqrt",
+                                       "rsqrt",
+                                       "cbrt",
+                                       "tanh",
+                                       "logistic",
+                                       "sine",
+                                       "cosine",
+                                       "tan",
+                                       "erf",
+                                       "erfc",
+                                       "lgamma",
+                                       "digamma",
+                                       "erf-inv",
+                                       "asin",
+                                       "acos",
+                                       "atan",
+                                       "sinh",
+                                       "cosh",
+                                       "asinh",
+                                       "acosh",
+                                       "atanh"};
+  const std::vector<const char*> binary{"add",     "subtract", "multiply", "divide", "remainder",
+                                        "maximum", "minimum",  "atan2",    "power"};
   int bad = 0, n = 0;
   for (DType d : kFloats) {
     auto s = shape_text(d, {17, 33});
@@ -168,10 +196,10 @@ TEST_CASE("cuda: PTX for data movement: broadcast, transpose, slice, pad, concat
           "[cuda]") {
   // Through jit: the optimised module's fusions of data-movement ops (the same module the CPU backend compiles).
   auto f = [](Array x) {
-    Array t = jnp::transpose(x);                                 // [33,17]
-    Array s = lax::slice(x, {1, 2}, {16, 30});                   // [15,28]
-    Array p = jnp::pad(s, {{1, 1}, {2, 3}});                     // [17,33]
-    Array c = jnp::concatenate({x, p}, 0);                       // [34,33]
+    Array t = jnp::transpose(x);                // [33,17]
+    Array s = lax::slice(x, {1, 2}, {16, 30});  // [15,28]
+    Array p = jnp::pad(s, {{1, 1}, {2, 3}});    // [17,33]
+    Array c = jnp::concatenate({x, p}, 0);      // [34,33]
     Array r = jnp::flip(c, 1);
     Array i = jnp::arange(33).astype(DType::float32);
     return std::make_tuple(t * 2.0f, r + i, jnp::reshape(x, {33, 17}) - jnp::transpose(t + 1.0f).reshape({33, 17}));
@@ -207,8 +235,8 @@ TEST_CASE("cuda: PTX for every fusion kind: loop, row, column, middle and whole 
         shape_text(d, in), shape_text(d, out), shape_text(d, {}), dims,
         d == DType::bool_ ? (one ? "true" : "false") : (one ? "1" : "0"), r);
   };
-  for (DType d : {DType::float32, DType::float64, DType::bfloat16, DType::int32, DType::int64, DType::uint8,
-                  DType::bool_}) {
+  for (DType d :
+       {DType::float32, DType::float64, DType::bfloat16, DType::int32, DType::int64, DType::uint8, DType::bool_}) {
     std::vector<std::string> reducers{"add", "max", "min"};
     if (!is_floating(d)) reducers.insert(reducers.end(), {"mul", "and", "or"});
     for (auto& r : reducers) {
@@ -289,7 +317,8 @@ TEST_CASE("cuda: PTX for an output fusion's epilogue, layer norm, GELU and a whi
 
   // A loop: its body's fusions are kernels too (the host runs the loop).
   auto loop = [](Array x) {
-    return lax::fori_loop(0, jnp::sum(x).astype(DType::int32), [](Array i, Array v) { return jnp::tanh(v) * 1.5f; }, x);
+    return lax::fori_loop(
+        0, jnp::sum(x).astype(DType::int32), [](Array i, Array v) { return jnp::tanh(v) * 1.5f; }, x);
   };
   auto wm = optimised(jit(loop).lower(jnp::ones({16, 16})).compile().as_text());
   INFO(hlo::print_hlo(*wm));
@@ -338,6 +367,79 @@ TEST_CASE("cuda: JITX_DUMP_TO writes each kernel's LLVM IR and PTX", "[cuda]") {
   CHECK(ll == 1);
   CHECK(ptx == 1);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cuda: equal instructions share one kernel, kept on disk for later processes (the kernel cache)", "[cuda]") {
+  // Two layers of the same computation: their fusions' canonical text is equal, so one kernel serves both.
+  auto m = hlo::parse_hlo(
+      "HloModule m\n\n%f1 (a: f32[64,100]) -> f32[64,100] {\n  %a = f32[64,100] parameter(0)\n"
+      "  %t = f32[64,100] tanh(%a)\n  ROOT %e = f32[64,100] exponential(%t)\n}\n\n"
+      "%f2 (b: f32[64,100]) -> f32[64,100] {\n  %b = f32[64,100] parameter(0)\n"
+      "  %u = f32[64,100] tanh(%b)\n  ROOT %x = f32[64,100] exponential(%u)\n}\n\n"
+      "ENTRY %main (p: f32[64,100]) -> f32[64,100] {\n  %p = f32[64,100] parameter(0)\n"
+      "  %l1 = f32[64,100] fusion(%p), kind=kLoop, calls=%f1\n"
+      "  ROOT %l2 = f32[64,100] fusion(%l1), kind=kLoop, calls=%f2\n}\n");
+  hlo::verify(*m);
+  auto dir = std::filesystem::temp_directory_path() / fmt::format("jitx_cuda_kernels_{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::string was = config().compilation_cache_dir;
+  config().compilation_cache_dir = dir.string();
+  struct Restore {
+    std::string was;
+    std::filesystem::path dir;
+    ~Restore() {
+      config().compilation_cache_dir = was;
+      std::filesystem::remove_all(dir);
+    }
+  } restore{was, dir};
+  cuda::clear_kernel_cache_for_testing();
+  cuda::KernelCacheStats s0 = cuda::kernel_cache_stats();
+  cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm80());
+  REQUIRE(g.kernels.size() == 2);
+  cuda::KernelCacheStats s1 = cuda::kernel_cache_stats();
+  CHECK(s1.compiled - s0.compiled == 1);
+  CHECK(s1.memory_hits - s0.memory_hits == 1);
+  CHECK(g.kernels[0].name == g.kernels[1].name);
+  CHECK(g.kernels[0].ptx == g.kernels[1].ptx);
+  CHECK(g.kernels[0].instruction == "l1");
+  CHECK(g.kernels[1].instruction == "l2");
+  CHECK_THAT(g.kernels[0].ptx, Contains(".entry " + g.kernels[0].name));
+  std::vector<std::filesystem::path> files;
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files.push_back(e.path());
+  REQUIRE(files.size() == 1);  // one entry, no temporary left behind
+  CHECK(files[0].extension() == ".ptxk");
+  // Another process (here: this one with its memory cache cleared) reads it back instead of compiling.
+  cuda::clear_kernel_cache_for_testing();
+  cuda::GpuModule again = cuda::compile_module(*m, cuda::GpuTarget::sm80());
+  cuda::KernelCacheStats s2 = cuda::kernel_cache_stats();
+  CHECK(s2.compiled == s1.compiled);
+  CHECK(s2.disk_hits - s1.disk_hits == 1);
+  REQUIRE(again.kernels.size() == 2);
+  CHECK(again.kernels[0].ptx == g.kernels[0].ptx);
+  CHECK(again.kernels[0].plan.grid == g.kernels[0].plan.grid);
+  CHECK(again.kernels[0].plan.block == g.kernels[0].plan.block);
+  CHECK(again.kernels[0].plan.num_operands == 1);
+  // Another target is another kernel; a corrupt or truncated file is compiled again (and rewritten), never loaded.
+  cuda::compile_module(*m, cuda::GpuTarget::sm90());
+  CHECK(cuda::kernel_cache_stats().compiled == s2.compiled + 1);
+  std::string bytes;
+  {
+    std::ifstream in(files[0], std::ios::binary);
+    bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  for (std::string bad : {bytes.substr(0, bytes.size() / 2), std::string("garbage"), bytes + "x",
+                          std::string(bytes).replace(bytes.find("tanh"), 4, "sine")}) {
+    std::ofstream(files[0], std::ios::binary | std::ios::trunc) << bad;
+    cuda::clear_kernel_cache_for_testing();
+    int64_t before = cuda::kernel_cache_stats().compiled;
+    cuda::GpuModule r = cuda::compile_module(*m, cuda::GpuTarget::sm80());
+    CHECK(cuda::kernel_cache_stats().compiled == before + 1);
+    CHECK(r.kernels.at(0).ptx == g.kernels[0].ptx);
+  }
+  std::ifstream in(files[0], std::ios::binary);
+  std::string rewritten((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(rewritten == bytes);
 }
 
 TEST_CASE("cuda: the caching allocator reuses freed blocks per stream and frees its cache when memory runs out",

@@ -2,15 +2,11 @@
 // element-level emitter mapped to libdevice (linked as bitcode), the O3 pipeline and NVPTX's PTX printer.
 #include "backends/cuda/cuda_codegen.h"
 
-#include <atomic>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <mutex>
-#include <unordered_set>
-
+#include <dlfcn.h>
+#include <unistd.h>
+#define XXH_INLINE_ALL
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -21,6 +17,17 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <xxhash.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <unordered_set>
 
 #include "backends/cpu/kernels.h"
 #include "backends/cuda/gpu_emitter.h"
@@ -44,9 +51,9 @@ const char* kTriple = "nvptx64-nvidia-cuda";
 
 // The C library functions the element-level emitter calls (all on double): libdevice has each as __nv_<name>.
 const std::unordered_set<std::string>& libm_names() {
-  static const std::unordered_set<std::string> s{
-      "exp",  "expm1", "log",  "log1p", "cbrt",  "tanh",  "sin",   "cos",   "tan", "erf", "erfc", "lgamma",
-      "asin", "acos",  "atan", "sinh",  "cosh",  "asinh", "acosh", "atanh", "pow", "atan2", "fmod"};
+  static const std::unordered_set<std::string> s{"exp",  "expm1", "log",   "log1p",  "cbrt", "tanh",  "sin",  "cos",
+                                                 "tan",  "erf",   "erfc",  "lgamma", "asin", "acos",  "atan", "sinh",
+                                                 "cosh", "asinh", "acosh", "atanh",  "pow",  "atan2", "fmod"};
   return s;
 }
 
@@ -96,8 +103,9 @@ bool link_libdevice(llvm::Module& m) {
   }
   std::string path = libdevice_path();
   if (path.empty())
-    throw CompileError("cuda backend: this kernel needs libdevice (f64 or uncommon math), and libdevice.10.bc was not "
-                       "found (set JITX_CUDA_LIBDEVICE or CUDA_HOME)");
+    throw CompileError(
+        "cuda backend: this kernel needs libdevice (f64 or uncommon math), and libdevice.10.bc was not "
+        "found (set JITX_CUDA_LIBDEVICE or CUDA_HOME)");
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf) throw CompileError("cuda backend: cannot read " + path + ": " + buf.getError().message());
   auto lib = llvm::parseBitcodeFile((*buf)->getMemBufferRef(), m.getContext());
@@ -198,6 +206,144 @@ GpuKernel compile_kernel(const Instruction& inst, const GpuTarget& target, bool 
   return k;
 }
 
+// --- the kernel cache ---
+namespace {
+// What makes a kernel's code: this build of jitx (its version and the shared object's identity, so that a rebuilt
+// emitter never loads another build's PTX), the target and the instruction's canonical text.
+std::string build_identity() {
+  static const std::string id = [] {
+    std::string s = fmt::format("jitx {} LLVM {}", JITX_CUDA_VERSION, LLVM_VERSION_STRING);
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&compile_module), &info) && info.dli_fname) {
+      std::error_code ec;
+      auto size = std::filesystem::file_size(info.dli_fname, ec);
+      auto time = std::filesystem::last_write_time(info.dli_fname, ec);
+      s += fmt::format(" {} {} {}", info.dli_fname, size, time.time_since_epoch().count());
+    }
+    return s;
+  }();
+  return id;
+}
+struct KernelCache {
+  std::mutex mu;
+  std::map<std::string, GpuKernel> kernels;  // key -> kernel (named after the key's hash)
+  KernelCacheStats stats;
+};
+KernelCache& kernel_cache() {
+  static auto* c = new KernelCache;  // never destroyed: compiles may run while the process exits
+  return *c;
+}
+constexpr const char* kKernelFileMagic = "jitx-cuda-kernel 1";
+
+std::string kernel_file(const std::string& dir, uint64_t hash) {
+  return fmt::format("{}/cuda/{:016x}.ptxk", dir, hash);
+}
+// The file: magic, the key (its length, then the text), the launch plan, the PTX (length, then the text).
+std::string encode_kernel(const std::string& key, const GpuKernel& k) {
+  const LaunchPlan& p = k.plan;
+  std::string s =
+      fmt::format("{}\n{}\n{}\n{} {} {} {} {} {} {}", kKernelFileMagic, key.size(), key, static_cast<int>(p.kind),
+                  p.block, p.grid, p.num_outputs, p.num_operands, p.num_scratch, p.scratch_bytes.size());
+  for (int64_t b : p.scratch_bytes) s += fmt::format(" {}", b);
+  s += fmt::format("\n{}\n{}", k.ptx.size(), k.ptx);
+  return s;
+}
+// nullopt for a file that is not exactly such an entry for `key` (corrupt, truncated, another key).
+std::optional<GpuKernel> decode_kernel(const std::string& bytes, const std::string& key) {
+  std::istringstream in(bytes);
+  std::string magic;
+  std::getline(in, magic);
+  size_t key_len = 0;
+  if (magic != kKernelFileMagic || !(in >> key_len) || in.get() != '\n' || key_len != key.size()) return {};
+  std::string stored(key_len, '\0');
+  if (!in.read(stored.data(), static_cast<std::streamsize>(key_len)) || stored != key) return {};
+  GpuKernel k;
+  int kind = 0;
+  size_t nscratch_bytes = 0, ptx_len = 0;
+  LaunchPlan& p = k.plan;
+  if (!(in >> kind >> p.block >> p.grid >> p.num_outputs >> p.num_operands >> p.num_scratch >> nscratch_bytes) ||
+      (kind != 0 && kind != 1) || p.block <= 0 || p.grid <= 0 || nscratch_bytes != p.num_scratch)
+    return {};
+  p.kind = static_cast<KernelKind>(kind);
+  p.scratch_bytes.resize(nscratch_bytes);
+  for (auto& b : p.scratch_bytes)
+    if (!(in >> b)) return {};
+  if (!(in >> ptx_len) || in.get() != '\n' || ptx_len > (size_t{1} << 30)) return {};
+  k.ptx.resize(ptx_len);
+  if (!in.read(k.ptx.data(), static_cast<std::streamsize>(ptx_len)) || in.peek() != EOF) return {};
+  return k;
+}
+// Written under a temporary name and renamed: a reader never sees half a file; a failure leaves no file behind.
+void store_kernel_file(const std::string& path, const std::string& bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  std::string tmp = fmt::format("{}.tmp{}", path, static_cast<unsigned long>(getpid()));
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f) {
+      std::filesystem::remove(tmp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+// The kernel of `inst`: from this process's cache, the disk cache (config().compilation_cache_dir), or compiled.
+GpuKernel cached_kernel(const Instruction& inst, const GpuTarget& target, bool allow_excess_precision) {
+  std::string key = fmt::format("{}\n{} {} excess={}\n{}", build_identity(), target.arch, target.features,
+                                allow_excess_precision ? 1 : 0, hlo::print_instruction_canonical(inst));
+  uint64_t hash = XXH3_64bits(key.data(), key.size());
+  KernelCache& c = kernel_cache();
+  auto finish = [&](GpuKernel k) {  // the kernel as this instruction's
+    k.instruction = inst.name;
+    k.computation = inst.parent ? inst.parent->name : "";
+    return k;
+  };
+  {
+    std::lock_guard<std::mutex> l(c.mu);
+    auto it = c.kernels.find(key);
+    if (it != c.kernels.end()) {
+      ++c.stats.memory_hits;
+      return finish(it->second);
+    }
+  }
+  const std::string name = fmt::format("jitx_k_{:016x}", hash);
+  const std::string dir = config().compilation_cache_dir;
+  std::optional<GpuKernel> k;
+  if (!dir.empty()) {
+    std::ifstream f(kernel_file(dir, hash), std::ios::binary);
+    if (f) {
+      std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      k = decode_kernel(bytes, key);
+      if (k) {
+        k->name = name;
+      }
+    }
+  }
+  std::lock_guard<std::mutex> l(c.mu);
+  if (k) {
+    ++c.stats.disk_hits;
+  } else {
+    k = compile_kernel(inst, target, allow_excess_precision, name);
+    ++c.stats.compiled;
+    if (!dir.empty()) store_kernel_file(kernel_file(dir, hash), encode_kernel(key, *k));
+  }
+  c.kernels.emplace(key, *k);
+  return finish(*k);
+}
+}  // namespace
+
+KernelCacheStats kernel_cache_stats() {
+  std::lock_guard<std::mutex> l(kernel_cache().mu);
+  return kernel_cache().stats;
+}
+void clear_kernel_cache_for_testing() {
+  std::lock_guard<std::mutex> l(kernel_cache().mu);
+  kernel_cache().kernels.clear();
+}
+
 GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool allow_excess_precision) {
   GpuModule out;
   const std::string& dump = config().dump_to;
@@ -212,15 +358,21 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
     if (fused) continue;
     for (auto& i : c->instructions) {
       switch (i->opcode) {
-        case Opcode::kParameter: case Opcode::kTuple: case Opcode::kGetTupleElement: case Opcode::kConstant:
+        case Opcode::kParameter:
+        case Opcode::kTuple:
+        case Opcode::kGetTupleElement:
+        case Opcode::kConstant:
           continue;  // buffers, not work
-        case Opcode::kWhile: case Opcode::kConditional: case Opcode::kCall:
+        case Opcode::kWhile:
+        case Opcode::kConditional:
+        case Opcode::kCall:
           out.no_kernel.emplace_back(i->name, "control flow: run by the host over its computations' kernels");
           continue;
         case Opcode::kDot:
           out.library.emplace_back(i->name, "cuBLASLt matmul");
           continue;
-        default: break;
+        default:
+          break;
       }
       bool output_fusion = i->opcode == Opcode::kFusion && hlo::fusion_kind_of(*i) == hlo::FusionKind::kOutput;
       std::string why = output_fusion ? "" : cpu::unsupported_reason(*i);
@@ -229,7 +381,10 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
         continue;
       }
       if (output_fusion) out.library.emplace_back(i->name, "cuBLASLt matmul, then the epilogue kernel");
-      GpuKernel k = compile_kernel(*i, target, allow_excess_precision, fmt::format("jitx_kernel_{}", seq++));
+      // With dumps on, each kernel is compiled (its LLVM IR written too); else through the kernel cache.
+      GpuKernel k = dump.empty()
+                        ? cached_kernel(*i, target, allow_excess_precision)
+                        : compile_kernel(*i, target, allow_excess_precision, fmt::format("jitx_kernel_{}", seq++));
       if (!dump.empty()) {
         std::filesystem::create_directories(dump);
         std::string base =

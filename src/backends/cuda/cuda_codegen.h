@@ -55,11 +55,23 @@ GpuKernel compile_kernel(const hlo::Instruction& inst, const GpuTarget& target, 
 /// reason no kernel is emitted for them (control flow and tuples run on the host; others are not implemented).
 struct GpuModule {
   std::vector<GpuKernel> kernels;
-  std::vector<std::pair<std::string, std::string>> library;      // instruction -> library call
-  std::vector<std::pair<std::string, std::string>> no_kernel;    // instruction -> why
+  std::vector<std::pair<std::string, std::string>> library;    // instruction -> library call
+  std::vector<std::pair<std::string, std::string>> no_kernel;  // instruction -> why
 };
-/// With config().dump_to set, writes <dir>/<module>.cuda.<kernel>.ll and .ptx for each kernel.
+/// With config().dump_to set, writes <dir>/<module>.cuda.<kernel>.ll and .ptx for each kernel (each compiled anew).
+/// Otherwise kernels come from the kernel cache: instructions with equal canonical text (an unrolled stack of layers,
+/// the same function jitted again) share one kernel, named jitx_k_<hash of its key>, compiled once per process; with
+/// config().compilation_cache_dir set, the PTX is also kept on disk (<dir>/cuda/<hash>.ptxk, written atomically) and
+/// read back by later processes of the same jitx build (a file that does not match its key exactly is recompiled).
 GpuModule compile_module(const hlo::Module& m, const GpuTarget& target, bool allow_excess_precision = true);
+
+struct KernelCacheStats {
+  int64_t compiled = 0, memory_hits = 0, disk_hits = 0;
+};
+/// What the kernel cache did in this process.
+KernelCacheStats kernel_cache_stats();
+/// Test-only: forgets this process's kernels (the disk cache stays).
+void clear_kernel_cache_for_testing();
 
 /// The toolkit's ptxas found at configure time ("" when none), and its libdevice.10.bc (JITX_CUDA_LIBDEVICE or
 /// CUDA_HOME override the configured path; "" when none exists).

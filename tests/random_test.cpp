@@ -7,6 +7,7 @@
 
 using namespace jitx;
 using namespace jitx::testing;
+using Catch::Matchers::Contains;
 
 namespace {
 namespace ref {
@@ -143,8 +144,8 @@ std::vector<int64_t> widen(const std::vector<uint64_t>& v) {
 }
 
 /// f(key) eagerly and through jit: both must have `shape` and exactly `want` (integers and bools).
-void both_exact(const Fn& f, const Array& key, const Shape& shape, DType d,
-                const std::vector<int64_t>& want, const std::string& what) {
+void both_exact(const Fn& f, const Array& key, const Shape& shape, DType d, const std::vector<int64_t>& want,
+                const std::string& what) {
   auto r = eager_and_jit(f, {key});
   CHECK(r[0].shape() == shape);
   CHECK(r[1].shape() == shape);
@@ -153,8 +154,8 @@ void both_exact(const Fn& f, const Array& key, const Shape& shape, DType d,
 }
 
 /// The same for floats: |got - want| <= rtol * max(1, |want|); rtol 0 demands the same bits.
-void both_close(const Fn& f, const Array& key, const Shape& shape, DType d,
-                const std::vector<double>& want, const std::string& what, double rtol) {
+void both_close(const Fn& f, const Array& key, const Shape& shape, DType d, const std::vector<double>& want,
+                const std::string& what, double rtol) {
   auto r = eager_and_jit(f, {key});
   for (int i = 0; i < 2; ++i) {
     INFO(what << (i ? " (jit)" : " (eager)"));
@@ -180,8 +181,7 @@ TEST_CASE("PRNGKey splits a 64-bit seed into hi and lo words as JAX", "[random]"
   CHECK(random::key(7).to_vector<uint32_t>() == ref::key_7);
   CHECK(random::PRNGKey((int64_t{1} << 40) + 5).to_vector<uint32_t>() == ref::key_big);
   CHECK(random::PRNGKey(-3).to_vector<uint32_t>() == ref::key_neg);
-  CHECK(random::PRNGKey(make_int({2147483647}, Shape{}, int32)).to_vector<uint32_t>() ==
-        ref::key_big_x32);
+  CHECK(random::PRNGKey(make_int({2147483647}, Shape{}, int32)).to_vector<uint32_t>() == ref::key_big_x32);
   // A 32-bit seed has no hi word: int32 -1 gives {0, 0xFFFFFFFF} (JAX's threefry_seed on an int32).
   CHECK(random::PRNGKey(make_int({-1}, Shape{}, int32)).to_vector<uint32_t>() ==
         std::vector<uint32_t>{0u, 0xFFFFFFFFu});
@@ -190,43 +190,55 @@ TEST_CASE("PRNGKey splits a 64-bit seed into hi and lo words as JAX", "[random]"
   CHECK(k.shape() == Shape{2});
   // Traced seeds: the key is built with ops, so it works under jit.
   auto f = jit([](Array seed) { return random::PRNGKey(seed); });
-  CHECK(f(make_int({(int64_t{1} << 40) + 5}, Shape{}, int64)).to_vector<uint32_t>() ==
-        ref::key_big);
+  CHECK(f(make_int({(int64_t{1} << 40) + 5}, Shape{}, int64)).to_vector<uint32_t>() == ref::key_big);
   CHECK(f(make_int({-3}, Shape{}, int64)).to_vector<uint32_t>() == ref::key_neg);
 }
 
 TEST_CASE("split and fold_in match JAX", "[random]") {
   Array k0 = raw_key(ref::key_0), k42 = raw_key(ref::key_42);
-  both_exact([](auto& v) { return random::split(v[0]); }, k0, {2, 2}, uint32, widen(ref::split_0_2),
-             "split(k0)");
-  both_exact([](auto& v) { return random::split(v[0], 3); }, k42, {3, 2}, uint32,
-             widen(ref::split_42_3), "split(k42, 3)");
+  both_exact([](auto& v) { return random::split(v[0]); }, k0, {2, 2}, uint32, widen(ref::split_0_2), "split(k0)");
+  both_exact([](auto& v) { return random::split(v[0], 3); }, k42, {3, 2}, uint32, widen(ref::split_42_3),
+             "split(k42, 3)");
   both_exact(
       [](auto& v) {
         return random::split(v[0], Shape{2, 3});
       },
       k42, {2, 3, 2}, uint32, widen(ref::split_42_2x3), "split(k42, (2, 3))");
-  both_exact([](auto& v) { return random::split(v[0], 1); }, k0, {1, 2}, uint32,
-             widen(ref::split_0_1), "split(k0, 1)");
-  both_exact([](auto& v) { return random::fold_in(v[0], 7); }, k0, {2}, uint32,
-             widen(ref::fold_in_0_7), "fold_in(k0, 7)");
-  both_exact([](auto& v) { return random::fold_in(v[0], make_int({4294967295}, Shape{}, uint32)); },
-             k42, {2}, uint32, widen(ref::fold_in_42_max), "fold_in(k42, 2^32-1)");
-  both_exact([](auto& v) { return random::fold_in(v[0], -1); }, k42, {2}, uint32,
-             widen(ref::fold_in_42_neg1), "fold_in(k42, -1)");
-  both_exact([](auto& v) { return random::split(random::fold_in(random::split(v[0])[1], 3), 2); },
-             k42, {2, 2}, uint32, widen(ref::fold_split), "split(fold_in(split(k42)[1], 3))");
+  both_exact([](auto& v) { return random::split(v[0], 1); }, k0, {1, 2}, uint32, widen(ref::split_0_1), "split(k0, 1)");
+  both_exact([](auto& v) { return random::fold_in(v[0], 7); }, k0, {2}, uint32, widen(ref::fold_in_0_7),
+             "fold_in(k0, 7)");
+  both_exact([](auto& v) { return random::fold_in(v[0], make_int({4294967295}, Shape{}, uint32)); }, k42, {2}, uint32,
+             widen(ref::fold_in_42_max), "fold_in(k42, 2^32-1)");
+  both_exact([](auto& v) { return random::fold_in(v[0], -1); }, k42, {2}, uint32, widen(ref::fold_in_42_neg1),
+             "fold_in(k42, -1)");
+  both_exact([](auto& v) { return random::split(random::fold_in(random::split(v[0])[1], 3), 2); }, k42, {2, 2}, uint32,
+             widen(ref::fold_split), "split(fold_in(split(k42)[1], 3))");
   // fold_in's data may be traced.
   auto f = jit([](Array key, Array d) { return random::fold_in(key, d); });
   CHECK(f(k0, make_int({7}, Shape{}, int32)).to_vector<uint32_t>() == ref::fold_in_0_7);
+  // Float and bool data convert to uint32 as jnp.uint32 does (floats truncated): JAX 0.10.2 x64 gives
+  // fold_in(PRNGKey(0), 3.7) == fold_in(PRNGKey(0), 3), jnp.float32(2.5) -> [4146024105, 2718843009],
+  // jnp.bfloat16(7.9) (7.90625) -> fold_in(k0, 7), True -> fold_in(k0, 1).
+  const std::vector<uint32_t> k0_3 = {2467461003u, 3840466878u}, k0_2 = {4146024105u, 2718843009u},
+                              k0_1 = {928981903u, 3453687069u};
+  CHECK(random::fold_in(k0, Array(3.7)).to_vector<uint32_t>() == k0_3);
+  CHECK(random::fold_in(k0, 3).to_vector<uint32_t>() == k0_3);
+  CHECK(random::fold_in(k0, Array(2.5f)).to_vector<uint32_t>() == k0_2);
+  CHECK(random::fold_in(k0, Array(7.9).astype(DType::bfloat16)).to_vector<uint32_t>() == ref::fold_in_0_7);
+  CHECK(random::fold_in(k0, Array(true)).to_vector<uint32_t>() == k0_1);
+  CHECK(f(k0, Array(2.5f)).to_vector<uint32_t>() == k0_2);
+  CHECK(f(k0, Array(3.7)).to_vector<uint32_t>() == k0_3);
+  // A weak float out of uint32's range is refused, as JAX's OverflowError/ValueError; arrays are refused.
+  CHECK_THROWS_WITH(random::fold_in(k0, Array(-1.5)), Contains("[fold_in]") && Contains("out of bounds for uint32"));
+  CHECK_THROWS_WITH(random::fold_in(k0, Array(1e10)), Contains("out of bounds for uint32"));
+  CHECK_THROWS_WITH(random::fold_in(k0, Array(NAN)), Contains("out of bounds for uint32"));
+  CHECK_THROWS_WITH(random::fold_in(k0, array<double>({1.0, 2.0})), Contains("[fold_in]") && Contains("scalar"));
 }
 
 TEST_CASE("bits match JAX for several shapes and widths", "[random]") {
   Array k0 = raw_key(ref::key_0), k42 = raw_key(ref::key_42), k7 = raw_key(ref::key_7);
-  both_exact([](auto& v) { return random::bits(v[0]); }, k0, {}, uint32, widen(ref::bits_0_scalar),
-             "bits(k0, ())");
-  both_exact([](auto& v) { return random::bits(v[0], {5}); }, k0, {5}, uint32, widen(ref::bits_0_5),
-             "bits(k0, 5)");
+  both_exact([](auto& v) { return random::bits(v[0]); }, k0, {}, uint32, widen(ref::bits_0_scalar), "bits(k0, ())");
+  both_exact([](auto& v) { return random::bits(v[0], {5}); }, k0, {5}, uint32, widen(ref::bits_0_5), "bits(k0, 5)");
   both_exact(
       [](auto& v) {
         return random::bits(v[0], {3, 4});
@@ -242,12 +254,12 @@ TEST_CASE("bits match JAX for several shapes and widths", "[random]") {
         return random::bits(v[0], {1, 1});
       },
       k7, {1, 1}, uint32, widen(ref::bits_7_1x1), "bits(k7, (1, 1))");
-  both_exact([](auto& v) { return random::bits(v[0], {7}, uint8); }, k0, {7}, uint8,
-             widen(ref::bits_0_7_u8), "bits(k0, 7, uint8)");
-  both_exact([](auto& v) { return random::bits(v[0], {5}, uint16); }, k42, {5}, uint16,
-             widen(ref::bits_42_5_u16), "bits(k42, 5, uint16)");
-  both_exact([](auto& v) { return random::bits(v[0], {3}, uint64); }, k0, {3}, uint64,
-             widen(ref::bits_0_3_u64), "bits(k0, 3, uint64)");
+  both_exact([](auto& v) { return random::bits(v[0], {7}, uint8); }, k0, {7}, uint8, widen(ref::bits_0_7_u8),
+             "bits(k0, 7, uint8)");
+  both_exact([](auto& v) { return random::bits(v[0], {5}, uint16); }, k42, {5}, uint16, widen(ref::bits_42_5_u16),
+             "bits(k42, 5, uint16)");
+  both_exact([](auto& v) { return random::bits(v[0], {3}, uint64); }, k0, {3}, uint64, widen(ref::bits_0_3_u64),
+             "bits(k0, 3, uint64)");
   both_exact(
       [](auto& v) {
         return random::bits(v[0], {2, 3}, uint64);
@@ -263,42 +275,41 @@ TEST_CASE("bits match JAX for several shapes and widths", "[random]") {
 
 TEST_CASE("uniform matches JAX bit for bit", "[random]") {
   Array k0 = raw_key(ref::key_0), k42 = raw_key(ref::key_42), k7 = raw_key(ref::key_7);
-  both_close([](auto& v) { return random::uniform(v[0], {5}); }, k0, {5}, float32, ref::uniform_0_5,
-             "uniform(k0)", 0);
+  both_close([](auto& v) { return random::uniform(v[0], {5}); }, k0, {5}, float32, ref::uniform_0_5, "uniform(k0)", 0);
   both_close(
       [](auto& v) {
         return random::uniform(v[0], {2, 3}, float32, -2.0, 3.0);
       },
       k42, {2, 3}, float32, ref::uniform_42_2x3_m2_3, "uniform(k42, -2, 3)", kJaxReference.uniform_f32);
-  both_close([](auto& v) { return random::uniform(v[0], {4}, bfloat16); }, k7, {4}, bfloat16,
-             ref::uniform_7_4_bf16, "uniform(k7, bf16)", 0);
-  both_close([](auto& v) { return random::uniform(v[0], {4}, float16); }, k7, {4}, float16,
-             ref::uniform_7_4_f16, "uniform(k7, f16)", 0);
+  both_close([](auto& v) { return random::uniform(v[0], {4}, bfloat16); }, k7, {4}, bfloat16, ref::uniform_7_4_bf16,
+             "uniform(k7, bf16)", 0);
+  both_close([](auto& v) { return random::uniform(v[0], {4}, float16); }, k7, {4}, float16, ref::uniform_7_4_f16,
+             "uniform(k7, f16)", 0);
   both_close(
       [](auto& v) {
         return random::uniform(v[0], {2, 3}, float32, make({0, 10, 20}, float32), 30.0);
       },
       k42, {2, 3}, float32, ref::uniform_42_3_arrmin, "uniform(k42, minval=[0, 10, 20], maxval=30)",
       kJaxReference.uniform_f32);
-  both_close([](auto& v) { return random::uniform(v[0], {4}, float64); }, k0, {4}, float64,
-             ref::uniform_0_4_f64, "uniform(k0, f64)", 0);
+  both_close([](auto& v) { return random::uniform(v[0], {4}, float64); }, k0, {4}, float64, ref::uniform_0_4_f64,
+             "uniform(k0, f64)", 0);
 }
 
 TEST_CASE("normal and truncated_normal match JAX", "[random]") {
   Array k0 = raw_key(ref::key_0), k42 = raw_key(ref::key_42), k7 = raw_key(ref::key_7);
-  both_close([](auto& v) { return random::normal(v[0], {6}); }, k0, {6}, float32, ref::normal_0_6,
-             "normal(k0)", kJaxReference.normal_f32);
+  both_close([](auto& v) { return random::normal(v[0], {6}); }, k0, {6}, float32, ref::normal_0_6, "normal(k0)",
+             kJaxReference.normal_f32);
   both_close(
       [](auto& v) {
         return random::normal(v[0], {2, 2});
       },
       k42, {2, 2}, float32, ref::normal_42_2x2, "normal(k42)", kJaxReference.normal_f32);
-  both_close([](auto& v) { return random::normal(v[0], {3}, float64); }, k7, {3}, float64,
-             ref::normal_7_3_f64, "normal(k7, f64)", kJaxReference.f64);
-  both_close([](auto& v) { return random::truncated_normal(v[0], -1.0, 2.0, Shape{6}); }, k0, {6},
-             float32, ref::tnormal_0_6_m1_2, "truncated_normal(k0, -1, 2)", kJaxReference.normal_f32);
-  both_close([](auto& v) { return random::truncated_normal(v[0], 0.0, 0.5, Shape{4}); }, k42, {4},
-             float32, ref::tnormal_42_4_0_05, "truncated_normal(k42, 0, 0.5)", kJaxReference.normal_f32);
+  both_close([](auto& v) { return random::normal(v[0], {3}, float64); }, k7, {3}, float64, ref::normal_7_3_f64,
+             "normal(k7, f64)", kJaxReference.f64);
+  both_close([](auto& v) { return random::truncated_normal(v[0], -1.0, 2.0, Shape{6}); }, k0, {6}, float32,
+             ref::tnormal_0_6_m1_2, "truncated_normal(k0, -1, 2)", kJaxReference.normal_f32);
+  both_close([](auto& v) { return random::truncated_normal(v[0], 0.0, 0.5, Shape{4}); }, k42, {4}, float32,
+             ref::tnormal_42_4_0_05, "truncated_normal(k42, 0, 0.5)", kJaxReference.normal_f32);
   // Without a shape, the result has lower's and upper's broadcast shape, and stays inside the open
   // interval.
   Array t = random::truncated_normal(k7, make({-0.1, 0.0, 1.0}, float32), 1.5);
@@ -310,8 +321,8 @@ TEST_CASE("normal and truncated_normal match JAX", "[random]") {
 
 TEST_CASE("bernoulli, categorical, permutation and randint match JAX", "[random]") {
   Array k0 = raw_key(ref::key_0), k42 = raw_key(ref::key_42), k7 = raw_key(ref::key_7);
-  both_exact([](auto& v) { return random::bernoulli(v[0], 0.3, Shape{10}); }, k0, {10}, bool_,
-             ref::bernoulli_0_10_03, "bernoulli(k0, 0.3)");
+  both_exact([](auto& v) { return random::bernoulli(v[0], 0.3, Shape{10}); }, k0, {10}, bool_, ref::bernoulli_0_10_03,
+             "bernoulli(k0, 0.3)");
   both_exact([](auto& v) { return random::bernoulli(v[0], 0.5, Shape{8}); }, k42, {8}, bool_,
              ref::bernoulli_42_8_default, "bernoulli(k42, 0.5)");
   both_exact(
@@ -321,10 +332,10 @@ TEST_CASE("bernoulli, categorical, permutation and randint match JAX", "[random]
       k7, {4}, bool_, ref::bernoulli_7_parr, "bernoulli(k7, p=[...])");
 
   Array logits = make(ref::cat_logits, {3, 4}, float32);
-  both_exact([logits](auto& v) { return random::categorical(v[0], logits); }, k0, {3}, int64,
-             ref::cat_0_axis_last, "categorical(k0, logits)");
-  both_exact([logits](auto& v) { return random::categorical(v[0], logits, 0); }, k42, {4}, int64,
-             ref::cat_42_axis_0, "categorical(k42, logits, axis=0)");
+  both_exact([logits](auto& v) { return random::categorical(v[0], logits); }, k0, {3}, int64, ref::cat_0_axis_last,
+             "categorical(k0, logits)");
+  both_exact([logits](auto& v) { return random::categorical(v[0], logits, 0); }, k42, {4}, int64, ref::cat_42_axis_0,
+             "categorical(k42, logits, axis=0)");
   both_exact(
       [logits](auto& v) {
         return random::categorical(v[0], logits, -1, Shape{5, 3});
@@ -340,8 +351,7 @@ TEST_CASE("bernoulli, categorical, permutation and randint match JAX", "[random]
              "permutation(k0, 10)");
   both_exact([](auto& v) { return random::permutation(v[0], 7); }, k42, {7}, int32, ref::perm_42_7,
              "permutation(k42, 7)");
-  both_exact([](auto& v) { return random::permutation(v[0], 1); }, k7, {1}, int32, ref::perm_7_1,
-             "permutation(k7, 1)");
+  both_exact([](auto& v) { return random::permutation(v[0], 1); }, k7, {1}, int32, ref::perm_7_1, "permutation(k7, 1)");
   auto big = random::permutation(k42, 100000).to_vector<int64_t>();
   CHECK(std::vector<int64_t>(big.begin(), big.begin() + 6) == ref::perm_42_100000_head);
   std::sort(big.begin(), big.end());
@@ -352,27 +362,29 @@ TEST_CASE("bernoulli, categorical, permutation and randint match JAX", "[random]
   auto px = eager_and_jit([x](auto& v) { return random::permutation(v[0], x); }, {k42});
   for (auto& r : px) CHECK(r.to_vector<double>() == ref::perm_42_arr_3x2);
   Array xi = make_int({0, 1, 2, 3, 4, 5}, {2, 3}, int32);
-  both_exact([xi](auto& v) { return random::permutation(v[0], xi, 1); }, k42, {2, 3}, int32,
-             ref::perm_42_arr_2x3_axis1, "permutation(k42, x, axis=1)");
+  both_exact([xi](auto& v) { return random::permutation(v[0], xi, 1); }, k42, {2, 3}, int32, ref::perm_42_arr_2x3_axis1,
+             "permutation(k42, x, axis=1)");
+  // A 0-d integer x is arange(x): axis 0 or -1 only (JAX: "axis 1 is out of bounds for array of dimension 1").
+  CHECK(random::permutation(k42, Array(5), -1).to_vector<int64_t>() ==
+        random::permutation(k42, 5).to_vector<int64_t>());
+  CHECK_THROWS_WITH(random::permutation(k42, Array(5), 1),
+                    Contains("[permutation]") && Contains("axis 1 is out of bounds") && Contains("rank 1"));
 
-  both_exact([](auto& v) { return random::randint(v[0], {8}, 0, 10); }, k0, {8}, int32,
-             ref::randint_0_8_0_10, "randint(k0, 0, 10)");
+  both_exact([](auto& v) { return random::randint(v[0], {8}, 0, 10); }, k0, {8}, int32, ref::randint_0_8_0_10,
+             "randint(k0, 0, 10)");
   both_exact(
       [](auto& v) {
         return random::randint(v[0], {2, 3}, -5, 5);
       },
       k42, {2, 3}, int32, ref::randint_42_2x3_m5_5, "randint(k42, -5, 5)");
-  both_exact([](auto& v) { return random::randint(v[0], {6}, -100, 100, int8); }, k7, {6}, int8,
-             ref::randint_7_6_i8, "randint(k7, -100, 100, int8)");
+  both_exact([](auto& v) { return random::randint(v[0], {6}, -100, 100, int8); }, k7, {6}, int8, ref::randint_7_6_i8,
+             "randint(k7, -100, 100, int8)");
   both_exact([](auto& v) { return random::randint(v[0], {4}, 0, 256, uint8); }, k7, {4}, uint8,
              widen(ref::randint_7_4_u8_256), "randint(k7, 0, 256, uint8)");
-  both_exact([](auto& v) { return random::randint(v[0], {4}, 5, 5); }, k0, {4}, int32,
-             ref::randint_0_4_empty_range, "randint(k0, 5, 5)");
-  both_exact(
-      [](auto& v) {
-        return random::randint(v[0], {4}, -(int64_t{1} << 40), int64_t{1} << 40, int64);
-      },
-      k42, {4}, int64, ref::randint_42_4_i64, "randint(k42, -2^40, 2^40, int64)");
+  both_exact([](auto& v) { return random::randint(v[0], {4}, 5, 5); }, k0, {4}, int32, ref::randint_0_4_empty_range,
+             "randint(k0, 5, 5)");
+  both_exact([](auto& v) { return random::randint(v[0], {4}, -(int64_t{1} << 40), int64_t{1} << 40, int64); }, k42, {4},
+             int64, ref::randint_42_4_i64, "randint(k42, -2^40, 2^40, int64)");
 }
 
 TEST_CASE("samples have the expected moments", "[random]") {
@@ -396,11 +408,9 @@ TEST_CASE("samples have the expected moments", "[random]") {
   auto r = random::randint(ks[3], {100000}, 3, 9).to_vector<int64_t>();
   CHECK(*std::min_element(r.begin(), r.end()) == 3);
   CHECK(*std::max_element(r.begin(), r.end()) == 8);
-  auto [tm, tv] =
-      moments(random::truncated_normal(k, -1.0, 1.0, Shape{100000}).to_vector<double>());
+  auto [tm, tv] = moments(random::truncated_normal(k, -1.0, 1.0, Shape{100000}).to_vector<double>());
   CHECK(std::fabs(tm) < 0.02);
-  CHECK(std::fabs(tv - 0.2911) <
-        0.01);  // variance of N(0,1) truncated to (-1, 1): 1 - 2 phi(1) / (2 Phi(1) - 1)
+  CHECK(std::fabs(tv - 0.2911) < 0.01);  // variance of N(0,1) truncated to (-1, 1): 1 - 2 phi(1) / (2 Phi(1) - 1)
 }
 
 TEST_CASE("random functions trace: jit(f)(key) equals f(key)", "[random]") {

@@ -7,10 +7,10 @@
 #include "core/default_dtypes.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
-#include "ops/convert.h"
 #include "jitx/autodiff.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
+#include "ops/convert.h"
 
 namespace jitx::nn {
 using detail::ApiScope;
@@ -31,6 +31,13 @@ Array constant(double v, const Array& x) {
 Array nn_inexact(const Array& x) {
   if (is_floating(x.dtype())) return x;
   return jnp::astype(x, dtype_bits(x.dtype()) == 64 ? detail::default_float_dtype() : DType::float32);
+}
+
+/// nn_inexact keeping a weak type weak (JAX: softplus and mish of a bool, which meets a Python int, or of a weak int
+/// are weak floats).
+Array nn_inexact_weak(const Array& x) {
+  Array v = nn_inexact(x);
+  return x.weak_type() && !v.weak_type() ? detail::convert_weak(v, v.dtype(), true) : v;
 }
 
 /// A bool array as it meets a Python int literal in JAX: the default int (relu(bool) and hard_tanh(bool) are
@@ -98,7 +105,7 @@ Array softplus(const Array& x, Loc loc) {
     auto finite = [](const Array& a) { return jnp::where(a == INFINITY, Array(0), a); };
     return std::make_pair(out, std::get<0>(t) * jnp::exp(finite(v) - finite(out)));
   });
-  return f(nn_inexact(bool_to_int(x)));
+  return f(nn_inexact_weak(bool_to_int(x)));
 }
 
 namespace {
@@ -189,13 +196,13 @@ Array layer_norm(const Array& x_in, std::optional<Array> scale, std::optional<Ar
 Array relu6(const Array& x, Loc loc) {
   ApiScope s(loc);
   // JAX's rule: the derivative is [0 < x < 6] (0 at both kinks, where min/max would give 1/2).
-  static const auto f = custom_jvp(
-      [](const Array& v) { return jnp::minimum(jnp::maximum(v, Array(0)), constant(6, v)); },
-      [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
-        const Array& v = std::get<0>(p);
-        Array inside = jnp::logical_and(v > 0, v < constant(6, v));
-        return std::make_pair(relu6(v), jnp::where(inside, std::get<0>(t), Array(0)));
-      });
+  static const auto f =
+      custom_jvp([](const Array& v) { return jnp::minimum(jnp::maximum(v, Array(0)), constant(6, v)); },
+                 [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+                   const Array& v = std::get<0>(p);
+                   Array inside = jnp::logical_and(v > 0, v < constant(6, v));
+                   return std::make_pair(relu6(v), jnp::where(inside, std::get<0>(t), Array(0)));
+                 });
   return f(x);
 }
 
@@ -224,8 +231,7 @@ Array swish(const Array& x, Loc loc) {
 
 Array celu(const Array& x, double alpha, Loc loc) {
   ApiScope s(loc);
-  return jnp::maximum(x, Array(0)) +
-         constant(alpha, x) * jnp::expm1(jnp::minimum(x, Array(0)) / constant(alpha, x));
+  return jnp::maximum(x, Array(0)) + constant(alpha, x) * jnp::expm1(jnp::minimum(x, Array(0)) / constant(alpha, x));
 }
 
 Array selu(const Array& x, Loc loc) {
@@ -236,8 +242,9 @@ Array selu(const Array& x, Loc loc) {
 Array hard_tanh(const Array& x, Loc loc) {
   ApiScope s(loc);
   if (is_floating(x.dtype())) return jnp::where(x > 1, constant(1, x), jnp::where(x < -1, constant(-1, x), x));
-  Array v = bool_to_int(x);  // ints keep their dtype, as in JAX
-  return jnp::where(v > 1, Array::scalar_int(1, v.dtype()), jnp::where(v < -1, Array::scalar_int(-1, v.dtype()), v));
+  Array v = bool_to_int(x);  // ints keep their dtype, as in JAX; a weak one (a bool's) stays weak
+  auto k = [&](int64_t c) { return detail::convert_weak(Array::scalar_int(c, v.dtype()), v.dtype(), v.weak_type()); };
+  return jnp::where(v > 1, k(1), jnp::where(v < -1, k(-1), v));
 }
 
 Array hard_sigmoid(const Array& x, Loc loc) {
@@ -256,7 +263,7 @@ Array hard_swish(const Array& x, Loc loc) {
 
 Array mish(const Array& x, Loc loc) {
   ApiScope s(loc);
-  Array v = nn_inexact(bool_to_int(x));
+  Array v = nn_inexact_weak(bool_to_int(x));
   return v * jnp::tanh(softplus(v));
 }
 
@@ -265,7 +272,7 @@ Array squareplus(const Array& x, double b, Loc loc) {
   // x * x stays in an int dtype (and wraps), as JAX's does; its constants are float32 for ints (JAX: float32).
   // (64-bit ints: float64, JAX's promote_args_inexact.)
   auto k = [&x](double v) {
-    DType d = is_floating(x.dtype())         ? x.dtype()
+    DType d = is_floating(x.dtype())        ? x.dtype()
               : dtype_bits(x.dtype()) == 64 ? detail::default_float_dtype()
                                             : DType::float32;
     return Array::scalar(v, d);

@@ -11,15 +11,15 @@
 
 #include "api/random_internal.h"
 #include "api/random_xla_math.h"
-#include "jitx/config.h"
 #include "core/default_dtypes.h"
 #include "core/errors.h"
+#include "core/primitive.h"
 #include "core/shape_util.h"
 #include "jitx/autodiff.h"
+#include "jitx/config.h"
 #include "jitx/jit.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
-#include "core/primitive.h"
 
 namespace jitx::random {
 using detail::ApiScope;
@@ -34,22 +34,18 @@ Array u32(uint32_t v) { return Array::scalar_int(v, DType::uint32); }
 std::pair<Array, Array> key_words(const Array& key, std::string_view op) {
   if (!key.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) key Array");
   if (key.dtype() != DType::uint32 || key.shape() != Shape{2})
-    throw_error<TypeError>(op,
-                           "expects a uint32[2] PRNG key (from PRNGKey, split or fold_in), got {}",
+    throw_error<TypeError>(op, "expects a uint32[2] PRNG key (from PRNGKey, split or fold_in), got {}",
                            key.aval().str());
   return {lax::reshape(lax::slice(key, {0}, {1}), {}), lax::reshape(lax::slice(key, {1}, {2}), {})};
 }
 
 /// A negative dimension, or an element count or byte size that does not fit in int64 (the samplers
 /// draw uint32 words per element, and 64-bit dtypes draw two), is a ShapeError naming op.
-void check_shape(const Shape& shape, std::string_view op, DType d) {
-  detail::checked_num_elements(shape, d, op);
-}
+void check_shape(const Shape& shape, std::string_view op, DType d) { detail::checked_num_elements(shape, d, op); }
 
 /// A DType value outside the enum is a TypeError naming op (before any dtype rule looks at it).
 void check_dtype_value(DType d, std::string_view op) {
-  if (!is_valid_dtype(d))
-    throw_error<TypeError>(op, "got DType({}), which is not a jitx dtype", static_cast<int>(d));
+  if (!is_valid_dtype(d)) throw_error<TypeError>(op, "got DType({}), which is not a jitx dtype", static_cast<int>(d));
 }
 
 /// The element count of a shape check_shape accepted.
@@ -88,8 +84,7 @@ std::pair<Array, Array> iota_2x32_shape(const Shape& shape) {
   }
   Array c = lax::reshape(lax::iota(DType::uint64, n), shape);
   Array hi = lax::shift_right_logical(c, Array::scalar_int(32, DType::uint64));
-  return {lax::convert_element_type(hi, DType::uint32),
-          lax::convert_element_type(c, DType::uint32)};
+  return {lax::convert_element_type(hi, DType::uint32), lax::convert_element_type(c, DType::uint32)};
 }
 
 /// JAX's _threefry_random_bits_partitionable: one cipher call per element, counters from its index.
@@ -119,8 +114,7 @@ Array random_bits_words(const Array& k0, const Array& k1, int bit_width, const S
 Array combine_bits(const Array& b0, const Array& b1, int bit_width, std::string_view op) {
   switch (bit_width) {
     case 64: {
-      Array hi = lax::convert_element_type(b0, DType::uint64),
-            lo = lax::convert_element_type(b1, DType::uint64);
+      Array hi = lax::convert_element_type(b0, DType::uint64), lo = lax::convert_element_type(b1, DType::uint64);
       return lax::bitwise_or(lax::shift_left(hi, Array::scalar_int(32, DType::uint64)), lo);
     }
     case 32:
@@ -175,8 +169,7 @@ double tiny(DType d) {
 }
 
 void check_float(DType d, std::string_view op) {
-  if (!is_floating(d))
-    throw_error<TypeError>(op, "dtype must be a float dtype, got {}", dtype_name(d));
+  if (!is_floating(d)) throw_error<TypeError>(op, "dtype must be a float dtype, got {}", dtype_name(d));
 }
 
 /// The common head of every sampler: api scope, key check, canonical float dtype, shape check.
@@ -191,8 +184,7 @@ DType begin_float(const Array& key, DType dtype, const Shape& shape, std::string
 
 /// x broadcast to shape, or a ShapeError naming op when x's shape does not broadcast to exactly
 /// shape.
-Array broadcast_param(const Array& x, const Shape& shape, std::string_view op,
-                      std::string_view what) {
+Array broadcast_param(const Array& x, const Shape& shape, std::string_view op, std::string_view what) {
   Shape b = jnp::broadcast_shapes({shape, x.shape()}, op);
   if (b != shape)
     throw_error<ShapeError>(op, "{} of shape {} does not broadcast to the shape argument {}", what,
@@ -202,8 +194,8 @@ Array broadcast_param(const Array& x, const Shape& shape, std::string_view op,
 
 /// JAX's _uniform: random mantissa bits under the exponent of 1.0 give [1, 2), minus 1, scaled to
 /// the range.
-Array uniform_impl(const Array& key, const Shape& shape, DType dtype, const Array& minval_in,
-                   const Array& maxval_in, std::string_view op, bool differentiable) {
+Array uniform_impl(const Array& key, const Shape& shape, DType dtype, const Array& minval_in, const Array& maxval_in,
+                   std::string_view op, bool differentiable) {
   check_float(dtype, op);
   check_shape(shape, op);
   Array minval = broadcast_param(lax::convert_element_type(minval_in, dtype), shape, op, "minval");
@@ -228,11 +220,9 @@ Array uniform_from_bits(Array b, DType dtype, const Array& minval, const Array& 
   DType udt = uint_of_width(nbits);
   if (rng_bits != nbits) b = lax::convert_element_type(b, udt);
   Array one_bits = lax::bitcast_convert_type(Array::scalar(1.0, dtype), udt);
-  Array float_bits =
-      lax::bitwise_or(lax::shift_right_logical(b, Array::scalar_int(rng_bits - m, udt)), one_bits);
+  Array float_bits = lax::bitwise_or(lax::shift_right_logical(b, Array::scalar_int(rng_bits - m, udt)), one_bits);
   Array floats = lax::sub(lax::bitcast_convert_type(float_bits, dtype), Array::scalar(1.0, dtype));
-  if (dtype == DType::float64)
-    return lax::max(minval, xla_math::fma64(floats, lax::sub(maxval, minval), minval));
+  if (dtype == DType::float64) return lax::max(minval, xla_math::fma64(floats, lax::sub(maxval, minval), minval));
   // XLA:CPU fuses floats * span + minval into one fused multiply-add in f32, and in f16 too (LLVM narrows its f16
   // arithmetic and contracts it: the f32 FMA rounded once to f16, checked on 200,000 draws of three ranges on an
   // Intel Xeon without avx512fp16); bf16 ops round one by one (its float normalization keeps the round trips).
@@ -261,8 +251,7 @@ Array nextafter_inf(const Array& x, bool up) {
   Array stepped = lax::select(away, lax::add(bits, one), lax::sub(bits, one));
   // +-0 steps to the smallest subnormal of the direction's sign.
   uint64_t sign = uint64_t{1} << (dtype_bits(d) - 1);
-  Array from_zero =
-      up ? one : lax::bitwise_or(Array::scalar_int(static_cast<int64_t>(sign), udt), one);
+  Array from_zero = up ? one : lax::bitwise_or(Array::scalar_int(static_cast<int64_t>(sign), udt), one);
   stepped = lax::select(lax::eq(x, zero_f), lax::full(x.shape(), from_zero), stepped);
   Array out = lax::bitcast_convert_type(stepped, d);
   // NaN and the infinity we move toward stay put.
@@ -281,8 +270,7 @@ int64_t int_min(DType d) {
 }
 int64_t int_max(DType d) {
   if (d == DType::uint64 || d == DType::int64) return std::numeric_limits<int64_t>::max();
-  return is_unsigned_integer(d) ? (int64_t{1} << dtype_bits(d)) - 1
-                                : (int64_t{1} << (dtype_bits(d) - 1)) - 1;
+  return is_unsigned_integer(d) ? (int64_t{1} << dtype_bits(d)) - 1 : (int64_t{1} << (dtype_bits(d) - 1)) - 1;
 }
 
 /// JAX's _convert_and_clip_integer: val converted to dtype, clipped to dtype's range instead of
@@ -301,8 +289,7 @@ Array split_impl(const Array& key, const Shape& shape) {
   auto [b0, b1] = threefry2x32(k0, k1, c0, c1);
   Shape s1 = shape;
   s1.push_back(1);
-  return lax::concatenate({lax::reshape(b0, s1), lax::reshape(b1, s1)},
-                          static_cast<int64_t>(shape.size()));
+  return lax::concatenate({lax::reshape(b0, s1), lax::reshape(b1, s1)}, static_cast<int64_t>(shape.size()));
 }
 
 /// JAX's _shuffle: rounds of stable sorts by fresh 32-bit keys (enough rounds that key collisions
@@ -335,16 +322,14 @@ Array sqrt2_erf_inv(const Array& u, bool differentiable) {
 Array normal_impl(const Array& key, const Shape& shape, DType dtype) {
   // u in [nextafter(-1, 0), 1): erf_inv(-1) = -inf is never drawn.
   double lo = -(1.0 - std::ldexp(1.0, -(nmant(dtype) + 1)));
-  Array u = uniform_impl(key, shape, dtype, Array::scalar(lo, dtype), Array::scalar(1.0, dtype),
-                         "normal");
+  Array u = uniform_impl(key, shape, dtype, Array::scalar(lo, dtype), Array::scalar(1.0, dtype), "normal");
   return sqrt2_erf_inv(u);
 }
 
-Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array& upper_in,
-                            const Shape& shape, DType dtype) {
+Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array& upper_in, const Shape& shape,
+                            DType dtype) {
   Array sqrt2 = Array::scalar(std::sqrt(2.0), dtype);
-  Array lower = lax::convert_element_type(lower_in, dtype),
-        upper = lax::convert_element_type(upper_in, dtype);
+  Array lower = lax::convert_element_type(lower_in, dtype), upper = lax::convert_element_type(upper_in, dtype);
   Array a, b;
   if (dtype == DType::float64) {
     // XLA rewrites x / sqrt2 into x * (1 / sqrt2); its f64 erf is libm's, as jitx's lax::erf.
@@ -356,8 +341,7 @@ Array truncated_normal_impl(const Array& key, const Array& lower_in, const Array
     Array inv_sqrt2 = xm::round_to(xm::div(Array::scalar(1.0, DType::float64), xm::widen(sqrt2), dtype), dtype);
     auto erf = [&](const Array& x) {
       Array q = xm::mul(xm::widen(x), inv_sqrt2, dtype);
-      return with_derivative_of(xm::narrow(xm::round_to(xm::erf32(q), dtype), dtype),
-                                lax::erf(lax::div(x, sqrt2)));
+      return with_derivative_of(xm::narrow(xm::round_to(xm::erf32(q), dtype), dtype), lax::erf(lax::div(x, sqrt2)));
     };
     a = erf(lower), b = erf(upper);
   }
@@ -392,29 +376,22 @@ Array categorical_impl(const Array& key, const Array& logits, int64_t ax, const 
   return jnp::argmax(jnp::add(noise, lax::reshape(logits, lshape)), n_prefix + ax);
 }
 
-Array randint_impl(const Array& key, const Shape& shape, const Array& minval_in,
-                   const Array& maxval_in, DType dtype) {
+Array randint_impl(const Array& key, const Shape& shape, const Array& minval_in, const Array& maxval_in, DType dtype) {
   // Bounds given as floats are truncated to integers first (int64: jitx keeps 64-bit integers).
-  auto as_int = [](const Array& v) {
-    return is_integer(v.dtype()) ? v : lax::convert_element_type(v, DType::int64);
-  };
+  auto as_int = [](const Array& v) { return is_integer(v.dtype()) ? v : lax::convert_element_type(v, DType::int64); };
   Array minval = as_int(minval_in), maxval = as_int(maxval_in);
   DType sample = dtype;
   if (dtype_bits(dtype) < 32) {
     // Narrow dtypes sample in int32 (less modulus bias), then convert.
     sample = DType::int32;
-    minval = jnp::clip(lax::convert_element_type(minval, DType::int32),
-                       Array::scalar_int(int_min(dtype), DType::int32),
+    minval = jnp::clip(lax::convert_element_type(minval, DType::int32), Array::scalar_int(int_min(dtype), DType::int32),
                        Array::scalar_int(int_max(dtype), DType::int32));
-    maxval = jnp::clip(lax::convert_element_type(maxval, DType::int32),
-                       Array::scalar_int(int_min(dtype), DType::int32),
+    maxval = jnp::clip(lax::convert_element_type(maxval, DType::int32), Array::scalar_int(int_min(dtype), DType::int32),
                        Array::scalar_int(int_max(dtype) + 1, DType::int32));
   }
   // maxval beyond the dtype's max (randint(k, s, 0, 256, uint8)) widens the span by one.
-  Array max_in_maxval_dtype =
-      convert_and_clip(Array::scalar_int(int_max(sample), sample), maxval.dtype());
-  Array out_of_range =
-      broadcast_param(jnp::greater(maxval, max_in_maxval_dtype), shape, "randint", "maxval");
+  Array max_in_maxval_dtype = convert_and_clip(Array::scalar_int(int_max(sample), sample), maxval.dtype());
+  Array out_of_range = broadcast_param(jnp::greater(maxval, max_in_maxval_dtype), shape, "randint", "maxval");
   Array lo = broadcast_param(convert_and_clip(minval, sample), shape, "randint", "minval");
   Array hi = broadcast_param(convert_and_clip(maxval, sample), shape, "randint", "maxval");
   int nbits = dtype_bits(sample);
@@ -429,11 +406,9 @@ Array randint_impl(const Array& key, const Shape& shape, const Array& minval_in,
   span = lax::select(lax::bitwise_and(out_of_range, lax::gt(hi, lo)), lax::add(span, one), span);
   // (hi * 2^nbits + lo) mod span without overflow: multiplier = 2^nbits mod span = (2^(nbits/2) mod
   // span)^2 mod span.
-  Array multiplier =
-      lax::rem(lax::full(shape, Array::scalar_int(int64_t{1} << (nbits / 2), udt)), span);
+  Array multiplier = lax::rem(lax::full(shape, Array::scalar_int(int64_t{1} << (nbits / 2), udt)), span);
   multiplier = lax::rem(lax::mul(multiplier, multiplier), span);
-  Array offset =
-      lax::add(lax::mul(lax::rem(higher_bits, span), multiplier), lax::rem(lower_bits, span));
+  Array offset = lax::add(lax::mul(lax::rem(higher_bits, span), multiplier), lax::rem(lower_bits, span));
   offset = lax::rem(offset, span);
   Array out = lax::add(lo, lax::convert_element_type(offset, sample));
   return sample == dtype ? out : lax::convert_element_type(out, dtype);
@@ -458,9 +433,8 @@ Array compiled(const std::string& signature, const std::vector<Array>& args, Bod
     if (!slot) {
       JitOptions o;
       o.name = "random_" + signature.substr(0, signature.find(' '));
-      slot = std::make_shared<J>(std::function<Array(std::vector<Array>)>(
-                                     [f = std::move(f)](std::vector<Array> a) { return f(a); }),
-                                 o);
+      slot = std::make_shared<J>(
+          std::function<Array(std::vector<Array>)>([f = std::move(f)](std::vector<Array> a) { return f(a); }), o);
     }
     j = slot;
   }
@@ -471,10 +445,19 @@ std::string sig(std::string_view op, const Shape& shape, DType d, std::string_vi
   return fmt::format("{} {} {} {}", op, shape_str(shape), dtype_name(d), extra);
 }
 
-void check_scalar_int(const Array& x, std::string_view op, std::string_view what) {
-  if (!x.valid() || x.ndim() != 0 || !(is_integer(x.dtype()) || is_bool(x.dtype())))
-    throw_error<TypeError>(op, "{} must be an integer scalar, got {}", what,
+// fold_in's data as JAX takes it: a scalar of any real dtype, converted to uint32 (jnp.uint32(data): floats
+// truncated); a weak float (a Python float's analog) must hold a value in [0, 2^32) after truncation, as numpy's
+// conversion demands (JAX raises OverflowError for -1.5 or 1e10, ValueError for NaN). Weak ints (C++ literals)
+// wrap as a C++ conversion does (README: JAX raises for a Python int out of range).
+void check_fold_in_data(const Array& x, std::string_view op, std::string_view what) {
+  if (!x.valid() || x.ndim() != 0 || !(is_integer(x.dtype()) || is_bool(x.dtype()) || is_floating(x.dtype())))
+    throw_error<TypeError>(op, "{} must be a scalar (integer, float or bool), got {}", what,
                            x.valid() ? x.aval().str() : "an empty Array");
+  if (!x.weak_type() || x.is_tracer() || !is_floating(x.dtype())) return;
+  double v = std::trunc(x.astype(DType::float64).item<double>());
+  if (!(v >= 0 && v <= 4294967295.0))
+    throw_error<TypeError>(op, "{} {} is out of bounds for uint32 (a Python-like scalar must lie in [0, 2^32))", what,
+                           x.astype(DType::float64).item<double>());
 }
 
 }  // namespace internal
@@ -490,13 +473,10 @@ Array PRNGKey(const Array& seed, Loc loc) {
   Array hi = u32(0), lo;
   if (dtype_bits(seed.dtype()) == 64) {
     DType d = seed.dtype();
-    hi = lax::convert_element_type(lax::shift_right_logical(seed, Array::scalar_int(32, d)),
-                                   DType::uint32);
-    lo = lax::convert_element_type(lax::bitwise_and(seed, Array::scalar_int(0xFFFFFFFF, d)),
-                                   DType::uint32);
+    hi = lax::convert_element_type(lax::shift_right_logical(seed, Array::scalar_int(32, d)), DType::uint32);
+    lo = lax::convert_element_type(lax::bitwise_and(seed, Array::scalar_int(0xFFFFFFFF, d)), DType::uint32);
   } else {
-    lo = lax::convert_element_type(
-        seed, DType::uint32);  // sign-extends then wraps, as seed & 0xFFFFFFFF in int64
+    lo = lax::convert_element_type(seed, DType::uint32);  // sign-extends then wraps, as seed & 0xFFFFFFFF in int64
   }
   return lax::concatenate({lax::reshape(hi, {1}), lax::reshape(lo, {1})}, 0);
 }
@@ -515,8 +495,7 @@ Array split(const Array& key, const Shape& shape, Loc loc) {
   ApiScope s(loc);
   key_words(key, "split");
   check_shape(shape, "split");
-  return compiled(sig("split", shape, DType::uint32), {key},
-                  [shape](auto& a) { return split_impl(a[0], shape); });
+  return compiled(sig("split", shape, DType::uint32), {key}, [shape](auto& a) { return split_impl(a[0], shape); });
 }
 
 Array split(const Array& key, int64_t num, Loc loc) {
@@ -527,7 +506,7 @@ Array split(const Array& key, int64_t num, Loc loc) {
 Array fold_in(const Array& key, const Array& data, Loc loc) {
   ApiScope s(loc);
   key_words(key, "fold_in");
-  check_scalar_int(data, "fold_in", "data");
+  check_fold_in_data(data, "fold_in", "data");
   return compiled("fold_in", {key, data}, [](auto& a) {
     auto [k0, k1] = key_words(a[0], "fold_in");
     // JAX: threefry_2x32(key, threefry_seed(uint32(data))), i.e. the cipher on the counter pair (0,
@@ -542,22 +521,20 @@ Array bits(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   key_words(key, "bits");
   check_dtype_value(dtype, "bits");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
-  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
+  detail::ScopedX64 internals_x64;    // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_shape(shape, "bits");
   if (!is_unsigned_integer(dtype))
-    throw_error<TypeError>("bits", "dtype must be an unsigned integer dtype, got {}",
-                           dtype_name(dtype));
+    throw_error<TypeError>("bits", "dtype must be an unsigned integer dtype, got {}", dtype_name(dtype));
   return compiled(sig("bits", shape, dtype), {key},
                   [=](auto& a) { return random_bits(a[0], dtype_bits(dtype), shape, "bits"); });
 }
 
-Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& minval,
-              const Array& maxval, Loc loc) {
+Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& minval, const Array& maxval, Loc loc) {
   ApiScope s(loc);
   key_words(key, "uniform");
   check_dtype_value(dtype, "uniform");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
-  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
+  detail::ScopedX64 internals_x64;    // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "uniform");
   check_shape(shape, "uniform");
   broadcast_param(minval, shape, "uniform", "minval");
@@ -571,29 +548,26 @@ Array normal(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   key_words(key, "normal");
   check_dtype_value(dtype, "normal");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
-  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
+  detail::ScopedX64 internals_x64;    // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "normal");
   check_shape(shape, "normal");
-  return compiled(sig("normal", shape, dtype), {key},
-                  [=](auto& a) { return normal_impl(a[0], shape, dtype); });
+  return compiled(sig("normal", shape, dtype), {key}, [=](auto& a) { return normal_impl(a[0], shape, dtype); });
 }
 
-Array truncated_normal(const Array& key, const Array& lower, const Array& upper,
-                       std::optional<Shape> shape, DType dtype, Loc loc) {
+Array truncated_normal(const Array& key, const Array& lower, const Array& upper, std::optional<Shape> shape,
+                       DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "truncated_normal");
   check_dtype_value(dtype, "truncated_normal");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
-  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
+  detail::ScopedX64 internals_x64;    // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "truncated_normal");
-  Shape out_shape =
-      shape ? *shape : jnp::broadcast_shapes({lower.shape(), upper.shape()}, "truncated_normal");
+  Shape out_shape = shape ? *shape : jnp::broadcast_shapes({lower.shape(), upper.shape()}, "truncated_normal");
   check_shape(out_shape, "truncated_normal");
   broadcast_param(lower, out_shape, "truncated_normal", "lower");
   broadcast_param(upper, out_shape, "truncated_normal", "upper");
-  return compiled(sig("truncated_normal", out_shape, dtype), {key, lower, upper}, [=](auto& a) {
-    return truncated_normal_impl(a[0], a[1], a[2], out_shape, dtype);
-  });
+  return compiled(sig("truncated_normal", out_shape, dtype), {key, lower, upper},
+                  [=](auto& a) { return truncated_normal_impl(a[0], a[1], a[2], out_shape, dtype); });
 }
 
 Array bernoulli(const Array& key, const Array& p, std::optional<Shape> shape, Loc loc) {
@@ -609,8 +583,7 @@ Array bernoulli(const Array& key, const Array& p, std::optional<Shape> shape, Lo
     // A C++ double is a weak f64 and samples in float64, as a Python float with x64 does (a C++ float in f32).
     DType d = a[1].dtype();
     Array pd = lax::convert_element_type(a[1], d);
-    Array u =
-        uniform_impl(a[0], out_shape, d, Array::scalar(0.0, d), Array::scalar(1.0, d), "bernoulli");
+    Array u = uniform_impl(a[0], out_shape, d, Array::scalar(0.0, d), Array::scalar(1.0, d), "bernoulli");
     return lax::lt(u, broadcast_param(pd, out_shape, "bernoulli", "p"));
   });
 }
@@ -620,15 +593,13 @@ Array gumbel(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   key_words(key, "gumbel");
   check_dtype_value(dtype, "gumbel");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
-  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
+  detail::ScopedX64 internals_x64;    // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_float(dtype, "gumbel");
   check_shape(shape, "gumbel");
-  return compiled(sig("gumbel", shape, dtype), {key},
-                  [=](auto& a) { return gumbel_impl(a[0], shape, dtype); });
+  return compiled(sig("gumbel", shape, dtype), {key}, [=](auto& a) { return gumbel_impl(a[0], shape, dtype); });
 }
 
-Array categorical(const Array& key, const Array& logits, int64_t axis, std::optional<Shape> shape,
-                  Loc loc) {
+Array categorical(const Array& key, const Array& logits, int64_t axis, std::optional<Shape> shape, Loc loc) {
   ApiScope s(loc);
   key_words(key, "categorical");
   check_float(logits.dtype(), "categorical");
@@ -639,11 +610,9 @@ Array categorical(const Array& key, const Array& logits, int64_t axis, std::opti
   check_shape(out_shape, "categorical");
   if (out_shape.size() < batch_shape.size() ||
       jnp::broadcast_shapes({out_shape, batch_shape}, "categorical") != out_shape)
-    throw_error<ShapeError>(
-        "categorical", "shape {} must end with a shape that logits' batch shape {} broadcasts to",
-        shape_str(out_shape), shape_str(batch_shape));
-  return compiled(sig("categorical", out_shape, DType::int32, fmt::format("axis={}", ax)),
-                  {key, logits},
+    throw_error<ShapeError>("categorical", "shape {} must end with a shape that logits' batch shape {} broadcasts to",
+                            shape_str(out_shape), shape_str(batch_shape));
+  return compiled(sig("categorical", out_shape, DType::int32, fmt::format("axis={}", ax)), {key, logits},
                   [=](auto& a) { return categorical_impl(a[0], a[1], ax, out_shape); });
 }
 
@@ -660,14 +629,13 @@ Array permutation(const Array& key, const Array& x, int64_t axis, bool independe
   key_words(key, "permutation");
   if (x.ndim() == 0) {
     if (!is_integer(x.dtype()) || x.is_tracer())
-      throw_error<TypeError>("permutation",
-                             "x must be a concrete integer or an array of rank >= 1, got {}",
+      throw_error<TypeError>("permutation", "x must be a concrete integer or an array of rank >= 1, got {}",
                              x.aval().str());
+    detail::canonical_axis(axis, 1, "permutation");  // as JAX: the axis of arange(x), a rank-1 array
     return permutation(key, x.item<int64_t>(), loc);
   }
   int64_t ax = detail::canonical_axis(axis, x.ndim(), "permutation");
-  return compiled(sig("permutation_of", x.shape(), x.dtype(),
-                      fmt::format("axis={} independent={}", ax, independent)),
+  return compiled(sig("permutation_of", x.shape(), x.dtype(), fmt::format("axis={} independent={}", ax, independent)),
                   {key, x}, [=](auto& a) {
                     if (independent || a[1].ndim() == 1) return shuffle(a[0], a[1], ax);
                     Array ind = shuffle(a[0], lax::iota(DType::int32, a[1].dim(ax)), 0);
@@ -675,13 +643,12 @@ Array permutation(const Array& key, const Array& x, int64_t axis, bool independe
                   });
 }
 
-Array randint(const Array& key, const Shape& shape, const Array& minval, const Array& maxval,
-              DType dtype, Loc loc) {
+Array randint(const Array& key, const Shape& shape, const Array& minval, const Array& maxval, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "randint");
   check_dtype_value(dtype, "randint");
   dtype = canonicalize_dtype(dtype);  // config().enable_x64 off: f64 -> f32, i64 -> i32
-  detail::ScopedX64 internals_x64;  // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
+  detail::ScopedX64 internals_x64;    // the internals (XLA's math emulated in f64/u64) keep 64-bit dtypes
   check_shape(shape, "randint");
   if (!is_integer(dtype))
     throw_error<TypeError>("randint", "dtype must be an integer dtype, got {}", dtype_name(dtype));

@@ -316,27 +316,18 @@ int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int 
       if (i->opcode == hlo::Opcode::kDot) dots.push_back(i.get());
   if (static_cast<size_t>(n) != outs.size() + inst->operands.size() + dots.size()) return 2;
   hlo::Module m("host_kernel");
-  hlo::Computation* c = m.add_computation("k");
-  std::vector<hlo::Instruction*> ps;
   std::vector<evaluator::Value> args;
   for (size_t k = 0; k < inst->operands.size(); ++k) {
     const hlo::Shape& s = inst->operand(k)->shape;
-    ps.push_back(c->add_parameter(static_cast<int64_t>(k), s));
     Literal l = Literal::make(s.dtype, s.dims);
     if (l.nbytes()) std::memcpy(l.data(), reinterpret_cast<const void*>(params[outs.size() + k]), l.nbytes());
     args.push_back({cuda::relayout(l, hlo::minor_to_major(s), false), {}, false});
   }
   for (size_t d = 0; d < dots.size(); ++d) {
     const hlo::Instruction* dot = dots[d];
-    hlo::Computation* dc = m.add_computation(fmt::format("dot{}", d));
-    std::vector<hlo::Instruction*> dp;
     std::vector<evaluator::Value> dargs;
-    for (size_t k = 0; k < 2; ++k) {
-      dp.push_back(dc->add_parameter(static_cast<int64_t>(k), dot->operand(k)->shape));
-      dargs.push_back(args.at(static_cast<size_t>(dot->operand(k)->parameter_number)));
-    }
-    dc->root = dc->add(hlo::Opcode::kDot, dot->shape, dp, dot->attrs, dot->name);
-    Literal want = evaluator::evaluate(*dc, dargs).array;
+    for (size_t k = 0; k < 2; ++k) dargs.push_back(args.at(static_cast<size_t>(dot->operand(k)->parameter_number)));
+    Literal want = evaluator::evaluate(*hlo::add_single_instruction_computation(m, *dot), dargs).array;
     Literal got = Literal::make(dot->shape.dtype, dot->shape.dims);
     std::memcpy(got.data(), reinterpret_cast<const void*>(params[outs.size() + inst->operands.size() + d]),
                 got.nbytes());
@@ -344,10 +335,7 @@ int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int 
     for (int64_t e = 0; e < detail::num_elements(want.dims); ++e)
       if (!(std::abs(got.get_f64(e) - want.get_f64(e)) <= tol * (1 + std::abs(want.get_f64(e))))) return 3;
   }
-  hlo::Instruction* copy = c->add(inst->opcode, inst->shape, ps, inst->attrs, inst->name);
-  copy->called = inst->called;
-  copy->literal = inst->literal;
-  c->root = copy;
+  hlo::Computation* c = hlo::add_single_instruction_computation(m, *inst);
   evaluator::Value v = evaluator::evaluate(*c, args);
   for (size_t k = 0; k < outs.size(); ++k) {
     const evaluator::Value& e = inst->shape.is_tuple ? v.tuple.at(k) : v;

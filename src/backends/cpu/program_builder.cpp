@@ -51,12 +51,13 @@ size_t ProgramBuilder::build(const hlo::Computation& c, const hlo::BufferOptions
 void ProgramBuilder::build_into(Program& prog, const hlo::Computation& c, const hlo::BufferOptions& options) {
   prog.comp = &c;
   hlo::BufferOptions opts = options;
-  if (config().cpu_row_groups) opts.keep_live_spans = row_group_spans(c, [](const Instruction& i) {
-    // The kernel steps of the chain below.
-    if (i.opcode == Opcode::kWhile || i.opcode == Opcode::kConditional) return false;
-    if ((i.opcode == Opcode::kDot && cpu::dot_supported(i)) || is_native_update_slice(i)) return false;
-    return !cpu::make_library_op(i) && cpu::unsupported_reason(i).empty();
-  });
+  if (config().cpu_row_groups)
+    opts.keep_live_spans = row_group_spans(c, [](const Instruction& i) {
+      // The kernel steps of the chain below.
+      if (i.opcode == Opcode::kWhile || i.opcode == Opcode::kConditional) return false;
+      if ((i.opcode == Opcode::kDot && cpu::dot_supported(i)) || is_native_update_slice(i)) return false;
+      return !cpu::make_library_op(i) && cpu::unsupported_reason(i).empty();
+    });
   prog.ba = hlo::assign_buffers(c, opts);
   const auto& ba = prog.ba;
   prog.constant_data.assign(ba.allocations.size(), nullptr);
@@ -95,8 +96,7 @@ void ProgramBuilder::build_into(Program& prog, const hlo::Computation& c, const 
     bool alias = i.opcode == Opcode::kReshape || hlo::is_layout_bitcast(i) ||
                  (i.opcode == Opcode::kBitcastConvert && i.shape.byte_size() == i.operand(0)->shape.byte_size());
     if (i.opcode == Opcode::kParameter || i.opcode == Opcode::kConstant || i.opcode == Opcode::kTuple ||
-        i.opcode == Opcode::kOptimizationBarrier ||
-        i.opcode == Opcode::kGetTupleElement || alias)
+        i.opcode == Opcode::kOptimizationBarrier || i.opcode == Opcode::kGetTupleElement || alias)
       continue;
     Step st;
     st.inst = &i;
@@ -207,17 +207,7 @@ int64_t ProgramBuilder::plan_while(Step& st, const hlo::BufferAssignment& ba) {
 void ProgramBuilder::make_fallback(Step& st, const std::string& why) {
   const Instruction& inst = *st.inst;
   st.kind = Step::Kind::kFallback;
-  hlo::Module& m = *exe_.fallbacks;
-  // A computation of parameters and a copy of inst, for the interpreter.
-  hlo::Computation* c = m.add_computation(m.unique_name(inst.name));
-  std::vector<Instruction*> params;
-  for (size_t k = 0; k < inst.operands.size(); ++k)
-    params.push_back(c->add_parameter(static_cast<int64_t>(k), inst.operand(k)->shape));
-  Instruction* copy = c->add(inst.opcode, inst.shape, params, inst.attrs, inst.name);
-  copy->called = inst.called;
-  copy->literal = inst.literal;
-  c->root = copy;
-  st.fallback = c;
+  st.fallback = hlo::add_single_instruction_computation(*exe_.fallbacks, inst);  // for the interpreter
   exe_.counts.fallbacks.push_back(fmt::format("%{} ({}): {}", inst.name, hlo::opcode_name(inst.opcode), why));
 }
 
@@ -235,8 +225,12 @@ bool is_small(const CpuExecutable& exe) {
   int64_t work = 0;
   for (auto& st : exe.programs[0]->steps) {
     switch (st.kind) {
-      case Step::Kind::kKernel: work += st.space.work(); break;
-      case Step::Kind::kRowGroup: work += row_group_work(st); break;
+      case Step::Kind::kKernel:
+        work += st.space.work();
+        break;
+      case Step::Kind::kRowGroup:
+        work += row_group_work(st);
+        break;
       case Step::Kind::kDot: {
         int64_t k = 1;
         for (auto d : hlo::DotDimensionNumbers::of(*st.inst).lhs_contracting_dims)
@@ -246,7 +240,9 @@ bool is_small(const CpuExecutable& exe) {
         work += st.inst->shape.num_elements() * k / 16;
         break;
       }
-      case Step::Kind::kUpdateSlice: work += st.inst->operand(1)->shape.num_elements(); break;
+      case Step::Kind::kUpdateSlice:
+        work += st.inst->operand(1)->shape.num_elements();
+        break;
       case Step::Kind::kLibrary: {
         // A copy (contiguous slice) or a small output fusion (a dot and its epilogue).
         int64_t w = st.library->inline_work();
@@ -254,7 +250,8 @@ bool is_small(const CpuExecutable& exe) {
         work += st.library->is_copy() ? st.inst->shape.num_elements() : w;
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   return work <= kMaxWork;

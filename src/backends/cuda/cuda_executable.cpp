@@ -132,15 +132,7 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
           gemm_of_[&inst] = *p;
           continue;
         }
-      hlo::Computation* f = fallbacks_->add_computation(fallbacks_->unique_name(inst.name));
-      std::vector<Instruction*> params;
-      for (size_t k = 0; k < inst.operands.size(); ++k)
-        params.push_back(f->add_parameter(static_cast<int64_t>(k), inst.operand(k)->shape));
-      Instruction* copy = f->add(inst.opcode, inst.shape, params, inst.attrs, inst.name);
-      copy->called = inst.called;
-      copy->literal = inst.literal;
-      f->root = copy;
-      fallback_of_[&inst] = f;
+      fallback_of_[&inst] = hlo::add_single_instruction_computation(*fallbacks_, inst);
     }
   }
 }

@@ -142,6 +142,10 @@ std::string print_hlo_canonical(const Module& m);
 /// all instructions with equal text).
 std::string print_instruction_canonical(const Instruction& inst);
 
+/// A new computation of `m` that computes `inst` alone: one parameter per operand and a copy of inst (its attributes,
+/// called computations and literal), as its root. What backends hand the reference evaluator for one instruction.
+Computation* add_single_instruction_computation(Module& m, const Instruction& inst);
+
 /// The layout of an array shape as minor_to_major, with the default (empty) spelled out as row-major.
 std::vector<int64_t> minor_to_major(const Shape& s);
 /// Whether a kTranspose or kCopy moves no data: its result's layout orders memory exactly as its operand's does

@@ -167,10 +167,12 @@ bool is_layout_bitcast(const Instruction& i) {
   if (i.shape.is_tuple || i.operands.size() != 1 || i.operand(0)->shape.is_tuple) return false;
   const Shape& in = i.operand(0)->shape;
   std::vector<int64_t> perm;  // result dim k is operand dim perm[k]
-  if (i.opcode == Opcode::kTranspose) perm = permutation_of(i);
+  if (i.opcode == Opcode::kTranspose)
+    perm = permutation_of(i);
   else if (i.opcode == Opcode::kCopy)
     for (int64_t k = 0; k < in.rank(); ++k) perm.push_back(k);
-  else return false;
+  else
+    return false;
   // Walking the result's dims from minor to major must walk the operand's dims in its own minor-to-major order,
   // ignoring dims of size 1 (they do not move data).
   std::vector<int64_t> out_order, in_order;
@@ -185,6 +187,18 @@ std::string Module::fingerprint() const {
   std::string text = print_hlo_canonical(*this);
   XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+}
+
+Computation* add_single_instruction_computation(Module& m, const Instruction& inst) {
+  Computation* c = m.add_computation(m.unique_name(inst.name));
+  std::vector<Instruction*> params;
+  for (size_t k = 0; k < inst.operands.size(); ++k)
+    params.push_back(c->add_parameter(static_cast<int64_t>(k), inst.operand(k)->shape));
+  Instruction* copy = c->add(inst.opcode, inst.shape, params, inst.attrs, inst.name);
+  copy->called = inst.called;
+  copy->literal = inst.literal;
+  c->root = copy;
+  return c;
 }
 
 }  // namespace jitx::hlo

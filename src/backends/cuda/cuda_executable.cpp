@@ -304,21 +304,23 @@ std::vector<std::shared_ptr<GpuArray>> CudaExecutable::run(GpuDevice& gpu,
 // --- the execute hook ---
 namespace {
 struct Cached {
-  std::weak_ptr<const hlo::Module> module;
-  std::string arch;
+  std::weak_ptr<const hlo::Module> module;  // alive: the key's pointer is still this module
   std::shared_ptr<CudaExecutable> exe;
 };
 std::mutex g_cache_mu;
-// Small: one entry per module that ran on a CUDA device and is still alive. Never destroyed, as the devices' registry
-// (cuda_devices.cpp): the executables hold device arrays (constants), which must not be freed after the driver.
-std::vector<Cached>& g_cache = *new std::vector<Cached>;
+// One entry per module (and device generation) that ran on a CUDA device, looked up by the module's address (a call
+// pays a map lookup, not a scan); entries of modules that died are swept when the map has doubled since the last
+// sweep. Never destroyed, as the devices' registry (cuda_devices.cpp): the executables hold device arrays
+// (constants), which must not be freed after the driver.
+std::map<std::pair<const hlo::Module*, std::string>, Cached>& g_cache =
+    *new std::map<std::pair<const hlo::Module*, std::string>, Cached>;
+size_t g_swept_size = 0;
 
 std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::Module>& m, const GpuTarget& t) {
   {
     std::lock_guard<std::mutex> l(g_cache_mu);
-    std::erase_if(g_cache, [](const Cached& c) { return c.module.expired(); });
-    for (auto& c : g_cache)
-      if (c.module.lock() == m && c.arch == t.arch) return c.exe;
+    auto it = g_cache.find({m.get(), t.arch});
+    if (it != g_cache.end() && it->second.module.lock() == m) return it->second.exe;
   }
   auto exe = std::make_shared<CudaExecutable>(m, t);  // compiled outside the lock
   if (config().log_compiles) {
@@ -330,7 +332,11 @@ std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::
         exe->blas_missing().empty() ? "" : " (no cuBLASLt: " + exe->blas_missing() + ")"));
   }
   std::lock_guard<std::mutex> l(g_cache_mu);
-  g_cache.push_back({m, t.arch, exe});
+  if (g_cache.size() >= 2 * g_swept_size + 16) {
+    std::erase_if(g_cache, [](const auto& e) { return e.second.module.expired(); });
+    g_swept_size = g_cache.size();
+  }
+  g_cache[{m.get(), t.arch}] = Cached{m, exe};  // replaces the entry of a dead module at the same address
   return exe;
 }
 }  // namespace
@@ -378,14 +384,14 @@ std::vector<std::shared_ptr<runtime::Buffer>> execute_on_device(const runtime::E
 
 const hlo::Instruction* kernel_instruction_for_testing(const std::string& entry, const std::string& ptx) {
   std::lock_guard<std::mutex> l(g_cache_mu);
-  for (auto& c : g_cache)
+  for (auto& [key, c] : g_cache)
     if (const Instruction* i = c.exe->instruction_of(entry, ptx)) return i;
   return nullptr;
 }
 
 std::map<std::string, int64_t> executable_stats_for_testing(const runtime::Executable& exe) {
   std::lock_guard<std::mutex> l(g_cache_mu);
-  for (auto& c : g_cache)
+  for (auto& [key, c] : g_cache)
     if (c.module.lock() == exe.module) return c.exe->stats();
   return {};
 }

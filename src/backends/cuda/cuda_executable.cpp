@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -358,8 +359,11 @@ std::vector<std::shared_ptr<runtime::Buffer>> execute_on_device(const runtime::E
   for (auto& s : out_shapes) outs.push_back(runtime::Buffer::pending(s.dtype, s.dims, dev));
   std::vector<std::shared_ptr<runtime::Buffer>> ins(args.begin(), args.end());
   // On the device's runtime stream, in call order: the inputs (host arrays are copied in), the launches and host
-  // work (control flow and host fallbacks wait for the device), then the outputs' events.
-  dev->stream.enqueue([ce, gpu, ins = std::move(ins), outs] {
+  // work (control flow and host fallbacks wait for the device), then the outputs' events. A call that only
+  // enqueues device work, on inputs already there, runs on the caller's thread when the stream is idle: it waits
+  // for nothing, and saves the stream thread's wake-up (JAX's dispatch does the same).
+  bool inputs_ready = std::all_of(ins.begin(), ins.end(), [](const auto& b) { return b->ready->is_ready(); });
+  auto work = [ce, gpu, ins = std::move(ins), outs] {
     try {
       std::vector<std::shared_ptr<GpuArray>> in_arrays;
       for (auto& b : ins) {
@@ -378,7 +382,8 @@ std::vector<std::shared_ptr<runtime::Buffer>> execute_on_device(const runtime::E
       for (auto& o : outs)
         if (!o->ready->is_ready()) o->ready->set_error(std::current_exception());
     }
-  });
+  };
+  if (!(inputs_ready && ce->launches_only() && dev->stream.try_run_inline(work))) dev->stream.enqueue(std::move(work));
   return outs;
 }
 

@@ -46,6 +46,9 @@ class CudaExecutable {
   /// {"kernels", "library_dots", "host_fallbacks", "while_loops", "conditionals"}: what the module compiled to.
   std::map<std::string, int64_t> stats() const;
   const GpuModule& code() const { return code_; }
+  /// Whether a run only enqueues device work (no host fallback, loop or branch reads a value back): it may then run
+  /// on the caller's thread without waiting for anything.
+  bool launches_only() const { return fallback_of_.empty() && whiles_ == 0 && conds_ == 0; }
   /// Why dots run on the host ("" when cuBLASLt was found).
   const std::string& blas_missing() const { return blas_why_; }
   /// The instruction kernel `entry` with this PTX computes, or nullptr (the fake driver's tests run it on the host).

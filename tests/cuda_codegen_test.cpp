@@ -17,6 +17,7 @@
 #include "backends/cuda/caching_allocator.h"
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/cuda_driver.h"
+#include "cuda_test_util.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/config.h"
 #include "jitx/cuda.h"
@@ -28,30 +29,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 const std::vector<cuda::GpuTarget> kTargets{cuda::GpuTarget::sm80(), cuda::GpuTarget::sm90()};
-
-// Runs ptxas on the PTX for arch; returns "" when it assembles, else ptxas's output.
-std::string ptxas_error(const std::string& ptx, const std::string& arch) {
-  char path[] = "/tmp/jitx_ptx_XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  REQUIRE(write(fd, ptx.data(), ptx.size()) == static_cast<ssize_t>(ptx.size()));
-  close(fd);
-  std::string cmd = fmt::format("'{}' -arch={} '{}' -o /dev/null 2>&1", cuda::ptxas_path(), arch, path);
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  int rc = pclose(p);
-  std::remove(path);
-  return rc == 0 ? "" : (out.empty() ? "ptxas failed" : out);
-}
-
-bool have_ptxas() {
-  if (!cuda::ptxas_path().empty()) return true;
-  WARN("skipped the ptxas checks: the CUDA toolkit's ptxas was not found at configure time");
-  return false;
-}
 
 // Each kernel's PTX for both targets: an entry, no unresolved calls, accepted by ptxas. Returns the failures.
 int check_ptx(const hlo::Instruction& inst, std::vector<cuda::KernelKind>* kinds = nullptr) {

@@ -19,6 +19,7 @@
 #include "backends/cuda/cuda_platform.h"
 #include "backends/cuda/cuda_runtime.h"
 #include "cuda_executor_cases.h"
+#include "cuda_test_util.h"
 #include "hlo/evaluator/evaluator.h"
 #include "hlo/ir/hlo.h"
 #include "hlo/ir/hlo_parser.h"
@@ -381,6 +382,19 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
   check_executor_on(ds[0]);
   CHECK(counter("launches") > launches0);              // kernels ran on the (fake) device
   CHECK(counter("cublaslt_matmuls") - matmuls0 >= 8);  // and the dots through (the fake) cuBLASLt
+  // Every kernel those programs compiled to (grad, loops, branches, dots' epilogues, ...) assembles with ptxas for
+  // the target it was compiled for: what the fake cannot run is at least valid PTX.
+  if (jitx::testing::have_ptxas()) {
+    std::vector<cuda::GpuKernel> ks = cuda::kernels_for_testing();
+    CHECK(ks.size() >= 20);
+    for (auto& k : ks) {
+      size_t t = k.ptx.find(".target ");
+      REQUIRE(t != std::string::npos);
+      std::string arch = k.ptx.substr(t + 8, k.ptx.find_first_of(" ,\n", t + 8) - (t + 8));
+      INFO(k.name << " (%" << k.instruction << " in " << k.computation << ") for " << arch);
+      CHECK(jitx::testing::ptxas_error(k.ptx, arch) == "");
+    }
+  }
   std::mt19937 rng(7);
   std::normal_distribution<float> nd;
   std::vector<float> xv(16 * 32);

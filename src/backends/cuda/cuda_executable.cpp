@@ -394,6 +394,16 @@ const hlo::Instruction* kernel_instruction_for_testing(const std::string& entry,
   return nullptr;
 }
 
+std::vector<GpuKernel> kernels_for_testing() {
+  std::lock_guard<std::mutex> l(g_cache_mu);
+  std::map<std::string, GpuKernel> distinct;
+  for (auto& [key, c] : g_cache)
+    for (auto& k : c.exe->code().kernels) distinct.emplace(k.name + '\n' + k.ptx, k);
+  std::vector<GpuKernel> out;
+  for (auto& [name, k] : distinct) out.push_back(k);
+  return out;
+}
+
 std::map<std::string, int64_t> executable_stats_for_testing(const runtime::Executable& exe) {
   std::lock_guard<std::mutex> l(g_cache_mu);
   for (auto& [key, c] : g_cache)

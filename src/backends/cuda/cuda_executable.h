@@ -101,6 +101,8 @@ void attach(runtime::Buffer& b, std::shared_ptr<GpuArray> a, GpuDevice* gpu);
 
 /// Test-only: the instruction kernel `entry` (with this PTX) of a cached executable computes, or nullptr.
 const hlo::Instruction* kernel_instruction_for_testing(const std::string& entry, const std::string& ptx);
+/// Test-only: the kernels of the cached executables (each distinct name once).
+std::vector<GpuKernel> kernels_for_testing();
 /// Test-only: the stats of the cached executable of `exe`'s module (empty when it never ran on a CUDA device).
 std::map<std::string, int64_t> executable_stats_for_testing(const runtime::Executable& exe);
 

@@ -49,6 +49,15 @@ inline void check_executor_on(const Device& dev) {
     check_close(g1, w1, f32);
     check_close(g2, w2, 0);
   }
+  {  // empty arrays: no launch, no matmul, the right shapes (and a sum over nothing is 0)
+    Array e = zeros({0, 32}), ec = device_put(e, dev);
+    auto f = [](Array a, Array ww) { return std::make_tuple(jnp::tanh(jnp::matmul(a, ww)), jnp::sum(a, {0})); };
+    auto [r0, r1] = jit(f)(ec, wc);
+    auto [h0, h1] = jit(f)(e, w);
+    check_close(r0, h0, 0);
+    check_close(r1, h1, 0);
+    CHECK(r0.shape() == Shape{0, 24});
+  }
   {  // dots: batched, transposed operands, bf16 (f32 and bf16 results), f64
     Array a3 = randn({4, 16, 8}), b3 = randn({4, 8, 12});
     auto bmm = [](Array p, Array q) { return jnp::matmul(p, q); };

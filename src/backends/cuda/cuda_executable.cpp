@@ -82,6 +82,10 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
             fmt::format("cuda backend: %{} ({}) in {}: collectives and SPMD programs do not run on "
                         "CUDA devices yet",
                         i->name, hlo::opcode_name(i->opcode), source_->name));
+  for (auto* p : source_->entry->parameters)
+    if (p->shape.is_tuple)
+      throw CompileError(fmt::format("cuda backend: {} takes a tuple parameter (%{}), which CUDA devices do not run "
+                                     "yet", source_->name, p->name));
   module_ = source_->clone();
   runtime::cpu_backend::LayoutLegalizer legalizer;
   legalizer.run(*module_->entry);

@@ -1,5 +1,6 @@
 // The api walk's table, numpy_stats.h (see api_walk_table.h).
 #pragma once
+#include "jitx/numpy_set.h"
 #include "jitx/numpy_stats.h"
 
 namespace {
@@ -216,6 +217,44 @@ const std::vector<Case> kNumpyStats = {
        w.ok("f32[0,3] in (4,), invert", {z03(), f4()}, [](A a) { return jnp::isin(a[0], a[1], false, true); }, {0, 3});
        w.ok("0-d in empty", {s0(), zeros({0})}, [](A a) { return jnp::isin(a[0], a[1]); }, {});
        w.invalid([](A a) { return jnp::isin(a[0], ones({2})); });
+     }},
+    {"jnp::unique",
+     [](Walk& w) {
+       w.ok("(2,3), size 4", {f23()}, [](A a) { return jnp::unique(a[0], 4); }, {4});
+       w.ok("(0,3), size 2, fill", {z03()}, [](A a) { return jnp::unique(a[0], 2, Array(1.0f)); }, {2});
+       w.err("(0,3), size 2, no fill", {z03()}, [](A a) { return jnp::unique(a[0], 2); });
+       w.err("size -1", {f23()}, [](A a) { return jnp::unique(a[0], -1); });
+       w.err("fill of shape (4,)", {f23()}, [](A a) { return jnp::unique(a[0], 3, f4()); });
+       w.invalid([](A a) { return jnp::unique(a[0]); });
+     }},
+    {"jnp::unique_all",
+     [](Walk& w) {
+       w.ok("(2,3) size 5: inverse", {f23()}, [](A a) { return jnp::unique_all(a[0], 5).inverse; }, {2, 3});
+       w.ok("0-d, size 1: counts", {s0()}, [](A a) { return jnp::unique_all(a[0], 1, std::nullopt, true).counts; },
+            {1});
+       w.err("size -2", {f23()}, [](A a) { return jnp::unique_all(a[0], -2).values; });
+       w.invalid([](A a) { return jnp::unique_all(a[0]).values; });
+     }},
+    {"jnp::unique_values",
+     [](Walk& w) {
+       w.ok("(4,) size 2", {f4()}, [](A a) { return jnp::unique_values(a[0], 2); }, {2});
+       w.invalid([](A a) { return jnp::unique_values(a[0]); });
+     }},
+    {"jnp::unique_counts",
+     [](Walk& w) {
+       w.ok("(4,) size 6", {f4()}, [](A a) { return jnp::unique_counts(a[0], 6).second; }, {6});
+       w.invalid([](A a) { return jnp::unique_counts(a[0]).first; });
+     }},
+    {"jnp::unique_inverse",
+     [](Walk& w) {
+       w.ok("(2,3) size 1", {f23()}, [](A a) { return jnp::unique_inverse(a[0], 1).second; }, {2, 3});
+       w.invalid([](A a) { return jnp::unique_inverse(a[0]).first; });
+     }},
+    {"jnp::union1d",
+     [](Walk& w) {
+       w.ok("(2,3) and (4,), size 10", {f23(), f4()}, [](A a) { return jnp::union1d(a[0], a[1], 10); }, {10});
+       w.err("size -1", {f23(), f4()}, [](A a) { return jnp::union1d(a[0], a[1], -1); });
+       w.invalid([](A a) { return jnp::union1d(a[0], f4()); });
      }},
     {"jnp::logspace",
      [](Walk& w) {

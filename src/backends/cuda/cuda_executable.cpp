@@ -84,8 +84,10 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
                         i->name, hlo::opcode_name(i->opcode), source_->name));
   for (auto* p : source_->entry->parameters)
     if (p->shape.is_tuple)
-      throw CompileError(fmt::format("cuda backend: {} takes a tuple parameter (%{}), which CUDA devices do not run "
-                                     "yet", source_->name, p->name));
+      throw CompileError(
+          fmt::format("cuda backend: {} takes a tuple parameter (%{}), which CUDA devices do not run "
+                      "yet",
+                      source_->name, p->name));
   module_ = source_->clone();
   runtime::cpu_backend::LayoutLegalizer legalizer;
   legalizer.run(*module_->entry);
@@ -317,16 +319,18 @@ std::mutex g_cache_mu;
 // pays a map lookup, not a scan); entries of modules that died are swept when the map has doubled since the last
 // sweep. Never destroyed, as the devices' registry (cuda_devices.cpp): the executables hold device arrays
 // (constants), which must not be freed after the driver.
-std::map<std::pair<const hlo::Module*, std::string>, Cached>& g_cache =
-    *new std::map<std::pair<const hlo::Module*, std::string>, Cached>;
+std::map<std::pair<const hlo::Module*, int>, Cached>& g_cache =
+    *new std::map<std::pair<const hlo::Module*, int>, Cached>;
 size_t g_swept_size = 0;
 
-std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::Module>& m, const GpuTarget& t) {
+// Keyed by the device's compute capability (an int: no string built per call); compiled for its target.
+std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::Module>& m, int cc) {
   {
     std::lock_guard<std::mutex> l(g_cache_mu);
-    auto it = g_cache.find({m.get(), t.arch});
+    auto it = g_cache.find({m.get(), cc});
     if (it != g_cache.end() && it->second.module.lock() == m) return it->second.exe;
   }
+  const GpuTarget t = target_for(cc);
   auto exe = std::make_shared<CudaExecutable>(m, t);  // compiled outside the lock
   if (config().log_compiles) {
     auto st = exe->stats();
@@ -341,7 +345,7 @@ std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::
     std::erase_if(g_cache, [](const auto& e) { return e.second.module.expired(); });
     g_swept_size = g_cache.size();
   }
-  g_cache[{m.get(), t.arch}] = Cached{m, exe};  // replaces the entry of a dead module at the same address
+  g_cache[{m.get(), cc}] = Cached{m, exe};  // replaces the entry of a dead module at the same address
   return exe;
 }
 }  // namespace
@@ -352,7 +356,7 @@ std::vector<std::shared_ptr<runtime::Buffer>> execute_on_device(const runtime::E
   GpuDevice* gpu = gpu_of(dev);
   if (!gpu) throw RuntimeError(fmt::format("{} is not a CUDA device of this process", dev->str()));
   if (!exe.module) throw RuntimeError("cuda backend: the executable has no module to compile for a CUDA device");
-  std::shared_ptr<CudaExecutable> ce = executable_for(exe.module, target_for(gpu->compute_capability()));
+  std::shared_ptr<CudaExecutable> ce = executable_for(exe.module, gpu->compute_capability());
   const hlo::Computation& entry = *exe.module->entry;
   if (args.size() != entry.parameters.size())
     throw RuntimeError(fmt::format("cuda backend: {} takes {} arguments, got {}", exe.module->name,

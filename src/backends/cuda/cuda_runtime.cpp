@@ -93,12 +93,16 @@ std::string GpuDevice::name() const {
   return name;
 }
 
+// Asked of the driver once (every dispatch to the device reads it to find its executable).
 int GpuDevice::compute_capability() const {
-  int major = 0, minor = 0;
-  const char* op = "cuDeviceGetAttribute";
-  check(d_, d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), op);
-  check(d_, d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), op);
-  return major * 10 + minor;
+  std::call_once(cc_once_, [&] {
+    int major = 0, minor = 0;
+    const char* op = "cuDeviceGetAttribute";
+    check(d_, d_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_), op);
+    check(d_, d_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_), op);
+    cc_ = major * 10 + minor;
+  });
+  return cc_;
 }
 
 std::shared_ptr<GpuEvent> GpuDevice::record(int stream) {

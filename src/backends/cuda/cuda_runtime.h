@@ -120,6 +120,8 @@ class GpuDevice {
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   CUstream streams_[2] = {nullptr, nullptr};
+  mutable std::once_flag cc_once_;
+  mutable int cc_ = 0;
   std::unique_ptr<CachingAllocator> alloc_;
   mutable std::mutex mu_;  // staging and modules
   std::vector<Staging> staging_;

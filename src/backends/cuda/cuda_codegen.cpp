@@ -277,7 +277,8 @@ std::optional<GpuKernel> decode_kernel(const std::string& bytes, const std::stri
 void store_kernel_file(const std::string& path, const std::string& bytes) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  std::string tmp = fmt::format("{}.tmp{}", path, static_cast<unsigned long>(getpid()));
+  static std::atomic<uint64_t> seq{0};  // one temporary per writer: threads of a process never share one
+  std::string tmp = fmt::format("{}.tmp{}.{}", path, static_cast<unsigned long>(getpid()), seq++);
   {
     std::ofstream f(tmp, std::ios::binary);
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -322,15 +323,14 @@ GpuKernel cached_kernel(const Instruction& inst, const GpuTarget& target, bool a
       }
     }
   }
-  std::lock_guard<std::mutex> l(c.mu);
-  if (k) {
-    ++c.stats.disk_hits;
-  } else {
+  bool loaded = k.has_value();
+  if (!loaded) {  // outside the lock: other threads' compiles go on meanwhile (the file is written atomically)
     k = compile_kernel(inst, target, allow_excess_precision, name);
-    ++c.stats.compiled;
     if (!dir.empty()) store_kernel_file(kernel_file(dir, hash), encode_kernel(key, *k));
   }
-  c.kernels.emplace(key, *k);
+  std::lock_guard<std::mutex> l(c.mu);
+  ++(loaded ? c.stats.disk_hits : c.stats.compiled);
+  c.kernels.emplace(key, *k);  // a kernel another thread stored first is the same code
   return finish(*k);
 }
 }  // namespace

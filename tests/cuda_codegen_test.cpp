@@ -12,12 +12,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 
 #include "backend_test_util.h"
 #include "backends/cuda/caching_allocator.h"
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/cuda_driver.h"
+#include "backends/cuda/gpu_emulator.h"
 #include "cuda_test_util.h"
+#include "hlo/evaluator/evaluator.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/config.h"
 #include "jitx/cuda.h"
@@ -26,11 +29,106 @@
 using namespace jitx;
 using namespace jitx::testing;
 using Catch::Matchers::Contains;
+using jitx::detail::Literal;
 
 namespace {
 const std::vector<cuda::GpuTarget> kTargets{cuda::GpuTarget::sm80(), cuda::GpuTarget::sm90()};
 
-// Each kernel's PTX for both targets: an entry, no unresolved calls, accepted by ptxas. Returns the failures.
+// Random operands for the emulator: floats mostly normal (scale 3) with a sprinkle of zeros, infinities, NaNs,
+// subnormal and (`huge`) +-1e30 values; integers half small (division by zero, shifts in range) and half any bits;
+// bools. Operands of sums are not `huge`: 1e30 - 1e30 plus the rest depends on the order of the additions.
+Literal random_operand(const hlo::Shape& s, std::mt19937_64& rng, bool huge) {
+  Literal l = Literal::make(s.dtype, s.dims);
+  std::normal_distribution<double> nd(0.0, 3.0);
+  std::uniform_real_distribution<double> u01;
+  const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-40, 0.5, 1.0, -1.0, 2.0, 1e30, -1e30};
+  const size_t nspecial = std::size(specials) - (huge ? 0 : 2);
+  for (int64_t e = 0; e < l.size(); ++e) {
+    if (is_floating(s.dtype)) {
+      l.set_f64(e, u01(rng) < 0.05 ? specials[rng() % nspecial] : nd(rng));
+    } else if (s.dtype == DType::bool_) {
+      l.set_i64(e, static_cast<int64_t>(rng() & 1));
+    } else {
+      bool small = rng() & 1;
+      int64_t v = static_cast<int64_t>(rng());
+      l.set_i64(e, small ? v % 7 + (is_unsigned_integer(s.dtype) ? 6 : 0) : v);
+    }
+  }
+  return l;
+}
+// Elements of got that differ from want: floats beyond tol * (1 + |want|) (NaN matches NaN), others exactly.
+int64_t mismatches(const Literal& got, const Literal& want, double tol, std::string* first) {
+  int64_t bad = 0;
+  for (int64_t e = 0; e < want.size(); ++e) {
+    bool ok;
+    if (is_floating(want.dtype)) {
+      double g = got.get_f64(e), w = want.get_f64(e);
+      ok = (std::isnan(g) && std::isnan(w)) || g == w || std::abs(g - w) <= tol * (1 + std::abs(w));
+      if (!ok && bad == 0) *first = fmt::format("element {}: got {}, want {}", e, g, w);
+    } else {
+      ok = got.get_u64(e) == want.get_u64(e);
+      if (!ok && bad == 0) *first = fmt::format("element {}: got {}, want {}", e, got.get_i64(e), want.get_i64(e));
+    }
+    bad += !ok;
+  }
+  return bad;
+}
+double emulation_tolerance(DType d) {
+  switch (d) {
+    case DType::float64:
+      return 1e-12;
+    case DType::float32:
+      return 4e-6;
+    case DType::float16:
+      return 2e-3;
+    case DType::bfloat16:
+      return 1e-2;
+    default:
+      return 0;
+  }
+}
+// The kernel's own code (the emulator: its LLVM IR compiled for the host, its threads as fibers) on random
+// operands, against the reference evaluator. Returns 1 on a mismatch.
+int check_emulated(const hlo::Instruction& inst, const cuda::LaunchPlan& plan) {
+  std::mt19937_64 rng(std::hash<std::string>{}(inst.name) ^ inst.operands.size());
+  bool reduces = inst.opcode == hlo::Opcode::kReduce;
+  if (inst.opcode == hlo::Opcode::kFusion)
+    for (auto& i : inst.called.at(0)->instructions) reduces = reduces || i->opcode == hlo::Opcode::kReduce;
+  std::vector<Literal> ops;
+  std::vector<evaluator::Value> args;
+  for (auto* o : inst.operands) {
+    ops.push_back(random_operand(o->shape, rng, !reduces));
+    args.push_back({ops.back(), {}, false});
+  }
+  hlo::Module m("emulated");
+  evaluator::Value want = evaluator::evaluate(*hlo::add_single_instruction_computation(m, inst), args);
+  std::vector<hlo::Shape> outs = inst.shape.is_tuple ? inst.shape.tuple_shapes : std::vector{inst.shape};
+  std::vector<Literal> got;
+  std::vector<void*> params;
+  for (auto& s : outs) got.push_back(Literal::make(s.dtype, s.dims));
+  for (auto& g : got) params.push_back(g.data());
+  for (auto& o : ops) params.push_back(o.data());
+  try {
+    cuda::emulate_kernel(inst, true, params, plan.grid, plan.block);
+  } catch (const std::exception& e) {
+    WARN(fmt::format("%{}: the emulator: {}", inst.name, e.what()));
+    return 1;
+  }
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const Literal& w = inst.shape.is_tuple ? want.tuple.at(k).array : want.array;
+    std::string first;
+    int64_t bad = mismatches(got[k], w, emulation_tolerance(outs[k].dtype), &first);
+    if (bad) {
+      WARN(fmt::format("%{} ({}) output {}: {} of {} elements differ from the evaluator's; {}\n{}", inst.name,
+                       hlo::opcode_name(inst.opcode), k, bad, w.size(), first, hlo::print_instruction_canonical(inst)));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// Each kernel's PTX for both targets: an entry, no unresolved calls, accepted by ptxas; and what its code computes
+// (emulated on the host) against the evaluator. Returns the failures.
 int check_ptx(const hlo::Instruction& inst, std::vector<cuda::KernelKind>* kinds = nullptr) {
   int bad = 0;
   for (auto& t : kTargets) {
@@ -43,6 +141,7 @@ int check_ptx(const hlo::Instruction& inst, std::vector<cuda::KernelKind>* kinds
       UNSCOPED_INFO(fmt::format("%{} on {}: {}", inst.name, t.arch, err.substr(0, 2000)));
       ++bad;
     }
+    if (&t == &kTargets[0]) bad += check_emulated(inst, k.plan);
   }
   return bad;
 }
@@ -133,6 +232,7 @@ TEST_CASE("cuda: PTX for every unary and binary float op, every float dtype (sm_
   const std::vector<const char*> binary{"add",     "subtract", "multiply", "divide", "remainder",
                                         "maximum", "minimum",  "atan2",    "power"};
   int bad = 0, n = 0;
+  int64_t emulated0 = cuda::emulator_stats().launches;
   for (DType d : kFloats) {
     auto s = shape_text(d, {17, 33});
     for (auto* op : unary) bad += check_text(one_op(s, op, {s})), ++n;
@@ -141,6 +241,7 @@ TEST_CASE("cuda: PTX for every unary and binary float op, every float dtype (sm_
   }
   CHECK(n == 4 * 41);
   CHECK(bad == 0);
+  CHECK(cuda::emulator_stats().launches - emulated0 == n + 4);  // each op's kernel ran (emulated) once
 }
 
 TEST_CASE("cuda: PTX for integer and bool ops, compare, select, clamp and every convert", "[cuda]") {

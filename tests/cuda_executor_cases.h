@@ -4,8 +4,11 @@
 #pragma once
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "jitx/cuda.h"
@@ -137,6 +140,151 @@ inline void check_executor_on(const Device& dev) {
     Array back = device_put(e, default_device());
     CHECK(device_of(back) == default_device());
     check_close(back, jnp::exp(x) + x * 2.0f, f32);
+  }
+}
+
+// Every kind of kernel the backend emits, each against the same jitted call on the cpu, on random inputs: rows
+// reduced by a warp (short rows, several rows per block, a row count that leaves warps idle) and by a block (1024
+// columns and more, not a multiple of the block), column and middle reductions (a loop per output element),
+// multi-output fusions, every data-movement op, integer/bool/bf16/f64 elementwise ops and conversions, f32 math
+// at its edges, and a loop kernel whose grid-stride loop goes round more than once (more elements than threads).
+inline void check_kernel_kinds_on(const Device& dev) {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> nd;
+  auto randn = [&](std::vector<int64_t> dims, DType dt = DType::float32) {
+    std::vector<double> v(static_cast<size_t>(detail::num_elements(dims)));
+    for (auto& e : v) e = nd(rng);
+    return array(v, dims).astype(dt);
+  };
+  auto randi = [&](std::vector<int64_t> dims, int lo, int hi, DType dt = DType::int32) {
+    std::uniform_int_distribution<int> u(lo, hi);
+    std::vector<int32_t> v(static_cast<size_t>(detail::num_elements(dims)));
+    for (auto& e : v) e = u(rng);
+    return array(v, dims).astype(dt);
+  };
+  auto on = [&](const Array& a) { return device_put(a, dev); };
+  const double f32 = 2e-5, f64 = 1e-13, bf16 = 1e-2;
+  auto same = [&](auto f, std::vector<Array> args, double tol) {
+    std::vector<Array> dargs;
+    for (auto& a : args) dargs.push_back(on(a));
+    auto call = [&](std::vector<Array>& as) {
+      auto jf = jit(f);
+      if constexpr (std::is_invocable_v<decltype(f), Array>)
+        return jf(as.at(0));
+      else if constexpr (std::is_invocable_v<decltype(f), Array, Array>)
+        return jf(as.at(0), as.at(1));
+      else
+        return jf(as.at(0), as.at(1), as.at(2));
+    };
+    Array got = call(dargs);
+    CHECK(device_of(got) == dev);
+    check_close(got, call(args), tol);
+  };
+  {  // row kernels: a block per row (>= 1024 columns), a warp per row (shorter)
+    same([](Array a) { return nn::softmax(a, -1); }, {randn({6, 2500})}, f32);
+    same([](Array a) { return nn::standardize(a, -1); }, {randn({5, 1024})}, 1e-4);
+    same([](Array a) { return nn::logsumexp(a, -1); }, {randn({3, 4097}, DType::float64)}, f64);
+    same([](Array a) { return jnp::sum(a, {1}); }, {randi({4, 3000}, -1000, 1000)}, 0);
+    same([](Array a) { return jnp::max(a, {1}); }, {randn({3, 1500}, DType::bfloat16)}, 0);
+    same([](Array a) { return jnp::var(a, {1}); }, {randn({37, 50})}, 1e-4);
+    same([](Array a) { return jnp::min(a * 2.0, {-1}); }, {randn({9, 3, 33}, DType::float64)}, 0);
+    same([](Array a) { return jnp::sum(a, {1}); }, {randn({64, 700}, DType::bfloat16)}, bf16);
+    same([](Array a) { return a - jnp::mean(a, {1}, true) * jnp::max(a, {1}, true); }, {randn({20, 1100})}, 1e-4);
+  }
+  {  // loop kernels with reductions inside: columns, middle dims, everything
+    same([](Array a) { return jnp::max(a, {0}); }, {randn({300, 7})}, 0);
+    same([](Array a) { return jnp::sum(a, {1}); }, {randn({4, 5, 6})}, f32);
+    same([](Array a) { return jnp::sum(a, {0, 2}); }, {randn({40, 3, 30}, DType::float64)}, f64);
+    same([](Array a) { return jnp::prod(a, {0}) + jnp::sum(a); }, {randi({5, 9}, -3, 3, DType::int64)}, 0);
+    same([](Array a) { return jnp::any(a > 1.5, {0}); }, {randn({50, 4})}, 0);
+    auto multi = [](Array a) {
+      Array m = jnp::mean(a, {1}, true);
+      return std::make_tuple(jnp::squeeze(m, {1}), jnp::tanh(a - m), jnp::sum(jnp::square(a), {1}));
+    };
+    Array xm = randn({33, 65});
+    auto [a0, a1, a2] = jit(multi)(on(xm));
+    auto [b0, b1, b2] = jit(multi)(xm);
+    check_close(a0, b0, f32);
+    check_close(a1, b1, f32);
+    check_close(a2, b2, 1e-4);
+  }
+  {  // data movement
+    Array x3 = randn({3, 4, 5});
+    same([](Array a) { return jnp::transpose(a, {2, 0, 1}) + 1.0f; }, {x3}, 0);
+    same([](Array a) { return jnp::flip(a, {0, 2}) * 2.0f; }, {x3}, 0);
+    same([](Array a) { return lax::pad(a, Array(-1.5f), {{1, 2, 1}, {0, -1, 0}, {2, 0, 2}}); }, {x3}, 0);
+    same([](Array a, Array b) { return jnp::concatenate({a, b * 2.0f, a}, 1); }, {x3, randn({3, 2, 5})}, 0);
+    same([](Array a) { return lax::slice(a, {1, 0, 1}, {3, 4, 5}, {1, 3, 2}); }, {x3}, 0);
+    Array at = array(std::vector<int32_t>{1, 7, -2});  // clamped into range, as XLA does
+    same([](Array a, Array i) { return lax::dynamic_slice(a, {i[0], i[1], i[2]}, {2, 2, 3}); }, {x3, at}, 0);
+    same(
+        [](Array a, Array u, Array i) {
+          return lax::dynamic_update_slice(a, u, {i[0], i[1], i[2]});
+        },
+        {x3, randn({2, 3, 2}), at}, 0);
+    same(
+        [](Array a) {
+          return a * lax::broadcasted_iota(DType::float32, {3, 4, 5}, 2) + jnp::reshape(a, {5, 4, 3}).T();
+        },
+        {x3}, f32);
+    same([](Array a, Array b) { return jnp::where(a > b, jnp::clip(a, -0.5f, 0.5f), b); }, {x3, randn({3, 4, 5})}, 0);
+  }
+  {  // integer, bool, bf16 and f64 elementwise ops and conversions
+    Array i = randi({257}, -100000, 100000), j = randi({257}, -50, 50);
+    same([](Array a, Array b) { return jnp::floor_divide(a, jnp::where(b == 0, 7, b)) + jnp::remainder(a, 13); },
+         {i, j}, 0);
+    same([](Array a, Array b) { return a / jnp::where(b == 0, -3, b) + a % jnp::where(b == 0, 5, b); },
+         {i.astype(DType::int64), j.astype(DType::int64)}, 0);
+    same(
+        [](Array a, Array b) {
+          Array u = a.astype(DType::uint32);
+          return lax::shift_right_logical(u, (b & 31).astype(DType::uint32)) ^ lax::population_count(u) |
+                 jnp::left_shift(u, 3);
+        },
+        {i, j}, 0);
+    same([](Array a) { return jnp::right_shift(lax::bitcast_convert_type(a, DType::int32), 3); }, {randn({64})}, 0);
+    same([](Array a) { return (a.astype(DType::int8) * 3).astype(DType::float32); }, {randi({100}, -40, 40)}, 0);
+    same([](Array a) { return jnp::logical_xor(a > 0.0f, a < 0.5f) & (a != 0.25f); }, {randn({70})}, 0);
+    same([](Array a) { return lax::integer_pow(a, 3) - jnp::power(a, 2); }, {randi({50}, -20, 20)}, 0);
+    same([](Array a, Array b) { return (a * b + jnp::exp(a)).astype(DType::float32); },
+         {randn({90}, DType::bfloat16), randn({90}, DType::bfloat16)}, bf16);
+    same([](Array a) { return a.astype(DType::bfloat16).astype(DType::float16).astype(DType::float32); },
+         {randn({128})}, 0);
+    same(
+        [](Array a, Array b) {
+          return jnp::exp(a) + jnp::log1p(jnp::abs(a)) + jnp::tanh(b) + lax::erf(a) + jnp::sin(b) + jnp::arctan2(a, b);
+        },
+        {randn({77}, DType::float64), randn({77}, DType::float64)}, f64);
+  }
+  {  // f32 math at its edges: infinities, NaN, overflow and underflow, subnormal results
+    float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    Array e = array(std::vector<float>{-inf, inf, nan, 100.0f, -100.0f, 88.7f, -87.5f, -103.0f, 1e-30f, -0.0f, 0.0f,
+                                       3.5f, -7.25f, 1e30f, -1e30f, 20.0f});
+    auto fs = [](Array a) {
+      return std::make_tuple(jnp::exp(a), jnp::log(a), jnp::tanh(a), nn::sigmoid(a), jnp::sqrt(a), jnp::expm1(a),
+                             nn::gelu(a, false), jnp::sin(a));
+    };
+    auto [d0, d1, d2, d3, d4, d5, d6, d7] = jit(fs)(on(e));
+    auto [h0, h1, h2, h3, h4, h5, h6, h7] = jit(fs)(e);
+    for (auto [g, w] : {std::pair{d0, h0}, {d1, h1}, {d2, h2}, {d3, h3}, {d4, h4}, {d5, h5}, {d6, h6}, {d7, h7}}) {
+      std::vector<float> gv = g.to_vector<float>(), wv = w.to_vector<float>();
+      for (size_t k = 0; k < gv.size(); ++k) {
+        INFO("element " << k << ": got " << gv[k] << ", want " << wv[k]);
+        CHECK((std::isnan(gv[k]) ? std::isnan(wv[k])
+                                 : gv[k] == wv[k] || std::abs(gv[k] - wv[k]) <= 2e-6 * (1 + std::abs(wv[k]))));
+      }
+    }
+  }
+  {  // more elements than the grid's threads (65536 blocks of 256): the grid-stride loop goes round twice
+    std::vector<uint8_t> big(256 * 65536 + 1000);
+    for (size_t k = 0; k < big.size(); ++k) big[k] = static_cast<uint8_t>(k * 2654435761u >> 13);
+    Array b = array(big);
+    auto f = [](Array a) { return a * 3 + 1; };
+    Array got = jit(f)(on(b));
+    std::vector<uint8_t> g = got.to_vector<uint8_t>();
+    int64_t bad = 0;
+    for (size_t k = 0; k < big.size(); ++k) bad += g[k] != static_cast<uint8_t>(big[k] * 3 + 1);
+    CHECK(bad == 0);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <random>
 
 #include "backends/cuda/cublaslt.h"
@@ -18,6 +19,7 @@
 #include "backends/cuda/cuda_executable.h"
 #include "backends/cuda/cuda_platform.h"
 #include "backends/cuda/cuda_runtime.h"
+#include "backends/cuda/gpu_emulator.h"
 #include "cuda_executor_cases.h"
 #include "cuda_test_util.h"
 #include "hlo/evaluator/evaluator.h"
@@ -34,6 +36,7 @@ using detail::Literal;
 using Arrays = std::vector<std::shared_ptr<cuda::GpuArray>>;
 using jitx::testing::check_close;
 using jitx::testing::check_executor_on;
+using jitx::testing::check_kernel_kinds_on;
 
 namespace {
 const cuda::Driver& fake() {
@@ -303,31 +306,34 @@ TEST_CASE("cuda devices of the public API: none without a driver, device_put and
 }
 
 namespace {
-// The fake's kernel runner for the executor's tests: the kernel's instruction (found from its entry and PTX in the
-// cached executables) evaluated on the host over the fake's device memory (host memory), outputs then operands.
-int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int n, void*) {
+// The fake's kernel runner for the executor's tests: the kernel's own code, run on the host by the emulator
+// (cuda::emulate_kernel: the kernel's LLVM IR compiled for the host, its threads as fibers) over the fake's device
+// memory (host memory), on the grid it was launched with. The kernel's instruction is found from its entry and
+// PTX in the cached executables. An output fusion's epilogue also reads its dots' results (scratch, after the
+// operands), which cuBLASLt (the fake one) computed: each is checked against the evaluator's dot first.
+std::mutex g_emulator_error_mu;
+std::string g_emulator_error;  // the first kernel the emulator failed to run
+int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int n, unsigned grid, unsigned block,
+                void*) {
   const hlo::Instruction* inst = cuda::kernel_instruction_for_testing(entry, ptx);
   if (!inst) return 1;
   std::vector<hlo::Shape> outs = inst->shape.is_tuple ? inst->shape.tuple_shapes : std::vector{inst->shape};
-  // An output fusion's epilogue also reads its dots' results (scratch, after the operands), which cuBLASLt (the
-  // fake one) computed: each is checked against the evaluator's dot before the fusion is evaluated.
   std::vector<const hlo::Instruction*> dots;
   if (inst->opcode == hlo::Opcode::kFusion)
     for (auto& i : inst->called.at(0)->instructions)
       if (i->opcode == hlo::Opcode::kDot) dots.push_back(i.get());
   if (static_cast<size_t>(n) != outs.size() + inst->operands.size() + dots.size()) return 2;
   hlo::Module m("host_kernel");
-  std::vector<evaluator::Value> args;
-  for (size_t k = 0; k < inst->operands.size(); ++k) {
+  auto operand = [&](size_t k) {
     const hlo::Shape& s = inst->operand(k)->shape;
     Literal l = Literal::make(s.dtype, s.dims);
     if (l.nbytes()) std::memcpy(l.data(), reinterpret_cast<const void*>(params[outs.size() + k]), l.nbytes());
-    args.push_back({cuda::relayout(l, hlo::minor_to_major(s), false), {}, false});
-  }
+    return evaluator::Value{cuda::relayout(l, hlo::minor_to_major(s), false), {}, false};
+  };
   for (size_t d = 0; d < dots.size(); ++d) {
     const hlo::Instruction* dot = dots[d];
     std::vector<evaluator::Value> dargs;
-    for (size_t k = 0; k < 2; ++k) dargs.push_back(args.at(static_cast<size_t>(dot->operand(k)->parameter_number)));
+    for (size_t k = 0; k < 2; ++k) dargs.push_back(operand(static_cast<size_t>(dot->operand(k)->parameter_number)));
     Literal want = evaluator::evaluate(*hlo::add_single_instruction_computation(m, *dot), dargs).array;
     Literal got = Literal::make(dot->shape.dtype, dot->shape.dims);
     std::memcpy(got.data(), reinterpret_cast<const void*>(params[outs.size() + inst->operands.size() + d]),
@@ -336,16 +342,18 @@ int host_kernel(const char* entry, const char* ptx, const uint64_t* params, int 
     for (int64_t e = 0; e < detail::num_elements(want.dims); ++e)
       if (!(std::abs(got.get_f64(e) - want.get_f64(e)) <= tol * (1 + std::abs(want.get_f64(e))))) return 3;
   }
-  hlo::Computation* c = hlo::add_single_instruction_computation(m, *inst);
-  evaluator::Value v = evaluator::evaluate(*c, args);
-  for (size_t k = 0; k < outs.size(); ++k) {
-    const evaluator::Value& e = inst->shape.is_tuple ? v.tuple.at(k) : v;
-    Literal l = cuda::relayout(e.array, hlo::minor_to_major(outs[k]), true);
-    if (l.nbytes()) std::memcpy(reinterpret_cast<void*>(params[k]), l.data(), l.nbytes());
+  std::vector<void*> ptrs;
+  for (int k = 0; k < n; ++k) ptrs.push_back(reinterpret_cast<void*>(params[k]));
+  try {
+    cuda::emulate_kernel(*inst, config().allow_excess_precision, ptrs, grid, block);
+  } catch (const std::exception& e) {  // on the fake's stream thread: kept for the test to print
+    std::lock_guard<std::mutex> l(g_emulator_error_mu);
+    if (g_emulator_error.empty()) g_emulator_error = fmt::format("emulating {} (%{}): {}", entry, inst->name, e.what());
+    return 4;
   }
   return 0;
 }
-using Runner = int (*)(const char*, const char*, const uint64_t*, int, void*);
+using Runner = int (*)(const char*, const char*, const uint64_t*, int, unsigned, unsigned, void*);
 void set_runner(Runner r) {
   fake();
   void* h = dlopen(JITX_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
@@ -379,7 +387,20 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
   std::vector<Device> ds = devices("cuda");
   REQUIRE(!ds.empty());
   int64_t launches0 = counter("launches"), matmuls0 = counter("cublaslt_matmuls");
+  cuda::EmulatorStats emu0 = cuda::emulator_stats();
   check_executor_on(ds[0]);
+  check_kernel_kinds_on(ds[0]);
+  {
+    std::lock_guard<std::mutex> l(g_emulator_error_mu);
+    INFO(g_emulator_error);
+    CHECK(g_emulator_error.empty());
+  }
+  // The kernels' own code ran: loop kernels, and row kernels whose threads met at shuffles and barriers.
+  cuda::EmulatorStats emu = cuda::emulator_stats();
+  CHECK(emu.launches - emu0.launches == counter("launches") - launches0);
+  CHECK(emu.fiber_launches > emu0.fiber_launches);
+  CHECK(emu.shuffles > emu0.shuffles);
+  CHECK(emu.barriers > emu0.barriers);
   CHECK(counter("launches") > launches0);              // kernels ran on the (fake) device
   CHECK(counter("cublaslt_matmuls") - matmuls0 >= 8);  // and the dots through (the fake) cuBLASLt
   // Every kernel those programs compiled to (grad, loops, branches, dots' epilogues, ...) assembles with ptxas for

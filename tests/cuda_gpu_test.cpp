@@ -307,6 +307,7 @@ TEST_CASE("cuda gpu: jit calls, eager ops, control flow and grad on cuda:0 array
   std::string why;
   if (!cuda::Blas::get(&why)) WARN("no cuBLASLt (dots run on the host): " << why);
   jitx::testing::check_executor_on(ds[0]);
+  jitx::testing::check_kernel_kinds_on(ds[0]);
 }
 
 #else

@@ -124,7 +124,8 @@ void delay() {
 }
 CUctx_st g_ctx[8];
 // Test-only (jitx_fake_cuda_set_kernel_runner): computes launched kernels other than the two pretend ones.
-using KernelRunner = int (*)(const char* entry, const char* ptx, const uint64_t* params, int nparams, void* user);
+using KernelRunner = int (*)(const char* entry, const char* ptx, const uint64_t* params, int nparams, unsigned grid,
+                             unsigned block, void* user);
 std::atomic<KernelRunner> g_runner{nullptr};
 std::atomic<void*> g_runner_user{nullptr};
 std::mutex g_mu;  // the primary contexts' refs, the allocation tables and the counters
@@ -500,9 +501,11 @@ CUresult f_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, u
     std::vector<uint64_t> vals;
     for (int i = 0; i < n; ++i) vals.push_back(*static_cast<CUdeviceptr*>(params[i]));
     CUctx_st* c = s->ctx;
-    s->push([run, c, name = f->name, img, vals] {
+    unsigned grid = gx * gy * gz, block = bx * by * bz;
+    s->push([run, c, name = f->name, img, vals, grid, block] {
       delay();
-      if (run(name.c_str(), img.c_str(), vals.data(), static_cast<int>(vals.size()), g_runner_user.load()) != 0)
+      if (run(name.c_str(), img.c_str(), vals.data(), static_cast<int>(vals.size()), grid, block,
+              g_runner_user.load()) != 0)
         c->sticky = CUDA_ERROR_LAUNCH_FAILED;
     });
     return CUDA_SUCCESS;
@@ -512,16 +515,17 @@ CUresult f_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, u
 
 // Each fake has the exact prototype of cuda.h's entry point (the runtime calls it through that type).
 #define JITX_FAKE_SAME_TYPE(name) static_assert(std::is_same_v<decltype(&f_##name), decltype(&::name)>, #name);
-#define JITX_FAKE_FNS(X)                                                                                              \
-  X(cuInit)                                                                                                           \
-  X(cuDriverGetVersion)                                                                                               \
-  X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) \
-      X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)                 \
-          X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate)           \
-              X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize) X(cuEventElapsedTime)          \
-                  X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost)                   \
-                      X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)               \
-                          X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)            \
+#define JITX_FAKE_FNS(X)                                                                                     \
+  X(cuInit)                                                                                                  \
+  X(cuDriverGetVersion)                                                                                      \
+  X(cuGetErrorName)                                                                                          \
+  X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)          \
+      X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)        \
+          X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate)  \
+              X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize) X(cuEventElapsedTime) \
+                  X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost)          \
+                      X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)      \
+                          X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)   \
                               X(cuStreamQuery)
 JITX_FAKE_FNS(JITX_FAKE_SAME_TYPE)
 #undef JITX_FAKE_SAME_TYPE

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "backend_test_util.h"
@@ -21,6 +22,7 @@
 #include "backends/cuda/gpu_emulator.h"
 #include "cuda_test_util.h"
 #include "hlo/evaluator/evaluator.h"
+#include "hlo/ir/attributes.h"
 #include "hlo/passes/pipeline.h"
 #include "jitx/config.h"
 #include "jitx/cuda.h"
@@ -36,7 +38,8 @@ const std::vector<cuda::GpuTarget> kTargets{cuda::GpuTarget::sm80(), cuda::GpuTa
 
 // Random operands for the emulator: floats mostly normal (scale 3) with a sprinkle of zeros, infinities, NaNs,
 // subnormal and (`huge`) +-1e30 values; integers half small (division by zero, shifts in range) and half any bits;
-// bools. Operands of sums are not `huge`: 1e30 - 1e30 plus the rest depends on the order of the additions.
+// bools. Operands of sums (reductions, dots) are not `huge`: 1e30 - 1e30 plus the rest depends on the order of the
+// additions, and 1e30 * 1e30 overflows f32 (where the kernel accumulates) but not the evaluator's double.
 Literal random_operand(const hlo::Shape& s, std::mt19937_64& rng, bool huge) {
   Literal l = Literal::make(s.dtype, s.dims);
   std::normal_distribution<double> nd(0.0, 3.0);
@@ -57,13 +60,17 @@ Literal random_operand(const hlo::Shape& s, std::mt19937_64& rng, bool huge) {
   return l;
 }
 // Elements of got that differ from want: floats beyond tol * (1 + |want|) (NaN matches NaN), others exactly.
-int64_t mismatches(const Literal& got, const Literal& want, double tol, std::string* first) {
+// With `bound`, an element may also differ by up to bound[e] (a dot's rounding: see check_emulated).
+int64_t mismatches(const Literal& got, const Literal& want, double tol, std::string* first,
+                   const Literal* bound = nullptr) {
   int64_t bad = 0;
   for (int64_t e = 0; e < want.size(); ++e) {
     bool ok;
     if (is_floating(want.dtype)) {
       double g = got.get_f64(e), w = want.get_f64(e);
-      ok = (std::isnan(g) && std::isnan(w)) || g == w || std::abs(g - w) <= tol * (1 + std::abs(w));
+      double err = std::abs(g - w);
+      ok = (std::isnan(g) && std::isnan(w)) || g == w || err <= tol * (1 + std::abs(w)) ||
+           (bound && err <= bound->get_f64(e));
       if (!ok && bad == 0) *first = fmt::format("element {}: got {}, want {}", e, g, w);
     } else {
       ok = got.get_u64(e) == want.get_u64(e);
@@ -91,9 +98,12 @@ double emulation_tolerance(DType d) {
 // operands, against the reference evaluator. Returns 1 on a mismatch.
 int check_emulated(const hlo::Instruction& inst, const cuda::LaunchPlan& plan) {
   std::mt19937_64 rng(std::hash<std::string>{}(inst.name) ^ inst.operands.size());
-  bool reduces = inst.opcode == hlo::Opcode::kReduce;
+  auto sums = [](const hlo::Instruction& i) {
+    return i.opcode == hlo::Opcode::kReduce || i.opcode == hlo::Opcode::kDot;
+  };
+  bool reduces = sums(inst);
   if (inst.opcode == hlo::Opcode::kFusion)
-    for (auto& i : inst.called.at(0)->instructions) reduces = reduces || i->opcode == hlo::Opcode::kReduce;
+    for (auto& i : inst.called.at(0)->instructions) reduces = reduces || sums(*i);
   std::vector<Literal> ops;
   std::vector<evaluator::Value> args;
   for (auto* o : inst.operands) {
@@ -114,10 +124,30 @@ int check_emulated(const hlo::Instruction& inst, const cuda::LaunchPlan& plan) {
     WARN(fmt::format("%{}: the emulator: {}", inst.name, e.what()));
     return 1;
   }
+  // A dot accumulates in f32 (the evaluator in double): each element may differ by K * 2^-24 * sum |a_k b_k|
+  // (the dot of the operands' magnitudes, from the evaluator), twice for slack.
+  std::optional<Literal> bound;
+  if (inst.opcode == hlo::Opcode::kDot && is_floating(inst.shape.dtype)) {
+    std::vector<evaluator::Value> mags;
+    for (auto& o : ops) {
+      Literal a = Literal::make(DType::float64, o.dims);
+      for (int64_t e = 0; e < o.size(); ++e) a.set_f64(e, std::abs(o.get_f64(e)));
+      mags.push_back({a, {}, false});
+    }
+    hlo::Module mm("magnitudes");
+    int64_t k = 1;
+    for (int64_t d : hlo::DotDimensionNumbers::of(inst).lhs_contracting_dims) k *= inst.operand(0)->shape.dims[d];
+    hlo::Instruction* c = hlo::add_single_instruction_computation(mm, inst)->root;
+    for (auto* p : c->operands) p->shape.dtype = DType::float64;
+    c->shape.dtype = DType::float64;
+    bound = evaluator::evaluate(*c->parent, mags).array;
+    double eps = inst.shape.dtype == DType::float64 ? 0x1p-53 : 0x1p-24;
+    for (int64_t e = 0; e < bound->size(); ++e) bound->set_f64(e, 2.0 * k * eps * bound->get_f64(e));
+  }
   for (size_t k = 0; k < outs.size(); ++k) {
     const Literal& w = inst.shape.is_tuple ? want.tuple.at(k).array : want.array;
     std::string first;
-    int64_t bad = mismatches(got[k], w, emulation_tolerance(outs[k].dtype), &first);
+    int64_t bad = mismatches(got[k], w, emulation_tolerance(outs[k].dtype), &first, bound ? &*bound : nullptr);
     if (bad) {
       WARN(fmt::format("%{} ({}) output {}: {} of {} elements differ from the evaluator's; {}\n{}", inst.name,
                        hlo::opcode_name(inst.opcode), k, bad, w.size(), first, hlo::print_instruction_canonical(inst)));
@@ -370,6 +400,81 @@ ENTRY %main (a: f32[8,300], b: f32[300]) -> ((f32[8,300], f32[8,300]), (f32[8], 
     CHECK(cuda::compile_kernel(*m->entry->find("r"), cuda::GpuTarget::sm90()).plan.num_outputs == 2);
   }
   CHECK(bad == 0);
+}
+
+TEST_CASE("cuda: generated dot kernels (where cuBLASLt cannot run a dot) for every form and dtype", "[cuda]") {
+  struct Case {
+    DType a, b, out;
+    std::vector<int64_t> ad, bd, od;
+    std::string dims;
+  };
+  const std::string mm = ", lhs_contracting_dimensions={1}, rhs_contracting_dimensions={0}";
+  const std::vector<Case> cases{
+      {DType::float32, DType::float32, DType::float32, {37, 50}, {50, 21}, {37, 21}, mm},
+      {DType::float32, DType::float32, DType::float32, {16, 16}, {16, 16}, {16, 16}, mm},  // exactly one tile
+      {DType::float32, DType::float32, DType::float32, {1, 300}, {300, 1}, {1, 1}, mm},
+      {DType::float64, DType::float64, DType::float64, {19, 45}, {45, 33}, {19, 33}, mm},
+      {DType::bfloat16, DType::bfloat16, DType::float32, {33, 64}, {64, 48}, {33, 48}, mm},
+      {DType::bfloat16, DType::bfloat16, DType::bfloat16, {33, 64}, {64, 48}, {33, 48}, mm},
+      {DType::float16, DType::float16, DType::float16, {20, 70}, {70, 9}, {20, 9}, mm},
+      {DType::int8, DType::int8, DType::int32, {25, 40}, {40, 17}, {25, 17}, mm},
+      {DType::int32, DType::int32, DType::int32, {8, 300}, {300, 5}, {8, 5}, mm},
+      {DType::uint8, DType::uint8, DType::uint32, {9, 30}, {30, 4}, {9, 4}, mm},
+      // batch dims first and elsewhere, contracting dims anywhere, several of them
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {3, 17, 40},
+       {3, 40, 33},
+       {3, 17, 33},
+       ", lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={0}, "
+       "rhs_contracting_dimensions={1}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {18, 4, 7},
+       {5, 7, 4},
+       {4, 18, 5},
+       ", lhs_batch_dimensions={1}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={2}, "
+       "rhs_contracting_dimensions={1}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {6, 5, 4, 3},
+       {4, 5, 19},
+       {6, 3, 19},
+       ", lhs_contracting_dimensions={2,1}, rhs_contracting_dimensions={0,1}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {77},
+       {77},
+       {},
+       ", lhs_contracting_dimensions={0}, rhs_contracting_dimensions={0}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {5},
+       {7},
+       {5, 7},
+       ", lhs_contracting_dimensions={}, rhs_contracting_dimensions={}"},  // an outer product (K = 1)
+  };
+  int bad = 0;
+  int64_t barriers0 = cuda::emulator_stats().barriers;
+  for (auto& c : cases) {
+    std::string text = one_op(shape_text(c.out, c.od), "dot", {shape_text(c.a, c.ad), shape_text(c.b, c.bd)}, c.dims);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    const hlo::Instruction* r = m->entry->find("r");
+    REQUIRE(r);
+    cuda::GpuKernel k = cuda::compile_kernel(*r, cuda::GpuTarget::sm90());
+    CHECK(k.plan.block == 256);
+    CHECK_THAT(k.ptx, Contains("bar.sync"));
+    bad += check_ptx(*r);
+  }
+  CHECK(bad == 0);
+  CHECK(cuda::emulator_stats().barriers > barriers0);
 }
 
 TEST_CASE("cuda: PTX for an output fusion's epilogue, layer norm, GELU and a while loop's body", "[cuda]") {

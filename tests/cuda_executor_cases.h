@@ -288,4 +288,59 @@ inline void check_kernel_kinds_on(const Device& dev) {
   }
 }
 
+// Dots of every form against the same calls on the cpu: plain, batched, transposed operands, batch and contracting
+// dims anywhere (einsum), several contracting dims, sizes off the 16-element tile, integer dots (s8 operands with an
+// s32 result), bf16 and f64, an output fusion (dot, bias, GELU) and a dot inside a loop. Where cuBLASLt is missing
+// (or for forms it has no matmul for: integers, dims out of order) they run as generated tiled kernels.
+inline void check_dots_on(const Device& dev) {
+  std::mt19937 rng(13);
+  std::normal_distribution<double> nd;
+  auto randn = [&](std::vector<int64_t> dims, DType dt = DType::float32) {
+    std::vector<double> v(static_cast<size_t>(detail::num_elements(dims)));
+    for (auto& e : v) e = nd(rng);
+    return array(v, dims).astype(dt);
+  };
+  auto randi = [&](std::vector<int64_t> dims, int lo, int hi, DType dt) {
+    std::uniform_int_distribution<int> u(lo, hi);
+    std::vector<int32_t> v(static_cast<size_t>(detail::num_elements(dims)));
+    for (auto& e : v) e = u(rng);
+    return array(v, dims).astype(dt);
+  };
+  auto on = [&](const Array& a) { return device_put(a, dev); };
+  auto same2 = [&](auto f, const Array& a, const Array& b, double tol) {
+    Array got = jit(f)(on(a), on(b));
+    CHECK(device_of(got) == dev);
+    check_close(got, jit(f)(a, b), tol);
+  };
+  const double f32 = 1e-5;
+  same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({37, 50}), randn({50, 21}), f32);
+  same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({3, 17, 40}), randn({3, 40, 33}), f32);
+  same2([](Array a, Array b) { return jnp::matmul(a.T(), b.T()); }, randn({20, 31}), randn({9, 20}), f32);
+  same2([](Array a, Array b) { return jnp::einsum("bik,jbk->jbi", {a, b}); }, randn({4, 18, 7}), randn({5, 4, 7}),
+        f32);
+  same2([](Array a, Array b) { return jnp::einsum("ijkl,kjm->mil", {a, b}); }, randn({6, 5, 4, 3}),
+        randn({4, 5, 19}), f32);
+  same2([](Array a, Array b) { return lax::dot_general(a, b, {{1}, {0}, {}, {}}, DType::int32); },
+        randi({25, 40}, -128, 127, DType::int8), randi({40, 17}, -128, 127, DType::int8), 0);
+  same2([](Array a, Array b) { return jnp::matmul(a, b); }, randi({8, 300}, -1000, 1000, DType::int32),
+        randi({300, 5}, -1000, 1000, DType::int32), 0);
+  same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({33, 64}, DType::bfloat16),
+        randn({64, 48}, DType::bfloat16), 1e-2);
+  same2([](Array a, Array b) { return lax::dot_general(a, b, {{1}, {0}, {}, {}}, DType::float32); },
+        randn({33, 64}, DType::bfloat16), randn({64, 48}, DType::bfloat16), 1e-5);
+  same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({19, 45}, DType::float64),
+        randn({45, 16}, DType::float64), 1e-12);
+  same2([](Array a, Array b) { return jnp::dot(a, b); }, randn({77}), randn({77}), f32);
+  same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({1, 1}), randn({1, 300}), f32);
+  Array x = randn({24, 64}), w = randn({64, 40}), bias = randn({40});
+  auto mlp = [](Array a, Array ww, Array bb) { return nn::gelu(jnp::matmul(a, ww) + bb); };
+  check_close(jit(mlp)(on(x), on(w), on(bias)), jit(mlp)(x, w, bias), f32);
+  auto loop = [](Array a, Array ww) {
+    return lax::fori_loop(
+        0, 3, [ww](Array, Array c) { return jnp::tanh(jnp::matmul(c, ww)); }, a);
+  };
+  Array sq = randn({64, 64}) * 0.2f;
+  same2(loop, x, sq, 1e-5);
+}
+
 }  // namespace jitx::testing

@@ -291,6 +291,8 @@ void store_kernel_file(const std::string& path, const std::string& bytes) {
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
+}  // namespace
+
 // The kernel of `inst`: from this process's cache, the disk cache (config().compilation_cache_dir), or compiled.
 GpuKernel cached_kernel(const Instruction& inst, const GpuTarget& target, bool allow_excess_precision) {
   std::string key = fmt::format("{}\n{} {} excess={}\n{}", build_identity(), target.arch, target.features,
@@ -333,7 +335,6 @@ GpuKernel cached_kernel(const Instruction& inst, const GpuTarget& target, bool a
   c.kernels.emplace(key, *k);  // a kernel another thread stored first is the same code
   return finish(*k);
 }
-}  // namespace
 
 KernelCacheStats kernel_cache_stats() {
   std::lock_guard<std::mutex> l(kernel_cache().mu);
@@ -368,8 +369,8 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
         case Opcode::kCall:
           out.no_kernel.emplace_back(i->name, "control flow: run by the host over its computations' kernels");
           continue;
-        case Opcode::kDot:
-          out.library.emplace_back(i->name, "cuBLASLt matmul");
+        case Opcode::kDot:  // the executable compiles a dot kernel (cached_kernel) where cuBLASLt cannot do it
+          out.library.emplace_back(i->name, "cuBLASLt matmul, or a generated dot kernel");
           continue;
         default:
           break;

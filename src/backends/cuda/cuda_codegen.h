@@ -65,6 +65,10 @@ struct GpuModule {
 /// read back by later processes of the same jitx build (a file that does not match its key exactly is recompiled).
 GpuModule compile_module(const hlo::Module& m, const GpuTarget& target, bool allow_excess_precision = true);
 
+/// The kernel of one instruction through the kernel cache (as compile_module's): a dot's generated kernel, which the
+/// executable asks for where cuBLASLt is missing or the dot is not one matmul.
+GpuKernel cached_kernel(const hlo::Instruction& inst, const GpuTarget& target, bool allow_excess_precision);
+
 struct KernelCacheStats {
   int64_t compiled = 0, memory_hits = 0, disk_hits = 0;
 };

@@ -103,18 +103,20 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
       continue;
     }
     // An output fusion's epilogue kernel reads its dots' results from scratch buffers (in the order of the fused
-    // computation) that cuBLASLt writes first: each dot must be one matmul of two of the fusion's parameters.
-    // Otherwise (or without cuBLASLt) the whole fusion runs on the host.
+    // computation) that cuBLASLt or a generated dot kernel writes first: each dot must read two of the fusion's
+    // parameters. Otherwise the whole fusion runs on the host.
     std::vector<ScratchDot> dots;
-    bool ok = blas_ != nullptr;
+    bool ok = true;
     for (auto& fi : i->called.at(0)->instructions) {
       if (!ok || fi->opcode != Opcode::kDot) continue;
-      std::optional<GemmPlan> p = plan_gemm(*fi);
       const Instruction *l = fi->operand(0), *r = fi->operand(1);
-      ok = p && l->opcode == Opcode::kParameter && r->opcode == Opcode::kParameter;
-      if (ok)
-        dots.push_back(
-            {fi.get(), *p, static_cast<size_t>(l->parameter_number), static_cast<size_t>(r->parameter_number)});
+      ok = l->opcode == Opcode::kParameter && r->opcode == Opcode::kParameter;
+      if (!ok) break;
+      ScratchDot d{fi.get(), {}, static_cast<size_t>(l->parameter_number), static_cast<size_t>(r->parameter_number)};
+      std::optional<GemmPlan> p = blas_ ? plan_gemm(*fi) : std::nullopt;
+      if (p) d.plan = *p;
+      else ok = (d.kernel = dot_kernel(*fi, target)) != nullptr;
+      dots.push_back(d);
     }
     if (ok && dots.size() == k.plan.num_scratch) {
       kernel_of_[i] = &k;
@@ -134,14 +136,26 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
       whiles_ += inst.opcode == Opcode::kWhile;
       conds_ += inst.opcode == Opcode::kConditional;
       if (needs_no_work(inst.opcode) || kernel_of_.count(&inst)) continue;
-      if (inst.opcode == Opcode::kDot && blas_)
-        if (std::optional<GemmPlan> p = plan_gemm(inst)) {
+      if (inst.opcode == Opcode::kDot) {
+        if (std::optional<GemmPlan> p = blas_ ? plan_gemm(inst) : std::nullopt) {
           gemm_of_[&inst] = *p;
           continue;
         }
+        if (dot_kernel(inst, target)) continue;
+      }
       fallback_of_[&inst] = hlo::add_single_instruction_computation(*fallbacks_, inst);
     }
   }
+}
+
+const GpuKernel* CudaExecutable::dot_kernel(const Instruction& dot, const GpuTarget& target) {
+  try {
+    dot_kernels_.push_back(cached_kernel(dot, target, config().allow_excess_precision));
+  } catch (const CompileError&) {  // a dot the emitter does not write (a bool result): the host runs it
+    return nullptr;
+  }
+  kernel_of_[&dot] = &dot_kernels_.back();
+  return &dot_kernels_.back();
 }
 
 std::map<std::string, int64_t> CudaExecutable::stats() const {
@@ -149,9 +163,11 @@ std::map<std::string, int64_t> CudaExecutable::stats() const {
           {"library_dots", static_cast<int64_t>(gemm_of_.size() +
                                                 [&] {
                                                   size_t n = 0;
-                                                  for (auto& [i, d] : scratch_of_) n += d.size();
+                                                  for (auto& [i, ds] : scratch_of_)
+                                                    for (auto& d : ds) n += d.kernel == nullptr;
                                                   return n;
                                                 }())},
+          {"dot_kernels", static_cast<int64_t>(dot_kernels_.size())},
           {"host_fallbacks", static_cast<int64_t>(fallback_of_.size())},
           {"while_loops", whiles_},
           {"conditionals", conds_}};
@@ -269,9 +285,17 @@ CudaExecutable::Val CudaExecutable::run_computation(GpuDevice& gpu, const hlo::C
           ins.push_back(o->array);
         }
         if (auto sc = scratch_of_.find(&inst); sc != scratch_of_.end())
-          for (const ScratchDot& d : sc->second)  // the output fusion's dots first, into its scratch buffers
-            ins.push_back(blas_->matmul(gpu, d.plan, ins.at(d.lhs), ins.at(d.rhs), d.dot->shape,
-                                        fmt::format("cuBLASLt matmul (%{} in %{})", d.dot->name, inst.name)));
+          for (const ScratchDot& d : sc->second) {  // the output fusion's dots first, into its scratch buffers
+            std::shared_ptr<GpuArray> s;
+            if (d.dot->shape.num_elements() == 0)
+              s = gpu.put(Literal::make(d.dot->shape.dtype, d.dot->shape.dims));
+            else if (d.kernel)
+              s = gpu.launch(*d.kernel, std::vector{ins.at(d.lhs), ins.at(d.rhs)}, std::vector{d.dot->shape}).at(0);
+            else
+              s = blas_->matmul(gpu, d.plan, ins.at(d.lhs), ins.at(d.rhs), d.dot->shape,
+                                fmt::format("cuBLASLt matmul (%{} in %{})", d.dot->name, inst.name));
+            ins.push_back(std::move(s));
+          }
         bool empty = true;
         for (auto& s : outs) empty = empty && s.num_elements() == 0;
         std::vector<std::shared_ptr<GpuArray>> got;
@@ -335,9 +359,10 @@ std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::
   if (config().log_compiles) {
     auto st = exe->stats();
     detail::log_line(fmt::format(
-        "[jitx] cuda backend: '{}' for {}: {} kernels, {} cuBLASLt dots, {} host fallbacks, {} while loops, {} "
-        "conditionals{}",
-        m->name, t.arch, st["kernels"], st["library_dots"], st["host_fallbacks"], st["while_loops"], st["conditionals"],
+        "[jitx] cuda backend: '{}' for {}: {} kernels ({} generated dots), {} cuBLASLt dots, {} host fallbacks, {} "
+        "while loops, {} conditionals{}",
+        m->name, t.arch, st["kernels"], st["dot_kernels"], st["library_dots"], st["host_fallbacks"],
+        st["while_loops"], st["conditionals"],
         exe->blas_missing().empty() ? "" : " (no cuBLASLt: " + exe->blas_missing() + ")"));
   }
   std::lock_guard<std::mutex> l(g_cache_mu);
@@ -405,18 +430,21 @@ const hlo::Instruction* kernel_instruction_for_testing(const std::string& entry,
 std::vector<GpuKernel> kernels_for_testing() {
   std::lock_guard<std::mutex> l(g_cache_mu);
   std::map<std::string, GpuKernel> distinct;
-  for (auto& [key, c] : g_cache)
+  for (auto& [key, c] : g_cache) {
     for (auto& k : c.exe->code().kernels) distinct.emplace(k.name + '\n' + k.ptx, k);
+    for (auto& k : c.exe->dot_kernels()) distinct.emplace(k.name + '\n' + k.ptx, k);
+  }
   std::vector<GpuKernel> out;
   for (auto& [name, k] : distinct) out.push_back(k);
   return out;
 }
 
-std::map<std::string, int64_t> executable_stats_for_testing(const runtime::Executable& exe) {
+std::map<std::string, int64_t> executables_stats_for_testing() {
   std::lock_guard<std::mutex> l(g_cache_mu);
+  std::map<std::string, int64_t> sum;
   for (auto& [key, c] : g_cache)
-    if (c.module.lock() == exe.module) return c.exe->stats();
-  return {};
+    for (auto& [name, n] : c.exe->stats()) sum[name] += n;
+  return sum;
 }
 
 }  // namespace jitx::cuda

@@ -6,13 +6,15 @@
 // the work that writes its inputs (GpuDevice::launch). The host drives control flow as XLA:GPU does: a while loop's
 // condition and a conditional's branch index are read back each time, the bodies' kernels launched between. What has
 // no kernel yet runs on the host, on the reference evaluator (its operands copied back, its result copied in,
-// counted as `host_fallbacks`): dots and output fusions (cuBLASLt is not wired in yet), sorts, gathers, scatters,
-// convolutions, custom calls. Collectives refuse at compile time (no multi-GPU SPMD yet).
+// counted as `host_fallbacks`): sorts, gathers, scatters, convolutions, custom calls, bool dots. Dots go to
+// cuBLASLt where they are one (batched) matmul of a type it has, else to a generated tiled kernel. Collectives refuse
+// at compile time (no multi-GPU SPMD yet).
 //
 // Buffers are laid out as their shapes' layouts say (the CPU backend's LayoutLegalizer runs on the module's copy
 // first, so loops and branches exchange row-major buffers); host fallbacks convert between that layout and the
 // evaluator's row-major literals.
 #pragma once
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,13 +45,16 @@ class CudaExecutable {
   /// Kernels are enqueued and return at once; host fallbacks and control flow wait for the values they read.
   std::vector<std::shared_ptr<GpuArray>> run(GpuDevice& gpu, const std::vector<std::shared_ptr<GpuArray>>& args) const;
 
-  /// {"kernels", "library_dots", "host_fallbacks", "while_loops", "conditionals"}: what the module compiled to.
+  /// {"kernels", "library_dots", "dot_kernels", "host_fallbacks", "while_loops", "conditionals"}: what the module
+  /// compiled to (kernels counts the dot kernels too).
   std::map<std::string, int64_t> stats() const;
   const GpuModule& code() const { return code_; }
+  /// The generated kernels of the dots cuBLASLt does not run.
+  const std::deque<GpuKernel>& dot_kernels() const { return dot_kernels_; }
   /// Whether a run only enqueues device work (no host fallback, loop or branch reads a value back): it may then run
   /// on the caller's thread without waiting for anything.
   bool launches_only() const { return fallback_of_.empty() && whiles_ == 0 && conds_ == 0; }
-  /// Why dots run on the host ("" when cuBLASLt was found).
+  /// Why no dot goes to cuBLASLt ("" when it was found).
   const std::string& blas_missing() const { return blas_why_; }
   /// The instruction kernel `entry` with this PTX computes, or nullptr (the fake driver's tests run it on the host).
   const hlo::Instruction* instruction_of(const std::string& entry, const std::string& ptx) const;
@@ -66,10 +71,14 @@ class CudaExecutable {
   Blas* blas_ = nullptr;
   std::string blas_why_;
   std::unordered_map<const hlo::Instruction*, GemmPlan> gemm_of_;
+  // A dot cuBLASLt cannot do (or every dot, without it) is a generated kernel (gpu_emitter's tiled dot), kept here
+  // (stable addresses: kernel_of_ and ScratchDot point at them).
+  std::deque<GpuKernel> dot_kernels_;
   struct ScratchDot {
     const hlo::Instruction* dot;
     GemmPlan plan;
     size_t lhs, rhs;
+    const GpuKernel* kernel = nullptr;  // the generated kernel instead of cuBLASLt
   };
   std::unordered_map<const hlo::Instruction*, std::vector<ScratchDot>> scratch_of_;
   std::unordered_map<const hlo::Instruction*, const hlo::Computation*> fallback_of_;
@@ -80,6 +89,8 @@ class CudaExecutable {
 
   Val run_computation(GpuDevice& gpu, const hlo::Computation& c, std::vector<Val> params) const;
   Val run_fallback(GpuDevice& gpu, const hlo::Instruction& inst, const std::vector<const Val*>& ops) const;
+  // The generated kernel of `dot` (recorded in kernel_of_), or nullptr when the emitter cannot write it.
+  const GpuKernel* dot_kernel(const hlo::Instruction& dot, const GpuTarget& target);
 };
 
 /// The execute hook of the "cuda" foreign platform (runtime/foreign_memory.h): `exe`'s module on CUDA device `dev`,
@@ -103,7 +114,7 @@ void attach(runtime::Buffer& b, std::shared_ptr<GpuArray> a, GpuDevice* gpu);
 const hlo::Instruction* kernel_instruction_for_testing(const std::string& entry, const std::string& ptx);
 /// Test-only: the kernels of the cached executables (each distinct name once).
 std::vector<GpuKernel> kernels_for_testing();
-/// Test-only: the stats of the cached executable of `exe`'s module (empty when it never ran on a CUDA device).
-std::map<std::string, int64_t> executable_stats_for_testing(const runtime::Executable& exe);
+/// Test-only: the stats of every cached executable, summed.
+std::map<std::string, int64_t> executables_stats_for_testing();
 
 }  // namespace jitx::cuda

@@ -216,7 +216,8 @@ class GpuEmitter final : public GpuEmitterBase {
     plan.num_scratch = scratch_.size();
     for (auto* s : scratch_) plan.scratch_bytes.push_back(s->shape.byte_size());
     for (auto* o : outs_) out_layouts_.push_back(cpu::layout_of(*o));
-    if (row_plan(inst, roots)) emit_rows(roots, plan);
+    if (inst.opcode == Opcode::kDot) emit_dot(inst, plan);
+    else if (row_plan(inst, roots)) emit_rows(roots, plan);
     else emit_loop(inst, roots, plan);
     b_.CreateRetVoid();
     return plan;
@@ -231,6 +232,118 @@ class GpuEmitter final : public GpuEmitterBase {
   Value* row_ = nullptr;
   std::unordered_map<const Instruction*, Value*> row_values_;
 
+
+  // --- dot kernels (where cuBLASLt is missing or the dot is not one matmul): tiled, shared memory ---
+  // Any dot_general: batch B, lhs free M, rhs free N and contracting K (each the product of its dims, in the
+  // operands' order), the result [batch.., lhs free.., rhs free..]. A block of 16 x 16 threads computes a 16 x 16
+  // tile of one batch: per 16-wide step of K, each thread loads one element of the lhs and one of the rhs tile into
+  // shared memory (read through the operands' layouts, 0 past the edges), then accumulates its element's 16
+  // products; blocks go round the tiles grid-stride. Floats accumulate in f32 (f64 for f64 results), integers in
+  // the result's type, as XLA's dot.
+  void emit_dot(const Instruction& inst, LaunchPlan& plan) {
+    constexpr int64_t kTile = 16;
+    auto dn = hlo::DotDimensionNumbers::of(inst);
+    const Instruction *lhs = inst.operand(0), *rhs = inst.operand(1);
+    DType out = outs_[0]->dtype;
+    if (out == DType::bool_) unsupported(inst, "a dot with a bool result");
+    DType acc_t = cpu::is_float(out) ? (out == DType::float64 ? DType::float64 : DType::float32) : out;
+    llvm::Type* at = ctype(acc_t);
+    auto free_dims = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& batch,
+                        const std::vector<int64_t>& contracting) {
+      std::vector<int64_t> f;
+      for (int64_t a = 0; a < static_cast<int64_t>(dims.size()); ++a)
+        if (std::find(batch.begin(), batch.end(), a) == batch.end() &&
+            std::find(contracting.begin(), contracting.end(), a) == contracting.end())
+          f.push_back(a);
+      return f;
+    };
+    const auto &ld = lhs->shape.dims, &rd = rhs->shape.dims;
+    std::vector<int64_t> lfree = free_dims(ld, dn.lhs_batch_dims, dn.lhs_contracting_dims),
+                         rfree = free_dims(rd, dn.rhs_batch_dims, dn.rhs_contracting_dims);
+    auto extents = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& which) {
+      std::vector<int64_t> e;
+      for (auto a : which) e.push_back(dims[static_cast<size_t>(a)]);
+      return e;
+    };
+    std::vector<int64_t> bext = extents(ld, dn.lhs_batch_dims), kext = extents(ld, dn.lhs_contracting_dims),
+                         mext = extents(ld, lfree), next = extents(rd, rfree);
+    int64_t nb = detail::num_elements(bext), m = detail::num_elements(mext), n = detail::num_elements(next),
+            k = detail::num_elements(kext);
+    int64_t tm = (m + kTile - 1) / kTile, tn = (n + kTile - 1) / kTile, tiles = nb * tm * tn;
+    plan.kind = KernelKind::kLoop;
+    plan.block = kTile * kTile;
+    plan.grid = std::clamp<int64_t>(tiles, 1, kMaxGrid);
+    // An operand's element at (batch b, free f, contracting c), each a linear index over its dims.
+    auto element = [&](const Instruction* op, const std::vector<int64_t>& batch, const std::vector<int64_t>& free,
+                       const std::vector<int64_t>& contracting, Value* b, Value* f, Value* c) {
+      const auto& dims = op->shape.dims;
+      std::vector<Value*> multi(dims.size());
+      auto place = [&](const std::vector<int64_t>& axes, Value* lin) {
+        std::vector<Value*> parts = delinearize(lin, extents(dims, axes));
+        for (size_t j = 0; j < axes.size(); ++j) multi[static_cast<size_t>(axes[j])] = parts[j];
+      };
+      place(batch, b);
+      place(free, f);
+      place(contracting, c);
+      return convert(gen(op, multi_index(dims, multi)), op->shape.dtype, acc_t);
+    };
+    auto tile_array = [&](const char* name) {
+      auto* arr = llvm::ArrayType::get(llvm::ArrayType::get(at, kTile + 1), kTile);  // +1: no bank conflicts
+      return new llvm::GlobalVariable(m_, arr, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(arr),
+                                      name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    };
+    llvm::GlobalVariable *sa = tile_array("dot_lhs_tile"), *sb = tile_array("dot_rhs_tile");
+    auto slot = [&](llvm::GlobalVariable* g, Value* row, Value* col) {
+      return b_.CreateInBoundsGEP(g->getValueType(), g, {i64(0), row, col});
+    };
+    Value* tid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    Value* ty = b_.CreateUDiv(tid, i64(kTile));
+    Value* tx = b_.CreateURem(tid, i64(kTile));
+    Value* zero = cpu::is_float(acc_t) ? fconst(at, 0.0) : llvm::ConstantInt::get(at, 0);
+    auto clamp_below = [&](Value* v, int64_t hi) {  // min(v, hi - 1): an in-bounds read whose value is masked
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, v, i64(std::max<int64_t>(hi - 1, 0)));
+    };
+    loop(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), i64(tiles),
+         sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), {}, [&](Value* tile, const std::vector<Value*>&) {
+           Value* bi = b_.CreateUDiv(tile, i64(tm * tn));
+           Value* rest = b_.CreateURem(tile, i64(tm * tn));
+           Value* m0 = b_.CreateMul(b_.CreateUDiv(rest, i64(tn)), i64(kTile));
+           Value* n0 = b_.CreateMul(b_.CreateURem(rest, i64(tn)), i64(kTile));
+           Value* mi = b_.CreateAdd(m0, ty);
+           Value* ni = b_.CreateAdd(n0, tx);
+           Value* acc = loop(i64(0), i64(k), i64(kTile), {zero}, [&](Value* k0, const std::vector<Value*>& a) {
+             Value* ka = b_.CreateAdd(k0, tx);  // the lhs tile: row ty, column tx
+             Value* kb = b_.CreateAdd(k0, ty);  // the rhs tile: row ty (contracting), column tx
+             Value* va = element(lhs, dn.lhs_batch_dims, lfree, dn.lhs_contracting_dims, bi, clamp_below(mi, m),
+                                 clamp_below(ka, k));
+             Value* vb = element(rhs, dn.rhs_batch_dims, rfree, dn.rhs_contracting_dims, bi, clamp_below(ni, n),
+                                 clamp_below(kb, k));
+             Value* in_a = b_.CreateAnd(b_.CreateICmpULT(mi, i64(m)), b_.CreateICmpULT(ka, i64(k)));
+             Value* in_b = b_.CreateAnd(b_.CreateICmpULT(ni, i64(n)), b_.CreateICmpULT(kb, i64(k)));
+             b_.CreateStore(b_.CreateSelect(in_a, va, zero), slot(sa, ty, tx));
+             b_.CreateStore(b_.CreateSelect(in_b, vb, zero), slot(sb, ty, tx));
+             b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+             Value* sum = loop(i64(0), i64(kTile), i64(1), {a[0]}, [&](Value* kk, const std::vector<Value*>& s) {
+               Value* x = b_.CreateLoad(at, slot(sa, ty, kk));
+               Value* y = b_.CreateLoad(at, slot(sb, kk, tx));
+               if (cpu::is_float(acc_t))
+                 return std::vector<Value*>{b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {at}, {x, y, s[0]})};
+               return std::vector<Value*>{b_.CreateAdd(b_.CreateMul(x, y), s[0])};
+             })[0];
+             b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});  // before the next step overwrites the tiles
+             return std::vector<Value*>{sum};
+           })[0];
+           when(b_.CreateAnd(b_.CreateICmpULT(mi, i64(m)), b_.CreateICmpULT(ni, i64(n))), [&] {
+             // The result's index: [batch.., lhs free.., rhs free..].
+             std::vector<Value*> multi = delinearize(bi, bext), fm = delinearize(mi, mext), fn = delinearize(ni, next);
+             multi.insert(multi.end(), fm.begin(), fm.end());
+             multi.insert(multi.end(), fn.begin(), fn.end());
+             Index idx = multi_index(outs_[0]->dims, multi);
+             store(out_ptrs_[0], linear_in(idx, out_layouts_[0]), out, convert(acc, acc_t, out));
+           });
+           return std::vector<Value*>{};
+         });
+  }
 
   // --- loop kernels: one thread per element of the output, grid-stride ---
   void emit_loop(const Instruction& inst, const std::vector<const Instruction*>& roots, LaunchPlan& plan) {

@@ -477,6 +477,45 @@ TEST_CASE("cuda: generated dot kernels (where cuBLASLt cannot run a dot) for eve
   CHECK(cuda::emulator_stats().barriers > barriers0);
 }
 
+TEST_CASE("cuda: gather kernels (takes, multi-dim windows, batching dims, clamped indices of every type)", "[cuda]") {
+  struct Case {
+    std::string out, operand, indices, attrs;
+  };
+  const std::vector<Case> cases{
+      {"f32[4,6]", "f32[10,6]", "s32[4]",
+       "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}"},
+      {"bf16[7,3]", "bf16[3,50]", "u32[7,1]",
+       "offset_dims={1}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=1, slice_sizes={3,1}"},
+      {"f32[2,4,4,2]", "f32[5,7,3]", "s32[2,4,2]",
+       "offset_dims={2,3}, collapsed_slice_dims={0}, start_index_map={0,2}, index_vector_dim=2, slice_sizes={1,4,2}"},
+      {"f64[3,6,5]", "f64[3,8,5]", "s64[3,6,1]",
+       "offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, "
+       "start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,5}"},
+      {"s8[2,6]", "s8[4,2,9]", "u64[2,6,2]",
+       "offset_dims={}, collapsed_slice_dims={0,2}, start_index_map={0,2}, operand_batching_dims={1}, "
+       "start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,1}"},
+      {"f32[5]", "f32[9]", "s16[5]",
+       "offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}"},
+      {"u16[5,3,2]", "u16[6,8]", "s32[5,2]",
+       "offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1,0}, index_vector_dim=1, slice_sizes={3,2}"},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    std::string text = fmt::format(
+        "HloModule m\n\nENTRY %main (p0: {1}, p1: {2}) -> ({0}) {{\n  %p0 = {1} parameter(0)\n  %p1 = {2} "
+        "parameter(1)\n  %r = {0} gather(%p0, %p1), {3}\n  ROOT %t = ({0}) tuple(%r)\n}}\n",
+        c.out, c.operand, c.indices, c.attrs);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm90());
+    CHECK(g.kernels.size() == 1);  // the gather is a kernel, not a host fallback
+    CHECK(g.no_kernel.empty());
+    bad += check_ptx(*m->entry->find("r"));
+  }
+  CHECK(bad == 0);
+}
+
 TEST_CASE("cuda: PTX for an output fusion's epilogue, layer norm, GELU and a while loop's body", "[cuda]") {
   // The dot goes to the GEMM library; the epilogue (bias + GELU) is one kernel reading the dot's result.
   auto mlp = [](Array x, Array w, Array b) { return nn::gelu(jnp::matmul(x, w) + b); };

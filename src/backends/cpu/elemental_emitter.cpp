@@ -2,9 +2,9 @@
 // at an index (data movement as index math; the arithmetic of elementwise ops is elementwise_emitter.cpp's).
 #include "backends/cpu/elemental_emitter.h"
 
-#include <cstdint>
-
 #include <llvm/IR/Constants.h>
+
+#include <cstdint>
 
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
@@ -34,7 +34,8 @@ Value* ElementalEmitter::gen(const Instruction* inst, Index idx) {
 std::vector<Value*> ElementalEmitter::delinearize(Value* lin, const std::vector<int64_t>& dims) {
   std::vector<Value*> m(dims.size());
   for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
-    if (k == 0) m[k] = lin;
+    if (k == 0)
+      m[k] = lin;
     else {
       m[k] = b_.CreateURem(lin, i64(dims[k]));
       lin = b_.CreateUDiv(lin, i64(dims[k]));
@@ -174,7 +175,8 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       o.linear = linear_of(idx);
       return gen(inst.operand(0), o);
     }
-    case Opcode::kCopy: return gen(inst.operand(0), idx);
+    case Opcode::kCopy:
+      return gen(inst.operand(0), idx);
     case Opcode::kBitcastConvert: {  // one width (inner_reason): the stored bits, read as the other type
       DType in = inst.operand(0)->shape.dtype;
       Value* bits = b_.CreateBitCast(to_storage(in, gen(inst.operand(0), idx)), stype(inst.shape.dtype));
@@ -231,6 +233,8 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       }
       return result;
     }
+    case Opcode::kGather:
+      return gen_gather(inst, idx);
     case Opcode::kDynamicSlice: {
       const auto& od = inst.operand(0)->shape.dims;
       std::vector<Value*> m;
@@ -253,8 +257,10 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       Value* u = gen(inst.operand(1), multi_index(ud, m));
       return b_.CreateSelect(inside, u, gen(inst.operand(0), idx));
     }
-    case Opcode::kReduce: return gen_reduce(inst, idx);
-    default: break;
+    case Opcode::kReduce:
+      return gen_reduce(inst, idx);
+    default:
+      break;
   }
   JITX_ASSERT(hlo::is_elementwise(inst.opcode), "cpu emitter: unexpected {}", hlo::opcode_name(inst.opcode));
   std::vector<Value*> ops;
@@ -262,9 +268,57 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
   return elementwise(inst, ops);
 }
 
+// XLA's gather, one output element: the output's batch dims (those not in offset_dims) pick a start index vector
+// from the indices (index_vector_dim inserted among them; start_indices_batching_dims pick the operand's batching
+// dims directly), each start clamped so that the slice fits the operand; the offset dims walk the slice (the
+// operand's dims that are neither collapsed nor batching, in order).
+Value* ElementalEmitter::gen_gather(const Instruction& inst, Index& idx) {
+  auto g = hlo::GatherDimensionNumbers::of(inst);
+  const Instruction *x = inst.operand(0), *ind = inst.operand(1);
+  const auto &xd = x->shape.dims, &id = ind->shape.dims;
+  const std::vector<Value*>& out = multi_of(idx);
+  auto has = [](const std::vector<int64_t>& v, int64_t a) { return std::find(v.begin(), v.end(), a) != v.end(); };
+  std::vector<Value*> batch;  // the output's batch coordinates, in order
+  for (size_t a = 0; a < out.size(); ++a)
+    if (!has(g.offset_dims, static_cast<int64_t>(a))) batch.push_back(out[a]);
+  // The indices' coordinates of this batch element (index_vector_dim left out; rank-many when it equals the rank).
+  bool vector_dim = g.index_vector_dim < static_cast<int64_t>(id.size());
+  auto index_at = [&](int64_t component) {
+    std::vector<Value*> m;
+    size_t bi = 0;
+    for (int64_t a = 0; a < static_cast<int64_t>(id.size()); ++a)
+      m.push_back(vector_dim && a == g.index_vector_dim ? i64(component) : batch.at(bi++));
+    Value* v = gen(ind, multi_index(id, m));
+    if (is_signed(ind->shape.dtype)) return b_.CreateSExt(v, b_.getInt64Ty());
+    v = b_.CreateZExt(v, b_.getInt64Ty());
+    if (dtype_size(ind->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);
+    return v;
+  };
+  std::vector<Value*> xm(xd.size(), i64(0));
+  for (size_t k = 0; k < g.start_index_map.size(); ++k) {
+    auto a = static_cast<size_t>(g.start_index_map[k]);
+    xm[a] = clamp_i64(index_at(static_cast<int64_t>(k)), 0, xd[a] - g.slice_sizes.at(a));
+  }
+  // Operand batching dims take the batch coordinate of their indices' dim (the indices' dims less the vector dim
+  // are the output's batch dims, in order).
+  for (size_t k = 0; k < g.operand_batching_dims.size(); ++k) {
+    int64_t ia = g.start_indices_batching_dims[k];
+    size_t pos = static_cast<size_t>(vector_dim && ia > g.index_vector_dim ? ia - 1 : ia);
+    xm[static_cast<size_t>(g.operand_batching_dims[k])] = batch.at(pos);
+  }
+  size_t oi = 0;
+  for (int64_t a = 0; a < static_cast<int64_t>(xd.size()); ++a) {
+    if (has(g.collapsed_slice_dims, a) || has(g.operand_batching_dims, a)) continue;
+    auto od = static_cast<size_t>(g.offset_dims.at(oi++));
+    xm[static_cast<size_t>(a)] = b_.CreateAdd(xm[static_cast<size_t>(a)], out[od]);
+  }
+  return gen(x, multi_index(xd, xm));
+}
+
 Value* ElementalEmitter::clamp_start(const Instruction* o, int64_t hi) {
   Value* v = gen(o, scalar_index());
-  if (is_signed(o->shape.dtype)) v = b_.CreateSExt(v, b_.getInt64Ty());
+  if (is_signed(o->shape.dtype))
+    v = b_.CreateSExt(v, b_.getInt64Ty());
   else {  // unsigned: values above INT64_MAX clamp to the top
     v = b_.CreateZExt(v, b_.getInt64Ty());
     if (dtype_size(o->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);

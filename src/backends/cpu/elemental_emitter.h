@@ -75,6 +75,7 @@ class ElementalEmitter : public ElementwiseEmitter {
   Value* clamp_i64(Value* v, int64_t lo, int64_t hi);
   Value* gen_uncached(const Instruction& inst, Index& idx);
   Value* clamp_start(const Instruction* o, int64_t hi);
+  Value* gen_gather(const Instruction& inst, Index& idx);
 
   llvm::Module& m_;
   llvm::Function* f_;

@@ -22,14 +22,29 @@ bool is_supported_reducer(hlo::Reducer r) {
 }
 
 // What gen() can compute inside a kernel (top-level or fused).
-std::string inner_reason(const Instruction& i) {
+std::string inner_reason(const Instruction& i, const EmitterAbilities& abilities) {
   DType d = i.shape.dtype;
   if (i.shape.is_tuple) return "tuple-shaped result";
   switch (i.opcode) {
-    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kIota: case Opcode::kBroadcastInDim:
-    case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice: case Opcode::kCopy:
-    case Opcode::kPad: case Opcode::kConcatenate: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
-    case Opcode::kSelect: case Opcode::kClamp: case Opcode::kCompare: case Opcode::kConvert:
+    case Opcode::kGather:
+      return abilities.gather ? "" : "not implemented natively";
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kIota:
+    case Opcode::kBroadcastInDim:
+    case Opcode::kReshape:
+    case Opcode::kTranspose:
+    case Opcode::kReverse:
+    case Opcode::kSlice:
+    case Opcode::kCopy:
+    case Opcode::kPad:
+    case Opcode::kConcatenate:
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kSelect:
+    case Opcode::kClamp:
+    case Opcode::kCompare:
+    case Opcode::kConvert:
       return "";
     case Opcode::kBitcastConvert:
       return hlo::is_elementwise_bitcast(i) ? "" : "bitcast-convert between types of different widths";
@@ -38,35 +53,58 @@ std::string inner_reason(const Instruction& i) {
       if (!is_supported_reducer(hlo::reducer_of(i)))
         return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
       return "";
-    default: break;
+    default:
+      break;
   }
   if (hlo::is_elementwise(i.opcode)) {
     DType in = i.operands.empty() ? d : i.operand(0)->shape.dtype;
     if (is_float(in)) {
       switch (i.opcode) {
-        case Opcode::kNot: case Opcode::kPopcnt: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
-        case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
+        case Opcode::kNot:
+        case Opcode::kPopcnt:
+        case Opcode::kAnd:
+        case Opcode::kOr:
+        case Opcode::kXor:
+        case Opcode::kShiftLeft:
+        case Opcode::kShiftRightArithmetic:
+        case Opcode::kShiftRightLogical:
           return "bitwise op on floats";
-        default: return "";
+        default:
+          return "";
       }
     }
     switch (i.opcode) {
-      case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign: case Opcode::kNot: case Opcode::kPopcnt:
-      case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
-      case Opcode::kRemainder: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kAnd: case Opcode::kOr:
-      case Opcode::kXor: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
-      case Opcode::kShiftRightLogical: case Opcode::kPower:
+      case Opcode::kAbs:
+      case Opcode::kNegate:
+      case Opcode::kSign:
+      case Opcode::kNot:
+      case Opcode::kPopcnt:
+      case Opcode::kAdd:
+      case Opcode::kSubtract:
+      case Opcode::kMultiply:
+      case Opcode::kDivide:
+      case Opcode::kRemainder:
+      case Opcode::kMaximum:
+      case Opcode::kMinimum:
+      case Opcode::kAnd:
+      case Opcode::kOr:
+      case Opcode::kXor:
+      case Opcode::kShiftLeft:
+      case Opcode::kShiftRightArithmetic:
+      case Opcode::kShiftRightLogical:
+      case Opcode::kPower:
         return "";
-      default: return fmt::format("{} on integers", hlo::opcode_name(i.opcode));
+      default:
+        return fmt::format("{} on integers", hlo::opcode_name(i.opcode));
     }
   }
   return "not implemented natively";
 }
 
-std::string computation_reason(const hlo::Computation& c) {
+std::string computation_reason(const hlo::Computation& c, const EmitterAbilities& abilities) {
   for (auto& i : c.instructions) {
     if (i.get() == c.root && i->opcode == Opcode::kTuple) continue;
-    std::string r = inner_reason(*i);
+    std::string r = inner_reason(*i, abilities);
     if (!r.empty()) return fmt::format("%{} ({}): {}", i->name, hlo::opcode_name(i->opcode), r);
   }
   return "";
@@ -100,11 +138,10 @@ std::vector<int64_t> minor_to_major_of(const Layout& l, size_t rank) {
 bool is_row_reduction(const Instruction& i, const std::vector<int64_t>& out_dims) {
   if (i.opcode != Opcode::kReduce || i.operands.size() != 2 || out_dims.empty()) return false;
   const auto& rd = hlo::dimensions_of(i);
-  return i.operand(0)->shape.dims == out_dims && rd.size() == 1 &&
-         rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
+  return i.operand(0)->shape.dims == out_dims && rd.size() == 1 && rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
 }
 
-std::string unsupported_reason(const Instruction& inst) {
+std::string unsupported_reason(const Instruction& inst, const EmitterAbilities& abilities) {
   if (inst.opcode == Opcode::kFusion) {
     const hlo::Computation& fc = *inst.called.at(0);
     auto outs = output_shapes(inst);
@@ -113,11 +150,11 @@ std::string unsupported_reason(const Instruction& inst) {
       if (s->dims != outs[0]->dims) return "multi-output fusion with different output shapes";
     }
     if (fc.root->opcode == Opcode::kTuple && !inst.shape.is_tuple) return "tuple root";
-    return computation_reason(fc);
+    return computation_reason(fc, abilities);
   }
   for (auto* o : inst.operands)
     if (o->shape.is_tuple) return "tuple operand";
-  return inner_reason(inst);
+  return inner_reason(inst, abilities);
 }
 
 LoopSpace loop_space(const Instruction& inst) {

@@ -228,6 +228,12 @@ inline void check_kernel_kinds_on(const Device& dev) {
         },
         {x3}, f32);
     same([](Array a, Array b) { return jnp::where(a > b, jnp::clip(a, -0.5f, 0.5f), b); }, {x3, randn({3, 4, 5})}, 0);
+    // an embedding lookup (a gather) and its gradient (a scatter-add over duplicate ids)
+    Array ids = array(std::vector<int32_t>{3, 0, 7, 3, 3, 9, 0, 1});
+    auto emb_grad = [](Array table, Array i) {
+      return grad([i](Array t) { return jnp::sum(jnp::tanh(jnp::take(t, i, 0)) * 1.5f); })(table);
+    };
+    same(emb_grad, {randn({10, 6}), ids}, 1e-5);
   }
   {  // integer, bool, bf16 and f64 elementwise ops and conversions
     Array i = randi({257}, -100000, 100000), j = randi({257}, -50, 50);

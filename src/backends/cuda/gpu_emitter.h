@@ -18,4 +18,8 @@ namespace jitx::cuda {
 LaunchPlan emit_gpu_kernel(llvm::Module& m, const std::string& name, const hlo::Instruction& inst,
                            bool allow_excess_precision);
 
+/// Why the emitter writes no kernel for scatter `inst` ("" when it does: one operand, a known update, and every
+/// operand dim the indices address with a window of 1, so that threads own disjoint output positions).
+std::string scatter_unsupported_reason(const hlo::Instruction& inst);
+
 }  // namespace jitx::cuda

@@ -1,0 +1,199 @@
+// The CUDA backend's dot, gather and scatter kernels on machines without a GPU: PTX for every form accepted by ptxas
+// for sm_80 and sm_90, and the kernels' own code run on the host emulator against the reference evaluator.
+#include <catch2/catch.hpp>
+
+#ifdef JITX_HAS_CUDA
+#include <string>
+#include <vector>
+
+#include "backend_test_util.h"
+#include "backends/cuda/cuda_codegen.h"
+#include "backends/cuda/gpu_emulator.h"
+#include "cuda_kernel_check.h"
+#include "hlo/ir/hlo_parser.h"
+#include "jitx/jitx.h"
+
+using namespace jitx;
+using namespace jitx::testing;
+using Catch::Matchers::Contains;
+
+TEST_CASE("cuda: generated dot kernels (where cuBLASLt cannot run a dot) for every form and dtype", "[cuda]") {
+  struct Case {
+    DType a, b, out;
+    std::vector<int64_t> ad, bd, od;
+    std::string dims;
+  };
+  const std::string mm = ", lhs_contracting_dimensions={1}, rhs_contracting_dimensions={0}";
+  const std::vector<Case> cases{
+      {DType::float32, DType::float32, DType::float32, {37, 50}, {50, 21}, {37, 21}, mm},
+      {DType::float32, DType::float32, DType::float32, {16, 16}, {16, 16}, {16, 16}, mm},  // exactly one tile
+      {DType::float32, DType::float32, DType::float32, {1, 300}, {300, 1}, {1, 1}, mm},
+      {DType::float64, DType::float64, DType::float64, {19, 45}, {45, 33}, {19, 33}, mm},
+      {DType::bfloat16, DType::bfloat16, DType::float32, {33, 64}, {64, 48}, {33, 48}, mm},
+      {DType::bfloat16, DType::bfloat16, DType::bfloat16, {33, 64}, {64, 48}, {33, 48}, mm},
+      {DType::float16, DType::float16, DType::float16, {20, 70}, {70, 9}, {20, 9}, mm},
+      {DType::int8, DType::int8, DType::int32, {25, 40}, {40, 17}, {25, 17}, mm},
+      {DType::int32, DType::int32, DType::int32, {8, 300}, {300, 5}, {8, 5}, mm},
+      {DType::uint8, DType::uint8, DType::uint32, {9, 30}, {30, 4}, {9, 4}, mm},
+      // batch dims first and elsewhere, contracting dims anywhere, several of them
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {3, 17, 40},
+       {3, 40, 33},
+       {3, 17, 33},
+       ", lhs_batch_dimensions={0}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={0}, "
+       "rhs_contracting_dimensions={1}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {18, 4, 7},
+       {5, 7, 4},
+       {4, 18, 5},
+       ", lhs_batch_dimensions={1}, lhs_contracting_dimensions={2}, rhs_batch_dimensions={2}, "
+       "rhs_contracting_dimensions={1}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {6, 5, 4, 3},
+       {4, 5, 19},
+       {6, 3, 19},
+       ", lhs_contracting_dimensions={2,1}, rhs_contracting_dimensions={0,1}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {77},
+       {77},
+       {},
+       ", lhs_contracting_dimensions={0}, rhs_contracting_dimensions={0}"},
+      {DType::float32,
+       DType::float32,
+       DType::float32,
+       {5},
+       {7},
+       {5, 7},
+       ", lhs_contracting_dimensions={}, rhs_contracting_dimensions={}"},  // an outer product (K = 1)
+  };
+  int bad = 0;
+  int64_t barriers0 = cuda::emulator_stats().barriers;
+  for (auto& c : cases) {
+    std::string text = one_op(shape_text(c.out, c.od), "dot", {shape_text(c.a, c.ad), shape_text(c.b, c.bd)}, c.dims);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    const hlo::Instruction* r = m->entry->find("r");
+    REQUIRE(r);
+    cuda::GpuKernel k = cuda::compile_kernel(*r, cuda::GpuTarget::sm90());
+    CHECK(k.plan.block == 256);
+    CHECK_THAT(k.ptx, Contains("bar.sync"));
+    bad += check_ptx(*r);
+  }
+  CHECK(bad == 0);
+  CHECK(cuda::emulator_stats().barriers > barriers0);
+}
+
+TEST_CASE("cuda: gather kernels (takes, multi-dim windows, batching dims, clamped indices of every type)", "[cuda]") {
+  struct Case {
+    std::string out, operand, indices, attrs;
+  };
+  const std::vector<Case> cases{
+      {"f32[4,6]", "f32[10,6]", "s32[4]",
+       "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}"},
+      {"bf16[7,3]", "bf16[3,50]", "u32[7,1]",
+       "offset_dims={1}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=1, slice_sizes={3,1}"},
+      {"f32[2,4,4,2]", "f32[5,7,3]", "s32[2,4,2]",
+       "offset_dims={2,3}, collapsed_slice_dims={0}, start_index_map={0,2}, index_vector_dim=2, slice_sizes={1,4,2}"},
+      {"f64[3,6,5]", "f64[3,8,5]", "s64[3,6,1]",
+       "offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, "
+       "start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,5}"},
+      {"s8[2,6]", "s8[4,2,9]", "u64[2,6,2]",
+       "offset_dims={}, collapsed_slice_dims={0,2}, start_index_map={0,2}, operand_batching_dims={1}, "
+       "start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,1}"},
+      {"f32[5]", "f32[9]", "s16[5]",
+       "offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1}"},
+      {"u16[5,3,2]", "u16[6,8]", "s32[5,2]",
+       "offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1,0}, index_vector_dim=1, slice_sizes={3,2}"},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    std::string text = fmt::format(
+        "HloModule m\n\nENTRY %main (p0: {1}, p1: {2}) -> ({0}) {{\n  %p0 = {1} parameter(0)\n  %p1 = {2} "
+        "parameter(1)\n  %r = {0} gather(%p0, %p1), {3}\n  ROOT %t = ({0}) tuple(%r)\n}}\n",
+        c.out, c.operand, c.indices, c.attrs);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm90());
+    CHECK(g.kernels.size() == 1);  // the gather is a kernel, not a host fallback
+    CHECK(g.no_kernel.empty());
+    bad += check_ptx(*m->entry->find("r"));
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("cuda: scatter kernels (every update kind, duplicate and out-of-range indices, batching dims)", "[cuda]") {
+  struct Case {
+    std::string out, indices, updates, attrs;
+    bool kernel = true;  // false: windows that overlap, which the host runs
+  };
+  const std::vector<Case> cases{
+      // an embedding's gradient: rows added at (duplicate) token ids
+      {"f32[10,6]", "s32[40]", "f32[40,6]",
+       "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+       "reducer=add"},
+      {"bf16[10,6]", "s32[40,1]", "bf16[40,6]",
+       "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+       "reducer=add"},
+      {"s32[30]", "u32[25]", "s32[25]",
+       "update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+       "reducer=replace"},
+      {"f64[5,7,3]", "s64[6,2]", "f64[6,3]",
+       "update_window_dims={1}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={1,0}, index_vector_dim=1, "
+       "reducer=max"},
+      {"f32[5,7,3]", "s16[6,2]", "f32[6,3]",
+       "update_window_dims={1}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1, "
+       "reducer=min"},
+      {"u8[4,9]", "s32[4,5,1]", "u8[4,5]",
+       "update_window_dims={}, inserted_window_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, "
+       "scatter_dims_to_operand_dims={1}, index_vector_dim=2, reducer=mul"},
+      {"pred[12]", "s32[20]", "pred[20]",
+       "update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+       "reducer=add"},
+      // an indexed dim with a window of 1 that is not inserted
+      {"f32[8,5]", "s32[12,1]", "f32[12,1,5]",
+       "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+       "reducer=add"},
+      // windows of 3 along the indexed dim overlap: the host runs it
+      {"f32[10]", "s32[4,1]", "f32[4,3]",
+       "update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+       "reducer=add",
+       false},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    std::string text = fmt::format(
+        "HloModule m\n\nENTRY %main (p0: {0}, p1: {1}, p2: {2}) -> ({0}) {{\n  %p0 = {0} parameter(0)\n  %p1 = {1} "
+        "parameter(1)\n  %p2 = {2} parameter(2)\n  %r = {0} scatter(%p0, %p1, %p2), {3}\n  ROOT %t = ({0}) "
+        "tuple(%r)\n}}\n",
+        c.out, c.indices, c.updates, c.attrs);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm90());
+    CHECK(g.kernels.size() == (c.kernel ? 1u : 0u));
+    if (!c.kernel) {
+      REQUIRE(g.no_kernel.size() == 1);
+      CHECK_THAT(g.no_kernel[0].second, Contains("overlapping windows"));
+      continue;
+    }
+    bad += check_ptx(*m->entry->find("r"));
+  }
+  CHECK(bad == 0);
+}
+
+#else
+TEST_CASE("cuda kernels: the backend is absent without the CUDA toolkit", "[cuda]") {
+  WARN("skipped: jitx was configured without the CUDA toolkit");
+  SUCCEED();
+}
+#endif

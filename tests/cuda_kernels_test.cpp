@@ -191,6 +191,34 @@ TEST_CASE("cuda: scatter kernels (every update kind, duplicate and out-of-range 
   CHECK(bad == 0);
 }
 
+TEST_CASE("cuda: loop kernels load and store 128 bits at a time (f32, bf16, f64, multi-output, broadcasts)", "[cuda]") {
+  struct Case {
+    std::string text, ld, st;
+  };
+  auto binary = [](const std::string& s, const std::string& op) { return one_op(s, op, {s, s}); };
+  const std::vector<Case> cases{
+      {binary("f32[1024,1024]", "add"), "ld.global.nc.v4.f32", "st.global.v4.f32"},
+      {binary("bf16[512,1024]", "multiply"), "ld.global.nc.v4", "st.global.v4"},
+      {binary("f64[4096,64]", "subtract"), "ld.global.nc.v2.f64", "st.global.v2.f64"},
+      {one_op("f32[256,1024]", "broadcast", {"f32[1024]"}, ", broadcast_dimensions={1}"), "ld.global.nc.v4.f32",
+       "st.global.v4.f32"},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    INFO(c.text);
+    auto m = hlo::parse_hlo(c.text);
+    hlo::verify(*m);
+    cuda::GpuKernel k = cuda::compile_kernel(*m->entry->find("r"), cuda::GpuTarget::sm90());
+    CHECK_THAT(k.ptx, Contains(c.ld));
+    CHECK_THAT(k.ptx, Contains(c.st));
+    bad += check_ptx(*m->entry->find("r"));  // and the unrolled elements still compute the right values
+  }
+  // An odd count keeps one element per thread.
+  auto odd = hlo::parse_hlo(binary("f32[1001,3]", "add"));
+  CHECK_THAT(cuda::compile_kernel(*odd->entry->find("r"), cuda::GpuTarget::sm90()).ptx, !Contains(".v4.f32"));
+  CHECK(bad == 0);
+}
+
 #else
 TEST_CASE("cuda kernels: the backend is absent without the CUDA toolkit", "[cuda]") {
   WARN("skipped: jitx was configured without the CUDA toolkit");

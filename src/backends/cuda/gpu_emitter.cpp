@@ -41,21 +41,54 @@ class GpuEmitter final : public GpuEmitterBase {
     for (auto* o : outs_)
       if (o->dims != outs_[0]->dims) unsupported(inst, "a multi-output loop fusion with outputs of different shapes");
     int64_t n = outs_[0]->num_elements();
+    // Each thread computes `vec` consecutive elements (row-major outputs whose count it divides): 16 bytes of the
+    // widest buffer, at most 8 elements, so that loads and stores at consecutive linear positions become 128-bit
+    // accesses (NVPTX's load/store vectoriser merges them; buffers are 16-byte aligned).
+    size_t widest = 1;
+    for (auto* o : outs_) widest = std::max(widest, dtype_size(o->dtype));
+    for (auto* o : inst.operands) widest = std::max(widest, o->shape.is_tuple ? size_t{8} : dtype_size(o->shape.dtype));
+    int64_t vec = std::min<int64_t>(8, 16 / static_cast<int64_t>(widest));
+    bool row_major = true;
+    for (auto& l : out_layouts_) row_major = row_major && l.empty();
+    if (!row_major || n % vec != 0 || n < vec * kBlock) vec = 1;
     plan.kind = KernelKind::kLoop;
     plan.block = kBlock;
-    plan.grid = std::clamp<int64_t>((n + kBlock - 1) / kBlock, 1, kMaxGrid);
+    plan.grid = std::clamp<int64_t>((n / vec + kBlock - 1) / kBlock, 1, kMaxGrid);
     Value* start = b_.CreateAdd(b_.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
                                              sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
                                 sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
     Value* step = b_.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
                                sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
-    loop(start, i64(n), step, {}, [&](Value* i, const std::vector<Value*>&) {
-      Index idx = out_index(i);
-      // Every root before any store: an output may share the buffer of a parameter another root reads.
-      std::vector<Value*> vals;
-      for (auto* r : roots) vals.push_back(gen(r, idx));
+    loop(start, i64(n / vec), step, {}, [&](Value* g, const std::vector<Value*>&) {
+      // Every value before any store: an output may share the buffer of a parameter another root reads.
+      std::vector<Index> idx;
+      std::vector<std::vector<Value*>> vals(roots.size());
+      // A group within one row (the minor dim a multiple of vec): the elements' multi-indices are the first's with
+      // the minor coordinate counted up, so that operands read along the minor dim (broadcasts of a row, slices)
+      // are seen to be contiguous too.
+      const auto& dims = outs_[0]->dims;
+      bool in_row = vec > 1 && !dims.empty() && dims.back() % vec == 0;
+      Value* first = vec == 1 ? g : b_.CreateMul(g, i64(vec), "", true, true);
+      std::vector<Value*> base = in_row ? delinearize(first, dims) : std::vector<Value*>{};
+      for (int64_t e = 0; e < vec; ++e) {
+        Value* i = e == 0 ? first : b_.CreateAdd(first, i64(e), "", true, true);
+        if (in_row) {
+          Index x;
+          x.dims = dims;
+          x.linear = i;
+          x.multi = base;
+          if (e) x.multi.back() = b_.CreateAdd(base.back(), i64(e), "", true, true);
+          x.has_multi = true;
+          idx.push_back(x);
+        } else {
+          idx.push_back(out_index(i));
+        }
+        for (size_t k = 0; k < roots.size(); ++k) vals[k].push_back(gen(roots[k], idx.back()));
+      }
       for (size_t k = 0; k < roots.size(); ++k)
-        store(out_ptrs_[k], linear_in(idx, out_layouts_[k]), outs_[k]->dtype, vals[k]);
+        for (int64_t e = 0; e < vec; ++e)
+          store(out_ptrs_[k], linear_in(idx[static_cast<size_t>(e)], out_layouts_[k]), outs_[k]->dtype,
+                vals[k][static_cast<size_t>(e)]);
       return std::vector<Value*>{};
     });
   }

@@ -211,11 +211,17 @@ TEST_CASE("cuda: PTX for every fusion kind: loop, row, column, middle and whole 
       bad += check_text(reduce(d, {700, 6}, {6}, "0", r));
       bad += check_text(reduce(d, {5, 40, 7}, {5, 7}, "1", r));
       bad += check_text(reduce(d, {5, 40, 7}, {}, "0,1,2", r));
+      bad += check_text(reduce(d, {3000, 45}, {45}, "0", r));  // column tiles, rows past one f32 chunk
+      bad += check_text(reduce(d, {9, 50, 33}, {33}, "0,1", r));
     }
   }
   {
-    auto m = hlo::parse_hlo(reduce(DType::float32, {700, 6}, {6}, "0", "add"));
-    CHECK(cuda::compile_kernel(*m->entry->find("r"), cuda::GpuTarget::sm90()).plan.kind == cuda::KernelKind::kLoop);
+    auto m = hlo::parse_hlo(reduce(DType::float32, {700, 6}, {6}, "0", "add"));  // tiled through shared memory
+    cuda::GpuKernel col = cuda::compile_kernel(*m->entry->find("r"), cuda::GpuTarget::sm90());
+    CHECK(col.plan.kind == cuda::KernelKind::kColumnReduction);
+    CHECK_THAT(col.ptx, Contains("bar.sync"));
+    auto mid = hlo::parse_hlo(reduce(DType::float32, {5, 40, 7}, {5, 7}, "1", "add"));  // a loop per element
+    CHECK(cuda::compile_kernel(*mid->entry->find("r"), cuda::GpuTarget::sm90()).plan.kind == cuda::KernelKind::kLoop);
     auto w = hlo::parse_hlo(reduce(DType::float32, {1 << 20}, {}, "0", "add"));  // one block reduces it all
     CHECK(cuda::compile_kernel(*w->entry->find("r"), cuda::GpuTarget::sm90()).plan.kind ==
           cuda::KernelKind::kRowReduction);

@@ -193,6 +193,8 @@ inline void check_kernel_kinds_on(const Device& dev) {
   }
   {  // loop kernels with reductions inside: columns, middle dims, everything
     same([](Array a) { return jnp::max(a, {0}); }, {randn({300, 7})}, 0);
+    same([](Array a, Array b) { return jnp::var(a, {0}) + jnp::mean(a * b, {0}); },
+         {randn({600, 50}), randn({600, 50})}, 1e-5);
     same([](Array a) { return jnp::sum(a, {1}); }, {randn({4, 5, 6})}, f32);
     same([](Array a) { return jnp::sum(a, {0, 2}); }, {randn({40, 3, 30}, DType::float64)}, f64);
     same([](Array a) { return jnp::prod(a, {0}) + jnp::sum(a); }, {randi({5, 9}, -3, 3, DType::int64)}, 0);
@@ -322,18 +324,26 @@ inline void check_dots_on(const Device& dev) {
   same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({37, 50}), randn({50, 21}), f32);
   same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({3, 17, 40}), randn({3, 40, 33}), f32);
   same2([](Array a, Array b) { return jnp::matmul(a.T(), b.T()); }, randn({20, 31}), randn({9, 20}), f32);
-  same2([](Array a, Array b) { return jnp::einsum("bik,jbk->jbi", {a, b}); }, randn({4, 18, 7}), randn({5, 4, 7}),
-        f32);
-  same2([](Array a, Array b) { return jnp::einsum("ijkl,kjm->mil", {a, b}); }, randn({6, 5, 4, 3}),
-        randn({4, 5, 19}), f32);
-  same2([](Array a, Array b) { return lax::dot_general(a, b, {{1}, {0}, {}, {}}, DType::int32); },
-        randi({25, 40}, -128, 127, DType::int8), randi({40, 17}, -128, 127, DType::int8), 0);
+  same2([](Array a, Array b) { return jnp::einsum("bik,jbk->jbi", {a, b}); }, randn({4, 18, 7}), randn({5, 4, 7}), f32);
+  same2(
+      [](Array a, Array b) {
+        return jnp::einsum("ijkl,kjm->mil", {a, b});
+      },
+      randn({6, 5, 4, 3}), randn({4, 5, 19}), f32);
+  same2(
+      [](Array a, Array b) {
+        return lax::dot_general(a, b, {{1}, {0}, {}, {}}, DType::int32);
+      },
+      randi({25, 40}, -128, 127, DType::int8), randi({40, 17}, -128, 127, DType::int8), 0);
   same2([](Array a, Array b) { return jnp::matmul(a, b); }, randi({8, 300}, -1000, 1000, DType::int32),
         randi({300, 5}, -1000, 1000, DType::int32), 0);
   same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({33, 64}, DType::bfloat16),
         randn({64, 48}, DType::bfloat16), 1e-2);
-  same2([](Array a, Array b) { return lax::dot_general(a, b, {{1}, {0}, {}, {}}, DType::float32); },
-        randn({33, 64}, DType::bfloat16), randn({64, 48}, DType::bfloat16), 1e-5);
+  same2(
+      [](Array a, Array b) {
+        return lax::dot_general(a, b, {{1}, {0}, {}, {}}, DType::float32);
+      },
+      randn({33, 64}, DType::bfloat16), randn({64, 48}, DType::bfloat16), 1e-5);
   same2([](Array a, Array b) { return jnp::matmul(a, b); }, randn({19, 45}, DType::float64),
         randn({45, 16}, DType::float64), 1e-12);
   same2([](Array a, Array b) { return jnp::dot(a, b); }, randn({77}), randn({77}), f32);

@@ -219,6 +219,54 @@ TEST_CASE("cuda: loop kernels load and store 128 bits at a time (f32, bf16, f64,
   CHECK(bad == 0);
 }
 
+TEST_CASE("cuda: column-reduction kernels: multi-output and nested column fusions", "[cuda]") {
+  const std::string text = R"(HloModule m
+
+%colf (a: f32[300,40], b: f32[300,40]) -> (f32[40], f32[40]) {
+  %a = f32[300,40] parameter(0)
+  %b = f32[300,40] parameter(1)
+  %z = f32[] constant(0)
+  %ab = f32[300,40] multiply(%a, %b)
+  %s1 = f32[40] reduce(%ab, %z), dimensions={0}, reducer=add
+  %s2 = f32[40] reduce(%b, %z), dimensions={0}, reducer=add
+  ROOT %o = (f32[40], f32[40]) tuple(%s1, %s2)
+}
+
+%varf (a: f32[500,70]) -> f32[70] {
+  %a = f32[500,70] parameter(0)
+  %z = f32[] constant(0)
+  %s = f32[70] reduce(%a, %z), dimensions={0}, reducer=add
+  %n = f32[] constant(500)
+  %nb = f32[70] broadcast(%n), broadcast_dimensions={}
+  %m = f32[70] divide(%s, %nb)
+  %mb = f32[500,70] broadcast(%m), broadcast_dimensions={1}
+  %d = f32[500,70] subtract(%a, %mb)
+  %d2 = f32[500,70] multiply(%d, %d)
+  %v = f32[70] reduce(%d2, %z), dimensions={0}, reducer=add
+  ROOT %r = f32[70] divide(%v, %nb)
+}
+
+ENTRY %main (a: f32[300,40], b: f32[300,40], c: f32[500,70]) -> ((f32[40], f32[40]), f32[70]) {
+  %a = f32[300,40] parameter(0)
+  %b = f32[300,40] parameter(1)
+  %c = f32[500,70] parameter(2)
+  %p = (f32[40], f32[40]) fusion(%a, %b), kind=kInput, calls=%colf
+  %q = f32[70] fusion(%c), kind=kInput, calls=%varf
+  ROOT %t = ((f32[40], f32[40]), f32[70]) tuple(%p, %q)
+}
+)";
+  auto m = hlo::parse_hlo(text);
+  hlo::verify(*m);
+  int bad = 0;
+  for (const char* name : {"p", "q"}) {
+    const hlo::Instruction* f = m->entry->find(name);
+    REQUIRE(f);
+    CHECK(cuda::compile_kernel(*f, cuda::GpuTarget::sm90()).plan.kind == cuda::KernelKind::kColumnReduction);
+    bad += check_ptx(*f);
+  }
+  CHECK(bad == 0);
+}
+
 #else
 TEST_CASE("cuda kernels: the backend is absent without the CUDA toolkit", "[cuda]") {
   WARN("skipped: jitx was configured without the CUDA toolkit");

@@ -78,7 +78,8 @@ struct Blas::Impl {
 #define JITX_CUBLASLT_FNS(X)                                                                                           \
   X(cublasLtCreate)                                                                                                    \
   X(cublasLtDestroy)                                                                                                   \
-  X(cublasLtGetStatusName) X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute)  \
+  X(cublasLtGetStatusName)                                                                                             \
+  X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute)                           \
       X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute)                 \
           X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) \
               X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)

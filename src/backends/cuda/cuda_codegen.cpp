@@ -161,7 +161,17 @@ std::string safe(std::string s) {
 }
 }  // namespace
 
-const char* kernel_kind_name(KernelKind k) { return k == KernelKind::kLoop ? "loop" : "row_reduction"; }
+const char* kernel_kind_name(KernelKind k) {
+  switch (k) {
+    case KernelKind::kLoop:
+      return "loop";
+    case KernelKind::kRowReduction:
+      return "row_reduction";
+    case KernelKind::kColumnReduction:
+      return "column_reduction";
+  }
+  return "?";
+}
 
 std::string ptxas_path() {
 #ifdef JITX_PTXAS
@@ -262,7 +272,8 @@ std::optional<GpuKernel> decode_kernel(const std::string& bytes, const std::stri
   size_t nscratch_bytes = 0, ptx_len = 0;
   LaunchPlan& p = k.plan;
   if (!(in >> kind >> p.block >> p.grid >> p.num_outputs >> p.num_operands >> p.num_scratch >> nscratch_bytes) ||
-      (kind != 0 && kind != 1) || p.block <= 0 || p.grid <= 0 || nscratch_bytes != p.num_scratch)
+      kind < 0 || kind > static_cast<int>(KernelKind::kColumnReduction) || p.block <= 0 || p.grid <= 0 ||
+      nscratch_bytes != p.num_scratch)
     return {};
   p.kind = static_cast<KernelKind>(kind);
   p.scratch_bytes.resize(nscratch_bytes);
@@ -376,7 +387,7 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
           break;
       }
       bool output_fusion = i->opcode == Opcode::kFusion && hlo::fusion_kind_of(*i) == hlo::FusionKind::kOutput;
-      std::string why = output_fusion                      ? ""
+      std::string why = output_fusion                   ? ""
                         : i->opcode == Opcode::kScatter ? scatter_unsupported_reason(*i)
                                                         : cpu::unsupported_reason(*i, {.gather = true});
       if (!why.empty()) {

@@ -24,8 +24,9 @@ struct GpuTarget {
 
 /// How elements map to threads.
 enum class KernelKind {
-  kLoop,          // one thread per output element, grid-stride loop (reductions inside: a loop per element)
-  kRowReduction,  // one warp (or one block, for long rows) per row: warp shuffles, then shared memory
+  kLoop,             // one thread per output element, grid-stride loop (reductions inside: a loop per element)
+  kRowReduction,     // one warp (or one block, for long rows) per row: warp shuffles, then shared memory
+  kColumnReduction,  // 8 x 32 threads per 32 columns: strided partials, combined through shared memory
 };
 const char* kernel_kind_name(KernelKind k);
 

@@ -114,8 +114,10 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
       if (!ok) break;
       ScratchDot d{fi.get(), {}, static_cast<size_t>(l->parameter_number), static_cast<size_t>(r->parameter_number)};
       std::optional<GemmPlan> p = blas_ ? plan_gemm(*fi) : std::nullopt;
-      if (p) d.plan = *p;
-      else ok = (d.kernel = dot_kernel(*fi, target)) != nullptr;
+      if (p)
+        d.plan = *p;
+      else
+        ok = (d.kernel = dot_kernel(*fi, target)) != nullptr;
       dots.push_back(d);
     }
     if (ok && dots.size() == k.plan.num_scratch) {
@@ -361,9 +363,8 @@ std::shared_ptr<CudaExecutable> executable_for(const std::shared_ptr<const hlo::
     detail::log_line(fmt::format(
         "[jitx] cuda backend: '{}' for {}: {} kernels ({} generated dots), {} cuBLASLt dots, {} host fallbacks, {} "
         "while loops, {} conditionals{}",
-        m->name, t.arch, st["kernels"], st["dot_kernels"], st["library_dots"], st["host_fallbacks"],
-        st["while_loops"], st["conditionals"],
-        exe->blas_missing().empty() ? "" : " (no cuBLASLt: " + exe->blas_missing() + ")"));
+        m->name, t.arch, st["kernels"], st["dot_kernels"], st["library_dots"], st["host_fallbacks"], st["while_loops"],
+        st["conditionals"], exe->blas_missing().empty() ? "" : " (no cuBLASLt: " + exe->blas_missing() + ")"));
   }
   std::lock_guard<std::mutex> l(g_cache_mu);
   if (g_cache.size() >= 2 * g_swept_size + 16) {

@@ -264,6 +264,8 @@ LaunchPlan emit_gpu_kernel(llvm::Module& m, const std::string& name, const hlo::
   LaunchPlan plan;
   if (inst.opcode == Opcode::kDot || inst.opcode == Opcode::kScatter) {
     plan = emit_indexed_kernel(m, f, inst, allow_excess_precision);
+  } else if (std::optional<LaunchPlan> col = emit_column_kernel(m, f, inst, allow_excess_precision)) {
+    plan = *col;
   } else {
     GpuEmitter e(m, f, allow_excess_precision);
     plan = e.emit(inst);

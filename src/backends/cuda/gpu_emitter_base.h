@@ -8,6 +8,7 @@
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -220,6 +221,11 @@ class GpuEmitterBase : public cpu::ElementalEmitter {
     return acc;
   }
 };
+
+/// A column-reduction kernel for inst into f (gpu_column_emitter.cpp), or nullopt (nothing emitted) when inst is not
+/// one: every reduce reducing the leading dims of one row-major shape, every output of the kept shape.
+std::optional<LaunchPlan> emit_column_kernel(llvm::Module& m, llvm::Function* f, const hlo::Instruction& inst,
+                                             bool allow_excess_precision);
 
 /// The kernel of a dot or scatter (gpu_indexed_emitter.cpp) into f.
 LaunchPlan emit_indexed_kernel(llvm::Module& m, llvm::Function* f, const hlo::Instruction& inst,

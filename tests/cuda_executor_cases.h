@@ -43,6 +43,13 @@ inline void check_executor_on(const Device& dev) {
     Array got = jit(mlp)(xc, wc, bc);
     CHECK(device_of(got) == dev);
     check_close(got, jit(mlp)(x, w, b), f32);
+    // cuBLASLt's epilogues where it is there (bias; GELU and bias; ReLU and bias above), f32 and bf16
+    auto gelu_mlp = [](Array a, Array ww, Array bb) { return nn::gelu(jnp::matmul(a, ww) + bb); };
+    check_close(jit(gelu_mlp)(xc, wc, bc), jit(gelu_mlp)(x, w, b), f32);
+    auto affine = [](Array a, Array ww, Array bb) { return jnp::matmul(a, ww) + bb; };
+    check_close(jit(affine)(xc, wc, bc), jit(affine)(x, w, b), f32);
+    auto h = [](const Array& a) { return a.astype(DType::bfloat16); };
+    check_close(jit(gelu_mlp)(h(xc), h(wc), h(bc)), jit(gelu_mlp)(h(x), h(w), h(b)), 2e-2);
     auto sm = [](Array a) { return nn::softmax(a * 3.0f, -1); };
     check_close(jit(sm)(xc), jit(sm)(x), f32);
     auto two = [](Array a) { return std::make_tuple(jnp::sum(a, {0}), jnp::tanh(a) * 2.0f, jnp::max(a)); };

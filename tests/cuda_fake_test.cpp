@@ -396,7 +396,8 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
   set_runner(&host_kernel);
   std::vector<Device> ds = devices("cuda");
   REQUIRE(!ds.empty());
-  int64_t launches0 = counter("launches"), matmuls0 = counter("cublaslt_matmuls");
+  int64_t launches0 = counter("launches"), matmuls0 = counter("cublaslt_matmuls"),
+          epilogues0 = counter("cublaslt_epilogues");
   cuda::EmulatorStats emu0 = cuda::emulator_stats();
   check_executor_on(ds[0]);
   check_kernel_kinds_on(ds[0]);
@@ -413,6 +414,8 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
   CHECK(emu.barriers > emu0.barriers);
   CHECK(counter("launches") > launches0);              // kernels ran on the (fake) device
   CHECK(counter("cublaslt_matmuls") - matmuls0 >= 8);  // and the dots through (the fake) cuBLASLt
+  CHECK(counter("cublaslt_epilogues") - epilogues0 >= 4);  // the MLP blocks' bias, ReLU and GELU epilogues
+  CHECK(cuda::executables_stats_for_testing()["cublaslt_epilogues"] >= 4);
   // Every kernel those programs compiled to (grad, loops, branches, dots' epilogues, ...) assembles with ptxas for
   // the target it was compiled for: what the fake cannot run is at least valid PTX.
   if (jitx::testing::have_ptxas()) {

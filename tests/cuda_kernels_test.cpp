@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #ifdef JITX_HAS_CUDA
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend_test_util.h"
+#include "backends/cuda/cublaslt.h"
 #include "backends/cuda/cuda_codegen.h"
 #include "backends/cuda/gpu_emulator.h"
 #include "cuda_kernel_check.h"
@@ -265,6 +267,43 @@ ENTRY %main (a: f32[300,40], b: f32[300,40], c: f32[500,70]) -> ((f32[40], f32[4
     bad += check_ptx(*f);
   }
   CHECK(bad == 0);
+}
+
+TEST_CASE("cuda: output fusions that are cuBLASLt epilogues (bias, ReLU, GELU) and ones that are not", "[cuda]") {
+  // The kind of the optimised module's output fusion, or "none" (its dot and a kernel for the rest).
+  auto kind_of = [](auto f, DType d, std::vector<int64_t> bias_shape = {48}) {
+    Array x = jnp::ones({64, 32}).astype(d), w = jnp::ones({32, 48}).astype(d), b = jnp::ones(bias_shape).astype(d);
+    auto m = hlo::parse_hlo(jit(f).lower(x, w, b).compile().as_text());
+    for (auto& c : m->computations)
+      for (auto& i : c->instructions)
+        if (i->opcode == hlo::Opcode::kFusion && hlo::fusion_kind_of(*i) == hlo::FusionKind::kOutput) {
+          const hlo::Computation& fc = *i->called.at(0);
+          for (auto& fi : fc.instructions)
+            if (fi->opcode == hlo::Opcode::kDot) {
+              std::optional<cuda::GemmPlan> g = cuda::plan_gemm(*fi);
+              if (!g) return std::string("no gemm");
+              std::optional<cuda::EpiloguePlan> e = cuda::plan_epilogue(fc, *g);
+              return std::string(e ? cuda::epilogue_name(e->kind) : "none");
+            }
+        }
+    return std::string("no output fusion");
+  };
+  auto bias = [](Array x, Array w, Array b) { return jnp::matmul(x, w) + b; };
+  auto relu = [](Array x, Array w, Array b) { return nn::relu(jnp::matmul(x, w) + b); };
+  auto gelu = [](Array x, Array w, Array b) { return nn::gelu(jnp::matmul(x, w) + b); };
+  for (DType d : {DType::float32, DType::bfloat16, DType::float16}) {
+    INFO(dtype_name(d));
+    CHECK(kind_of(bias, d) == "bias");
+    CHECK(kind_of(relu, d) == "relu_bias");
+    CHECK(kind_of(gelu, d) == "gelu_bias");
+  }
+  // Not epilogues: the exact GELU, a scaled result, a bias along the other dim, a bias used twice.
+  CHECK(kind_of([](Array x, Array w, Array b) { return nn::gelu(jnp::matmul(x, w) + b, false); }, DType::float32) ==
+        "none");
+  CHECK(kind_of([](Array x, Array w, Array b) { return (jnp::matmul(x, w) + b) * 2.0f; }, DType::float32) == "none");
+  CHECK(kind_of([](Array x, Array w, Array b) { return jnp::matmul(x, w) + b; }, DType::float32, {64, 1}) == "none");
+  CHECK(kind_of([](Array x, Array w, Array b) { return nn::relu(jnp::matmul(x, w) + b) + b; }, DType::float32) ==
+        "none");
 }
 
 #else

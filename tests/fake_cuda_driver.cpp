@@ -22,6 +22,7 @@
 #include <cublasLt.h>
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -565,6 +566,9 @@ namespace {
 struct LtDesc {
   int32_t ta = CUBLAS_OP_N, tb = CUBLAS_OP_N;
   cublasComputeType_t compute;
+  uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;  // BIAS, RELU_BIAS or GELU_BIAS: the bias per row of D
+  const void* bias = nullptr;
+  int32_t bias_type = -1;  // -1: D's type
 };
 struct LtLayout {
   cudaDataType type;
@@ -671,11 +675,20 @@ JITX_FAKE_LT cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d) {
 }
 JITX_FAKE_LT cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a,
                                                            const void* buf, size_t n) {
+  if (a == CUBLASLT_MATMUL_DESC_BIAS_POINTER) {
+    if (n != sizeof(void*)) return CUBLAS_STATUS_INVALID_VALUE;
+    std::memcpy(&desc(d).bias, buf, n);
+    return CUBLAS_STATUS_SUCCESS;
+  }
   if (n != 4) return CUBLAS_STATUS_INVALID_VALUE;
   if (a == CUBLASLT_MATMUL_DESC_TRANSA)
     std::memcpy(&desc(d).ta, buf, 4);
   else if (a == CUBLASLT_MATMUL_DESC_TRANSB)
     std::memcpy(&desc(d).tb, buf, 4);
+  else if (a == CUBLASLT_MATMUL_DESC_EPILOGUE)
+    std::memcpy(&desc(d).epilogue, buf, 4);
+  else if (a == CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE)
+    std::memcpy(&desc(d).bias_type, buf, 4);
   else
     return CUBLAS_STATUS_NOT_SUPPORTED;
   return CUBLAS_STATUS_SUCCESS;
@@ -746,7 +759,14 @@ JITX_FAKE_LT cublasStatus_t cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_
   if (!device_range(reinterpret_cast<CUdeviceptr>(D), 1) || !device_range(reinterpret_cast<CUdeviceptr>(A), 1) ||
       !device_range(reinterpret_cast<CUdeviceptr>(B), 1))
     return CUBLAS_STATUS_INVALID_VALUE;
+  bool biased = o.epilogue == CUBLASLT_EPILOGUE_BIAS || o.epilogue == CUBLASLT_EPILOGUE_RELU_BIAS ||
+                o.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS;
+  if (o.epilogue != CUBLASLT_EPILOGUE_DEFAULT &&
+      (!biased || !o.bias || !device_range(reinterpret_cast<CUdeviceptr>(o.bias), m * type_size(d.type))))
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  cudaDataType bias_type = o.bias_type < 0 ? d.type : static_cast<cudaDataType>(o.bias_type);
   count("cublaslt_matmuls");
+  if (biased) count("cublaslt_epilogues");
   s->push([=] {
     delay();
     auto* pa = static_cast<const char*>(A);
@@ -762,7 +782,14 @@ JITX_FAKE_LT cublasStatus_t cublasLtMatmul(cublasLtHandle_t, cublasLtMatmulDesc_
             acc += load(pa + (t * a.stride + ia) * type_size(a.type), a.type) *
                    load(pb + (t * b.stride + ib) * type_size(b.type), b.type);
           }
-          store(pd + (t * d.stride + static_cast<int64_t>(i + j * d.ld)) * type_size(d.type), d.type, al * acc);
+          double v = al * acc;
+          if (biased) {  // computed in the compute type, rounded once into D, as cuBLASLt does
+            v += load(static_cast<const char*>(o.bias) + i * type_size(bias_type), bias_type);
+            if (o.epilogue == CUBLASLT_EPILOGUE_RELU_BIAS) v = std::max(v, 0.0);
+            if (o.epilogue == CUBLASLT_EPILOGUE_GELU_BIAS)
+              v = 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+          }
+          store(pd + (t * d.stride + static_cast<int64_t>(i + j * d.ld)) * type_size(d.type), d.type, v);
         }
   });
   return CUBLAS_STATUS_SUCCESS;

@@ -37,6 +37,89 @@ int64_t product(const std::vector<int64_t>& dims, int64_t from, int64_t to) {
 }
 }  // namespace
 
+const char* epilogue_name(Epilogue::Kind k) {
+  switch (k) {
+    case Epilogue::Kind::kNone: return "none";
+    case Epilogue::Kind::kBias: return "bias";
+    case Epilogue::Kind::kReluBias: return "relu_bias";
+    case Epilogue::Kind::kGeluBias: return "gelu_bias";
+  }
+  return "?";
+}
+
+namespace {
+using hlo::Instruction;
+using hlo::Opcode;
+// A binary op with operands matching (a, b) in either order.
+template <class A, class B>
+bool commutes(const Instruction* i, Opcode op, A a, B b) {
+  if (i->opcode != op || i->operands.size() != 2) return false;
+  return (a(i->operand(0)) && b(i->operand(1))) || (a(i->operand(1)) && b(i->operand(0)));
+}
+bool is_scalar_const(const Instruction* i, double v) {  // broadcast(constant v), or the constant
+  if (i->opcode == Opcode::kBroadcastInDim) i = i->operand(0);
+  return i->opcode == Opcode::kConstant && i->literal && i->literal->size() == 1 &&
+         std::abs(i->literal->get_f64(0) - v) <= 1e-6 * std::abs(v);
+}
+const Instruction* unconvert(const Instruction* i) { return i->opcode == Opcode::kConvert ? i->operand(0) : i; }
+}  // namespace
+
+std::optional<EpiloguePlan> plan_epilogue(const hlo::Computation& fc, const GemmPlan& g) {
+  const Instruction* dot = nullptr;
+  for (auto& i : fc.instructions)
+    if (i->opcode == Opcode::kDot) {
+      if (dot) return std::nullopt;
+      dot = i.get();
+    }
+  if (!dot || g.batch != 1 || dot->shape.dims.size() != 2) return std::nullopt;
+  const Instruction* root = fc.root;
+  if (root->shape.is_tuple || root->shape.dims != dot->shape.dims || root->shape.dtype != g.out ||
+      dot->shape.dtype != g.out)
+    return std::nullopt;
+  const Instruction* act = unconvert(root);
+  int64_t n = dot->shape.dims[1], bias = -1;
+  // add([convert](dot), [convert](broadcast(bias [n], dims {1}))), the bias of the result's dtype
+  auto is_dot = [&](const Instruction* i) { return unconvert(i) == dot; };
+  auto is_bias = [&](const Instruction* i) {
+    i = unconvert(i);
+    if (i->opcode != Opcode::kBroadcastInDim || hlo::broadcast_dimensions_of(*i) != std::vector<int64_t>{1})
+      return false;
+    const Instruction* p = unconvert(i->operand(0));
+    if (p->opcode != Opcode::kParameter || p->shape.dims != std::vector<int64_t>{n} || p->shape.dtype != g.out)
+      return false;
+    bias = p->parameter_number;
+    return true;
+  };
+  const Instruction* biased = nullptr;
+  auto is_biased = [&](const Instruction* i) {  // the add, or a convert of it (f16's is widened for the GELU)
+    i = unconvert(i);
+    if (biased) return i == biased;
+    if (!commutes(i, Opcode::kAdd, is_dot, is_bias)) return false;
+    biased = i;
+    return true;
+  };
+  if (is_biased(act)) return EpiloguePlan{Epilogue::Kind::kBias, bias};
+  if (commutes(act, Opcode::kMaximum, is_biased, [](const Instruction* i) { return is_scalar_const(i, 0.0); }))
+    return EpiloguePlan{Epilogue::Kind::kReluBias, bias};
+  // jitx's tanh-form GELU: a * logistic((a + 0.044715 * (a * a * a)) * 1.5957692)
+  auto cube = [&](const Instruction* i) {
+    auto square = [&](const Instruction* j) { return commutes(j, Opcode::kMultiply, is_biased, is_biased); };
+    return commutes(i, Opcode::kMultiply, square, is_biased);
+  };
+  auto inner = [&](const Instruction* i) {
+    auto term = [&](const Instruction* j) {
+      return commutes(j, Opcode::kMultiply, [](const Instruction* c) { return is_scalar_const(c, 0.044715); }, cube);
+    };
+    return commutes(i, Opcode::kAdd, is_biased, term);
+  };
+  auto scaled = [&](const Instruction* i) {
+    return commutes(i, Opcode::kMultiply, inner, [](const Instruction* c) { return is_scalar_const(c, 1.5957692); });
+  };
+  auto sigmoid = [&](const Instruction* i) { return i->opcode == Opcode::kLogistic && scaled(i->operand(0)); };
+  if (commutes(act, Opcode::kMultiply, is_biased, sigmoid)) return EpiloguePlan{Epilogue::Kind::kGeluBias, bias};
+  return std::nullopt;
+}
+
 std::optional<GemmPlan> plan_gemm(const Instruction& dot) {
   const hlo::Shape &ls = dot.operand(0)->shape, &rs = dot.operand(1)->shape, &os = dot.shape;
   if (ls.is_tuple || rs.is_tuple || os.is_tuple || !row_major(ls) || !row_major(rs) || !row_major(os)) return {};
@@ -92,7 +175,7 @@ struct Blas::Impl {
   // choice per device and problem.
   static constexpr int64_t kWorkspaceBytes = int64_t{32} << 20;
   std::map<const GpuDevice*, std::shared_ptr<GpuArray>> workspaces;
-  std::map<std::tuple<const GpuDevice*, int64_t, int64_t, int64_t, int64_t, bool, bool, DType, DType>,
+  std::map<std::tuple<const GpuDevice*, int64_t, int64_t, int64_t, int64_t, bool, bool, DType, DType, int>,
            cublasLtMatmulAlgo_t>
       algos;
 
@@ -165,9 +248,10 @@ void Blas::use_library_for_testing(const std::string& path) {
 
 std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const std::shared_ptr<GpuArray>& lhs,
                                        const std::shared_ptr<GpuArray>& rhs, const hlo::Shape& result,
-                                       const std::string& producer) {
+                                       const std::string& producer, const Epilogue& epi) {
   Impl& L = *impl_;
-  std::shared_ptr<GpuArray> ins[] = {lhs, rhs};
+  std::vector<std::shared_ptr<GpuArray>> ins{lhs, rhs};
+  if (epi.kind != Epilogue::Kind::kNone) ins.push_back(epi.bias);
   std::shared_ptr<GpuArray> ws;
   {
     std::lock_guard<std::mutex> l(L.mu);
@@ -183,8 +267,8 @@ std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const 
   }
   uint64_t workspace = ws->error ? 0 : static_cast<uint64_t>(Impl::kWorkspaceBytes);
   void* workspace_ptr = ws->error ? nullptr : reinterpret_cast<void*>(static_cast<uintptr_t>(ws->ptr));
-  auto key =
-      std::make_tuple(static_cast<const GpuDevice*>(&gpu), p.batch, p.m, p.n, p.k, p.lhs_t, p.rhs_t, p.in, p.out);
+  auto key = std::make_tuple(static_cast<const GpuDevice*>(&gpu), p.batch, p.m, p.n, p.k, p.lhs_t, p.rhs_t, p.in, p.out,
+                             static_cast<int>(epi.kind));
   auto work = [&](CUstream stream, const std::vector<CUdeviceptr>& outs,
                   const std::vector<CUdeviceptr>& in) -> std::string {
     cublasLtHandle_t handle = nullptr;
@@ -237,6 +321,19 @@ std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const 
                    : L.cublasLtMatrixLayoutCreate(&b, dtype(p.in), u(p.k), u(p.m), p.k),
            "cublasLtMatrixLayoutCreate(B)") &&
         ok(L.cublasLtMatrixLayoutCreate(&d, dtype(p.out), u(p.n), u(p.m), p.n), "cublasLtMatrixLayoutCreate(D)")) {
+      if (epi.kind != Epilogue::Kind::kNone) {  // the bias: one value per row of column-major D (the dot's n)
+        cublasLtEpilogue_t e = epi.kind == Epilogue::Kind::kBias       ? CUBLASLT_EPILOGUE_BIAS
+                               : epi.kind == Epilogue::Kind::kReluBias ? CUBLASLT_EPILOGUE_RELU_BIAS
+                                                                       : CUBLASLT_EPILOGUE_GELU_BIAS;
+        void* bias = reinterpret_cast<void*>(static_cast<uintptr_t>(in.at(2)));
+        int32_t bias_type = dtype(p.out);
+        ok(L.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)), "EPILOGUE") &&
+            ok(L.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)),
+               "BIAS_POINTER") &&
+            ok(L.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                                sizeof(bias_type)),
+               "BIAS_DATA_TYPE");
+      }
       for (auto [lay, stride] : {std::pair{a, sa}, std::pair{b, sb}, std::pair{d, sd}}) {
         ok(L.cublasLtMatrixLayoutSetAttribute(lay, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)),
            "BATCH_COUNT");

@@ -28,6 +28,25 @@ struct GemmPlan {
 /// The plan of `dot` (a kDot), or nullopt when it does not map to one matmul (then it runs on the host).
 std::optional<GemmPlan> plan_gemm(const hlo::Instruction& dot);
 
+/// A cuBLASLt epilogue: the output fusion's bias (a vector along the result's minor dim, of the result's dtype) and
+/// activation, applied by the matmul itself (CUBLASLT_EPILOGUE_BIAS / RELU_BIAS / GELU_BIAS: GELU is the tanh form,
+/// jax.nn.gelu's default).
+struct Epilogue {
+  enum class Kind { kNone, kBias, kReluBias, kGeluBias } kind = Kind::kNone;
+  std::shared_ptr<GpuArray> bias;
+};
+const char* epilogue_name(Epilogue::Kind k);
+
+/// The epilogue an output fusion's computation is, if it is one cuBLASLt has: root = [convert](act(add([convert](dot),
+/// broadcast(bias)))) with act none, relu (maximum with 0) or jitx's tanh-form GELU, one rank-2 dot of two
+/// parameters, the bias a parameter [n] broadcast along dim 1, the bias and result of the dot's cuBLASLt output type.
+/// Returns the kind and the bias's parameter number.
+struct EpiloguePlan {
+  Epilogue::Kind kind;
+  int64_t bias_parameter;
+};
+std::optional<EpiloguePlan> plan_epilogue(const hlo::Computation& fused, const GemmPlan& gemm);
+
 class Blas {
  public:
   /// The library, loaded once; nullptr with the reason in *why when it is missing or lacks entry points.
@@ -37,9 +56,10 @@ class Blas {
   static void use_library_for_testing(const std::string& path);
 
   /// Enqueues the dot `plan` on `gpu`'s compute stream after its operands: returns the result at once.
+  /// With an epilogue, its bias is read too and the result is the epilogue's (of the result's dtype).
   std::shared_ptr<GpuArray> matmul(GpuDevice& gpu, const GemmPlan& plan, const std::shared_ptr<GpuArray>& lhs,
                                    const std::shared_ptr<GpuArray>& rhs, const hlo::Shape& result,
-                                   const std::string& producer);
+                                   const std::string& producer, const Epilogue& epilogue = {});
 
   struct Impl;
   explicit Blas(std::unique_ptr<Impl> impl);

@@ -102,6 +102,22 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
       kernel_of_[i] = &k;
       continue;
     }
+    // An output fusion that is one of cuBLASLt's epilogues (bias, then none, ReLU or GELU) is one matmul writing
+    // the fusion's result: no scratch buffer, no epilogue kernel.
+    if (blas_ && k.plan.num_scratch == 1) {
+      const hlo::Computation& fc = *i->called.at(0);
+      for (auto& fi : fc.instructions) {
+        if (fi->opcode != Opcode::kDot) continue;
+        const Instruction *l = fi->operand(0), *r = fi->operand(1);
+        std::optional<GemmPlan> gp = plan_gemm(*fi);
+        if (!gp || l->opcode != Opcode::kParameter || r->opcode != Opcode::kParameter) break;
+        if (std::optional<EpiloguePlan> ep = plan_epilogue(fc, *gp))
+          epilogue_of_[i] = {*gp, static_cast<size_t>(l->parameter_number), static_cast<size_t>(r->parameter_number),
+                             *ep};
+        break;
+      }
+      if (epilogue_of_.count(i)) continue;
+    }
     // An output fusion's epilogue kernel reads its dots' results from scratch buffers (in the order of the fused
     // computation) that cuBLASLt or a generated dot kernel writes first: each dot must read two of the fusion's
     // parameters. Otherwise the whole fusion runs on the host.
@@ -137,7 +153,7 @@ CudaExecutable::CudaExecutable(std::shared_ptr<const hlo::Module> module, const 
       const Instruction& inst = *ip;
       whiles_ += inst.opcode == Opcode::kWhile;
       conds_ += inst.opcode == Opcode::kConditional;
-      if (needs_no_work(inst.opcode) || kernel_of_.count(&inst)) continue;
+      if (needs_no_work(inst.opcode) || kernel_of_.count(&inst) || epilogue_of_.count(&inst)) continue;
       if (inst.opcode == Opcode::kDot) {
         if (std::optional<GemmPlan> p = blas_ ? plan_gemm(inst) : std::nullopt) {
           gemm_of_[&inst] = *p;
@@ -167,9 +183,11 @@ std::map<std::string, int64_t> CudaExecutable::stats() const {
                                                   size_t n = 0;
                                                   for (auto& [i, ds] : scratch_of_)
                                                     for (auto& d : ds) n += d.kernel == nullptr;
+                                                  n += epilogue_of_.size();
                                                   return n;
                                                 }())},
           {"dot_kernels", static_cast<int64_t>(dot_kernels_.size())},
+          {"cublaslt_epilogues", static_cast<int64_t>(epilogue_of_.size())},
           {"host_fallbacks", static_cast<int64_t>(fallback_of_.size())},
           {"while_loops", whiles_},
           {"conditionals", conds_}};
@@ -270,6 +288,14 @@ CudaExecutable::Val CudaExecutable::run_computation(GpuDevice& gpu, const hlo::C
         break;
       }
       default: {
+        if (auto e = epilogue_of_.find(&inst); e != epilogue_of_.end()) {
+          const FusedMatmul& f = e->second;
+          v.array = blas_->matmul(gpu, f.gemm, ops.at(f.lhs)->array, ops.at(f.rhs)->array, inst.shape,
+                                  fmt::format("cuBLASLt matmul with a {} epilogue (%{})",
+                                              epilogue_name(f.epilogue.kind), inst.name),
+                                  Epilogue{f.epilogue.kind, ops.at(static_cast<size_t>(f.epilogue.bias_parameter))->array});
+          break;
+        }
         if (auto g = gemm_of_.find(&inst); g != gemm_of_.end()) {
           v.array = blas_->matmul(gpu, g->second, ops[0]->array, ops[1]->array, inst.shape,
                                   fmt::format("cuBLASLt matmul (%{})", inst.name));

@@ -45,8 +45,9 @@ class CudaExecutable {
   /// Kernels are enqueued and return at once; host fallbacks and control flow wait for the values they read.
   std::vector<std::shared_ptr<GpuArray>> run(GpuDevice& gpu, const std::vector<std::shared_ptr<GpuArray>>& args) const;
 
-  /// {"kernels", "library_dots", "dot_kernels", "host_fallbacks", "while_loops", "conditionals"}: what the module
-  /// compiled to (kernels counts the dot kernels too).
+  /// {"kernels", "library_dots", "dot_kernels", "cublaslt_epilogues", "host_fallbacks", "while_loops",
+  /// "conditionals"}: what the module compiled to (kernels counts the dot kernels too; library_dots the epilogue
+  /// matmuls).
   std::map<std::string, int64_t> stats() const;
   const GpuModule& code() const { return code_; }
   /// The generated kernels of the dots cuBLASLt does not run.
@@ -81,6 +82,13 @@ class CudaExecutable {
     const GpuKernel* kernel = nullptr;  // the generated kernel instead of cuBLASLt
   };
   std::unordered_map<const hlo::Instruction*, std::vector<ScratchDot>> scratch_of_;
+  // Output fusions that are one cuBLASLt matmul with an epilogue (bias, ReLU, GELU): the fusion's operands.
+  struct FusedMatmul {
+    GemmPlan gemm;
+    size_t lhs, rhs;
+    EpiloguePlan epilogue;
+  };
+  std::unordered_map<const hlo::Instruction*, FusedMatmul> epilogue_of_;
   std::unordered_map<const hlo::Instruction*, const hlo::Computation*> fallback_of_;
   int64_t whiles_ = 0, conds_ = 0;
   // Constants copied to a device once, on the first call there.

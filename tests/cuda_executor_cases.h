@@ -138,7 +138,7 @@ inline void check_executor_on(const Device& dev) {
     check_close(jnp::sum(xc, {1}), jnp::sum(x, {1}), f32);
     Array host = randn({16, 32});  // uncommitted: copied to the device for the call
     check_close(jit([](Array a, Array h) { return a * h; })(xc, host), x * host, 0);
-    // What has no device kernel yet (a sort) runs on the host between the device's kernels; a take is a gather kernel.
+    // A sort (a block per line, bitonic) and a take (a gather) are kernels too.
     auto srt = [](Array a) { return lax::slice(jnp::sort(jnp::exp(a), 1), {0, 0}, {8, 32}) * 2.0f; };
     check_close(jit(srt)(xc), jit(srt)(x), f32);
     Array idx = array(std::vector<int32_t>{3, 0, 15, 7});

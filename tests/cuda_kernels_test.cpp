@@ -306,6 +306,51 @@ TEST_CASE("cuda: output fusions that are cuBLASLt epilogues (bias, ReLU, GELU) a
         "none");
 }
 
+TEST_CASE("cuda: sort kernels (stable, NaNs last, -0 equal to +0, payloads, two keys, any axis)", "[cuda]") {
+  struct Case {
+    std::string out;
+    std::vector<std::string> operands;
+    std::string attrs;
+    bool kernel = true;
+  };
+  const std::vector<Case> cases{
+      {"f32[6,300]", {"f32[6,300]"}, "dimension=1, is_stable=true"},
+      {"s32[40,17]", {"s32[40,17]"}, "dimension=0, is_stable=true"},  // heavy ties, along the major axis
+      {"(bf16[5,100], s32[5,100])", {"bf16[5,100]", "s32[5,100]"}, "dimension=1, is_stable=true"},
+      {"(s8[3,64], f64[3,64], u16[3,64])",
+       {"s8[3,64]", "f64[3,64]", "u16[3,64]"},
+       "dimension=1, is_stable=true, num_keys=2"},
+      {"f16[2048]", {"f16[2048]"}, "dimension=0"},
+      {"u64[1,1]", {"u64[1,1]"}, "dimension=1"},
+      {"f32[2049]", {"f32[2049]"}, "dimension=0", false},  // longer than a block sorts: the host
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    std::string sig, body, args;
+    for (size_t k = 0; k < c.operands.size(); ++k) {
+      sig += fmt::format("{}p{}: {}", k ? ", " : "", k, c.operands[k]);
+      body += fmt::format("  %p{} = {} parameter({})\n", k, c.operands[k], k);
+      args += fmt::format("{}%p{}", k ? ", " : "", k);
+    }
+    std::string text = fmt::format(
+        "HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}  %r = {} sort({}), {}\n  ROOT %t = ({}) "
+        "tuple(%r)\n}}\n",
+        sig, c.out, body, c.out, args, c.attrs, c.out);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm90());
+    CHECK(g.kernels.size() == (c.kernel ? 1u : 0u));
+    if (!c.kernel) {
+      REQUIRE(g.no_kernel.size() == 1);
+      CHECK_THAT(g.no_kernel[0].second, Contains("at most 2048"));
+      continue;
+    }
+    bad += check_ptx(*m->entry->find("r"));
+  }
+  CHECK(bad == 0);
+}
+
 #else
 TEST_CASE("cuda kernels: the backend is absent without the CUDA toolkit", "[cuda]") {
   WARN("skipped: jitx was configured without the CUDA toolkit");

@@ -39,10 +39,14 @@ int64_t product(const std::vector<int64_t>& dims, int64_t from, int64_t to) {
 
 const char* epilogue_name(Epilogue::Kind k) {
   switch (k) {
-    case Epilogue::Kind::kNone: return "none";
-    case Epilogue::Kind::kBias: return "bias";
-    case Epilogue::Kind::kReluBias: return "relu_bias";
-    case Epilogue::Kind::kGeluBias: return "gelu_bias";
+    case Epilogue::Kind::kNone:
+      return "none";
+    case Epilogue::Kind::kBias:
+      return "bias";
+    case Epilogue::Kind::kReluBias:
+      return "relu_bias";
+    case Epilogue::Kind::kGeluBias:
+      return "gelu_bias";
   }
   return "?";
 }
@@ -108,7 +112,8 @@ std::optional<EpiloguePlan> plan_epilogue(const hlo::Computation& fc, const Gemm
   };
   auto inner = [&](const Instruction* i) {
     auto term = [&](const Instruction* j) {
-      return commutes(j, Opcode::kMultiply, [](const Instruction* c) { return is_scalar_const(c, 0.044715); }, cube);
+      return commutes(
+          j, Opcode::kMultiply, [](const Instruction* c) { return is_scalar_const(c, 0.044715); }, cube);
     };
     return commutes(i, Opcode::kAdd, is_biased, term);
   };
@@ -162,10 +167,11 @@ struct Blas::Impl {
   X(cublasLtCreate)                                                                                                    \
   X(cublasLtDestroy)                                                                                                   \
   X(cublasLtGetStatusName)                                                                                             \
-  X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute)                           \
-      X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute)                 \
-          X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) \
-              X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
+  X(cublasLtMatmulDescCreate)                                                                                          \
+  X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute) X(cublasLtMatrixLayoutCreate)                         \
+      X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute) X(cublasLtMatmulPreferenceCreate)             \
+          X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) \
+              X(cublasLtMatmul)
 #define JITX_CUBLASLT_DECLARE(name) decltype(&::name) name = nullptr;
   JITX_CUBLASLT_FNS(JITX_CUBLASLT_DECLARE)
 #undef JITX_CUBLASLT_DECLARE
@@ -330,8 +336,7 @@ std::shared_ptr<GpuArray> Blas::matmul(GpuDevice& gpu, const GemmPlan& p, const 
         ok(L.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)), "EPILOGUE") &&
             ok(L.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)),
                "BIAS_POINTER") &&
-            ok(L.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
-                                                sizeof(bias_type)),
+            ok(L.cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type)),
                "BIAS_DATA_TYPE");
       }
       for (auto [lay, stride] : {std::pair{a, sa}, std::pair{b, sb}, std::pair{d, sd}}) {

@@ -290,10 +290,10 @@ CudaExecutable::Val CudaExecutable::run_computation(GpuDevice& gpu, const hlo::C
       default: {
         if (auto e = epilogue_of_.find(&inst); e != epilogue_of_.end()) {
           const FusedMatmul& f = e->second;
-          v.array = blas_->matmul(gpu, f.gemm, ops.at(f.lhs)->array, ops.at(f.rhs)->array, inst.shape,
-                                  fmt::format("cuBLASLt matmul with a {} epilogue (%{})",
-                                              epilogue_name(f.epilogue.kind), inst.name),
-                                  Epilogue{f.epilogue.kind, ops.at(static_cast<size_t>(f.epilogue.bias_parameter))->array});
+          v.array = blas_->matmul(
+              gpu, f.gemm, ops.at(f.lhs)->array, ops.at(f.rhs)->array, inst.shape,
+              fmt::format("cuBLASLt matmul with a {} epilogue (%{})", epilogue_name(f.epilogue.kind), inst.name),
+              Epilogue{f.epilogue.kind, ops.at(static_cast<size_t>(f.epilogue.bias_parameter))->array});
           break;
         }
         if (auto g = gemm_of_.find(&inst); g != gemm_of_.end()) {

@@ -243,6 +243,9 @@ inline void check_kernel_kinds_on(const Device& dev) {
       return grad([i](Array t) { return jnp::sum(jnp::tanh(jnp::take(t, i, 0)) * 1.5f); })(table);
     };
     same(emb_grad, {randn({10, 6}), ids}, 1e-5);
+    // reduce-windows: a cumulative sum and a 2x2 max pool
+    same([](Array a) { return jnp::cumsum(a, 1); }, {randn({6, 70})}, 1e-5);
+    same([](Array a) { return lax::reduce_window_max(a, {{2, 2}, {2, 2}, {{0, 0}, {0, 0}}}); }, {randn({8, 10})}, 0);
   }
   {  // integer, bool, bf16 and f64 elementwise ops and conversions
     Array i = randi({257}, -100000, 100000), j = randi({257}, -50, 50);

@@ -351,6 +351,41 @@ TEST_CASE("cuda: sort kernels (stable, NaNs last, -0 equal to +0, payloads, two 
   CHECK(bad == 0);
 }
 
+TEST_CASE("cuda: reduce-window kernels (cumulative sums, pooling, padding, both dilations, any init)", "[cuda]") {
+  struct Case {
+    std::string out, operand, attrs;
+  };
+  auto w = [](const std::string& dims, const std::string& strides, const std::string& pad, const std::string& bd,
+              const std::string& wd, const std::string& r) {
+    return fmt::format(
+        "window_dimensions={{{}}}, window_strides={{{}}}, padding={{{}}}, base_dilations={{{}}}, "
+        "window_dilations={{{}}}, reducer={}",
+        dims, strides, pad, bd, wd, r);
+  };
+  const std::vector<Case> cases{
+      {"f32[8,100]", "f32[8,100]", w("1,100", "1,1", "0,0,99,0", "1,1", "1,1", "add")},  // cumsum
+      {"s32[4,50]", "s32[4,50]", w("1,50", "1,1", "0,0,49,0", "1,1", "1,1", "max")},     // cummax
+      {"f32[2,3,4,4]", "f32[2,3,8,8]", w("1,1,2,2", "1,1,2,2", "0,0,0,0,0,0,0,0", "1,1,1,1", "1,1,1,1", "max")},
+      {"f32[1,3,3,2]", "f32[1,5,5,2]", w("1,3,3,1", "1,2,2,1", "0,0,1,1,1,1,0,0", "1,1,1,1", "1,1,1,1", "add")},
+      {"f64[8,5]", "f64[7,9]", w("2,3", "1,2", "1,0,2,1", "2,1", "1,2", "add")},
+      {"bf16[6,3]", "bf16[6,9]", w("1,3", "1,3", "0,0,0,0", "1,1", "1,1", "mul")},
+      {"u8[5,5]", "u8[5,5]", w("2,2", "1,1", "0,1,1,0", "1,1", "1,1", "min")},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    std::string scalar = c.out.substr(0, c.out.find('[')) + "[]";
+    std::string text = one_op(c.out, "reduce-window", {c.operand, scalar}, ", " + c.attrs);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm90());
+    CHECK(g.kernels.size() == 1);
+    CHECK(g.no_kernel.empty());
+    bad += check_ptx(*m->entry->find("r"));
+  }
+  CHECK(bad == 0);
+}
+
 #else
 TEST_CASE("cuda kernels: the backend is absent without the CUDA toolkit", "[cuda]") {
   WARN("skipped: jitx was configured without the CUDA toolkit");

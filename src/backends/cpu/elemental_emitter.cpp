@@ -235,6 +235,8 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
     }
     case Opcode::kGather:
       return gen_gather(inst, idx);
+    case Opcode::kReduceWindow:
+      return gen_reduce_window(inst, idx);
     case Opcode::kDynamicSlice: {
       const auto& od = inst.operand(0)->shape.dims;
       std::vector<Value*> m;
@@ -313,6 +315,10 @@ Value* ElementalEmitter::gen_gather(const Instruction& inst, Index& idx) {
     xm[static_cast<size_t>(a)] = b_.CreateAdd(xm[static_cast<size_t>(a)], out[od]);
   }
   return gen(x, multi_index(xd, xm));
+}
+
+Value* ElementalEmitter::gen_reduce_window(const Instruction& inst, Index&) {
+  throw CompileError(fmt::format("%{}: this kernel emitter has no reduce-window", inst.name));
 }
 
 Value* ElementalEmitter::clamp_start(const Instruction* o, int64_t hi) {

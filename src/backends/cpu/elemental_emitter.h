@@ -8,14 +8,14 @@
 // So a loop fusion, an input (reduction) fusion and a row fusion are all "evaluate the fused computation per output
 // element", XLA's elemental-emitter style.
 #pragma once
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/Module.h>
 
 #include "backends/cpu/elementwise_emitter.h"
 #include "backends/cpu/kernel_planner.h"
@@ -55,6 +55,9 @@ class ElementalEmitter : public ElementwiseEmitter {
   virtual Value* substitute(const Instruction* inst, Index& idx) { return nullptr; }
   /// One output element of a reduce (inst.operand(0) reduced over inst's dimensions): the driver's loop.
   virtual Value* gen_reduce(const Instruction& inst, Index& idx) = 0;
+  /// One output element of a reduce-window: a loop over its window, the driver's (only drivers whose
+  /// EmitterAbilities say reduce_window are asked; the default throws CompileError).
+  virtual Value* gen_reduce_window(const Instruction& inst, Index& idx);
 
   // --- indices ---
   std::vector<Value*> delinearize(Value* lin, const std::vector<int64_t>& dims);

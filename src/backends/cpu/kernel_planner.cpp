@@ -28,6 +28,12 @@ std::string inner_reason(const Instruction& i, const EmitterAbilities& abilities
   switch (i.opcode) {
     case Opcode::kGather:
       return abilities.gather ? "" : "not implemented natively";
+    case Opcode::kReduceWindow:
+      if (!abilities.reduce_window) return "not implemented natively";
+      if (i.operands.size() != 2) return "variadic reduce-window";
+      if (!is_supported_reducer(hlo::reducer_of(i)))
+        return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
+      return "";
     case Opcode::kParameter:
     case Opcode::kConstant:
     case Opcode::kIota:

@@ -389,8 +389,9 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
       bool output_fusion = i->opcode == Opcode::kFusion && hlo::fusion_kind_of(*i) == hlo::FusionKind::kOutput;
       std::string why = output_fusion                   ? ""
                         : i->opcode == Opcode::kScatter ? scatter_unsupported_reason(*i)
-                        : i->opcode == Opcode::kSort    ? sort_unsupported_reason(*i)
-                                                        : cpu::unsupported_reason(*i, {.gather = true});
+                        : i->opcode == Opcode::kSort
+                            ? sort_unsupported_reason(*i)
+                            : cpu::unsupported_reason(*i, {.gather = true, .reduce_window = true});
       if (!why.empty()) {
         out.no_kernel.emplace_back(i->name, why);
         continue;

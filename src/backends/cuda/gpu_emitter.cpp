@@ -93,6 +93,39 @@ class GpuEmitter final : public GpuEmitterBase {
     });
   }
 
+  // One output element of a reduce-window, as the evaluator computes it: from the init value, every window position
+  // in order whose place in the (padded, base-dilated) operand is an element of it (padding and dilation holes are
+  // skipped), combined in the reducer's type (f32 for f16/bf16) and rounded once.
+  Value* gen_reduce_window(const Instruction& inst, Index& idx) override {
+    const std::string r(hlo::reducer_name(hlo::reducer_of(inst)));
+    const Instruction* x = inst.operand(0);
+    DType d = x->shape.dtype;
+    const auto& xd = x->shape.dims;
+    hlo::Window win = hlo::Window::of(inst);
+    std::vector<Value*> om = multi_of(idx);  // before the loop, so that it dominates it
+    Value* init = gen(inst.operand(1), scalar_index());
+    int64_t wn = detail::num_elements(win.dimensions);
+    return round(d, loop(i64(0), i64(wn), i64(1), {init}, [&](Value* w, const std::vector<Value*>& acc) {
+                   std::vector<Value*> wm = delinearize(w, win.dimensions), src(xd.size());
+                   Value* inside = b_.getTrue();
+                   for (size_t a = 0; a < xd.size(); ++a) {
+                     Value* pos = b_.CreateSub(b_.CreateAdd(b_.CreateMul(om[a], i64(win.strides[a])),
+                                                            b_.CreateMul(wm[a], i64(win.window_dilations[a]))),
+                                               i64(win.padding[a].low));
+                     inside = b_.CreateAnd(inside, b_.CreateICmpSGE(pos, i64(0)));
+                     int64_t bd = win.base_dilations[a];
+                     if (bd != 1) {
+                       inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateSRem(pos, i64(bd)), i64(0)));
+                       pos = b_.CreateSDiv(pos, i64(bd));
+                     }
+                     inside = b_.CreateAnd(inside, b_.CreateICmpSLT(pos, i64(xd[a])));
+                     src[a] = cpu::ElementalEmitter::clamp_i64(pos, 0, xd[a] - 1);  // read in bounds, then masked
+                   }
+                   Value* v = gen(x, multi_index(xd, src));
+                   return std::vector<Value*>{b_.CreateSelect(inside, combine(r, d, acc[0], v, false), acc[0])};
+                 })[0]);
+  }
+
   // One output element of a reduce, as a sequential loop over its reduced elements (a loop kernel's reductions:
   // column and middle reductions, one thread per output element, whose neighbours read neighbouring columns).
   Value* gen_reduce(const Instruction& inst, Index& idx) override {

@@ -243,6 +243,7 @@ inline void check_kernel_kinds_on(const Device& dev) {
       return grad([i](Array t) { return jnp::sum(jnp::tanh(jnp::take(t, i, 0)) * 1.5f); })(table);
     };
     same(emb_grad, {randn({10, 6}), ids}, 1e-5);
+    same([](Array a) { return jnp::argmax(a, 1) + jnp::argmin(a, 0); }, {randn({12, 12})}, 0);
     // reduce-windows: a cumulative sum and a 2x2 max pool
     same([](Array a) { return jnp::cumsum(a, 1); }, {randn({6, 70})}, 1e-5);
     same([](Array a) { return lax::reduce_window_max(a, {{2, 2}, {2, 2}, {{0, 0}, {0, 0}}}); }, {randn({8, 10})}, 0);

@@ -386,6 +386,36 @@ TEST_CASE("cuda: reduce-window kernels (cumulative sums, pooling, padding, both 
   CHECK(bad == 0);
 }
 
+TEST_CASE("cuda: argmax and argmin kernels (first of ties, first NaN, any axes, integer and float values)", "[cuda]") {
+  struct Case {
+    std::string values, indices, out_values, out_indices, dims, reducer;
+  };
+  const std::vector<Case> cases{
+      {"f32[8,300]", "s32[8,300]", "f32[8]", "s32[8]", "1", "argmax"},
+      {"f64[40,6]", "s64[40,6]", "f64[6]", "s64[6]", "0", "argmin"},
+      {"s8[5,7,9]", "s32[5,7,9]", "s8[5,9]", "s32[5,9]", "1", "argmax"},  // many ties
+      {"bf16[4,3,10]", "u32[4,3,10]", "bf16[4]", "u32[4]", "1,2", "argmin"},
+      {"u16[33]", "s64[33]", "u16[]", "s64[]", "0", "argmax"},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    auto scalar = [](const std::string& s) { return s.substr(0, s.find('[')) + "[]"; };
+    std::string out = fmt::format("({}, {})", c.out_values, c.out_indices);
+    std::string text = fmt::format(
+        "HloModule m\n\nENTRY %main (p0: {0}, p1: {1}, p2: {2}, p3: {3}) -> ({4}) {{\n  %p0 = {0} parameter(0)\n  "
+        "%p1 = {1} parameter(1)\n  %p2 = {2} parameter(2)\n  %p3 = {3} parameter(3)\n  %r = {4} reduce(%p0, %p1, "
+        "%p2, %p3), dimensions={{{5}}}, reducer={6}\n  ROOT %t = ({4}) tuple(%r)\n}}\n",
+        c.values, c.indices, scalar(c.values), scalar(c.indices), out, c.dims, c.reducer);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm90());
+    CHECK(g.kernels.size() == 1);
+    bad += check_ptx(*m->entry->find("r"));
+  }
+  CHECK(bad == 0);
+}
+
 #else
 TEST_CASE("cuda kernels: the backend is absent without the CUDA toolkit", "[cuda]") {
   WARN("skipped: jitx was configured without the CUDA toolkit");

@@ -387,11 +387,11 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
           break;
       }
       bool output_fusion = i->opcode == Opcode::kFusion && hlo::fusion_kind_of(*i) == hlo::FusionKind::kOutput;
-      std::string why = output_fusion                   ? ""
-                        : i->opcode == Opcode::kScatter ? scatter_unsupported_reason(*i)
-                        : i->opcode == Opcode::kSort
-                            ? sort_unsupported_reason(*i)
-                            : cpu::unsupported_reason(*i, {.gather = true, .reduce_window = true});
+      std::string why;  // "" when the emitter writes a kernel for it
+      if (i->opcode == Opcode::kScatter) why = scatter_unsupported_reason(*i);
+      else if (i->opcode == Opcode::kSort) why = sort_unsupported_reason(*i);
+      else if (!output_fusion && !is_arg_reduce(*i))
+        why = cpu::unsupported_reason(*i, {.gather = true, .reduce_window = true});
       if (!why.empty()) {
         out.no_kernel.emplace_back(i->name, why);
         continue;

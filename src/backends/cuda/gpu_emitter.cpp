@@ -297,6 +297,8 @@ LaunchPlan emit_gpu_kernel(llvm::Module& m, const std::string& name, const hlo::
   LaunchPlan plan;
   if (inst.opcode == Opcode::kDot || inst.opcode == Opcode::kScatter) {
     plan = emit_indexed_kernel(m, f, inst, allow_excess_precision);
+  } else if (is_arg_reduce(inst)) {
+    plan = emit_arg_reduce_kernel(m, f, inst, allow_excess_precision);
   } else if (inst.opcode == Opcode::kSort) {
     plan = emit_sort_kernel(m, f, inst, allow_excess_precision);
   } else if (std::optional<LaunchPlan> col = emit_column_kernel(m, f, inst, allow_excess_precision)) {

@@ -22,6 +22,9 @@ LaunchPlan emit_gpu_kernel(llvm::Module& m, const std::string& name, const hlo::
 /// operand dim the indices address with a window of 1, so that threads own disjoint output positions).
 std::string scatter_unsupported_reason(const hlo::Instruction& inst);
 
+/// Whether `inst` is an argmax/argmin: a variadic reduce of (values, indices) whose kernel the emitter writes.
+bool is_arg_reduce(const hlo::Instruction& inst);
+
 /// Why the emitter writes no kernel for sort `inst` ("" when it does: lines of at most 2048 elements, at most two
 /// keys; a block sorts a line in shared memory).
 std::string sort_unsupported_reason(const hlo::Instruction& inst);

@@ -227,6 +227,10 @@ class GpuEmitterBase : public cpu::ElementalEmitter {
 std::optional<LaunchPlan> emit_column_kernel(llvm::Module& m, llvm::Function* f, const hlo::Instruction& inst,
                                              bool allow_excess_precision);
 
+/// The kernel of an argmax/argmin (is_arg_reduce; gpu_arg_emitter.cpp) into f.
+LaunchPlan emit_arg_reduce_kernel(llvm::Module& m, llvm::Function* f, const hlo::Instruction& inst,
+                                  bool allow_excess_precision);
+
 /// The kernel of a sort (gpu_sort_emitter.cpp) into f.
 LaunchPlan emit_sort_kernel(llvm::Module& m, llvm::Function* f, const hlo::Instruction& inst,
                             bool allow_excess_precision);

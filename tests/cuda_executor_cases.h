@@ -244,6 +244,16 @@ inline void check_kernel_kinds_on(const Device& dev) {
     };
     same(emb_grad, {randn({10, 6}), ids}, 1e-5);
     same([](Array a) { return jnp::argmax(a, 1) + jnp::argmin(a, 0); }, {randn({12, 12})}, 0);
+    // a convolution and both of its gradients (the transposed convolutions: lhs dilation, batch groups)
+    auto conv_grads = [](Array img, Array k) {
+      auto loss = [](Array a, Array kk) {
+        auto dn = lax::conv_dimension_numbers("NHWC", "HWIO", "NHWC");
+        return jnp::sum(jnp::tanh(lax::conv_general_dilated(a, kk, {2, 2}, {{1, 1}, {1, 1}}, {}, {}, dn)));
+      };
+      auto [ga, gk] = grad(loss, argnums<0, 1>)(img, k);
+      return jnp::sum(ga * ga) + jnp::sum(gk);
+    };
+    same(conv_grads, {randn({2, 7, 7, 3}), randn({3, 3, 3, 4})}, 1e-4);
     // reduce-windows: a cumulative sum and a 2x2 max pool
     same([](Array a) { return jnp::cumsum(a, 1); }, {randn({6, 70})}, 1e-5);
     same([](Array a) { return lax::reduce_window_max(a, {{2, 2}, {2, 2}, {{0, 0}, {0, 0}}}); }, {randn({8, 10})}, 0);

@@ -416,6 +416,46 @@ TEST_CASE("cuda: argmax and argmin kernels (first of ties, first NaN, any axes, 
   CHECK(bad == 0);
 }
 
+TEST_CASE("cuda: convolution kernels (layouts, strides, padding, both dilations, feature and batch groups)", "[cuda]") {
+  struct Case {
+    std::string out, lhs, rhs, attrs;
+  };
+  // NHWC/HWIO (lhs_spec={0,3,1,2}, rhs_spec={3,2,0,1}) unless said otherwise.
+  auto nhwc = [](const std::string& strides, const std::string& pad, const std::string& ld, const std::string& rd,
+                 int fg = 1, int bg = 1) {
+    return fmt::format(
+        "lhs_spec={{0,3,1,2}}, rhs_spec={{3,2,0,1}}, out_spec={{0,3,1,2}}, window_strides={{{}}}, padding={{{}}}, "
+        "lhs_dilation={{{}}}, rhs_dilation={{{}}}, feature_group_count={}, batch_group_count={}",
+        strides, pad, ld, rd, fg, bg);
+  };
+  const std::vector<Case> cases{
+      {"f32[2,6,6,4]", "f32[2,6,6,3]", "f32[3,3,3,4]", nhwc("1,1", "1,1,1,1", "1,1", "1,1")},
+      {"f32[2,5,4,4]", "f32[2,3,9,9]", "f32[5,3,3,3]",  // NCHW/OIHW, stride 2
+       "lhs_spec={0,1,2,3}, rhs_spec={0,1,2,3}, out_spec={0,1,2,3}, window_strides={2,2}, padding={0,0,0,0}, "
+       "lhs_dilation={1,1}, rhs_dilation={1,1}, feature_group_count=1, batch_group_count=1"},
+      {"f32[1,6,6,4]", "f32[1,8,8,4]", "f32[3,3,1,4]", nhwc("1,1", "0,0,0,0", "1,1", "1,1", 4)},     // depthwise
+      {"f32[1,9,9,3]", "f32[1,4,4,2]", "f32[3,3,2,3]", nhwc("1,1", "2,2,2,2", "2,2", "1,1")},        // lhs dilation
+      {"f64[1,4,4,2]", "f64[1,6,6,1]", "f64[2,2,1,2]", nhwc("1,1", "0,0,0,0", "1,1", "2,2")},        // rhs dilation
+      {"f32[2,3,3,6]", "f32[4,5,5,3]", "f32[3,3,3,6]", nhwc("1,1", "0,0,0,0", "1,1", "1,1", 1, 2)},  // batch groups
+      {"s32[2,8,4]", "s8[2,10,3]", "s8[3,3,4]",
+       "lhs_spec={0,2,1}, rhs_spec={2,1,0}, out_spec={0,2,1}, window_strides={1}, padding={0,0}, lhs_dilation={1}, "
+       "rhs_dilation={1}, feature_group_count=1, batch_group_count=1"},
+      {"bf16[2,4,4,8]", "bf16[2,4,4,8]", "bf16[3,3,8,8]", nhwc("1,1", "1,1,1,1", "1,1", "1,1")},
+  };
+  int bad = 0;
+  for (auto& c : cases) {
+    std::string text = one_op(c.out, "convolution", {c.lhs, c.rhs}, ", " + c.attrs);
+    INFO(text);
+    auto m = hlo::parse_hlo(text);
+    hlo::verify(*m);
+    cuda::GpuModule g = cuda::compile_module(*m, cuda::GpuTarget::sm90());
+    CHECK(g.kernels.size() == 1);
+    CHECK(g.no_kernel.empty());
+    bad += check_ptx(*m->entry->find("r"));
+  }
+  CHECK(bad == 0);
+}
+
 #else
 TEST_CASE("cuda kernels: the backend is absent without the CUDA toolkit", "[cuda]") {
   WARN("skipped: jitx was configured without the CUDA toolkit");

@@ -237,6 +237,8 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       return gen_gather(inst, idx);
     case Opcode::kReduceWindow:
       return gen_reduce_window(inst, idx);
+    case Opcode::kConvolution:
+      return gen_convolution(inst, idx);
     case Opcode::kDynamicSlice: {
       const auto& od = inst.operand(0)->shape.dims;
       std::vector<Value*> m;
@@ -319,6 +321,10 @@ Value* ElementalEmitter::gen_gather(const Instruction& inst, Index& idx) {
 
 Value* ElementalEmitter::gen_reduce_window(const Instruction& inst, Index&) {
   throw CompileError(fmt::format("%{}: this kernel emitter has no reduce-window", inst.name));
+}
+
+Value* ElementalEmitter::gen_convolution(const Instruction& inst, Index&) {
+  throw CompileError(fmt::format("%{}: this kernel emitter has no convolution", inst.name));
 }
 
 Value* ElementalEmitter::clamp_start(const Instruction* o, int64_t hi) {

@@ -58,6 +58,8 @@ class ElementalEmitter : public ElementwiseEmitter {
   /// One output element of a reduce-window: a loop over its window, the driver's (only drivers whose
   /// EmitterAbilities say reduce_window are asked; the default throws CompileError).
   virtual Value* gen_reduce_window(const Instruction& inst, Index& idx);
+  /// One output element of a convolution: loops over its window and input features (EmitterAbilities::convolution).
+  virtual Value* gen_convolution(const Instruction& inst, Index& idx);
 
   // --- indices ---
   std::vector<Value*> delinearize(Value* lin, const std::vector<int64_t>& dims);

@@ -28,6 +28,9 @@ std::string inner_reason(const Instruction& i, const EmitterAbilities& abilities
   switch (i.opcode) {
     case Opcode::kGather:
       return abilities.gather ? "" : "not implemented natively";
+    case Opcode::kConvolution:
+      if (!abilities.convolution) return "not implemented natively";
+      return i.operand(0)->shape.dtype == DType::bool_ ? "a bool convolution" : "";
     case Opcode::kReduceWindow:
       if (!abilities.reduce_window) return "not implemented natively";
       if (i.operands.size() != 2) return "variadic reduce-window";

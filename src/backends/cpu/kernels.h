@@ -14,11 +14,12 @@ namespace jitx::cpu {
 /// It computes the part [r0, r1) x [c0, c1) of its loop space (see loop_space()).
 using KernelFn = void (*)(void* const* bufs, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
-/// What an element-level emitter's driver can do beyond what the CPU backend's kernels do: gather elements and reduce
-/// windows (the CUDA backend's kernels; the CPU backend runs both as library ops).
+/// What an element-level emitter's driver can do beyond what the CPU backend's kernels do: gather elements, reduce
+/// windows and convolve (the CUDA backend's kernels; the CPU backend runs these as library ops).
 struct EmitterAbilities {
   bool gather = false;
   bool reduce_window = false;  // a loop over each output element's window (the driver's gen_reduce_window)
+  bool convolution = false;    // loops over each output element's window and features (gen_convolution)
 };
 /// Why `inst` (a top-level instruction of an entry computation) cannot be compiled natively; "" when it can.
 std::string unsupported_reason(const hlo::Instruction& inst, const EmitterAbilities& abilities = {});

@@ -391,7 +391,7 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
       if (i->opcode == Opcode::kScatter) why = scatter_unsupported_reason(*i);
       else if (i->opcode == Opcode::kSort) why = sort_unsupported_reason(*i);
       else if (!output_fusion && !is_arg_reduce(*i))
-        why = cpu::unsupported_reason(*i, {.gather = true, .reduce_window = true});
+        why = cpu::unsupported_reason(*i, {.gather = true, .reduce_window = true, .convolution = true});
       if (!why.empty()) {
         out.no_kernel.emplace_back(i->name, why);
         continue;

@@ -48,7 +48,8 @@ std::optional<ColumnPlan> column_plan(const Instruction& inst) {
     if (r->operands.size() != 2 || r->operand(0)->shape.dims != p.x_dims || d != rd) return std::nullopt;
   }
   for (auto* i : all) {
-    if (i->opcode == Opcode::kReduceWindow) return std::nullopt;  // the loop kernel's (gen_reduce_window)
+    if (i->opcode == Opcode::kReduceWindow || i->opcode == Opcode::kConvolution)
+      return std::nullopt;  // the loop kernel's (gen_reduce_window, gen_convolution)
     if (i->shape.is_tuple && i == (inst.opcode == Opcode::kFusion ? inst.called.at(0)->root : nullptr)) continue;
     if (i->shape.is_tuple) return std::nullopt;
     if (i->shape.dims != p.x_dims && i->shape.dims != p.kept && !i->shape.dims.empty()) return std::nullopt;

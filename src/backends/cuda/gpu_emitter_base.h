@@ -222,6 +222,17 @@ class GpuEmitterBase : public cpu::ElementalEmitter {
   }
 };
 
+/// The base of kernels whose elements may be reduce-windows or convolutions (gpu_window_emitter.cpp): each output
+/// element's loops over its window.
+class GpuWindowEmitter : public GpuEmitterBase {
+ public:
+  using GpuEmitterBase::GpuEmitterBase;
+
+ protected:
+  Value* gen_reduce_window(const Instruction& inst, Index& idx) override;
+  Value* gen_convolution(const Instruction& inst, Index& idx) override;
+};
+
 /// A column-reduction kernel for inst into f (gpu_column_emitter.cpp), or nullopt (nothing emitted) when inst is not
 /// one: every reduce reducing the leading dims of one row-major shape, every output of the kept shape.
 std::optional<LaunchPlan> emit_column_kernel(llvm::Module& m, llvm::Function* f, const hlo::Instruction& inst,

@@ -244,6 +244,12 @@ inline void check_kernel_kinds_on(const Device& dev) {
     };
     same(emb_grad, {randn({10, 6}), ids}, 1e-5);
     same([](Array a) { return jnp::argmax(a, 1) + jnp::argmin(a, 0); }, {randn({12, 12})}, 0);
+    same(
+        [](Array a) {
+          auto [v, i] = lax::top_k(a, 4);
+          return v * i.astype(DType::float32);
+        },
+        {randn({9, 50})}, 0);
     // a convolution and both of its gradients (the transposed convolutions: lhs dilation, batch groups)
     auto conv_grads = [](Array img, Array k) {
       auto loss = [](Array a, Array kk) {

@@ -306,12 +306,13 @@ TEST_CASE("cuda: output fusions that are cuBLASLt epilogues (bias, ReLU, GELU) a
         "none");
 }
 
-TEST_CASE("cuda: sort kernels (stable, NaNs last, -0 equal to +0, payloads, two keys, any axis)", "[cuda]") {
+TEST_CASE("cuda: sort and top-k kernels (stable, NaNs last, -0 equal to +0, payloads, two keys, any axis)", "[cuda]") {
   struct Case {
     std::string out;
     std::vector<std::string> operands;
     std::string attrs;
     bool kernel = true;
+    std::string op = "sort";
   };
   const std::vector<Case> cases{
       {"f32[6,300]", {"f32[6,300]"}, "dimension=1, is_stable=true"},
@@ -323,6 +324,10 @@ TEST_CASE("cuda: sort kernels (stable, NaNs last, -0 equal to +0, payloads, two 
       {"f16[2048]", {"f16[2048]"}, "dimension=0"},
       {"u64[1,1]", {"u64[1,1]"}, "dimension=1"},
       {"f32[2049]", {"f32[2049]"}, "dimension=0", false},  // longer than a block sorts: the host
+      // top-k: the largest first in IEEE total order, ties by position
+      {"(f32[6,5], s32[6,5])", {"f32[6,300]"}, "k=5", true, "topk"},
+      {"(bf16[3,2,1], s32[3,2,1])", {"bf16[3,2,40]"}, "k=1", true, "topk"},
+      {"(s16[64], s32[64])", {"s16[2048]"}, "k=64", true, "topk"},
   };
   int bad = 0;
   for (auto& c : cases) {
@@ -333,9 +338,9 @@ TEST_CASE("cuda: sort kernels (stable, NaNs last, -0 equal to +0, payloads, two 
       args += fmt::format("{}%p{}", k ? ", " : "", k);
     }
     std::string text = fmt::format(
-        "HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}  %r = {} sort({}), {}\n  ROOT %t = ({}) "
+        "HloModule m\n\nENTRY %main ({}) -> ({}) {{\n{}  %r = {} {}({}), {}\n  ROOT %t = ({}) "
         "tuple(%r)\n}}\n",
-        sig, c.out, body, c.out, args, c.attrs, c.out);
+        sig, c.out, body, c.out, c.op, args, c.attrs, c.out);
     INFO(text);
     auto m = hlo::parse_hlo(text);
     hlo::verify(*m);

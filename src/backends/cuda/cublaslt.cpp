@@ -170,9 +170,10 @@ struct Blas::Impl {
   X(cublasLtMatmulDescCreate)                                                                                      \
   X(cublasLtMatmulDescDestroy)                                                                                     \
   X(cublasLtMatmulDescSetAttribute)                                                                                \
-  X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute)                 \
-      X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) \
-          X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
+  X(cublasLtMatrixLayoutCreate)                                                                                    \
+  X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute) X(cublasLtMatmulPreferenceCreate)             \
+      X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) \
+          X(cublasLtMatmul)
 #define JITX_CUBLASLT_DECLARE(name) decltype(&::name) name = nullptr;
   JITX_CUBLASLT_FNS(JITX_CUBLASLT_DECLARE)
 #undef JITX_CUBLASLT_DECLARE

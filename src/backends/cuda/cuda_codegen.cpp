@@ -388,8 +388,10 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
       }
       bool output_fusion = i->opcode == Opcode::kFusion && hlo::fusion_kind_of(*i) == hlo::FusionKind::kOutput;
       std::string why;  // "" when the emitter writes a kernel for it
-      if (i->opcode == Opcode::kScatter) why = scatter_unsupported_reason(*i);
-      else if (i->opcode == Opcode::kSort) why = sort_unsupported_reason(*i);
+      if (i->opcode == Opcode::kScatter)
+        why = scatter_unsupported_reason(*i);
+      else if (i->opcode == Opcode::kSort || i->opcode == Opcode::kTopK)
+        why = sort_unsupported_reason(*i);
       else if (!output_fusion && !is_arg_reduce(*i))
         why = cpu::unsupported_reason(*i, {.gather = true, .reduce_window = true, .convolution = true});
       if (!why.empty()) {

@@ -266,7 +266,7 @@ LaunchPlan emit_gpu_kernel(llvm::Module& m, const std::string& name, const hlo::
     plan = emit_indexed_kernel(m, f, inst, allow_excess_precision);
   } else if (is_arg_reduce(inst)) {
     plan = emit_arg_reduce_kernel(m, f, inst, allow_excess_precision);
-  } else if (inst.opcode == Opcode::kSort) {
+  } else if (inst.opcode == Opcode::kSort || inst.opcode == Opcode::kTopK) {
     plan = emit_sort_kernel(m, f, inst, allow_excess_precision);
   } else if (std::optional<LaunchPlan> col = emit_column_kernel(m, f, inst, allow_excess_precision)) {
     plan = *col;

@@ -21,7 +21,15 @@ class GpuSortEmitter final : public GpuEmitterBase {
   LaunchPlan emit(const Instruction& inst) {
     LaunchPlan plan;
     begin(inst, plan);
-    auto cfg = hlo::SortConfig::of(inst);
+    // A top-k is a sort of the last dim by one key, largest first in IEEE total order, of which the first k are
+    // kept with their positions.
+    bool topk = inst.opcode == Opcode::kTopK;
+    hlo::SortConfig cfg;
+    if (topk)
+      cfg.dimension = static_cast<int64_t>(inst.operand(0)->shape.dims.size()) - 1;
+    else
+      cfg = hlo::SortConfig::of(inst);
+    int64_t k_out = topk ? hlo::top_k_of(inst) : 0;
     const auto& dims = inst.operand(0)->shape.dims;
     auto axis = static_cast<size_t>(cfg.dimension);
     int64_t n = dims[axis], lines = n == 0 ? 0 : detail::num_elements(dims) / n;
@@ -63,7 +71,8 @@ class GpuSortEmitter final : public GpuEmitterBase {
              Value* tc = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, t, i64(n - 1));
              for (int64_t k = 0; k < cfg.num_keys; ++k) {
                const Instruction* op = inst.operand(static_cast<size_t>(k));
-               Value* key = sort_key(gen(op, at(tc)), op->shape.dtype);
+               Value* key = topk ? b_.CreateNot(total_key(gen(op, at(tc)), op->shape.dtype))
+                                 : sort_key(gen(op, at(tc)), op->shape.dtype);
                b_.CreateStore(b_.CreateSelect(real, key, llvm::ConstantInt::get(i64t, ~uint64_t{0})), key_slot(t, k));
              }
              b_.CreateStore(b_.CreateTrunc(t, b_.getInt32Ty()), pos_slot(t));
@@ -89,10 +98,21 @@ class GpuSortEmitter final : public GpuEmitterBase {
                });
                barrier();
              }
-           // Every output: its operand read at the sorted positions.
-           loop(tid, i64(n), i64(kBlock), {}, [&](Value* t, const std::vector<Value*>&) {
-             Value* p = b_.CreateZExt(b_.CreateLoad(b_.getInt32Ty(), pos_slot(t)), i64t);
-             Index src = at(p), dst = at(t);
+           // Every output: its operand read at the sorted positions (a top-k: the first k values and positions).
+           loop(tid, i64(topk ? k_out : n), i64(kBlock), {}, [&](Value* t, const std::vector<Value*>&) {
+             Value* p32 = b_.CreateLoad(b_.getInt32Ty(), pos_slot(t));
+             Value* p = b_.CreateZExt(p32, i64t);
+             Index src = at(p);
+             if (topk) {
+               std::vector<Value*> m = om;
+               m.push_back(t);
+               Index dst = multi_index(outs_[0]->dims, m);
+               store(out_ptrs_[0], linear_in(dst, out_layouts_[0]), outs_[0]->dtype, gen(inst.operand(0), src));
+               store(out_ptrs_[1], linear_in(dst, out_layouts_[1]), outs_[1]->dtype,
+                     b_.CreateIntCast(p32, ctype(outs_[1]->dtype), false));
+               return std::vector<Value*>{};
+             }
+             Index dst = at(t);
              for (size_t k = 0; k < outs_.size(); ++k)
                store(out_ptrs_[k], linear_in(dst, out_layouts_[k]), outs_[k]->dtype, gen(inst.operand(k), src));
              return std::vector<Value*>{};
@@ -119,6 +139,12 @@ class GpuSortEmitter final : public GpuEmitterBase {
     }
     if (cpu::is_signed(d)) return b_.CreateXor(b_.CreateSExt(v, i64t), i64(INT64_MIN));
     return b_.CreateZExt(v, i64t);
+  }
+  // IEEE 754 total order as an unsigned key (XLA's TopK order: -NaN first, -0.0 below +0.0, +NaN last).
+  Value* total_key(Value* v, DType d) {
+    if (!cpu::is_float(d)) return sort_key(v, d);
+    Value* bits = b_.CreateBitCast(b_.CreateFPExt(v, b_.getDoubleTy()), b_.getInt64Ty());
+    return b_.CreateXor(bits, b_.CreateOr(b_.CreateAShr(bits, 63), i64(INT64_MIN)));
   }
   // Whether element a sorts before element b: keys lexicographically, then position.
   template <class K, class P>
@@ -150,7 +176,11 @@ LaunchPlan emit_sort_kernel(llvm::Module& m, llvm::Function* f, const hlo::Instr
 }  // namespace gpu_detail
 
 std::string sort_unsupported_reason(const hlo::Instruction& inst) {
-  auto cfg = hlo::SortConfig::of(inst);
+  hlo::SortConfig cfg;
+  if (inst.opcode == hlo::Opcode::kTopK)
+    cfg.dimension = static_cast<int64_t>(inst.operand(0)->shape.dims.size()) - 1;
+  else
+    cfg = hlo::SortConfig::of(inst);
   for (auto* o : inst.operands)
     if (o->shape.is_tuple) return "a tuple operand";
   int64_t n = inst.operand(0)->shape.dims.at(static_cast<size_t>(cfg.dimension));

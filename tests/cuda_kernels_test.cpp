@@ -165,6 +165,10 @@ TEST_CASE("cuda: scatter kernels (every update kind, duplicate and out-of-range 
       {"f32[8,5]", "s32[12,1]", "f32[12,1,5]",
        "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
        "reducer=add"},
+      // an update window narrower than the operand in a dim the indices do not address: the rest is left alone
+      {"f32[8,5]", "s32[12,1]", "f32[12,1,3]",
+       "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+       "reducer=add"},
       // windows of 3 along the indexed dim overlap: the host runs it
       {"f32[10]", "s32[4,1]", "f32[4,3]",
        "update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "

@@ -15,6 +15,10 @@ using hlo::Opcode;
 using llvm::Value;
 
 Value* ElementalEmitter::gen(const Instruction* inst, Index idx) {
+  // An empty array's element is never used (pad, concatenate, windows and dynamic updates select it away), but the
+  // read would still happen, at a clamped index that is out of bounds: no read, a zero instead.
+  if (!inst->shape.is_tuple && inst->shape.num_elements() == 0)
+    return llvm::Constant::getNullValue(ctype(inst->shape.dtype));
   auto bit = buffers_.find(inst);
   if (bit != buffers_.end()) return load(bit->second, linear_in(idx, buffer_layout(inst)), inst->shape.dtype);
   if (Value* held = held_value(inst, idx)) return held;

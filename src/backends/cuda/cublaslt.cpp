@@ -163,17 +163,17 @@ std::optional<GemmPlan> plan_gemm(const Instruction& dot) {
 
 // --- the library ---
 struct Blas::Impl {
-#define JITX_CUBLASLT_FNS(X)                                                                                       \
-  X(cublasLtCreate)                                                                                                \
-  X(cublasLtDestroy)                                                                                               \
-  X(cublasLtGetStatusName)                                                                                         \
-  X(cublasLtMatmulDescCreate)                                                                                      \
-  X(cublasLtMatmulDescDestroy)                                                                                     \
-  X(cublasLtMatmulDescSetAttribute)                                                                                \
-  X(cublasLtMatrixLayoutCreate)                                                                                    \
-  X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute) X(cublasLtMatmulPreferenceCreate)             \
-      X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) \
-          X(cublasLtMatmul)
+#define JITX_CUBLASLT_FNS(X)                                                                               \
+  X(cublasLtCreate)                                                                                        \
+  X(cublasLtDestroy)                                                                                       \
+  X(cublasLtGetStatusName)                                                                                 \
+  X(cublasLtMatmulDescCreate)                                                                              \
+  X(cublasLtMatmulDescDestroy)                                                                             \
+  X(cublasLtMatmulDescSetAttribute)                                                                        \
+  X(cublasLtMatrixLayoutCreate)                                                                            \
+  X(cublasLtMatrixLayoutDestroy)                                                                           \
+  X(cublasLtMatrixLayoutSetAttribute) X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) \
+      X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
 #define JITX_CUBLASLT_DECLARE(name) decltype(&::name) name = nullptr;
   JITX_CUBLASLT_FNS(JITX_CUBLASLT_DECLARE)
 #undef JITX_CUBLASLT_DECLARE

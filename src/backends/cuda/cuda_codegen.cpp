@@ -388,6 +388,12 @@ GpuModule compile_module(const hlo::Module& mod, const GpuTarget& target, bool a
       }
       bool output_fusion = i->opcode == Opcode::kFusion && hlo::fusion_kind_of(*i) == hlo::FusionKind::kOutput;
       std::string why;  // "" when the emitter writes a kernel for it
+      if (i->opcode == Opcode::kFusion && hlo::in_place_parameter_of(*i) >= 0) {
+        // The CPU backend's in-place epilogues read a parameter through the output's buffer; device outputs are
+        // fresh allocations. (The optimiser does not hand such fusions to backends; a parsed module might.)
+        out.no_kernel.emplace_back(i->name, "a fusion with an in_place_parameter (the output read as an operand)");
+        continue;
+      }
       if (i->opcode == Opcode::kScatter)
         why = scatter_unsupported_reason(*i);
       else if (i->opcode == Opcode::kSort || i->opcode == Opcode::kTopK)

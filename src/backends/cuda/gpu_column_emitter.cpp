@@ -33,7 +33,8 @@ std::optional<ColumnPlan> column_plan(const Instruction& inst) {
   ColumnPlan p;
   for (auto* i : all)
     if (i->opcode == Opcode::kReduce) p.reduces.push_back(i);
-  if (p.reduces.empty()) return std::nullopt;
+  // Each reduce has its [8][32] partials in shared memory (1-2 KiB): at most 16 keep a block within 48 KiB.
+  if (p.reduces.empty() || p.reduces.size() > 16) return std::nullopt;
   p.x_dims = p.reduces[0]->operand(0)->shape.dims;
   std::vector<int64_t> rd = hlo::dimensions_of(*p.reduces[0]);
   std::sort(rd.begin(), rd.end());

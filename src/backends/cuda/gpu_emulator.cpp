@@ -4,7 +4,8 @@
 // without barriers or shuffles runs its threads as plain calls in thread order; one with them runs each thread as a
 // fiber (ucontext) that yields at every barrier and shuffle: the scheduler runs every runnable fiber until it
 // blocks or exits, then releases a barrier when every live thread of the block waits there, or a warp's shuffle
-// when every live lane of the warp waits at one, and reports a deadlock when neither happens.
+// when every live lane of the warp waits at the same one, and reports a deadlock when neither happens. Every launch
+// runs twice, threads in ascending then descending order, and the outputs must agree (a race otherwise).
 #include "backends/cuda/gpu_emulator.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -19,6 +20,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <ucontext.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +40,7 @@ struct Fiber {
   ucontext_t ctx{};
   State state = State::kRun;
   uint32_t value = 0, lane_mask = 0, member_mask = 0, result = 0;
+  uint32_t site = 0;  // the barrier or shuffle (its call site in the kernel) the thread waits at
 };
 
 // One launch's state, reached by the kernel's calls (one launch at a time: the emulator's lock).
@@ -48,6 +51,7 @@ struct Launch {
   std::vector<Fiber> fibers;
   ucontext_t scheduler{};
   bool fibers_on = false;
+  bool reversed = false;  // threads run in descending order (the second run: see emulate_kernel)
 };
 Launch* g_launch = nullptr;
 
@@ -80,10 +84,15 @@ void yield(State s) {
   f.state = s;
   swapcontext(&f.ctx, &l.scheduler);
 }
-extern "C" void jitx_emu_barrier() { yield(State::kBarrier); }
-extern "C" uint32_t jitx_emu_shfl_bfly(uint32_t member_mask, uint32_t value, uint32_t lane_mask, uint32_t) {
+extern "C" void jitx_emu_barrier(uint32_t site) {
+  g_launch->fibers[static_cast<size_t>(g_launch->tid)].site = site;
+  yield(State::kBarrier);
+}
+extern "C" uint32_t jitx_emu_shfl_bfly(uint32_t site, uint32_t member_mask, uint32_t value, uint32_t lane_mask,
+                                       uint32_t) {
   Launch& l = *g_launch;
   Fiber& f = l.fibers[static_cast<size_t>(l.tid)];
+  f.site = site;
   f.value = value;
   f.lane_mask = lane_mask;
   f.member_mask = member_mask;
@@ -98,7 +107,9 @@ void fiber_main() {
 
 struct Compiled {
   void (*entry)(void**) = nullptr;
-  bool fibers = false;  // the kernel synchronises its threads
+  bool fibers = false;                                 // the kernel synchronises its threads
+  std::vector<std::pair<std::string, size_t>> shared;  // its shared-memory arrays: symbol, bytes
+  std::vector<std::pair<void*, size_t>> shared_at;     // and where they are
 };
 
 struct Emulator {
@@ -107,6 +118,7 @@ struct Emulator {
   std::map<std::string, Compiled> kernels;  // by instruction text and precision flag
   EmulatorStats stats;
   int64_t seq = 0;
+  std::vector<char> stacks;  // the fibers' stacks, reused by every launch (one at a time)
 };
 Emulator& emulator() {
   static auto* e = [] {
@@ -170,9 +182,10 @@ bool to_host(llvm::Module& m, llvm::Function& kernel) {
   llvm::LLVMContext& ctx = m.getContext();
   auto* i32 = llvm::Type::getInt32Ty(ctx);
   llvm::FunctionCallee sreg = m.getOrInsertFunction("jitx_emu_sreg", i32, i32);
-  llvm::FunctionCallee barrier = m.getOrInsertFunction("jitx_emu_barrier", llvm::Type::getVoidTy(ctx));
-  llvm::FunctionCallee shfl = m.getOrInsertFunction("jitx_emu_shfl_bfly", i32, i32, i32, i32, i32);
+  llvm::FunctionCallee barrier = m.getOrInsertFunction("jitx_emu_barrier", llvm::Type::getVoidTy(ctx), i32);
+  llvm::FunctionCallee shfl = m.getOrInsertFunction("jitx_emu_shfl_bfly", i32, i32, i32, i32, i32, i32);
   bool syncs = false;
+  uint32_t site = 0;  // each barrier and shuffle call site its own number
   std::vector<llvm::Function*> intrinsics;
   for (llvm::Function& f : m)
     if (f.isIntrinsic() && f.getName().starts_with("llvm.nvvm.")) intrinsics.push_back(&f);
@@ -187,10 +200,11 @@ bool to_host(llvm::Module& m, llvm::Function& kernel) {
       if (std::optional<Sreg> s = sreg_of(id)) {
         v = b.CreateCall(sreg, {b.getInt32(static_cast<uint32_t>(*s))});
       } else if (id == llvm::Intrinsic::nvvm_barrier0) {
-        v = b.CreateCall(barrier);
+        v = b.CreateCall(barrier, {b.getInt32(++site)});
         syncs = true;
       } else if (id == llvm::Intrinsic::nvvm_shfl_sync_bfly_i32) {
-        v = b.CreateCall(shfl, {c->getArgOperand(0), c->getArgOperand(1), c->getArgOperand(2), c->getArgOperand(3)});
+        v = b.CreateCall(shfl, {b.getInt32(++site), c->getArgOperand(0), c->getArgOperand(1), c->getArgOperand(2),
+                                c->getArgOperand(3)});
         syncs = true;
       } else {
         throw Error(
@@ -217,6 +231,14 @@ Compiled compile(Emulator& em, const hlo::Instruction& inst, bool allow_excess_p
   llvm::Function* kernel = m->getFunction(kname);
   Compiled c;
   c.fibers = to_host(*m, *kernel);
+  // Shared memory as host globals, named so that the emulator finds them (and poisons them before each block).
+  for (llvm::GlobalVariable& g : m->globals())
+    if (g.getAddressSpace() == 3) {
+      std::string name = fmt::format("jitx_emu_shared_{}_{}", n, c.shared.size());
+      g.setName(name);
+      g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      c.shared.emplace_back(name, m->getDataLayout().getTypeAllocSize(g.getValueType()).getFixedValue());
+    }
   // void entry(void** params): the kernel called with the parameter array unpacked.
   auto* ptr = llvm::PointerType::get(*ctx, 0);
   auto* wrap = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(*ctx), {ptr}, false),
@@ -235,6 +257,11 @@ Compiled compile(Emulator& em, const hlo::Instruction& inst, bool allow_excess_p
   auto sym = em.jit->lookup(ename);
   if (!sym) throw Error("cuda emulator: " + llvm::toString(sym.takeError()));
   c.entry = sym->toPtr<void (*)(void**)>();
+  for (auto& [name, bytes] : c.shared) {
+    auto at = em.jit->lookup(name);
+    if (!at) throw Error("cuda emulator: " + llvm::toString(at.takeError()));
+    c.shared_at.emplace_back(at->toPtr<void*>(), bytes);
+  }
   ++em.stats.compiled;
   return c;
 }
@@ -252,20 +279,30 @@ void run_fibers(Launch& l, std::vector<char>& stacks, EmulatorStats& stats) {
     makecontext(&f.ctx, &fiber_main, 0);
   }
   for (;;) {
-    for (size_t t = 0; t < nthreads; ++t)
+    for (size_t q = 0; q < nthreads; ++q) {
+      size_t t = l.reversed ? nthreads - 1 - q : q;
       if (l.fibers[t].state == State::kRun) {
         l.tid = static_cast<int64_t>(t);
         swapcontext(&l.scheduler, &l.fibers[t].ctx);
       }
+    }
     size_t live = 0, at_barrier = 0;
     for (auto& f : l.fibers) {
       live += f.state != State::kDone;
       at_barrier += f.state == State::kBarrier;
     }
     if (live == 0) return;
-    if (at_barrier == live) {  // exited threads count as arrived
-      for (auto& f : l.fibers)
-        if (f.state == State::kBarrier) f.state = State::kRun;
+    if (at_barrier > 0 && at_barrier == live) {
+      // bar.sync waits for every thread of the block at the same barrier: one that exited, or waits at another,
+      // would hang a GPU (or be undefined behaviour).
+      for (size_t t = 0; t < nthreads; ++t) {
+        const Fiber& f = l.fibers[t];
+        if (f.state == State::kDone || f.site != l.fibers[0].site)
+          throw Error(fmt::format(
+              "cuda emulator: block {}: thread {} {} while thread 0 waits at barrier {}", l.ctaid, t,
+              f.state == State::kDone ? "has exited" : fmt::format("waits at barrier {}", f.site), l.fibers[0].site));
+      }
+      for (auto& f : l.fibers) f.state = State::kRun;
       ++stats.barriers;
       continue;
     }
@@ -290,7 +327,8 @@ void run_fibers(Launch& l, std::vector<char>& stacks, EmulatorStats& stats) {
                             l.ctaid, t, f.member_mask, o - w));
         size_t src = w + ((t - w) ^ (f.lane_mask & 31u));
         if (src >= end) src = t;  // a lane outside the warp: the thread's own value, as PTX defines it
-        if (l.fibers[src].lane_mask != f.lane_mask)
+        if (l.fibers[src].lane_mask != f.lane_mask || l.fibers[src].site != f.site ||
+            l.fibers[src].member_mask != f.member_mask)
           throw Error(
               fmt::format("cuda emulator: block {}: lanes {} and {} are at different shuffles", l.ctaid, t, src));
         f.result = l.fibers[src].value;
@@ -331,15 +369,42 @@ void emulate_kernel(const hlo::Instruction& inst, bool allow_excess_precision, c
     ~Reset() { g_launch = nullptr; }
   } reset;
   ++em.stats.launches;
-  if (!c.fibers) {
-    for (l.ctaid = 0; l.ctaid < grid; ++l.ctaid)
-      for (l.tid = 0; l.tid < block; ++l.tid) l.entry(l.args);
-    return;
+  em.stats.fiber_launches += c.fibers;
+  std::vector<char>& stacks = em.stacks;
+  if (c.fibers && stacks.size() < static_cast<size_t>(block) * kStackBytes)
+    stacks.resize(static_cast<size_t>(block) * kStackBytes);
+  l.fibers.resize(c.fibers ? static_cast<size_t>(block) : 0);
+  auto run = [&] {
+    for (l.ctaid = 0; l.ctaid < grid; ++l.ctaid) {
+      for (auto& [at, bytes] : c.shared_at) std::memset(at, 0xff, bytes);  // nothing carries over between blocks
+      if (c.fibers) {
+        run_fibers(l, stacks, em.stats);
+        continue;
+      }
+      for (int64_t q = 0; q < block; ++q) {
+        l.tid = l.reversed ? block - 1 - q : q;
+        l.entry(l.args);
+      }
+    }
+  };
+  // Twice: threads in ascending, then in descending order within each block, the outputs compared byte for byte.
+  // A kernel whose threads race (read what another writes without a barrier between, or write the same place)
+  // gives results that depend on that order, which a GPU does not fix.
+  std::vector<std::vector<char>> first;
+  std::vector<hlo::Shape> outs = inst.shape.is_tuple ? inst.shape.tuple_shapes : std::vector{inst.shape};
+  run();
+  for (size_t k = 0; k < outs.size(); ++k) {
+    auto* p = static_cast<const char*>(params.at(k));
+    first.emplace_back(p, p + outs[k].byte_size());
   }
-  ++em.stats.fiber_launches;
-  std::vector<char> stacks(static_cast<size_t>(block) * kStackBytes);
-  l.fibers.resize(static_cast<size_t>(block));
-  for (l.ctaid = 0; l.ctaid < grid; ++l.ctaid) run_fibers(l, stacks, em.stats);
+  l.reversed = true;
+  run();
+  for (size_t k = 0; k < outs.size(); ++k)
+    if (std::memcmp(first[k].data(), params.at(k), first[k].size()) != 0)
+      throw Error(
+          fmt::format("cuda emulator: output {} of %{} differs between threads run in ascending and in "
+                      "descending order: the threads race",
+                      k, inst.name));
 }
 
 EmulatorStats emulator_stats() {

@@ -14,9 +14,12 @@
 namespace jitx::cuda {
 
 /// Runs inst's kernel (compiled once per distinct instruction text and process) with its buffers `params` (outputs,
-/// operands, scratch: the kernel's parameter order) on a grid of `grid` x `block` threads. Throws jitx::Error on
-/// a deadlock (a barrier or shuffle that some live threads never reach), on a shuffle whose lanes disagree or read
-/// an exited lane, and for a kernel using an NVVM intrinsic the emulator does not know.
+/// operands, scratch: the kernel's parameter order) on a grid of `grid` x `block` threads, twice: a block's threads
+/// in ascending, then in descending order, with shared memory poisoned before each block. Throws jitx::Error when
+/// the two runs' outputs differ (the threads race), on a deadlock (a barrier or shuffle that some live threads never
+/// reach), when a block's threads wait at different barriers or some exited while others wait at one, on a shuffle
+/// whose lanes are at different shuffles or name an exited lane, and for a kernel using an NVVM intrinsic the
+/// emulator does not know.
 void emulate_kernel(const hlo::Instruction& inst, bool allow_excess_precision, const std::vector<void*>& params,
                     int64_t grid, int64_t block);
 

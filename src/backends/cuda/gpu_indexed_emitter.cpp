@@ -226,6 +226,16 @@ class GpuIndexedEmitter final : public GpuEmitterBase {
                                          other_axes.begin());
           other[j] = sm.at(pos);
         }
+        // The owner's window coordinates must lie inside the update's window (which may be smaller than the operand
+        // in a dim the indices do not address): positions past it are left alone.
+        for (size_t j = 0; j < sd.update_window_dims.size(); ++j) {
+          int64_t a = walked.at(j);
+          auto wa = std::find(window_axes.begin(), window_axes.end(), a);
+          int64_t extent = ud[static_cast<size_t>(sd.update_window_dims[j])];
+          if (wa != window_axes.end() && extent < xd[static_cast<size_t>(a)])
+            inside =
+                b_.CreateAnd(inside, b_.CreateICmpULT(wm[static_cast<size_t>(wa - window_axes.begin())], i64(extent)));
+        }
         when(inside, [&] {  // a window that does not fit is dropped, as XLA's scatter
           std::vector<Value*> om = position(other);
           // The update element: its scatter coordinates, and its window coordinates (the walked dims' positions).

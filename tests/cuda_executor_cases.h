@@ -386,4 +386,57 @@ inline void check_dots_on(const Device& dev) {
   same2(loop, x, sq, 1e-5);
 }
 
+// A small decoder layer's training step on the device against the same step on the cpu: token embedding (a gather)
+// and its gradient (a scatter-add), causal self-attention (batched dots, a masked softmax), layer norm, a GELU MLP
+// (dots with their epilogues), a log-softmax loss over the vocabulary with one_hot targets, grad of every
+// parameter and an SGD update: every kind of kernel in one program, as a user's training loop runs it.
+inline void check_training_step_on(const Device& dev) {
+  std::mt19937 rng(17);
+  std::normal_distribution<float> nd;
+  auto randn = [&](std::vector<int64_t> dims, float scale) {
+    std::vector<float> v(static_cast<size_t>(detail::num_elements(dims)));
+    for (auto& e : v) e = nd(rng) * scale;
+    return array(v, dims);
+  };
+  const int64_t B = 2, T = 8, D = 16, V = 11;
+  std::vector<int32_t> tok(B * T), tgt(B * T);
+  std::uniform_int_distribution<int32_t> u(0, V - 1);
+  for (auto& t : tok) t = u(rng);
+  for (auto& t : tgt) t = u(rng);
+  Array tokens = array(tok, {B, T}), targets = array(tgt, {B, T});
+  std::vector<Array> params{randn({V, D}, 0.5f),     randn({D, D}, 0.3f),     randn({D, D}, 0.3f),
+                            randn({D, D}, 0.3f),     randn({D, 2 * D}, 0.3f), randn({2 * D}, 0.1f),
+                            randn({2 * D, D}, 0.3f), randn({D, V}, 0.3f)};
+  auto step = [](std::vector<Array> p, Array toks, Array tg) {
+    auto loss = [toks, tg](std::vector<Array> q) {
+      Array x = jnp::take(q[0], toks, 0);  // [B, T, D]
+      Array h = nn::layer_norm(x);
+      Array qh = jnp::matmul(h, q[1]), kh = jnp::matmul(h, q[2]), vh = jnp::matmul(h, q[3]);
+      Array scores = jnp::matmul(qh, jnp::swapaxes(kh, 1, 2)) * 0.25f;  // [B, T, T]
+      Array causal = jnp::tril(jnp::ones({8, 8})) > 0.0f;
+      Array attn = nn::softmax(jnp::where(causal, scores, Array(-1e9f)), -1);
+      x = x + jnp::matmul(attn, vh);
+      Array m = nn::gelu(jnp::matmul(nn::layer_norm(x), q[4]) + q[5]);
+      x = x + jnp::matmul(m, q[6]);
+      Array logp = nn::log_softmax(jnp::matmul(x, q[7]), -1);
+      return -jnp::mean(jnp::sum(logp * nn::one_hot(tg, 11), {-1}));
+    };
+    auto [l, g] = value_and_grad(loss)(p);
+    std::vector<Array> out{l};
+    for (size_t k = 0; k < p.size(); ++k) out.push_back(p[k] - g[k] * 0.1f);
+    return out;
+  };
+  auto f = jit(step);
+  std::vector<Array> on;
+  for (auto& p : params) on.push_back(device_put(p, dev));
+  std::vector<Array> got = f(on, device_put(tokens, dev), device_put(targets, dev));
+  std::vector<Array> want = f(params, tokens, targets);
+  REQUIRE(got.size() == want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    INFO("output " << k << " (0: the loss, then the updated parameters)");
+    CHECK(device_of(got[k]) == dev);
+    check_close(got[k], want[k], 1e-4);
+  }
+}
+
 }  // namespace jitx::testing

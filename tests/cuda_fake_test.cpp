@@ -36,9 +36,10 @@ using Catch::Contains;
 using detail::Literal;
 using Arrays = std::vector<std::shared_ptr<cuda::GpuArray>>;
 using jitx::testing::check_close;
+using jitx::testing::check_dots_on;
 using jitx::testing::check_executor_on;
 using jitx::testing::check_kernel_kinds_on;
-using jitx::testing::check_dots_on;
+using jitx::testing::check_training_step_on;
 
 namespace {
 const cuda::Driver& fake() {
@@ -402,6 +403,13 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
   check_executor_on(ds[0]);
   check_kernel_kinds_on(ds[0]);
   {
+    std::map<std::string, int64_t> before = cuda::executables_stats_for_testing();
+    check_training_step_on(ds[0]);
+    std::map<std::string, int64_t> after = cuda::executables_stats_for_testing();
+    CHECK(after["host_fallbacks"] == before["host_fallbacks"]);  // every op of the training step on the device
+    CHECK(after["kernels"] - before["kernels"] >= 20);
+  }
+  {
     std::lock_guard<std::mutex> l(g_emulator_error_mu);
     INFO(g_emulator_error);
     CHECK(g_emulator_error.empty());
@@ -412,8 +420,8 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
   CHECK(emu.fiber_launches > emu0.fiber_launches);
   CHECK(emu.shuffles > emu0.shuffles);
   CHECK(emu.barriers > emu0.barriers);
-  CHECK(counter("launches") > launches0);              // kernels ran on the (fake) device
-  CHECK(counter("cublaslt_matmuls") - matmuls0 >= 8);  // and the dots through (the fake) cuBLASLt
+  CHECK(counter("launches") > launches0);                  // kernels ran on the (fake) device
+  CHECK(counter("cublaslt_matmuls") - matmuls0 >= 8);      // and the dots through (the fake) cuBLASLt
   CHECK(counter("cublaslt_epilogues") - epilogues0 >= 4);  // the MLP blocks' bias, ReLU and GELU epilogues
   CHECK(cuda::executables_stats_for_testing()["cublaslt_epilogues"] >= 4);
   // Every kernel those programs compiled to (grad, loops, branches, dots' epilogues, ...) assembles with ptxas for
@@ -500,7 +508,7 @@ TEST_CASE("cuda executable on the fake driver without cuBLASLt: every dot is a g
   std::map<std::string, int64_t> st0 = cuda::executables_stats_for_testing();
   check_dots_on(ds[0]);
   std::map<std::string, int64_t> st = cuda::executables_stats_for_testing();
-  CHECK(st["dot_kernels"] - st0["dot_kernels"] >= 14);  // every dot of those programs (the MLP's in its fusion)
+  CHECK(st["dot_kernels"] - st0["dot_kernels"] >= 14);   // every dot of those programs (the MLP's in its fusion)
   CHECK(st["host_fallbacks"] == st0["host_fallbacks"]);  // none of them on the host
   CHECK(st["library_dots"] == st0["library_dots"]);
   {

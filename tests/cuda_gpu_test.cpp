@@ -308,7 +308,8 @@ TEST_CASE("cuda gpu: jit calls, eager ops, control flow and grad on cuda:0 array
   if (!cuda::Blas::get(&why)) WARN("no cuBLASLt (dots run on the host): " << why);
   jitx::testing::check_executor_on(ds[0]);
   jitx::testing::check_kernel_kinds_on(ds[0]);
-  jitx::testing::check_dots_on(ds[0]);  // cuBLASLt's where it has the dot, generated kernels for the rest
+  jitx::testing::check_dots_on(ds[0]);
+  jitx::testing::check_training_step_on(ds[0]);  // cuBLASLt's where it has the dot, generated kernels for the rest
 }
 
 #else

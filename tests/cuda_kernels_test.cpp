@@ -301,6 +301,7 @@ TEST_CASE("cuda: output fusions that are cuBLASLt epilogues (bias, ReLU, GELU) a
     CHECK(kind_of(relu, d) == "relu_bias");
     CHECK(kind_of(gelu, d) == "gelu_bias");
   }
+  CHECK(kind_of(bias, DType::float64) == "none");  // f64: the epilogue kernel
   // Not epilogues: the exact GELU, a scaled result, a bias along the other dim, a bias used twice.
   CHECK(kind_of([](Array x, Array w, Array b) { return nn::gelu(jnp::matmul(x, w) + b, false); }, DType::float32) ==
         "none");

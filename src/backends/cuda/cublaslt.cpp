@@ -75,7 +75,9 @@ std::optional<EpiloguePlan> plan_epilogue(const hlo::Computation& fc, const Gemm
       if (dot) return std::nullopt;
       dot = i.get();
     }
-  if (!dot || g.batch != 1 || dot->shape.dims.size() != 2) return std::nullopt;
+  // f64 keeps the epilogue kernel: cuBLASLt's bias/GELU epilogues are not documented for 64-bit compute, and a
+  // heuristic that finds no algorithm at run time would fail the call.
+  if (!dot || g.batch != 1 || dot->shape.dims.size() != 2 || g.out == DType::float64) return std::nullopt;
   const Instruction* root = fc.root;
   if (root->shape.is_tuple || root->shape.dims != dot->shape.dims || root->shape.dtype != g.out ||
       dot->shape.dtype != g.out)

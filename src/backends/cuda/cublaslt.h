@@ -39,7 +39,8 @@ const char* epilogue_name(Epilogue::Kind k);
 
 /// The epilogue an output fusion's computation is, if it is one cuBLASLt has: root = [convert](act(add([convert](dot),
 /// broadcast(bias)))) with act none, relu (maximum with 0) or jitx's tanh-form GELU, one rank-2 dot of two
-/// parameters, the bias a parameter [n] broadcast along dim 1, the bias and result of the dot's cuBLASLt output type.
+/// parameters, the bias a parameter [n] broadcast along dim 1, the bias and result of the dot's cuBLASLt output type
+/// (f32, bf16 or f16: f64 keeps its epilogue kernel).
 /// Returns the kind and the bias's parameter number.
 struct EpiloguePlan {
   Epilogue::Kind kind;

@@ -2,12 +2,12 @@
 // memory order over tiles of accumulators.
 #include "backends/cpu/column_reduction_emitter.h"
 
-#include <llvm/IR/Constants.h>
-#include <llvm/IR/Intrinsics.h>
-
 #include <algorithm>
 #include <functional>
 #include <string>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -38,9 +38,9 @@ bool ColumnReductionEmitter::column_reduction(const std::vector<const Instructio
 }
 
 void ColumnReductionEmitter::emit_column_reduction(const std::vector<const Instruction*>& roots,
-                                                   const std::vector<const hlo::Shape*>& outs,
-                                                   const std::vector<Value*>& ptrs, Value* r0, Value* r1, Value* c0,
-                                                   Value* c1) {
+                                             const std::vector<const hlo::Shape*>& outs,
+                                             const std::vector<Value*>& ptrs, Value* r0, Value* r1, Value* c0,
+                                             Value* c1) {
   const auto& dims = outs[0]->dims;
   int64_t cols = dims.back(), out_n = detail::num_elements(dims);
   const auto& xd = roots[0]->operand(0)->shape.dims;

@@ -103,7 +103,8 @@ void log_plan(const CpuExecutable& exe, const std::string& name, double plan_ms,
       "updates, {} while loops, {} conditionals, {} interpreter fallbacks, {} layout copies; {} distinct LLVM "
       "kernels ({} small) on {} threads; plan {:.2f} ms, {}",
       name, exe.programs.size(), n.kernels, n.dots, n.library, n.update_slices, n.whiles, n.conditionals,
-      n.fallbacks.size(), n.layout_copies, exe.kernels.distinct, exe.kernels.small, exe.kernels.parts, plan_ms, tail));
+      n.fallbacks.size(), n.layout_copies, exe.kernels.distinct, exe.kernels.small, exe.kernels.parts, plan_ms,
+      tail));
   if (!n.fallbacks.empty())
     detail::log_line(
         fmt::format("[jitx] cpu backend: '{}' runs on the interpreter: {}", name, fmt::join(n.fallbacks, "; ")));
@@ -138,9 +139,9 @@ class CpuBackend : public Backend {
     exe->compile_phases = {
         {"plan", plan.ms}, {"emit", t.emit_ms}, {"llvm-opt", t.optimize_ms}, {"codegen", t.codegen_ms}};
     if (cfg.log_compiles)
-      log_plan(
-          *exe, module->name, plan.ms,
-          fmt::format("emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms", t.emit_ms, t.optimize_ms, t.codegen_ms));
+      log_plan(*exe, module->name, plan.ms,
+               fmt::format("emit {:.2f} ms, optimise {:.2f} ms, codegen {:.2f} ms", t.emit_ms, t.optimize_ms,
+                           t.codegen_ms));
     return exe;
   }
 
@@ -163,9 +164,8 @@ class CpuBackend : public Backend {
     if (!exe->whole_module_fallback) {
       const auto& k = exe->kernels;
       if (k.which.size() != k.fns.size())
-        throw RuntimeError(
-            "[cpu backend] serialize: this executable was compiled without its object code "
-            "(CompileOptions::serializable); jit's compiles keep it");
+        throw RuntimeError("[cpu backend] serialize: this executable was compiled without its object code "
+                           "(CompileOptions::serializable); jit's compiles keep it");
       w.u64(k.objects.size());
       for (auto& o : k.objects) w.str(o);
       w.u64(k.distinct);
@@ -196,10 +196,8 @@ class CpuBackend : public Backend {
     for (auto& x : which) x = r.u64();
     uint64_t digest = r.u64();
     if (which.size() != plan.kernel_insts.size() || digest != kernels_digest(plan.kernel_insts))
-      throw RuntimeError(
-          fmt::format("[cpu backend] serialised executable: its {} kernels are not the {} its module's "
-                      "plan needs",
-                      which.size(), plan.kernel_insts.size()));
+      throw RuntimeError(fmt::format("[cpu backend] serialised executable: its {} kernels are not the {} its module's "
+                                     "plan needs", which.size(), plan.kernel_insts.size()));
     exe->kernels = cpu::load_kernels(std::move(objects), std::move(which), distinct);
     exe->kernels_digest = digest;
     bind_library_ops(*exe);

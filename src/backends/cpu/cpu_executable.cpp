@@ -54,28 +54,19 @@ class SmallArray {
 
 int64_t read_index(const void* p, DType d) {
   switch (d) {
-    case DType::int8:
-      return *static_cast<const int8_t*>(p);
-    case DType::int16:
-      return *static_cast<const int16_t*>(p);
-    case DType::int32:
-      return *static_cast<const int32_t*>(p);
-    case DType::int64:
-      return *static_cast<const int64_t*>(p);
-    case DType::uint8:
-      return *static_cast<const uint8_t*>(p);
-    case DType::uint16:
-      return *static_cast<const uint16_t*>(p);
-    case DType::uint32:
-      return *static_cast<const uint32_t*>(p);
+    case DType::int8: return *static_cast<const int8_t*>(p);
+    case DType::int16: return *static_cast<const int16_t*>(p);
+    case DType::int32: return *static_cast<const int32_t*>(p);
+    case DType::int64: return *static_cast<const int64_t*>(p);
+    case DType::uint8: return *static_cast<const uint8_t*>(p);
+    case DType::uint16: return *static_cast<const uint16_t*>(p);
+    case DType::uint32: return *static_cast<const uint32_t*>(p);
     case DType::uint64: {
       uint64_t v = *static_cast<const uint64_t*>(p);
       return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
     }
-    case DType::bool_:
-      return *static_cast<const uint8_t*>(p) != 0;
-    default:
-      throw RuntimeError(fmt::format("[cpu] an index of dtype {} is not an integer", dtype_name(d)));
+    case DType::bool_: return *static_cast<const uint8_t*>(p) != 0;
+    default: throw RuntimeError(fmt::format("[cpu] an index of dtype {} is not an integer", dtype_name(d)));
   }
 }
 
@@ -142,8 +133,8 @@ bool is_native_update_slice(const Instruction& i) {
 std::map<std::string, int64_t> CpuExecutable::stats() const {
   if (whole_module_fallback) return {{"whole_module_fallback", 1}};
   return {{"native_kernels", counts.kernels},
-          {"llvm_kernels", static_cast<int64_t>(kernels.distinct)},     // compiled: equal instructions share one
-          {"llvm_parts", static_cast<int64_t>(kernels.parts)},          // threads they were compiled on
+          {"llvm_kernels", static_cast<int64_t>(kernels.distinct)},  // compiled: equal instructions share one
+          {"llvm_parts", static_cast<int64_t>(kernels.parts)},       // threads they were compiled on
           {"llvm_small_kernels", static_cast<int64_t>(kernels.small)},  // of llvm_kernels: the small tier
           {"eigen_dots", counts.dots},
           {"library_ops", counts.library},
@@ -248,18 +239,12 @@ void CpuExecutable::run_program(const Program& p, void* const* params, void* con
   SmallArray<char*, 32> base(p.ba.allocations.size());
   for (auto& a : p.ba.allocations) {
     switch (a.kind) {
-      case hlo::Allocation::Kind::kParameter:
-        base[a.index] = static_cast<char*>(params[a.parameter_number]);
-        break;
+      case hlo::Allocation::Kind::kParameter: base[a.index] = static_cast<char*>(params[a.parameter_number]); break;
       case hlo::Allocation::Kind::kConstant:
         base[a.index] = const_cast<char*>(static_cast<const char*>(p.constant_data[a.index]));
         break;
-      case hlo::Allocation::Kind::kOutput:
-        base[a.index] = static_cast<char*>(outputs[p.output_leaf[a.index]]);
-        break;
-      case hlo::Allocation::Kind::kTemp:
-        base[a.index] = frame;
-        break;
+      case hlo::Allocation::Kind::kOutput: base[a.index] = static_cast<char*>(outputs[p.output_leaf[a.index]]); break;
+      case hlo::Allocation::Kind::kTemp: base[a.index] = frame; break;
     }
   }
   auto ptr = [&](const Slice& s) { return base[s.alloc] + s.offset; };
@@ -321,8 +306,7 @@ void CpuExecutable::run_step(const Program& p, const Step& st, Ptr ptr, char* fr
       update_slice(*st.inst, ptr(st.outs[0]), ptr(st.ins[0][0]), ptr(st.ins[1][0]), starts);
       return;
     }
-    case Step::Kind::kWhile:
-      return run_while(p, st, ptr, frame);
+    case Step::Kind::kWhile: return run_while(p, st, ptr, frame);
     case Step::Kind::kConditional: {
       const char* idx = ptr(st.ins[0][0]);
       int64_t n = static_cast<int64_t>(st.programs.size());

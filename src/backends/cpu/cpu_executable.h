@@ -39,7 +39,7 @@ struct Step {
   size_t kernel = 0;
   cpu::LoopSpace space;
   const hlo::Computation* fallback = nullptr;
-  std::shared_ptr<cpu::LibraryOp> library;                // kLibrary; its kernels are kernels.fns[kernel, kernel + n)
+  std::shared_ptr<cpu::LibraryOp> library;  // kLibrary; its kernels are kernels.fns[kernel, kernel + n)
   std::shared_ptr<const cpu::blocked::DotPlan> dot_plan;  // kDot (or nullptr)
   // kWhile: {condition, body}; kConditional: one program per branch (indices into CpuExecutable::programs).
   std::vector<size_t> programs;
@@ -71,7 +71,7 @@ struct Program {
 
 struct Counts {
   int64_t kernels = 0, dots = 0, library = 0, update_slices = 0, whiles = 0, conditionals = 0;
-  int64_t layout_copies = 0;                      // copies to row-major the backend inserted (see LayoutLegalizer)
+  int64_t layout_copies = 0;  // copies to row-major the backend inserted (see LayoutLegalizer)
   int64_t row_groups = 0, row_group_kernels = 0;  // runs of kernels run block by block (row_groups.h)
   std::vector<std::string> fallbacks;
 };
@@ -80,7 +80,7 @@ class CpuExecutable : public Executable, public std::enable_shared_from_this<Cpu
  public:
   std::shared_ptr<Executable> whole_module_fallback;  // modules the runtime cannot lay out (nested tuples)
   std::shared_ptr<const hlo::Module> planned;  // the module as planned (LayoutLegalizer), which the programs point into
-  std::vector<std::unique_ptr<Program>> programs;  // programs[0] is the entry
+  std::vector<std::unique_ptr<Program>> programs;     // programs[0] is the entry
   cpu::CompiledKernels kernels;
   uint64_t kernels_digest = 0;  // of the kernels' instructions, when serialisable (see CpuBackend::serialize)
   std::unique_ptr<hlo::Module> fallbacks;  // one-instruction computations run by the interpreter

@@ -38,14 +38,10 @@ Dom domain(DType d) {
 
 double load_f(const void* p, DType d, int64_t i) {
   switch (d) {
-    case DType::float32:
-      return static_cast<const float*>(p)[i];
-    case DType::float64:
-      return static_cast<const double*>(p)[i];
-    case DType::float16:
-      return half_to_float(static_cast<const uint16_t*>(p)[i]);
-    default:
-      return bfloat16_to_float(static_cast<const uint16_t*>(p)[i]);
+    case DType::float32: return static_cast<const float*>(p)[i];
+    case DType::float64: return static_cast<const double*>(p)[i];
+    case DType::float16: return half_to_float(static_cast<const uint16_t*>(p)[i]);
+    default: return bfloat16_to_float(static_cast<const uint16_t*>(p)[i]);
   }
 }
 
@@ -63,18 +59,10 @@ float round_odd_f32(double v) {
 
 void store_f(void* p, DType d, int64_t i, double v) {
   switch (d) {
-    case DType::float32:
-      static_cast<float*>(p)[i] = static_cast<float>(v);
-      return;
-    case DType::float64:
-      static_cast<double*>(p)[i] = v;
-      return;
-    case DType::float16:
-      static_cast<uint16_t*>(p)[i] = float_to_half(round_odd_f32(v));
-      return;
-    default:
-      static_cast<uint16_t*>(p)[i] = float_to_bfloat16(round_odd_f32(v));
-      return;
+    case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
+    case DType::float64: static_cast<double*>(p)[i] = v; return;
+    case DType::float16: static_cast<uint16_t*>(p)[i] = float_to_half(round_odd_f32(v)); return;
+    default: static_cast<uint16_t*>(p)[i] = float_to_bfloat16(round_odd_f32(v)); return;
   }
 }
 
@@ -90,24 +78,15 @@ uint64_t load_u(const void* p, DType d, int64_t i) {
     case 4:
       return is_signed_integer(d) ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i])
                                   : static_cast<const uint32_t*>(p)[i];
-    default:
-      return static_cast<const uint64_t*>(p)[i];
+    default: return static_cast<const uint64_t*>(p)[i];
   }
 }
 void store_u(void* p, DType d, int64_t i, uint64_t v) {
   switch (dtype_size(d)) {
-    case 1:
-      static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(d == DType::bool_ ? v != 0 : v);
-      return;
-    case 2:
-      static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v);
-      return;
-    case 4:
-      static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
-      return;
-    default:
-      static_cast<uint64_t*>(p)[i] = v;
-      return;
+    case 1: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(d == DType::bool_ ? v != 0 : v); return;
+    case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); return;
+    case 4: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); return;
+    default: static_cast<uint64_t*>(p)[i] = v; return;
   }
 }
 
@@ -220,14 +199,10 @@ void combine(hlo::Reducer r, void* out, int64_t o, const void* upd, int64_t u, D
   switch (domain(d)) {
     case Dom::kFloat: {
       double a = load_f(out, d, o), b = load_f(upd, d, u), v;
-      if (r == Reducer::kAdd)
-        v = a + b;
-      else if (r == Reducer::kMul)
-        v = a * b;
-      else if (r == Reducer::kMax)
-        v = detail::float_max(a, b);
-      else
-        v = detail::float_min(a, b);
+      if (r == Reducer::kAdd) v = a + b;
+      else if (r == Reducer::kMul) v = a * b;
+      else if (r == Reducer::kMax) v = detail::float_max(a, b);
+      else v = detail::float_min(a, b);
       return store_f(out, d, o, v);
     }
     case Dom::kSigned: {
@@ -241,8 +216,7 @@ void combine(hlo::Reducer r, void* out, int64_t o, const void* upd, int64_t u, D
     }
     case Dom::kUnsigned: {
       uint64_t a = load_u(out, d, o), b = load_u(upd, d, u), v;
-      if (d == DType::bool_)
-        v = (r == Reducer::kAdd || r == Reducer::kMax) ? (a | b) : (a & b);
+      if (d == DType::bool_) v = (r == Reducer::kAdd || r == Reducer::kMax) ? (a | b) : (a & b);
       else
         v = r == Reducer::kAdd   ? a + b
             : r == Reducer::kMul ? a * b
@@ -294,30 +268,21 @@ void acc_step(hlo::Reducer r, Dom dm, DType d, Acc& acc, const void* x, int64_t 
   using hlo::Reducer;
   if (dm == Dom::kFloat) {
     double v = load_f(x, d, j);
-    if (r == Reducer::kAdd)
-      acc.f += v;
-    else if (r == Reducer::kMul)
-      acc.f *= v;
-    else if (r == Reducer::kMax)
-      acc.f = detail::float_max(acc.f, v);
-    else
-      acc.f = detail::float_min(acc.f, v);
+    if (r == Reducer::kAdd) acc.f += v;
+    else if (r == Reducer::kMul) acc.f *= v;
+    else if (r == Reducer::kMax) acc.f = detail::float_max(acc.f, v);
+    else acc.f = detail::float_min(acc.f, v);
     return;
   }
   uint64_t v = load_u(x, d, j);
   bool sg = dm == Dom::kSigned, b = d == DType::bool_;
-  if (r == Reducer::kAdd)
-    acc.u = b ? (acc.u | v) : acc.u + v;
-  else if (r == Reducer::kMul)
-    acc.u = b ? (acc.u & v) : acc.u * v;
-  else if (r == Reducer::kAnd)
-    acc.u &= v;
-  else if (r == Reducer::kOr)
-    acc.u |= v;
+  if (r == Reducer::kAdd) acc.u = b ? (acc.u | v) : acc.u + v;
+  else if (r == Reducer::kMul) acc.u = b ? (acc.u & v) : acc.u * v;
+  else if (r == Reducer::kAnd) acc.u &= v;
+  else if (r == Reducer::kOr) acc.u |= v;
   else if (r == Reducer::kMax)
     acc.u = sg ? static_cast<uint64_t>(std::max(int64_t(acc.u), int64_t(v))) : std::max(acc.u, v);
-  else
-    acc.u = sg ? static_cast<uint64_t>(std::min(int64_t(acc.u), int64_t(v))) : std::min(acc.u, v);
+  else acc.u = sg ? static_cast<uint64_t>(std::min(int64_t(acc.u), int64_t(v))) : std::min(acc.u, v);
 }
 
 class ReduceWindow : public LibraryOp {
@@ -346,10 +311,8 @@ class ReduceWindow : public LibraryOp {
     const Ints& od = inst_.shape.dims;
     size_t rank = od.size();
     Acc init;
-    if (dm == Dom::kFloat)
-      init.f = load_f(ins[1], d, 0);
-    else
-      init.u = load_u(ins[1], d, 0);
+    if (dm == Dom::kFloat) init.f = load_f(ins[1], d, 0);
+    else init.u = load_u(ins[1], d, 0);
     int64_t n = detail::num_elements(od), wn = detail::num_elements(wd);
     parallel_chunks(n, wn, [&](int64_t lo, int64_t hi) {
       Ints oi(rank);
@@ -365,17 +328,13 @@ class ReduceWindow : public LibraryOp {
           bool inside = true;
           for (size_t a = 0; a < rank && inside; ++a) {
             int64_t pos = oi[a] * ws[a] + wc.idx[a] * wdl[a] - win_.padding[a].low;  // in the dilated base
-            if (pos < 0 || pos % bd[a] != 0 || pos / bd[a] >= xs.dims[a])
-              inside = false;
-            else
-              l += pos / bd[a] * xst[a];
+            if (pos < 0 || pos % bd[a] != 0 || pos / bd[a] >= xs.dims[a]) inside = false;
+            else l += pos / bd[a] * xst[a];
           }
           if (inside) acc_step(r, dm, d, acc, ins[0], l);
         }
-        if (dm == Dom::kFloat)
-          store_f(outs[0], d, o, acc.f);
-        else
-          store_u(outs[0], d, o, acc.u);
+        if (dm == Dom::kFloat) store_f(outs[0], d, o, acc.f);
+        else store_u(outs[0], d, o, acc.u);
       }
     });
   }
@@ -415,10 +374,8 @@ class ReduceWindow : public LibraryOp {
           for (int64_t w = 0; w < positions; ++w, wc.next()) {
             int64_t base = 0;
             for (size_t a = 0; a < outer_rank; ++a) base += (first[a] + wc.idx[a]) * xst[a];
-            if (d == DType::float32)
-              accumulate(r, static_cast<const float*>(ins[0]) + base, acc.data(), C);
-            else
-              accumulate(r, static_cast<const double*>(ins[0]) + base, acc.data(), C);
+            if (d == DType::float32) accumulate(r, static_cast<const float*>(ins[0]) + base, acc.data(), C);
+            else accumulate(r, static_cast<const double*>(ins[0]) + base, acc.data(), C);
           }
         }
         for (int64_t c = 0; c < C; ++c) store_f(outs[0], d, o * C + c, acc[static_cast<size_t>(c)]);
@@ -450,12 +407,9 @@ class ReduceWindow : public LibraryOp {
       if (win_.dimensions[a] == 1 && pad.low == 0 && pad.high == 0) continue;
       int64_t n = xs.dims[a];
       if (axis >= 0 || n < 2 || win_.dimensions[a] != n) return -1;
-      if (pad.low == n - 1 && pad.high == 0)
-        reverse = false;
-      else if (pad.low == 0 && pad.high == n - 1)
-        reverse = true;
-      else
-        return -1;
+      if (pad.low == n - 1 && pad.high == 0) reverse = false;
+      else if (pad.low == 0 && pad.high == n - 1) reverse = true;
+      else return -1;
       axis = static_cast<int64_t>(a);
     }
     bool order_free = domain(xs.dtype) != Dom::kFloat || r_ == hlo::Reducer::kMax || r_ == hlo::Reducer::kMin;
@@ -472,10 +426,8 @@ class ReduceWindow : public LibraryOp {
     for (size_t k = a + 1; k < xs.dims.size(); ++k) inner *= xs.dims[k];
     for (size_t k = 0; k < a; ++k) outer *= xs.dims[k];
     Acc init;
-    if (dm == Dom::kFloat)
-      init.f = load_f(ins[1], d, 0);
-    else
-      init.u = load_u(ins[1], d, 0);
+    if (dm == Dom::kFloat) init.f = load_f(ins[1], d, 0);
+    else init.u = load_u(ins[1], d, 0);
     bool rev = scan_reverse_;
     parallel_chunks(outer * inner, n, [&](int64_t lo, int64_t hi) {
       for (int64_t line = lo; line < hi; ++line) {
@@ -484,10 +436,8 @@ class ReduceWindow : public LibraryOp {
         for (int64_t k = 0; k < n; ++k) {
           int64_t j = base + (rev ? n - 1 - k : k) * inner;
           acc_step(r, dm, d, acc, ins[0], j);
-          if (dm == Dom::kFloat)
-            store_f(outs[0], d, j, acc.f);
-          else
-            store_u(outs[0], d, j, acc.u);
+          if (dm == Dom::kFloat) store_f(outs[0], d, j, acc.f);
+          else store_u(outs[0], d, j, acc.u);
         }
       }
     });
@@ -516,10 +466,8 @@ class ArgReduce : public LibraryOp {
     // Output axes first (row-major, as the result), reduced axes inner: each output walks its reduced elements.
     Ints out_axes, red_axes, out_dims, red_dims;
     for (int64_t a = 0; a < xs.rank(); ++a) {
-      if (contains(dims, a))
-        red_axes.push_back(a), red_dims.push_back(xs.dims[a]);
-      else
-        out_axes.push_back(a), out_dims.push_back(xs.dims[a]);
+      if (contains(dims, a)) red_axes.push_back(a), red_dims.push_back(xs.dims[a]);
+      else out_axes.push_back(a), out_dims.push_back(xs.dims[a]);
     }
     auto xst = detail::row_major_strides(xs.dims);
     Ints rst;
@@ -574,15 +522,11 @@ class ArgReduce : public LibraryOp {
 
 std::unique_ptr<LibraryOp> make_data_op(const Instruction& inst) {
   switch (inst.opcode) {
-    case Opcode::kSort:
-      return std::make_unique<Sort>(inst);
-    case Opcode::kTopK:
-      return std::make_unique<TopK>(inst);
-    case Opcode::kGather:
-      return std::make_unique<Gather>(inst);
-    case Opcode::kScatter:
-      return std::make_unique<Scatter>(inst);  // reducer_of() admits what combine() does
-    case Opcode::kReduceWindow:                // reducer_of() admits add, mul, max, min, and, or: what acc_step() does
+    case Opcode::kSort: return std::make_unique<Sort>(inst);
+    case Opcode::kTopK: return std::make_unique<TopK>(inst);
+    case Opcode::kGather: return std::make_unique<Gather>(inst);
+    case Opcode::kScatter: return std::make_unique<Scatter>(inst);  // reducer_of() admits what combine() does
+    case Opcode::kReduceWindow:  // reducer_of() admits add, mul, max, min, and, or: what acc_step() does
       if (inst.operands.size() != 2) return nullptr;
       return std::make_unique<ReduceWindow>(inst, hlo::reducer_of(inst));
     case Opcode::kReduce: {
@@ -590,8 +534,7 @@ std::unique_ptr<LibraryOp> make_data_op(const Instruction& inst) {
       if (inst.operands.size() != 4 || (r != hlo::Reducer::kArgmax && r != hlo::Reducer::kArgmin)) return nullptr;
       return std::make_unique<ArgReduce>(inst, r);
     }
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 

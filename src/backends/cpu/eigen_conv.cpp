@@ -38,18 +38,10 @@ std::vector<T> to_compute(const void* p, DType d, int64_t n) {
       continue;
     }
     switch (d) {
-      case DType::float32:
-        v[i] = static_cast<T>(static_cast<const float*>(p)[i]);
-        break;
-      case DType::float64:
-        v[i] = static_cast<T>(static_cast<const double*>(p)[i]);
-        break;
-      case DType::float16:
-        v[i] = static_cast<T>(half_to_float(static_cast<const uint16_t*>(p)[i]));
-        break;
-      default:
-        v[i] = static_cast<T>(bfloat16_to_float(static_cast<const uint16_t*>(p)[i]));
-        break;
+      case DType::float32: v[i] = static_cast<T>(static_cast<const float*>(p)[i]); break;
+      case DType::float64: v[i] = static_cast<T>(static_cast<const double*>(p)[i]); break;
+      case DType::float16: v[i] = static_cast<T>(half_to_float(static_cast<const uint16_t*>(p)[i])); break;
+      default: v[i] = static_cast<T>(bfloat16_to_float(static_cast<const uint16_t*>(p)[i])); break;
     }
   }
   return v;
@@ -59,18 +51,10 @@ template <class T>
 void store(void* p, DType d, int64_t i, T v) {
   if constexpr (std::is_integral_v<T>) return store_int_bits(p, d, i, v);
   switch (d) {
-    case DType::float32:
-      static_cast<float*>(p)[i] = static_cast<float>(v);
-      break;
-    case DType::float64:
-      static_cast<double*>(p)[i] = static_cast<double>(v);
-      break;
-    case DType::float16:
-      static_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v));
-      break;
-    default:
-      static_cast<uint16_t*>(p)[i] = float_to_bfloat16(static_cast<float>(v));
-      break;
+    case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); break;
+    case DType::float64: static_cast<double*>(p)[i] = static_cast<double>(v); break;
+    case DType::float16: static_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v)); break;
+    default: static_cast<uint16_t*>(p)[i] = float_to_bfloat16(static_cast<float>(v)); break;
   }
 }
 
@@ -80,14 +64,10 @@ class Convolution : public LibraryOp {
 
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     DType d = inst_.shape.dtype;
-    if (d == DType::float64)
-      run_typed<double>(ins, outs);
-    else if (is_floating(d))
-      run_typed<float>(ins, outs);
-    else if (dtype_size(d) == 8)
-      run_typed<uint64_t>(ins, outs);
-    else
-      run_typed<uint32_t>(ins, outs);
+    if (d == DType::float64) run_typed<double>(ins, outs);
+    else if (is_floating(d)) run_typed<float>(ins, outs);
+    else if (dtype_size(d) == 8) run_typed<uint64_t>(ins, outs);
+    else run_typed<uint32_t>(ins, outs);
   }
 
  private:
@@ -185,8 +165,8 @@ class Convolution : public LibraryOp {
       return o;
     };
     constexpr bool is_float_t = std::is_same_v<T, float>, is_double_t = std::is_same_v<T, double>;
-    const bool native_out =
-        (is_float_t && inst_.shape.dtype == DType::float32) || (is_double_t && inst_.shape.dtype == DType::float64);
+    const bool native_out = (is_float_t && inst_.shape.dtype == DType::float32) ||
+                            (is_double_t && inst_.shape.dtype == DType::float64);
     bool linear_out = native_out && groups == 1 && ost[os[1]] == 1;
     {
       int64_t expect = fo;
@@ -234,10 +214,8 @@ class Convolution : public LibraryOp {
               for (size_t k = 0; k < nsp && off >= 0; ++k) {
                 int64_t p = opos[k] * strides[k] + wpos[w][k] * rd[k] - conv_.window.padding[k].low;
                 if (undilated) {  // no division on the common path
-                  if (p < 0 || p >= lhs_sp[k])
-                    off = -1;
-                  else
-                    off += p * lst[ls[2 + k]];
+                  if (p < 0 || p >= lhs_sp[k]) off = -1;
+                  else off += p * lst[ls[2 + k]];
                 } else if (p < 0 || p % ld[k] != 0 || p / ld[k] >= lhs_sp[k]) {
                   off = -1;
                 } else {
@@ -250,10 +228,8 @@ class Convolution : public LibraryOp {
             T* out = patch.data() + r * kk;
             if (channels_minor) {
               for (int64_t w = 0; w < wn; ++w, out += i_feat) {
-                if (src[w] < 0)
-                  std::fill(out, out + i_feat, T(0));
-                else
-                  std::memcpy(out, base + src[w], static_cast<size_t>(i_feat) * sizeof(T));
+                if (src[w] < 0) std::fill(out, out + i_feat, T(0));
+                else std::memcpy(out, base + src[w], static_cast<size_t>(i_feat) * sizeof(T));
               }
             } else if (runs) {
               // Window positions along the innermost spatial dimension read adjacent elements: per run of them, the
@@ -279,10 +255,8 @@ class Convolution : public LibraryOp {
           }
         });
         T* dst = linear_out ? static_cast<T*>(outs[0]) + r0 * fo : prod.data();
-        if constexpr (std::is_integral_v<T>)
-          int_gemm(patch.data(), wmat.data(), dst, nr, kk, fo);
-        else
-          gemm(patch.data(), wmat.data(), dst, nr, kk, fo);
+        if constexpr (std::is_integral_v<T>) int_gemm(patch.data(), wmat.data(), dst, nr, kk, fo);
+        else gemm(patch.data(), wmat.data(), dst, nr, kk, fo);
         if (linear_out) continue;
         parallel_chunks(nr, fo, [&](int64_t lo, int64_t hi) {
           for (int64_t r = lo; r < hi; ++r) {

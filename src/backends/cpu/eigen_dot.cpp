@@ -8,9 +8,10 @@
 #include <bit>
 #include <cstring>
 #include <thread>
+#include <vector>
+
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <unsupported/Eigen/CXX11/ThreadPool>
-#include <vector>
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/parallel.h"
@@ -59,18 +60,10 @@ void permute_to(const void* src, DType d, const std::vector<int64_t>& dims, cons
     for (size_t k = 0; k < idx.size(); ++k) s += idx[k] * ps[k];
     T v;
     switch (d) {
-      case DType::float32:
-        v = static_cast<T>(static_cast<const float*>(src)[s]);
-        break;
-      case DType::float64:
-        v = static_cast<T>(static_cast<const double*>(src)[s]);
-        break;
-      case DType::float16:
-        v = static_cast<T>(half_to_float(static_cast<const uint16_t*>(src)[s]));
-        break;
-      default:
-        v = static_cast<T>(bfloat16_to_float(static_cast<const uint16_t*>(src)[s]));
-        break;
+      case DType::float32: v = static_cast<T>(static_cast<const float*>(src)[s]); break;
+      case DType::float64: v = static_cast<T>(static_cast<const double*>(src)[s]); break;
+      case DType::float16: v = static_cast<T>(half_to_float(static_cast<const uint16_t*>(src)[s])); break;
+      default: v = static_cast<T>(bfloat16_to_float(static_cast<const uint16_t*>(src)[s])); break;
     }
     dst[o] = v;
     for (int64_t k = static_cast<int64_t>(idx.size()) - 1; k >= 0; --k) {
@@ -129,19 +122,15 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
   int lcd = 1, rcd = 0;
   auto pl = concat({&lb, &lf, &lc}), pl_t = concat({&lb, &lc, &lf});
   auto pr = concat({&rb, &rc, &rf}), pr_t = concat({&rb, &rf, &rc});
-  if (same_type && is_identity(pl))
-    lcd = 1;
-  else if (same_type && is_identity(pl_t))
-    lcd = 0;
+  if (same_type && is_identity(pl)) lcd = 1;
+  else if (same_type && is_identity(pl_t)) lcd = 0;
   else {
     lbuf.resize(static_cast<size_t>(B * M * K));
     permute_to(lhs, dt, lpd, pl, lbuf.data());
     lp = lbuf.data();
   }
-  if (same_type && is_identity(pr))
-    rcd = 0;
-  else if (same_type && is_identity(pr_t))
-    rcd = 1;
+  if (same_type && is_identity(pr)) rcd = 0;
+  else if (same_type && is_identity(pr_t)) rcd = 1;
   else {
     rbuf.resize(static_cast<size_t>(B * K * N));
     permute_to(rhs, dt, rpd, pr, rbuf.data());
@@ -163,10 +152,8 @@ void dot_typed(const hlo::Instruction& inst, const void* lhs, const void* rhs, v
     In l(lp + b * M * K, lcd == 1 ? M : K, lcd == 1 ? K : M);
     In r(rp + b * K * N, rcd == 0 ? K : N, rcd == 0 ? N : K);
     Out o(op + b * M * N, M, N);
-    if (K == 0)
-      o.setZero();
-    else
-      o.device(pool().device) = l.contract(r, cd);
+    if (K == 0) o.setZero();
+    else o.device(pool().device) = l.contract(r, cd);
   }
   if (!direct_out) {
     auto* o16 = static_cast<uint16_t*>(out);
@@ -206,17 +193,13 @@ void run_dot(const hlo::Instruction& dot, const void* lhs, const void* rhs, void
     auto* o16 = static_cast<uint16_t*>(out);
     bool bf16 = dot.shape.dtype == DType::bfloat16;
     auto round = [&](float* product, int64_t b, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-      if (bf16)
-        round_tile(product, o16, b * p.m + i0, b * p.m + i1, p.n, j0, j1, to_bfloat16);
-      else
-        round_tile(product, o16, b * p.m + i0, b * p.m + i1, p.n, j0, j1, float_to_half);
+      if (bf16) round_tile(product, o16, b * p.m + i0, b * p.m + i1, p.n, j0, j1, to_bfloat16);
+      else round_tile(product, o16, b * p.m + i0, b * p.m + i1, p.n, j0, j1, float_to_half);
     };
     return blocked::multiply(p, nullptr, blocked::tile_fn(round));
   }
-  if (dot.shape.dtype == DType::float64)
-    dot_typed<double>(dot, lhs, rhs, out, false);
-  else
-    dot_typed<float>(dot, lhs, rhs, out, false);
+  if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out, false);
+  else dot_typed<float>(dot, lhs, rhs, out, false);
 }
 
 template <class T>
@@ -243,10 +226,8 @@ void run_dot_unrounded(const hlo::Instruction& dot, const void* lhs, const void*
                        const blocked::DotPlan* plan) {
   if (auto dp = blocked::dot_problem(dot, plan, lhs, rhs))
     return blocked::multiply(dp->problem, static_cast<float*>(out));
-  if (dot.shape.dtype == DType::float64)
-    dot_typed<double>(dot, lhs, rhs, out, true);
-  else
-    dot_typed<float>(dot, lhs, rhs, out, true);
+  if (dot.shape.dtype == DType::float64) dot_typed<double>(dot, lhs, rhs, out, true);
+  else dot_typed<float>(dot, lhs, rhs, out, true);
 }
 
 }  // namespace jitx::cpu

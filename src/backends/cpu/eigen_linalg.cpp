@@ -42,10 +42,8 @@ class LinalgOp : public LibraryOp {
  public:
   LinalgOp(const Instruction& inst, std::string op) : inst_(inst), op_(std::move(op)) {}
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
-    if (inst_.operand(0)->shape.dtype == DType::float64)
-      run_typed<double>(ins, outs);
-    else
-      run_typed<float>(ins, outs);
+    if (inst_.operand(0)->shape.dtype == DType::float64) run_typed<double>(ins, outs);
+    else run_typed<float>(ins, outs);
   }
 
  private:
@@ -58,18 +56,14 @@ class LinalgOp : public LibraryOp {
     const T* x = static_cast<const T*>(ins[0]);
     for (int64_t b = 0; b < nb; ++b) {
       CMap<T> am(x + b * m * n, m, n);
-      if (op_ == "lu")
-        lu<T>(am, b, outs);
-      else if (op_ == "cholesky")
-        cholesky<T>(am, b, outs);
-      else if (op_ == "triangular_solve")
-        triangular_solve<T>(am, b, ins, outs);
-      else if (op_ == "qr")
-        qr<T>(am, b, outs);
+      if (op_ == "lu") lu<T>(am, b, outs);
+      else if (op_ == "cholesky") cholesky<T>(am, b, outs);
+      else if (op_ == "triangular_solve") triangular_solve<T>(am, b, ins, outs);
+      else if (op_ == "qr") qr<T>(am, b, outs);
       else if (op_ == "eigh") {
         if (n > 0) eigh<T>(am, b, outs);  // 0 x 0: nothing to write (Eigen's solver reads a(0, 0))
-      } else
-        svd<T>(am, b, outs);
+      }
+      else svd<T>(am, b, outs);
     }
   }
 
@@ -116,21 +110,17 @@ class LinalgOp : public LibraryOp {
     bool left = flag("left_side"), lower = flag("lower"), trans = flag("transpose_a"), unit = flag("unit_diagonal");
     const hlo::Shape& bs = inst_.operand(1)->shape;
     int64_t r = rows_of(bs), c = cols_of(bs);
-    Mat<T> t =
-        lower ? Mat<T>(a.template triangularView<Eigen::Lower>()) : Mat<T>(a.template triangularView<Eigen::Upper>());
+    Mat<T> t = lower ? Mat<T>(a.template triangularView<Eigen::Lower>())
+                     : Mat<T>(a.template triangularView<Eigen::Upper>());
     if (unit) t.diagonal().setOnes();
     if (trans) t.transposeInPlace();
     bool t_lower = lower != trans;
     MMap<T> x(static_cast<T*>(outs[0]) + b * r * c, r, c);
     x = CMap<T>(static_cast<const T*>(ins[1]) + b * r * c, r, c);
-    if (left && t_lower)
-      t.template triangularView<Eigen::Lower>().solveInPlace(x);
-    else if (left)
-      t.template triangularView<Eigen::Upper>().solveInPlace(x);
-    else if (t_lower)
-      t.template triangularView<Eigen::Lower>().template solveInPlace<Eigen::OnTheRight>(x);
-    else
-      t.template triangularView<Eigen::Upper>().template solveInPlace<Eigen::OnTheRight>(x);
+    if (left && t_lower) t.template triangularView<Eigen::Lower>().solveInPlace(x);
+    else if (left) t.template triangularView<Eigen::Upper>().solveInPlace(x);
+    else if (t_lower) t.template triangularView<Eigen::Lower>().template solveInPlace<Eigen::OnTheRight>(x);
+    else t.template triangularView<Eigen::Upper>().template solveInPlace<Eigen::OnTheRight>(x);
   }
 
   template <class T>
@@ -160,9 +150,8 @@ class LinalgOp : public LibraryOp {
   void svd(const CMap<T>& a, int64_t b, std::span<void* const> outs) const {
     int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
     bool uv = flag("compute_uv"), full = flag("full_matrices");
-    unsigned opts = !uv    ? 0u
-                    : full ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
-                           : (Eigen::ComputeThinU | Eigen::ComputeThinV);
+    unsigned opts = !uv ? 0u : full ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
+                                    : (Eigen::ComputeThinU | Eigen::ComputeThinV);
     Mat<T> am = a;
     const hlo::Shape* us = uv ? &out_shape(inst_, 1) : nullptr;
     const hlo::Shape* vs = uv ? &out_shape(inst_, 2) : nullptr;

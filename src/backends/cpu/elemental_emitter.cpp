@@ -2,9 +2,9 @@
 // at an index (data movement as index math; the arithmetic of elementwise ops is elementwise_emitter.cpp's).
 #include "backends/cpu/elemental_emitter.h"
 
-#include <llvm/IR/Constants.h>
-
 #include <cstdint>
+
+#include <llvm/IR/Constants.h>
 
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
@@ -38,8 +38,7 @@ Value* ElementalEmitter::gen(const Instruction* inst, Index idx) {
 std::vector<Value*> ElementalEmitter::delinearize(Value* lin, const std::vector<int64_t>& dims) {
   std::vector<Value*> m(dims.size());
   for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
-    if (k == 0)
-      m[k] = lin;
+    if (k == 0) m[k] = lin;
     else {
       m[k] = b_.CreateURem(lin, i64(dims[k]));
       lin = b_.CreateUDiv(lin, i64(dims[k]));
@@ -179,8 +178,7 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       o.linear = linear_of(idx);
       return gen(inst.operand(0), o);
     }
-    case Opcode::kCopy:
-      return gen(inst.operand(0), idx);
+    case Opcode::kCopy: return gen(inst.operand(0), idx);
     case Opcode::kBitcastConvert: {  // one width (inner_reason): the stored bits, read as the other type
       DType in = inst.operand(0)->shape.dtype;
       Value* bits = b_.CreateBitCast(to_storage(in, gen(inst.operand(0), idx)), stype(inst.shape.dtype));
@@ -265,10 +263,8 @@ Value* ElementalEmitter::gen_uncached(const Instruction& inst, Index& idx) {
       Value* u = gen(inst.operand(1), multi_index(ud, m));
       return b_.CreateSelect(inside, u, gen(inst.operand(0), idx));
     }
-    case Opcode::kReduce:
-      return gen_reduce(inst, idx);
-    default:
-      break;
+    case Opcode::kReduce: return gen_reduce(inst, idx);
+    default: break;
   }
   JITX_ASSERT(hlo::is_elementwise(inst.opcode), "cpu emitter: unexpected {}", hlo::opcode_name(inst.opcode));
   std::vector<Value*> ops;
@@ -333,8 +329,7 @@ Value* ElementalEmitter::gen_convolution(const Instruction& inst, Index&) {
 
 Value* ElementalEmitter::clamp_start(const Instruction* o, int64_t hi) {
   Value* v = gen(o, scalar_index());
-  if (is_signed(o->shape.dtype))
-    v = b_.CreateSExt(v, b_.getInt64Ty());
+  if (is_signed(o->shape.dtype)) v = b_.CreateSExt(v, b_.getInt64Ty());
   else {  // unsigned: values above INT64_MAX clamp to the top
     v = b_.CreateZExt(v, b_.getInt64Ty());
     if (dtype_size(o->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);

@@ -2,10 +2,10 @@
 // arithmetic of every elementwise op and reducer (f32 transcendentals: math_emitter.cpp).
 #include "backends/cpu/elementwise_emitter.h"
 
+#include <cmath>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
-
-#include <cmath>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -25,38 +25,27 @@ llvm::Type* ElementwiseEmitter::ctype(DType d) {
 }
 llvm::Type* ElementwiseEmitter::stype(DType d) {
   switch (d) {
-    case DType::bool_:
-      return b_.getInt8Ty();
-    case DType::float16:
-      return b_.getHalfTy();
-    case DType::bfloat16:
-      return b_.getInt16Ty();
-    case DType::float32:
-      return b_.getFloatTy();
-    case DType::float64:
-      return b_.getDoubleTy();
-    default:
-      return b_.getIntNTy(static_cast<unsigned>(dtype_size(d) * 8));
+    case DType::bool_: return b_.getInt8Ty();
+    case DType::float16: return b_.getHalfTy();
+    case DType::bfloat16: return b_.getInt16Ty();
+    case DType::float32: return b_.getFloatTy();
+    case DType::float64: return b_.getDoubleTy();
+    default: return b_.getIntNTy(static_cast<unsigned>(dtype_size(d) * 8));
   }
 }
 Value* ElementwiseEmitter::from_storage(DType d, Value* v) {
   switch (d) {
-    case DType::bool_:
-      return b_.CreateICmpNE(v, b_.getInt8(0));
-    case DType::float16:
-      return b_.CreateFPExt(v, b_.getFloatTy());
+    case DType::bool_: return b_.CreateICmpNE(v, b_.getInt8(0));
+    case DType::float16: return b_.CreateFPExt(v, b_.getFloatTy());
     case DType::bfloat16:
       return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
-    default:
-      return v;
+    default: return v;
   }
 }
 Value* ElementwiseEmitter::to_storage(DType d, Value* v) {
   switch (d) {
-    case DType::bool_:
-      return b_.CreateZExt(v, b_.getInt8Ty());
-    case DType::float16:
-      return b_.CreateFPTrunc(v, b_.getHalfTy());
+    case DType::bool_: return b_.CreateZExt(v, b_.getInt8Ty());
+    case DType::float16: return b_.CreateFPTrunc(v, b_.getHalfTy());
     case DType::bfloat16: {  // round to nearest even; NaNs stay quiet NaNs
       Value* u = b_.CreateBitCast(v, b_.getInt32Ty());
       Value* lsb = b_.CreateAnd(b_.CreateLShr(u, 16), 1);
@@ -64,8 +53,7 @@ Value* ElementwiseEmitter::to_storage(DType d, Value* v) {
       Value* nan = b_.CreateOr(b_.CreateLShr(u, 16), 0x40);
       return b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(v, v), nan, r), b_.getInt16Ty());
     }
-    default:
-      return v;
+    default: return v;
   }
 }
 
@@ -90,14 +78,10 @@ Value* ElementwiseEmitter::identity(const std::string& r, DType d) {
 Value* ElementwiseEmitter::combine(const std::string& r, DType d, Value* acc, Value* x, bool reassoc) {
   if (is_float(d)) {
     Value* v;
-    if (r == "add")
-      v = b_.CreateFAdd(acc, x);
-    else if (r == "mul")
-      v = b_.CreateFMul(acc, x);
-    else if (r == "max")
-      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, acc, x);
-    else
-      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, acc, x);
+    if (r == "add") v = b_.CreateFAdd(acc, x);
+    else if (r == "mul") v = b_.CreateFMul(acc, x);
+    else if (r == "max") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, acc, x);
+    else return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, acc, x);
     if (reassoc) llvm::cast<llvm::Instruction>(v)->setHasAllowReassoc(true);
     return v;
   }
@@ -122,12 +106,9 @@ Value* ElementwiseEmitter::convert(Value* v, DType from, DType to) {
     // type, as XLA converts (and as the interpreter does). An explicit convert to a half type always rounds (as
     // XLA:CPU: x.astype(bf16).astype(f32) is how users emulate bf16).
     Value* r;
-    if (is_float(from))
-      r = b_.CreateFPCast(v, t);
-    else if (is_signed(from))
-      r = b_.CreateSIToFP(v, t);
-    else
-      r = b_.CreateUIToFP(v, t);
+    if (is_float(from)) r = b_.CreateFPCast(v, t);
+    else if (is_signed(from)) r = b_.CreateSIToFP(v, t);
+    else r = b_.CreateUIToFP(v, t);
     return is_half(to) ? from_storage(to, to_storage(to, r)) : r;
   }
   if (is_float(from)) {
@@ -161,7 +142,7 @@ Value* ElementwiseEmitter::elementwise(const Instruction& inst, std::vector<Valu
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, m, hi);
     }
     Value* m = b_.CreateSelect(lt(cd, x, lo), lo, x);  // std::max(x, lo)
-    return b_.CreateSelect(lt(cd, hi, m), hi, m);      // std::min(m, hi)
+    return b_.CreateSelect(lt(cd, hi, m), hi, m);       // std::min(m, hi)
   }
   if (is_float(in)) {
     // A product that is broadcast (a mean, a row's scale) is one value for many elements: fused into each
@@ -187,21 +168,14 @@ Value* ElementwiseEmitter::compare(hlo::ComparisonDirection dir, DType d, Value*
   using D = hlo::ComparisonDirection;
   P p;
   if (is_float(d)) {
-    p = dir == D::kEq   ? P::FCMP_OEQ
-        : dir == D::kNe ? P::FCMP_UNE
-        : dir == D::kLt ? P::FCMP_OLT
-        : dir == D::kLe ? P::FCMP_OLE
-        : dir == D::kGt ? P::FCMP_OGT
-                        : P::FCMP_OGE;
+    p = dir == D::kEq ? P::FCMP_OEQ : dir == D::kNe ? P::FCMP_UNE : dir == D::kLt ? P::FCMP_OLT
+      : dir == D::kLe ? P::FCMP_OLE : dir == D::kGt ? P::FCMP_OGT : P::FCMP_OGE;
     return b_.CreateFCmp(p, x, y);
   }
   bool sg = is_signed(d);
-  p = dir == D::kEq   ? P::ICMP_EQ
-      : dir == D::kNe ? P::ICMP_NE
-      : dir == D::kLt ? (sg ? P::ICMP_SLT : P::ICMP_ULT)
-      : dir == D::kLe ? (sg ? P::ICMP_SLE : P::ICMP_ULE)
-      : dir == D::kGt ? (sg ? P::ICMP_SGT : P::ICMP_UGT)
-                      : (sg ? P::ICMP_SGE : P::ICMP_UGE);
+  p = dir == D::kEq ? P::ICMP_EQ : dir == D::kNe ? P::ICMP_NE : dir == D::kLt ? (sg ? P::ICMP_SLT : P::ICMP_ULT)
+    : dir == D::kLe ? (sg ? P::ICMP_SLE : P::ICMP_ULE) : dir == D::kGt ? (sg ? P::ICMP_SGT : P::ICMP_UGT)
+    : (sg ? P::ICMP_SGE : P::ICMP_UGE);
   return b_.CreateICmp(p, x, y);
 }
 
@@ -218,43 +192,27 @@ Value* ElementwiseEmitter::float_op(Opcode op, std::vector<Value*>& o) {
   llvm::Type* t = x->getType();
   auto intr = [&](llvm::Intrinsic::ID id) { return b_.CreateUnaryIntrinsic(id, x); };
   switch (op) {
-    case Opcode::kAbs:
-      return intr(llvm::Intrinsic::fabs);
-    case Opcode::kNegate:
-      return b_.CreateFNeg(x);
+    case Opcode::kAbs: return intr(llvm::Intrinsic::fabs);
+    case Opcode::kNegate: return b_.CreateFNeg(x);
     case Opcode::kSign: {
       Value* s = b_.CreateSelect(b_.CreateFCmpOGT(x, fconst(t, 0)), fconst(t, 1),
                                  b_.CreateSelect(b_.CreateFCmpOLT(x, fconst(t, 0)), fconst(t, -1), x));
       return s;  // NaN and +-0 map to themselves
     }
-    case Opcode::kFloor:
-      return intr(llvm::Intrinsic::floor);
-    case Opcode::kCeil:
-      return intr(llvm::Intrinsic::ceil);
-    case Opcode::kRoundNearestAfz:
-      return intr(llvm::Intrinsic::round);
-    case Opcode::kRoundNearestEven:
-      return intr(llvm::Intrinsic::roundeven);
-    case Opcode::kSqrt:
-      return intr(llvm::Intrinsic::sqrt);
-    case Opcode::kRsqrt:
-      return b_.CreateFDiv(fconst(t, 1.0), intr(llvm::Intrinsic::sqrt));
-    case Opcode::kIsFinite:
-      return b_.CreateFCmpOLT(intr(llvm::Intrinsic::fabs), fconst(t, INFINITY));
-    case Opcode::kAdd:
-      return contractible(b_.CreateFAdd(x, o[1]));
-    case Opcode::kSubtract:
-      return contractible(b_.CreateFSub(x, o[1]));
-    case Opcode::kMultiply:
-      return contractible(b_.CreateFMul(x, o[1]));
-    case Opcode::kDivide:
-      return b_.CreateFDiv(x, o[1]);
-    case Opcode::kMaximum:
-      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, o[1]);
-    case Opcode::kMinimum:
-      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, o[1]);
-    default:
-      break;
+    case Opcode::kFloor: return intr(llvm::Intrinsic::floor);
+    case Opcode::kCeil: return intr(llvm::Intrinsic::ceil);
+    case Opcode::kRoundNearestAfz: return intr(llvm::Intrinsic::round);
+    case Opcode::kRoundNearestEven: return intr(llvm::Intrinsic::roundeven);
+    case Opcode::kSqrt: return intr(llvm::Intrinsic::sqrt);
+    case Opcode::kRsqrt: return b_.CreateFDiv(fconst(t, 1.0), intr(llvm::Intrinsic::sqrt));
+    case Opcode::kIsFinite: return b_.CreateFCmpOLT(intr(llvm::Intrinsic::fabs), fconst(t, INFINITY));
+    case Opcode::kAdd: return contractible(b_.CreateFAdd(x, o[1]));
+    case Opcode::kSubtract: return contractible(b_.CreateFSub(x, o[1]));
+    case Opcode::kMultiply: return contractible(b_.CreateFMul(x, o[1]));
+    case Opcode::kDivide: return b_.CreateFDiv(x, o[1]);
+    case Opcode::kMaximum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, o[1]);
+    case Opcode::kMinimum: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, o[1]);
+    default: break;
   }
   Value* r = emit_float_math(b_, op, x, o.size() > 1 ? o[1] : nullptr);
   JITX_ASSERT(r, "cpu emitter: no float lowering for {}", hlo::opcode_name(op));
@@ -269,35 +227,24 @@ Value* ElementwiseEmitter::int_op(Opcode op, DType d, std::vector<Value*>& o) {
   bool sg = is_signed(d), is_b = d == DType::bool_;
   auto C = [&](int64_t v) { return llvm::ConstantInt::get(t, static_cast<uint64_t>(v), true); };
   switch (op) {
-    case Opcode::kNegate:
-      return b_.CreateNeg(x);
-    case Opcode::kAbs:
-      return sg ? b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse()) : x;
+    case Opcode::kNegate: return b_.CreateNeg(x);
+    case Opcode::kAbs: return sg ? b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse()) : x;
     case Opcode::kSign:
       if (!sg) return b_.CreateZExt(b_.CreateICmpNE(x, C(0)), t);
       return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(x, C(0)), t), b_.CreateZExt(b_.CreateICmpSLT(x, C(0)), t));
-    case Opcode::kNot:
-      return b_.CreateNot(x);
-    case Opcode::kPopcnt:
-      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
-    default:
-      break;
+    case Opcode::kNot: return b_.CreateNot(x);
+    case Opcode::kPopcnt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+    default: break;
   }
   Value* y = o[1];
   Value* zero = C(0);
   switch (op) {
-    case Opcode::kAdd:
-      return is_b ? b_.CreateOr(x, y) : b_.CreateAdd(x, y);
-    case Opcode::kSubtract:
-      return b_.CreateSub(x, y);
-    case Opcode::kMultiply:
-      return is_b ? b_.CreateAnd(x, y) : b_.CreateMul(x, y);
-    case Opcode::kAnd:
-      return b_.CreateAnd(x, y);
-    case Opcode::kOr:
-      return b_.CreateOr(x, y);
-    case Opcode::kXor:
-      return b_.CreateXor(x, y);
+    case Opcode::kAdd: return is_b ? b_.CreateOr(x, y) : b_.CreateAdd(x, y);
+    case Opcode::kSubtract: return b_.CreateSub(x, y);
+    case Opcode::kMultiply: return is_b ? b_.CreateAnd(x, y) : b_.CreateMul(x, y);
+    case Opcode::kAnd: return b_.CreateAnd(x, y);
+    case Opcode::kOr: return b_.CreateOr(x, y);
+    case Opcode::kXor: return b_.CreateXor(x, y);
     case Opcode::kMaximum:
       return b_.CreateBinaryIntrinsic(sg ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y);
     case Opcode::kMinimum:
@@ -346,11 +293,11 @@ Value* ElementwiseEmitter::int_op(Opcode op, DType d, std::vector<Value*>& o) {
                           b_.CreateSelect(b_.CreateICmpEQ(x, C(-1)), b_.CreateSelect(odd, C(-1), C(1)), zero));
       return b_.CreateSelect(b_.CreateICmpSLT(y, zero), neg_pow, r);
     }
-    default:
-      break;
+    default: break;
   }
   JITX_ASSERT(false, "cpu emitter: integer {}", hlo::opcode_name(op));
   return nullptr;
 }
+
 
 }  // namespace jitx::cpu

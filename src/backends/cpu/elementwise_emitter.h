@@ -13,10 +13,10 @@
 // ops, which nothing fuses across; an f16 one is an fptrunc, and LLVM narrows f32 math on two f16 values to f16
 // math, which it may then fuse into the add (an FMA rounded to f16 once), as it does for XLA's f16 code.
 #pragma once
-#include <llvm/IR/IRBuilder.h>
-
 #include <string>
 #include <vector>
+
+#include <llvm/IR/IRBuilder.h>
 
 #include "backends/cpu/kernel_planner.h"
 #include "hlo/ir/attributes.h"

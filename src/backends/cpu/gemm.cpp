@@ -10,6 +10,7 @@
 //
 // Operands are read through strides, so a transposed operand costs a different packing loop, not a copy.
 #include "backends/cpu/gemm.h"
+#include "backends/cpu/gemm_direct.h"
 
 #include <algorithm>
 #include <array>
@@ -20,8 +21,6 @@
 #include <memory>
 #include <new>
 #include <type_traits>
-
-#include "backends/cpu/gemm_direct.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
@@ -58,8 +57,8 @@ constexpr double kSerialFlops = 1 << 20;
 #else
 constexpr double kSerialFlops = 1 << 18;
 #endif
-constexpr int64_t kNC = 384;    // tile columns: the tile's product (144 KiB) is still in L2 for the epilogue
-constexpr int64_t kAlign = 16;  // floats per 64-byte line
+constexpr int64_t kNC = 384;          // tile columns: the tile's product (144 KiB) is still in L2 for the epilogue
+constexpr int64_t kAlign = 16;        // floats per 64-byte line
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
@@ -94,10 +93,8 @@ inline __m256 load8(const uint16_t* p, F16) {
 }
 template <class C>
 __m256 load8_as(const typename C::T* p) {
-  if constexpr (std::is_same_v<C, F32>)
-    return load8(p);
-  else
-    return load8(p, C{});
+  if constexpr (std::is_same_v<C, F32>) return load8(p);
+  else return load8(p, C{});
 }
 
 /// v[q] becomes column q of the 8x8 block whose rows v held.
@@ -164,8 +161,7 @@ void pack_panel(const typename C::T* src, int64_t row_stride, int64_t depth_stri
       float* d = dst + k * R;
       // A fixed-size memcpy is inlined as vector moves; the loop below, for f32, became a call to memmove per
       // depth (14 floats for an lhs panel): a transposed lhs made the product 9% slower.
-      if constexpr (std::is_same_v<C, F32>)
-        std::memcpy(d, s, R * sizeof(float));
+      if constexpr (std::is_same_v<C, F32>) std::memcpy(d, s, R * sizeof(float));
       else
         for (int64_t r = 0; r < R; ++r) d[r] = C::get(s[r]);
     }
@@ -202,8 +198,7 @@ void pack(const Operand& op, int64_t b, int64_t r0, int64_t rows, int64_t k0, in
     case DType::float16:
       pack_panel<F16, R>(static_cast<const uint16_t*>(op.data) + off, op.row, op.depth, rows, kc, dst);
       break;
-    default:
-      JITX_ASSERT(false, "gemm: operand dtype {} is not packed", dtype_name(op.dtype));
+    default: JITX_ASSERT(false, "gemm: operand dtype {} is not packed", dtype_name(op.dtype));
   }
 }
 
@@ -330,9 +325,9 @@ void edge_kernel(int64_t kc, const float* a, const float* b, float* c, int64_t l
                  int64_t nr) {
 #if JITX_GEMM_AVX512
   using Kernel = void (*)(int64_t, const float*, const float*, float*, int64_t, bool);
-  static constexpr Kernel kRows[] = {nullptr,          micro_kernel<1>, micro_kernel<2>,  micro_kernel<3>,
-                                     micro_kernel<4>,  micro_kernel<5>, micro_kernel<6>,  micro_kernel<7>,
-                                     micro_kernel<8>,  micro_kernel<9>, micro_kernel<10>, micro_kernel<11>,
+  static constexpr Kernel kRows[] = {nullptr,          micro_kernel<1>,  micro_kernel<2>,  micro_kernel<3>,
+                                     micro_kernel<4>,  micro_kernel<5>,  micro_kernel<6>,  micro_kernel<7>,
+                                     micro_kernel<8>,  micro_kernel<9>,  micro_kernel<10>, micro_kernel<11>,
                                      micro_kernel<12>, micro_kernel<13>};
   static_assert(std::size(kRows) == kMR);
   if (nr == kNR) return kRows[mr](kc, a, b, c, ldc, accumulate);
@@ -410,10 +405,8 @@ struct Run {
         for (int64_t i = i0; i < i1; i += kMR) {
           int64_t mr = std::min(kMR, i1 - i);
           float* cp = cbase + (i - i0) * p.n + j;
-          if (mr == kMR && nr == kNR)
-            micro_kernel(kc, pack_a + (i - i0) * kc, bp, cp, p.n, k0 > 0);
-          else
-            edge_kernel(kc, pack_a + (i - i0) * kc, bp, cp, p.n, k0 > 0, mr, nr);
+          if (mr == kMR && nr == kNR) micro_kernel(kc, pack_a + (i - i0) * kc, bp, cp, p.n, k0 > 0);
+          else edge_kernel(kc, pack_a + (i - i0) * kc, bp, cp, p.n, k0 > 0, mr, nr);
         }
       }
     }
@@ -446,10 +439,8 @@ void multiply(const Problem& p, float* c, TileFn finish) {
   auto tiles = [&] { return p.batch * ceil_div(p.m, mc) * ceil_div(p.n, nc); };
   // Enough tiles that threads taking them dynamically end together (a quarter of a tile each, at worst).
   while (threads > 1 && tiles() < 4 * threads && (nc > 4 * kNR || mc > 4 * kMR)) {
-    if (nc > 4 * kNR)
-      nc = round_up(nc / 2, kNR);
-    else
-      mc = round_up(mc / 2, kMR);
+    if (nc > 4 * kNR) nc = round_up(nc / 2, kNR);
+    else mc = round_up(mc / 2, kMR);
   }
   int64_t kc_max = std::min(kKC, std::max<int64_t>(p.k, 1));
   int64_t npad = round_up(p.n, kNR);
@@ -524,12 +515,9 @@ int64_t product(const Ints& dims, const Ints& which) {
 
 float load_f32(const void* data, DType d, int64_t i) {
   switch (d) {
-    case DType::float32:
-      return static_cast<const float*>(data)[i];
-    case DType::bfloat16:
-      return BF16::get(static_cast<const uint16_t*>(data)[i]);
-    default:
-      return F16::get(static_cast<const uint16_t*>(data)[i]);
+    case DType::float32: return static_cast<const float*>(data)[i];
+    case DType::bfloat16: return BF16::get(static_cast<const uint16_t*>(data)[i]);
+    default: return F16::get(static_cast<const uint16_t*>(data)[i]);
   }
 }
 
@@ -552,10 +540,8 @@ void gather(const void* data, const hlo::Shape& s, const Ints& order, std::vecto
     float* o = out.data() + e;
     if (s.dtype == DType::float32) {
       const float* src = static_cast<const float*>(data) + base;
-      if (inner_stride == 1)
-        std::memcpy(o, src, static_cast<size_t>(inner) * sizeof(float));
-      else
-        for (int64_t j = 0; j < inner; ++j) o[j] = src[j * inner_stride];
+      if (inner_stride == 1) std::memcpy(o, src, static_cast<size_t>(inner) * sizeof(float));
+      else for (int64_t j = 0; j < inner; ++j) o[j] = src[j * inner_stride];
     } else {
       for (int64_t j = 0; j < inner; ++j) o[j] = load_f32(data, s.dtype, base + j * inner_stride);
     }

@@ -31,7 +31,7 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 #if JITX_GEMM_AVX512
 using ColumnMask = __mmask16;
 constexpr int64_t kDirectNR = 32;  // columns per direct kernel (two zmm vectors)
-constexpr int64_t kDirectMR = 8;   // rows per direct kernel (16 accumulators of 32 registers)
+constexpr int64_t kDirectMR = 8;  // rows per direct kernel (16 accumulators of 32 registers)
 constexpr bool kFullNeedsUnitDepth = true;
 ColumnMask column_mask(int64_t valid) {  // lanes [0, valid) of one 16-float vector
   return static_cast<__mmask16>(valid >= 16 ? 0xFFFF : valid <= 0 ? 0 : (1u << valid) - 1);
@@ -76,7 +76,7 @@ void direct_kernel(int64_t kc, const float* __restrict a, int64_t a_row, int64_t
 #else
 using ColumnMask = __m256i;
 constexpr int64_t kDirectNR = 16;  // columns per direct kernel (two ymm vectors)
-constexpr int64_t kDirectMR = 6;   // rows per direct kernel (12 accumulators of 16 registers)
+constexpr int64_t kDirectMR = 6;  // rows per direct kernel (12 accumulators of 16 registers)
 constexpr bool kFullNeedsUnitDepth = false;
 ColumnMask column_mask(int64_t valid) {  // lanes [0, valid) of one 8-float vector
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::clamp<int64_t>(valid, 0, 8))),
@@ -123,7 +123,8 @@ void direct_kernel(int64_t kc, const float* __restrict a, int64_t a_row, int64_t
 }
 #endif
 
-using DirectKernel = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t, int64_t);
+using DirectKernel = void (*)(int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*, int64_t,
+                              int64_t);
 template <bool kFull, size_t... R>
 constexpr std::array<DirectKernel, sizeof...(R) + 1> direct_table(std::index_sequence<R...>) {
   return {nullptr, direct_kernel<static_cast<int>(R) + 1, kFull>...};

@@ -44,18 +44,10 @@ T load_as(const void* p, DType d, int64_t i) {
   if (is_floating(d)) {
     double v;
     switch (d) {
-      case DType::float32:
-        v = static_cast<const float*>(p)[i];
-        break;
-      case DType::float64:
-        v = static_cast<const double*>(p)[i];
-        break;
-      case DType::float16:
-        v = half_to_float(static_cast<const uint16_t*>(p)[i]);
-        break;
-      default:
-        v = bfloat16_to_float(static_cast<const uint16_t*>(p)[i]);
-        break;
+      case DType::float32: v = static_cast<const float*>(p)[i]; break;
+      case DType::float64: v = static_cast<const double*>(p)[i]; break;
+      case DType::float16: v = half_to_float(static_cast<const uint16_t*>(p)[i]); break;
+      default: v = bfloat16_to_float(static_cast<const uint16_t*>(p)[i]); break;
     }
     return static_cast<T>(v);
   }
@@ -71,20 +63,11 @@ void store_as(void* p, DType d, int64_t i, T v) {
     store_int_bits(p, d, i, d == DType::bool_ ? v != 0 : static_cast<uint64_t>(v));
   } else {
     switch (d) {
-      case DType::float32:
-        static_cast<float*>(p)[i] = static_cast<float>(v);
-        return;
-      case DType::float64:
-        static_cast<double*>(p)[i] = static_cast<double>(v);
-        return;
-      case DType::float16:
-        static_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v));
-        return;
-      case DType::bfloat16:
-        static_cast<uint16_t*>(p)[i] = float_to_bfloat16(static_cast<float>(v));
-        return;
-      default:
-        JITX_ASSERT(false, "general dot: float product into {}", dtype_name(d));
+      case DType::float32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
+      case DType::float64: static_cast<double*>(p)[i] = static_cast<double>(v); return;
+      case DType::float16: static_cast<uint16_t*>(p)[i] = float_to_half(static_cast<float>(v)); return;
+      case DType::bfloat16: static_cast<uint16_t*>(p)[i] = float_to_bfloat16(static_cast<float>(v)); return;
+      default: JITX_ASSERT(false, "general dot: float product into {}", dtype_name(d));
     }
   }
 }
@@ -100,10 +83,8 @@ class GeneralDot : public LibraryOp {
   void run(std::span<const void* const> ins, std::span<void* const> outs) const override {
     DType in = inst_.operand(0)->shape.dtype, out = inst_.shape.dtype;
     if (is_floating(in)) {
-      if (out == DType::float64)
-        run_typed<double>(ins, outs);
-      else
-        run_typed<float>(ins, outs);
+      if (out == DType::float64) run_typed<double>(ins, outs);
+      else run_typed<float>(ins, outs);
     } else if (dtype_size(in) == 8 || dtype_size(out) == 8 || is_floating(out)) {
       run_typed<uint64_t>(ins, outs);
     } else {
@@ -178,31 +159,19 @@ class GeneralDot : public LibraryOp {
 uint64_t load_int_bits(const void* p, DType d, int64_t i) {
   bool sg = is_signed_integer(d);
   switch (dtype_size(d)) {
-    case 1:
-      return sg ? static_cast<uint64_t>(static_cast<const int8_t*>(p)[i]) : static_cast<const uint8_t*>(p)[i];
-    case 2:
-      return sg ? static_cast<uint64_t>(static_cast<const int16_t*>(p)[i]) : static_cast<const uint16_t*>(p)[i];
-    case 4:
-      return sg ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i]) : static_cast<const uint32_t*>(p)[i];
-    default:
-      return static_cast<const uint64_t*>(p)[i];
+    case 1: return sg ? static_cast<uint64_t>(static_cast<const int8_t*>(p)[i]) : static_cast<const uint8_t*>(p)[i];
+    case 2: return sg ? static_cast<uint64_t>(static_cast<const int16_t*>(p)[i]) : static_cast<const uint16_t*>(p)[i];
+    case 4: return sg ? static_cast<uint64_t>(static_cast<const int32_t*>(p)[i]) : static_cast<const uint32_t*>(p)[i];
+    default: return static_cast<const uint64_t*>(p)[i];
   }
 }
 
 void store_int_bits(void* p, DType d, int64_t i, uint64_t v) {
   switch (dtype_size(d)) {
-    case 1:
-      static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v);
-      return;
-    case 2:
-      static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v);
-      return;
-    case 4:
-      static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
-      return;
-    default:
-      static_cast<uint64_t*>(p)[i] = v;
-      return;
+    case 1: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v); return;
+    case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); return;
+    case 4: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); return;
+    default: static_cast<uint64_t*>(p)[i] = v; return;
   }
 }
 

@@ -4,8 +4,12 @@
 // The jobs are split as XLA:CPU splits them: what one element computes (elemental_emitter.h; the arithmetic of its
 // ops, elementwise_emitter.h, with f32 math in math_emitter.cpp), loops, streaming stores, prefetch and staged ops
 // (loop_emitter.h), reductions and the row cache (reduction_emitter.h), column reductions
-// (column_reduction_emitter.h), what can be emitted at all (kernel_planner.cpp). This file binds a kernel's buffers,
-// picks its loop nest and emits it, and adds the functions the JIT exports.
+// (column_reduction_emitter.h), what can be emitted at all (kernel_planner.cpp). This file binds a kernel's buffers, picks its loop nest and emits it, and adds the
+// functions the JIT exports.
+#include <algorithm>
+#include <unordered_set>
+#include <utility>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
@@ -13,13 +17,9 @@
 #include <llvm/IR/Module.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include <algorithm>
-#include <unordered_set>
-#include <utility>
-
-#include "backends/cpu/column_reduction_emitter.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/llvm_emit.h"
+#include "backends/cpu/column_reduction_emitter.h"
 #include "core/errors.h"
 #include "hlo/ir/attributes.h"
 
@@ -70,13 +70,11 @@ class KernelEmitter final : public ColumnReductionEmitter {
       int64_t in_place = hlo::in_place_parameter_of(inst);
       for (auto* p : fc.parameters) {
         buffers_[p] = p->parameter_number == in_place ? ptrs.at(0) : ptrs.at(outs.size() + p->parameter_number);
-        buffer_layouts_[p] =
-            p->parameter_number == in_place ? layout_of(*outs[0]) : layout_of(inst.operand(p->parameter_number)->shape);
+        buffer_layouts_[p] = p->parameter_number == in_place ? layout_of(*outs[0])
+                                                             : layout_of(inst.operand(p->parameter_number)->shape);
       }
-      if (fc.root->opcode == Opcode::kTuple)
-        roots.assign(fc.root->operands.begin(), fc.root->operands.end());
-      else
-        roots.push_back(fc.root);
+      if (fc.root->opcode == Opcode::kTuple) roots.assign(fc.root->operands.begin(), fc.root->operands.end());
+      else roots.push_back(fc.root);
     } else {
       for (size_t k = 0; k < inst.operands.size(); ++k) {
         buffers_[inst.operand(k)] = ptrs.at(outs.size() + k);
@@ -156,10 +154,8 @@ class KernelEmitter final : public ColumnReductionEmitter {
         for (auto* r : roots) vals.push_back(gen(r, idx));
         for (size_t k = 0; k < roots.size(); ++k) {
           Value* v = vals[k];
-          if (bases)
-            store((*bases)[k], b_.CreateSub(c, from), outs[k]->dtype, v);
-          else
-            store(ptrs[k], linear_in(idx, out_layouts[k]), outs[k]->dtype, v);
+          if (bases) store((*bases)[k], b_.CreateSub(c, from), outs[k]->dtype, v);
+          else store(ptrs[k], linear_in(idx, out_layouts[k]), outs[k]->dtype, v);
         }
         loop_linear_ = loop_col_ = nullptr;
         return nullptr;
@@ -192,9 +188,9 @@ class KernelEmitter final : public ColumnReductionEmitter {
             });
             stage_lo_ = lo;
           }
-          loop(
-              lo, hi, nullptr, [&](Value* c, Value*) { return element(c, streaming ? &stream_tmp_ : nullptr, lo); },
-              staged_.empty() ? 1 : kStagedInterleave);
+          loop(lo, hi, nullptr, [&](Value* c, Value*) {
+            return element(c, streaming ? &stream_tmp_ : nullptr, lo);
+          }, staged_.empty() ? 1 : kStagedInterleave);
           stage_lo_ = nullptr;
           if (streaming)
             for (size_t k = 0; k < roots.size(); ++k)
@@ -227,8 +223,8 @@ void emit_kernels(llvm::Module& m, const std::vector<const Instruction*>& insts,
     std::vector<llvm::Type*> params(nptr, ptr);
     params.insert(params.end(), 4, i64);
     auto* body_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
-    auto* body =
-        llvm::Function::Create(body_ty, llvm::GlobalValue::InternalLinkage, kernel_symbol(k) + "." + inst.name, m);
+    auto* body = llvm::Function::Create(body_ty, llvm::GlobalValue::InternalLinkage,
+                                        kernel_symbol(k) + "." + inst.name, m);
     for (size_t p = 0; p < nptr; ++p) {
       body->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::NoAlias);
       body->addParamAttr(static_cast<unsigned>(p), llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));

@@ -37,23 +37,10 @@ std::string inner_reason(const Instruction& i, const EmitterAbilities& abilities
       if (!is_supported_reducer(hlo::reducer_of(i)))
         return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
       return "";
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kIota:
-    case Opcode::kBroadcastInDim:
-    case Opcode::kReshape:
-    case Opcode::kTranspose:
-    case Opcode::kReverse:
-    case Opcode::kSlice:
-    case Opcode::kCopy:
-    case Opcode::kPad:
-    case Opcode::kConcatenate:
-    case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice:
-    case Opcode::kSelect:
-    case Opcode::kClamp:
-    case Opcode::kCompare:
-    case Opcode::kConvert:
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kIota: case Opcode::kBroadcastInDim:
+    case Opcode::kReshape: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice: case Opcode::kCopy:
+    case Opcode::kPad: case Opcode::kConcatenate: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
+    case Opcode::kSelect: case Opcode::kClamp: case Opcode::kCompare: case Opcode::kConvert:
       return "";
     case Opcode::kBitcastConvert:
       return hlo::is_elementwise_bitcast(i) ? "" : "bitcast-convert between types of different widths";
@@ -62,49 +49,26 @@ std::string inner_reason(const Instruction& i, const EmitterAbilities& abilities
       if (!is_supported_reducer(hlo::reducer_of(i)))
         return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));
       return "";
-    default:
-      break;
+    default: break;
   }
   if (hlo::is_elementwise(i.opcode)) {
     DType in = i.operands.empty() ? d : i.operand(0)->shape.dtype;
     if (is_float(in)) {
       switch (i.opcode) {
-        case Opcode::kNot:
-        case Opcode::kPopcnt:
-        case Opcode::kAnd:
-        case Opcode::kOr:
-        case Opcode::kXor:
-        case Opcode::kShiftLeft:
-        case Opcode::kShiftRightArithmetic:
-        case Opcode::kShiftRightLogical:
+        case Opcode::kNot: case Opcode::kPopcnt: case Opcode::kAnd: case Opcode::kOr: case Opcode::kXor:
+        case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
           return "bitwise op on floats";
-        default:
-          return "";
+        default: return "";
       }
     }
     switch (i.opcode) {
-      case Opcode::kAbs:
-      case Opcode::kNegate:
-      case Opcode::kSign:
-      case Opcode::kNot:
-      case Opcode::kPopcnt:
-      case Opcode::kAdd:
-      case Opcode::kSubtract:
-      case Opcode::kMultiply:
-      case Opcode::kDivide:
-      case Opcode::kRemainder:
-      case Opcode::kMaximum:
-      case Opcode::kMinimum:
-      case Opcode::kAnd:
-      case Opcode::kOr:
-      case Opcode::kXor:
-      case Opcode::kShiftLeft:
-      case Opcode::kShiftRightArithmetic:
-      case Opcode::kShiftRightLogical:
-      case Opcode::kPower:
+      case Opcode::kAbs: case Opcode::kNegate: case Opcode::kSign: case Opcode::kNot: case Opcode::kPopcnt:
+      case Opcode::kAdd: case Opcode::kSubtract: case Opcode::kMultiply: case Opcode::kDivide:
+      case Opcode::kRemainder: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kAnd: case Opcode::kOr:
+      case Opcode::kXor: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
+      case Opcode::kShiftRightLogical: case Opcode::kPower:
         return "";
-      default:
-        return fmt::format("{} on integers", hlo::opcode_name(i.opcode));
+      default: return fmt::format("{} on integers", hlo::opcode_name(i.opcode));
     }
   }
   return "not implemented natively";
@@ -147,7 +111,8 @@ std::vector<int64_t> minor_to_major_of(const Layout& l, size_t rank) {
 bool is_row_reduction(const Instruction& i, const std::vector<int64_t>& out_dims) {
   if (i.opcode != Opcode::kReduce || i.operands.size() != 2 || out_dims.empty()) return false;
   const auto& rd = hlo::dimensions_of(i);
-  return i.operand(0)->shape.dims == out_dims && rd.size() == 1 && rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
+  return i.operand(0)->shape.dims == out_dims && rd.size() == 1 &&
+         rd[0] == static_cast<int64_t>(out_dims.size()) - 1;
 }
 
 std::string unsupported_reason(const Instruction& inst, const EmitterAbilities& abilities) {

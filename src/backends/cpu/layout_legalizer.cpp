@@ -42,11 +42,8 @@ void LayoutLegalizer::run(hlo::Computation& c) {
   for (auto& up : c.instructions) order.push_back(up.get());
   for (Instruction* i : order) {
     switch (i->opcode) {
-      case Opcode::kParameter:
-        continue;
-      case Opcode::kConstant:
-        clear_layout(i->shape);
-        continue;  // a literal is row-major
+      case Opcode::kParameter: continue;
+      case Opcode::kConstant: clear_layout(i->shape); continue;  // a literal is row-major
       case Opcode::kTuple:
       case Opcode::kOptimizationBarrier:
         for (size_t k = 0; k < i->operands.size(); ++k) i->shape.tuple_shapes.at(k) = i->operand(k)->shape;
@@ -54,12 +51,11 @@ void LayoutLegalizer::run(hlo::Computation& c) {
       case Opcode::kGetTupleElement:
         i->shape = i->operand(0)->shape.tuple_shapes.at(static_cast<size_t>(hlo::tuple_index_of(*i)));
         continue;
-      default:
-        break;
+      default: break;
     }
     if (hlo::is_layout_bitcast(*i)) continue;  // an alias of its operand's buffer, read through its layout
-    bool alias = i->opcode == Opcode::kReshape ||
-                 (i->opcode == Opcode::kBitcastConvert && i->shape.byte_size() == i->operand(0)->shape.byte_size());
+    bool alias = i->opcode == Opcode::kReshape || (i->opcode == Opcode::kBitcastConvert &&
+                                                   i->shape.byte_size() == i->operand(0)->shape.byte_size());
     if (i->opcode == Opcode::kWhile || i->opcode == Opcode::kConditional)
       for (auto* callee : i->called) run(*callee);
     LayoutUse use = alias ? LayoutUse::kRowMajor : layout_use(*i);
@@ -103,8 +99,8 @@ Instruction* LayoutLegalizer::to_row_major(hlo::Computation& c, const Instructio
   hlo::Shape rm = v->shape;
   rm.layout.clear();
   std::string name = v->name + ".row_major";
-  Instruction* copy =
-      user ? c.insert_before(user, Opcode::kCopy, rm, {v}, {}, name) : c.add(Opcode::kCopy, rm, {v}, {}, name);
+  Instruction* copy = user ? c.insert_before(user, Opcode::kCopy, rm, {v}, {}, name)
+                           : c.add(Opcode::kCopy, rm, {v}, {}, name);
   copies++;
   copy_of_[v] = copy;
   return copy;

@@ -9,8 +9,8 @@
 #include "backends/cpu/parallel.h"
 #include "core/host_callback.h"
 #include "hlo/evaluator/evaluator_collectives.h"
-#include "hlo/ir/attributes.h"
 #include "hlo/ir/collectives.h"
+#include "hlo/ir/attributes.h"
 #include "hlo/ir/custom_call.h"
 
 namespace jitx::cpu {
@@ -145,18 +145,15 @@ std::unique_ptr<LibraryOp> make_library_op(const hlo::Instruction& inst) {
     case hlo::Opcode::kFusion:
       if (auto op = make_contiguous_slice(inst)) return op;
       return make_output_fusion(inst);
-    case hlo::Opcode::kConvolution:
-      return make_convolution(inst);
+    case hlo::Opcode::kConvolution: return make_convolution(inst);
     case hlo::Opcode::kSlice:
       if (auto op = make_contiguous_slice(inst)) return op;
       return make_data_op(inst);
     case hlo::Opcode::kCustomCall:
       if (hlo::is_host_callback(inst)) return std::make_unique<HostCallbackOp>(inst);
       return make_linalg_op(inst);
-    case hlo::Opcode::kDot:
-      return make_general_dot(inst);  // the runtime gives the blocked/Eigen dot the ones it takes
-    default:
-      return make_data_op(inst);
+    case hlo::Opcode::kDot: return make_general_dot(inst);  // the runtime gives the blocked/Eigen dot the ones it takes
+    default: return make_data_op(inst);
   }
 }
 

@@ -2,15 +2,15 @@
 // prefetch and staged ops.
 #include "backends/cpu/loop_emitter.h"
 
-#include <llvm/IR/Constants.h>
-#include <llvm/IR/Intrinsics.h>
-#include <llvm/IR/MDBuilder.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -23,7 +23,7 @@ using hlo::Opcode;
 using llvm::Value;
 
 std::vector<std::pair<int64_t, Value*>> LoopEmitter::nonunit(const std::vector<int64_t>& dims,
-                                                             const std::vector<Value*>& m) {
+                                                                    const std::vector<Value*>& m) {
   std::vector<std::pair<int64_t, Value*>> out;
   for (size_t k = 0; k < dims.size(); ++k)
     if (dims[k] != 1) out.emplace_back(dims[k], m[k]);
@@ -178,8 +178,8 @@ void LoopEmitter::stream_out(Value* tmp, Value* out, Value* start, Value* len, D
 // in-process A/B against the triad, 4096^2 f32: layer norm 4.1-4.3 ms with, 4.5-4.8 without; softmax (exp per
 // element, not streaming) was slower with it, 11.6-12.9 vs 9.9-12.0 ms. Elementwise kernels read sequentially
 // and are left to the hardware (prefetching blocks ahead made x * 2 + 1 on 16M f32 slower, 3.1 vs 2.9 ms).
-bool LoopEmitter::prefetch_next_rows(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims,
-                                     int64_t cols) const {
+bool LoopEmitter::prefetch_next_rows(const std::vector<const Instruction*>& roots,
+                                     const std::vector<int64_t>& dims, int64_t cols) const {
   if (dims.size() < 2 || cols < kStreamBlock) return false;
   bool reduces = false;
   for (auto* i : computed_order(roots)) reduces = reduces || is_row_reduction(*i, dims);
@@ -276,7 +276,8 @@ void LoopEmitter::fold_multiplies(const Instruction* i, const std::vector<int64_
 // Whether inst is a float scalar constant, or a broadcast of one; its value in v.
 bool LoopEmitter::scalar_float_constant(const Instruction* inst, double& v) {
   while (inst->opcode == Opcode::kBroadcastInDim || inst->opcode == Opcode::kReshape) inst = inst->operand(0);
-  if (inst->opcode != Opcode::kConstant || !inst->literal || inst->literal->size() != 1 || !is_float(inst->shape.dtype))
+  if (inst->opcode != Opcode::kConstant || !inst->literal || inst->literal->size() != 1 ||
+      !is_float(inst->shape.dtype))
     return false;
   v = inst->literal->get_f64(0);
   return true;
@@ -286,8 +287,8 @@ bool LoopEmitter::scalar_float_constant(const Instruction* inst, double& v) {
 // multiply folded into one, or nullptr.
 Value* LoopEmitter::staged_value(const Instruction* inst, Index& idx) {
   if (!stage_lo_ || !loop_linear_ || idx.linear != loop_linear_) return nullptr;
-  auto it =
-      std::find_if(staged_.begin(), staged_.end(), [&](auto& s) { return s.first == inst || s.second.times == inst; });
+  auto it = std::find_if(staged_.begin(), staged_.end(),
+                         [&](auto& s) { return s.first == inst || s.second.times == inst; });
   if (it == staged_.end()) return nullptr;
   const Staged& st = it->second;
   Value* times = st.times == inst ? operand_at(*inst, st.times_other, idx) : nullptr;

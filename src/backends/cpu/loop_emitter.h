@@ -26,13 +26,10 @@ class LoopEmitter : public ElementalEmitter {
   Value* loop(Value* lo, Value* hi, Value* acc0, F body, int interleave = 1) {
     std::vector<Value*> accs0;
     if (acc0) accs0.push_back(acc0);
-    auto r = loop_n(
-        lo, hi, accs0,
-        [&](Value* i, const std::vector<Value*>& acc) {
-          Value* next = body(i, acc.empty() ? nullptr : acc[0]);
-          return acc.empty() ? std::vector<Value*>{} : std::vector<Value*>{next};
-        },
-        interleave);
+    auto r = loop_n(lo, hi, accs0, [&](Value* i, const std::vector<Value*>& acc) {
+      Value* next = body(i, acc.empty() ? nullptr : acc[0]);
+      return acc.empty() ? std::vector<Value*>{} : std::vector<Value*>{next};
+    }, interleave);
     return r.empty() ? nullptr : r[0];
   }
 
@@ -115,7 +112,7 @@ class LoopEmitter : public ElementalEmitter {
                         const std::vector<const Instruction*>& roots,
                         const std::unordered_set<const Instruction*>& loaded);
   void stream_out(Value* tmp, Value* out, Value* start, Value* len, DType d);
-  std::vector<Value*> stream_tmp_;              // one block per output
+  std::vector<Value*> stream_tmp_;  // one block per output
   static constexpr int64_t kStreamBlock = 256;  // columns computed per block before they are streamed out
 
   // --- software prefetch ---
@@ -142,14 +139,14 @@ class LoopEmitter : public ElementalEmitter {
   // shaped like the output (stage 2 divides that factor instead of 1: x * logistic(.) is x / (1 + e)), unless per-op
   // rounding of f16/bf16 is asked for (the product would then be rounded once instead of twice).
   struct Staged {
-    std::vector<Value*> arrays;          // one float array of kStreamBlock per stage-1 value
+    std::vector<Value*> arrays;  // one float array of kStreamBlock per stage-1 value
     const Instruction* arg = nullptr;    // stage 1's operand: the op's, or the factor of a folded constant multiply
     double scale = 1.0;                  // the folded constant (1: none)
     const Instruction* times = nullptr;  // the multiply folded into stage 2, or nullptr
     size_t times_other = 0;              // the multiply's other operand's index
   };
   std::vector<std::pair<const Instruction*, Staged>> staged_;  // in the computation's order (deterministic IR)
-  Value* stage_lo_ = nullptr;                  // the current block's first column, while its second loop is emitted
+  Value* stage_lo_ = nullptr;  // the current block's first column, while its second loop is emitted
   static constexpr int kStagedInterleave = 2;  // vectors per iteration of the second loop
 
   void plan_stages(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims);

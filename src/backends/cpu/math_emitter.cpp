@@ -7,15 +7,15 @@
 // Taylor coefficients, see digamma_f64); erf_inv is Giles' approximation in f32, refined by Newton steps on the C
 // library's erf/erfc in f64. Everything else in f64 calls the C library (scalar, correctly rounded or nearly so):
 // f64 accuracy needs longer polynomials than are worth writing here.
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/Intrinsics.h>
-#include <llvm/IR/MDBuilder.h>
-#include <llvm/IR/Module.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -32,10 +32,8 @@ Value* c(B& b, Value* like, double v) { return llvm::ConstantFP::get(like->getTy
 Value* horner(B& b, Value* x, std::initializer_list<double> coeffs) {
   Value* acc = nullptr;
   for (double k : coeffs) {
-    if (!acc)
-      acc = c(b, x, k);
-    else
-      acc = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {acc, x, c(b, x, k)});
+    if (!acc) acc = c(b, x, k);
+    else acc = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {acc, x, c(b, x, k)});
   }
   return acc;
 }
@@ -93,8 +91,8 @@ std::vector<Value*> exp_f32_stage1(B& b, Value* x) {
 }
 Value* exp_f32_stage2(B& b, const std::vector<Value*>& parts) {
   Value *r = parts[0], *j = parts[1];
-  Value* p = horner(
-      b, r, {0.0013814613183417458, 0.008368709928149563, 0.04166838737028246, 0.1666652068895711, 0.4999999345164775});
+  Value* p = horner(b, r, {0.0013814613183417458, 0.008368709928149563, 0.04166838737028246, 0.1666652068895711,
+                           0.4999999345164775});
   Value* q = fma(b, p, b.CreateFMul(r, r), r);
   auto* i32 = b.getInt32Ty();
   Value* t = b.CreateShl(b.CreateBitCast(j, i32), 23);  // the bits of 2^n where n is in [-126, 127]
@@ -119,9 +117,8 @@ Value* log_f32(B& b, Value* x) {
   Value* f = b.CreateFSub(b.CreateSelect(lo, b.CreateFAdd(m, m), m), c(b, x, 1.0));
   Value* ef = b.CreateSIToFP(e, b.getFloatTy());
   Value* z = b.CreateFMul(f, f);
-  Value* p = horner(b, f,
-                    {7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
-                     -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1});
+  Value* p = horner(b, f, {7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
+                           -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1});
   Value* y = b.CreateFMul(b.CreateFMul(f, z), p);
   y = fma(b, ef, c(b, x, -2.12194440e-4), y);
   y = fma(b, z, c(b, x, -0.5), y);
@@ -164,11 +161,10 @@ Value* tanh_f32(B& b, Value* x) {
   Value* ax = unary_intr(b, llvm::Intrinsic::fabs, x);
   Value* xc = b.CreateSelect(b.CreateFCmpOGT(ax, c(b, x, 9.0)), c(b, x, 9.0), ax);  // NaN stays NaN
   Value* z = b.CreateFMul(xc, xc);
-  Value* p = estrin(b, z,
-                    {-1.2338740272566096e-11, 3.077899890513436e-08, 2.8092008506064303e-05, 0.003872630652040243,
-                     0.1368337720632553, 1.0});
-  Value* q =
-      estrin(b, z, {1.2931501487400965e-06, 0.00039461374399252236, 0.027261679992079735, 0.4701671004295349, 1.0});
+  Value* p = estrin(b, z, {-1.2338740272566096e-11, 3.077899890513436e-08, 2.8092008506064303e-05,
+                            0.003872630652040243, 0.1368337720632553, 1.0});
+  Value* q = estrin(b, z, {1.2931501487400965e-06, 0.00039461374399252236, 0.027261679992079735,
+                            0.4701671004295349, 1.0});
   Value* y = b.CreateFDiv(b.CreateFMul(xc, p), q);
   y = b.CreateSelect(b.CreateFCmpOGT(y, c(b, x, 1.0)), c(b, x, 1.0), y);  // NaN stays NaN
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, y, x);
@@ -215,9 +211,8 @@ std::vector<Value*> logistic_f32_stage1(B& b, Value* x, double k) {
 // Measured: 2.2 ULP from a double-precision logistic at most (test "cpu: f32 math is within a few ULP ...": 4).
 Value* logistic_f32_stage2(B& b, const std::vector<Value*>& parts, Value* num) {
   Value* f = parts[0];
-  Value* p = horner(b, f,
-                    {0.00015353361518086368, 0.0013398874525857307, 0.009618437360157727, 0.055503324708711055,
-                     0.24022647913599243, 0.6931472028551572, 1.0});
+  Value* p = horner(b, f, {0.00015353361518086368, 0.0013398874525857307, 0.009618437360157727,
+                           0.055503324708711055, 0.24022647913599243, 0.6931472028551572, 1.0});
   Value* scale = b.CreateAdd(b.CreateShl(b.CreateBitCast(parts[1], b.getInt32Ty()), 23), b.getInt32(127 << 23));
   Value* den = fma(b, p, b.CreateBitCast(scale, b.getFloatTy()), c(b, f, 1.0));
   return b.CreateFDiv(num ? num : c(b, f, 1.0), den);
@@ -226,9 +221,9 @@ Value* logistic_f32(B& b, Value* x) { return logistic_f32_stage2(b, logistic_f32
 
 // erf's small range: erf(x) = x P(x^2) for |x| < 1 (P returned).
 Value* erf_small_poly_f32(B& b, Value* x) {
-  return horner(b, b.CreateFMul(x, x),
-                {7.853861353153693E-5, -8.010193625184903E-4, 5.188327685732524E-3, -2.685381193529856E-2,
-                 1.128358514861418E-1, -3.761262582423300E-1, 1.128379165726710E0});
+  return horner(b, b.CreateFMul(x, x), {7.853861353153693E-5, -8.010193625184903E-4, 5.188327685732524E-3,
+                                        -2.685381193529856E-2, 1.128358514861418E-1, -3.761262582423300E-1,
+                                        1.128379165726710E0});
 }
 // erfc(a) for a >= 1: exp(-a^2) / a * R(1/a^2) (two ranges, Cephes' erfcf). a^2 = hi + lo exactly (lo from a fused
 // multiply-add), and exp(-a^2) = exp(-hi) (1 - lo): exp of the rounded square alone is off by up to a^2 2^-24
@@ -241,13 +236,12 @@ Value* erfc_large_f32(B& b, Value* a) {
   e = fma(b, e, b.CreateFNeg(lo), e);
   Value* q = b.CreateFDiv(c(b, a, 1.0), a);
   Value* y = b.CreateFMul(q, q);
-  Value* p1 = horner(
-      b, y,
-      {2.326819970068386E-2, -1.387039388740657E-1, 3.687424674597105E-1, -5.824733027278666E-1, 6.210004621745983E-1,
-       -4.944515323274145E-1, 3.404879937665872E-1, -2.741127028184656E-1, 5.638259427386472E-1});
-  Value* p2 = horner(b, y,
-                     {-1.047766399936249E1, 1.297719955372516E1, -7.495518717768503E0, 2.921019019210786E0,
-                      -1.015265279202700E0, 4.218463358204948E-1, -2.820767439740514E-1, 5.641895067754075E-1});
+  Value* p1 = horner(b, y, {2.326819970068386E-2, -1.387039388740657E-1, 3.687424674597105E-1, -5.824733027278666E-1,
+                            6.210004621745983E-1, -4.944515323274145E-1, 3.404879937665872E-1, -2.741127028184656E-1,
+                            5.638259427386472E-1});
+  Value* p2 = horner(b, y, {-1.047766399936249E1, 1.297719955372516E1, -7.495518717768503E0, 2.921019019210786E0,
+                            -1.015265279202700E0, 4.218463358204948E-1, -2.820767439740514E-1,
+                            5.641895067754075E-1});
   Value* p = b.CreateSelect(b.CreateFCmpOLT(a, c(b, a, 2.0)), p1, p2);
   return b.CreateFMul(b.CreateFMul(e, q), p);
 }
@@ -319,8 +313,8 @@ llvm::Function* trig_large_scalar(llvm::Module& m, bool is_cos) {
     std::string vname = fmt::format("{}_v{}", name, n);
     auto* vt = llvm::FixedVectorType::get(f32, n);
     auto* mt = llvm::FixedVectorType::get(b.getInt1Ty(), n);
-    auto* v =
-        llvm::Function::Create(llvm::FunctionType::get(vt, {vt, mt}, false), llvm::Function::InternalLinkage, vname, m);
+    auto* v = llvm::Function::Create(llvm::FunctionType::get(vt, {vt, mt}, false), llvm::Function::InternalLinkage,
+                                     vname, m);
     v->setDoesNotThrow();
     v->setDoesNotAccessMemory();
     v->addFnAttr(llvm::Attribute::AlwaysInline);
@@ -401,15 +395,15 @@ Value* sincos_f32(B& b, Value* x, bool is_cos) {
   r = fma(b, j, c(b, xd, -2.02226624871116645580e-21), r);
   Value* rf = b.CreateFPTrunc(r, b.getFloatTy());
   Value* jm = b.CreateFSub(j, b.CreateFMul(unary_intr(b, llvm::Intrinsic::floor, b.CreateFMul(j, c(b, xd, 0.25))),
-                                           c(b, xd, 4.0)));  // j mod 4 in [0, 4)
+                                          c(b, xd, 4.0)));  // j mod 4 in [0, 4)
   Value* q = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b.getInt32Ty(), b.getDoubleTy()}, {jm});
   if (is_cos) q = b.CreateAdd(q, b.getInt32(1));  // cos(x) = sin(x + pi/2)
   Value* z = b.CreateFMul(rf, rf);
   Value* s = fma(b, b.CreateFMul(z, rf), horner(b, z, {-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1}), rf);
-  Value* co = b.CreateFAdd(
-      fma(b, b.CreateFMul(z, z), horner(b, z, {2.443315711809948E-5, -1.388731625493765E-3, 4.166664568298827E-2}),
-          b.CreateFMul(z, c(b, rf, -0.5))),
-      c(b, rf, 1.0));
+  Value* co = b.CreateFAdd(fma(b, b.CreateFMul(z, z), horner(b, z, {2.443315711809948E-5, -1.388731625493765E-3,
+                                                                     4.166664568298827E-2}),
+                               b.CreateFMul(z, c(b, rf, -0.5))),
+                           c(b, rf, 1.0));
   Value* odd = b.CreateICmpNE(b.CreateAnd(q, 1), b.getInt32(0));
   Value* neg = b.CreateICmpNE(b.CreateAnd(q, 2), b.getInt32(0));
   Value* v = b.CreateSelect(odd, co, s);
@@ -451,18 +445,15 @@ Value* log_f64(B& b, Value* x, bool full) {
 // sin(y) and cos(y) for |y| <= pi/4 by their Taylor series (error < 1e-17 with `full`, < 1e-14 without).
 std::pair<Value*, Value*> sincos_small_f64(B& b, Value* y, bool full) {
   Value* z = b.CreateFMul(y, y);
-  Value* s =
-      full ? horner(b, z,
-                    {1.0 / 355687428096000.0, -1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800.0,
-                     1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0})
-           : horner(b, z,
-                    {1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0});
-  Value* co = full ? horner(b, z,
-                            {1.0 / 6402373705728000.0, -1.0 / 20922789888000.0, 1.0 / 87178291200.0, -1.0 / 479001600.0,
-                             1.0 / 3628800.0, -1.0 / 40320.0, 1.0 / 720.0, -1.0 / 24.0, 0.5})
-                   : horner(b, z,
-                            {1.0 / 87178291200.0, -1.0 / 479001600.0, 1.0 / 3628800.0, -1.0 / 40320.0, 1.0 / 720.0,
-                             -1.0 / 24.0, 0.5});
+  Value* s = full ? horner(b, z, {1.0 / 355687428096000.0, -1.0 / 1307674368000.0, 1.0 / 6227020800.0,
+                                  -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0})
+                  : horner(b, z, {1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0,
+                                  -1.0 / 6.0});
+  Value* co = full ? horner(b, z, {1.0 / 6402373705728000.0, -1.0 / 20922789888000.0, 1.0 / 87178291200.0,
+                                   -1.0 / 479001600.0, 1.0 / 3628800.0, -1.0 / 40320.0, 1.0 / 720.0, -1.0 / 24.0,
+                                   0.5})
+                   : horner(b, z, {1.0 / 87178291200.0, -1.0 / 479001600.0, 1.0 / 3628800.0, -1.0 / 40320.0,
+                                   1.0 / 720.0, -1.0 / 24.0, 0.5});
   return {fma(b, b.CreateFMul(y, z), s, y), fma(b, b.CreateFNeg(z), co, c(b, y, 1.0))};
 }
 
@@ -486,10 +477,9 @@ Value* digamma_f64(B& b, Value* x, bool full) {
   Value* zb = b.CreateSelect(big, xr, c(b, x, 10.0));  // keeps the unused lanes finite
   Value* inv = b.CreateFDiv(one, zb);
   Value* f = b.CreateFMul(inv, inv);
-  Value* series =
-      full ? horner(b, f,
-                    {3617.0 / 8160, -1.0 / 12, 691.0 / 32760, -1.0 / 132, 1.0 / 240, -1.0 / 252, 1.0 / 120, -1.0 / 12})
-           : horner(b, f, {-1.0 / 132, 1.0 / 240, -1.0 / 252, 1.0 / 120, -1.0 / 12});
+  Value* series = full ? horner(b, f, {3617.0 / 8160, -1.0 / 12, 691.0 / 32760, -1.0 / 132, 1.0 / 240, -1.0 / 252,
+                                       1.0 / 120, -1.0 / 12})
+                       : horner(b, f, {-1.0 / 132, 1.0 / 240, -1.0 / 252, 1.0 / 120, -1.0 / 12});
   Value* asym = fma(b, series, f, fma(b, inv, c(b, x, -0.5), log_f64(b, zb, full)));
   // xr < 10: recurrence into [x0 - 1/2, 3], accumulating the terms in s.
   const double lo = 0.9616321449683622, hi = 1.9616321449683622;
@@ -503,27 +493,25 @@ Value* digamma_f64(B& b, Value* x, bool full) {
   }
   // The Taylor series at the root (x0 = x0_hi + x0_lo).
   Value* t = b.CreateFSub(b.CreateFSub(z, c(b, x, 1.4616321449683622)), c(b, x, 9.549995429965697e-17));
-  Value* taylor = b.CreateFMul(
-      t, horner(b, t, {-7.961425431241989e-07,  1.1636675363548871e-06, -1.7008538854332643e-06, 2.4860227331295433e-06,
-                       -3.633650789801054e-06,  5.3110609208898746e-06, -7.7628176684621096e-06, 1.1346384584663872e-05,
-                       -1.6584242271854162e-05, 2.4240066118601359e-05, -3.5430070947659671e-05, 5.1785757952220897e-05,
-                       -7.5691795821950769e-05, 0.00011063372768747429, -0.00016170622091974825, 0.00023635601564027086,
-                       -0.00034546802510630818, 0.00050495326583460264, -0.00073807093899600602, 0.0010788252019162975,
-                       -0.0015769367714301987,  0.0023051263267349301,  -0.0033698016554393317,  0.0049267813957298576,
-                       -0.0072045343863568747,  0.010538791616612182,   -0.015424765904948968,   0.022597648232218125,
-                       -0.033161126474847376,   0.048804288164143145,   -0.072199561256454756,   0.10782405069126239,
-                       -0.16394270544240658,    0.25849976095565119,    -0.44276316898359214,    0.96767224544762143}));
+  Value* taylor = b.CreateFMul(t, horner(b, t, {
+      -7.961425431241989e-07, 1.1636675363548871e-06, -1.7008538854332643e-06, 2.4860227331295433e-06,
+      -3.633650789801054e-06, 5.3110609208898746e-06, -7.7628176684621096e-06, 1.1346384584663872e-05,
+      -1.6584242271854162e-05, 2.4240066118601359e-05, -3.5430070947659671e-05, 5.1785757952220897e-05,
+      -7.5691795821950769e-05, 0.00011063372768747429, -0.00016170622091974825, 0.00023635601564027086,
+      -0.00034546802510630818, 0.00050495326583460264, -0.00073807093899600602, 0.0010788252019162975,
+      -0.0015769367714301987, 0.0023051263267349301, -0.0033698016554393317, 0.0049267813957298576,
+      -0.0072045343863568747, 0.010538791616612182, -0.015424765904948968, 0.022597648232218125,
+      -0.033161126474847376, 0.048804288164143145, -0.072199561256454756, 0.10782405069126239, -0.16394270544240658,
+      0.25849976095565119, -0.44276316898359214, 0.96767224544762143}));
   Value* t2 = b.CreateFSub(z, c(b, x, 2.5));
-  Value* taylor2 = fma(
-      b, t2,
-      horner(b, t2, {7.2063434910111827e-12, -1.8016443331442419e-11, 4.5043155479529538e-11, -1.126150584061632e-10,
-                     2.8156276111135815e-10, -7.0399490101196219e-10, 1.7602956776182689e-09, -4.4018206336021876e-09,
-                     1.1008345466854141e-08, -2.7534182401274525e-08, 6.8882254155130341e-08, -1.7237026144442e-07,
-                     4.3150565296917942e-07, -1.0808116193449876e-06, 2.7092759794669098e-06, -6.7989292319747952e-06,
-                     1.7089167198843551e-05, -4.3052688655542605e-05, 0.00010882584206868631, -0.00027643925426264719,
-                     0.00070738816518316108, -0.0018305640382639376,  0.0048214098213931952,  -0.013073166646113805,
-                     0.037317641469542015,   -0.11810202582086368,    0.49035775610023491}),
-      c(b, x, 0.7031566406452432));
+  Value* taylor2 = fma(b, t2, horner(b, t2, {
+      7.2063434910111827e-12, -1.8016443331442419e-11, 4.5043155479529538e-11, -1.126150584061632e-10,
+      2.8156276111135815e-10, -7.0399490101196219e-10, 1.7602956776182689e-09, -4.4018206336021876e-09,
+      1.1008345466854141e-08, -2.7534182401274525e-08, 6.8882254155130341e-08, -1.7237026144442e-07,
+      4.3150565296917942e-07, -1.0808116193449876e-06, 2.7092759794669098e-06, -6.7989292319747952e-06,
+      1.7089167198843551e-05, -4.3052688655542605e-05, 0.00010882584206868631, -0.00027643925426264719,
+      0.00070738816518316108, -0.0018305640382639376, 0.0048214098213931952, -0.013073166646113805,
+      0.037317641469542015, -0.11810202582086368, 0.49035775610023491}), c(b, x, 0.7031566406452432));
   taylor = b.CreateSelect(b.CreateFCmpOLE(z, c(b, x, hi)), taylor, taylor2);
   Value* psi = b.CreateSelect(big, asym, b.CreateFAdd(taylor, s));
   // The reflection term pi cot(pi x).
@@ -552,9 +540,9 @@ template <class Log>
 Value* erf_inv_giles(B& b, Value* x, Log log) {
   Value* one = c(b, x, 1.0);
   Value* w = b.CreateFNeg(log(b.CreateFMul(b.CreateFSub(one, x), b.CreateFAdd(one, x))));
-  Value* p1 = horner(b, b.CreateFSub(w, c(b, x, 2.5)),
-                     {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                      -0.00417768164, 0.246640727, 1.50140941});
+  Value* p1 = horner(b, b.CreateFSub(w, c(b, x, 2.5)), {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                                                        0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
+                                                        1.50140941});
   Value* p2 = horner(b, b.CreateFSub(unary_intr(b, llvm::Intrinsic::sqrt, w), c(b, x, 3.0)),
                      {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
                       0.00943887047, 1.00167406, 2.83297682});
@@ -610,54 +598,30 @@ Value* erf_inv_f64(B& b, Value* x) {
 
 const char* libm_name(Opcode op) {
   switch (op) {
-    case Opcode::kExp:
-      return "exp";
-    case Opcode::kExpm1:
-      return "expm1";
-    case Opcode::kLog:
-      return "log";
-    case Opcode::kLog1p:
-      return "log1p";
-    case Opcode::kCbrt:
-      return "cbrt";
-    case Opcode::kTanh:
-      return "tanh";
-    case Opcode::kSin:
-      return "sin";
-    case Opcode::kCos:
-      return "cos";
-    case Opcode::kTan:
-      return "tan";
-    case Opcode::kErf:
-      return "erf";
-    case Opcode::kErfc:
-      return "erfc";
-    case Opcode::kLgamma:
-      return "lgamma";
-    case Opcode::kAsin:
-      return "asin";
-    case Opcode::kAcos:
-      return "acos";
-    case Opcode::kAtan:
-      return "atan";
-    case Opcode::kSinh:
-      return "sinh";
-    case Opcode::kCosh:
-      return "cosh";
-    case Opcode::kAsinh:
-      return "asinh";
-    case Opcode::kAcosh:
-      return "acosh";
-    case Opcode::kAtanh:
-      return "atanh";
-    case Opcode::kPower:
-      return "pow";
-    case Opcode::kAtan2:
-      return "atan2";
-    case Opcode::kRemainder:
-      return "fmod";
-    default:
-      return nullptr;
+    case Opcode::kExp: return "exp";
+    case Opcode::kExpm1: return "expm1";
+    case Opcode::kLog: return "log";
+    case Opcode::kLog1p: return "log1p";
+    case Opcode::kCbrt: return "cbrt";
+    case Opcode::kTanh: return "tanh";
+    case Opcode::kSin: return "sin";
+    case Opcode::kCos: return "cos";
+    case Opcode::kTan: return "tan";
+    case Opcode::kErf: return "erf";
+    case Opcode::kErfc: return "erfc";
+    case Opcode::kLgamma: return "lgamma";
+    case Opcode::kAsin: return "asin";
+    case Opcode::kAcos: return "acos";
+    case Opcode::kAtan: return "atan";
+    case Opcode::kSinh: return "sinh";
+    case Opcode::kCosh: return "cosh";
+    case Opcode::kAsinh: return "asinh";
+    case Opcode::kAcosh: return "acosh";
+    case Opcode::kAtanh: return "atanh";
+    case Opcode::kPower: return "pow";
+    case Opcode::kAtan2: return "atan2";
+    case Opcode::kRemainder: return "fmod";
+    default: return nullptr;
   }
 }
 }  // namespace
@@ -695,32 +659,19 @@ Value* emit_float_math_stage2(B& b, Opcode op, const std::vector<Value*>& parts,
 Value* emit_float_math(B& b, Opcode op, Value* x, Value* y) {
   if (x->getType()->isFloatTy()) {
     switch (op) {
-      case Opcode::kExp:
-        return exp_f32(b, x);
-      case Opcode::kExpm1:
-        return expm1_f32(b, x);
-      case Opcode::kLog:
-        return log_f32(b, x);
-      case Opcode::kLog1p:
-        return log1p_f32(b, x);
-      case Opcode::kTanh:
-        return tanh_f32(b, x);
-      case Opcode::kLogistic:
-        return logistic_f32(b, x);
-      case Opcode::kErf:
-        return erf_f32(b, x);
-      case Opcode::kErfc:
-        return erfc_f32(b, x);
-      case Opcode::kSin:
-        return sincos_f32(b, x, false);
-      case Opcode::kCos:
-        return sincos_f32(b, x, true);
-      case Opcode::kErfInv:
-        return erf_inv_f32(b, x);
-      case Opcode::kDigamma:
-        return digamma_f32(b, x);
-      default:
-        break;
+      case Opcode::kExp: return exp_f32(b, x);
+      case Opcode::kExpm1: return expm1_f32(b, x);
+      case Opcode::kLog: return log_f32(b, x);
+      case Opcode::kLog1p: return log1p_f32(b, x);
+      case Opcode::kTanh: return tanh_f32(b, x);
+      case Opcode::kLogistic: return logistic_f32(b, x);
+      case Opcode::kErf: return erf_f32(b, x);
+      case Opcode::kErfc: return erfc_f32(b, x);
+      case Opcode::kSin: return sincos_f32(b, x, false);
+      case Opcode::kCos: return sincos_f32(b, x, true);
+      case Opcode::kErfInv: return erf_inv_f32(b, x);
+      case Opcode::kDigamma: return digamma_f32(b, x);
+      default: break;
     }
   }
   if (op == Opcode::kErfInv) return erf_inv_f64(b, x);

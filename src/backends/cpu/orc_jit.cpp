@@ -2,7 +2,15 @@
 // distinct instruction, the kernels shared out between threads (one module, context and target machine each) that
 // run a pass pipeline cut from O2 (no loop unrolling) and code generation to object files, which JITLink links;
 // IR/assembly dumps. llvm::Error never crosses out of this file: it becomes jitx::CompileError.
-#include <llvm/Config/llvm-config.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -16,17 +24,9 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
-
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <fstream>
-#include <mutex>
-#include <system_error>
-#include <thread>
-#include <unordered_map>
 
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/llvm_emit.h"
@@ -74,16 +74,17 @@ Jit& jit() {
     jtmb.setCodeModel(llvm::CodeModel::Small);
     jtmb.setRelocationModel(llvm::Reloc::PIC_);
     jj->jtmb = std::make_unique<llvm::orc::JITTargetMachineBuilder>(jtmb);
-    jj->lljit =
-        unwrap(llvm::orc::LLJITBuilder()
-                   .setJITTargetMachineBuilder(jtmb)
-                   .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession& es, const llvm::Triple&)
-                                                     -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
-                     std::unique_ptr<llvm::orc::ObjectLayer> l = std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
-                     return l;
-                   })
-                   .create(),
-               "creating LLJIT");
+    jj->lljit = unwrap(llvm::orc::LLJITBuilder()
+                           .setJITTargetMachineBuilder(jtmb)
+                           .setObjectLinkingLayerCreator(
+                               [](llvm::orc::ExecutionSession& es,
+                                  const llvm::Triple&) -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                                 std::unique_ptr<llvm::orc::ObjectLayer> l =
+                                     std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
+                                 return l;
+                               })
+                           .create(),
+                       "creating LLJIT");
     return jj;
   }();
   return *j;
@@ -268,7 +269,7 @@ Built build(const std::vector<const hlo::Instruction*>& insts, size_t first, con
 /// One share of an executable's kernels compiled to an object file on one thread.
 struct Part {
   std::vector<const hlo::Instruction*> insts;
-  size_t first = 0;    // insts[i] is kernel_symbol(first + i)
+  size_t first = 0;  // insts[i] is kernel_symbol(first + i)
   bool small = false;  // the small tier (see is_small_kernel)
   std::unique_ptr<llvm::MemoryBuffer> object;
   CompileTimes times;
@@ -402,9 +403,9 @@ std::shared_ptr<Dylib> link(std::vector<std::unique_ptr<llvm::MemoryBuffer>> obj
   if (!jd) throw CompileError(fmt::format("[cpu backend] creating a JITDylib: {}", message(jd.takeError())));
   dylib->jd = &*jd;
   // C library functions (exp, lgamma, ...) and compiler runtime helpers come from the process.
-  auto gen =
-      unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(j.lljit->getDataLayout().getGlobalPrefix()),
-             "opening the process for symbol lookup");
+  auto gen = unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                        j.lljit->getDataLayout().getGlobalPrefix()),
+                    "opening the process for symbol lookup");
   dylib->jd->addGenerator(std::move(gen));
   for (auto& obj : objects) check(j.lljit->addObjectFile(*dylib->jd, std::move(obj)), "adding code to the JIT");
   for (size_t k = 0; k < n; ++k) {

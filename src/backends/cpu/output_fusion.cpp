@@ -5,10 +5,10 @@
 // The epilogue kernel is an ordinary kLoop fusion built from the fused computation with the dot replaced by a new
 // last parameter, the product, in the accumulation type (f32 for f32/bf16/f16 dots, f64 for f64). For a bf16/f16
 // dot the epilogue first converts the product to the dot's dtype, rounding it exactly where the unfused dot would
-// round it (f16/bf16 round after every op, see elementwise_emitter.h). When the product's type is also the fusion's
-// result type (f32), the GEMM writes each tile straight into the result buffer and the epilogue rewrites it in place
-// (the kernel reads its product parameter through the output pointer). Otherwise (a bf16 result, say) the GEMM
-// accumulates each tile in a per-thread strip and the epilogue reads it from there: no f32 copy of the whole product.
+// round it (f16/bf16 round after every op, see elementwise_emitter.h). When the product's type is also the fusion's result
+// type (f32), the GEMM writes each tile straight into the result buffer and the epilogue rewrites it in place (the
+// kernel reads its product parameter through the output pointer). Otherwise (a bf16 result, say) the GEMM accumulates
+// each tile in a per-thread strip and the epilogue reads it from there: no f32 copy of the whole product.
 //
 // The kernel's loop space is [rows, cols] of the result (cols its last dimension); a GEMM tile is a rectangle of
 // it when cols is the dot's N (the product of the rhs's free dimensions: true when it has exactly one). For
@@ -151,7 +151,7 @@ class OutputFusion : public LibraryOp {
   const Instruction& dot_;
   DType acc_;
   bool in_place_ = false;
-  bool per_tile_ = false;                         // the GEMM runs the epilogue on each tile
+  bool per_tile_ = false;  // the GEMM runs the epilogue on each tile
   std::shared_ptr<const blocked::DotPlan> plan_;  // the GEMM's problem from the shapes (nullptr: not the blocked GEMM)
   std::unique_ptr<hlo::Module> holder_;
   Instruction* epilogue_ = nullptr;

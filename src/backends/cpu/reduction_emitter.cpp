@@ -2,13 +2,13 @@
 // staged row reductions.
 #include "backends/cpu/reduction_emitter.h"
 
-#include <llvm/IR/Constants.h>
-#include <llvm/IR/Intrinsics.h>
-
 #include <algorithm>
 #include <functional>
 #include <string>
 #include <unordered_set>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
 
 #include "backends/cpu/llvm_emit.h"
 #include "core/errors.h"
@@ -36,7 +36,8 @@ Value* ReductionEmitter::substitute(const Instruction* inst, Index& idx) {
 }
 
 // --- the row cache ---
-void ReductionEmitter::plan_row_cache(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims) {
+void ReductionEmitter::plan_row_cache(const std::vector<const Instruction*>& roots,
+                                      const std::vector<int64_t>& dims) {
   std::vector<const Instruction*> order = computed_order(roots);
   std::unordered_set<const Instruction*> seen(order.begin(), order.end());
   std::vector<const Instruction*> reductions;
@@ -45,16 +46,10 @@ void ReductionEmitter::plan_row_cache(const std::vector<const Instruction*>& roo
     reductions.push_back(i);
     const Instruction* e = i->operand(0);
     switch (e->opcode) {  // cheap to recompute: not worth a store and a load
-      case Opcode::kParameter:
-      case Opcode::kConstant:
-      case Opcode::kBroadcastInDim:
-      case Opcode::kReshape:
-      case Opcode::kCopy:
-      case Opcode::kConvert:
-      case Opcode::kIota:
+      case Opcode::kParameter: case Opcode::kConstant: case Opcode::kBroadcastInDim: case Opcode::kReshape:
+      case Opcode::kCopy: case Opcode::kConvert: case Opcode::kIota:
         continue;
-      default:
-        break;
+      default: break;
     }
     if (!seen.count(e) || row_cache_.count(e)) continue;
     bool read_elsewhere = false;  // by something other than a reduce
@@ -228,10 +223,8 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
     std::vector<Value*> rm = delinearize(k, rext), m;
     size_t ri = 0, oi = 0;
     for (int64_t a = 0; a < rank; ++a) {
-      if (ri < rdims.size() && rdims[ri] == a)
-        m.push_back(rm[ri++]);
-      else
-        m.push_back((*outm)[oi++]);
+      if (ri < rdims.size() && rdims[ri] == a) m.push_back(rm[ri++]);
+      else m.push_back((*outm)[oi++]);
     }
     return gen(x, multi_index(xd, m));
   };
@@ -305,21 +298,19 @@ Value* ReductionEmitter::gen_reduce_body(const Instruction& inst, Index& idx) {
       return std::vector<Value*>{m, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, p[1], magnitude)};
     });
     Value* is_zero = b_.CreateFCmpOEQ(accs[0], fconst(t, 0.0));
-    Value* flag = when_rarely(
-        is_zero, 1 << 10,
-        [&] {
-          return loop(i64(0), i64(n), none, [&](Value* k, Value* p) {
-            return b_.CreateOr(p, b_.CreateSExt(b_.CreateICmpEQ(b_.CreateBitCast(element(k), it), zero_bits), it));
-          });
-        },
-        none);
+    Value* flag = when_rarely(is_zero, 1 << 10, [&] {
+      return loop(i64(0), i64(n), none, [&](Value* k, Value* p) {
+        return b_.CreateOr(p, b_.CreateSExt(b_.CreateICmpEQ(b_.CreateBitCast(element(k), it), zero_bits), it));
+      });
+    }, none);
     Value* zero = b_.CreateSelect(b_.CreateICmpNE(flag, none), fconst(t, mx ? 0.0 : -0.0), fconst(t, mx ? -0.0 : 0.0));
     acc = b_.CreateSelect(is_zero, zero, accs[0]);
     Value* inf_bits = b_.CreateBitCast(llvm::ConstantFP::getInfinity(t), it);
     acc = b_.CreateSelect(b_.CreateICmpSGT(accs[1], inf_bits), llvm::ConstantFP::getNaN(t), acc);
   } else {
-    acc = loop(i64(0), i64(n), identity(r, d),
-               [&](Value* k, Value* p) { return combine(r, d, p, element(k), is_float(d) && r == "add"); });
+    acc = loop(i64(0), i64(n), identity(r, d), [&](Value* k, Value* p) {
+      return combine(r, d, p, element(k), is_float(d) && r == "add");
+    });
   }
   return round(d, combine(r, d, init, acc, false));
 }

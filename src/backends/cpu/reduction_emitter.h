@@ -38,7 +38,7 @@ class ReductionEmitter : public LoopEmitter {
     bool filled = false;  // the current row's values are stored (emission order)
   };
   std::unordered_map<const Instruction*, RowCache> row_cache_;
-  const Instruction* filling_ = nullptr;            // the instruction whose row gen_reduce stores now
+  const Instruction* filling_ = nullptr;  // the instruction whose row gen_reduce stores now
   std::vector<const Instruction*> row_reductions_;  // trailing row reductions, operands first (when caching)
   void plan_row_cache(const std::vector<const Instruction*>& roots, const std::vector<int64_t>& dims);
   void prime_row_reductions(const std::vector<Value*>& row_multi);
@@ -55,7 +55,7 @@ class ReductionEmitter : public LoopEmitter {
   };
   ReduceStage red_stage_;
   std::vector<std::pair<const Instruction*, std::vector<Value*>>> plan_reduce_stages(const Instruction* x,
-                                                                                     int64_t block);
+                                                                                      int64_t block);
   Value* reduce_staged_value(const Instruction* inst, Index& idx);
 
   // --- reductions ---

@@ -64,11 +64,7 @@ bool keeps_rows(const Instruction& i, size_t k, int64_t R) {
     }
     case Opcode::kReshape:  // row-major order: row r is elements [r * n / R, (r + 1) * n / R) on both sides
       return true;
-    case Opcode::kCopy:
-    case Opcode::kSelect:
-    case Opcode::kClamp:
-    case Opcode::kCompare:
-    case Opcode::kConvert:
+    case Opcode::kCopy: case Opcode::kSelect: case Opcode::kClamp: case Opcode::kCompare: case Opcode::kConvert:
       return o.dims == i.shape.dims;
     case Opcode::kBitcastConvert:
       return hlo::is_elementwise_bitcast(i) && o.dims == i.shape.dims;
@@ -132,17 +128,11 @@ int64_t kernel_extent(const Instruction& inst) {
 /// Instructions that make no step of their own (build_into skips them): they neither end nor join a run.
 bool makes_no_step(const Instruction& i) {
   switch (i.opcode) {
-    case Opcode::kParameter:
-    case Opcode::kConstant:
-    case Opcode::kTuple:
-    case Opcode::kOptimizationBarrier:
-    case Opcode::kGetTupleElement:
-    case Opcode::kReshape:
+    case Opcode::kParameter: case Opcode::kConstant: case Opcode::kTuple: case Opcode::kOptimizationBarrier:
+    case Opcode::kGetTupleElement: case Opcode::kReshape:
       return true;
-    case Opcode::kBitcastConvert:
-      return i.shape.byte_size() == i.operand(0)->shape.byte_size();
-    default:
-      return hlo::is_layout_bitcast(i);
+    case Opcode::kBitcastConvert: return i.shape.byte_size() == i.operand(0)->shape.byte_size();
+    default: return hlo::is_layout_bitcast(i);
   }
 }
 
@@ -257,7 +247,8 @@ std::vector<std::pair<int64_t, int64_t>> row_group_spans(const hlo::Computation&
     if (joins) {
       auto local = row_local_operands(i, R);
       for (size_t k = 0; k < i.operands.size() && joins; ++k)
-        if (in_run.count(src(i.operand(k)))) joins = local[k] && row_major(i.operand(k)->shape);
+        if (in_run.count(src(i.operand(k))))
+          joins = local[k] && row_major(i.operand(k)->shape);
     }
     if (!joins) {
       close();

@@ -23,8 +23,8 @@ namespace jitx::runtime::cpu_backend {
 /// The runs of kernels (instructions is_kernel accepts) of c that may run as row groups, as [first, last] positions
 /// in c's schedule: what buffer assignment keeps live across (hlo::BufferOptions::keep_live_spans), so that the
 /// steps form_row_groups finds there share no memory.
-std::vector<std::pair<int64_t, int64_t>> row_group_spans(const hlo::Computation& c,
-                                                         const std::function<bool(const hlo::Instruction&)>& is_kernel);
+std::vector<std::pair<int64_t, int64_t>> row_group_spans(
+    const hlo::Computation& c, const std::function<bool(const hlo::Instruction&)>& is_kernel);
 
 /// Replaces runs of kernel steps that can run block by block with one Step::Kind::kRowGroup step each.
 /// Returns how many groups were formed.

@@ -87,10 +87,8 @@ class SpinPool {
     job.run_tasks(true);
     job_.store(nullptr);
     for (int spins = 0; active_.load() != 0; ++spins) {
-      if (spins < 4096)
-        JITX_PAUSE();
-      else
-        std::this_thread::yield();  // a worker descheduled mid-task (a busy machine): give it the core
+      if (spins < 4096) JITX_PAUSE();
+      else std::this_thread::yield();  // a worker descheduled mid-task (a busy machine): give it the core
     }
     return true;
   }

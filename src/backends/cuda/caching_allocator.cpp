@@ -34,8 +34,8 @@ uint64_t CachingAllocator::allocate(size_t bytes, int stream) {
     p = alloc_(size);
   }
   if (p == 0)
-    throw RuntimeError(
-        fmt::format("cuda allocator: out of device memory allocating {} bytes ({} in use)", size, in_use_bytes_));
+    throw RuntimeError(fmt::format("cuda allocator: out of device memory allocating {} bytes ({} in use)", size,
+                                   in_use_bytes_));
   ++raw_allocs_;
   in_use_[p] = {size, stream};
   in_use_bytes_ += size;
@@ -46,8 +46,8 @@ void CachingAllocator::deallocate(uint64_t ptr) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = in_use_.find(ptr);
   if (it == in_use_.end())
-    throw RuntimeError(
-        fmt::format("cuda allocator: freeing {:#x}, which is not an allocated block (double free?)", ptr));
+    throw RuntimeError(fmt::format("cuda allocator: freeing {:#x}, which is not an allocated block (double free?)",
+                                   ptr));
   Block b = it->second;
   in_use_.erase(it);
   in_use_bytes_ -= b.size;

@@ -20,8 +20,7 @@ std::unique_ptr<runtime::Backend> make_cuda_backend() {
   throw RuntimeError(fmt::format(
       "JITX_PLATFORM=cuda: the driver sees {} CUDA device(s), but CUDA as the default platform is not implemented "
       "yet: device_put arrays onto jitx::devices(\"cuda\") and computations on them run there (see the README's "
-      "CUDA section)",
-      n));
+      "CUDA section)", n));
 }
 const bool kCudaBackendRegistered = runtime::register_backend("cuda", &make_cuda_backend);
 }  // namespace

@@ -2,10 +2,11 @@
 #include "backends/cuda/cuda_driver.h"
 
 #include <dlfcn.h>
-#include <fmt/format.h>
 
 #include <memory>
 #include <mutex>
+
+#include <fmt/format.h>
 
 #include "core/errors.h"
 
@@ -46,7 +47,7 @@ Loaded load(const std::string& path) {
     return r == CUDA_SUCCESS && *fn != nullptr;
   };
   std::string missing;
-#define JITX_CUDA_RESOLVE(name) \
+#define JITX_CUDA_RESOLVE(name)                                                                                   \
   if (!resolve(#name, reinterpret_cast<void**>(&l.d.name))) missing += std::string(missing.empty() ? "" : ", ") + #name;
   JITX_CUDA_DRIVER_FNS(JITX_CUDA_RESOLVE)
 #undef JITX_CUDA_RESOLVE

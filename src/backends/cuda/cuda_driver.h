@@ -1,27 +1,24 @@
 // The CUDA driver, opened at run time with dlopen("libcuda.so.1") (never linked) and its entry points resolved once
 // through cuGetProcAddress. Without a driver nothing here throws until something asks for a device.
 #pragma once
-#include <cuda.h>
-
 #include <memory>
 #include <string>
+
+#include <cuda.h>
 
 namespace jitx::cuda {
 
 /// The driver entry points jitx uses (cuda.h's prototypes; the _v2 variants where cuda.h maps the name to one).
 struct Driver {
-#define JITX_CUDA_DRIVER_FNS(X)                                                                              \
-  X(cuInit)                                                                                                  \
-  X(cuDriverGetVersion)                                                                                      \
-  X(cuGetErrorName)                                                                                          \
-  X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)          \
-      X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)        \
-          X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuEventCreate)  \
-              X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize) X(cuEventElapsedTime) \
-                  X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost)          \
-                      X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)      \
-                          X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)   \
-                              X(cuStreamQuery)
+#define JITX_CUDA_DRIVER_FNS(X)                                                                                   \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)        \
+  X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                      \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)     \
+  X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize)  \
+  X(cuEventElapsedTime) X(cuCtxSynchronize) \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)        \
+  X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)          \
+  X(cuLaunchKernel) X(cuStreamQuery)
 #define JITX_CUDA_DECLARE(name) decltype(&::name) name = nullptr;
   JITX_CUDA_DRIVER_FNS(JITX_CUDA_DECLARE)
 #undef JITX_CUDA_DECLARE

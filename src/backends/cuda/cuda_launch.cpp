@@ -59,8 +59,8 @@ struct LoadedKernel::Impl {
   void launch(std::vector<CUdeviceptr>& params) const {
     std::vector<void*> args;
     for (auto& p : params) args.push_back(&p);
-    check(d.cuLaunchKernel(fn, static_cast<unsigned>(k.plan.grid), 1, 1, static_cast<unsigned>(k.plan.block), 1, 1, 0,
-                           nullptr, args.data(), nullptr),
+    check(d.cuLaunchKernel(fn, static_cast<unsigned>(k.plan.grid), 1, 1, static_cast<unsigned>(k.plan.block), 1, 1,
+                           0, nullptr, args.data(), nullptr),
           "cuLaunchKernel");
   }
 };

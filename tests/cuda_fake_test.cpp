@@ -373,28 +373,39 @@ void set_runner(Runner r) {
   REQUIRE(set != nullptr);
   set(r, nullptr);
 }
+// The executor's tests run where there is no CUDA driver (a machine with one runs them as [gpu] cases).
+bool executor_fake_usable() {
+  if (!cuda_unavailable_reason().empty() && cuda_unavailable_reason().find("libcuda.so.1") == std::string::npos) {
+    WARN("skipped: " << cuda_unavailable_reason());
+    return false;
+  }
+  if (cuda_unavailable_reason().empty()) {
+    WARN("skipped: this machine has a CUDA driver (the [gpu] cases run the executable there)");
+    return false;
+  }
+  return true;
+}
+// The fake driver with the emulating kernel runner and the cuBLASLt at `blas` for the test's scope.
+struct ExecutorFake {
+  explicit ExecutorFake(const char* blas) {
+    cuda::use_driver_library_for_testing(JITX_FAKE_CUDA_DRIVER);
+    cuda::Blas::use_library_for_testing(blas);
+    set_runner(&host_kernel);
+  }
+  ~ExecutorFake() {
+    cuda::use_driver_library_for_testing("");
+    cuda::Blas::use_library_for_testing("");
+    set_runner(nullptr);
+  }
+  ExecutorFake(const ExecutorFake&) = delete;
+  ExecutorFake& operator=(const ExecutorFake&) = delete;
+};
 }  // namespace
 
 TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays run there and match the cpu",
           "[cuda_fake]") {
-  if (!cuda_unavailable_reason().empty() && cuda_unavailable_reason().find("libcuda.so.1") == std::string::npos) {
-    WARN("skipped: " << cuda_unavailable_reason());
-    return;
-  }
-  if (cuda_unavailable_reason().empty()) {
-    WARN("skipped: this machine has a CUDA driver (the [gpu] cases run the executable there)");
-    return;
-  }
-  struct Restore {
-    ~Restore() {
-      cuda::use_driver_library_for_testing("");
-      cuda::Blas::use_library_for_testing("");
-      set_runner(nullptr);
-    }
-  } restore;
-  cuda::use_driver_library_for_testing(JITX_FAKE_CUDA_DRIVER);
-  cuda::Blas::use_library_for_testing(JITX_FAKE_CUDA_DRIVER);  // its fake cuBLASLt
-  set_runner(&host_kernel);
+  if (!executor_fake_usable()) return;
+  ExecutorFake fake(JITX_FAKE_CUDA_DRIVER);  // its fake cuBLASLt
   std::vector<Device> ds = devices("cuda");
   REQUIRE(!ds.empty());
   int64_t launches0 = counter("launches"), matmuls0 = counter("cublaslt_matmuls"),
@@ -483,24 +494,8 @@ TEST_CASE("cuda executable on the fake driver: jit and eager ops on CUDA arrays 
 }
 
 TEST_CASE("cuda executable on the fake driver without cuBLASLt: every dot is a generated tiled kernel", "[cuda_fake]") {
-  if (!cuda_unavailable_reason().empty() && cuda_unavailable_reason().find("libcuda.so.1") == std::string::npos) {
-    WARN("skipped: " << cuda_unavailable_reason());
-    return;
-  }
-  if (cuda_unavailable_reason().empty()) {
-    WARN("skipped: this machine has a CUDA driver (the [gpu] cases run the executable there)");
-    return;
-  }
-  struct Restore {
-    ~Restore() {
-      cuda::use_driver_library_for_testing("");
-      cuda::Blas::use_library_for_testing("");
-      set_runner(nullptr);
-    }
-  } restore;
-  cuda::use_driver_library_for_testing(JITX_FAKE_CUDA_DRIVER);
-  cuda::Blas::use_library_for_testing("/nonexistent/libcublasLt.so.13");
-  set_runner(&host_kernel);
+  if (!executor_fake_usable()) return;
+  ExecutorFake fake("/nonexistent/libcublasLt.so.13");
   std::vector<Device> ds = devices("cuda");
   REQUIRE(!ds.empty());
   int64_t matmuls0 = counter("cublaslt_matmuls"), launches0 = counter("launches");

@@ -285,19 +285,8 @@ Value* ElementalEmitter::gen_gather(const Instruction& inst, Index& idx) {
   std::vector<Value*> batch;  // the output's batch coordinates, in order
   for (size_t a = 0; a < out.size(); ++a)
     if (!has(g.offset_dims, static_cast<int64_t>(a))) batch.push_back(out[a]);
-  // The indices' coordinates of this batch element (index_vector_dim left out; rank-many when it equals the rank).
   bool vector_dim = g.index_vector_dim < static_cast<int64_t>(id.size());
-  auto index_at = [&](int64_t component) {
-    std::vector<Value*> m;
-    size_t bi = 0;
-    for (int64_t a = 0; a < static_cast<int64_t>(id.size()); ++a)
-      m.push_back(vector_dim && a == g.index_vector_dim ? i64(component) : batch.at(bi++));
-    Value* v = gen(ind, multi_index(id, m));
-    if (is_signed(ind->shape.dtype)) return b_.CreateSExt(v, b_.getInt64Ty());
-    v = b_.CreateZExt(v, b_.getInt64Ty());
-    if (dtype_size(ind->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);
-    return v;
-  };
+  auto index_at = [&](int64_t component) { return start_index(ind, g.index_vector_dim, batch, component); };
   std::vector<Value*> xm(xd.size(), i64(0));
   for (size_t k = 0; k < g.start_index_map.size(); ++k) {
     auto a = static_cast<size_t>(g.start_index_map[k]);
@@ -327,14 +316,25 @@ Value* ElementalEmitter::gen_convolution(const Instruction& inst, Index&) {
   throw CompileError(fmt::format("%{}: this kernel emitter has no convolution", inst.name));
 }
 
+Value* ElementalEmitter::index_i64(Value* v, DType d) {
+  if (is_signed(d)) return b_.CreateSExt(v, b_.getInt64Ty());
+  v = b_.CreateZExt(v, b_.getInt64Ty());  // unsigned: values above INT64_MAX clamp to the top
+  if (dtype_size(d) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);
+  return v;
+}
+Value* ElementalEmitter::start_index(const Instruction* indices, int64_t index_vector_dim,
+                                     const std::vector<Value*>& batch, int64_t component) {
+  const auto& id = indices->shape.dims;
+  bool vector_dim = index_vector_dim < static_cast<int64_t>(id.size());
+  std::vector<Value*> m;
+  size_t bi = 0;
+  for (int64_t a = 0; a < static_cast<int64_t>(id.size()); ++a)
+    m.push_back(vector_dim && a == index_vector_dim ? i64(component) : batch.at(bi++));
+  return index_i64(gen(indices, multi_index(id, m)), indices->shape.dtype);
+}
+
 Value* ElementalEmitter::clamp_start(const Instruction* o, int64_t hi) {
-  Value* v = gen(o, scalar_index());
-  if (is_signed(o->shape.dtype)) v = b_.CreateSExt(v, b_.getInt64Ty());
-  else {  // unsigned: values above INT64_MAX clamp to the top
-    v = b_.CreateZExt(v, b_.getInt64Ty());
-    if (dtype_size(o->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);
-  }
-  return clamp_i64(v, 0, hi);
+  return clamp_i64(index_i64(gen(o, scalar_index()), o->shape.dtype), 0, hi);
 }
 
 }  // namespace jitx::cpu

@@ -81,6 +81,12 @@ class ElementalEmitter : public ElementwiseEmitter {
   Value* gen_uncached(const Instruction& inst, Index& idx);
   Value* clamp_start(const Instruction* o, int64_t hi);
   Value* gen_gather(const Instruction& inst, Index& idx);
+  /// An integer index as i64: signed values sign-extended, unsigned ones above INT64_MAX saturated.
+  Value* index_i64(Value* v, DType d);
+  /// Component `component` of the start index vector of a gather or scatter: `indices` at the batch coordinates
+  /// `batch`, with `component` at index_vector_dim (none when that equals the indices' rank), as index_i64.
+  Value* start_index(const Instruction* indices, int64_t index_vector_dim, const std::vector<Value*>& batch,
+                     int64_t component);
 
   llvm::Module& m_;
   llvm::Function* f_;

@@ -198,17 +198,7 @@ class GpuIndexedEmitter final : public GpuEmitterBase {
       });
       loop(i64(0), i64(nupdates), i64(1), {}, [&](Value* s, const std::vector<Value*>&) {
         std::vector<Value*> sm = delinearize(s, sext);  // this update's scatter coordinates
-        auto index_at = [&](int64_t component) {
-          std::vector<Value*> m;
-          size_t si = 0;
-          for (int64_t a = 0; a < static_cast<int64_t>(id.size()); ++a)
-            m.push_back(vector_dim && a == sd.index_vector_dim ? i64(component) : sm.at(si++));
-          Value* v = gen(ind, multi_index(id, m));
-          if (cpu::is_signed(ind->shape.dtype)) return b_.CreateSExt(v, b_.getInt64Ty());
-          v = b_.CreateZExt(v, b_.getInt64Ty());
-          if (dtype_size(ind->shape.dtype) == 8) v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(INT64_MAX), v);
-          return v;
-        };
+        auto index_at = [&](int64_t component) { return start_index(ind, sd.index_vector_dim, sm, component); };
         std::vector<Value*> other(other_axes.size());
         Value* inside = b_.getTrue();
         for (size_t k = 0; k < sd.scatter_dims_to_operand_dims.size(); ++k) {

@@ -26,13 +26,14 @@ std::string inner_reason(const Instruction& i, const EmitterAbilities& abilities
   DType d = i.shape.dtype;
   if (i.shape.is_tuple) return "tuple-shaped result";
   switch (i.opcode) {
+    // The CPU backend runs these as library ops (data_ops, eigen_conv); the CUDA emitter has element-level kernels.
     case Opcode::kGather:
-      return abilities.gather ? "" : "not implemented natively";
+      return abilities.gather ? "" : "a library op on this backend (no element-level kernel)";
     case Opcode::kConvolution:
-      if (!abilities.convolution) return "not implemented natively";
+      if (!abilities.convolution) return "a library op on this backend (no element-level kernel)";
       return i.operand(0)->shape.dtype == DType::bool_ ? "a bool convolution" : "";
     case Opcode::kReduceWindow:
-      if (!abilities.reduce_window) return "not implemented natively";
+      if (!abilities.reduce_window) return "a library op on this backend (no element-level kernel)";
       if (i.operands.size() != 2) return "variadic reduce-window";
       if (!is_supported_reducer(hlo::reducer_of(i)))
         return "reducer " + std::string(hlo::reducer_name(hlo::reducer_of(i)));

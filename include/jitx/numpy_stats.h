@@ -20,19 +20,23 @@ namespace jitx::numpy {
 
 /// The q-th quantiles of a over axes, q a float scalar or 1-D array in [0, 1] (values outside are clamped; an
 /// integer q is a TypeError, as JAX's). method: "linear", "lower", "higher", "nearest" (the lower one at a tie),
-/// "midpoint". Integer and bool inputs are computed as floats (int64 as float64); "linear" interpolates in q's
-/// dtype and rounds to a's once. Result shape: q's shape, then the reduced shape (reduced axes kept as 1 with
-/// keepdims). A NaN in a slice makes its quantiles NaN; an empty reduced axis is a ShapeError (JAX fails there too).
+/// "midpoint", "inverted_cdf" (the first sorted value whose cumulative weight reaches q times the total). Integer
+/// and bool inputs are computed as floats (int64 as float64); "linear" interpolates in q's dtype and rounds to a's
+/// once. Result shape: q's shape, then the reduced shape (reduced axes kept as 1 with keepdims). A NaN in a slice
+/// makes its quantiles NaN; an empty reduced axis is a ShapeError (JAX fails there too). weights (inverted_cdf
+/// only, as JAX): a's shape, or the reduced axes' sizes (in the order of axes); a is promoted with them to an
+/// inexact dtype; a negative or NaN weight makes its slice NaN. inverted_cdf takes q in a's dtype (JAX refuses a
+/// q of another float dtype there).
 Array quantile(const Array& a, const Array& q, Axes axes = {}, std::string_view method = "linear",
-               bool keepdims = false, Loc loc = Loc::current());
-/// quantile ignoring NaNs (an all-NaN slice gives NaN).
+               bool keepdims = false, std::optional<Array> weights = std::nullopt, Loc loc = Loc::current());
+/// quantile ignoring NaNs (an all-NaN slice gives NaN; with weights, NaN values weigh nothing).
 Array nanquantile(const Array& a, const Array& q, Axes axes = {}, std::string_view method = "linear",
-                  bool keepdims = false, Loc loc = Loc::current());
+                  bool keepdims = false, std::optional<Array> weights = std::nullopt, Loc loc = Loc::current());
 /// quantile(a, q / 100): q in [0, 100], integers accepted (promoted to float first, as JAX's).
 Array percentile(const Array& a, const Array& q, Axes axes = {}, std::string_view method = "linear",
-                 bool keepdims = false, Loc loc = Loc::current());
+                 bool keepdims = false, std::optional<Array> weights = std::nullopt, Loc loc = Loc::current());
 Array nanpercentile(const Array& a, const Array& q, Axes axes = {}, std::string_view method = "linear",
-                    bool keepdims = false, Loc loc = Loc::current());
+                    bool keepdims = false, std::optional<Array> weights = std::nullopt, Loc loc = Loc::current());
 /// quantile(a, 0.5, axes, "midpoint"), as JAX computes the median.
 Array median(const Array& a, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array nanmedian(const Array& a, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
@@ -171,8 +175,9 @@ JITX_JNP_STATS_INT_AXIS(ptp) JITX_JNP_STATS_INT_AXIS(nanprod)
 #define JITX_JNP_QUANTILE_INT_AXIS(name)                                                    \
   template <std::integral I>                                                                \
   Array name(const Array& a, const Array& q, I axis, std::string_view method = "linear",    \
-             bool keepdims = false, Loc loc = Loc::current()) {                             \
-    return name(a, q, Axes{static_cast<int64_t>(axis)}, method, keepdims, loc);            \
+             bool keepdims = false, std::optional<Array> weights = std::nullopt,            \
+             Loc loc = Loc::current()) {                                                    \
+    return name(a, q, Axes{static_cast<int64_t>(axis)}, method, keepdims, weights, loc);   \
   }
 JITX_JNP_QUANTILE_INT_AXIS(quantile) JITX_JNP_QUANTILE_INT_AXIS(nanquantile)
 JITX_JNP_QUANTILE_INT_AXIS(percentile) JITX_JNP_QUANTILE_INT_AXIS(nanpercentile)

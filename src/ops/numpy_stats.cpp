@@ -72,22 +72,98 @@ Merged merge_reduced(const Array& a, const Axes& axes, std::string_view op) {
 }
 
 bool known_method(std::string_view m) {
-  return m == "linear" || m == "lower" || m == "higher" || m == "nearest" || m == "midpoint";
+  return m == "linear" || m == "lower" || m == "higher" || m == "nearest" || m == "midpoint" || m == "inverted_cdf";
+}
+
+/// The weights of a weighted quantile on a's shape: a's own shape, or (axes given) the reduced axes' sizes in the
+/// order the axes are given, broadcast along the kept ones (JAX's broadcast_in_dim with the axes as dimensions).
+Array quantile_weights(const Array& a, const Array& w, const Axes& axes, std::string_view op) {
+  if (w.shape() == a.shape()) return w;
+  if (axes.empty())
+    throw_error<ShapeError>(op, "weights of shape {} must have a's shape {} when no axes are given (as JAX)",
+                            shape_str(w.shape()), shape_str(a.shape()));
+  std::vector<int64_t> ax = axes_in_order(a, axes, op);
+  Shape want;
+  for (int64_t i : ax) want.push_back(a.shape()[static_cast<size_t>(i)]);
+  if (w.shape() != want)
+    throw_error<ShapeError>(op, "weights of shape {} must have a's shape {} or the reduced axes' sizes {}",
+                            shape_str(w.shape()), shape_str(a.shape()), shape_str(want));
+  std::vector<int64_t> order(ax.size());  // w's dims by ascending axis
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return ax[x] < ax[y]; });
+  std::vector<int64_t> dims;
+  for (int64_t k : order) dims.push_back(ax[static_cast<size_t>(k)]);
+  return lax::broadcast_in_dim(lax::transpose(w, order), a.shape(), dims);
+}
+
+/// JAX's inverted_cdf method: the first sorted value whose cumulative weight reaches q times the slice's total
+/// weight (every weight 1 without weights). A negative or NaN weight makes its slice NaN; so does a NaN value
+/// (quantile), or a slice of NaNs only (nanquantile, whose NaNs weigh 0). q is taken in a's dtype (JAX requires
+/// the two to match).
+Array inverted_cdf(const Array& a, const Array& q, const std::optional<Array>& w, const Axes& axes, bool keepdims,
+                   bool squash_nans, std::string_view op) {
+  Merged m = merge_reduced(a, axes, op);
+  if (m.n == 0)
+    throw_error<ShapeError>(op, "cannot take a quantile over an empty axis: a has shape {}", shape_str(a.shape()));
+  const DType ad = a.dtype(), it = DType::int64;
+  Array x = m.x;
+  Array nan_mask = isnan(x);
+  x = where(squash_nans ? nan_mask : any(nan_mask, {1}, true), stats_lit(NAN, ad), x);
+  Array wx;
+  if (w) {  // sorted with the values (a stable sort on the values only)
+    std::vector<Array> sorted = lax::sort({x, merge_reduced(*w, axes, op).x}, 1, true, 1);
+    x = sorted[0];
+    wx = sorted[1];
+  } else {
+    x = sort(x, 1);
+    wx = full_like(x, 1.0);
+  }
+  Array zero = stats_lit(0, ad);
+  Array bad = logical_or(less(wx, zero), isnan(wx));
+  Array nan_data = isnan(x);
+  Array cum = cumsum(where(logical_or(bad, nan_data), zero, wx), 1);
+  Array total = lax::reshape(lax::slice(cum, {0, m.n - 1}, {m.rows, m.n}), {m.rows});
+  Array qa = astype(q, ad);
+  Array target = multiply(q.ndim() == 1 ? lax::reshape(qa, {q.shape()[0], 1}) : qa, total);  // q.shape + (rows,)
+  Array idx = sum(astype(less(cum, expand_dims(target, {target.ndim()})), it), {-1});
+  Array valid = squash_nans ? sum(astype(logical_not(nan_data), it), {1}) : Array::scalar_int(m.n, it);
+  idx = maximum(Array::scalar_int(0, it), minimum(idx, subtract(valid, Array::scalar_int(1, it))));
+  Array row_start = multiply(lax::iota(it, m.rows), Array::scalar_int(m.n, it));
+  Array r = take(lax::reshape(x, {m.rows * m.n}), add(idx, row_start), 0, "clip");
+  Array force_nan = logical_or(any(bad, {1}), squash_nans ? equal(valid, Array::scalar_int(0, it)) : any(nan_data, {1}));
+  r = where(force_nan, stats_lit(NAN, ad), r);
+  Shape out = q.shape();
+  const Shape& tail = keepdims ? m.keep : m.rest;
+  out.insert(out.end(), tail.begin(), tail.end());
+  return lax::reshape(r, out);
 }
 
 /// JAX's _quantile: sort each slice, read the two order statistics around q * (n - 1) with one flat gather (so
 /// the derivative is the gather's and the sort's, as JAX's), and combine them by method. squash_nans (nanquantile)
 /// counts the non-NaN values of each slice (NaNs sort last) instead of making a slice with a NaN all NaN.
+/// weights: only for inverted_cdf (as JAX); a and the weights are promoted together to an inexact dtype.
 Array quantile_impl(const Array& a0, const Array& q, const Axes& axes, std::string_view method, bool keepdims,
-                    bool squash_nans, std::string_view op) {
+                    bool squash_nans, std::string_view op, const std::optional<Array>& weights = std::nullopt) {
   stats_check_valid(op, a0);
   stats_check_valid(op, q, "a q that is an");
+  if (weights) stats_check_valid(op, *weights, "weights that are an");
   if (q.ndim() > 1) throw_error<ShapeError>(op, "q must be a scalar or 1-D, got shape {}", shape_str(q.shape()));
   if (!known_method(method))
-    throw_error<TypeError>(op, "method must be 'linear', 'lower', 'higher', 'midpoint' or 'nearest', got '{}'", method);
+    throw_error<TypeError>(op,
+                           "method must be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or 'inverted_cdf', "
+                           "got '{}'",
+                           method);
+  if (weights && method != "inverted_cdf")
+    throw_error<TypeError>(op, "method '{}' takes no weights: only 'inverted_cdf' does (as JAX)", method);
   if (!is_floating(q.dtype()))
     throw_error<TypeError>(op, "q must be a floating-point scalar or array, got {} (JAX's floor refuses it)",
                            dtype_name(q.dtype()));
+  if (method == "inverted_cdf") {
+    if (!weights) return inverted_cdf(stats_inexact(a0), q, std::nullopt, axes, keepdims, squash_nans, op);
+    DType d = stats_inexact_of(result_type({a0, *weights}));
+    Array a = astype(a0, d);
+    return inverted_cdf(a, q, quantile_weights(a, astype(*weights, d), axes, op), axes, keepdims, squash_nans, op);
+  }
   Array a = stats_inexact(a0);
   Merged m = merge_reduced(a, axes, op);
   if (m.n == 0)
@@ -139,31 +215,35 @@ Array quantile_impl(const Array& a0, const Array& q, const Axes& axes, std::stri
 }
 
 Array percentile_impl(const Array& a, const Array& q, const Axes& axes, std::string_view method, bool keepdims,
-                      bool squash_nans, std::string_view op) {
+                      bool squash_nans, std::string_view op, const std::optional<Array>& weights) {
   stats_check_valid(op, a);
   stats_check_valid(op, q, "a q that is an");
   // q / 100 as XLA computes it in JAX's jitted percentile: a multiply by the reciprocal rounded to q's dtype.
   Array qf = stats_inexact(q);
   return quantile_impl(a, multiply(qf, detail::convert_weak(Array(0.01), qf.dtype(), qf.weak_type())), axes, method,
-                       keepdims, squash_nans, op);
+                       keepdims, squash_nans, op, weights);
 }
 }  // namespace
 
-Array quantile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims, Loc loc) {
+Array quantile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims,
+               std::optional<Array> weights, Loc loc) {
   ApiScope s(loc);
-  return quantile_impl(a, q, axes, method, keepdims, false, "quantile");
+  return quantile_impl(a, q, axes, method, keepdims, false, "quantile", weights);
 }
-Array nanquantile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims, Loc loc) {
+Array nanquantile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims,
+                  std::optional<Array> weights, Loc loc) {
   ApiScope s(loc);
-  return quantile_impl(a, q, axes, method, keepdims, true, "nanquantile");
+  return quantile_impl(a, q, axes, method, keepdims, true, "nanquantile", weights);
 }
-Array percentile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims, Loc loc) {
+Array percentile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims,
+                 std::optional<Array> weights, Loc loc) {
   ApiScope s(loc);
-  return percentile_impl(a, q, axes, method, keepdims, false, "percentile");
+  return percentile_impl(a, q, axes, method, keepdims, false, "percentile", weights);
 }
-Array nanpercentile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims, Loc loc) {
+Array nanpercentile(const Array& a, const Array& q, Axes axes, std::string_view method, bool keepdims,
+                    std::optional<Array> weights, Loc loc) {
   ApiScope s(loc);
-  return percentile_impl(a, q, axes, method, keepdims, true, "nanpercentile");
+  return percentile_impl(a, q, axes, method, keepdims, true, "nanpercentile", weights);
 }
 Array median(const Array& a, Axes axes, bool keepdims, Loc loc) {
   ApiScope s(loc);

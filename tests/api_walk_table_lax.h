@@ -724,6 +724,7 @@ const std::vector<Case> kDebug = {
 #include "api_walk_table_host.h"
 #include "api_walk_table_lax_extra.h"
 #include "api_walk_table_numpy_shape.h"
+#include "api_walk_table_numpy_more.h"
 #include "api_walk_table_numpy_stats.h"
 #include "api_walk_table_random.h"
 namespace {
@@ -731,7 +732,8 @@ namespace {
 std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra,
-                  &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats})
+                  &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats,
+                  &kNumpyMore})
     v.insert(v.end(), t->begin(), t->end());
   return v;
 }

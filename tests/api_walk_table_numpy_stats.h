@@ -261,36 +261,6 @@ const std::vector<Case> kNumpyStats = {
        w.err("size -1", {f23(), f4()}, [](A a) { return jnp::union1d(a[0], a[1], -1); });
        w.invalid([](A a) { return jnp::union1d(a[0], f4()); });
      }},
-    {"jnp::setdiff1d",
-     [](Walk& w) {
-       w.ok("(2,3) and (4,), size 5", {f23(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, 5); }, {5});
-       w.ok("(0,3) and (4,), size 2", {z03(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, 2); }, {2});
-       w.err("size -1", {f23(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, -1); });
-       w.err("fill of shape (4,)", {f23(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, 3, f4()); });
-       w.invalid([](A a) { return jnp::setdiff1d(a[0], f4(), false, 2); });
-     }},
-    {"jnp::setxor1d",
-     [](Walk& w) {
-       w.ok("(2,3) and (4,), size 7", {f23(), f4()}, [](A a) { return jnp::setxor1d(a[0], a[1], false, 7); }, {7});
-       w.ok("0-d and (0,3), size 3", {s0(), z03()}, [](A a) { return jnp::setxor1d(a[0], a[1], true, 3); }, {3});
-       w.err("size -3", {f23(), f4()}, [](A a) { return jnp::setxor1d(a[0], a[1], false, -3); });
-       w.invalid([](A a) { return jnp::setxor1d(f4(), a[0], false, 2); });
-     }},
-    {"jnp::intersect1d",
-     [](Walk& w) {
-       w.ok("(2,3) and (4,), size 3", {f23(), f4()}, [](A a) { return jnp::intersect1d(a[0], a[1], false, 3); }, {3});
-       w.err("size -1", {f23(), f4()}, [](A a) { return jnp::intersect1d(a[0], a[1], false, -1); });
-       w.invalid([](A a) { return jnp::intersect1d(a[0], f4(), false, 2); });
-     }},
-    {"jnp::intersect1d_with_indices",
-     [](Walk& w) {
-       w.ok("(0,3) and (4,), size 2", {z03(), f4()},
-            [](A a) { return jnp::intersect1d_with_indices(a[0], a[1], false, 2).indices2; }, {2});
-       w.ok("(2,3) and (4,), size 3", {f23(), f4()},
-            [](A a) { return jnp::intersect1d_with_indices(a[0], a[1], true, 3).indices1; }, {3});
-       w.err("size -1", {f23(), f4()}, [](A a) { return jnp::intersect1d_with_indices(a[0], a[1], false, -1).values; });
-       w.invalid([](A a) { return jnp::intersect1d_with_indices(f4(), a[0], false, 2).values; });
-     }},
     {"jnp::logspace",
      [](Walk& w) {
        w.err("num -1", {}, [](A) { return jnp::logspace(0.0, 1.0, -1); });

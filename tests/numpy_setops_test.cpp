@@ -27,7 +27,8 @@ void check_same(const Array& got, DType dtype, const Shape& shape, const std::ve
   REQUIRE(g.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     INFO("element " << i << ": got " << g[i] << ", want " << want[i]);
-    CHECK(((std::isnan(want[i]) && std::isnan(g[i])) || (g[i] == want[i] && std::signbit(g[i]) == std::signbit(want[i]))));
+    CHECK(((std::isnan(want[i]) && std::isnan(g[i])) ||
+           (g[i] == want[i] && std::signbit(g[i]) == std::signbit(want[i]))));
   }
 }
 Array i2() { return array<int32_t>({1, 2, 3, 4, 1, 2, 0, 9, 3, 4}, {5, 2}); }
@@ -210,10 +211,10 @@ TEST_CASE("jnp::setdiff1d, setxor1d and intersect1d give JAX's values, dtypes an
     check_same(u6.values, DType::int32, {6}, {3, 5, 3, 3, 3, 3});
     check_same(u6.indices1, DType::int64, {6}, {2, 0, 4, 4, 4, 4});
     check_same(u6.indices2, DType::int64, {6}, {0, 2, 5, 5, 5, 5});
-    check_same(run([](const Array& x, const Array& y) { return jnp::setdiff1d(x, y, true, 6); }, ua, ub),
-               DType::int32, {6}, {1, 7, 0, 0, 0, 0});
-    check_same(run([](const Array& x, const Array& y) { return jnp::setxor1d(x, y, true, 6); }, ua, ub),
-               DType::int32, {6}, {0, 1, 2, 7, 9, 0});
+    check_same(run([](const Array& x, const Array& y) { return jnp::setdiff1d(x, y, true, 6); }, ua, ub), DType::int32,
+               {6}, {1, 7, 0, 0, 0, 0});
+    check_same(run([](const Array& x, const Array& y) { return jnp::setxor1d(x, y, true, 6); }, ua, ub), DType::int32,
+               {6}, {0, 1, 2, 7, 9, 0});
   }
 }
 
@@ -268,8 +269,10 @@ TEST_CASE("jnp set operations and unique rows agree with std::set on random inpu
     for (int64_t i = 0; i < rows; ++i) {
       std::vector<int32_t> row(v.begin() + i * cols, v.begin() + (i + 1) * cols);
       auto it = seen.find(row);
-      if (it == seen.end()) seen[row] = {i, 1};
-      else ++it->second.second;
+      if (it == seen.end())
+        seen[row] = {i, 1};
+      else
+        ++it->second.second;
     }
     std::vector<double> want_vals, want_first, want_counts, want_inverse;
     for (auto& [row, fc] : seen) {

@@ -83,7 +83,8 @@ TEST_CASE("jnp::quantile inverted_cdf with and without weights, as JAX", "[jnp][
 }
 // clang-format on
 
-TEST_CASE("jnp::quantile inverted_cdf: a weighted CDF in double on random inputs, and its gradient", "[jnp][quantile]") {
+TEST_CASE("jnp::quantile inverted_cdf: a weighted CDF in double on random inputs, and its gradient",
+          "[jnp][quantile]") {
   std::mt19937& g = rng();
   for (int trial = 0; trial < 6; ++trial) {
     const int64_t rows = 2 + trial % 3, n = 5 + 3 * trial;
@@ -98,7 +99,8 @@ TEST_CASE("jnp::quantile inverted_cdf: a weighted CDF in double on random inputs
       for (int64_t r = 0; r < rows; ++r) {
         std::vector<int64_t> order(static_cast<size_t>(n));
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return xv[r * n + a] < xv[r * n + b]; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int64_t a, int64_t b) { return xv[r * n + a] < xv[r * n + b]; });
         double total = std::accumulate(wv.begin(), wv.end(), 0.0), run = 0;
         size_t k = 0;
         for (; k + 1 < order.size(); ++k) {

@@ -28,6 +28,7 @@
 #include "jitx/numpy.h"
 #include "jitx/numpy_extra.h"
 #include "jitx/numpy_shape.h"
+#include "jitx/numpy_more.h"
 #include "jitx/numpy_set.h"
 #include "jitx/numpy_stats.h"
 #include "jitx/optim.h"

@@ -57,8 +57,9 @@ Array setdiff1d(const Array& ar1, const Array& ar2, bool assume_unique = false,
                 std::optional<int64_t> size = std::nullopt, std::optional<Array> fill_value = std::nullopt,
                 Loc loc = Loc::current());
 /// jnp.setxor1d: the values in exactly one of ar1 and ar2, sorted, in their promoted dtype.
-Array setxor1d(const Array& ar1, const Array& ar2, bool assume_unique = false, std::optional<int64_t> size = std::nullopt,
-               std::optional<Array> fill_value = std::nullopt, Loc loc = Loc::current());
+Array setxor1d(const Array& ar1, const Array& ar2, bool assume_unique = false,
+               std::optional<int64_t> size = std::nullopt, std::optional<Array> fill_value = std::nullopt,
+               Loc loc = Loc::current());
 /// jnp.intersect1d: the values in both ar1 and ar2, sorted, in their promoted dtype.
 Array intersect1d(const Array& ar1, const Array& ar2, bool assume_unique = false,
                   std::optional<int64_t> size = std::nullopt, std::optional<Array> fill_value = std::nullopt,

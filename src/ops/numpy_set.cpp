@@ -22,7 +22,7 @@ namespace {
 DType int_dtype() { return detail::default_int_dtype(); }
 Array iota(int64_t n, DType d) { return arange(static_cast<double>(n), d); }
 Array scalar(int64_t v) { return Array::scalar_int(v, int_dtype()); }
-Array first(const Array& a, int64_t k) { return lax::slice_in_dim(a, 0, k); }  // a[:k]
+Array first(const Array& a, int64_t k) { return lax::slice_in_dim(a, 0, k); }            // a[:k]
 Array drop(const Array& a, int64_t k) { return lax::slice_in_dim(a, k, a.shape()[0]); }  // a[k:]
 Array count(const Array& mask) { return sum(astype(mask, int_dtype())); }
 
@@ -108,8 +108,8 @@ UniqueResult unique_impl(const char* op, const Array& x, std::optional<int64_t> 
   int64_t ax = 0;
   Array a = axis ? x : ravel(x);
   if (axis) {
-    if (x.ndim() == 0) throw_error<ShapeError>(op, "axis {} is out of bounds for a 0-d array (got {})", *axis,
-                                               x.aval().str());
+    if (x.ndim() == 0)
+      throw_error<ShapeError>(op, "axis {} is out of bounds for a 0-d array (got {})", *axis, x.aval().str());
     ax = detail::canonical_axis(*axis, x.ndim(), op);
     a = moveaxis(x, ax, 0);
   }
@@ -145,7 +145,8 @@ UniqueResult unique_impl(const char* op, const Array& x, std::optional<int64_t> 
   }
   if (!axis) r.inverse = reshape(r.inverse, x.shape());
   if (has) {
-    Array starts = size ? flatnonzero(st.mask, *size + 1, 0) : append(flatnonzero(st.mask), Array::scalar_int(rows, it));
+    Array starts =
+        size ? flatnonzero(st.mask, *size + 1, 0) : append(flatnonzero(st.mask), Array::scalar_int(rows, it));
     if (size) {  // the padding's starts (0) become the row count: those entries count 0
       Array tail = drop(starts, 1);
       starts = concatenate({first(starts, 1), where(tail != 0, tail, Array::scalar_int(rows, it))}, 0);
@@ -356,7 +357,8 @@ Array setdiff1d(const Array& ar1, const Array& ar2, bool assume_unique, std::opt
   Array fill = astype(fill_value ? *fill_value : Array::scalar_int(0, DType::int32), arr1.dtype());
   const int64_t n1 = arr1.size();
   if (n1 == 0 || (size && *size == 0)) return lax::full({size ? *size : 0}, fill);
-  if (!assume_unique) arr1 = unique_impl(op, arr1, size ? std::optional<int64_t>(n1) : std::nullopt, std::nullopt, true).values;
+  if (!assume_unique)
+    arr1 = unique_impl(op, arr1, size ? std::optional<int64_t>(n1) : std::nullopt, std::nullopt, true).values;
   Array keep = isin(arr1, arr2, assume_unique, /*invert=*/true);
   if (!size) return take(arr1, flatnonzero(keep), std::nullopt, "clip");
   if (!assume_unique) {  // unique's padding (copies of its first value) is not a result

@@ -130,7 +130,8 @@ Array inverted_cdf(const Array& a, const Array& q, const std::optional<Array>& w
   idx = maximum(Array::scalar_int(0, it), minimum(idx, subtract(valid, Array::scalar_int(1, it))));
   Array row_start = multiply(lax::iota(it, m.rows), Array::scalar_int(m.n, it));
   Array r = take(lax::reshape(x, {m.rows * m.n}), add(idx, row_start), 0, "clip");
-  Array force_nan = logical_or(any(bad, {1}), squash_nans ? equal(valid, Array::scalar_int(0, it)) : any(nan_data, {1}));
+  Array no_data = squash_nans ? equal(valid, Array::scalar_int(0, it)) : any(nan_data, {1});
+  Array force_nan = logical_or(any(bad, {1}), no_data);
   r = where(force_nan, stats_lit(NAN, ad), r);
   Shape out = q.shape();
   const Shape& tail = keepdims ? m.keep : m.rest;

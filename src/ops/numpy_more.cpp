@@ -1,0 +1,432 @@
+// More of jnp's surface (see jitx/numpy_more.h), each composed from jnp/lax ops the way JAX composes it, so that
+// results, dtypes and edge values are JAX's and jit, grad and vmap apply unchanged.
+#include "jitx/numpy_more.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numbers>
+
+#include "core/default_dtypes.h"
+#include "core/errors.h"
+#include "core/shape_util.h"
+#include "jitx/lax.h"
+#include "jitx/lax_extra.h"
+#include "jitx/numpy_extra.h"
+#include "jitx/numpy_shape.h"
+#include "jitx/numpy_stats.h"
+#include "ops/numpy_stats_util.h"
+
+namespace jitx::numpy {
+using detail::ApiScope;
+using detail::throw_error;
+using stats_util::stats_inexact;
+
+namespace {
+void check_valid(const char* op, const Array& x, const char* what = "an") {
+  if (!x.valid()) throw_error<TypeError>(op, "got {} empty (default-constructed) Array", what);
+}
+Array lit(double v, DType d) { return Array::scalar(v, d); }
+bool is_int_or_bool(DType d) { return !is_floating(d); }
+
+// (exponent bits, mantissa bits, minimum exponent) of a float dtype (numpy's finfo nexp, nmant, minexp).
+struct FloatInfo {
+  int nexp, nmant, minexp;
+  DType bits;
+};
+FloatInfo float_info(DType d) {
+  switch (d) {
+    case DType::float16:
+      return {5, 10, -14, DType::int16};
+    case DType::bfloat16:
+      return {8, 7, -126, DType::int16};
+    case DType::float32:
+      return {8, 23, -126, DType::int32};
+    default:
+      return {11, 52, -1022, DType::int64};
+  }
+}
+
+// Two 1-D coefficient arrays promoted together (inexact: as polymul).
+std::pair<Array, Array> poly_pair(const char* op, const Array& a, const Array& b, bool inexact) {
+  check_valid(op, a);
+  check_valid(op, b);
+  if (a.ndim() != 1 || b.ndim() != 1)
+    throw_error<ShapeError>(op, "coefficients must be 1-D arrays, got shapes {} and {}", a.aval().str(),
+                            b.aval().str());
+  DType d = result_type({a, b});
+  if (inexact) d = stats_util::stats_inexact_of(d);
+  return {astype(a, d), astype(b, d)};
+}
+
+// The leading zeros of a concrete 1-D array dropped (jnp.trim_zeros(trim='f')).
+Array trim_leading_zeros(const char* op, const Array& a) {
+  if (a.is_tracer())
+    throw_error<TracerError>(op, "trim_leading_zeros needs concrete coefficients (their count depends on the values)");
+  std::vector<double> v = astype(a, DType::float64).to_vector<double>();
+  int64_t k = 0;
+  while (k < static_cast<int64_t>(v.size()) && v[static_cast<size_t>(k)] == 0) ++k;
+  return lax::slice_in_dim(a, k, a.shape()[0]);
+}
+
+// A window of M points from f(n, M - 1), n = 0, 1, ..., M - 1 in the default float dtype (M <= 1: M ones).
+Array window(int64_t M, const std::function<Array(const Array& n, double m1)>& f) {
+  const DType d = detail::default_float_dtype();
+  if (M <= 1) return lax::full({std::max<int64_t>(M, 0)}, lit(1, d));
+  return f(lax::iota(d, M), static_cast<double>(M - 1));
+}
+}  // namespace
+
+// --- elementwise ---
+Array trunc(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("trunc", x);
+  if (is_int_or_bool(x.dtype())) return x;
+  return where(lax::lt(x, detail::convert_weak(Array(0), x.dtype(), x.weak_type())), ceil(x), floor(x));
+}
+Array rint(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("rint", x);
+  if (is_int_or_bool(x.dtype())) return astype(x, detail::default_float_dtype());
+  return lax::round(x, lax::RoundingMethod::TO_NEAREST_EVEN);
+}
+Array fabs(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("fabs", x);
+  return lax::abs(stats_inexact(x));
+}
+Array fmax(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  check_valid("fmax", x);
+  check_valid("fmax", y);
+  return where(logical_or(greater(x, y), isnan(y)), x, y);
+}
+Array fmin(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  check_valid("fmin", x);
+  check_valid("fmin", y);
+  return where(logical_or(less(x, y), isnan(y)), x, y);
+}
+Array logaddexp2(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  check_valid("logaddexp2", x);
+  check_valid("logaddexp2", y);
+  auto [a, b] = promote_and_broadcast(stats_inexact(x), stats_inexact(y), "logaddexp2");
+  Array amax = lax::max(a, b);
+  Array delta = lax::sub(a, b);
+  Array inv_ln2 = detail::convert_weak(Array(1.0 / std::numbers::ln2), a.dtype(), false);
+  Array tail = lax::add(amax, lax::mul(inv_ln2, lax::log1p(lax::exp2(lax::neg(lax::abs(delta))))));
+  return where(isnan(delta), lax::add(a, b), tail);  // NaNs, or infinities of one sign
+}
+Array isposinf(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("isposinf", x);
+  if (!is_floating(x.dtype())) return lax::full(x.shape(), Array(false));
+  return lax::eq(x, lit(INFINITY, x.dtype()));
+}
+Array isneginf(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("isneginf", x);
+  if (!is_floating(x.dtype())) return lax::full(x.shape(), Array(false));
+  return lax::eq(x, lit(-INFINITY, x.dtype()));
+}
+std::pair<Array, Array> modf(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("modf", x);
+  Array f = stats_inexact(x);
+  Array whole = where(lax::ge(f, lit(0, f.dtype())), floor(f), ceil(f));
+  return {subtract(f, whole), whole};
+}
+std::pair<Array, Array> frexp(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("frexp", x);
+  Array f = stats_util::stats_strong(stats_inexact(x));
+  const DType d = f.dtype();
+  const FloatInfo fi = float_info(d);
+  const DType it = fi.bits;
+  const int64_t mask = (int64_t{1} << fi.nexp) - 1, bias = 1 - fi.minexp;
+  auto c = [&](int64_t v) { return Array::scalar_int(v, it); };
+  // Subnormals scaled up by 2^nmant first (their exponent corrected by -nmant).
+  Array tiny = lax::lt(lax::abs(f), lit(std::ldexp(1.0, fi.minexp), d));
+  Array scaled = where(tiny, multiply(f, lit(std::ldexp(1.0, fi.nmant), d)), f);
+  Array e = where(tiny, c(-fi.nmant), c(0));
+  Array bits = lax::bitcast_convert_type(scaled, it);
+  e = lax::add(e, lax::sub(lax::bitwise_and(lax::shift_right_arithmetic(bits, c(fi.nmant)), c(mask)), c(bias - 1)));
+  bits = lax::bitwise_and(bits, c(~(mask << fi.nmant)));
+  bits = lax::bitwise_or(bits, c((bias - 1) << fi.nmant));
+  Array mant = lax::bitcast_convert_type(bits, d);
+  Array special = logical_or(logical_or(isinf(f), isnan(f)), lax::eq(f, lit(0, d)));
+  return {where(special, f, mant), astype(where(special, c(0), e), DType::int32)};
+}
+std::pair<Array, Array> divmod(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  check_valid("divmod", x);
+  check_valid("divmod", y);
+  auto [a, b] = promote_numeric(x, y, "divmod");
+  if (!is_floating(a.dtype())) return {floor_divide(a, b), remainder(a, b)};
+  // CPython's float_divmod: the quotient of x - mod, corrected where mod's sign is not y's.
+  const DType d = a.dtype();
+  Array mod = lax::rem(a, b);
+  Array zero = lit(0, d);
+  Array div = lax::div(where(lax::eq(b, zero), a, lax::sub(a, mod)), b);
+  Array fix = logical_and(lax::ne(mod, zero), lax::ne(lax::sign(b), lax::sign(mod)));
+  mod = where(fix, lax::add(mod, b), mod);
+  div = where(fix, lax::sub(div, lit(1, d)), div);
+  return {lax::round(div), mod};
+}
+Array bitwise_count(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("bitwise_count", x);
+  if (is_floating(x.dtype()))
+    throw_error<TypeError>("bitwise_count", "takes integers or bools, got {}", x.aval().str());
+  Array v = x.dtype() == DType::bool_ ? astype(x, DType::int32) : x;
+  return astype(lax::population_count(abs(v)), DType::uint8);
+}
+Array bitwise_invert(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  return bitwise_not(x);
+}
+Array bitwise_left_shift(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  return left_shift(x, y);
+}
+Array bitwise_right_shift(const Array& x, const Array& y, Loc loc) {
+  ApiScope s(loc);
+  return right_shift(x, y);
+}
+
+// --- reductions and comparisons ---
+Array amax(const Array& x, Axes axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  return max(x, axes, keepdims);
+}
+Array amin(const Array& x, Axes axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  return min(x, axes, keepdims);
+}
+Array array_equal(const Array& a, const Array& b, bool equal_nan, Loc loc) {
+  ApiScope s(loc);
+  check_valid("array_equal", a);
+  check_valid("array_equal", b);
+  if (a.shape() != b.shape()) return Array(false);
+  Array eq = equal(a, b);
+  if (equal_nan) eq = logical_or(eq, logical_and(isnan(a), isnan(b)));
+  return all(eq);
+}
+Array array_equiv(const Array& a, const Array& b, Loc loc) {
+  ApiScope s(loc);
+  check_valid("array_equiv", a);
+  check_valid("array_equiv", b);
+  broadcast_shapes({a.shape(), b.shape()}, "array_equiv");  // as JAX: shapes that do not broadcast are an error
+  return all(equal(a, b));
+}
+
+// --- shapes ---
+Array concat(const std::vector<Array>& xs, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  return concatenate(xs, axis);
+}
+Array permute_dims(const Array& x, Axes axes, Loc loc) {
+  ApiScope s(loc);
+  check_valid("permute_dims", x);
+  if (static_cast<int64_t>(axes.size()) != x.ndim())
+    throw_error<ShapeError>("permute_dims", "axes must name each of x's {} axes once, got {} of them for {}", x.ndim(),
+                            axes.size(), x.aval().str());
+  return transpose(x, axes);
+}
+Array rollaxis(const Array& x, int64_t axis, int64_t start, Loc loc) {
+  ApiScope s(loc);
+  check_valid("rollaxis", x);
+  const int64_t n = x.ndim();
+  int64_t ax = detail::canonical_axis(axis, n, "rollaxis");
+  if (start < -n || start > n)
+    throw_error<ShapeError>("rollaxis", "start={} must satisfy {} <= start <= {} for {}", start, -n, n, x.aval().str());
+  if (start < 0) start += n;
+  if (start > ax) --start;
+  return moveaxis(x, ax, start);
+}
+std::vector<Array> unstack(const Array& x, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  check_valid("unstack", x);
+  if (x.ndim() == 0) throw_error<ShapeError>("unstack", "needs an array of rank >= 1, got {}", x.aval().str());
+  int64_t ax = detail::canonical_axis(axis, x.ndim(), "unstack");
+  std::vector<Array> out;
+  for (int64_t i = 0; i < x.shape()[static_cast<size_t>(ax)]; ++i)
+    out.push_back(squeeze(lax::slice_in_dim(x, i, i + 1, 1, ax), {ax}));
+  return out;
+}
+std::vector<Array> broadcast_arrays(const std::vector<Array>& xs, Loc loc) {
+  ApiScope s(loc);
+  std::vector<Shape> shapes;
+  for (const Array& x : xs) {
+    check_valid("broadcast_arrays", x);
+    shapes.push_back(x.shape());
+  }
+  Shape to = broadcast_shapes(shapes, "broadcast_arrays");
+  std::vector<Array> out;
+  for (const Array& x : xs) out.push_back(x.shape() == to ? x : broadcast_to(x, to));
+  return out;
+}
+Array ediff1d(const Array& x, std::optional<Array> to_end, std::optional<Array> to_begin, Loc loc) {
+  ApiScope s(loc);
+  check_valid("ediff1d", x);
+  Array a = ravel(x);
+  const int64_t n = a.shape()[0];
+  Array r = n > 0 ? lax::sub(lax::slice_in_dim(a, 1, n), lax::slice_in_dim(a, 0, n - 1)) : a;
+  if (to_begin) r = concatenate({ravel(astype(*to_begin, a.dtype())), r}, 0);
+  if (to_end) r = concatenate({r, ravel(astype(*to_end, a.dtype()))}, 0);
+  return r;
+}
+Array lexsort(const std::vector<Array>& keys, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  if (keys.empty()) throw_error<TypeError>("lexsort", "needs at least one key");
+  for (const Array& k : keys) {
+    check_valid("lexsort", k, "a key that is an");
+    if (k.shape() != keys[0].shape())
+      throw_error<ShapeError>("lexsort", "all keys must have one shape, got {} and {}", keys[0].aval().str(),
+                              k.aval().str());
+  }
+  const DType it = detail::default_int_dtype();
+  if (keys[0].ndim() == 0) return Array::scalar_int(0, it);
+  int64_t ax = detail::canonical_axis(axis, keys[0].ndim(), "lexsort");
+  std::vector<Array> ops(keys.rbegin(), keys.rend());  // the last key first
+  ops.push_back(lax::broadcasted_iota(it, keys[0].shape(), ax));
+  return lax::sort(ops, ax, true, static_cast<int64_t>(keys.size())).back();
+}
+Array matvec(const Array& x1, const Array& x2, Loc loc) {
+  ApiScope s(loc);
+  check_valid("matvec", x1);
+  check_valid("matvec", x2);
+  if (x1.ndim() < 2 || x2.ndim() < 1)
+    throw_error<ShapeError>("matvec", "takes a matrix (..., m, n) and a vector (..., n), got {} and {}",
+                            x1.aval().str(), x2.aval().str());
+  return squeeze(matmul(x1, expand_dims(x2, {-1})), {-1});
+}
+Array vecmat(const Array& x1, const Array& x2, Loc loc) {
+  ApiScope s(loc);
+  check_valid("vecmat", x1);
+  check_valid("vecmat", x2);
+  if (x1.ndim() < 1 || x2.ndim() < 2)
+    throw_error<ShapeError>("vecmat", "takes a vector (..., n) and a matrix (..., n, m), got {} and {}",
+                            x1.aval().str(), x2.aval().str());
+  return squeeze(matmul(expand_dims(x1, {-2}), x2), {-2});
+}
+std::vector<Array> diag_indices_from(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  check_valid("diag_indices_from", x);
+  if (x.ndim() < 2) throw_error<ShapeError>("diag_indices_from", "needs an array of rank >= 2, got {}", x.aval().str());
+  for (int64_t d : x.shape())
+    if (d != x.shape()[0])
+      throw_error<ShapeError>("diag_indices_from", "all dimensions must be equal, got {}", x.aval().str());
+  return diag_indices(x.shape()[0], x.ndim());
+}
+std::pair<Array, Array> tril_indices_from(const Array& x, int64_t k, Loc loc) {
+  ApiScope s(loc);
+  check_valid("tril_indices_from", x);
+  if (x.ndim() != 2) throw_error<ShapeError>("tril_indices_from", "takes a 2-D array, got {}", x.aval().str());
+  return tril_indices(x.shape()[0], k, x.shape()[1]);
+}
+std::pair<Array, Array> triu_indices_from(const Array& x, int64_t k, Loc loc) {
+  ApiScope s(loc);
+  check_valid("triu_indices_from", x);
+  if (x.ndim() != 2) throw_error<ShapeError>("triu_indices_from", "takes a 2-D array, got {}", x.aval().str());
+  return triu_indices(x.shape()[0], k, x.shape()[1]);
+}
+
+// --- polynomials ---
+Array polyadd(const Array& a, const Array& b, Loc loc) {
+  ApiScope s(loc);
+  auto [p, q] = poly_pair("polyadd", a, b, false);
+  if (q.shape()[0] > p.shape()[0]) std::swap(p, q);  // p the longer; q added to its last coefficients
+  const int64_t pad = p.shape()[0] - q.shape()[0];
+  if (pad > 0) q = concatenate({zeros({pad}, q.dtype()), q}, 0);
+  return add(p, q);
+}
+Array polysub(const Array& a, const Array& b, Loc loc) {
+  ApiScope s(loc);
+  auto [p, q] = poly_pair("polysub", a, b, false);
+  return polyadd(p, negative(q));
+}
+Array polymul(const Array& a, const Array& b, bool trim, Loc loc) {
+  ApiScope s(loc);
+  auto [p, q] = poly_pair("polymul", a, b, true);
+  if (trim && (p.shape()[0] > 1 || q.shape()[0] > 1)) {
+    p = trim_leading_zeros("polymul", p);
+    q = trim_leading_zeros("polymul", q);
+  }
+  if (p.shape()[0] == 0) p = zeros({1}, q.dtype());
+  if (q.shape()[0] == 0) q = zeros({1}, p.dtype());
+  return convolve(p, q, "full");
+}
+Array polyder(const Array& p, int64_t m, Loc loc) {
+  ApiScope s(loc);
+  check_valid("polyder", p);
+  if (p.ndim() != 1) throw_error<ShapeError>("polyder", "coefficients must be 1-D, got {}", p.aval().str());
+  if (m < 0) throw_error<ShapeError>("polyder", "the order of the derivative must be >= 0, got {}", m);
+  Array f = stats_inexact(p);
+  if (m == 0) return f;
+  const int64_t n = f.shape()[0];
+  const DType d = f.dtype();
+  if (m >= n) return zeros({0}, d);  // every coefficient differentiated away
+  // coeff[j] = prod_{i < m} (m + j - i) for j in [0, n - m): the falling factorials, highest power last.
+  Array grid = subtract(expand_dims(arange(static_cast<double>(m), static_cast<double>(std::max(n, m)), 1.0, d), {0}),
+                        expand_dims(arange(static_cast<double>(m), d), {1}));
+  Array coeff = prod(grid, {0});
+  return multiply(lax::slice_in_dim(f, 0, std::max<int64_t>(n - m, 0)), flip(coeff));
+}
+Array polyint(const Array& p, int64_t m, std::optional<Array> k, Loc loc) {
+  ApiScope s(loc);
+  check_valid("polyint", p);
+  if (p.ndim() != 1) throw_error<ShapeError>("polyint", "coefficients must be 1-D, got {}", p.aval().str());
+  if (m < 0) throw_error<ShapeError>("polyint", "the order of the integral must be >= 0, got {}", m);
+  Array kk = k ? *k : Array(0);
+  check_valid("polyint", kk, "a k that is an");
+  DType d = stats_util::stats_inexact_of(result_type({p, kk}));
+  Array f = astype(p, d);
+  kk = astype(atleast_1d(kk), d);
+  if (kk.ndim() != 1 || (kk.shape()[0] != 1 && kk.shape()[0] != m))
+    throw_error<ShapeError>("polyint", "k must be a scalar or a 1-D array of length 1 or m={}, got {}", m,
+                            k ? k->aval().str() : "");
+  if (kk.shape()[0] == 1 && m != 1) kk = lax::full({m}, reshape(kk, {}));
+  if (m == 0) return f;
+  const int64_t n = f.shape()[0];
+  // The coefficients' divisors come from an m x (n + m) grid (as JAX's): bound it.
+  if (m > (int64_t{1} << 24) / std::max<int64_t>(n + m, 1))
+    throw_error<ShapeError>("polyint", "an integral of order m={} of {} coefficients is too large", m, n);
+  Array grid = subtract(expand_dims(arange(static_cast<double>(n + m), d), {0}),
+                        expand_dims(arange(static_cast<double>(m), d), {1}));
+  Array coeff = flip(prod(maximum(lit(1, d), grid), {0}));
+  return divide(concatenate({f, kk}, 0), coeff);
+}
+
+// --- window functions ---
+Array bartlett(int64_t M, Loc loc) {
+  ApiScope s(loc);
+  return window(M, [&](const Array& n, double m1) {
+    return subtract(Array(1.0),
+                    divide(abs(subtract(add(multiply(Array(2.0), n), Array(1.0)), Array(m1 + 1))), Array(m1)));
+  });
+}
+Array blackman(int64_t M, Loc loc) {
+  ApiScope s(loc);
+  return window(M, [&](const Array& n, double m1) {
+    Array a = cos(divide(multiply(Array(2 * std::numbers::pi), n), Array(m1)));
+    Array b = cos(divide(multiply(Array(4 * std::numbers::pi), n), Array(m1)));
+    return add(subtract(Array(0.42), multiply(Array(0.5), a)), multiply(Array(0.08), b));
+  });
+}
+Array hamming(int64_t M, Loc loc) {
+  ApiScope s(loc);
+  return window(M, [&](const Array& n, double m1) {
+    return subtract(Array(0.54),
+                    multiply(Array(0.46), cos(divide(multiply(Array(2 * std::numbers::pi), n), Array(m1)))));
+  });
+}
+Array hanning(int64_t M, Loc loc) {
+  ApiScope s(loc);
+  return window(M, [&](const Array& n, double m1) {
+    return multiply(Array(0.5), subtract(Array(1.0), cos(divide(multiply(Array(2 * std::numbers::pi), n), Array(m1)))));
+  });
+}
+
+}  // namespace jitx::numpy

@@ -1,0 +1,228 @@
+// The api walk's table: the set operations of numpy_set.h and numpy_more.h (see api_walk_table.h).
+#pragma once
+#include "jitx/numpy_more.h"
+#include "jitx/numpy_set.h"
+
+namespace {
+
+const std::vector<Case> kNumpyMore = {
+    {"jnp::setdiff1d",
+     [](Walk& w) {
+       w.ok("(2,3) and (4,), size 5", {f23(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, 5); }, {5});
+       w.ok("(0,3) and (4,), size 2", {z03(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, 2); }, {2});
+       w.err("size -1", {f23(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, -1); });
+       w.err("fill of shape (4,)", {f23(), f4()}, [](A a) { return jnp::setdiff1d(a[0], a[1], false, 3, f4()); });
+       w.invalid([](A a) { return jnp::setdiff1d(a[0], f4(), false, 2); });
+     }},
+    {"jnp::setxor1d",
+     [](Walk& w) {
+       w.ok("(2,3) and (4,), size 7", {f23(), f4()}, [](A a) { return jnp::setxor1d(a[0], a[1], false, 7); }, {7});
+       w.ok("0-d and (0,3), size 3", {s0(), z03()}, [](A a) { return jnp::setxor1d(a[0], a[1], true, 3); }, {3});
+       w.err("size -3", {f23(), f4()}, [](A a) { return jnp::setxor1d(a[0], a[1], false, -3); });
+       w.invalid([](A a) { return jnp::setxor1d(f4(), a[0], false, 2); });
+     }},
+    {"jnp::intersect1d",
+     [](Walk& w) {
+       w.ok("(2,3) and (4,), size 3", {f23(), f4()}, [](A a) { return jnp::intersect1d(a[0], a[1], false, 3); }, {3});
+       w.err("size -1", {f23(), f4()}, [](A a) { return jnp::intersect1d(a[0], a[1], false, -1); });
+       w.invalid([](A a) { return jnp::intersect1d(a[0], f4(), false, 2); });
+     }},
+    {"jnp::intersect1d_with_indices",
+     [](Walk& w) {
+       w.ok("(0,3) and (4,), size 2", {z03(), f4()},
+            [](A a) { return jnp::intersect1d_with_indices(a[0], a[1], false, 2).indices2; }, {2});
+       w.ok("(2,3) and (4,), size 3", {f23(), f4()},
+            [](A a) { return jnp::intersect1d_with_indices(a[0], a[1], true, 3).indices1; }, {3});
+       w.err("size -1", {f23(), f4()}, [](A a) { return jnp::intersect1d_with_indices(a[0], a[1], false, -1).values; });
+       w.invalid([](A a) { return jnp::intersect1d_with_indices(f4(), a[0], false, 2).values; });
+     }},
+    {"jnp::trunc", [](Walk& w) { unary(w, [](const Array& x) { return jnp::trunc(x); }); }},
+    {"jnp::rint", [](Walk& w) { unary(w, [](const Array& x) { return jnp::rint(x); }); }},
+    {"jnp::fabs", [](Walk& w) { unary(w, [](const Array& x) { return jnp::fabs(x); }); }},
+    {"jnp::isposinf", [](Walk& w) { unary(w, [](const Array& x) { return jnp::isposinf(x); }); }},
+    {"jnp::isneginf", [](Walk& w) { unary(w, [](const Array& x) { return jnp::isneginf(x); }); }},
+    {"jnp::modf", [](Walk& w) { unary(w, [](const Array& x) { return jnp::modf(x).first; }); }},
+    {"jnp::frexp", [](Walk& w) { unary(w, [](const Array& x) { return jnp::frexp(x).second; }); }},
+    {"jnp::fmax",
+     [](Walk& w) {
+       binary(
+           w, [](const Array& x, const Array& y) { return jnp::fmax(x, y); }, false);
+     }},
+    {"jnp::fmin",
+     [](Walk& w) {
+       binary(
+           w, [](const Array& x, const Array& y) { return jnp::fmin(x, y); }, false);
+     }},
+    {"jnp::logaddexp2",
+     [](Walk& w) {
+       binary(
+           w, [](const Array& x, const Array& y) { return jnp::logaddexp2(x, y); }, false);
+     }},
+    {"jnp::divmod",
+     [](Walk& w) {
+       binary(
+           w, [](const Array& x, const Array& y) { return jnp::divmod(x, y).second; }, false);
+     }},
+    {"jnp::bitwise_count", [](Walk& w) { unary_int(w, [](const Array& x) { return jnp::bitwise_count(x); }); }},
+    {"jnp::bitwise_invert", [](Walk& w) { unary_int(w, [](const Array& x) { return jnp::bitwise_invert(x); }); }},
+    {"jnp::bitwise_left_shift",
+     [](Walk& w) { binary_int(w, [](const Array& x, const Array& y) { return jnp::bitwise_left_shift(x, y); }); }},
+    {"jnp::bitwise_right_shift",
+     [](Walk& w) { binary_int(w, [](const Array& x, const Array& y) { return jnp::bitwise_right_shift(x, y); }); }},
+    {"jnp::amax",
+     [](Walk& w) {
+       reduction(
+           w, [](const Array& x, std::vector<int64_t> ax) { return jnp::amax(x, ax); }, false);
+     }},
+    {"jnp::amin",
+     [](Walk& w) {
+       reduction(
+           w, [](const Array& x, std::vector<int64_t> ax) { return jnp::amin(x, ax); }, false);
+     }},
+    {"jnp::array_equal",
+     [](Walk& w) {
+       w.ok("(2,3) and (4,): false", {f23(), f4()}, [](A a) { return jnp::array_equal(a[0], a[1]); }, {});
+       w.ok("(0,3) twice", {z03(), z03()}, [](A a) { return jnp::array_equal(a[0], a[1], true); }, {});
+       w.invalid([](A a) { return jnp::array_equal(a[0], f4()); });
+     }},
+    {"jnp::array_equiv",
+     [](Walk& w) {
+       w.ok("(2,3) and (3,)", {f23(), ones({3})}, [](A a) { return jnp::array_equiv(a[0], a[1]); }, {});
+       w.err("(2,3) and (4,)", {f23(), f4()}, [](A a) { return jnp::array_equiv(a[0], a[1]); });
+       w.invalid([](A a) { return jnp::array_equiv(a[0], f4()); });
+     }},
+    {"jnp::concat",
+     [](Walk& w) {
+       w.ok("(2,3) and (0,3)", {f23(), z03()}, [](A a) { return jnp::concat({a[0], a[1]}); }, {2, 3});
+       w.err("(2,3) and (4,)", {f23(), f4()}, [](A a) { return jnp::concat({a[0], a[1]}); });
+       w.invalid([](A a) { return jnp::concat({a[0], f4()}); });
+     }},
+    {"jnp::permute_dims",
+     [](Walk& w) {
+       w.ok("(2,3) (1, 0)", {f23()}, [](A a) { return jnp::permute_dims(a[0], {1, 0}); }, {3, 2});
+       w.err("(2,3) (0,)", {f23()}, [](A a) { return jnp::permute_dims(a[0], {0}); });
+       w.err("(2,3) (0, 0)", {f23()}, [](A a) { return jnp::permute_dims(a[0], {0, 0}); });
+       w.invalid([](A a) { return jnp::permute_dims(a[0], {}); });
+     }},
+    {"jnp::rollaxis",
+     [](Walk& w) {
+       w.ok("(2,3) axis 1", {f23()}, [](A a) { return jnp::rollaxis(a[0], 1); }, {3, 2});
+       w.ok("(0,3) axis 0 start 2", {z03()}, [](A a) { return jnp::rollaxis(a[0], 0, 2); }, {3, 0});
+       w.err("axis 2^62", {f23()}, [](A a) { return jnp::rollaxis(a[0], kHuge); });
+       w.err("start 3", {f23()}, [](A a) { return jnp::rollaxis(a[0], 0, 3); });
+       w.invalid([](A a) { return jnp::rollaxis(a[0], 0); });
+     }},
+    {"jnp::unstack",
+     [](Walk& w) {
+       w.ok("(2,3) axis 1", {f23()}, [](A a) { return jnp::unstack(a[0], 1)[2]; }, {2});
+       w.ok("(0,3) axis 1", {z03()}, [](A a) { return jnp::unstack(a[0], 1)[0]; }, {0});
+       w.err("0-d", {s0()}, [](A a) { return jnp::unstack(a[0])[0]; });
+       w.err("axis -3", {f23()}, [](A a) { return jnp::unstack(a[0], -3)[0]; });
+       w.invalid([](A a) { return jnp::unstack(a[0])[0]; });
+     }},
+    {"jnp::broadcast_arrays",
+     [](Walk& w) {
+       w.ok("(2,3) and ()", {f23(), s0()}, [](A a) { return jnp::broadcast_arrays({a[0], a[1]})[1]; }, {2, 3});
+       w.err("(2,3) and (4,)", {f23(), f4()}, [](A a) { return jnp::broadcast_arrays({a[0], a[1]})[0]; });
+       w.invalid([](A a) { return jnp::broadcast_arrays({a[0], f4()})[0]; });
+     }},
+    {"jnp::ediff1d",
+     [](Walk& w) {
+       w.ok("(2,3)", {f23()}, [](A a) { return jnp::ediff1d(a[0]); }, {5});
+       w.ok("(0,3) with ends", {z03(), f4()}, [](A a) { return jnp::ediff1d(a[0], a[1], s0()); }, {5});
+       w.ok("0-d", {s0()}, [](A a) { return jnp::ediff1d(a[0]); }, {0});
+       w.invalid([](A a) { return jnp::ediff1d(a[0]); });
+     }},
+    {"jnp::lexsort",
+     [](Walk& w) {
+       w.ok("two (2,3) keys", {f23(), f23()}, [](A a) { return jnp::lexsort({a[0], a[1]}); }, {2, 3});
+       w.ok("0-d", {s0()}, [](A a) { return jnp::lexsort({a[0]}); }, {});
+       w.err("(2,3) and (4,)", {f23(), f4()}, [](A a) { return jnp::lexsort({a[0], a[1]}); });
+       w.err("axis 2", {f23()}, [](A a) { return jnp::lexsort({a[0]}, 2); });
+       w.invalid([](A a) { return jnp::lexsort({a[0]}); });
+     }},
+    {"jnp::matvec",
+     [](Walk& w) {
+       w.ok("(2,3) and (3,)", {f23(), ones({3})}, [](A a) { return jnp::matvec(a[0], a[1]); }, {2});
+       w.err("(2,3) and (4,)", {f23(), f4()}, [](A a) { return jnp::matvec(a[0], a[1]); });
+       w.err("(4,) and (4,)", {f4(), f4()}, [](A a) { return jnp::matvec(a[0], a[1]); });
+       w.invalid([](A a) { return jnp::matvec(a[0], f4()); });
+     }},
+    {"jnp::vecmat",
+     [](Walk& w) {
+       w.ok("(2,) and (2,3)", {ones({2}), f23()}, [](A a) { return jnp::vecmat(a[0], a[1]); }, {3});
+       w.err("(4,) and (2,3)", {f4(), f23()}, [](A a) { return jnp::vecmat(a[0], a[1]); });
+       w.invalid([](A a) { return jnp::vecmat(a[0], f23()); });
+     }},
+    {"jnp::diag_indices_from",
+     [](Walk& w) {
+       w.ok("(3,3)", {ones({3, 3})}, [](A a) { return jnp::diag_indices_from(a[0])[1]; }, {3});
+       w.err("(2,3)", {f23()}, [](A a) { return jnp::diag_indices_from(a[0])[0]; });
+       w.err("(4,)", {f4()}, [](A a) { return jnp::diag_indices_from(a[0])[0]; });
+       w.invalid([](A a) { return jnp::diag_indices_from(a[0])[0]; });
+     }},
+    {"jnp::tril_indices_from",
+     [](Walk& w) {
+       w.ok("(2,3)", {f23()}, [](A a) { return jnp::tril_indices_from(a[0]).first; }, {3});
+       w.err("(4,)", {f4()}, [](A a) { return jnp::tril_indices_from(a[0]).first; });
+       w.invalid([](A a) { return jnp::tril_indices_from(a[0]).first; });
+     }},
+    {"jnp::triu_indices_from",
+     [](Walk& w) {
+       w.ok("(2,3) k 1", {f23()}, [](A a) { return jnp::triu_indices_from(a[0], 1).second; }, {3});
+       w.err("0-d", {s0()}, [](A a) { return jnp::triu_indices_from(a[0]).first; });
+       w.invalid([](A a) { return jnp::triu_indices_from(a[0]).first; });
+     }},
+    {"jnp::polyadd",
+     [](Walk& w) {
+       w.ok("(4,) and (3,)", {f4(), ones({3})}, [](A a) { return jnp::polyadd(a[0], a[1]); }, {4});
+       w.ok("(0,) and (3,)", {zeros({0}), ones({3})}, [](A a) { return jnp::polyadd(a[0], a[1]); }, {3});
+       w.err("(2,3) and (4,)", {f23(), f4()}, [](A a) { return jnp::polyadd(a[0], a[1]); });
+       w.invalid([](A a) { return jnp::polyadd(a[0], f4()); });
+     }},
+    {"jnp::polysub",
+     [](Walk& w) {
+       w.ok("(4,) and (3,)", {f4(), ones({3})}, [](A a) { return jnp::polysub(a[0], a[1]); }, {4});
+       w.err("0-d and (4,)", {s0(), f4()}, [](A a) { return jnp::polysub(a[0], a[1]); });
+       w.invalid([](A a) { return jnp::polysub(f4(), a[0]); });
+     }},
+    {"jnp::polymul",
+     [](Walk& w) {
+       w.ok("(4,) and (3,)", {f4(), ones({3})}, [](A a) { return jnp::polymul(a[0], a[1]); }, {6});
+       w.ok("(0,) and (3,)", {zeros({0}), ones({3})}, [](A a) { return jnp::polymul(a[0], a[1]); }, {3});
+       w.err("(2,3) and (4,)", {f23(), f4()}, [](A a) { return jnp::polymul(a[0], a[1]); });
+       w.invalid([](A a) { return jnp::polymul(a[0], f4()); });
+     }},
+    {"jnp::polyder",
+     [](Walk& w) {
+       w.ok("(4,)", {f4()}, [](A a) { return jnp::polyder(a[0]); }, {3});
+       w.ok("(4,) m 2^62", {f4()}, [](A a) { return jnp::polyder(a[0], kHuge); }, {0});
+       w.err("m -1", {f4()}, [](A a) { return jnp::polyder(a[0], -1); });
+       w.err("(2,3)", {f23()}, [](A a) { return jnp::polyder(a[0]); });
+       w.invalid([](A a) { return jnp::polyder(a[0]); });
+     }},
+    {"jnp::polyint",
+     [](Walk& w) {
+       w.ok("(4,) m 2", {f4()}, [](A a) { return jnp::polyint(a[0], 2); }, {6});
+       w.ok("(0,)", {zeros({0})}, [](A a) { return jnp::polyint(a[0]); }, {1});
+       w.err("m -1", {f4()}, [](A a) { return jnp::polyint(a[0], -1); });
+       w.err("m 2^62", {f4()}, [](A a) { return jnp::polyint(a[0], kHuge); });
+       w.err("k of shape (4,), m 2", {f4(), f4()}, [](A a) { return jnp::polyint(a[0], 2, a[1]); });
+       w.invalid([](A a) { return jnp::polyint(a[0]); });
+     }},
+    {"jnp::bartlett",
+     [](Walk& w) {
+       w.ok("M 5", {}, [](A) { return jnp::bartlett(5); }, {5});
+       w.ok("M -1", {}, [](A) { return jnp::bartlett(-1); }, {0});
+       w.err("M 2^62", {}, [](A) { return jnp::bartlett(kHuge); });
+     }},
+    {"jnp::blackman", [](Walk& w) { w.ok("M 1", {}, [](A) { return jnp::blackman(1); }, {1}); }},
+    {"jnp::hamming", [](Walk& w) { w.ok("M 0", {}, [](A) { return jnp::hamming(0); }, {0}); }},
+    {"jnp::hanning",
+     [](Walk& w) {
+       w.ok("M 3", {}, [](A) { return jnp::hanning(3); }, {3});
+       w.err("M 2^62", {}, [](A) { return jnp::hanning(kHuge); });
+     }},
+};
+
+}  // namespace

@@ -733,7 +733,7 @@ std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra,
                   &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats,
-                  &kNumpyMore})
+                  &kNumpyMore, &kNumpyMore2})
     v.insert(v.end(), t->begin(), t->end());
   return v;
 }

@@ -225,4 +225,112 @@ const std::vector<Case> kNumpyMore = {
      }},
 };
 
+// numpy_more.h: selection, filling, bits and polynomial division.
+const std::vector<Case> kNumpyMore2 = {
+    {"jnp::resize",
+     [](Walk& w) {
+       w.ok("(2,3) -> (4,)", {f23()}, [](A a) { return jnp::resize(a[0], {4}); }, {4});
+       w.ok("(0,3) -> (2,2)", {z03()}, [](A a) { return jnp::resize(a[0], {2, 2}); }, {2, 2});
+       w.err("-> (-1,)", {f23()}, [](A a) { return jnp::resize(a[0], {-1}); });
+       w.err("-> (2^62, 8)", {f23()}, [](A a) { return jnp::resize(a[0], {kHuge, 8}); });
+       w.invalid([](A a) { return jnp::resize(a[0], {2}); });
+     }},
+    {"jnp::trim_zeros",
+     [](Walk& w) {
+       w.err("0-d", {s0()}, [](A a) { return jnp::trim_zeros(a[0]); });
+       w.err("axis 2", {f23()}, [](A a) { return jnp::trim_zeros(a[0], "fb", {2}); });
+       w.invalid([](A a) { return jnp::trim_zeros(a[0]); });
+     }},
+    {"jnp::compress",
+     [](Walk& w) {
+       w.ok("(2,3) axis 1, size 1", {f23()},
+            [](A a) {
+              return jnp::compress(jnp::array<bool>({true, false}), a[0], 1, 1);
+            },
+            {2, 1});
+       w.err("a 2-D condition", {f23()}, [](A a) { return jnp::compress(a[0] > 0, a[0], 1, 1); });
+       w.err("size 4 of 3", {f23()}, [](A a) { return jnp::compress(jnp::array<bool>({true}), a[0], 1, 4); });
+       w.invalid([](A a) { return jnp::compress(jnp::array<bool>({true}), a[0], std::nullopt, 1); });
+     }},
+    {"jnp::extract",
+     [](Walk& w) {
+       w.ok("(2,3), size 2", {f23()}, [](A a) { return jnp::extract(a[0] > 0, a[0], 2); }, {2});
+       w.invalid([](A a) { return jnp::extract(a[0], a[0], 1); });
+     }},
+    {"jnp::choose",
+     [](Walk& w) {
+       w.ok("clip", {i23(), f23()}, [](A a) { return jnp::choose(a[0], {a[1], a[1]}, "clip"); }, {2, 3});
+       w.err("float a", {f23()}, [](A a) { return jnp::choose(a[0], {a[0]}, "wrap"); });
+       w.err("mode 'x'", {i23()}, [](A a) { return jnp::choose(a[0], {a[0]}, "x"); });
+       w.err("no choices", {i23()}, [](A a) { return jnp::choose(a[0], {}, "wrap"); });
+       w.invalid([](A a) { return jnp::choose(a[0], {f4()}, "wrap"); });
+     }},
+    {"jnp::fill_diagonal",
+     [](Walk& w) {
+       w.ok("(2,3)", {f23()}, [](A a) { return jnp::fill_diagonal(a[0], Array(1.0f)); }, {2, 3});
+       w.err("(4,)", {f4()}, [](A a) { return jnp::fill_diagonal(a[0], Array(1.0f)); });
+       w.err("wrap", {f23()}, [](A a) { return jnp::fill_diagonal(a[0], Array(1.0f), true); });
+       w.invalid([](A a) { return jnp::fill_diagonal(a[0], Array(1.0f)); });
+     }},
+    {"jnp::put",
+     [](Walk& w) {
+       w.ok("(2,3) wrap", {f23()}, [](A a) { return jnp::put(a[0], Array(7), Array(1.0f), "wrap"); }, {2, 3});
+       w.ok("(0,3)", {z03()}, [](A a) { return jnp::put(a[0], Array(1), Array(1.0f)); }, {0, 3});
+       w.err("float indices", {f23()}, [](A a) { return jnp::put(a[0], a[0], Array(1.0f)); });
+       w.err("mode 'raise'", {f23()}, [](A a) { return jnp::put(a[0], Array(1), Array(1.0f), "raise"); });
+       w.invalid([](A a) { return jnp::put(a[0], Array(1), Array(1.0f)); });
+     }},
+    {"jnp::put_along_axis",
+     [](Walk& w) {
+       w.ok("(2,3) axis 1", {f23(), i23()}, [](A a) { return jnp::put_along_axis(a[0], a[1], Array(1.0f), 1); },
+            {2, 3});
+       w.err("ranks differ", {f23()}, [](A a) { return jnp::put_along_axis(a[0], Array(1), Array(1.0f), 1); });
+       w.err("axis 2", {f23(), i23()}, [](A a) { return jnp::put_along_axis(a[0], a[1], Array(1.0f), 2); });
+       w.invalid([](A a) { return jnp::put_along_axis(a[0], a[0], Array(1.0f), 0); });
+     }},
+    {"jnp::unwrap",
+     [](Walk& w) {
+       w.ok("(2,3)", {f23()}, [](A a) { return jnp::unwrap(a[0]); }, {2, 3});
+       w.ok("(0,3) axis 0", {z03()}, [](A a) { return jnp::unwrap(a[0], std::nullopt, 0); }, {0, 3});
+       w.err("0-d", {s0()}, [](A a) { return jnp::unwrap(a[0]); });
+       w.invalid([](A a) { return jnp::unwrap(a[0]); });
+     }},
+    {"jnp::argpartition",
+     [](Walk& w) {
+       w.ok("(2,3) kth 1", {f23()}, [](A a) { return jnp::argpartition(a[0], 1); }, {2, 3});
+       w.err("kth 3 of 3", {f23()}, [](A a) { return jnp::argpartition(a[0], 3); });
+       w.err("0-d", {s0()}, [](A a) { return jnp::argpartition(a[0], 0); });
+       w.invalid([](A a) { return jnp::argpartition(a[0], 0); });
+     }},
+    {"jnp::packbits",
+     [](Walk& w) {
+       w.ok("(2,3) axis 1", {i23()}, [](A a) { return jnp::packbits(a[0], 1); }, {2, 1});
+       w.ok("(0,3)", {zeros({0, 3}, DType::int32)}, [](A a) { return jnp::packbits(a[0]); }, {0});
+       w.err("float", {f23()}, [](A a) { return jnp::packbits(a[0]); });
+       w.err("bitorder 'x'", {i23()}, [](A a) { return jnp::packbits(a[0], 0, "x"); });
+       w.invalid([](A a) { return jnp::packbits(a[0]); });
+     }},
+    {"jnp::unpackbits",
+     [](Walk& w) {
+       w.ok("u8 (2,3) axis 0", {i23().astype(DType::uint8)}, [](A a) { return jnp::unpackbits(a[0], 0); }, {16, 3});
+       w.err("int32", {i23()}, [](A a) { return jnp::unpackbits(a[0]); });
+       w.invalid([](A a) { return jnp::unpackbits(a[0]); });
+     }},
+    {"jnp::poly",
+     [](Walk& w) {
+       w.ok("(4,) roots", {f4()}, [](A a) { return jnp::poly(a[0]); }, {5});
+       w.ok("(0,)", {zeros({0})}, [](A a) { return jnp::poly(a[0]); }, {});
+       w.err("(3,3): complex eigenvalues", {ones({3, 3})}, [](A a) { return jnp::poly(a[0]); });
+       w.err("(2,3)", {f23()}, [](A a) { return jnp::poly(a[0]); });
+       w.invalid([](A a) { return jnp::poly(a[0]); });
+     }},
+    {"jnp::polydiv",
+     [](Walk& w) {
+       w.ok("(4,) by (2,)", {f4(), ones({2})}, [](A a) { return jnp::polydiv(a[0], a[1]).first; }, {3});
+       w.ok("(2,) by (4,)", {ones({2}), f4()}, [](A a) { return jnp::polydiv(a[0], a[1]).second; }, {2});
+       w.err("by (0,)", {f4(), zeros({0})}, [](A a) { return jnp::polydiv(a[0], a[1]).first; });
+       w.invalid([](A a) { return jnp::polydiv(a[0], f4()).first; });
+     }},
+};
+
 }  // namespace

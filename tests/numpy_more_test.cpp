@@ -305,3 +305,111 @@ TEST_CASE("numpy_more: bad arguments name the function", "[jnp][numpy_more]") {
   CHECK_THROWS_AS(jit([](Array a) { return jnp::polymul(a, a, true); })(v), TracerError);
   CHECK_THROWS_AS(jnp::trunc(Array()), TypeError);
 }
+
+// clang-format off
+TEST_CASE("numpy_more: selection, filling, bits and polynomial division, as JAX", "[jnp][numpy_more]") {
+  const Array xi = make({-7.0, -1.0, 0.0, 3.0, 8.0, 255.0, 100.0, -128.0}, {8}, DType::int32);
+  const Array p3 = make({3.0, -2.0, 0.5}, {3}, DType::float32);
+  const Array p5 = make({1.0, 0.0, -4.0, 2.0, 7.0}, {5}, DType::int32);
+  const Array m23 = make({1.0, 2.0, 3.0, 4.0, -5.0, 6.5}, {2, 3}, DType::float32);
+  const Array m34 = make({0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0}, {3, 4}, DType::int32);
+  const Array ph = make({0.0, 0.7, 1.5, 3.2, 6.1, 0.2, -3.0, -6.4, 2.0}, {9}, DType::float64);
+  const Array c5 = make({1.0, 0.0, 1.0, 1.0, 0.0}, {5}, DType::bool_);
+  const Array ai = make({0.0, 2.0, 1.0, 1.0, 1.0, 0.0}, {2, 3}, DType::int32);
+  const Array q8 = make({5.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0}, {8}, DType::float32);
+  const Array u3 = make({7.0, 0.0, 255.0, 128.0, 1.0, 3.0}, {2, 3}, DType::uint8);
+  const Array m23T = make({1.0, 4.0, 2.0, -5.0, 3.0, 6.5}, {3, 2}, DType::float32);
+  both("resize (2,3) -> (4,2)", [](A a) { return jnp::resize(a[0], {4, 2}); }, {m23},
+       {DType::float32, {4, 2}, {1.0, 2.0, 3.0, 4.0, -5.0, 6.5, 1.0, 2.0}}, Bound::kOp);
+  both("resize (2,3) -> (2,)", [](A a) { return jnp::resize(a[0], {2}); }, {m23},
+       {DType::float32, {2}, {1.0, 2.0}}, Bound::kOp);
+  both("resize empty", [](A a) { return jnp::resize(a[0], {0, 3}); }, {m23},
+       {DType::float32, {0, 3}, {}}, Bound::kOp);
+  eager("trim_zeros 2-D", [](A a) { return jnp::trim_zeros(a[0]); }, {m34},
+       {DType::int32, {2, 3}, {3.0, 0.0, 1.0, 0.0, 2.0, 0.0}}, Bound::kOp);
+  eager("trim_zeros axis 1, front", [](A a) { return jnp::trim_zeros(a[0], "f", {1}); }, {m34},
+       {DType::int32, {3, 3}, {0.0, 0.0, 0.0, 3.0, 0.0, 1.0, 0.0, 2.0, 0.0}}, Bound::kOp);
+  eager("trim_zeros 1-D back", [](A) { return jnp::trim_zeros(jnp::array<int64_t>({0, 0, 4, 0, 5, 0, 0}), "b"); }, {p5},
+       {DType::int64, {5}, {0.0, 0.0, 4.0, 0.0, 5.0}}, Bound::kOp);
+  eager("compress", [](A a) { return jnp::compress(a[0], a[1]); }, {c5, q8},
+       {DType::float32, {3}, {5.0, 4.0, 1.0}}, Bound::kOp);
+  eager("compress axis 1", [](A a) { return jnp::compress(jnp::array<bool>({false, true, true}), a[0], 1); }, {m23},
+       {DType::float32, {2, 2}, {2.0, 3.0, -5.0, 6.5}}, Bound::kOp);
+  both("compress size 4, fill", [](A a) { return jnp::compress(a[0], a[1], std::nullopt, 4, Array(-1)); }, {c5, q8},
+       {DType::float32, {4}, {5.0, 4.0, 1.0, -1.0}}, Bound::kOp);
+  both("compress axis 0 size 2", [](A a) { return jnp::compress(jnp::array<bool>({false, true}), a[0], 0, 2); }, {m23},
+       {DType::float32, {2, 3}, {4.0, -5.0, 6.5, 0.0, 0.0, 0.0}}, Bound::kOp);
+  eager("extract", [](A a) { return jnp::extract(jnp::greater(a[0], Array(2.0f)), a[0]); }, {m23},
+       {DType::float32, {3}, {3.0, 4.0, 6.5}}, Bound::kOp);
+  both("extract size 6", [](A a) { return jnp::extract(jnp::greater(a[0], Array(2.0f)), a[0], 6, Array(7.5f)); }, {m23},
+       {DType::float32, {6}, {3.0, 4.0, 6.5, 7.5, 7.5, 7.5}}, Bound::kOp);
+  eager("choose", [](A a) { return jnp::choose(a[0], {a[1], jnp::negative(a[1]), jnp::multiply(a[1],
+    Array(10.0f))}); }, {ai, m23},
+       {DType::float32, {2, 3}, {1.0, 20.0, -3.0, -4.0, 5.0, 6.5}}, Bound::kOp);
+  both("choose wrap", [](A a) { return jnp::choose(jnp::add(a[0], Array(2)), {a[1], jnp::negative(a[1])}, "wrap"); },
+    {ai, m23},
+       {DType::float32, {2, 3}, {1.0, 2.0, -3.0, -4.0, 5.0, 6.5}}, Bound::kOp);
+  both("choose clip, broadcast", [](A a) { return jnp::choose(jnp::multiply(a[0], Array(3)), {a[1], Array(0.5f)},
+    "clip"); }, {ai, m23},
+       {DType::float32, {2, 3}, {1.0, 0.5, 0.5, 0.5, 0.5, 6.5}}, Bound::kOp);
+  both("fill_diagonal", [](A a) { return jnp::fill_diagonal(a[0], Array(9.0f)); }, {m23},
+       {DType::float32, {2, 3}, {9.0, 2.0, 3.0, 4.0, 9.0, 6.5}}, Bound::kOp);
+  both("fill_diagonal values", [](A a) { return jnp::fill_diagonal(jnp::reshape(a[0], {3, 2}), jnp::array<float>({7,
+    8})); }, {m23},
+       {DType::float32, {3, 2}, {7.0, 2.0, 3.0, 8.0, -5.0, 6.5}}, Bound::kOp);
+  both("put", [](A a) { return jnp::put(a[0], jnp::array<int32_t>({-1, 10, 2}), jnp::array<float>({50, 60}),
+    "clip"); }, {m23},
+       {DType::float32, {2, 3}, {50.0, 2.0, 50.0, 4.0, -5.0, 60.0}}, Bound::kOp);
+  both("put wrap", [](A a) { return jnp::put(a[0], jnp::array<int32_t>({-1, 10, 2}), jnp::array<float>({50, 60}),
+    "wrap"); }, {m23},
+       {DType::float32, {2, 3}, {1.0, 2.0, 50.0, 4.0, 60.0, 50.0}}, Bound::kOp);
+  both("put_along_axis", [](A a) { return jnp::put_along_axis(a[0], jnp::array<int32_t>({0, -1, 2, 1}, {2, 2}),
+    jnp::array<float>({9, 8}), 1); }, {m23},
+       {DType::float32, {2, 3}, {9.0, 2.0, 8.0, 4.0, 8.0, 9.0}}, Bound::kOp);
+  both("put_along_axis out of range dropped", [](A a) { return jnp::put_along_axis(a[0], jnp::array<int32_t>({5, 1},
+    {2, 1}), Array(7.0f), 1); }, {m23},
+       {DType::float32, {2, 3}, {1.0, 2.0, 3.0, 4.0, 7.0, 6.5}}, Bound::kOp);
+  both("put_along_axis flattened", [](A a) { return jnp::put_along_axis(a[0], jnp::array<int32_t>({4, -2}),
+    Array(7.0f), std::nullopt); }, {m23},
+       {DType::float32, {2, 3}, {1.0, 2.0, 3.0, 4.0, 7.0, 6.5}}, Bound::kOp);
+  both("unwrap", [](A a) { return jnp::unwrap(a[0]); }, {ph},
+       {DType::float64, {9}, {0.0, 0.7, 1.5, 3.2, 6.1, 6.483185307179586, 9.566370614359172, 12.449555921538758,
+         14.566370614359172}}, Bound::kOp);
+  both("unwrap discont 4", [](A a) { return jnp::unwrap(a[0], Array(4.0)); }, {ph},
+       {DType::float64, {9}, {0.0, 0.7, 1.5, 3.2, 6.1, 6.483185307179586, 3.2831853071795862, -0.11681469282041412,
+         2.0}}, Bound::kOp);
+  both("unwrap period 4", [](A a) { return jnp::unwrap(a[0], std::nullopt, -1, Array(4.0)); }, {ph},
+       {DType::float64, {9}, {0.0, 0.7, 1.5, 3.2, 2.0999999999999996, 0.2, 1.0, 1.5999999999999996, 2.0}}, Bound::kOp);
+  both("unwrap int32 period 6", [](A a) { return jnp::unwrap(a[0], std::nullopt, -1, Array(6)); }, {xi},
+       {DType::int32, {8}, {-7.0, -7.0, -6.0, -3.0, -4.0, -3.0, -2.0, -2.0}}, Bound::kOp);
+  both("argpartition kth 3", [](A a) { return jnp::argpartition(a[0], 3); }, {q8},
+       {DType::int32, {8}, {1.0, 3.0, 6.0, 2.0, 0.0, 4.0, 5.0, 7.0}}, Bound::kOp);
+  both("argpartition axis 0", [](A a) { return jnp::argpartition(a[0], 1, 0); }, {m23T},
+       {DType::int32, {3, 2}, {0.0, 1.0, 1.0, 0.0, 2.0, 2.0}}, Bound::kOp);
+  both("packbits", [](A a) { return jnp::packbits(a[0]); }, {c5},
+       {DType::uint8, {1}, {176.0}}, Bound::kOp);
+  both("packbits axis 1 little", [](A a) { return jnp::packbits(a[0], 1, "little"); }, {m34},
+       {DType::uint8, {3, 1}, {0.0, 10.0, 4.0}}, Bound::kOp);
+  both("unpackbits", [](A a) { return jnp::unpackbits(a[0]); }, {u3},
+       {DType::uint8, {48}, {0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+         1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+         0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0}}, Bound::kOp);
+  both("unpackbits axis 1 count 5 little", [](A a) { return jnp::unpackbits(a[0], 1, 5, "little"); }, {u3},
+       {DType::uint8, {2, 5}, {1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, Bound::kOp);
+  both("unpackbits count 30", [](A a) { return jnp::unpackbits(a[0], 0, 30); }, {u3},
+       {DType::uint8, {30, 3}, {0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0,
+         1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+         0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+         0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+         0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}}, Bound::kOp);
+  both("poly", [](A a) { return jnp::poly(a[0]); }, {p3},
+       {DType::float32, {4}, {1.0, -1.5, -5.5, 3.0}}, Bound::kOp);
+  both("poly int32: float32", [](A a) { return jnp::poly(a[0]); }, {p5},
+       {DType::float32, {6}, {1.0, -6.0, -17.0, 78.0, -56.0, 0.0}}, Bound::kOp);
+  both("polydiv: quotient", [](A a) { return jnp::polydiv(a[0], a[1]).first; }, {p5, p3},
+       {DType::float32, {3}, {0.3333333432674408, 0.222222238779068, -1.2407407760620117}}, Bound::kOp);
+  both("polydiv: remainder", [](A a) { return jnp::polydiv(a[0], a[1]).second; }, {p5, p3},
+       {DType::float32, {5}, {0.0, -5.960464477539063e-08, 2.384185791015625e-07, -0.592592716217041,
+         7.620370388031006}}, Bound::kOp);
+}
+// clang-format on

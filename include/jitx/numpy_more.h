@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -99,6 +100,51 @@ Array polymul(const Array& a, const Array& b, bool trim_leading_zeros = false, L
 Array polyder(const Array& p, int64_t m = 1, Loc loc = Loc::current());
 /// The m-th antiderivative (m >= 0) with integration constants k (a scalar, or m of them; default 0).
 Array polyint(const Array& p, int64_t m = 1, std::optional<Array> k = std::nullopt, Loc loc = Loc::current());
+
+// --- selection, filling and reshaping ---
+/// a (flattened) repeated cyclically to fill new_shape (zeros when a or the result is empty).
+Array resize(const Array& a, Shape new_shape, Loc loc = Loc::current());
+/// The slices of a concrete array without its leading ('f') and/or trailing ('b') all-zero slices along axes (all
+/// axes by default).
+Array trim_zeros(const Array& filt, std::string_view trim = "fb", Axes axes = {}, Loc loc = Loc::current());
+/// The slices of a along axis (flattened a when nullopt) where the 1-D condition is true. Without size the inputs
+/// must be concrete; with it the result has size slices, padded with fill_value.
+Array compress(const Array& condition, const Array& a, std::optional<int64_t> axis = std::nullopt,
+               std::optional<int64_t> size = std::nullopt, const Array& fill_value = Array(0),
+               Loc loc = Loc::current());
+/// compress of the flattened arrays.
+Array extract(const Array& condition, const Array& arr, std::optional<int64_t> size = std::nullopt,
+              const Array& fill_value = Array(0), Loc loc = Loc::current());
+/// choices[a[i]][i] (a, the choices broadcast together); mode "raise" (a concrete a in range), "wrap" or "clip".
+Array choose(const Array& a, const std::vector<Array>& choices, std::string_view mode = "raise",
+             Loc loc = Loc::current());
+/// a with its main diagonal set to val (a scalar, or values repeated along the diagonal); as JAX's
+/// fill_diagonal(..., inplace=False). wrap=true is not implemented (as in JAX).
+Array fill_diagonal(const Array& a, const Array& val, bool wrap = false, Loc loc = Loc::current());
+/// a with the flat positions ind set to v (repeated to ind's length); as JAX's put(..., inplace=False). mode: ""
+/// (JAX's None: indices clamped by unravel_index), "clip" or "wrap".
+Array put(const Array& a, const Array& ind, const Array& v, std::string_view mode = "", Loc loc = Loc::current());
+/// arr with values (broadcast to indices' shape) written at indices along axis (flattened arr when nullopt);
+/// negative indices count from the end, out-of-range ones are dropped. As JAX's put_along_axis(..., inplace=False).
+Array put_along_axis(const Array& arr, const Array& indices, const Array& values, std::optional<int64_t> axis,
+                     Loc loc = Loc::current());
+/// Phase unwrapping along axis: jumps larger than discont (default period / 2) become their period complement.
+Array unwrap(const Array& p, std::optional<Array> discont = std::nullopt, int64_t axis = -1,
+             const Array& period = Array(2 * 3.14159265358979323846), Loc loc = Loc::current());
+/// Indices that partition along axis: the kth smallest at kth, smaller ones before it, the rest after (int32).
+Array argpartition(const Array& a, int64_t kth, int64_t axis = -1, Loc loc = Loc::current());
+/// The elements of an integer or bool array as bits (nonzero: 1), packed 8 to a uint8 along axis (flattened when
+/// nullopt; padded with zeros), bitorder "big" or "little"; unpackbits undoes it (count: keep that many bits).
+Array packbits(const Array& a, std::optional<int64_t> axis = std::nullopt, std::string_view bitorder = "big",
+               Loc loc = Loc::current());
+Array unpackbits(const Array& a, std::optional<int64_t> axis = std::nullopt,
+                 std::optional<int64_t> count = std::nullopt, std::string_view bitorder = "big",
+                 Loc loc = Loc::current());
+/// The coefficients of the monic polynomial with the given real roots (a 1-D array; square matrices need complex
+/// eigenvalues: not supported).
+Array poly(const Array& seq_of_zeros, Loc loc = Loc::current());
+/// (quotient, remainder) of the polynomial division u / v, in the promoted inexact dtype.
+std::pair<Array, Array> polydiv(const Array& u, const Array& v, Loc loc = Loc::current());
 
 // --- window functions (float64, the default float dtype; M <= 1 gives M ones) ---
 Array bartlett(int64_t M, Loc loc = Loc::current());

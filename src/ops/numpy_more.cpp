@@ -430,3 +430,344 @@ Array hanning(int64_t M, Loc loc) {
 }
 
 }  // namespace jitx::numpy
+
+// --- selection, filling and reshaping ---
+namespace jitx::numpy {
+namespace {
+// v (flattened) repeated to n elements.
+Array tile_to_size(const Array& v, int64_t n) {
+  Array r = ravel(v);
+  const int64_t k = r.shape()[0];
+  if (k == n) return r;
+  if (k == 0) throw_error<ShapeError>("tile_to_size", "cannot repeat an empty array to {} elements", n);
+  return lax::slice_in_dim(tile(r, {(n + k - 1) / k}), 0, n);
+}
+Array concrete_or_throw(const char* op, const Array& x, const char* why) {
+  if (x.is_tracer()) throw_error<TracerError>(op, "{} (JAX's ConcretizationTypeError)", why);
+  return x;
+}
+}  // namespace
+
+Array resize(const Array& a, Shape new_shape, Loc loc) {
+  ApiScope s(loc);
+  check_valid("resize", a);
+  for (int64_t d : new_shape)
+    if (d < 0) throw_error<ShapeError>("resize", "all of new_shape must be >= 0, got {}", detail::shape_str(new_shape));
+  Array flat = ravel(a);
+  int64_t n = 1;
+  for (int64_t d : new_shape)
+    if (d != 0 && n > (int64_t{1} << 62) / d)
+      throw_error<ShapeError>("resize", "new_shape {} has too many elements", detail::shape_str(new_shape));
+    else
+      n *= d;
+  if (flat.shape()[0] == 0 || n == 0) return zeros(new_shape, a.dtype());
+  return reshape(tile_to_size(flat, n), new_shape);
+}
+
+Array trim_zeros(const Array& filt, std::string_view trim, Axes axes, Loc loc) {
+  ApiScope s(loc);
+  check_valid("trim_zeros", filt);
+  concrete_or_throw("trim_zeros", filt, "how many zeros to trim depends on the values");
+  const bool front = trim.find_first_of("fF") != std::string_view::npos;
+  const bool back = trim.find_first_of("bB") != std::string_view::npos;
+  if (filt.ndim() == 0) throw_error<ShapeError>("trim_zeros", "needs an array of rank >= 1, got {}", filt.aval().str());
+  std::vector<int64_t> ax;
+  if (axes.empty())
+    for (int64_t i = 0; i < filt.ndim(); ++i) ax.push_back(i);
+  else
+    for (int64_t a : axes) ax.push_back(detail::canonical_axis(a, filt.ndim(), "trim_zeros"));
+  if (!front && !back) return filt;
+  Array out = filt;
+  Array nz = not_equal(filt, Array(0));
+  for (int64_t a : ax) {
+    Axes others;
+    for (int64_t i = 0; i < filt.ndim(); ++i)
+      if (i != a) others.push_back(i);
+    std::vector<uint8_t> mask = astype(others.empty() ? nz : any(nz, others), DType::uint8).to_vector<uint8_t>();
+    int64_t lo = 0, hi = static_cast<int64_t>(mask.size());
+    bool anyset = std::any_of(mask.begin(), mask.end(), [](uint8_t m) { return m != 0; });
+    if (!anyset) {
+      lo = hi = 0;
+    } else {
+      if (front)
+        while (!mask[static_cast<size_t>(lo)]) ++lo;
+      if (back)
+        while (!mask[static_cast<size_t>(hi - 1)]) --hi;
+    }
+    out = lax::slice_in_dim(out, lo, hi, 1, a);
+  }
+  return out;
+}
+
+Array compress(const Array& condition, const Array& a, std::optional<int64_t> axis, std::optional<int64_t> size,
+               const Array& fill_value, Loc loc) {
+  ApiScope s(loc);
+  check_valid("compress", condition, "a condition that is an");
+  check_valid("compress", a);
+  check_valid("compress", fill_value, "a fill_value that is an");
+  Array cond = astype(condition, DType::bool_);
+  if (cond.ndim() != 1) throw_error<ShapeError>("compress", "condition must be 1-D, got {}", condition.aval().str());
+  int64_t ax = 0;
+  Array arr = a;
+  if (!axis) {
+    arr = ravel(a);
+  } else {
+    ax = detail::canonical_axis(*axis, a.ndim(), "compress");
+    arr = moveaxis(a, ax, 0);
+  }
+  const int64_t n = arr.shape()[0], c = cond.shape()[0];
+  Array extra = lax::slice_in_dim(cond, std::min(n, c), c);
+  cond = lax::slice_in_dim(cond, 0, std::min(n, c));
+  arr = lax::slice_in_dim(arr, 0, std::min(n, c));
+  Array result;
+  if (!size) {
+    concrete_or_throw("compress", condition, "the number of slices kept depends on the condition: pass a size=");
+    concrete_or_throw("compress", a, "the number of slices kept depends on the condition: pass a size=");
+    if (any(extra).item<bool>())
+      throw_error<ShapeError>("compress", "condition has true entries past a's {} slices along the axis", n);
+    result = take(arr, flatnonzero(cond), 0, "clip");
+  } else {
+    if (*size < 0 || *size > arr.shape()[0])
+      throw_error<ShapeError>("compress", "size must be in [0, {}] (a's slices along the axis), got {}",
+                              arr.shape()[0], *size);
+    Shape mshape(static_cast<size_t>(arr.ndim()), 1);
+    mshape[0] = cond.shape()[0];
+    Array filled = where(reshape(cond, mshape), arr, astype(fill_value, arr.dtype()));
+    // The kept slices first, in order (a stable sort of the condition, descending), then the filled ones.
+    Array order = lax::sort({astype(logical_not(cond), DType::int32), lax::iota(DType::int32, cond.shape()[0])}, 0,
+                            true, 1)[1];
+    result = lax::slice_in_dim(take(filled, order, 0, "clip"), 0, *size);
+  }
+  return ax == 0 ? result : moveaxis(result, 0, ax);
+}
+
+Array extract(const Array& condition, const Array& arr, std::optional<int64_t> size, const Array& fill_value,
+              Loc loc) {
+  ApiScope s(loc);
+  check_valid("extract", condition, "a condition that is an");
+  check_valid("extract", arr);
+  return compress(ravel(condition), ravel(arr), std::nullopt, size, fill_value);
+}
+
+Array choose(const Array& a, const std::vector<Array>& choices, std::string_view mode, Loc loc) {
+  ApiScope s(loc);
+  check_valid("choose", a);
+  if (!is_integer(a.dtype())) throw_error<TypeError>("choose", "a must be an integer array, got {}", a.aval().str());
+  if (choices.empty()) throw_error<ShapeError>("choose", "needs at least one choice");
+  for (const Array& c : choices) check_valid("choose", c, "a choice that is an");
+  const int64_t n = static_cast<int64_t>(choices.size());
+  Array idx;
+  if (mode == "raise") {
+    concrete_or_throw("choose", a, "mode='raise' checks the indices' values: use mode='wrap' or 'clip' under jit");
+    if (any(logical_or(less(a, Array(0)), greater_equal(a, Array::scalar_int(n, a.dtype())))).item<bool>())
+      throw_error<ShapeError>("choose", "an entry of a is outside [0, {}) (the number of choices)", n);
+    idx = a;
+  } else if (mode == "wrap") {
+    idx = remainder(a, Array::scalar_int(n, a.dtype()));
+  } else if (mode == "clip") {
+    idx = clip(a, Array::scalar_int(0, a.dtype()), Array::scalar_int(n - 1, a.dtype()));
+  } else {
+    throw_error<TypeError>("choose", "mode must be 'raise', 'wrap' or 'clip', got '{}'", mode);
+  }
+  std::vector<Array> all{idx};
+  all.insert(all.end(), choices.begin(), choices.end());
+  std::vector<Array> b = broadcast_arrays(all);
+  Array stacked = stack(std::vector<Array>(b.begin() + 1, b.end()), 0);  // promoted to one dtype, as jnp.array
+  return squeeze(take_along_axis(stacked, expand_dims(b[0], {0}), 0), {0});
+}
+
+Array fill_diagonal(const Array& a, const Array& val, bool wrap, Loc loc) {
+  ApiScope s(loc);
+  check_valid("fill_diagonal", a);
+  check_valid("fill_diagonal", val, "a val that is an");
+  if (wrap) throw_error<TypeError>("fill_diagonal", "wrap=true is not implemented (as in JAX)");
+  if (a.ndim() < 2) throw_error<ShapeError>("fill_diagonal", "a must be at least 2-d, got {}", a.aval().str());
+  if (a.ndim() > 2)
+    for (int64_t d : a.shape())
+      if (d != a.shape()[0])
+        throw_error<ShapeError>("fill_diagonal", "all dimensions of a must be equal, got {}", a.aval().str());
+  const int64_t n = *std::min_element(a.shape().begin(), a.shape().end());
+  std::vector<Array> idx = diag_indices(n, a.ndim());
+  if (n == 0) return a;
+  return at(a, idx).set(val.ndim() == 0 ? val : tile_to_size(val, n));
+}
+
+Array put(const Array& a, const Array& ind, const Array& v, std::string_view mode, Loc loc) {
+  ApiScope s(loc);
+  check_valid("put", a);
+  check_valid("put", ind, "indices that are an");
+  check_valid("put", v, "values that are an");
+  if (!is_integer(ind.dtype())) throw_error<TypeError>("put", "indices must be integers, got {}", ind.aval().str());
+  Array i = ravel(ind), vals = ravel(v);
+  if (a.size() == 0 || i.size() == 0 || vals.size() == 0) return a;
+  vals = tile_to_size(vals, i.shape()[0]);
+  const Array size = Array::scalar_int(a.size(), i.dtype());
+  if (mode == "clip")
+    i = clip(i, Array::scalar_int(0, i.dtype()), Array::scalar_int(a.size() - 1, i.dtype()));
+  else if (mode == "wrap")
+    i = remainder(i, size);
+  else if (!mode.empty())
+    throw_error<TypeError>("put", "mode must be '' (JAX's None), 'clip' or 'wrap', got '{}'", mode);
+  return at(a, unravel_index(i, a.shape())).set(vals);
+}
+
+Array put_along_axis(const Array& arr, const Array& indices, const Array& values, std::optional<int64_t> axis,
+                     Loc loc) {
+  ApiScope s(loc);
+  check_valid("put_along_axis", arr);
+  check_valid("put_along_axis", indices, "indices that are an");
+  check_valid("put_along_axis", values, "values that are an");
+  Array a = axis ? arr : ravel(arr);
+  if (a.ndim() != indices.ndim())
+    throw_error<ShapeError>("put_along_axis", "arr and indices must have one rank, got {} and {}", a.aval().str(),
+                            indices.aval().str());
+  if (!is_integer(indices.dtype()))
+    throw_error<TypeError>("put_along_axis", "indices must be integers, got {}", indices.aval().str());
+  const int64_t ax = axis ? detail::canonical_axis(*axis, a.ndim(), "put_along_axis") : 0;
+  Array vals = broadcast_to(values, indices.shape());
+  std::vector<Array> idx;
+  for (int64_t d = 0; d < a.ndim(); ++d)
+    idx.push_back(d == ax ? indices : lax::broadcasted_iota(indices.dtype(), indices.shape(), d));
+  Array r = at(a, idx).set(vals);
+  return axis ? r : reshape(r, arr.shape());
+}
+
+Array unwrap(const Array& p, std::optional<Array> discont, int64_t axis, const Array& period, Loc loc) {
+  ApiScope s(loc);
+  check_valid("unwrap", p);
+  check_valid("unwrap", period, "a period that is an");
+  if (p.ndim() == 0) throw_error<ShapeError>("unwrap", "needs an array of rank >= 1, got {}", p.aval().str());
+  const DType dt = result_type({p, period});  // JAX's promote_dtypes(p, period)
+  Array x = astype(p, dt), per = astype(period, dt);
+  const int64_t ax = detail::canonical_axis(axis, x.ndim(), "unwrap");
+  if (x.shape()[static_cast<size_t>(ax)] == 0) return x;
+  Array interval = is_integer(per.dtype()) ? floor_divide(per, Array::scalar_int(2, per.dtype()))
+                                           : divide(per, Array::scalar(2, per.dtype()));
+  Array disc = discont ? *discont : divide(per, Array(2));
+  Array dd = diff(x, 1, ax);
+  Array ddmod = subtract(remainder(add(dd, interval), per), interval);
+  ddmod = where(logical_and(equal(ddmod, negative(interval)), greater(dd, Array(0))), interval, ddmod);
+  Array correct = where(less(abs(dd), disc), Array(0), subtract(ddmod, dd));
+  const int64_t n = x.shape()[static_cast<size_t>(ax)];
+  return concatenate({lax::slice_in_dim(x, 0, 1, 1, ax),
+                      add(lax::slice_in_dim(x, 1, n, 1, ax), cumsum(correct, ax))},
+                     ax);
+}
+
+Array argpartition(const Array& a, int64_t kth, int64_t axis, Loc loc) {
+  ApiScope s(loc);
+  check_valid("argpartition", a);
+  if (a.ndim() == 0) throw_error<ShapeError>("argpartition", "needs an array of rank >= 1, got {}", a.aval().str());
+  const int64_t ax = detail::canonical_axis(axis, a.ndim(), "argpartition");
+  const int64_t n = a.shape()[static_cast<size_t>(ax)];
+  const int64_t k = detail::canonical_axis(kth, n, "argpartition");
+  Array x = swapaxes(a, ax, -1);
+  // The kth + 1 smallest through top_k of the negation (unsigned: of -(x + 1), so that 0 does not stay 0).
+  Array neg = is_unsigned_integer(x.dtype()) ? negative(add(x, Array::scalar_int(1, x.dtype()))) : negative(x);
+  if (x.dtype() == DType::bool_) neg = negative(astype(x, DType::int32));
+  Array bottom = lax::top_k(neg, k + 1).second;
+  // The others in index order: top_k of a proxy that is 0 at the chosen positions and 1 elsewhere.
+  Array pos = lax::broadcasted_iota(DType::int32, [&] {
+    Shape sh = x.shape();
+    sh.insert(sh.end() - 1, k + 1);
+    return sh;
+  }(), x.ndim());
+  Array chosen = any(equal(pos, expand_dims(bottom, {-1})), {x.ndim() - 1});
+  Array proxy = where(chosen, Array(0.0f), Array(1.0f));
+  Array top = lax::top_k(proxy, n - k - 1).second;
+  return swapaxes(concatenate({bottom, top}, x.ndim() - 1), ax, -1);
+}
+
+Array packbits(const Array& a, std::optional<int64_t> axis, std::string_view bitorder, Loc loc) {
+  ApiScope s(loc);
+  check_valid("packbits", a);
+  if (is_floating(a.dtype()))
+    throw_error<TypeError>("packbits", "takes an integer or bool array, got {}", a.aval().str());
+  if (bitorder != "big" && bitorder != "little")
+    throw_error<TypeError>("packbits", "bitorder must be 'big' or 'little', got '{}'", bitorder);
+  Array bits = astype(not_equal(a, Array::scalar_int(0, a.dtype())), DType::uint8);
+  int64_t ax = 0;
+  if (!axis) bits = ravel(bits);
+  else ax = detail::canonical_axis(*axis, a.ndim(), "packbits");
+  bits = swapaxes(bits, ax, -1);
+  const int64_t n = bits.shape().back();
+  if (n % 8) {
+    std::vector<std::pair<int64_t, int64_t>> widths(static_cast<size_t>(bits.ndim()), {0, 0});
+    widths.back().second = 8 - n % 8;
+    bits = pad(bits, widths);
+  }
+  Shape sh = bits.shape();
+  sh.back() /= 8;
+  sh.push_back(8);
+  Array shifts = arange(8.0, DType::uint8);
+  if (bitorder == "big") shifts = flip(shifts);
+  Array packed = astype(sum(left_shift(reshape(bits, sh), shifts), {-1}), DType::uint8);
+  return swapaxes(packed, ax, -1);
+}
+
+Array unpackbits(const Array& a, std::optional<int64_t> axis, std::optional<int64_t> count, std::string_view bitorder,
+                 Loc loc) {
+  ApiScope s(loc);
+  check_valid("unpackbits", a);
+  if (a.dtype() != DType::uint8) throw_error<TypeError>("unpackbits", "takes a uint8 array, got {}", a.aval().str());
+  if (bitorder != "big" && bitorder != "little")
+    throw_error<TypeError>("unpackbits", "bitorder must be 'big' or 'little', got '{}'", bitorder);
+  Array x = axis ? a : ravel(a);
+  const int64_t ax = axis ? detail::canonical_axis(*axis, a.ndim(), "unpackbits") : 0;
+  x = swapaxes(x, ax, -1);
+  Array masks = left_shift(Array::scalar_int(1, DType::uint8), arange(8.0, DType::uint8));
+  if (bitorder == "big") masks = flip(masks);
+  Array bits = astype(greater(bitwise_and(expand_dims(x, {-1}), masks), Array::scalar_int(0, DType::uint8)),
+                      DType::uint8);
+  Shape sh = x.shape();
+  sh.back() *= 8;
+  bits = reshape(bits, sh);
+  if (count) {
+    const int64_t have = sh.back();
+    if (*count > have) {
+      std::vector<std::pair<int64_t, int64_t>> widths(static_cast<size_t>(bits.ndim()), {0, 0});
+      widths.back().second = *count - have;
+      bits = pad(bits, widths);
+    } else {
+      bits = lax::slice_in_dim(bits, 0, *count < 0 ? std::max<int64_t>(have + *count, 0) : *count, 1,
+                               bits.ndim() - 1);
+    }
+  }
+  return swapaxes(bits, ax, -1);
+}
+
+Array poly(const Array& seq_of_zeros, Loc loc) {
+  ApiScope s(loc);
+  check_valid("poly", seq_of_zeros);
+  Array z = atleast_1d(stats_inexact(seq_of_zeros));
+  if (z.ndim() == 2 && z.shape()[0] == z.shape()[1] && z.shape()[0] != 0)
+    throw_error<TypeError>("poly", "the characteristic polynomial of a matrix needs its (complex) "
+                                             "eigenvalues: jitx has no complex dtypes; pass the roots");
+  if (z.ndim() != 1)
+    throw_error<ShapeError>("poly", "takes a 1-D array of roots (or a square matrix), got {}", z.aval().str());
+  const DType d = z.dtype();
+  if (z.shape()[0] == 0) return Array::scalar(1, d);
+  Array c = ones({1}, d);
+  for (int64_t k = 0; k < z.shape()[0]; ++k)
+    c = convolve(c, concatenate({ones({1}, d), negative(lax::slice_in_dim(z, k, k + 1))}, 0), "full");
+  return c;
+}
+
+std::pair<Array, Array> polydiv(const Array& u, const Array& v, Loc loc) {
+  ApiScope s(loc);
+  auto [uu, vv] = poly_pair("polydiv", u, v, true);
+  const int64_t m = uu.shape()[0] - 1, n = vv.shape()[0] - 1;
+  if (n < 0) throw_error<ShapeError>("polydiv", "the divisor has no coefficients");
+  const DType d = uu.dtype();
+  Array scale = divide(Array::scalar(1, d), lax::slice_in_dim(vv, 0, 1));
+  Array q = zeros({std::max<int64_t>(m - n + 1, 1)}, d);
+  for (int64_t k = 0; k <= m - n; ++k) {
+    Array dk = multiply(scale, lax::slice_in_dim(uu, k, k + 1));
+    q = at(q, Array::scalar_int(k, DType::int64)).set(reshape(dk, {}));
+    Array upd = add(lax::slice_in_dim(uu, k, k + n + 1), multiply(negative(dk), vv));
+    uu = lax::dynamic_update_slice(uu, upd, {Array::scalar_int(k, DType::int64)});
+  }
+  return {q, uu};
+}
+
+}  // namespace jitx::numpy

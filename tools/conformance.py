@@ -281,7 +281,8 @@ def arity_table(names):
     bin_re = re.compile(r"^(jnp\.(add|subtract|multiply|divide|true_divide|floor_divide|remainder|mod|power|maximum|"
                         r"minimum|arctan2|equal|not_equal|less|less_equal|greater|greater_equal|logical_and|"
                         r"logical_or|logical_xor|bitwise_and|bitwise_or|bitwise_xor|left_shift|right_shift|fmod|"
-                        r"logaddexp)|lax\.(add|sub|mul|div|rem|pow|max|min|atan2|bitwise_and|bitwise_or|bitwise_xor|"
+                        r"logaddexp|fmax|fmin|logaddexp2|bitwise_left_shift|bitwise_right_shift|divmod\[[01]\])|"
+                        r"lax\.(add|sub|mul|div|rem|pow|max|min|atan2|bitwise_and|bitwise_or|bitwise_xor|"
                         r"shift_left|shift_right_arithmetic|shift_right_logical|eq|ne|lt|le|gt|ge|nextafter)|"
                         r"jnp\.(dot|matmul|outer|isclose|allclose|isclose\[equal_nan\]))$")
     out = {}

@@ -78,6 +78,12 @@ for n in ("float32", "float16", "int32", "uint8", "bool"):
     EXTRA[f"jnp.astype[{n}]"] = (lambda d: lambda x: x.astype(d))(n)
     EXTRA[f"lax.convert_element_type[{n}]"] = (lambda d: lambda x: lax.convert_element_type(x, d))(n)
 EXTRA.update({
+    "jnp.modf[0]": lambda x: jnp.modf(x)[0],
+    "jnp.modf[1]": lambda x: jnp.modf(x)[1],
+    "jnp.frexp[0]": lambda x: jnp.frexp(x)[0],
+    "jnp.frexp[1]": lambda x: jnp.frexp(x)[1],
+    "jnp.divmod[0]": lambda x, y: jnp.divmod(x, y)[0],
+    "jnp.divmod[1]": lambda x, y: jnp.divmod(x, y)[1],
     "lax.bitcast_convert_type[uint]": lambda x: lax.bitcast_convert_type(x, _uint_of(x)),
     "jnp.broadcast_to[2+]": lambda x: jnp.broadcast_to(x, (2,) + x.shape),
     "jnp.reshape[-1,2]": lambda x: jnp.reshape(x, (-1, 2)),

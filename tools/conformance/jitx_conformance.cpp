@@ -47,6 +47,13 @@ void register_ops() {
   U(jnp, isnan) U(jnp, isinf) U(jnp, logical_not) U(jnp, bitwise_not) U(jnp, invert) U(jnp, ravel)
   table()["jnp.round"] = [](const Args& a) { return jnp::round(a[0]); };
   table()["jnp.nan_to_num"] = [](const Args& a) { return jnp::nan_to_num(a[0]); };
+  // numpy_more.h
+  U(jnp, trunc) U(jnp, rint) U(jnp, fabs) U(jnp, isposinf) U(jnp, isneginf) U(jnp, bitwise_count)
+  U(jnp, bitwise_invert)
+  table()["jnp.modf[0]"] = [](const Args& a) { return jnp::modf(a[0]).first; };
+  table()["jnp.modf[1]"] = [](const Args& a) { return jnp::modf(a[0]).second; };
+  table()["jnp.frexp[0]"] = [](const Args& a) { return jnp::frexp(a[0]).first; };
+  table()["jnp.frexp[1]"] = [](const Args& a) { return jnp::frexp(a[0]).second; };
   // lax unary
   U(lax, neg) U(lax, abs) U(lax, sign) U(lax, floor) U(lax, ceil) U(lax, exp) U(lax, exp2) U(lax, expm1)
   U(lax, log) U(lax, log1p) U(lax, sqrt) U(lax, rsqrt) U(lax, cbrt) U(lax, tanh) U(lax, logistic) U(lax, sin)
@@ -66,6 +73,9 @@ void register_ops() {
   B(jnp, not_equal) B(jnp, less) B(jnp, less_equal) B(jnp, greater) B(jnp, greater_equal) B(jnp, logical_and)
   B(jnp, logical_or) B(jnp, logical_xor) B(jnp, bitwise_and) B(jnp, bitwise_or) B(jnp, bitwise_xor)
   B(jnp, left_shift) B(jnp, right_shift) B(jnp, fmod) B(jnp, logaddexp)
+  B(jnp, fmax) B(jnp, fmin) B(jnp, logaddexp2) B(jnp, bitwise_left_shift) B(jnp, bitwise_right_shift)
+  table()["jnp.divmod[0]"] = [](const Args& a) { return jnp::divmod(a[0], a[1]).first; };
+  table()["jnp.divmod[1]"] = [](const Args& a) { return jnp::divmod(a[0], a[1]).second; };
   B(lax, add) B(lax, sub) B(lax, mul) B(lax, div) B(lax, rem) B(lax, pow) B(lax, max) B(lax, min) B(lax, atan2)
   B(lax, bitwise_and) B(lax, bitwise_or) B(lax, bitwise_xor) B(lax, shift_left) B(lax, shift_right_arithmetic)
   B(lax, shift_right_logical) B(lax, eq) B(lax, ne) B(lax, lt) B(lax, le) B(lax, gt) B(lax, ge)

@@ -19,19 +19,20 @@ using detail::ApiScope;
 using detail::throw_error;
 
 namespace {
-DType int_dtype() { return detail::default_int_dtype(); }
-Array iota(int64_t n, DType d) { return arange(static_cast<double>(n), d); }
-Array scalar(int64_t v) { return Array::scalar_int(v, int_dtype()); }
-Array first(const Array& a, int64_t k) { return lax::slice_in_dim(a, 0, k); }            // a[:k]
-Array drop(const Array& a, int64_t k) { return lax::slice_in_dim(a, k, a.shape()[0]); }  // a[k:]
-Array count(const Array& mask) { return sum(astype(mask, int_dtype())); }
+DType set_int_dtype() { return detail::default_int_dtype(); }
+Array set_iota(int64_t n, DType d) { return arange(static_cast<double>(n), d); }
+Array set_scalar(int64_t v) { return Array::scalar_int(v, set_int_dtype()); }
+Array set_head(const Array& a, int64_t k) { return lax::slice_in_dim(a, 0, k); }             // a[:k]
+Array set_tail(const Array& a, int64_t k) { return lax::slice_in_dim(a, k, a.shape()[0]); }  // a[k:]
+Array set_count(const Array& mask) { return sum(astype(mask, set_int_dtype())); }
 
-void check_args(const char* op, const Array& x, std::optional<int64_t> size, const std::optional<Array>& fill_value) {
+void set_check_args(const char* op, const Array& x, std::optional<int64_t> size,
+                    const std::optional<Array>& fill_value) {
   if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
   if (size && *size < 0) throw_error<ShapeError>(op, "size must be >= 0, got {}", *size);
   if (fill_value && !fill_value->valid()) throw_error<TypeError>(op, "fill_value is an empty Array");
 }
-void check_concrete(const char* op, const std::vector<Array>& xs, std::optional<int64_t> size) {
+void set_check_concrete(const char* op, const std::vector<Array>& xs, std::optional<int64_t> size) {
   for (const Array& x : xs)
     if (x.is_tracer() && !size)
       throw_error<TracerError>(op,
@@ -40,49 +41,49 @@ void check_concrete(const char* op, const std::vector<Array>& xs, std::optional<
 }
 
 // JAX's a.at[i].get(mode='fill', fill_value=fill) for 1-D a: a[i], or fill where i is outside [0, a.size).
-Array get_fill(const Array& a, const Array& i, const Array& fill) {
+Array set_get_fill(const Array& a, const Array& i, const Array& fill) {
   Array f = astype(fill, a.dtype());
   if (a.size() == 0) return lax::full(i.shape(), f);
-  Array ok = logical_and(i >= scalar(0), i < scalar(a.size()));
+  Array ok = logical_and(i >= set_scalar(0), i < set_scalar(a.size()));
   return where(ok, take(a, i, std::nullopt, "clip"), f);
 }
 
 // JAX's _unique_sorted_mask: `a` (the unique axis first) sorted lexicographically along axis 0 (stable, NaNs
 // last, -0 == 0), the mask of each run's first row, and the permutation that sorts.
-struct SortedRows {
+struct SortedSlices {
   Array aux, mask, perm;
 };
-SortedRows sorted_rows(const Array& a, bool equal_nan) {
+SortedSlices sorted_slices(const Array& a, bool equal_nan) {
   const Shape& s = a.shape();
   const int64_t n = s[0];
   Shape rest(s.begin() + 1, s.end());
   const int64_t m = detail::num_elements(rest);
-  SortedRows r;
+  SortedSlices r;
   if (m == 0) {  // rows without elements: one (empty) row stands for them all, as in JAX
     Shape one = s;
     one[0] = 1;
-    r.perm = zeros({1}, int_dtype());
+    r.perm = zeros({1}, set_int_dtype());
     r.aux = zeros(one, a.dtype());
     r.mask = lax::full({1}, Array(false));
     return r;
   }
   if (n == 0) {
-    r.perm = zeros({0}, int_dtype());
+    r.perm = zeros({0}, set_int_dtype());
     r.aux = a;
     r.mask = zeros({0}, DType::bool_);
     return r;
   }
   if (m == 1) {
-    r.perm = astype(argsort(ravel(a)), int_dtype());  // stable, NaNs last: equal values keep the input's order
+    r.perm = astype(argsort(ravel(a)), set_int_dtype());  // stable, NaNs last: equal values keep the input's order
   } else {
     Array flat = reshape(a, {n, m});
     std::vector<Array> keys;
     for (int64_t j = 0; j < m; ++j) keys.push_back(reshape(lax::slice(flat, {0, j}, {n, j + 1}), {n}));
-    keys.push_back(iota(n, int_dtype()));
+    keys.push_back(set_iota(n, set_int_dtype()));
     r.perm = lax::sort(keys, 0, true, m).back();
   }
   r.aux = take(a, r.perm, 0, "clip");
-  Array hi = drop(r.aux, 1), lo = first(r.aux, n - 1);
+  Array hi = set_tail(r.aux, 1), lo = set_head(r.aux, n - 1);
   Array neq = hi != lo;
   if (is_floating(a.dtype()) && equal_nan) neq = neq & logical_not(isnan(hi) & isnan(lo));
   if (s.size() > 1) {
@@ -97,14 +98,14 @@ SortedRows sorted_rows(const Array& a, bool equal_nan) {
 UniqueResult unique_impl(const char* op, const Array& x, std::optional<int64_t> size,
                          const std::optional<Array>& fill_value, bool equal_nan,
                          std::optional<int64_t> axis = std::nullopt) {
-  check_args(op, x, size, fill_value);
+  set_check_args(op, x, size, fill_value);
   if (x.is_tracer() && !size)
     throw_error<TracerError>(op,
                              "the number of unique values depends on the data: pass a static size= (and "
                              "fill_value=) under jit (JAX's ConcretizationTypeError)");
   if (fill_value && fill_value->ndim() != 0)
     throw_error<ShapeError>(op, "fill_value must be a scalar, got {}", fill_value->aval().str());
-  const DType it = int_dtype();
+  const DType it = set_int_dtype();
   int64_t ax = 0;
   Array a = axis ? x : ravel(x);
   if (axis) {
@@ -116,7 +117,7 @@ UniqueResult unique_impl(const char* op, const Array& x, std::optional<int64_t> 
   const int64_t n = a.shape()[0];
   if (n == 0 && size && *size > 0 && !fill_value)
     throw_error<TypeError>(op, "for a zero-sized input with a nonzero size, fill_value must be given (as JAX)");
-  SortedRows st = sorted_rows(a, equal_nan);
+  SortedSlices st = sorted_slices(a, equal_nan);
   const bool has = st.aux.size() > 0;
   const int64_t rows = st.mask.shape()[0];
   Array ind = size ? flatnonzero(st.mask, size, 0) : flatnonzero(st.mask);  // padded with 0: the smallest value
@@ -127,7 +128,7 @@ UniqueResult unique_impl(const char* op, const Array& x, std::optional<int64_t> 
     if (r.values.shape()[0] > 0) {
       Shape vshape(static_cast<size_t>(r.values.ndim()), 1);
       vshape[0] = *size;
-      Array valid = reshape(iota(*size, it) < count(st.mask), vshape);
+      Array valid = reshape(set_iota(*size, it) < set_count(st.mask), vshape);
       r.values = where(valid, r.values, fv);
     } else {
       Shape full_shape = r.values.shape();
@@ -148,8 +149,8 @@ UniqueResult unique_impl(const char* op, const Array& x, std::optional<int64_t> 
     Array starts =
         size ? flatnonzero(st.mask, *size + 1, 0) : append(flatnonzero(st.mask), Array::scalar_int(rows, it));
     if (size) {  // the padding's starts (0) become the row count: those entries count 0
-      Array tail = drop(starts, 1);
-      starts = concatenate({first(starts, 1), where(tail != 0, tail, Array::scalar_int(rows, it))}, 0);
+      Array tail = set_tail(starts, 1);
+      starts = concatenate({set_head(starts, 1), where(tail != 0, tail, Array::scalar_int(rows, it))}, 0);
     }
     r.counts = diff(starts);
   } else {
@@ -160,36 +161,36 @@ UniqueResult unique_impl(const char* op, const Array& x, std::optional<int64_t> 
 
 // The unique values of a 1-D array padded to its own length (JAX's _unique(.., size=a.size,
 // return_true_size=True)), and how many there are.
-std::pair<UniqueResult, Array> unique_padded(const Array& a, std::optional<Array> fill_value) {
+std::pair<UniqueResult, Array> set_unique_padded(const Array& a, std::optional<Array> fill_value) {
   UniqueResult u = unique_impl("unique", a, a.size(), fill_value, true);
-  return {u, count(u.counts > Array::scalar_int(0, int_dtype()))};
+  return {u, set_count(u.counts > Array::scalar_int(0, set_int_dtype()))};
 }
 
 // arr1's unique values followed by arr2's (JAX's _concat_unique, also used by intersect1d): zeros(n1 + n2) with
 // u1 at 0 and u2 at num_unique1 (the rest keeps the first array's padding); returns the total count.
-Array concat_unique(const Array& u1, const Array& nu1, const Array& u2, DType d) {
+Array set_concat_unique(const Array& u1, const Array& nu1, const Array& u2, DType d) {
   Array arr = zeros({u1.size() + u2.size()}, d);
-  arr = lax::dynamic_update_slice(arr, astype(u1, d), {scalar(0)});
+  arr = lax::dynamic_update_slice(arr, astype(u1, d), {set_scalar(0)});
   return lax::dynamic_update_slice(arr, astype(u2, d), {nu1});
 }
 
 // The `size` results' padding (JAX's _setxor1d_size/_intersect1d_size): entries past num_results are fill_value,
 // or the smallest of the results (through the largest first, as JAX: NaN results pad with NaN).
-Array pad_results(Array vals, const Array& num_results, const std::optional<Array>& fill_value) {
-  Array valid = iota(vals.shape()[0], int_dtype()) < num_results;
+Array set_pad_results(Array vals, const Array& num_results, const std::optional<Array>& fill_value) {
+  Array valid = set_iota(vals.shape()[0], set_int_dtype()) < num_results;
   if (fill_value) return where(valid, vals, *fill_value);
   vals = where(valid, vals, max(vals));
   return where(valid, vals, min(vals));
 }
 
-struct Promoted {
+struct SetPromoted {
   Array a, b;
 };
-Promoted promote_flat(const char* op, const Array& ar1, const Array& ar2, std::optional<int64_t> size,
-                      const std::optional<Array>& fill_value) {
-  check_args(op, ar1, size, fill_value);
-  check_args(op, ar2, size, std::nullopt);
-  check_concrete(op, {ar1, ar2}, size);
+SetPromoted set_promote_flat(const char* op, const Array& ar1, const Array& ar2, std::optional<int64_t> size,
+                             const std::optional<Array>& fill_value) {
+  set_check_args(op, ar1, size, fill_value);
+  set_check_args(op, ar2, size, std::nullopt);
+  set_check_concrete(op, {ar1, ar2}, size);
   DType d = result_type({ar1, ar2});
   return {ravel(astype(ar1, d)), ravel(astype(ar2, d))};
 }
@@ -202,27 +203,27 @@ Array setxor_sized(const Array& arr1, const Array& arr2, bool assume_unique, int
   Array aux, flag;
   if (assume_unique) {
     aux = sort(concatenate({arr1, arr2}, 0));
-    Array neq = total > 0 ? drop(aux, 1) != first(aux, total - 1) : zeros({0}, DType::bool_);
+    Array neq = total > 0 ? set_tail(aux, 1) != set_head(aux, total - 1) : zeros({0}, DType::bool_);
     flag = concatenate({lax::full({1}, Array(total > 0)), neq, lax::full({1}, Array(true))}, 0);
   } else {
-    auto [u1, nu1] = unique_padded(arr1, std::nullopt);
-    auto [u2, nu2] = unique_padded(arr2, std::nullopt);
-    Array arr = concat_unique(u1.values, nu1, u2.values, d);
+    auto [u1, nu1] = set_unique_padded(arr1, std::nullopt);
+    auto [u2, nu2] = set_unique_padded(arr2, std::nullopt);
+    Array arr = set_concat_unique(u1.values, nu1, u2.values, d);
     Array num_unique = nu1 + nu2;
-    Array mask = iota(total + 1, int_dtype()) < num_unique + scalar(1);
-    aux = lax::sort({logical_not(drop(mask, 1)), arr}, 0, true, 2)[1];
-    Array neq = total > 0 ? drop(aux, 1) != first(aux, total - 1) : zeros({0}, DType::bool_);
+    Array mask = set_iota(total + 1, set_int_dtype()) < num_unique + set_scalar(1);
+    aux = lax::sort({logical_not(set_tail(mask, 1)), arr}, 0, true, 2)[1];
+    Array neq = total > 0 ? set_tail(aux, 1) != set_head(aux, total - 1) : zeros({0}, DType::bool_);
     flag = mask & concatenate({lax::full({1}, Array(total > 0)), neq, lax::full({1}, Array(false))}, 0);
-    flag = flag | (iota(total + 1, int_dtype()) == num_unique);
+    flag = flag | (set_iota(total + 1, set_int_dtype()) == num_unique);
   }
-  Array aux_mask = drop(flag, 1) & first(flag, total);
-  Array vals = total > 0 ? get_fill(aux, flatnonzero(aux_mask, size, total), scalar(0)) : zeros({size}, d);
-  return pad_results(vals, count(aux_mask), fill_value);
+  Array aux_mask = set_tail(flag, 1) & set_head(flag, total);
+  Array vals = total > 0 ? set_get_fill(aux, flatnonzero(aux_mask, size, total), set_scalar(0)) : zeros({size}, d);
+  return set_pad_results(vals, set_count(aux_mask), fill_value);
 }
 
 Intersect1dResult intersect_sized(const Array& arr1, const Array& arr2, bool assume_unique, int64_t size,
                                   const std::optional<Array>& fill_value, bool with_indices) {
-  const DType d = arr1.dtype(), it = int_dtype();
+  const DType d = arr1.dtype(), it = set_int_dtype();
   const int64_t n1 = arr1.size(), n2 = arr2.size(), total = n1 + n2;
   Intersect1dResult r;
   if (size == 0) {
@@ -232,38 +233,39 @@ Intersect1dResult intersect_sized(const Array& arr1, const Array& arr2, bool ass
   }
   Array ind1, ind2, nu1, aux, aux_sort_indices, mask;
   if (assume_unique) {
-    ind1 = iota(n1, it);
-    ind2 = iota(n2, it);
-    nu1 = scalar(n1);
-    auto sorted = lax::sort({concatenate({arr1, arr2}, 0), iota(total, it)}, 0, true, 1);
+    ind1 = set_iota(n1, it);
+    ind2 = set_iota(n2, it);
+    nu1 = set_scalar(n1);
+    auto sorted = lax::sort({concatenate({arr1, arr2}, 0), set_iota(total, it)}, 0, true, 1);
     aux = sorted[0];
     aux_sort_indices = sorted[1];
     mask = lax::full({total}, Array(true));
   } else {
-    auto [u1, c1] = unique_padded(arr1, Array::scalar_int(0, it));
-    auto [u2, c2] = unique_padded(arr2, Array::scalar_int(0, it));
+    auto [u1, c1] = set_unique_padded(arr1, Array::scalar_int(0, it));
+    auto [u2, c2] = set_unique_padded(arr2, Array::scalar_int(0, it));
     ind1 = u1.indices;
     ind2 = u2.indices;
     nu1 = c1;
-    Array arr = concat_unique(u1.values, c1, u2.values, d);
-    mask = iota(total, it) < c1 + c2;
-    auto sorted = lax::sort({logical_not(mask), arr, iota(total, it)}, 0, true, 2);
+    Array arr = set_concat_unique(u1.values, c1, u2.values, d);
+    mask = set_iota(total, it) < c1 + c2;
+    auto sorted = lax::sort({logical_not(mask), arr, set_iota(total, it)}, 0, true, 2);
     aux = sorted[1];
     aux_sort_indices = sorted[2];
   }
-  Array aux_mask = total > 0 ? (drop(aux, 1) == first(aux, total - 1)) & drop(mask, 1) : zeros({0}, DType::bool_);
-  Array num_results = count(aux_mask);
+  Array aux_mask =
+      total > 0 ? (set_tail(aux, 1) == set_head(aux, total - 1)) & set_tail(mask, 1) : zeros({0}, DType::bool_);
+  Array num_results = set_count(aux_mask);
   Array val_indices = total > 0 ? flatnonzero(aux_mask, size, total) : zeros({0}, it);
-  Array vals = total > 0 ? get_fill(aux, val_indices, scalar(0)) : zeros({size}, d);
-  r.values = pad_results(vals, num_results, fill_value);
+  Array vals = total > 0 ? set_get_fill(aux, val_indices, set_scalar(0)) : zeros({size}, d);
+  r.values = set_pad_results(vals, num_results, fill_value);
   if (!with_indices) return r;
-  Array valid = iota(val_indices.shape()[0], it) < num_results;
-  Array i1 = where(valid, get_fill(aux_sort_indices, val_indices, scalar(n1)), scalar(n1));
-  Array i2 = get_fill(aux_sort_indices, val_indices + scalar(1), scalar(n2)) - nu1;
-  i2 = where(valid, i2, scalar(n2));
+  Array valid = set_iota(val_indices.shape()[0], it) < num_results;
+  Array i1 = where(valid, set_get_fill(aux_sort_indices, val_indices, set_scalar(n1)), set_scalar(n1));
+  Array i2 = set_get_fill(aux_sort_indices, val_indices + set_scalar(1), set_scalar(n2)) - nu1;
+  i2 = where(valid, i2, set_scalar(n2));
   if (!assume_unique) {
-    i1 = get_fill(ind1, i1, scalar(ind1.size()));
-    i2 = get_fill(ind2, i2, scalar(ind2.size()));
+    i1 = set_get_fill(ind1, i1, set_scalar(ind1.size()));
+    i2 = set_get_fill(ind2, i2, set_scalar(ind2.size()));
   }
   r.indices1 = i1;
   r.indices2 = i2;
@@ -273,7 +275,7 @@ Intersect1dResult intersect_sized(const Array& arr1, const Array& arr2, bool ass
 Intersect1dResult intersect_impl(const char* op, const Array& ar1, const Array& ar2, bool assume_unique,
                                  std::optional<int64_t> size, const std::optional<Array>& fill_value,
                                  bool with_indices) {
-  auto [arr1, arr2] = promote_flat(op, ar1, ar2, size, fill_value);
+  auto [arr1, arr2] = set_promote_flat(op, ar1, ar2, size, fill_value);
   if (size) return intersect_sized(arr1, arr2, assume_unique, *size, fill_value, with_indices);
   Array ind1, ind2;
   if (!assume_unique) {
@@ -290,16 +292,16 @@ Intersect1dResult intersect_impl(const char* op, const Array& ar1, const Array& 
   Intersect1dResult r;
   if (total == 0) {
     r.values = arr1;
-    r.indices1 = r.indices2 = zeros({0}, assume_unique ? idx : int_dtype());
+    r.indices1 = r.indices2 = zeros({0}, assume_unique ? idx : set_int_dtype());
     return r;
   }
-  auto sorted = lax::sort({concatenate({arr1, arr2}, 0), iota(total, idx)}, 0, true, 1);
+  auto sorted = lax::sort({concatenate({arr1, arr2}, 0), set_iota(total, idx)}, 0, true, 1);
   Array aux = sorted[0];
-  Array where_equal = flatnonzero(drop(aux, 1) == first(aux, total - 1));  // i: aux[i] == aux[i + 1]
+  Array where_equal = flatnonzero(set_tail(aux, 1) == set_head(aux, total - 1));  // i: aux[i] == aux[i + 1]
   r.values = take(aux, where_equal, std::nullopt, "clip");
   if (!with_indices) return r;
   r.indices1 = take(sorted[1], where_equal, std::nullopt, "clip");
-  r.indices2 = take(sorted[1], where_equal + scalar(1), std::nullopt, "clip") - Array::scalar_int(arr1.size(), idx);
+  r.indices2 = take(sorted[1], where_equal + set_scalar(1), std::nullopt, "clip") - Array::scalar_int(arr1.size(), idx);
   if (!assume_unique) {
     r.indices1 = take(ind1, r.indices1, std::nullopt, "clip");
     r.indices2 = take(ind2, r.indices2, std::nullopt, "clip");
@@ -348,9 +350,9 @@ Array setdiff1d(const Array& ar1, const Array& ar2, bool assume_unique, std::opt
                 std::optional<Array> fill_value, Loc loc) {
   ApiScope s(loc);
   const char* op = "setdiff1d";
-  check_args(op, ar1, size, fill_value);
-  check_args(op, ar2, size, std::nullopt);
-  check_concrete(op, {ar1, ar2}, size);
+  set_check_args(op, ar1, size, fill_value);
+  set_check_args(op, ar2, size, std::nullopt);
+  set_check_concrete(op, {ar1, ar2}, size);
   if (fill_value && fill_value->ndim() != 0)
     throw_error<ShapeError>(op, "fill_value must be a scalar, got {}", fill_value->aval().str());
   Array arr1 = ravel(ar1), arr2 = ravel(ar2);
@@ -362,17 +364,17 @@ Array setdiff1d(const Array& ar1, const Array& ar2, bool assume_unique, std::opt
   Array keep = isin(arr1, arr2, assume_unique, /*invert=*/true);
   if (!size) return take(arr1, flatnonzero(keep), std::nullopt, "clip");
   if (!assume_unique) {  // unique's padding (copies of its first value) is not a result
-    Array n_unique = scalar(n1 + 1) - count(arr1 == first(arr1, 1));
-    keep = keep & (iota(n1, int_dtype()) < n_unique);
+    Array n_unique = set_scalar(n1 + 1) - set_count(arr1 == set_head(arr1, 1));
+    keep = keep & (set_iota(n1, set_int_dtype()) < n_unique);
   }
   Array vals = take(arr1, flatnonzero(keep, size, 0), std::nullopt, "clip");
-  return where(iota(*size, int_dtype()) < count(keep), vals, fill);
+  return where(set_iota(*size, set_int_dtype()) < set_count(keep), vals, fill);
 }
 
 Array setxor1d(const Array& ar1, const Array& ar2, bool assume_unique, std::optional<int64_t> size,
                std::optional<Array> fill_value, Loc loc) {
   ApiScope s(loc);
-  auto [arr1, arr2] = promote_flat("setxor1d", ar1, ar2, size, fill_value);
+  auto [arr1, arr2] = set_promote_flat("setxor1d", ar1, ar2, size, fill_value);
   if (size) return setxor_sized(arr1, arr2, assume_unique, *size, fill_value);
   if (!assume_unique) {
     arr1 = unique_impl("setxor1d", arr1, std::nullopt, std::nullopt, true).values;
@@ -382,9 +384,9 @@ Array setxor1d(const Array& ar1, const Array& ar2, bool assume_unique, std::opti
   const int64_t total = aux.size();
   if (total == 0) return aux;
   aux = sort(aux);
-  Array neq = drop(aux, 1) != first(aux, total - 1);
+  Array neq = set_tail(aux, 1) != set_head(aux, total - 1);
   Array flag = concatenate({lax::full({1}, Array(true)), neq, lax::full({1}, Array(true))}, 0);
-  return take(aux, flatnonzero(drop(flag, 1) & first(flag, total)), std::nullopt, "clip");
+  return take(aux, flatnonzero(set_tail(flag, 1) & set_head(flag, total)), std::nullopt, "clip");
 }
 
 Array intersect1d(const Array& ar1, const Array& ar2, bool assume_unique, std::optional<int64_t> size,

@@ -12,6 +12,7 @@
 #include "core/shape_util.h"
 #include "jitx/lax.h"
 #include "jitx/numpy.h"
+#include "jitx/numpy_more.h"
 #include "jitx/numpy_shape.h"
 #include "ops/convert.h"
 #include "ops/numpy_stats_util.h"
@@ -344,22 +345,6 @@ Array indices(Shape dimensions, DType dtype, Loc loc) {
   return stack(grids, 0);
 }
 
-namespace {
-/// JAX's jnp.divmod: floor_divide and remainder for integers; for floats its _float_divmod (the quotient from
-/// x - fmod(x, y), rounded), whose quotient can differ from floor(x / y) in the last place.
-std::pair<Array, Array> divmod(const Array& x, const Array& y) {
-  auto [a, b] = promote_numeric(x, y, "unravel_index");
-  if (!is_floating(a.dtype())) return {floor_divide(a, b), remainder(a, b)};
-  Array mod = lax::rem(a, b);
-  Array div = lax::div(lax::sub(a, mod), b);
-  Array zero = detail::convert_weak(Array(0), a.dtype(), a.weak_type());
-  Array one = detail::convert_weak(Array(1), a.dtype(), a.weak_type());
-  Array fix = lax::bitwise_and(lax::ne(mod, zero), lax::ne(lax::sign(b), lax::sign(mod)));
-  mod = lax::select(fix, lax::add(mod, b), mod);
-  div = lax::select(fix, lax::sub(div, one), div);
-  return {lax::round(div), mod};
-}
-}  // namespace
 
 std::vector<Array> unravel_index(const Array& indices, Shape shape, Loc loc) {
   ApiScope s(loc);
@@ -368,7 +353,7 @@ std::vector<Array> unravel_index(const Array& indices, Shape shape, Loc loc) {
   // the start (< -1: -1 itself is the last element), which clamp to the last or first element.
   std::vector<Array> out(shape.size());
   Array rest = indices;
-  for (size_t i = shape.size(); i-- > 0;) std::tie(rest, out[i]) = divmod(rest, Array(shape[i]));
+  for (size_t i = shape.size(); i-- > 0;) std::tie(rest, out[i]) = divmod(rest, Array(shape[i]));  // jnp.divmod
   Array past = greater(rest, Array(0));
   std::optional<Array> before;
   if (!is_unsigned_integer(rest.dtype())) before = less(rest, Array(-1));

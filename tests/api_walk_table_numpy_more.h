@@ -331,6 +331,19 @@ const std::vector<Case> kNumpyMore2 = {
        w.err("by (0,)", {f4(), zeros({0})}, [](A a) { return jnp::polydiv(a[0], a[1]).first; });
        w.invalid([](A a) { return jnp::polydiv(a[0], f4()).first; });
      }},
+    {"nn::dot_product_attention",
+     [](Walk& w) {
+       Array q = ones({1, 2, 2, 4}), k = ones({1, 3, 1, 4});
+       w.ok("GQA (1,2,2,4) x (1,3,1,4)", {q, k}, [](A a) { return nn::dot_product_attention(a[0], a[1], a[1]); },
+            {1, 2, 2, 4});
+       w.ok("causal, 3-d", {ones({2, 2, 4})}, [](A a) {
+         return nn::dot_product_attention(a[0], a[0], a[0], std::nullopt, std::nullopt, {.is_causal = true});
+       }, {2, 2, 4});
+       w.err("heads 2 vs 3", {q, ones({1, 3, 3, 4})}, [](A a) { return nn::dot_product_attention(a[0], a[1], a[1]); });
+       w.err("int32", {q.astype(DType::int32)}, [](A a) { return nn::dot_product_attention(a[0], a[0], a[0]); });
+       w.err("f32 mask", {q, k}, [](A a) { return nn::dot_product_attention(a[0], a[1], a[1], std::nullopt, a[0]); });
+       w.invalid([](A a) { return nn::dot_product_attention(a[0], a[0], a[0]); });
+     }},
 };
 
 }  // namespace

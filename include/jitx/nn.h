@@ -2,6 +2,7 @@
 #pragma once
 #include <concepts>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "jitx/array.h"
@@ -77,5 +78,23 @@ Array one_hot(const Array& x, int64_t num_classes, DType dtype = DType::float32,
 /// (x - mean) / sqrt(var + eps) over the last axis, times scale plus offset when given.
 Array layer_norm(const Array& x, std::optional<Array> scale = std::nullopt, std::optional<Array> offset = std::nullopt,
                  double eps = 1e-5, Loc loc = Loc::current());
+
+/// jax.nn.dot_product_attention's keyword arguments: scale (default 1 / sqrt(head dim)); is_causal (query t sees keys
+/// s <= t); query_seq_lengths / key_value_seq_lengths (int32 [B]: padding beyond them is masked, padded query rows
+/// give zeros); local_window_size (left, right): query t sees keys s with t - left <= s <= t + right.
+struct AttentionOptions {
+  std::optional<double> scale;
+  bool is_causal = false;
+  std::optional<Array> query_seq_lengths, key_value_seq_lengths;
+  std::optional<std::pair<int64_t, int64_t>> local_window_size;
+};
+/// Scaled dot-product attention, as jax.nn.dot_product_attention (implementation "xla"): query [B, T, N, H], key and
+/// value [B, S, K, H] (N a multiple of K: grouped-query attention; 3-d inputs get a leading batch of 1), bias and
+/// boolean mask broadcastable to [B, N, T, S]. Logits in float32 (or wider: query's dtype promoted with float32),
+/// softmax in float32, the weighted sum in key's dtype; masked logits are -0.7 * the largest float32. Returns
+/// [B, T, N, H] (query's shape). return_residual and the cuDNN implementation are not built.
+Array dot_product_attention(const Array& query, const Array& key, const Array& value,
+                            std::optional<Array> bias = std::nullopt, std::optional<Array> mask = std::nullopt,
+                            const AttentionOptions& options = {}, Loc loc = Loc::current());
 
 }  // namespace jitx::nn

@@ -336,13 +336,38 @@ const std::vector<Case> kNumpyMore2 = {
        Array q = ones({1, 2, 2, 4}), k = ones({1, 3, 1, 4});
        w.ok("GQA (1,2,2,4) x (1,3,1,4)", {q, k}, [](A a) { return nn::dot_product_attention(a[0], a[1], a[1]); },
             {1, 2, 2, 4});
-       w.ok("causal, 3-d", {ones({2, 2, 4})}, [](A a) {
-         return nn::dot_product_attention(a[0], a[0], a[0], std::nullopt, std::nullopt, {.is_causal = true});
-       }, {2, 2, 4});
+       w.ok("causal, 3-d", {ones({2, 2, 4})},
+            [](A a) {
+              return nn::dot_product_attention(a[0], a[0], a[0], std::nullopt, std::nullopt, {.is_causal = true});
+            },
+            {2, 2, 4});
        w.err("heads 2 vs 3", {q, ones({1, 3, 3, 4})}, [](A a) { return nn::dot_product_attention(a[0], a[1], a[1]); });
        w.err("int32", {q.astype(DType::int32)}, [](A a) { return nn::dot_product_attention(a[0], a[0], a[0]); });
        w.err("f32 mask", {q, k}, [](A a) { return nn::dot_product_attention(a[0], a[1], a[1], std::nullopt, a[0]); });
        w.invalid([](A a) { return nn::dot_product_attention(a[0], a[0], a[0]); });
+     }},
+    {"random::lognormal",
+     [](Walk& w) {
+       w.ok("(2,3) sigma", {f23()}, [](A a) { return random::lognormal(random::PRNGKey(0), a[0]); }, {2, 3});
+       w.err("int dtype", {},
+             [](A) { return random::lognormal(random::PRNGKey(0), Array(1.0), Shape{2}, DType::int32); });
+       w.err("sigma (4,) for shape (2,)", {f4()},
+             [](A a) { return random::lognormal(random::PRNGKey(0), a[0], Shape{2}); });
+       w.invalid([](A a) { return random::lognormal(a[0]); });
+     }},
+    {"random::rayleigh",
+     [](Walk& w) {
+       w.ok("shape (0,3)", {}, [](A) { return random::rayleigh(random::PRNGKey(0), Array(1.0), Shape{0, 3}); }, {0, 3});
+       w.err("shape (-1,)", {}, [](A) { return random::rayleigh(random::PRNGKey(0), Array(1.0), Shape{-1}); });
+       w.invalid([](A a) { return random::rayleigh(a[0]); });
+     }},
+    {"random::double_sided_maxwell",
+     [](Walk& w) {
+       w.ok("loc (3,), shape (2,)", {ones({3})},
+            [](A a) { return random::double_sided_maxwell(random::PRNGKey(0), a[0], Array(1.0), {2}); }, {2, 3});
+       w.err("loc (3,), scale (4,)", {ones({3}), f4()},
+             [](A a) { return random::double_sided_maxwell(random::PRNGKey(0), a[0], a[1]); });
+       w.invalid([](A a) { return random::double_sided_maxwell(a[0], Array(0.0), Array(1.0)); });
      }},
 };
 

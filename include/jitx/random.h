@@ -111,6 +111,16 @@ Array maxwell(const Array& key, const Shape& shape = {}, DType dtype = DType::fl
 /// Weibull (minimum): (-log1p(-u)) ** (1 / concentration) * scale.
 Array weibull_min(const Array& key, const Array& scale, const Array& concentration, const Shape& shape = {},
                   DType dtype = DType::float32, Loc loc = Loc::current());
+/// Log-normal: exp(sigma * normal), sigma broadcast to shape (default: sigma's shape).
+Array lognormal(const Array& key, const Array& sigma = Array(1.0), std::optional<Shape> shape = std::nullopt,
+                DType dtype = DType::float32, Loc loc = Loc::current());
+/// Rayleigh(scale): scale * sqrt(-2 log u), scale broadcast to shape (default: scale's shape).
+Array rayleigh(const Array& key, const Array& scale = Array(1.0), std::optional<Shape> shape = std::nullopt,
+               DType dtype = DType::float32, Loc loc = Loc::current());
+/// The double-sided Maxwell: sign * maxwell * scale + loc, a random sign (rademacher) per draw; as JAX, the result's
+/// shape is shape (default: loc and scale broadcast) followed by loc and scale's broadcast shape.
+Array double_sided_maxwell(const Array& key, const Array& loc, const Array& scale, const Shape& shape = {},
+                           DType dtype = DType::float32, Loc loc_ = Loc::current());
 /// Pareto(b): exp(exponential / b).
 Array pareto(const Array& key, const Array& b, std::optional<Shape> shape = std::nullopt,
              DType dtype = DType::float32, Loc loc = Loc::current());

@@ -59,14 +59,15 @@ Array dot_product_attention(const Array& query, const Array& key, const Array& v
   const int64_t B = k.shape()[0], S = k.shape()[1], K = k.shape()[2], H = k.shape()[3];
   const int64_t T = q.shape()[1], N = q.shape()[2];
   if (v.shape() != k.shape() || v.dtype() != k.dtype())
-    throw_error<ShapeError>(kAttention, "value must have key's shape and dtype {}, got {}", k.aval().str(), v.aval().str());
+    throw_error<ShapeError>(kAttention, "value must have key's shape and dtype {}, got {}", k.aval().str(),
+                            v.aval().str());
   if (q.shape()[0] != B || q.shape()[3] != H || q.dtype() != k.dtype())
     throw_error<ShapeError>(kAttention, "query must be [{}, T, N, {}] of key's dtype, got {} (key {})", B, H,
                             query.aval().str(), key.aval().str());
   if (!is_floating(q.dtype())) throw_error<TypeError>(kAttention, "takes float arrays, got {}", query.aval().str());
   if (K == 0 || N % K != 0)
-    throw_error<ShapeError>(kAttention, "the number of query heads must be a multiple of key/value heads, got {} vs {}", N,
-                            K);
+    throw_error<ShapeError>(kAttention, "the number of query heads must be a multiple of key/value heads, got {} vs {}",
+                            N, K);
   if (mask && mask->dtype() != DType::bool_)
     throw_error<TypeError>(kAttention, "mask must be bool, got {}", mask->aval().str());
   check_seq_lengths(o.query_seq_lengths, B, "query_seq_lengths");

@@ -147,6 +147,18 @@ Array cauchy(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   return compiled(sig("cauchy", shape, dtype), {key}, [=](auto& a) { return cauchy_impl(a[0], shape, dtype); });
 }
 
+namespace {
+Array rademacher_impl(const Array& key, const Shape& shape, DType dtype) {
+  // bernoulli(key, 0.5): JAX (x64) draws it in float64, 0.5 being a Python float.
+  Array u = unit_uniform(key, shape, DType::float64, 0.0, 1.0, "rademacher");
+  // JAX: (2 * b - 1).astype(dtype); for bool, 2 * b - 1 is an integer (1 or -1), so every value is true.
+  DType cd = is_bool(dtype) ? DType::int32 : dtype;
+  Array b = lax::convert_element_type(lax::lt(u, Array::scalar(0.5, DType::float64)), cd);
+  Array r = lax::sub(lax::mul(Array::scalar(2.0, cd), b), Array::scalar(1.0, cd));
+  return is_bool(dtype) ? lax::convert_element_type(r, dtype) : r;
+}
+}  // namespace
+
 Array rademacher(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "rademacher");
@@ -154,15 +166,55 @@ Array rademacher(const Array& key, const Shape& shape, DType dtype, Loc loc) {
   dtype = canonicalize_dtype(dtype);
   check_shape(shape, "rademacher");
   detail::ScopedX64 x64;
-  return compiled(sig("rademacher", shape, dtype), {key}, [=](auto& a) {
-    // bernoulli(key, 0.5): JAX (x64) draws it in float64, 0.5 being a Python float.
-    Array u = unit_uniform(a[0], shape, DType::float64, 0.0, 1.0, "rademacher");
-    // JAX: (2 * b - 1).astype(dtype); for bool, 2 * b - 1 is an integer (1 or -1), so every value is true.
-    DType cd = is_bool(dtype) ? DType::int32 : dtype;
-    Array b = lax::convert_element_type(lax::lt(u, Array::scalar(0.5, DType::float64)), cd);
-    Array r = lax::sub(lax::mul(Array::scalar(2.0, cd), b), Array::scalar(1.0, cd));
-    return is_bool(dtype) ? lax::convert_element_type(r, dtype) : r;
+  return compiled(sig("rademacher", shape, dtype), {key},
+                  [=](auto& a) { return rademacher_impl(a[0], shape, dtype); });
+}
+
+Array lognormal(const Array& key, const Array& sigma, std::optional<Shape> shape, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  if (!sigma.valid()) throw_error<TypeError>("lognormal", "sigma must be an array, got an empty Array");
+  Shape sh = param_shape(shape, {sigma.shape()}, "lognormal");
+  dtype = begin_float(key, dtype, sh, "lognormal");
+  detail::ScopedX64 x64;
+  broadcast_param(sigma, sh, "lognormal", "sigma");
+  return compiled(sig("lognormal", sh, dtype), {key, sigma}, [=](auto& a) {
+    Fx F{dtype, true};  // differentiable in sigma
+    Array z = F.in(normal_impl(a[0], sh, dtype));
+    Array sg = F.in(jnp::broadcast_to(lax::convert_element_type(a[1], dtype), sh));
+    return F.out(F.exp(F.mul(z, sg)));
   });
+}
+
+Array rayleigh(const Array& key, const Array& scale, std::optional<Shape> shape, DType dtype, Loc loc) {
+  ApiScope s(loc);
+  if (!scale.valid()) throw_error<TypeError>("rayleigh", "scale must be an array, got an empty Array");
+  Shape sh = param_shape(shape, {scale.shape()}, "rayleigh");
+  dtype = begin_float(key, dtype, sh, "rayleigh");
+  detail::ScopedX64 x64;
+  broadcast_param(scale, sh, "rayleigh", "scale");
+  return compiled(sig("rayleigh", sh, dtype), {key, scale}, [=](auto& a) {
+    Fx F{dtype, true};  // differentiable in scale
+    Array u = F.in(unit_uniform(a[0], sh, dtype, 0.0, 1.0, "rayleigh"));
+    Array sc = F.in(jnp::broadcast_to(lax::convert_element_type(a[1], dtype), sh));
+    return F.out(F.mul(sc, F.sqrt(F.mul(F.log(u), F.c(-2.0)))));
+  });
+}
+
+Array double_sided_maxwell(const Array& key, const Array& loc, const Array& scale, const Shape& shape, DType dtype,
+                           Loc loc_) {
+  ApiScope s(loc_);
+  if (!loc.valid() || !scale.valid())
+    throw_error<TypeError>("double_sided_maxwell", "loc and scale must be arrays, got an empty Array");
+  Shape params = jnp::broadcast_shapes({loc.shape(), scale.shape()}, "double_sided_maxwell");
+  Shape sh = shape.empty() ? params : shape;
+  sh.insert(sh.end(), params.begin(), params.end());  // as JAX: shape + the parameters' shape
+  dtype = begin_float(key, dtype, sh, "double_sided_maxwell");
+  detail::ScopedX64 x64;
+  Array draws = compiled(sig("double_sided_maxwell", sh, dtype), {key}, [=](auto& a) {
+    std::vector<Array> keys = split_n(a[0], 2);
+    return lax::mul(rademacher_impl(keys[1], sh, dtype), maxwell_impl(keys[0], sh, dtype));
+  });
+  return jnp::add(jnp::multiply(draws, scale), loc);
 }
 
 Array maxwell(const Array& key, const Shape& shape, DType dtype, Loc loc) {

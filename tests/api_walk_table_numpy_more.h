@@ -369,6 +369,9 @@ const std::vector<Case> kNumpyMore2 = {
              [](A a) { return random::double_sided_maxwell(random::PRNGKey(0), a[0], a[1]); });
        w.invalid([](A a) { return random::double_sided_maxwell(a[0], Array(0.0), Array(1.0)); });
      }},
+    {"nn::log1mexp", [](Walk& w) { unary(w, [](const Array& x) { return nn::log1mexp(x); }); }},
+    {"nn::logmeanexp",
+     [](Walk& w) { reduction(w, [](const Array& x, std::vector<int64_t> ax) { return nn::logmeanexp(x, ax); }, true); }},
 };
 
 }  // namespace

@@ -309,3 +309,28 @@ TEST_CASE("nn::dot_product_attention: bad arguments name it", "[nn][attention]")
                     Contains("query_seq_lengths must be int32"));
   CHECK_THROWS_AS(nn::dot_product_attention(Array(), k, v), TypeError);
 }
+
+// jax.nn.log1mexp and logmeanexp (JAX 0.10.2's values, f32 inputs; the int input gives float64 as in JAX).
+TEST_CASE("nn::log1mexp and logmeanexp give JAX's values and derivative", "[nn][attention]") {
+  std::vector<Array> in{jnp::array<float>({0.01f, 0.3f, 0.6931f, 0.7f, 2.0f, 30.0f, 0.0f, -1.0f}),
+                        jnp::array<float>({0.5f, -1.0f, 2.0f, 3.0f, 0.25f, -0.75f}, {2, 3})};
+  both("log1mexp", [](A a) { return nn::log1mexp(a[0]); }, in,
+       {DType::float32, {8}, {-4.610166072845459, -1.3502256870269775, -0.6931943893432617, -0.6863409876823425,
+                              -0.14541345834732056, -9.357622912219837e-14, -INFINITY, NAN}},
+       Bound::kOp);
+  both("log1mexp of int64: float64", [](A) { return nn::log1mexp(jnp::array<int64_t>({1, 2, 5})); }, in,
+       {DType::float64, {3}, {-0.4586751453870813, -0.14541345786885906, -0.006760749449488557}}, Bound::kOp);
+  Array g = grad([](Array x) { return jnp::sum(nn::log1mexp(x)); })(
+      jnp::array<float>({0.01f, 0.3f, 0.6931f, 0.7f, 2.0f, 30.0f}));
+  check_want(g, {DType::float32, {6}, {99.50083923339844, 2.8582961559295654, 1.0000944137573242, 0.9864338636398315,
+                                       0.1565176397562027, 9.357623589846195e-14}},
+             Bound::kOp, "d log1mexp / dx = 1 / expm1(x)");
+  both("logmeanexp axis 1", [](A a) { return nn::logmeanexp(a[1], {1}); }, in,
+       {DType::float32, {2}, {1.1426990032196045, 1.9852192401885986}}, Bound::kSum);
+  both("logmeanexp, all axes", [](A a) { return nn::logmeanexp(a[1]); }, in,
+       {DType::float32, {}, {1.6501827239990234}}, Bound::kSum);
+  both("logmeanexp axis 0, keepdims", [](A a) { return nn::logmeanexp(a[1], {0}, true); }, in,
+       {DType::float32, {1, 3}, {2.385742664337158, -0.19121813774108887, 1.3688204288482666}}, Bound::kSum);
+  both("logmeanexp over an empty axis: NaN, as JAX", [](A) { return nn::logmeanexp(jnp::zeros({0, 3}), {0}); }, in,
+       {DType::float32, {3}, {NAN, NAN, NAN}}, Bound::kSum);
+}

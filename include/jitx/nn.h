@@ -79,6 +79,11 @@ Array one_hot(const Array& x, int64_t num_classes, DType dtype = DType::float32,
 Array layer_norm(const Array& x, std::optional<Array> scale = std::nullopt, std::optional<Array> offset = std::nullopt,
                  double eps = 1e-5, Loc loc = Loc::current());
 
+/// log(1 - exp(-x)) for x > 0, computed stably (log(-expm1(-x)) below log 2, log1p(-exp(-x)) above); its derivative
+/// 1 / expm1(x) (JAX's custom rule).
+Array log1mexp(const Array& x, Loc loc = Loc::current());
+/// log(mean(exp(x))) over axes (empty: all), as logsumexp(x) - log(n); jax.nn.logmeanexp without `where`.
+Array logmeanexp(const Array& x, std::vector<int64_t> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 /// jax.nn.dot_product_attention's keyword arguments: scale (default 1 / sqrt(head dim)); is_causal (query t sees keys
 /// s <= t); query_seq_lengths / key_value_seq_lengths (int32 [B]: padding beyond them is masked, padded query rows
 /// give zeros); local_window_size (left, right): query t sees keys s with t - left <= s <= t + right.

@@ -193,6 +193,33 @@ Array layer_norm(const Array& x_in, std::optional<Array> scale, std::optional<Ar
   return y;
 }
 
+Array log1mexp(const Array& x, Loc loc) {
+  ApiScope s(loc);
+  static const auto f = custom_jvp(
+      [](const Array& v) {
+        Array small = jnp::log(jnp::negative(jnp::expm1(jnp::negative(v))));
+        Array large = jnp::log1p(jnp::negative(jnp::exp(jnp::negative(v))));
+        return jnp::where(jnp::less(v, constant(std::log(2.0), v)), small, large);
+      },
+      [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+        const Array& v = std::get<0>(p);
+        return std::make_pair(log1mexp(v), jnp::divide(std::get<0>(t), jnp::expm1(v)));
+      });
+  return f(x);
+}
+
+Array logmeanexp(const Array& x, std::vector<int64_t> axes, bool keepdims, Loc loc) {
+  ApiScope s(loc);
+  Array lse = logsumexp(x, axes, keepdims);
+  int64_t n = 1;
+  if (axes.empty()) {
+    n = x.size();
+  } else {
+    for (int64_t a : axes) n *= x.shape()[static_cast<size_t>(detail::canonical_axis(a, x.ndim(), "logmeanexp"))];
+  }
+  return jnp::subtract(lse, jnp::log(Array::scalar(static_cast<double>(n), lse.dtype())));
+}
+
 Array relu6(const Array& x, Loc loc) {
   ApiScope s(loc);
   // JAX's rule: the derivative is [0 < x < 6] (0 at both kinks, where min/max would give 1/2).

@@ -371,7 +371,10 @@ const std::vector<Case> kNumpyMore2 = {
      }},
     {"nn::log1mexp", [](Walk& w) { unary(w, [](const Array& x) { return nn::log1mexp(x); }); }},
     {"nn::logmeanexp",
-     [](Walk& w) { reduction(w, [](const Array& x, std::vector<int64_t> ax) { return nn::logmeanexp(x, ax); }, true); }},
+     [](Walk& w) {
+       reduction(
+           w, [](const Array& x, std::vector<int64_t> ax) { return nn::logmeanexp(x, ax); }, true);
+     }},
 };
 
 }  // namespace

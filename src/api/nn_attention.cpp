@@ -75,7 +75,7 @@ Array dot_product_attention(const Array& query, const Array& key, const Array& v
   const int64_t G = N / K;
   const double scale = o.scale ? *o.scale : 1.0 / std::sqrt(static_cast<double>(H));
   // Logits in query's dtype promoted with float32 (bf16/f16 products are exact in float32: JAX's BF16_BF16_F32).
-  const DType ld = jnp::result_type({jnp::zeros({}, q.dtype()), jnp::zeros({}, DType::float32)});
+  const DType ld = q.dtype() == DType::float64 ? DType::float64 : DType::float32;
   Array qg = jnp::reshape(q, {B, T, K, G, H});
   Array logits = jnp::einsum("btkgh,bskh->bkgts", {jnp::astype(qg, ld), jnp::astype(k, ld)});
   logits = jnp::multiply(logits, Array::scalar(scale, ld));

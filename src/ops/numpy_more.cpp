@@ -20,12 +20,10 @@
 namespace jitx::numpy {
 using detail::ApiScope;
 using detail::throw_error;
+using stats_util::stats_check_valid;
 using stats_util::stats_inexact;
 
 namespace {
-void more_check(const char* op, const Array& x, const char* what = "an") {
-  if (!x.valid()) throw_error<TypeError>(op, "got {} empty (default-constructed) Array", what);
-}
 Array more_lit(double v, DType d) { return Array::scalar(v, d); }
 bool more_int_or_bool(DType d) { return !is_floating(d); }
 
@@ -49,8 +47,8 @@ FrexpInfo frexp_info(DType d) {
 
 // Two 1-D coefficient arrays promoted together (inexact: as polymul).
 std::pair<Array, Array> more_poly_pair(const char* op, const Array& a, const Array& b, bool inexact) {
-  more_check(op, a);
-  more_check(op, b);
+  stats_check_valid(op, a);
+  stats_check_valid(op, b);
   if (a.ndim() != 1 || b.ndim() != 1)
     throw_error<ShapeError>(op, "coefficients must be 1-D arrays, got shapes {} and {}", a.aval().str(),
                             b.aval().str());
@@ -80,37 +78,37 @@ Array make_window(int64_t M, const std::function<Array(const Array& n, double m1
 // --- elementwise ---
 Array trunc(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("trunc", x);
+  stats_check_valid("trunc", x);
   if (more_int_or_bool(x.dtype())) return x;
   return where(lax::lt(x, detail::convert_weak(Array(0), x.dtype(), x.weak_type())), ceil(x), floor(x));
 }
 Array rint(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("rint", x);
+  stats_check_valid("rint", x);
   if (more_int_or_bool(x.dtype())) return astype(x, detail::default_float_dtype());
   return lax::round(x, lax::RoundingMethod::TO_NEAREST_EVEN);
 }
 Array fabs(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("fabs", x);
+  stats_check_valid("fabs", x);
   return lax::abs(stats_inexact(x));
 }
 Array fmax(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  more_check("fmax", x);
-  more_check("fmax", y);
+  stats_check_valid("fmax", x);
+  stats_check_valid("fmax", y);
   return where(logical_or(greater(x, y), isnan(y)), x, y);
 }
 Array fmin(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  more_check("fmin", x);
-  more_check("fmin", y);
+  stats_check_valid("fmin", x);
+  stats_check_valid("fmin", y);
   return where(logical_or(less(x, y), isnan(y)), x, y);
 }
 Array logaddexp2(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  more_check("logaddexp2", x);
-  more_check("logaddexp2", y);
+  stats_check_valid("logaddexp2", x);
+  stats_check_valid("logaddexp2", y);
   auto [a, b] = promote_and_broadcast(stats_inexact(x), stats_inexact(y), "logaddexp2");
   Array amax = lax::max(a, b);
   Array delta = lax::sub(a, b);
@@ -120,26 +118,26 @@ Array logaddexp2(const Array& x, const Array& y, Loc loc) {
 }
 Array isposinf(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("isposinf", x);
+  stats_check_valid("isposinf", x);
   if (!is_floating(x.dtype())) return lax::full(x.shape(), Array(false));
   return lax::eq(x, more_lit(INFINITY, x.dtype()));
 }
 Array isneginf(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("isneginf", x);
+  stats_check_valid("isneginf", x);
   if (!is_floating(x.dtype())) return lax::full(x.shape(), Array(false));
   return lax::eq(x, more_lit(-INFINITY, x.dtype()));
 }
 std::pair<Array, Array> modf(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("modf", x);
+  stats_check_valid("modf", x);
   Array f = stats_inexact(x);
   Array whole = where(lax::ge(f, more_lit(0, f.dtype())), floor(f), ceil(f));
   return {subtract(f, whole), whole};
 }
 std::pair<Array, Array> frexp(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("frexp", x);
+  stats_check_valid("frexp", x);
   Array f = stats_util::stats_strong(stats_inexact(x));
   const DType d = f.dtype();
   const FrexpInfo fi = frexp_info(d);
@@ -160,8 +158,8 @@ std::pair<Array, Array> frexp(const Array& x, Loc loc) {
 }
 std::pair<Array, Array> divmod(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  more_check("divmod", x);
-  more_check("divmod", y);
+  stats_check_valid("divmod", x);
+  stats_check_valid("divmod", y);
   auto [a, b] = promote_numeric(x, y, "divmod");
   if (!is_floating(a.dtype())) return {floor_divide(a, b), remainder(a, b)};
   // CPython's float_divmod: the quotient of x - mod, corrected where mod's sign is not y's.
@@ -176,7 +174,7 @@ std::pair<Array, Array> divmod(const Array& x, const Array& y, Loc loc) {
 }
 Array bitwise_count(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("bitwise_count", x);
+  stats_check_valid("bitwise_count", x);
   if (is_floating(x.dtype()))
     throw_error<TypeError>("bitwise_count", "takes integers or bools, got {}", x.aval().str());
   Array v = x.dtype() == DType::bool_ ? astype(x, DType::int32) : x;
@@ -206,8 +204,8 @@ Array amin(const Array& x, Axes axes, bool keepdims, Loc loc) {
 }
 Array array_equal(const Array& a, const Array& b, bool equal_nan, Loc loc) {
   ApiScope s(loc);
-  more_check("array_equal", a);
-  more_check("array_equal", b);
+  stats_check_valid("array_equal", a);
+  stats_check_valid("array_equal", b);
   if (a.shape() != b.shape()) return Array(false);
   Array eq = equal(a, b);
   if (equal_nan) eq = logical_or(eq, logical_and(isnan(a), isnan(b)));
@@ -215,8 +213,8 @@ Array array_equal(const Array& a, const Array& b, bool equal_nan, Loc loc) {
 }
 Array array_equiv(const Array& a, const Array& b, Loc loc) {
   ApiScope s(loc);
-  more_check("array_equiv", a);
-  more_check("array_equiv", b);
+  stats_check_valid("array_equiv", a);
+  stats_check_valid("array_equiv", b);
   broadcast_shapes({a.shape(), b.shape()}, "array_equiv");  // as JAX: shapes that do not broadcast are an error
   return all(equal(a, b));
 }
@@ -228,7 +226,7 @@ Array concat(const std::vector<Array>& xs, int64_t axis, Loc loc) {
 }
 Array permute_dims(const Array& x, Axes axes, Loc loc) {
   ApiScope s(loc);
-  more_check("permute_dims", x);
+  stats_check_valid("permute_dims", x);
   if (static_cast<int64_t>(axes.size()) != x.ndim())
     throw_error<ShapeError>("permute_dims", "axes must name each of x's {} axes once, got {} of them for {}", x.ndim(),
                             axes.size(), x.aval().str());
@@ -236,7 +234,7 @@ Array permute_dims(const Array& x, Axes axes, Loc loc) {
 }
 Array rollaxis(const Array& x, int64_t axis, int64_t start, Loc loc) {
   ApiScope s(loc);
-  more_check("rollaxis", x);
+  stats_check_valid("rollaxis", x);
   const int64_t n = x.ndim();
   int64_t ax = detail::canonical_axis(axis, n, "rollaxis");
   if (start < -n || start > n)
@@ -247,7 +245,7 @@ Array rollaxis(const Array& x, int64_t axis, int64_t start, Loc loc) {
 }
 std::vector<Array> unstack(const Array& x, int64_t axis, Loc loc) {
   ApiScope s(loc);
-  more_check("unstack", x);
+  stats_check_valid("unstack", x);
   if (x.ndim() == 0) throw_error<ShapeError>("unstack", "needs an array of rank >= 1, got {}", x.aval().str());
   int64_t ax = detail::canonical_axis(axis, x.ndim(), "unstack");
   std::vector<Array> out;
@@ -259,7 +257,7 @@ std::vector<Array> broadcast_arrays(const std::vector<Array>& xs, Loc loc) {
   ApiScope s(loc);
   std::vector<Shape> shapes;
   for (const Array& x : xs) {
-    more_check("broadcast_arrays", x);
+    stats_check_valid("broadcast_arrays", x);
     shapes.push_back(x.shape());
   }
   Shape to = broadcast_shapes(shapes, "broadcast_arrays");
@@ -269,7 +267,7 @@ std::vector<Array> broadcast_arrays(const std::vector<Array>& xs, Loc loc) {
 }
 Array ediff1d(const Array& x, std::optional<Array> to_end, std::optional<Array> to_begin, Loc loc) {
   ApiScope s(loc);
-  more_check("ediff1d", x);
+  stats_check_valid("ediff1d", x);
   Array a = ravel(x);
   const int64_t n = a.shape()[0];
   Array r = n > 0 ? lax::sub(lax::slice_in_dim(a, 1, n), lax::slice_in_dim(a, 0, n - 1)) : a;
@@ -281,7 +279,7 @@ Array lexsort(const std::vector<Array>& keys, int64_t axis, Loc loc) {
   ApiScope s(loc);
   if (keys.empty()) throw_error<TypeError>("lexsort", "needs at least one key");
   for (const Array& k : keys) {
-    more_check("lexsort", k, "a key that is an");
+    stats_check_valid("lexsort", k, "a key that is an");
     if (k.shape() != keys[0].shape())
       throw_error<ShapeError>("lexsort", "all keys must have one shape, got {} and {}", keys[0].aval().str(),
                               k.aval().str());
@@ -295,8 +293,8 @@ Array lexsort(const std::vector<Array>& keys, int64_t axis, Loc loc) {
 }
 Array matvec(const Array& x1, const Array& x2, Loc loc) {
   ApiScope s(loc);
-  more_check("matvec", x1);
-  more_check("matvec", x2);
+  stats_check_valid("matvec", x1);
+  stats_check_valid("matvec", x2);
   if (x1.ndim() < 2 || x2.ndim() < 1)
     throw_error<ShapeError>("matvec", "takes a matrix (..., m, n) and a vector (..., n), got {} and {}",
                             x1.aval().str(), x2.aval().str());
@@ -304,8 +302,8 @@ Array matvec(const Array& x1, const Array& x2, Loc loc) {
 }
 Array vecmat(const Array& x1, const Array& x2, Loc loc) {
   ApiScope s(loc);
-  more_check("vecmat", x1);
-  more_check("vecmat", x2);
+  stats_check_valid("vecmat", x1);
+  stats_check_valid("vecmat", x2);
   if (x1.ndim() < 1 || x2.ndim() < 2)
     throw_error<ShapeError>("vecmat", "takes a vector (..., n) and a matrix (..., n, m), got {} and {}",
                             x1.aval().str(), x2.aval().str());
@@ -313,7 +311,7 @@ Array vecmat(const Array& x1, const Array& x2, Loc loc) {
 }
 std::vector<Array> diag_indices_from(const Array& x, Loc loc) {
   ApiScope s(loc);
-  more_check("diag_indices_from", x);
+  stats_check_valid("diag_indices_from", x);
   if (x.ndim() < 2) throw_error<ShapeError>("diag_indices_from", "needs an array of rank >= 2, got {}", x.aval().str());
   for (int64_t d : x.shape())
     if (d != x.shape()[0])
@@ -322,13 +320,13 @@ std::vector<Array> diag_indices_from(const Array& x, Loc loc) {
 }
 std::pair<Array, Array> tril_indices_from(const Array& x, int64_t k, Loc loc) {
   ApiScope s(loc);
-  more_check("tril_indices_from", x);
+  stats_check_valid("tril_indices_from", x);
   if (x.ndim() != 2) throw_error<ShapeError>("tril_indices_from", "takes a 2-D array, got {}", x.aval().str());
   return tril_indices(x.shape()[0], k, x.shape()[1]);
 }
 std::pair<Array, Array> triu_indices_from(const Array& x, int64_t k, Loc loc) {
   ApiScope s(loc);
-  more_check("triu_indices_from", x);
+  stats_check_valid("triu_indices_from", x);
   if (x.ndim() != 2) throw_error<ShapeError>("triu_indices_from", "takes a 2-D array, got {}", x.aval().str());
   return triu_indices(x.shape()[0], k, x.shape()[1]);
 }
@@ -360,7 +358,7 @@ Array polymul(const Array& a, const Array& b, bool trim, Loc loc) {
 }
 Array polyder(const Array& p, int64_t m, Loc loc) {
   ApiScope s(loc);
-  more_check("polyder", p);
+  stats_check_valid("polyder", p);
   if (p.ndim() != 1) throw_error<ShapeError>("polyder", "coefficients must be 1-D, got {}", p.aval().str());
   if (m < 0) throw_error<ShapeError>("polyder", "the order of the derivative must be >= 0, got {}", m);
   Array f = stats_inexact(p);
@@ -376,11 +374,11 @@ Array polyder(const Array& p, int64_t m, Loc loc) {
 }
 Array polyint(const Array& p, int64_t m, std::optional<Array> k, Loc loc) {
   ApiScope s(loc);
-  more_check("polyint", p);
+  stats_check_valid("polyint", p);
   if (p.ndim() != 1) throw_error<ShapeError>("polyint", "coefficients must be 1-D, got {}", p.aval().str());
   if (m < 0) throw_error<ShapeError>("polyint", "the order of the integral must be >= 0, got {}", m);
   Array kk = k ? *k : Array(0);
-  more_check("polyint", kk, "a k that is an");
+  stats_check_valid("polyint", kk, "a k that is an");
   DType d = stats_util::stats_inexact_of(result_type({p, kk}));
   Array f = astype(p, d);
   kk = astype(atleast_1d(kk), d);
@@ -450,7 +448,7 @@ Array more_concrete(const char* op, const Array& x, const char* why) {
 
 Array resize(const Array& a, Shape new_shape, Loc loc) {
   ApiScope s(loc);
-  more_check("resize", a);
+  stats_check_valid("resize", a);
   for (int64_t d : new_shape)
     if (d < 0) throw_error<ShapeError>("resize", "all of new_shape must be >= 0, got {}", detail::shape_str(new_shape));
   Array flat = ravel(a);
@@ -466,7 +464,7 @@ Array resize(const Array& a, Shape new_shape, Loc loc) {
 
 Array trim_zeros(const Array& filt, std::string_view trim, Axes axes, Loc loc) {
   ApiScope s(loc);
-  more_check("trim_zeros", filt);
+  stats_check_valid("trim_zeros", filt);
   more_concrete("trim_zeros", filt, "how many zeros to trim depends on the values");
   const bool front = trim.find_first_of("fF") != std::string_view::npos;
   const bool back = trim.find_first_of("bB") != std::string_view::npos;
@@ -502,9 +500,9 @@ Array trim_zeros(const Array& filt, std::string_view trim, Axes axes, Loc loc) {
 Array compress(const Array& condition, const Array& a, std::optional<int64_t> axis, std::optional<int64_t> size,
                const Array& fill_value, Loc loc) {
   ApiScope s(loc);
-  more_check("compress", condition, "a condition that is an");
-  more_check("compress", a);
-  more_check("compress", fill_value, "a fill_value that is an");
+  stats_check_valid("compress", condition, "a condition that is an");
+  stats_check_valid("compress", a);
+  stats_check_valid("compress", fill_value, "a fill_value that is an");
   Array cond = astype(condition, DType::bool_);
   if (cond.ndim() != 1) throw_error<ShapeError>("compress", "condition must be 1-D, got {}", condition.aval().str());
   int64_t ax = 0;
@@ -543,17 +541,17 @@ Array compress(const Array& condition, const Array& a, std::optional<int64_t> ax
 
 Array extract(const Array& condition, const Array& arr, std::optional<int64_t> size, const Array& fill_value, Loc loc) {
   ApiScope s(loc);
-  more_check("extract", condition, "a condition that is an");
-  more_check("extract", arr);
+  stats_check_valid("extract", condition, "a condition that is an");
+  stats_check_valid("extract", arr);
   return compress(ravel(condition), ravel(arr), std::nullopt, size, fill_value);
 }
 
 Array choose(const Array& a, const std::vector<Array>& choices, std::string_view mode, Loc loc) {
   ApiScope s(loc);
-  more_check("choose", a);
+  stats_check_valid("choose", a);
   if (!is_integer(a.dtype())) throw_error<TypeError>("choose", "a must be an integer array, got {}", a.aval().str());
   if (choices.empty()) throw_error<ShapeError>("choose", "needs at least one choice");
-  for (const Array& c : choices) more_check("choose", c, "a choice that is an");
+  for (const Array& c : choices) stats_check_valid("choose", c, "a choice that is an");
   const int64_t n = static_cast<int64_t>(choices.size());
   Array idx;
   if (mode == "raise") {
@@ -577,8 +575,8 @@ Array choose(const Array& a, const std::vector<Array>& choices, std::string_view
 
 Array fill_diagonal(const Array& a, const Array& val, bool wrap, Loc loc) {
   ApiScope s(loc);
-  more_check("fill_diagonal", a);
-  more_check("fill_diagonal", val, "a val that is an");
+  stats_check_valid("fill_diagonal", a);
+  stats_check_valid("fill_diagonal", val, "a val that is an");
   if (wrap) throw_error<TypeError>("fill_diagonal", "wrap=true is not implemented (as in JAX)");
   if (a.ndim() < 2) throw_error<ShapeError>("fill_diagonal", "a must be at least 2-d, got {}", a.aval().str());
   if (a.ndim() > 2)
@@ -593,9 +591,9 @@ Array fill_diagonal(const Array& a, const Array& val, bool wrap, Loc loc) {
 
 Array put(const Array& a, const Array& ind, const Array& v, std::string_view mode, Loc loc) {
   ApiScope s(loc);
-  more_check("put", a);
-  more_check("put", ind, "indices that are an");
-  more_check("put", v, "values that are an");
+  stats_check_valid("put", a);
+  stats_check_valid("put", ind, "indices that are an");
+  stats_check_valid("put", v, "values that are an");
   if (!is_integer(ind.dtype())) throw_error<TypeError>("put", "indices must be integers, got {}", ind.aval().str());
   Array i = ravel(ind), vals = ravel(v);
   if (a.size() == 0 || i.size() == 0 || vals.size() == 0) return a;
@@ -613,9 +611,9 @@ Array put(const Array& a, const Array& ind, const Array& v, std::string_view mod
 Array put_along_axis(const Array& arr, const Array& indices, const Array& values, std::optional<int64_t> axis,
                      Loc loc) {
   ApiScope s(loc);
-  more_check("put_along_axis", arr);
-  more_check("put_along_axis", indices, "indices that are an");
-  more_check("put_along_axis", values, "values that are an");
+  stats_check_valid("put_along_axis", arr);
+  stats_check_valid("put_along_axis", indices, "indices that are an");
+  stats_check_valid("put_along_axis", values, "values that are an");
   Array a = axis ? arr : ravel(arr);
   if (a.ndim() != indices.ndim())
     throw_error<ShapeError>("put_along_axis", "arr and indices must have one rank, got {} and {}", a.aval().str(),
@@ -633,8 +631,8 @@ Array put_along_axis(const Array& arr, const Array& indices, const Array& values
 
 Array unwrap(const Array& p, std::optional<Array> discont, int64_t axis, const Array& period, Loc loc) {
   ApiScope s(loc);
-  more_check("unwrap", p);
-  more_check("unwrap", period, "a period that is an");
+  stats_check_valid("unwrap", p);
+  stats_check_valid("unwrap", period, "a period that is an");
   if (p.ndim() == 0) throw_error<ShapeError>("unwrap", "needs an array of rank >= 1, got {}", p.aval().str());
   const DType dt = result_type({p, period});  // JAX's promote_dtypes(p, period)
   Array x = astype(p, dt), per = astype(period, dt);
@@ -654,7 +652,7 @@ Array unwrap(const Array& p, std::optional<Array> discont, int64_t axis, const A
 
 Array argpartition(const Array& a, int64_t kth, int64_t axis, Loc loc) {
   ApiScope s(loc);
-  more_check("argpartition", a);
+  stats_check_valid("argpartition", a);
   if (a.ndim() == 0) throw_error<ShapeError>("argpartition", "needs an array of rank >= 1, got {}", a.aval().str());
   const int64_t ax = detail::canonical_axis(axis, a.ndim(), "argpartition");
   const int64_t n = a.shape()[static_cast<size_t>(ax)];
@@ -681,7 +679,7 @@ Array argpartition(const Array& a, int64_t kth, int64_t axis, Loc loc) {
 
 Array packbits(const Array& a, std::optional<int64_t> axis, std::string_view bitorder, Loc loc) {
   ApiScope s(loc);
-  more_check("packbits", a);
+  stats_check_valid("packbits", a);
   if (is_floating(a.dtype()))
     throw_error<TypeError>("packbits", "takes an integer or bool array, got {}", a.aval().str());
   if (bitorder != "big" && bitorder != "little")
@@ -711,7 +709,7 @@ Array packbits(const Array& a, std::optional<int64_t> axis, std::string_view bit
 Array unpackbits(const Array& a, std::optional<int64_t> axis, std::optional<int64_t> count, std::string_view bitorder,
                  Loc loc) {
   ApiScope s(loc);
-  more_check("unpackbits", a);
+  stats_check_valid("unpackbits", a);
   if (a.dtype() != DType::uint8) throw_error<TypeError>("unpackbits", "takes a uint8 array, got {}", a.aval().str());
   if (bitorder != "big" && bitorder != "little")
     throw_error<TypeError>("unpackbits", "bitorder must be 'big' or 'little', got '{}'", bitorder);
@@ -740,7 +738,7 @@ Array unpackbits(const Array& a, std::optional<int64_t> axis, std::optional<int6
 
 Array poly(const Array& seq_of_zeros, Loc loc) {
   ApiScope s(loc);
-  more_check("poly", seq_of_zeros);
+  stats_check_valid("poly", seq_of_zeros);
   Array z = atleast_1d(stats_inexact(seq_of_zeros));
   if (z.ndim() == 2 && z.shape()[0] == z.shape()[1] && z.shape()[0] != 0)
     throw_error<TypeError>("poly",

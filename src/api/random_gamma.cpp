@@ -11,6 +11,7 @@
 #include "core/shape_util.h"
 #include "jitx/autodiff.h"
 #include "jitx/lax_control.h"
+#include "jitx/lax_special.h"
 #include "jitx/nn.h"
 #include "jitx/numpy.h"
 #include "jitx/random.h"
@@ -126,125 +127,13 @@ void check_real(const Array& x, std::string_view op, std::string_view what) {
                            x.valid() ? x.aval().str() : "an empty Array");
 }
 
-// --- d sample / d a: implicit reparameterization (JAX's random_gamma_grad) -----------------------------------
-// For x ~ Gamma(a, 1) with CDF P(a, x) (the regularized lower incomplete gamma), x(a) = P^-1(a, u) for a fixed
-// uniform u, so dx/da = -(dP/da) / (dP/dx). dP/da comes from P's power series (x <= 1 or x <= a) or from the
-// continued fraction of Q = 1 - P (otherwise), each differentiated term by term alongside its value, iterated
-// until the derivative's terms stop changing it (vectorised: each element stops updating once it converges, as
-// JAX's per-element loops do); dividing by the density dP/dx = x^(a-1) e^-x / Gamma(a) cancels the common factor
-// x^a e^-x / Gamma(a), so neither needs computing.
-
+// --- d sample / d a: implicit reparameterization (lax::random_gamma_grad, jitx/lax_special.h) ---------------------
 Array k(double v, DType d) { return Array::scalar(v, d); }
-Array keep(const Array& on, const Array& next, const Array& prev) { return lax::select(on, next, prev); }
-
-/// The series part: -(d/da of the normalised series) * x / a, with the series sum_n x^n / ((a+1)...(a+n)).
-Array gamma_grad_series(const Array& a, const Array& x, const Array& enabled, double eps) {
-  DType d = a.dtype();
-  Array one = jnp::ones_like(a), zero = jnp::zeros_like(a);
-  std::vector<Array> init{enabled, a, one, one, zero, zero};  // enabled, r, c (term), ans (sum), dc/da, dans/da
-  auto out = lax::while_loop([](const std::vector<Array>& v) { return jnp::any(v[0]); },
-                             [&](const std::vector<Array>& v) {
-                               const Array& on = v[0];
-                               Array r = lax::add(v[1], k(1, d));
-                               Array dc = lax::sub(lax::mul(v[4], lax::div(x, r)),
-                                                   lax::div(lax::mul(v[2], x), lax::mul(r, r)));
-                               Array dans = lax::add(v[5], dc);
-                               Array c = lax::mul(v[2], lax::div(x, r));
-                               Array ans = lax::add(v[3], c);
-                               Array more = lax::bitwise_and(on, lax::gt(lax::abs(lax::div(dc, dans)), k(eps, d)));
-                               return std::vector<Array>{more,           keep(on, r, v[1]),    keep(on, c, v[2]),
-                                                         keep(on, ans, v[3]), keep(on, dc, v[4]), keep(on, dans, v[5])};
-                             },
-                             init);
-  Array dlogax = lax::sub(lax::log(x), lax::digamma(lax::add(a, k(1, d))));
-  return lax::div(lax::mul(lax::neg(lax::add(out[5], lax::mul(out[3], dlogax))), x), a);
-}
-
-/// The continued-fraction part (of Q = 1 - P): (dans/da + ans * (log x - digamma a)) * x.
-Array gamma_grad_fraction(const Array& a, const Array& x, const Array& enabled, double eps) {
-  DType d = a.dtype();
-  Array one = jnp::ones_like(a), zero = jnp::zeros_like(a);
-  Array y = lax::sub(k(1, d), a), z = lax::add(lax::add(x, y), k(1, d));
-  Array pkm1 = lax::add(x, k(1, d)), qkm1 = lax::mul(z, x);
-  Array ans = lax::div(pkm1, qkm1);
-  Array dqkm1 = lax::neg(x);
-  Array dans = lax::div(lax::neg(lax::mul(ans, dqkm1)), qkm1);
-  // enabled, ans, y, z, iteration, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans
-  std::vector<Array> init{enabled, ans, y, z, zero, pkm1, qkm1, one, x, zero, zero, zero, dqkm1, dans};
-  auto out = lax::while_loop(
-      [&](const std::vector<Array>& v) {
-        return lax::bitwise_and(jnp::all(lax::lt(v[4], k(2000, d))), jnp::any(v[0]));  // at most 2000 steps
-      },
-      [&](const std::vector<Array>& v) {
-        const Array& on = v[0];
-        Array c = lax::add(v[4], k(1, d));
-        Array yy = lax::add(v[2], k(1, d)), zz = lax::add(v[3], k(2, d));
-        Array yc = lax::mul(yy, c);
-        Array pk = lax::sub(lax::mul(v[5], zz), lax::mul(v[7], yc));
-        Array qk = lax::sub(lax::mul(v[6], zz), lax::mul(v[8], yc));
-        Array nz = lax::ne(qk, k(0, d));
-        Array r = lax::div(pk, jnp::where(nz, qk, one));
-        Array a2 = keep(nz, r, v[1]);
-        Array dpk = lax::add(lax::sub(lax::sub(lax::mul(v[11], zz), v[5]), lax::mul(v[9], yc)), lax::mul(v[7], c));
-        Array dqk = lax::add(lax::sub(lax::sub(lax::mul(v[12], zz), v[6]), lax::mul(v[10], yc)), lax::mul(v[8], c));
-        Array dans_new = keep(nz, lax::div(lax::sub(dpk, lax::mul(a2, dqk)), jnp::where(nz, qk, one)), v[13]);
-        Array change = keep(nz, lax::abs(lax::sub(dans_new, v[13])), one);
-        // Rescale all four recurrences together when they grow past 1/eps (the fraction is their ratio).
-        Array big = lax::gt(lax::abs(pk), k(1 / eps, d));
-        auto sc = [&](const Array& t) { return keep(big, lax::mul(t, k(eps, d)), t); };
-        Array pkm2 = sc(v[5]), pkm1n = sc(pk), qkm2 = sc(v[6]), qkm1n = sc(qk);
-        Array dpkm2 = sc(v[11]), dqkm2 = sc(v[12]), dpkm1 = sc(dpk), dqkm1n = sc(dqk);
-        Array more = lax::bitwise_and(on, lax::gt(change, k(eps, d)));
-        return std::vector<Array>{more,
-                                  keep(on, a2, v[1]),
-                                  keep(on, yy, v[2]),
-                                  keep(on, zz, v[3]),
-                                  c,
-                                  keep(on, pkm1n, v[5]),
-                                  keep(on, qkm1n, v[6]),
-                                  keep(on, pkm2, v[7]),
-                                  keep(on, qkm2, v[8]),
-                                  keep(on, dpkm2, v[9]),
-                                  keep(on, dqkm2, v[10]),
-                                  keep(on, dpkm1, v[11]),
-                                  keep(on, dqkm1n, v[12]),
-                                  keep(on, dans_new, v[13])};
-      },
-      init);
-  Array dlogax = lax::sub(lax::log(x), lax::digamma(a));
-  return lax::mul(lax::add(out[13], lax::mul(out[1], dlogax)), x);
-}
-
-/// d x / d a for x ~ Gamma(a, 1), elementwise (a and x of one float dtype and shape).
-Array gamma_sample_grad(const Array& a, const Array& x) {
-  DType d = a.dtype();
-  double eps = d == DType::float64   ? std::numeric_limits<double>::epsilon()
-               : d == DType::float32 ? double(std::numeric_limits<float>::epsilon())
-               : d == DType::float16 ? 0.0009765625
-                                     : 0.0078125;
-  double max = d == DType::float64   ? std::numeric_limits<double>::max()
-               : d == DType::float32 ? double(std::numeric_limits<float>::max())
-               : d == DType::float16 ? 65504.0
-                                     : 3.3895313892515355e38;
-  Array nan = lax::bitwise_or(lax::ne(a, a), lax::ne(x, x));
-  Array x_zero = lax::eq(x, k(0, d));
-  Array domain = lax::bitwise_or(lax::lt(x, k(0, d)), lax::le(a, k(0, d)));
-  Array use_fraction = lax::bitwise_and(lax::gt(x, k(1, d)), lax::gt(x, a));
-  Array log_ax = lax::sub(lax::sub(lax::mul(a, lax::log(x)), x), lax::lgamma(a));
-  Array underflow = lax::lt(log_ax, k(-std::log(max), d));
-  Array enabled = lax::bitwise_not(
-      lax::bitwise_or(lax::bitwise_or(x_zero, domain), lax::bitwise_or(underflow, nan)));
-  Array out = lax::select(use_fraction,
-                          gamma_grad_fraction(a, x, lax::bitwise_and(enabled, use_fraction), eps),
-                          gamma_grad_series(a, x, lax::bitwise_and(enabled, lax::bitwise_not(use_fraction)), eps));
-  out = lax::select(x_zero, jnp::zeros_like(out), out);
-  return lax::select(lax::bitwise_or(domain, nan), jnp::full_like(out, NAN), out);
-}
 
 Array gamma_impl(const Array& key, const Array& a_in, const Shape& sh, DType d, bool log_space) {
   Array a = jnp::broadcast_to(lax::convert_element_type(a_in, d), sh);
   // Differentiable in a as JAX's gamma (the rejection loop itself is not): the sample's tangent is
-  // gamma_sample_grad(a, x) * da, and d log x = dx / x for loggamma (x = exp(log x), kept above zero).
+  // random_gamma_grad(a, x) * da, and d log x = dx / x for loggamma (x = exp(log x), kept above zero).
   auto draw = [d, log_space](const Array& k, const Array& av) { return gamma_raw(k, av, d, log_space); };
   auto rule = [draw, d, log_space](const std::tuple<Array, Array>& p, const std::tuple<Array, Array>& t) {
     const Array& av = std::get<1>(p);
@@ -254,7 +143,7 @@ Array gamma_impl(const Array& key, const Array& a_in, const Shape& sh, DType d, 
       x = lax::exp(s);
       x = lax::select(lax::eq(x, k(0, d)), jnp::full_like(x, tiny(d)), x);
     }
-    Array g = gamma_sample_grad(av, x);
+    Array g = lax::random_gamma_grad(av, x);  // -(dP/da) / (dP/dx) at the draw
     if (log_space) g = lax::div(g, x);
     const Array& ta = std::get<1>(t);
     return std::make_pair(s, ta.valid() ? lax::mul(g, ta) : jnp::zeros_like(s));

@@ -169,9 +169,10 @@ std::set<std::string> declared_functions() {
                                                      {"jitx::lax", "lax::"},
                                                      {"jitx::nn", "nn::"},
                                                      {"jitx::random", "random::"},
-                                                     {"jitx::debug", "debug::"}};
+                                                     {"jitx::debug", "debug::"},
+                                                     {"jitx::scipy::special", "scipy::special::"}};
   std::filesystem::path dir = std::filesystem::path(JITX_TEST_DATA_DIR) / ".." / ".." / "include" / "jitx";
-  const std::regex header(R"((numpy|nn|lax)\w*\.h|linalg\.h|random\.h|debug\.h|host\.h)");
+  const std::regex header(R"((numpy|nn|lax|scipy)\w*\.h|linalg\.h|random\.h|debug\.h|host\.h)");
   const std::regex macro_use(R"(\bJITX_\w+\((\w+)\))"), first_call(R"((\w+)\s*\()");
   for (auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string file = entry.path().filename().string();

@@ -33,6 +33,11 @@ template <int... I>
 inline constexpr ArgNums<I...> argnums{};
 struct HasAux {};
 inline constexpr HasAux has_aux{};
+/// custom_jvp option (JAX's symbolic_zeros=True): the rule sees an empty (invalid) Array, not instantiated zeros,
+/// for the tangent of an argument that is not being differentiated, and may return an empty Array for an output
+/// tangent that is zero (custom_jvp(f, rule, symbolic_zeros)).
+struct SymbolicZeros {};
+inline constexpr SymbolicZeros symbolic_zeros{};
 
 /// What a checkpointed function's forward pass may save for the backward pass (JAX's checkpoint_policies):
 /// saveable(primitive name) says whether a value computed by that primitive may be saved. The function's
@@ -132,7 +137,9 @@ struct FlatCall {
 /// custom_jvp/custom_vjp cores over flat leaves: the user's rules apply when a JVP trace sees the call.
 using CustomJvpRule = std::function<std::pair<std::vector<Array>, std::vector<Array>>(
     const std::vector<Array>& primals, const std::vector<Array>& tangents)>;
-std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args);
+/// With symbolic_zeros, the rule gets an empty Array for each tangent that is zero (else zeros of the primal's type).
+std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args,
+                                   bool symbolic_zeros = false);
 using CustomFwd = std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>& primals)>;
 using CustomBwd = std::function<std::vector<Array>(const std::vector<Array>& residuals, const std::vector<Array>& cts)>;
 std::vector<Array> custom_vjp_call(const LeafFn& fn, const CustomFwd& fwd, const CustomBwd& bwd,
@@ -433,7 +440,8 @@ LeafFn held_leaf_fn(std::shared_ptr<const F> f, std::shared_ptr<std::optional<R>
 template <class F, class Rule>
 class CustomJvp {
  public:
-  CustomJvp(F f, Rule rule) : f_(std::move(f)), rule_(std::move(rule)) {}
+  CustomJvp(F f, Rule rule, bool symbolic_zeros = false)
+      : f_(std::move(f)), rule_(std::move(rule)), symbolic_zeros_(symbolic_zeros) {}
   template <class... Args>
   auto operator()(const Args&... args) const {
     using C = detail::FlatCall<F, Args...>;
@@ -453,17 +461,22 @@ class CustomJvp {
       if (!*skeleton) skeleton->emplace(std::move(out));
       return std::make_pair(outs, touts);
     };
-    auto outs = detail::custom_jvp_call(fn, rule, C::leaves(args...));
+    auto outs = detail::custom_jvp_call(fn, rule, C::leaves(args...), symbolic_zeros_);
     return detail::replace_leaves(**skeleton, outs);
   }
 
  private:
   F f_;
   Rule rule_;
+  bool symbolic_zeros_;
 };
 template <class F, class Rule>
 auto custom_jvp(F f, Rule rule) {
   return CustomJvp<F, Rule>(std::move(f), std::move(rule));
+}
+template <class F, class Rule>
+auto custom_jvp(F f, Rule rule, SymbolicZeros) {
+  return CustomJvp<F, Rule>(std::move(f), std::move(rule), true);
 }
 
 /// A function with a user VJP (JAX's custom_vjp): fwd(args...) -> (output, residuals), bwd(residuals,

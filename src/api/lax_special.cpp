@@ -4,14 +4,15 @@
 #include "jitx/lax_special.h"
 
 #include <array>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <span>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "api/lax_special_internal.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
 #include "jitx/autodiff.h"
@@ -96,8 +97,8 @@ Array igamma_series(const Array& ax, const Array& x, const Array& a, const Array
                         Array dans = add(s[5], dc);
                         Array c = mul(s[2], div(x, r));
                         Array ans = add(s[3], c);
-                        Array more = mode == Mode::kValue ? gt(div(c, ans), cst(eps, d))
-                                                          : gt(abs(div(dc, dans)), cst(eps, d));
+                        Array more =
+                            mode == Mode::kValue ? gt(div(c, ans), cst(eps, d)) : gt(abs(div(dc, dans)), cst(eps, d));
                         return Arrays{bitwise_and(on, more), keep(on, r, s[1]),  keep(on, c, s[2]),
                                       keep(on, ans, s[3]),   keep(on, dc, s[4]), keep(on, dans, s[5])};
                       },
@@ -142,21 +143,11 @@ Array igammac_fraction(const Array& ax, const Array& x, const Array& a, const Ar
         Array big = gt(abs(pk), cst(1 / eps, d));
         auto sc = [&](const Array& u) { return keep(big, mul(u, cst(eps, d)), u); };
         Array more = mode == Mode::kValue ? gt(t, cst(eps, d)) : gt(change, cst(eps, d));
-        return Arrays{bitwise_and(on, more),
-                      keep(on, ans2, s[1]),
-                      keep(on, t, s[2]),
-                      keep(on, yy, s[3]),
-                      keep(on, zz, s[4]),
-                      c,
-                      keep(on, sc(pk), s[6]),
-                      keep(on, sc(qk), s[7]),
-                      keep(on, sc(s[6]), s[8]),
-                      keep(on, sc(s[7]), s[9]),
-                      keep(on, sc(s[12]), s[10]),
-                      keep(on, sc(s[13]), s[11]),
-                      keep(on, sc(dpk), s[12]),
-                      keep(on, sc(dqk), s[13]),
-                      keep(on, dans2, s[14])};
+        return Arrays{bitwise_and(on, more),    keep(on, ans2, s[1]),       keep(on, t, s[2]),
+                      keep(on, yy, s[3]),       keep(on, zz, s[4]),         c,
+                      keep(on, sc(pk), s[6]),   keep(on, sc(qk), s[7]),     keep(on, sc(s[6]), s[8]),
+                      keep(on, sc(s[7]), s[9]), keep(on, sc(s[12]), s[10]), keep(on, sc(s[13]), s[11]),
+                      keep(on, sc(dpk), s[12]), keep(on, sc(dqk), s[13]),   keep(on, dans2, s[14])};
       },
       init);
   const Array &ans_out = v[1], &dans_out = v[14];
@@ -181,9 +172,9 @@ Array igamma_value(const Array& a, const Array& x) {
   Array use_fraction = bitwise_and(ge(x, cst(1, d)), gt(x, a));
   auto [ax, underflow] = igamma_prefactor(a, x);
   Array enabled = bitwise_not(bitwise_or(or3(x_zero, domain, underflow), x_inf));
-  Array out = select(use_fraction,
-                     sub(cst(1, d), igammac_fraction(ax, x, a, bitwise_and(enabled, use_fraction), Mode::kValue)),
-                     igamma_series(ax, x, a, bitwise_and(enabled, bitwise_not(use_fraction)), Mode::kValue));
+  Array out =
+      select(use_fraction, sub(cst(1, d), igammac_fraction(ax, x, a, bitwise_and(enabled, use_fraction), Mode::kValue)),
+             igamma_series(ax, x, a, bitwise_and(enabled, bitwise_not(use_fraction)), Mode::kValue));
   out = select(x_zero, jnp::zeros_like(a), out);
   out = select(x_inf, jnp::ones_like(a), out);
   return select(domain, jnp::full_like(a, NAN), out);
@@ -197,9 +188,9 @@ Array igammac_value(const Array& a, const Array& x) {
   Array use_series = bitwise_or(lt(x, cst(1, d)), lt(x, a));
   auto [ax, underflow] = igamma_prefactor(a, x);
   Array enabled = bitwise_not(bitwise_or(or3(domain, underflow, x_inf), a_zero));
-  Array out = select(use_series,
-                     sub(cst(1, d), igamma_series(ax, x, a, bitwise_and(enabled, use_series), Mode::kValue)),
-                     igammac_fraction(ax, x, a, bitwise_and(enabled, bitwise_not(use_series)), Mode::kValue));
+  Array out =
+      select(use_series, sub(cst(1, d), igamma_series(ax, x, a, bitwise_and(enabled, use_series), Mode::kValue)),
+             igammac_fraction(ax, x, a, bitwise_and(enabled, bitwise_not(use_series)), Mode::kValue));
   out = select(bitwise_or(x_inf, a_zero), jnp::zeros_like(out), out);
   return select(domain, jnp::full_like(a, NAN), out);
 }
@@ -237,7 +228,7 @@ Array binary_with_jvp(F f, Da da, Dx dx, const Array& a, const Array& x) {
     if (tx.valid()) tout = add(tout, mul(tx, dx(av, xv, out)));
     return std::make_pair(out, tout);
   };
-  return custom_jvp(f, rule)(a, x);
+  return custom_jvp(f, rule, symbolic_zeros)(a, x);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -254,8 +245,8 @@ Array betainc_value(const Array& a_in, const Array& b_in, const Array& x_in) {
   Array result_zero = bitwise_or(bitwise_and(b_zero, bitwise_not(x_one)), bitwise_and(a_zero, x_zero));
   Array result_one = bitwise_or(bitwise_and(a_zero, bitwise_not(x_zero)), bitwise_and(b_zero, x_one));
   Array result_nan = bitwise_or(or3(lt(a_in, zero), lt(b_in, zero), lt(x_in, zero)), gt(x_in, one));
-  result_nan = bitwise_or(result_nan, bitwise_or(bitwise_and(a_zero, b_zero),
-                                                 or3(is_nan(a_in), is_nan(b_in), is_nan(x_in))));
+  result_nan =
+      bitwise_or(result_nan, bitwise_or(bitwise_and(a_zero, b_zero), or3(is_nan(a_in), is_nan(b_in), is_nan(x_in))));
   // The fraction converges fast for x < (a + 1) / (a + b + 2); elsewhere I_x(a, b) = 1 - I_{1-x}(b, a).
   Array direct = lt(x_in, div(add(a_in, one), add(add(a_in, b_in), two)));
   Array a = select(direct, a_in, b_in), b = select(direct, b_in, a_in), x = select(direct, x_in, sub(one, x_in));
@@ -288,8 +279,8 @@ Array betainc_value(const Array& a_in, const Array& b_in, const Array& x_in) {
                       },
                       init);
   // a * Gamma(a) -> 1 as a -> 0+, used below twice the smallest normal to avoid dividing by zero.
-  double very_small = 2 * (d == DType::float64 ? std::numeric_limits<double>::min()
-                                               : double(std::numeric_limits<float>::min()));
+  double very_small =
+      2 * (d == DType::float64 ? std::numeric_limits<double>::min() : double(std::numeric_limits<float>::min()));
   Array lbeta_small_a = sub(lgamma(b), lgamma(add(a, b)));
   Array lbeta = add(lgamma(a), lbeta_small_a);
   Array log1m_x = log1p(neg(x));
@@ -360,16 +351,17 @@ Array polygamma_value(const Array& m, const Array& x) {
 }
 
 Array polygamma_jvp(const Array& m, const Array& x) {
-  return custom_jvp(polygamma_value,
-                    [](const std::tuple<Array, Array>& p, const std::tuple<Array, Array>& t) {
-                      const auto& [mv, xv] = p;
-                      if (std::get<0>(t).valid()) no_gradient("polygamma", "m");
-                      Array out = polygamma_value(mv, xv);
-                      const Array& tx = std::get<1>(t);
-                      Array tout = tx.valid() ? mul(tx, polygamma_jvp(add(mv, cst(1, mv.dtype())), xv))
-                                              : jnp::zeros_like(out);
-                      return std::make_pair(out, tout);
-                    })(m, x);
+  return custom_jvp(
+      polygamma_value,
+      [](const std::tuple<Array, Array>& p, const std::tuple<Array, Array>& t) {
+        const auto& [mv, xv] = p;
+        if (std::get<0>(t).valid()) no_gradient("polygamma", "m");
+        Array out = polygamma_value(mv, xv);
+        const Array& tx = std::get<1>(t);
+        Array tout = tx.valid() ? mul(tx, polygamma_jvp(add(mv, cst(1, mv.dtype())), xv)) : jnp::zeros_like(out);
+        return std::make_pair(out, tout);
+      },
+      symbolic_zeros)(m, x);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -395,13 +387,13 @@ constexpr std::array<double, 30> kI1eSmall{
     -1.0564084894626198e-2,  2.4726449030626517e-2,  -5.2945981208094991e-2,  1.026436586898471e-1,
     -1.7641651835783406e-1,  2.5258718644363365e-1};
 constexpr std::array<double, 27> kI0eLarge{
-    1.1936508908459821e-18, 9.9214754121736986e-19,  -7.233180487874754e-18,  -4.8305044859441821e-18,
-    4.46562142029676e-17,   3.4612228676974611e-17,  -2.8276239805165835e-16, -3.4254856196772191e-16,
-    1.7725601330565264e-15, 3.8116806693526224e-15,  -9.5548466988283076e-15, -4.1505693472872221e-14,
-    1.5400862175214098e-14, 3.8527783827421427e-13,  7.1801244513836662e-13,  -1.7941785315068061e-12,
-    -1.3215811840447713e-11, -3.1499165279632414e-11, 1.1889147107846438e-11, 4.9406023882249696e-10,
-    3.3962320257083863e-9,  2.2666689904981781e-8,   2.0489185894690637e-7,   2.8913705208347565e-6,
-    6.889758346916824e-5,   3.3691164782556941e-3,   8.0449041101410883e-1};
+    1.1936508908459821e-18,  9.9214754121736986e-19,  -7.233180487874754e-18,  -4.8305044859441821e-18,
+    4.46562142029676e-17,    3.4612228676974611e-17,  -2.8276239805165835e-16, -3.4254856196772191e-16,
+    1.7725601330565264e-15,  3.8116806693526224e-15,  -9.5548466988283076e-15, -4.1505693472872221e-14,
+    1.5400862175214098e-14,  3.8527783827421427e-13,  7.1801244513836662e-13,  -1.7941785315068061e-12,
+    -1.3215811840447713e-11, -3.1499165279632414e-11, 1.1889147107846438e-11,  4.9406023882249696e-10,
+    3.3962320257083863e-9,   2.2666689904981781e-8,   2.0489185894690637e-7,   2.8913705208347565e-6,
+    6.889758346916824e-5,    3.3691164782556941e-3,   8.0449041101410883e-1};
 constexpr std::array<double, 27> kI1eLarge{
     -1.242193275194891e-18,  -9.3141788673268834e-19, 7.5172963108421048e-18,  4.4143483230717079e-18,
     -4.6503053684893583e-17, -3.209525921993424e-17,  2.9626289976459501e-16,  3.3082023109209283e-16,
@@ -486,6 +478,8 @@ Array igamma_jvp(const Array& a, const Array& x, bool upper) {
 
 }  // namespace
 
+Array special_internal::zeta_differentiable(const Array& x, const Array& q) { return zeta_value(x, q); }
+
 Array igamma(const Array& a, const Array& x, Loc loc) {
   ApiScope s(loc);
   auto p = prepare("igamma", {a, x});
@@ -526,7 +520,7 @@ Array betainc(const Array& a, const Array& b, const Array& x, Loc loc) {
     Array dx = exp(sub(add(mul(sub(bv, cst(1, d)), log1p(neg(xv))), mul(sub(av, cst(1, d)), log(xv))), lbeta));
     return std::make_pair(out, mul(tx, dx));
   };
-  return finish(custom_jvp(betainc_value, rule)(p.args[0], p.args[1], p.args[2]), p.dtype);
+  return finish(custom_jvp(betainc_value, rule, symbolic_zeros)(p.args[0], p.args[1], p.args[2]), p.dtype);
 }
 
 Array zeta(const Array& x, const Array& q, Loc loc) {

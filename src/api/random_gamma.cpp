@@ -148,7 +148,7 @@ Array gamma_impl(const Array& key, const Array& a_in, const Shape& sh, DType d, 
     const Array& ta = std::get<1>(t);
     return std::make_pair(s, ta.valid() ? lax::mul(g, ta) : jnp::zeros_like(s));
   };
-  return custom_jvp(draw, rule)(key, a);
+  return custom_jvp(draw, rule, symbolic_zeros)(key, a);
 }
 
 Array gamma_public(const Array& key, const Array& a, std::optional<Shape> shape, DType dtype, bool log_space,

@@ -131,7 +131,8 @@ namespace {
 // of a scan) applies the rule, where inlining the function lost it. Lowered and evaluated, it is its call_jaxpr.
 struct CustomRules : OpaqueParam {
   LeafFn fn;
-  CustomJvpRule jvp;  // custom_jvp
+  CustomJvpRule jvp;            // custom_jvp
+  bool symbolic_zeros = false;  // custom_jvp: the rule takes empty Arrays for zero tangents
   CustomFwd fwd;      // custom_vjp
   CustomBwd bwd;
   std::string str() const override { return jvp ? "custom_jvp" : "custom_vjp"; }
@@ -153,21 +154,34 @@ std::vector<Array> batched_custom_call(const CustomRules& r, int64_t n, const st
   LeafFn bfn = [n, fn, dims](const std::vector<Array>& xs) { return call_batched(n, fn, xs, dims); };
   if (r.jvp) {
     CustomJvpRule rule = r.jvp;
-    // Tangents have their primals' shapes, so their batch axes are the primals'.
+    // Tangents have their primals' shapes, so their batch axes are the primals'. Symbolic zeros (empty tangents)
+    // stay out of the batched call and are given back to the rule as they came; a zero output tangent the rule
+    // returns empty comes back as zeros.
     CustomJvpRule brule = [n, rule, dims](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
       size_t k = primals.size(), nout = 0;
+      std::vector<size_t> present;
+      for (size_t i = 0; i < tangents.size(); ++i)
+        if (tangents[i].valid()) present.push_back(i);
       LeafFn both = [&](const std::vector<Array>& xs) {
-        auto [o, t] = rule({xs.begin(), xs.begin() + k}, {xs.begin() + k, xs.end()});
+        std::vector<Array> ts(tangents.size());
+        for (size_t j = 0; j < present.size(); ++j) ts[present[j]] = xs[k + j];
+        auto [o, t] = rule({xs.begin(), xs.begin() + k}, ts);
         nout = o.size();
+        for (size_t i = 0; i < t.size() && i < o.size(); ++i)
+          if (!t[i].valid()) t[i] = instantiate(t[i], o[i].aval());
         return concat(o, t);
       };
+      std::vector<Array> args = primals;
       std::vector<int64_t> d2 = dims;
-      d2.insert(d2.end(), dims.begin(), dims.end());
-      auto outs = call_batched(n, both, concat(primals, tangents), d2);
+      for (size_t i : present) {
+        args.push_back(tangents[i]);
+        d2.push_back(dims[i]);
+      }
+      auto outs = call_batched(n, both, args, d2);
       return std::make_pair(std::vector<Array>(outs.begin(), outs.begin() + nout),
                             std::vector<Array>(outs.begin() + nout, outs.end()));
     };
-    return custom_jvp_call(bfn, brule, vals);
+    return custom_jvp_call(bfn, brule, vals, r.symbolic_zeros);
   }
   CustomFwd fwd = r.fwd;
   CustomBwd bwd = r.bwd;
@@ -213,7 +227,7 @@ Primitive custom_call_prim(const char* name) {
   p.jvp = [](std::span<const Array> primals, std::span<const Array> tangents, const Params& ps) {
     const CustomRules& r = rules_of(ps);
     std::vector<Array> xs(primals.begin(), primals.end()), ts(tangents.begin(), tangents.end());
-    ts = all_tangents(xs, ts);
+    if (!(r.jvp && r.symbolic_zeros)) ts = all_tangents(xs, ts);
     auto [outs, touts] = r.jvp ? r.jvp(xs, ts) : vjp_rule_jvp(r.fwd, r.bwd, xs, ts);
     return JvpResult{outs, checked_tangents(r.jvp ? "custom_jvp" : "custom_vjp", outs, touts)};
   };
@@ -266,16 +280,18 @@ std::vector<Array> custom_call(const std::shared_ptr<CustomRules>& r, const std:
     tangents.push_back(t);
   }
   if (!any) return custom_call(r, primals);
-  std::vector<Array> ts = all_tangents(primals, tangents);
+  std::vector<Array> ts = r->jvp && r->symbolic_zeros ? tangents : all_tangents(primals, tangents);
   auto [outs, touts] = r->jvp ? r->jvp(primals, ts) : vjp_rule_jvp(r->fwd, r->bwd, primals, ts);
   return wrap_outputs(*jt, op, outs, touts);
 }
 }  // namespace
 
-std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args) {
+std::vector<Array> custom_jvp_call(const LeafFn& fn, const CustomJvpRule& rule, const std::vector<Array>& args,
+                                   bool symbolic_zeros) {
   auto r = std::make_shared<CustomRules>();
   r->fn = fn;
   r->jvp = rule;
+  r->symbolic_zeros = symbolic_zeros;
   return custom_call(r, args);
 }
 

@@ -2,6 +2,7 @@
 // api_walk_table.h.
 #pragma once
 #include "jitx/lax_special.h"
+#include "jitx/numpy_special.h"
 #include "jitx/scipy_special.h"
 
 namespace {
@@ -30,6 +31,14 @@ void normalizer(Walk& w, std::function<Array(const Array&, std::vector<int64_t>)
 #define JITX_SP_B(n) JITX_B(scipy::special, n, false)
 
 const std::vector<Case> kSpecial = {
+    JITX_U(jnp, i0),
+    {"jnp::kaiser",
+     [](Walk& w) {
+       w.ok("M = 5", {s0()}, [](A a) { return jnp::kaiser(5, a[0]); }, {5});
+       w.ok("M = 0", {s0()}, [](A a) { return jnp::kaiser(0, a[0]); }, {0});
+       w.either("beta of shape (2,3)", {f23()}, [](A a) { return jnp::kaiser(4, a[0]); });
+       w.invalid([](A a) { return jnp::kaiser(4, a[0]); });
+     }},
     JITX_B(lax, igamma, true),
     JITX_B(lax, igammac, true),
     JITX_B(lax, igamma_grad_a, true),

@@ -7,11 +7,13 @@
 //    of the Hurwitz zeta and polygamma series with an integral tail, the all-positive power series of P(a, x) and of
 //    I_x(a, b), erfc, lgamma; and finite differences of the gradients.
 // 3. Dtypes (integer promotion, bfloat16), vmap, the errors JAX raises, and custom_jvp's symbolic_zeros.
+// 4. jnp::i0 and jnp::kaiser (jitx/numpy_special.h) against JAX and I0's power series.
 #include <cmath>
 #include <map>
 #include <string>
 
 #include "jitx/lax_special.h"
+#include "jitx/numpy_special.h"
 #include "jitx/scipy_special.h"
 #include "special_refs.h"
 #include "test_util.h"
@@ -334,4 +336,43 @@ TEST_CASE("custom_jvp with symbolic_zeros: the rule sees which tangents are zero
   Array gb = vmap(grad([&](const Array& v) { return jnp::sum(f(v, y)); }))(xb);
   check_values(gb, {3, 0.5, 3, 0.5}, DType::float64, 0, 0, "vmap(grad)");
   CHECK(seen->back() == std::pair{true, false});
+}
+
+TEST_CASE("jnp::i0 and jnp::kaiser: JAX's values, dtypes and derivative", "[special][jnp]") {
+  const std::vector<double> x{-3.5, -0.5, 0.0, 0.25, 2.5, 30.0};
+  auto i0 = [](Args a) { return jnp::i0(a[0]); };
+  auto r = eager_and_jit(i0, {make(x, DType::float64)});
+  for (const Array& v : r)
+    check_values(v,
+                 {7.3782034322254795, 1.0634833707413236, 1.0, 1.015686141223608, 3.289839144050123, 781672297823.9774},
+                 DType::float64, 1e-13, 0, "i0 f64");
+  check_values(
+      jnp::i0(make(x, DType::float32)),
+      {7.378204345703125, 1.063483476638794, 1.0000001192092896, 1.0156861543655396, 3.289839506149292, 781672185856.0},
+      DType::float32, 2e-6, 0, "i0 f32");
+  check_values(jnp::i0(make_int({0, 1, 2}, DType::int32)), {1.0000001192092896, 1.2660659551620483, 2.279585123062134},
+               DType::float32, 2e-6, 0, "i0 int32 -> float32");
+  Array g = grad([](const Array& t) { return jnp::sum(jnp::i0(t)); })(make(x, DType::float64));
+  check_values(
+      g, {-6.205834922258364, -0.2578943053908964, 0.0, 0.12597910894546793, 2.516716245288698, 768532038938.9568},
+      DType::float64, 1e-12, 0, "d i0 (0 at x = 0, = i1 elsewhere)");
+  check_values(jnp::kaiser(7, Array(2.5)),
+               {0.3039662294153687, 0.6309201678591886, 0.8974290203504975, 1.0, 0.8974290203504975, 0.6309201678591886,
+                0.3039662294153687},
+               DType::float64, 1e-13, 0, "kaiser(7, 2.5)");
+  check_values(jnp::kaiser(6, make({1.5}, {}, DType::float32)),
+               {0.6072665747580158, 0.8463629616297079, 0.9822080543614451, 0.9822080543614451, 0.8463629616297079,
+                0.6072665747580158},
+               DType::float64, 1e-7, 0, "kaiser(6, float32 1.5): float64");
+  check_values(jnp::kaiser(1, Array(3.0)), {1.0}, DType::float64, 0, 0, "kaiser(1)");
+  CHECK(jnp::kaiser(0, Array(3.0)).shape() == Shape{0});
+  // Against the series I0(x) = sum_k (x^2/4)^k / (k!)^2 in long double.
+  auto xs = uniform(20, -20, 20);
+  std::vector<double> want;
+  for (double v : xs) {
+    LD term = 1, sum = 1, q = LD(v) * v / 4;
+    for (int k = 1; k < 200; ++k) sum += (term *= q / (LD(k) * k));
+    want.push_back(double(sum));
+  }
+  check_values(jnp::i0(make(xs, DType::float64)), want, DType::float64, 1e-13, 0, "i0 against its series");
 }

@@ -728,13 +728,14 @@ const std::vector<Case> kDebug = {
 #include "api_walk_table_numpy_stats.h"
 #include "api_walk_table_random.h"
 #include "api_walk_table_special.h"
+#include "api_walk_table_stats.h"
 namespace {
 
 std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra,
                   &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats,
-                  &kNumpyMore, &kNumpyMore2, &kSpecial})
+                  &kNumpyMore, &kNumpyMore2, &kSpecial, &kStats})
     v.insert(v.end(), t->begin(), t->end());
   return v;
 }

@@ -37,5 +37,6 @@
 #include "jitx/pytree.h"
 #include "jitx/random.h"
 #include "jitx/scipy_special.h"
+#include "jitx/scipy_stats.h"
 #include "jitx/tree_util.h"
 #include "jitx/vmap.h"

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "api/lax_special_internal.h"
+#include "api/scipy_util.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
 #include "jitx/autodiff.h"
@@ -29,33 +30,13 @@ using detail::throw_error;
 
 namespace {
 
-using Ref = std::reference_wrapper<const Array>;
-
-/// The arguments after JAX's promote_args_inexact: one inexact dtype (integers and bool promoted), broadcast to
-/// one shape, strong; `weak` records whether every input was weakly typed (the result is made weak again).
-struct Promoted {
-  std::vector<Array> v;
-  bool weak = true;
-  DType dtype = DType::float32;
-};
-Promoted promote(std::string_view op, std::initializer_list<Ref> in) {
-  Promoted p;
-  std::vector<Array> xs;
-  std::vector<Shape> shapes;
-  int pos = 0;
-  for (const Array& a : in) {
-    if (!a.valid()) throw_error<TypeError>(op, "argument {} is an empty (default-constructed) Array", pos);
-    xs.push_back(a);
-    shapes.push_back(a.shape());
-    p.weak = p.weak && a.weak_type();
-    ++pos;
-  }
-  p.dtype = jnp::stats_util::stats_inexact_of(jnp::result_type(xs));
-  Shape sh = jnp::broadcast_shapes(shapes, op);
-  for (const Array& a : xs) p.v.push_back(jnp::broadcast_to(detail::convert_weak(a, p.dtype, false), sh));
-  return p;
+using scipy_util::scipy_finish;
+using scipy_util::scipy_promote;
+using Promoted = scipy_util::ScipyPromoted;
+Promoted promote(std::string_view op, std::initializer_list<std::reference_wrapper<const Array>> in) {
+  return scipy_promote(op, in);
 }
-Array finish(const Promoted& p, const Array& r) { return p.weak ? detail::convert_weak(r, r.dtype(), true) : r; }
+Array finish(const Promoted& p, const Array& r) { return scipy_finish(p, r); }
 
 Array cst(double v, DType d) { return Array::scalar(v, d); }
 Array full(const Array& like, double v) { return jnp::full_like(like, v); }

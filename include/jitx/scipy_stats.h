@@ -1,0 +1,148 @@
+// jax.scipy.stats for C++: the densities, distribution functions and quantiles of norm, expon, laplace, logistic,
+// cauchy, uniform, gamma, beta, t, chi2, poisson, bernoulli, binom, geom and multivariate_normal, as
+// jitx::scipy::stats::norm::logpdf(x, loc, scale) ... JAX's parameter names, defaults (loc 0, scale 1), promotion
+// (integers to an inexact dtype, weak scalars deferring to arrays), broadcasting and edge values (-inf log density
+// outside the support, NaN for invalid parameters where JAX gives it); each is composed from jitx::scipy::special
+// and lax ops as JAX composes it (src/api/scipy_stats.cpp), so jit, grad and vmap apply. norm.ppf and norm.isf
+// return the default float dtype (float64), as JAX's do.
+// Not built: the other distributions of jax.scipy.stats (betabinom, dirichlet, gennorm, gumbel_l/r, multinomial,
+// nbinom, pareto, truncnorm, vonmises, wrapcauchy, gaussian_kde), poisson.entropy, the *.rvs samplers (use
+// jitx::random), multivariate_normal's allow_singular, and the mode/rankdata/sem/... helpers.
+#pragma once
+#include "jitx/array.h"
+
+namespace jitx::scipy::stats {
+
+// The source location is the last parameter, named `at` (`loc` is the distributions' location parameter).
+#define JITX_STATS_LS const Array &loc = Array(0.0), const Array &scale = Array(1.0), Loc at = Loc::current()
+
+namespace norm {
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+Array logcdf(const Array& x, JITX_STATS_LS);
+Array sf(const Array& x, JITX_STATS_LS);
+Array logsf(const Array& x, JITX_STATS_LS);
+/// The quantile function (float32/float64 q, as ndtri; the result in the default float dtype, as JAX's).
+Array ppf(const Array& q, JITX_STATS_LS);
+Array isf(const Array& q, JITX_STATS_LS);
+}  // namespace norm
+
+namespace expon {
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+Array logcdf(const Array& x, JITX_STATS_LS);
+Array sf(const Array& x, JITX_STATS_LS);
+Array logsf(const Array& x, JITX_STATS_LS);
+Array ppf(const Array& q, JITX_STATS_LS);
+}  // namespace expon
+
+namespace laplace {
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+}  // namespace laplace
+
+namespace logistic {
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+Array sf(const Array& x, JITX_STATS_LS);
+Array ppf(const Array& q, JITX_STATS_LS);
+Array isf(const Array& q, JITX_STATS_LS);
+}  // namespace logistic
+
+namespace cauchy {
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+Array logcdf(const Array& x, JITX_STATS_LS);
+Array sf(const Array& x, JITX_STATS_LS);
+Array logsf(const Array& x, JITX_STATS_LS);
+Array ppf(const Array& q, JITX_STATS_LS);
+Array isf(const Array& q, JITX_STATS_LS);
+}  // namespace cauchy
+
+namespace uniform {
+/// On [loc, loc + scale].
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+Array ppf(const Array& q, JITX_STATS_LS);
+}  // namespace uniform
+
+namespace gamma {
+/// Shape a.
+Array logpdf(const Array& x, const Array& a, JITX_STATS_LS);
+Array pdf(const Array& x, const Array& a, JITX_STATS_LS);
+Array cdf(const Array& x, const Array& a, JITX_STATS_LS);
+Array logcdf(const Array& x, const Array& a, JITX_STATS_LS);
+Array sf(const Array& x, const Array& a, JITX_STATS_LS);
+Array logsf(const Array& x, const Array& a, JITX_STATS_LS);
+}  // namespace gamma
+
+namespace beta {
+Array logpdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array pdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array cdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array logcdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array sf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array logsf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+}  // namespace beta
+
+namespace t {
+/// Student's t with df degrees of freedom.
+Array logpdf(const Array& x, const Array& df, JITX_STATS_LS);
+Array pdf(const Array& x, const Array& df, JITX_STATS_LS);
+}  // namespace t
+
+namespace chi2 {
+Array logpdf(const Array& x, const Array& df, JITX_STATS_LS);
+Array pdf(const Array& x, const Array& df, JITX_STATS_LS);
+Array cdf(const Array& x, const Array& df, JITX_STATS_LS);
+Array logcdf(const Array& x, const Array& df, JITX_STATS_LS);
+Array sf(const Array& x, const Array& df, JITX_STATS_LS);
+Array logsf(const Array& x, const Array& df, JITX_STATS_LS);
+}  // namespace chi2
+
+#undef JITX_STATS_LS
+// The discrete distributions: a location shift only.
+#define JITX_STATS_L const Array &loc = Array(0.0), Loc at = Loc::current()
+
+namespace poisson {
+/// Rate mu; -inf for k < loc or non-integer k.
+Array logpmf(const Array& k, const Array& mu, JITX_STATS_L);
+Array pmf(const Array& k, const Array& mu, JITX_STATS_L);
+Array cdf(const Array& k, const Array& mu, JITX_STATS_L);
+}  // namespace poisson
+
+namespace bernoulli {
+Array logpmf(const Array& k, const Array& p, JITX_STATS_L);
+Array pmf(const Array& k, const Array& p, JITX_STATS_L);
+/// (No loc, as JAX's.)
+Array cdf(const Array& k, const Array& p, Loc at = Loc::current());
+Array ppf(const Array& q, const Array& p, Loc at = Loc::current());
+}  // namespace bernoulli
+
+namespace binom {
+Array logpmf(const Array& k, const Array& n, const Array& p, JITX_STATS_L);
+Array pmf(const Array& k, const Array& n, const Array& p, JITX_STATS_L);
+}  // namespace binom
+
+namespace geom {
+/// The number of trials up to the first success (k >= 1).
+Array logpmf(const Array& k, const Array& p, JITX_STATS_L);
+Array pmf(const Array& k, const Array& p, JITX_STATS_L);
+}  // namespace geom
+
+#undef JITX_STATS_L
+
+namespace multivariate_normal {
+/// The log density of x (..., n) under N(mean, cov): mean of shape (n,) (or a scalar with scalar x), cov a scalar
+/// (isotropic), or (..., n, n) factored by Cholesky.
+Array logpdf(const Array& x, const Array& mean, const Array& cov, Loc at = Loc::current());
+Array pdf(const Array& x, const Array& mean, const Array& cov, Loc at = Loc::current());
+}  // namespace multivariate_normal
+
+}  // namespace jitx::scipy::stats

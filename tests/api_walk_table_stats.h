@@ -1,0 +1,126 @@
+// The api walk's table: jax.scipy.stats (scipy_stats.h), see api_walk_table.h.
+#pragma once
+#include "jitx/scipy_stats.h"
+
+namespace {
+
+/// A distribution function of n array arguments (x or q first, then the parameters): equal shapes, scalar
+/// parameters, shapes that do not broadcast, integer data (promoted, or refused by name), an empty Array.
+void stats_fn(Walk& w, int n, std::function<Array(A)> f) {
+  auto all = [n](Array first, Array rest) {
+    std::vector<Array> v{first};
+    for (int i = 1; i < n; ++i) v.push_back(rest);
+    return v;
+  };
+  w.ok("f32[2,3] everywhere", all(pos23(), pos23()), f, {2, 3});
+  w.ok("f32[2,3] with f32[] parameters", all(pos23(), s0()), f, {2, 3});
+  w.ok("f32[0,3] with f32[] parameters", all(z03(), s0()), f, {0, 3});
+  if (n > 1) w.err("f32[2,3] with f32[4] parameters", all(pos23(), f4()), f);
+  w.either("i32[2,3]", all(i23(), s0()), f);
+  w.invalid([f, all](A a) { return f(all(Array(), a[0])); });
+}
+
+using namespace jitx::scipy::stats;
+#define JITX_ST(dist, fn, n, call)                                                                      \
+  {                                                                                                     \
+    "scipy::stats::" #dist "::" #fn, [](Walk& w) { stats_fn(w, n, [](A a) { return dist::fn call; }); } \
+  }
+#define JITX_ST_LS(dist, fn) JITX_ST(dist, fn, 3, (a[0], a[1], a[2]))
+#define JITX_ST_S(dist, fn) JITX_ST(dist, fn, 4, (a[0], a[1], a[2], a[3]))
+#define JITX_ST_D(dist, fn) JITX_ST(dist, fn, 3, (a[0], a[1], a[2]))
+
+const std::vector<Case> kStats = {
+    JITX_ST_LS(norm, logpdf),
+    JITX_ST_LS(norm, pdf),
+    JITX_ST_LS(norm, cdf),
+    JITX_ST_LS(norm, logcdf),
+    JITX_ST_LS(norm, sf),
+    JITX_ST_LS(norm, logsf),
+    JITX_ST_LS(norm, ppf),
+    JITX_ST_LS(norm, isf),
+    JITX_ST_LS(expon, logpdf),
+    JITX_ST_LS(expon, pdf),
+    JITX_ST_LS(expon, cdf),
+    JITX_ST_LS(expon, logcdf),
+    JITX_ST_LS(expon, sf),
+    JITX_ST_LS(expon, logsf),
+    JITX_ST_LS(expon, ppf),
+    JITX_ST_LS(laplace, logpdf),
+    JITX_ST_LS(laplace, pdf),
+    JITX_ST_LS(laplace, cdf),
+    JITX_ST_LS(logistic, logpdf),
+    JITX_ST_LS(logistic, pdf),
+    JITX_ST_LS(logistic, cdf),
+    JITX_ST_LS(logistic, sf),
+    JITX_ST_LS(logistic, ppf),
+    JITX_ST_LS(logistic, isf),
+    JITX_ST_LS(cauchy, logpdf),
+    JITX_ST_LS(cauchy, pdf),
+    JITX_ST_LS(cauchy, cdf),
+    JITX_ST_LS(cauchy, logcdf),
+    JITX_ST_LS(cauchy, sf),
+    JITX_ST_LS(cauchy, logsf),
+    JITX_ST_LS(cauchy, ppf),
+    JITX_ST_LS(cauchy, isf),
+    JITX_ST_LS(uniform, logpdf),
+    JITX_ST_LS(uniform, pdf),
+    JITX_ST_LS(uniform, cdf),
+    JITX_ST_LS(uniform, ppf),
+    JITX_ST_S(gamma, logpdf),
+    JITX_ST_S(gamma, pdf),
+    JITX_ST_S(gamma, cdf),
+    JITX_ST_S(gamma, logcdf),
+    JITX_ST_S(gamma, sf),
+    JITX_ST_S(gamma, logsf),
+    JITX_ST_S(t, logpdf),
+    JITX_ST_S(t, pdf),
+    JITX_ST_S(chi2, logpdf),
+    JITX_ST_S(chi2, pdf),
+    JITX_ST_S(chi2, cdf),
+    JITX_ST_S(chi2, logcdf),
+    JITX_ST_S(chi2, sf),
+    JITX_ST_S(chi2, logsf),
+    JITX_ST_D(poisson, logpmf),
+    JITX_ST_D(poisson, pmf),
+    JITX_ST_D(poisson, cdf),
+    JITX_ST_D(bernoulli, logpmf),
+    JITX_ST_D(bernoulli, pmf),
+    JITX_ST(bernoulli, cdf, 2, (a[0], a[1])),
+    JITX_ST(bernoulli, ppf, 2, (a[0], a[1])),
+    JITX_ST_D(geom, logpmf),
+    JITX_ST_D(geom, pmf),
+    JITX_ST(binom, logpmf, 4, (a[0], a[1], a[2], a[3])),
+    JITX_ST(binom, pmf, 4, (a[0], a[1], a[2], a[3])),
+    JITX_ST(beta, logpdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(beta, pdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(beta, cdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(beta, logcdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(beta, sf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(beta, logsf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    {"scipy::stats::multivariate_normal::logpdf",
+     [](Walk& w) {
+       auto f = [](A a) { return multivariate_normal::logpdf(a[0], a[1], a[2]); };
+       Array eye3 = jnp::eye(3);
+       w.ok("x (2,3), mean (3,), cov (3,3)", {f23(), f4().astype(DType::float32)},
+            [eye3](A a) { return multivariate_normal::logpdf(a[0], jnp::zeros({3}), eye3); }, {2});
+       w.ok("scalar cov", {f23()}, [](A a) { return multivariate_normal::logpdf(a[0], jnp::zeros({3}), Array(2.0f)); },
+            {2});
+       w.err("x (2,3), mean (4,)", {f23(), f4(), jnp::eye(4)}, f);
+       w.err("cov (2,3)", {f23(), jnp::zeros({3}), f23()}, f);
+       w.invalid([](A a) { return multivariate_normal::logpdf(a[0], jnp::zeros({3}), Array(1.0f)); });
+     }},
+    {"scipy::stats::multivariate_normal::pdf",
+     [](Walk& w) {
+       w.ok("x (2,3), mean (3,), cov (3,3)", {f23()},
+            [](A a) { return multivariate_normal::pdf(a[0], jnp::zeros({3}), jnp::eye(3)); }, {2});
+       w.err("cov (4,4)", {f23()}, [](A a) { return multivariate_normal::pdf(a[0], jnp::zeros({3}), jnp::eye(4)); });
+       w.invalid([](A a) { return multivariate_normal::pdf(a[0], jnp::zeros({3}), jnp::eye(3)); });
+     }},
+};
+
+#undef JITX_ST
+#undef JITX_ST_LS
+#undef JITX_ST_S
+#undef JITX_ST_D
+
+}  // namespace

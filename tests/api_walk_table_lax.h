@@ -729,13 +729,14 @@ const std::vector<Case> kDebug = {
 #include "api_walk_table_random.h"
 #include "api_walk_table_special.h"
 #include "api_walk_table_stats.h"
+#include "api_walk_table_scipy_linalg.h"
 namespace {
 
 std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra,
                   &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats,
-                  &kNumpyMore, &kNumpyMore2, &kSpecial, &kStats})
+                  &kNumpyMore, &kNumpyMore2, &kSpecial, &kStats, &kScipyLinalg})
     v.insert(v.end(), t->begin(), t->end());
   return v;
 }

@@ -204,7 +204,7 @@ std::set<std::string> declared_functions() {
       // debug.h's pure_callback and host.h's functions live in namespace jitx itself.
       std::string n = ns(), pre;
       if (auto it = prefix.find(n); it != prefix.end()) pre = it->second;
-      else if (n.rfind("jitx::scipy::stats::", 0) == 0) pre = n.substr(6) + "::";  // scipy::stats::norm::
+      else if (n.rfind("jitx::scipy::", 0) == 0) pre = n.substr(6) + "::";  // scipy::stats::norm::, scipy::linalg::
       else if (n == "jitx" && (file == "debug.h" || file == "host.h")) pre = "jitx::";
       else return;
       for (std::sregex_iterator m(st.begin(), st.end(), macro_use), e; m != e; ++m)

@@ -38,5 +38,6 @@
 #include "jitx/random.h"
 #include "jitx/scipy_special.h"
 #include "jitx/scipy_stats.h"
+#include "jitx/scipy_linalg.h"
 #include "jitx/tree_util.h"
 #include "jitx/vmap.h"

@@ -86,7 +86,9 @@ Insts lower_lu(LowerCtx& c, std::span<hlo::Instruction* const> a) {
   Shape sq = x.shape, sv(x.shape.begin(), x.shape.end() - 1);
   sq[r - 2] = sq[r - 1] = s;
   sv.back() = s;
-  auto* zero = c.comp->add_constant(Literal::make(x.dtype, {}));
+  auto zero_lit = Literal::make(x.dtype, {});  // make leaves the value uninitialised: the padding must be 0
+  zero_lit.set_f64(0, 0.0);
+  auto* zero = c.comp->add_constant(std::move(zero_lit));
   Params pad{{"edge_padding_low", zeros}, {"edge_padding_high", hi}, {"interior_padding", zeros}};
   auto* padded = c.comp->add(Opcode::kPad, hlo_shape(ShapedArray{sq, x.dtype, false}), {a[0], zero}, pad);
   std::vector<ShapedArray> square{ShapedArray{sq, x.dtype, false}, ShapedArray{sv, DType::int32, false},

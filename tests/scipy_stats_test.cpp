@@ -13,6 +13,7 @@
 #include <string>
 
 #include "stats_refs.h"
+#include "ref_check.h"
 #include "test_util.h"
 
 using namespace jitx;
@@ -139,36 +140,8 @@ StatFn lookup(const std::string& name) {
   return stats_table().at(name);
 }
 
-StatFn case_fn(const std::string& name) {
-  if (name.size() > 3 && name[0] == 'd' && name[2] == ':') {
-    size_t k = size_t(name[1] - '0');
-    StatFn f = lookup(name.substr(3));
-    return [f, k](Args a) {
-      return grad([&](const Array& t) {
-        std::vector<Array> b = a;
-        b[k] = t;
-        return jnp::sum(f(b));
-      })(a[k]);
-    };
-  }
-  return lookup(name);
-}
+StatFn case_fn(const std::string& name) { return ref_case_fn(name, lookup); }
 
-void check_values(const Array& got, const std::vector<double>& want, DType d, double rtol, double atol,
-                  const std::string& what) {
-  INFO(what << " dtype " << dtype_name(d));
-  REQUIRE(got.dtype() == d);
-  REQUIRE(got.size() == static_cast<int64_t>(want.size()));
-  auto g = got.astype(DType::float64).to_vector<double>();
-  int bad = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    bool ok = std::isnan(want[i])   ? std::isnan(g[i])
-              : std::isinf(want[i]) ? g[i] == want[i]
-                                    : std::fabs(g[i] - want[i]) <= atol + rtol * std::fabs(want[i]);
-    if (!ok && bad++ < 5) FAIL_CHECK("element " << i << ": got " << g[i] << ", want " << want[i]);
-  }
-  CHECK(bad == 0);
-}
 
 }  // namespace
 

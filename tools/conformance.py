@@ -283,7 +283,8 @@ def arity_table(names):
                         r"logical_or|logical_xor|bitwise_and|bitwise_or|bitwise_xor|left_shift|right_shift|fmod|"
                         r"logaddexp|fmax|fmin|logaddexp2|bitwise_left_shift|bitwise_right_shift|divmod\[[01]\])|"
                         r"lax\.(add|sub|mul|div|rem|pow|max|min|atan2|bitwise_and|bitwise_or|bitwise_xor|"
-                        r"shift_left|shift_right_arithmetic|shift_right_logical|eq|ne|lt|le|gt|ge|nextafter)|"
+                        r"shift_left|shift_right_arithmetic|shift_right_logical|eq|ne|lt|le|gt|ge|nextafter|"
+                        r"igamma|igammac|igamma_grad_a|random_gamma_grad|zeta|polygamma)|"
                         r"jnp\.(dot|matmul|outer|isclose|allclose|isclose\[equal_nan\]))$")
     out = {}
     for n in names:

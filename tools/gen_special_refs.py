@@ -4,6 +4,7 @@ functions (JAX 0.10.2, jax_enable_x64, CPU) on edge and ordinary inputs, in floa
 Run: /work/venv-jax/bin/python tools/gen_special_refs.py [out.h]
 Each case is (name, dtype, arguments, result); "d<k>:name" is the gradient of sum(name(args)) in argument k. The
 names must match tests/special_functions_test.cpp's table."""
+import os
 import sys
 import numpy as np
 import jax
@@ -12,6 +13,9 @@ from jax import lax
 import jax.scipy.special as sp
 
 jax.config.update("jax_enable_x64", True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from refs_common import vec  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "tests/special_refs.h"
 nan, inf = np.nan, np.inf
 
@@ -85,19 +89,6 @@ for n in ["entr", "logit", "ndtri", "erfinv"]:
     GRADS[n] = (getattr(sp, n), [GU], [0])
 for n in ["xlogy", "xlog1py", "rel_entr", "kl_div", "betaln", "beta", "poch"]:
     GRADS[n] = (getattr(sp, n), [GA, GX], [0, 1])
-
-
-def num(v):
-    v = float(v)
-    if np.isnan(v):
-        return "kNaN"
-    if np.isinf(v):
-        return "kInf" if v > 0 else "-kInf"
-    return repr(v)
-
-
-def vec(vs):
-    return "{" + ", ".join(num(v) for v in vs) + "}"
 
 
 lines = []

@@ -4,6 +4,7 @@ jitx::scipy::stats has, on points inside and outside each support, with non-defa
 float32, and the gradients of a few log densities ("d<k>:name": of sum(name(args)) in argument k).
 Run: /work/venv-jax/bin/python tools/gen_stats_refs.py [out.h]
 The names must match tests/scipy_stats_test.cpp's table."""
+import os
 import sys
 import numpy as np
 import jax
@@ -11,6 +12,9 @@ import jax.numpy as jnp
 import jax.scipy.stats as st
 
 jax.config.update("jax_enable_x64", True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from refs_common import vec  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else "tests/stats_refs.h"
 nan, inf = np.nan, np.inf
 
@@ -63,19 +67,6 @@ GRADS = {
     "chi2.cdf": (st.chi2.cdf, [[0.3, 1.0, 2.5, 7.0], [0.5, 2.0, 3.5, 1.2]], [0]),
     "poisson.logpmf": (st.poisson.logpmf, [[0.0, 1.0, 3.0, 5.0], [0.5, 2.0, 3.5, 1.2]], [1]),
 }
-
-
-def num(v):
-    v = float(v)
-    if np.isnan(v):
-        return "kNaN"
-    if np.isinf(v):
-        return "kInf" if v > 0 else "-kInf"
-    return repr(v)
-
-
-def vec(vs):
-    return "{" + ", ".join(num(v) for v in vs) + "}"
 
 
 lines = []

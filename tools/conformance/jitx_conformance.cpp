@@ -61,6 +61,9 @@ void register_ops() {
   U(lax, acosh) U(lax, atanh) U(lax, erf) U(lax, erfc) U(lax, erf_inv) U(lax, lgamma) U(lax, digamma)
   U(lax, is_finite) U(lax, bitwise_not) U(lax, population_count)
   table()["lax.round"] = [](const Args& a) { return lax::round(a[0]); };
+  // lax_special.h
+  U(lax, bessel_i0e) U(lax, bessel_i1e)
+  B(lax, igamma) B(lax, igammac) B(lax, igamma_grad_a) B(lax, random_gamma_grad) B(lax, zeta) B(lax, polygamma)
   // nn unary
   U(nn, relu) U(nn, gelu) U(nn, silu) U(nn, sigmoid) U(nn, softplus) U(nn, relu6) U(nn, elu) U(nn, leaky_relu)
   U(nn, log_sigmoid) U(nn, swish) U(nn, celu) U(nn, selu) U(nn, hard_tanh) U(nn, hard_sigmoid) U(nn, hard_silu)

@@ -123,6 +123,13 @@ TEST_CASE("scipy.linalg: properties on random matrices", "[scipy_linalg]") {
   auto ed = sl::expm(jnp::diagflat(make(dv, f64))).to_vector<double>();
   for (size_t i = 0; i < 5; ++i)
     for (size_t j = 0; j < 5; ++j) CHECK(std::fabs(ed[i * 5 + j] - (i == j ? std::exp(dv[i]) : 0.0)) < 1e-13 * 30);
+  // Empty shapes, as JAX's.
+  CHECK(sl::expm(jnp::zeros({0, 0}, f64)).shape() == Shape{0, 0});
+  CHECK(sl::expm(jnp::zeros({2, 0, 0}, f64)).shape() == Shape{2, 0, 0});
+  CHECK(sl::lu(jnp::zeros({0, 3}, f64)).p.shape() == Shape{0, 0});
+  CHECK(sl::toeplitz(jnp::zeros({0}, f64)).shape() == Shape{0, 0});
+  CHECK(sl::block_diag({}).shape() == Shape{1, 0});
+  CHECK(sl::solve_triangular(jnp::eye(2, 2, 0, f64), jnp::zeros({2, 0}, f64)).shape() == Shape{2, 0});
   // Errors.
   CHECK_THROWS_AS(sl::solve(a, bb, false, "banded"), TypeError);
   CHECK_THROWS_AS(sl::expm(make(uniform(6, 0, 1), {2, 3}, f64)), ShapeError);

@@ -289,6 +289,7 @@ Array expm(const Array& a, bool upper_triangular, int64_t max_squarings, Loc loc
     throw_error<ShapeError>("expm", "Expected A to be a (batched) square matrix, got A.shape={}", shape_str(x.shape()));
   if (x.dtype() != DType::float32 && x.dtype() != DType::float64)
     throw_error<TypeError>("expm", "A.dtype={} is not supported (float32 and float64 are)", dtype_name(x.dtype()));
+  if (x.size() == 0) return x;  // 0 x 0 matrices (or an empty batch): nothing to exponentiate
   if (x.ndim() == 2) return expm_2d(x, upper_triangular, max_squarings);
   return vmap([upper_triangular, max_squarings](const Array& m) {
            return expm_2d(m, upper_triangular, max_squarings);

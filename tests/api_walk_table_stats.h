@@ -97,6 +97,46 @@ const std::vector<Case> kStats = {
     JITX_ST(beta, logcdf, 5, (a[0], a[1], a[2], a[3], a[4])),
     JITX_ST(beta, sf, 5, (a[0], a[1], a[2], a[3], a[4])),
     JITX_ST(beta, logsf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST_S(pareto, logpdf),     JITX_ST_S(pareto, pdf),        JITX_ST_S(pareto, cdf),
+    JITX_ST_S(pareto, logcdf),     JITX_ST_S(pareto, sf),         JITX_ST_S(pareto, logsf),
+    JITX_ST_S(pareto, ppf),        JITX_ST_LS(gumbel_r, logpdf),  JITX_ST_LS(gumbel_r, pdf),
+    JITX_ST_LS(gumbel_r, cdf),     JITX_ST_LS(gumbel_r, logcdf),  JITX_ST_LS(gumbel_r, sf),
+    JITX_ST_LS(gumbel_r, logsf),   JITX_ST_LS(gumbel_r, ppf),
+    JITX_ST(gennorm, logpdf, 2, (a[0], a[1])), JITX_ST(gennorm, pdf, 2, (a[0], a[1])),
+    JITX_ST(gennorm, cdf, 2, (a[0], a[1])),    JITX_ST(vonmises, logpdf, 2, (a[0], a[1])),
+    JITX_ST(vonmises, pdf, 2, (a[0], a[1])),
+    JITX_ST(nbinom, logpmf, 4, (a[0], a[1], a[2], a[3])), JITX_ST(nbinom, pmf, 4, (a[0], a[1], a[2], a[3])),
+    JITX_ST(betabinom, logpmf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(betabinom, pmf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    {"scipy::stats::dirichlet::logpdf",
+     [](Walk& w) {
+       auto f = [](A a) { return dirichlet::logpdf(a[0], a[1]); };
+       w.ok("x (3,2), alpha (3,)", {jnp::transpose(f23()), jnp::ones({3})}, f, {2});
+       w.ok("x (2,), alpha (3,)", {jnp::full({2}, 0.3), jnp::ones({3})}, f, {});
+       w.err("alpha (2,3)", {jnp::ones({3}), f23()}, f);
+       w.err("x (5,), alpha (3,)", {jnp::ones({5}), jnp::ones({3})}, f);
+       w.invalid([](A a) { return dirichlet::logpdf(a[0], jnp::ones({3})); });
+     }},
+    {"scipy::stats::dirichlet::pdf",
+     [](Walk& w) {
+       w.ok("x (3,), alpha (3,)", {jnp::full({3}, 1.0 / 3)}, [](A a) { return dirichlet::pdf(a[0], jnp::ones({3})); }, {});
+       w.err("x (0,)", {jnp::zeros({0})}, [](A a) { return dirichlet::pdf(a[0], jnp::ones({3})); });
+       w.invalid([](A a) { return dirichlet::pdf(a[0], jnp::ones({3})); });
+     }},
+    {"scipy::stats::multinomial::logpmf",
+     [](Walk& w) {
+       auto f = [](A a) { return multinomial::logpmf(a[0], a[1], a[2]); };
+       w.ok("x (2,3) int, n, p (3,)", {i23(), Array(6), jnp::full({3}, 1.0 / 3)}, f, {2});
+       w.err("float counts", {f23(), Array(6), jnp::full({3}, 1.0 / 3)}, f);
+       w.err("p (4,)", {i23(), Array(6), f4()}, f);
+       w.invalid([](A a) { return multinomial::logpmf(a[0], Array(6), jnp::ones({3})); });
+     }},
+    {"scipy::stats::multinomial::pmf",
+     [](Walk& w) {
+       w.ok("x (3,) int", {testing::make_int({1, 2, 3}, DType::int32)},
+            [](A a) { return multinomial::pmf(a[0], Array(6), jnp::full({3}, 1.0 / 3)); }, {});
+       w.invalid([](A a) { return multinomial::pmf(a[0], Array(6), jnp::ones({3})); });
+     }},
     {"scipy::stats::multivariate_normal::logpdf",
      [](Walk& w) {
        auto f = [](A a) { return multivariate_normal::logpdf(a[0], a[1], a[2]); };

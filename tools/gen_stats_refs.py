@@ -55,6 +55,18 @@ for fn in ["logpmf", "pmf"]:
     CASES[f"binom.{fn}"] = (getattr(st.binom, fn), [K, NN, PP])
     CASES[f"geom.{fn}"] = (getattr(st.geom, fn), [K, PP])
     CASES[f"geom.{fn}_loc"] = (getattr(st.geom, fn), [K, PP, [-1.0] * len(K)])
+for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
+    CASES[f"pareto.{fn}"] = (getattr(st.pareto, fn), [X, A, [-1.0] * len(X), SCALE])
+    CASES[f"gumbel_r.{fn}"] = (getattr(st.gumbel_r, fn), [X, LOC, [s if i != 3 else -1.0 for i, s in enumerate(SCALE)]])
+CASES["pareto.ppf"] = (st.pareto.ppf, [Q, A, [-1.0] * len(Q), SCALE])
+CASES["gumbel_r.ppf"] = (st.gumbel_r.ppf, [Q, LOC, SCALE])
+for fn in ["logpdf", "pdf", "cdf"]:
+    CASES[f"gennorm.{fn}"] = (getattr(st.gennorm, fn), [X, A])
+for fn in ["logpdf", "pdf"]:
+    CASES[f"vonmises.{fn}"] = (getattr(st.vonmises, fn), [X, [k if i != 4 else 0.0 for i, k in enumerate(A)]])
+for fn in ["logpmf", "pmf"]:
+    CASES[f"nbinom.{fn}"] = (getattr(st.nbinom, fn), [K, NN, PP])
+    CASES[f"betabinom.{fn}"] = (getattr(st.betabinom, fn), [K, NN, A, B])
 CASES["bernoulli.cdf"] = (st.bernoulli.cdf, [K, PP])
 CASES["bernoulli.ppf"] = (st.bernoulli.ppf, [Q, PP])
 

@@ -1,12 +1,13 @@
 // jax.scipy.stats for C++: the densities, distribution functions and quantiles of norm, expon, laplace, logistic,
-// cauchy, uniform, gamma, beta, t, chi2, poisson, bernoulli, binom, geom and multivariate_normal, as
+// cauchy, uniform, gamma, beta, t, chi2, pareto, gumbel_r, gennorm, vonmises, poisson, bernoulli, binom, geom,
+// nbinom, betabinom, dirichlet, multinomial and multivariate_normal, as
 // jitx::scipy::stats::norm::logpdf(x, loc, scale) ... JAX's parameter names, defaults (loc 0, scale 1), promotion
 // (integers to an inexact dtype, weak scalars deferring to arrays), broadcasting and edge values (-inf log density
 // outside the support, NaN for invalid parameters where JAX gives it); each is composed from jitx::scipy::special
 // and lax ops as JAX composes it (src/api/scipy_stats.cpp), so jit, grad and vmap apply. norm.ppf and norm.isf
 // return the default float dtype (float64), as JAX's do.
-// Not built: the other distributions of jax.scipy.stats (betabinom, dirichlet, gennorm, gumbel_l/r, multinomial,
-// nbinom, pareto, truncnorm, vonmises, wrapcauchy, gaussian_kde), poisson.entropy, the *.rvs samplers (use
+// Not built: the other distributions of jax.scipy.stats (gumbel_l, truncnorm, wrapcauchy, gaussian_kde),
+// poisson.entropy, the *.rvs samplers (use
 // jitx::random), multivariate_normal's allow_singular, and the mode/rankdata/sem/... helpers.
 #pragma once
 #include "jitx/array.h"
@@ -106,7 +107,57 @@ Array sf(const Array& x, const Array& df, JITX_STATS_LS);
 Array logsf(const Array& x, const Array& df, JITX_STATS_LS);
 }  // namespace chi2
 
+namespace pareto {
+/// Shape b; support x >= loc + scale.
+Array logpdf(const Array& x, const Array& b, JITX_STATS_LS);
+Array pdf(const Array& x, const Array& b, JITX_STATS_LS);
+Array cdf(const Array& x, const Array& b, JITX_STATS_LS);
+Array logcdf(const Array& x, const Array& b, JITX_STATS_LS);
+Array sf(const Array& x, const Array& b, JITX_STATS_LS);
+Array logsf(const Array& x, const Array& b, JITX_STATS_LS);
+Array ppf(const Array& q, const Array& b, JITX_STATS_LS);
+}  // namespace pareto
+
+namespace gumbel_r {
+/// The right-skewed Gumbel distribution (NaN for scale <= 0).
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+Array logcdf(const Array& x, JITX_STATS_LS);
+Array sf(const Array& x, JITX_STATS_LS);
+Array logsf(const Array& x, JITX_STATS_LS);
+Array ppf(const Array& q, JITX_STATS_LS);
+}  // namespace gumbel_r
+
 #undef JITX_STATS_LS
+
+namespace gennorm {
+/// The generalised normal distribution of shape beta (no loc/scale, as JAX's).
+Array logpdf(const Array& x, const Array& beta, Loc at = Loc::current());
+Array pdf(const Array& x, const Array& beta, Loc at = Loc::current());
+Array cdf(const Array& x, const Array& beta, Loc at = Loc::current());
+}  // namespace gennorm
+
+namespace vonmises {
+/// The von Mises distribution of concentration kappa (NaN for kappa <= 0).
+Array logpdf(const Array& x, const Array& kappa, Loc at = Loc::current());
+Array pdf(const Array& x, const Array& kappa, Loc at = Loc::current());
+}  // namespace vonmises
+
+namespace dirichlet {
+/// x (K, ...) or (K - 1, ...) on the simplex along axis 0 (the last coordinate 1 - sum when K - 1 are given),
+/// alpha (K,); -inf off the simplex (a coordinate <= 0 or a sum 1e-6 away from 1).
+Array logpdf(const Array& x, const Array& alpha, Loc at = Loc::current());
+Array pdf(const Array& x, const Array& alpha, Loc at = Loc::current());
+}  // namespace dirichlet
+
+namespace multinomial {
+/// Integer counts x (..., K) of n trials with probabilities p (K,); -inf unless the counts (all of x, as JAX sums
+/// them) add up to n.
+Array logpmf(const Array& x, const Array& n, const Array& p, Loc at = Loc::current());
+Array pmf(const Array& x, const Array& n, const Array& p, Loc at = Loc::current());
+}  // namespace multinomial
+
 // The discrete distributions: a location shift only.
 #define JITX_STATS_L const Array &loc = Array(0.0), Loc at = Loc::current()
 
@@ -135,6 +186,17 @@ namespace geom {
 Array logpmf(const Array& k, const Array& p, JITX_STATS_L);
 Array pmf(const Array& k, const Array& p, JITX_STATS_L);
 }  // namespace geom
+
+namespace nbinom {
+/// Failures k before the n-th success with probability p.
+Array logpmf(const Array& k, const Array& n, const Array& p, JITX_STATS_L);
+Array pmf(const Array& k, const Array& n, const Array& p, JITX_STATS_L);
+}  // namespace nbinom
+
+namespace betabinom {
+Array logpmf(const Array& k, const Array& n, const Array& a, const Array& b, JITX_STATS_L);
+Array pmf(const Array& k, const Array& n, const Array& a, const Array& b, JITX_STATS_L);
+}  // namespace betabinom
 
 #undef JITX_STATS_L
 

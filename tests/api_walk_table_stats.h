@@ -119,7 +119,8 @@ const std::vector<Case> kStats = {
      }},
     {"scipy::stats::dirichlet::pdf",
      [](Walk& w) {
-       w.ok("x (3,), alpha (3,)", {jnp::full({3}, 1.0 / 3)}, [](A a) { return dirichlet::pdf(a[0], jnp::ones({3})); }, {});
+       w.ok("x (3,), alpha (3,)", {jnp::full({3}, 1.0 / 3)},
+            [](A a) { return dirichlet::pdf(a[0], jnp::ones({3})); }, {});
        w.err("x (0,)", {jnp::zeros({0})}, [](A a) { return dirichlet::pdf(a[0], jnp::ones({3})); });
        w.invalid([](A a) { return dirichlet::pdf(a[0], jnp::ones({3})); });
      }},

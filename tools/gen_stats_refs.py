@@ -58,8 +58,10 @@ for fn in ["logpmf", "pmf"]:
 for fn in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]:
     CASES[f"pareto.{fn}"] = (getattr(st.pareto, fn), [X, A, [-1.0] * len(X), SCALE])
     CASES[f"gumbel_r.{fn}"] = (getattr(st.gumbel_r, fn), [X, LOC, [s if i != 3 else -1.0 for i, s in enumerate(SCALE)]])
+    CASES[f"gumbel_l.{fn}"] = (getattr(st.gumbel_l, fn), [X, LOC, [s if i != 3 else -1.0 for i, s in enumerate(SCALE)]])
 CASES["pareto.ppf"] = (st.pareto.ppf, [Q, A, [-1.0] * len(Q), SCALE])
 CASES["gumbel_r.ppf"] = (st.gumbel_r.ppf, [Q, LOC, SCALE])
+CASES["gumbel_l.ppf"] = (st.gumbel_l.ppf, [Q, LOC, SCALE])
 for fn in ["logpdf", "pdf", "cdf"]:
     CASES[f"gennorm.{fn}"] = (getattr(st.gennorm, fn), [X, A])
 for fn in ["logpdf", "pdf"]:

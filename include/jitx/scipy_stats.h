@@ -1,12 +1,11 @@
 // jax.scipy.stats for C++: the densities, distribution functions and quantiles of norm, expon, laplace, logistic,
-// cauchy, uniform, gamma, beta, t, chi2, pareto, gumbel_r, gennorm, vonmises, poisson, bernoulli, binom, geom,
-// nbinom, betabinom, dirichlet, multinomial and multivariate_normal, as
-// jitx::scipy::stats::norm::logpdf(x, loc, scale) ... JAX's parameter names, defaults (loc 0, scale 1), promotion
-// (integers to an inexact dtype, weak scalars deferring to arrays), broadcasting and edge values (-inf log density
-// outside the support, NaN for invalid parameters where JAX gives it); each is composed from jitx::scipy::special
-// and lax ops as JAX composes it (src/api/scipy_stats.cpp), so jit, grad and vmap apply. norm.ppf and norm.isf
-// return the default float dtype (float64), as JAX's do.
-// Not built: the other distributions of jax.scipy.stats (gumbel_l, truncnorm, wrapcauchy, gaussian_kde),
+// cauchy, uniform, gamma, beta, t, chi2, pareto, gumbel_r, gumbel_l, gennorm, vonmises, poisson, bernoulli, binom,
+// geom, nbinom, betabinom, dirichlet, multinomial and multivariate_normal, as jitx::scipy::stats::norm::logpdf(x, loc,
+// scale) ... JAX's parameter names, defaults (loc 0, scale 1), promotion (integers to an inexact dtype, weak scalars
+// deferring to arrays), broadcasting and edge values (-inf log density outside the support, NaN for invalid parameters
+// where JAX gives it); each is composed from jitx::scipy::special and lax ops as JAX composes it
+// (src/api/scipy_stats.cpp), so jit, grad and vmap apply. norm.ppf and norm.isf return the default float dtype
+// (float64), as JAX's do. Not built: the other distributions of jax.scipy.stats (truncnorm, wrapcauchy, gaussian_kde),
 // poisson.entropy, the *.rvs samplers (use
 // jitx::random), multivariate_normal's allow_singular, and the mode/rankdata/sem/... helpers.
 #pragma once
@@ -128,6 +127,17 @@ Array sf(const Array& x, JITX_STATS_LS);
 Array logsf(const Array& x, JITX_STATS_LS);
 Array ppf(const Array& q, JITX_STATS_LS);
 }  // namespace gumbel_r
+
+namespace gumbel_l {
+/// The left-skewed Gumbel distribution (NaN for scale <= 0).
+Array logpdf(const Array& x, JITX_STATS_LS);
+Array pdf(const Array& x, JITX_STATS_LS);
+Array cdf(const Array& x, JITX_STATS_LS);
+Array logcdf(const Array& x, JITX_STATS_LS);
+Array sf(const Array& x, JITX_STATS_LS);
+Array logsf(const Array& x, JITX_STATS_LS);
+Array ppf(const Array& q, JITX_STATS_LS);
+}  // namespace gumbel_l
 
 #undef JITX_STATS_LS
 

@@ -1,4 +1,4 @@
-// jitx::scipy::stats, the rest (jitx/scipy_stats.h): pareto, gumbel_r, gennorm, vonmises, nbinom, betabinom,
+// jitx::scipy::stats, the rest (jitx/scipy_stats.h): pareto, gumbel_r, gumbel_l, gennorm, vonmises, nbinom, betabinom,
 // dirichlet and multinomial, each composed as JAX composes it.
 #include <cmath>
 #include <numbers>
@@ -110,6 +110,44 @@ JITX_GUMBEL(ppf, "gumbel_r.ppf", ([&] {
             }()))
 #undef JITX_GUMBEL
 }  // namespace gumbel_r
+
+// --- gumbel_l ---
+namespace gumbel_l {
+namespace {
+Array invalid_scale(const Array& scale) { return lax::bitwise_not(lax::gt(scale, kcm(0, scale))); }
+Array z_of(const Array& x, const Array& loc, const Array& scale) { return lax::div(lax::sub(x, loc), scale); }
+Array logpdf_impl(const Array& x, const Array& loc, const Array& scale) {
+  Array z = z_of(x, loc, scale);
+  return where_nan(invalid_scale(scale), lax::add(sp::xlogy(kcm(-1, scale), scale), lax::sub(z, lax::exp(z))));
+}
+Array logcdf_impl(const Array& x, const Array& loc, const Array& scale) {
+  Array e = lax::neg(lax::exp(z_of(x, loc, scale)));
+  return where_nan(invalid_scale(scale), lax::log(lax::neg(lax::expm1(e))));
+}
+Array logsf_impl(const Array& x, const Array& loc, const Array& scale) {
+  return where_nan(invalid_scale(scale), lax::neg(lax::exp(z_of(x, loc, scale))));
+}
+}  // namespace
+#define JITX_GUMBEL_L(name, op, expr)                                        \
+  Array name(const Array& x, const Array& loc, const Array& scale, Loc at) { \
+    ApiScope s(at);                                                          \
+    SP p = scipy_promote(op, {x, loc, scale});                               \
+    const Array &xv = p.v[0], &lv = p.v[1], &sv = p.v[2];                    \
+    return scipy_finish(p, expr);                                            \
+  }
+JITX_GUMBEL_L(logpdf, "gumbel_l.logpdf", logpdf_impl(xv, lv, sv))
+JITX_GUMBEL_L(pdf, "gumbel_l.pdf", lax::exp(logpdf_impl(xv, lv, sv)))
+JITX_GUMBEL_L(logcdf, "gumbel_l.logcdf", logcdf_impl(xv, lv, sv))
+JITX_GUMBEL_L(cdf, "gumbel_l.cdf", lax::exp(logcdf_impl(xv, lv, sv)))
+JITX_GUMBEL_L(logsf, "gumbel_l.logsf", logsf_impl(xv, lv, sv))
+JITX_GUMBEL_L(sf, "gumbel_l.sf", lax::exp(logsf_impl(xv, lv, sv)))
+JITX_GUMBEL_L(ppf, "gumbel_l.ppf", ([&] {
+                Array ok = lax::bitwise_and(lax::gt(xv, kcm(0, xv)), lax::lt(xv, kcm(1, xv)));
+                Array q = lax::add(lv, lax::mul(sv, lax::log(sp::xlog1py(kcm(-1, xv), lax::neg(xv)))));
+                return where_nan(lax::bitwise_not(ok), q);
+              }()))
+#undef JITX_GUMBEL_L
+}  // namespace gumbel_l
 
 // --- gennorm ---
 namespace gennorm {

@@ -33,10 +33,6 @@ namespace {
 using scipy_util::scipy_finish;
 using scipy_util::scipy_promote;
 using Promoted = scipy_util::ScipyPromoted;
-Promoted promote(std::string_view op, std::initializer_list<std::reference_wrapper<const Array>> in) {
-  return scipy_promote(op, in);
-}
-Array finish(const Promoted& p, const Array& r) { return scipy_finish(p, r); }
 
 Array cst(double v, DType d) { return Array::scalar(v, d); }
 Array full(const Array& like, double v) { return jnp::full_like(like, v); }
@@ -261,7 +257,7 @@ Axes reduced_axes(const Array& x, const Axes& axes, std::string_view op) {
 
 std::pair<Array, Array> logsumexp_core(const Array& a_in, const Axes& axes, const std::optional<Array>& b_in,
                                        bool keepdims, bool nan_for_negative) {
-  Promoted p = b_in ? promote("logsumexp", {a_in, *b_in}) : promote("logsumexp", {a_in});
+  Promoted p = b_in ? scipy_promote("logsumexp", {a_in, *b_in}) : scipy_promote("logsumexp", {a_in});
   Array a = p.v[0];
   if (b_in) a = lax::select(lax::ne(p.v[1], cst(0, p.dtype)), a, full(a, -INFINITY));
   Axes dims = reduced_axes(a, axes, "logsumexp");
@@ -276,7 +272,7 @@ std::pair<Array, Array> logsumexp_core(const Array& a_in, const Axes& axes, cons
   Array m = keepdims ? amax : jnp::squeeze(amax, dims);
   Array out = lax::add(lax::log(lax::abs(s)), m);
   if (nan_for_negative && b_in) out = lax::select(lax::lt(sign, cst(0, p.dtype)), full(out, NAN), out);
-  return {finish(p, out), finish(p, sign)};
+  return {scipy_finish(p, out), scipy_finish(p, sign)};
 }
 
 }  // namespace
@@ -284,75 +280,75 @@ std::pair<Array, Array> logsumexp_core(const Array& a_in, const Axes& axes, cons
 // --- gamma and beta ---
 Array gammaln(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("gammaln", {x});
-  return finish(p, lax::lgamma(p.v[0]));
+  auto p = scipy_promote("gammaln", {x});
+  return scipy_finish(p, lax::lgamma(p.v[0]));
 }
 Array gammasgn(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("gammasgn", {x});
-  return finish(p, gammasgn_impl(p.v[0]));
+  auto p = scipy_promote("gammasgn", {x});
+  return scipy_finish(p, gammasgn_impl(p.v[0]));
 }
 Array gamma(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("gamma", {x});
-  return finish(p, lax::mul(gammasgn_impl(p.v[0]), lax::exp(lax::lgamma(p.v[0]))));
+  auto p = scipy_promote("gamma", {x});
+  return scipy_finish(p, lax::mul(gammasgn_impl(p.v[0]), lax::exp(lax::lgamma(p.v[0]))));
 }
 Array loggamma(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("loggamma", {x});
+  auto p = scipy_promote("loggamma", {x});
   const Array& v = p.v[0];
-  return finish(p, lax::select(lax::gt(v, cst(0, p.dtype)), lax::lgamma(v), full(v, NAN)));
+  return scipy_finish(p, lax::select(lax::gt(v, cst(0, p.dtype)), lax::lgamma(v), full(v, NAN)));
 }
 Array digamma(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("digamma", {x});
-  return finish(p, lax::digamma(p.v[0]));
+  auto p = scipy_promote("digamma", {x});
+  return scipy_finish(p, lax::digamma(p.v[0]));
 }
 Array polygamma(const Array& n, const Array& x, Loc loc) {
   ApiScope s(loc);
   if (n.valid() && !is_integer(n.dtype()))
     throw_error<TypeError>("polygamma", "argument n must be of integer type, got dtype {} (as jax.scipy.special)",
                            dtype_name(n.dtype()));
-  auto p = promote("polygamma", {n, x});
-  return finish(p, lax::polygamma(p.v[0], p.v[1]));
+  auto p = scipy_promote("polygamma", {n, x});
+  return scipy_finish(p, lax::polygamma(p.v[0], p.v[1]));
 }
 Array betaln(const Array& a, const Array& b, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("betaln", {a, b});
-  return finish(p, betaln_impl(p.v[0], p.v[1]));
+  auto p = scipy_promote("betaln", {a, b});
+  return scipy_finish(p, betaln_impl(p.v[0], p.v[1]));
 }
 Array beta(const Array& a, const Array& b, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("beta", {a, b});
+  auto p = scipy_promote("beta", {a, b});
   const Array &av = p.v[0], &bv = p.v[1];
   Array sign = lax::mul(lax::mul(gammasgn_impl(av), gammasgn_impl(bv)), gammasgn_impl(lax::add(av, bv)));
-  return finish(p, lax::mul(sign, lax::exp(betaln_impl(av, bv))));
+  return scipy_finish(p, lax::mul(sign, lax::exp(betaln_impl(av, bv))));
 }
 Array betainc(const Array& a, const Array& b, const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("betainc", {a, b, x});
-  return finish(p, lax::betainc(p.v[0], p.v[1], p.v[2]));
+  auto p = scipy_promote("betainc", {a, b, x});
+  return scipy_finish(p, lax::betainc(p.v[0], p.v[1], p.v[2]));
 }
 Array gammainc(const Array& a, const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("gammainc", {a, x});
-  return finish(p, lax::igamma(p.v[0], p.v[1]));
+  auto p = scipy_promote("gammainc", {a, x});
+  return scipy_finish(p, lax::igamma(p.v[0], p.v[1]));
 }
 Array gammaincc(const Array& a, const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("gammaincc", {a, x});
-  return finish(p, lax::igammac(p.v[0], p.v[1]));
+  auto p = scipy_promote("gammaincc", {a, x});
+  return scipy_finish(p, lax::igammac(p.v[0], p.v[1]));
 }
 Array factorial(const Array& n, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("factorial", {n});
+  auto p = scipy_promote("factorial", {n});
   const Array& v = p.v[0];
   Array f = lax::exp(lax::lgamma(lax::add(v, cst(1, p.dtype))));
-  return finish(p, lax::select(lax::lt(v, cst(0, p.dtype)), jnp::zeros_like(v), f));
+  return scipy_finish(p, lax::select(lax::lt(v, cst(0, p.dtype)), jnp::zeros_like(v), f));
 }
 Array comb(const Array& N, const Array& k, bool repetition, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("comb", {N, k});
+  auto p = scipy_promote("comb", {N, k});
   DType d = p.dtype;
   Array n = p.v[0], kk = p.v[1];
   if (repetition) n = lax::sub(lax::add(n, kk), cst(1, d));
@@ -361,44 +357,44 @@ Array comb(const Array& N, const Array& k, bool repetition, Loc loc) {
   Array one = cst(1, d);
   Array r = lax::exp(lax::sub(lax::sub(lax::lgamma(lax::add(sn, one)), lax::lgamma(lax::add(sk, one))),
                               lax::lgamma(lax::sub(lax::add(sn, one), sk))));
-  return finish(p, lax::select(ok, r, jnp::zeros_like(r)));
+  return scipy_finish(p, lax::select(ok, r, jnp::zeros_like(r)));
 }
 Array poch(const Array& z, const Array& m, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("poch", {z, m});
+  auto p = scipy_promote("poch", {z, m});
   auto dz = [](const Array& zv, const Array& mv) {
     return lax::mul(lax::sub(lax::digamma(lax::add(zv, mv)), lax::digamma(zv)), poch_impl(zv, mv));
   };
   auto dm = [](const Array& zv, const Array& mv) {
     return lax::mul(lax::digamma(lax::add(zv, mv)), poch_impl(zv, mv));
   };
-  return finish(p, with_partials(poch_impl, dz, dm, p.v[0], p.v[1]));
+  return scipy_finish(p, with_partials(poch_impl, dz, dm, p.v[0], p.v[1]));
 }
 Array multigammaln(const Array& a, int64_t d, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("multigammaln", {a});
+  auto p = scipy_promote("multigammaln", {a});
   const Array& v = p.v[0];
   double dd = double(d);
   Array out = jnp::full_like(v, 0.25 * dd * (dd - 1) * std::log(std::numbers::pi));
   for (int64_t j = 0; j < d; ++j) out = lax::add(out, lax::lgamma(lax::sub(v, cst(double(j) / 2, p.dtype))));
-  return finish(p, out);
+  return scipy_finish(p, out);
 }
 
 // --- error function and the normal distribution ---
 Array erf(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("erf", {x});
-  return finish(p, lax::erf(p.v[0]));
+  auto p = scipy_promote("erf", {x});
+  return scipy_finish(p, lax::erf(p.v[0]));
 }
 Array erfc(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("erfc", {x});
-  return finish(p, lax::erfc(p.v[0]));
+  auto p = scipy_promote("erfc", {x});
+  return scipy_finish(p, lax::erfc(p.v[0]));
 }
 Array erfinv(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("erfinv", {x});
-  return finish(p, lax::erf_inv(p.v[0]));
+  auto p = scipy_promote("erfinv", {x});
+  return scipy_finish(p, lax::erf_inv(p.v[0]));
 }
 Array ndtr(const Array& x, Loc loc) {
   ApiScope s(loc);
@@ -430,53 +426,53 @@ Array log_ndtr(const Array& x, int series_order, Loc loc) {
 // --- logistic ---
 Array logit(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("logit", {x});
+  auto p = scipy_promote("logit", {x});
   auto f = [](const Array& v) { return lax::log(lax::div(v, lax::sub(cst(1, v.dtype()), v))); };
-  return finish(p, custom_jvp(f, [f](const std::tuple<Array>& pr, const std::tuple<Array>& t) {
-                  const Array& v = std::get<0>(pr);
-                  Array denom = lax::mul(v, lax::sub(cst(1, v.dtype()), v));
-                  return std::make_pair(f(v), lax::div(std::get<0>(t), denom));
-                })(p.v[0]));
+  return scipy_finish(p, custom_jvp(f, [f](const std::tuple<Array>& pr, const std::tuple<Array>& t) {
+                        const Array& v = std::get<0>(pr);
+                        Array denom = lax::mul(v, lax::sub(cst(1, v.dtype()), v));
+                        return std::make_pair(f(v), lax::div(std::get<0>(t), denom));
+                      })(p.v[0]));
 }
 Array expit(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("expit", {x});
-  return finish(p, lax::logistic(p.v[0]));
+  auto p = scipy_promote("expit", {x});
+  return scipy_finish(p, lax::logistic(p.v[0]));
 }
 
 // --- entropies ---
 Array xlogy(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("xlogy", {x, y});
-  return finish(p, xlogy_jvp(p.v[0], p.v[1]));
+  auto p = scipy_promote("xlogy", {x, y});
+  return scipy_finish(p, xlogy_jvp(p.v[0], p.v[1]));
 }
 Array xlog1py(const Array& x, const Array& y, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("xlog1py", {x, y});
-  return finish(p, xlog1py_jvp(p.v[0], p.v[1]));
+  auto p = scipy_promote("xlog1py", {x, y});
+  return scipy_finish(p, xlog1py_jvp(p.v[0], p.v[1]));
 }
 Array entr(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("entr", {x});
+  auto p = scipy_promote("entr", {x});
   const Array& v = p.v[0];
-  return finish(p, lax::select(lax::lt(v, cst(0, p.dtype)), full(v, -INFINITY), lax::neg(xlogx(v))));
+  return scipy_finish(p, lax::select(lax::lt(v, cst(0, p.dtype)), full(v, -INFINITY), lax::neg(xlogx(v))));
 }
 Array rel_entr(const Array& pp, const Array& q, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("rel_entr", {pp, q});
+  auto p = scipy_promote("rel_entr", {pp, q});
   const Array &pv = p.v[0], &qv = p.v[1];
   Array zero = cst(0, p.dtype);
   Array both = lax::bitwise_and(lax::gt(pv, zero), lax::gt(qv, zero));
   Array one_zero = lax::bitwise_and(lax::eq(pv, zero), lax::ge(qv, zero));
   Array sp = lax::select(both, pv, jnp::ones_like(pv)), sq = lax::select(both, qv, jnp::ones_like(qv));
   Array val = lax::sub(xlogx(sp), xlogy_jvp(sp, sq));
-  return finish(p, lax::select(both, val, lax::select(one_zero, jnp::zeros_like(val), full(val, INFINITY))));
+  return scipy_finish(p, lax::select(both, val, lax::select(one_zero, jnp::zeros_like(val), full(val, INFINITY))));
 }
 Array kl_div(const Array& pp, const Array& q, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("kl_div", {pp, q});
+  auto p = scipy_promote("kl_div", {pp, q});
   Array r = rel_entr(p.v[0], p.v[1]);
-  return finish(p, lax::add(lax::sub(r, p.v[0]), p.v[1]));
+  return scipy_finish(p, lax::add(lax::sub(r, p.v[0]), p.v[1]));
 }
 
 // --- transforms ---
@@ -490,43 +486,43 @@ Array boxcox_of_log(const Array& log_x, const Array& lmbda) {
 }  // namespace
 Array boxcox(const Array& x, const Array& lmbda, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("boxcox", {x, lmbda});
-  return finish(p, boxcox_of_log(lax::log(p.v[0]), p.v[1]));
+  auto p = scipy_promote("boxcox", {x, lmbda});
+  return scipy_finish(p, boxcox_of_log(lax::log(p.v[0]), p.v[1]));
 }
 Array boxcox1p(const Array& x, const Array& lmbda, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("boxcox1p", {x, lmbda});
-  return finish(p, boxcox_of_log(lax::log1p(p.v[0]), p.v[1]));
+  auto p = scipy_promote("boxcox1p", {x, lmbda});
+  return scipy_finish(p, boxcox_of_log(lax::log1p(p.v[0]), p.v[1]));
 }
 
 // --- zeta and Bessel ---
 Array zeta(const Array& x, const Array& q, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("zeta", {x, q});
+  auto p = scipy_promote("zeta", {x, q});
   DType work = p.dtype == DType::float64 ? DType::float64 : DType::float32;
   Array r = lax::special_internal::zeta_differentiable(lax::convert_element_type(p.v[0], work),
                                                        lax::convert_element_type(p.v[1], work));
-  return finish(p, lax::convert_element_type(r, p.dtype));
+  return scipy_finish(p, lax::convert_element_type(r, p.dtype));
 }
 Array i0e(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("i0e", {x});
-  return finish(p, lax::bessel_i0e(p.v[0]));
+  auto p = scipy_promote("i0e", {x});
+  return scipy_finish(p, lax::bessel_i0e(p.v[0]));
 }
 Array i0(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("i0", {x});
-  return finish(p, lax::mul(lax::exp(lax::abs(p.v[0])), lax::bessel_i0e(p.v[0])));
+  auto p = scipy_promote("i0", {x});
+  return scipy_finish(p, lax::mul(lax::exp(lax::abs(p.v[0])), lax::bessel_i0e(p.v[0])));
 }
 Array i1e(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("i1e", {x});
-  return finish(p, lax::bessel_i1e(p.v[0]));
+  auto p = scipy_promote("i1e", {x});
+  return scipy_finish(p, lax::bessel_i1e(p.v[0]));
 }
 Array i1(const Array& x, Loc loc) {
   ApiScope s(loc);
-  auto p = promote("i1", {x});
-  return finish(p, lax::mul(lax::exp(lax::abs(p.v[0])), lax::bessel_i1e(p.v[0])));
+  auto p = scipy_promote("i1", {x});
+  return scipy_finish(p, lax::mul(lax::exp(lax::abs(p.v[0])), lax::bessel_i1e(p.v[0])));
 }
 
 // --- reductions ---

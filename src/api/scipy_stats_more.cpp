@@ -24,6 +24,8 @@ using SP = scipy_util::ScipyPromoted;
 Array kcm(double v, const Array& like) { return scipy_util::scipy_cst(v, like.dtype()); }
 Array where_inf(const Array& cond, const Array& v) { return lax::select(cond, jnp::full_like(v, -INFINITY), v); }
 Array where_nan(const Array& cond, const Array& v) { return lax::select(cond, jnp::full_like(v, NAN), v); }
+/// scale <= 0 (or NaN): the Gumbel functions' NaN case.
+Array invalid_scale(const Array& scale) { return lax::bitwise_not(lax::gt(scale, kcm(0, scale))); }
 /// q outside [0, 1] or NaN.
 Array bad_q(const Array& q) {
   return lax::bitwise_or(lax::ne(q, q), lax::bitwise_or(lax::lt(q, kcm(0, q)), lax::gt(q, kcm(1, q))));
@@ -77,15 +79,14 @@ JITX_PARETO(ppf, "pareto.ppf",
 // --- gumbel_r ---
 namespace gumbel_r {
 namespace {
-Array bad_scale(const Array& scale) { return lax::bitwise_not(lax::gt(scale, kcm(0, scale))); }
 Array logpdf_impl(const Array& x, const Array& loc, const Array& scale) {
   Array z = lax::div(lax::sub(x, loc), scale);
   Array lp = lax::add(sp::xlogy(kcm(-1, scale), scale), lax::neg(lax::add(z, lax::exp(lax::neg(z)))));
-  return where_nan(bad_scale(scale), lp);
+  return where_nan(invalid_scale(scale), lp);
 }
 Array logcdf_impl(const Array& x, const Array& loc, const Array& scale) {
   Array z = lax::div(lax::sub(x, loc), scale);
-  return where_nan(bad_scale(scale), lax::neg(lax::exp(lax::neg(z))));
+  return where_nan(invalid_scale(scale), lax::neg(lax::exp(lax::neg(z))));
 }
 }  // namespace
 #define JITX_GUMBEL(name, op, expr)                                          \
@@ -100,9 +101,10 @@ JITX_GUMBEL(pdf, "gumbel_r.pdf", lax::exp(logpdf_impl(xv, lv, sv)))
 JITX_GUMBEL(logcdf, "gumbel_r.logcdf", logcdf_impl(xv, lv, sv))
 JITX_GUMBEL(cdf, "gumbel_r.cdf", lax::exp(logcdf_impl(xv, lv, sv)))
 JITX_GUMBEL(sf, "gumbel_r.sf",
-            where_nan(bad_scale(sv),
+            where_nan(invalid_scale(sv),
                       lax::sub(kcm(1, xv), lax::exp(lax::neg(lax::exp(lax::div(lax::sub(lv, xv), sv)))))))
-JITX_GUMBEL(logsf, "gumbel_r.logsf", where_nan(bad_scale(sv), nn::log1mexp(lax::exp(lax::div(lax::sub(lv, xv), sv)))))
+JITX_GUMBEL(logsf, "gumbel_r.logsf",
+            where_nan(invalid_scale(sv), nn::log1mexp(lax::exp(lax::div(lax::sub(lv, xv), sv)))))
 JITX_GUMBEL(ppf, "gumbel_r.ppf", ([&] {
               Array ok = lax::bitwise_and(lax::gt(xv, kcm(0, xv)), lax::lt(xv, kcm(1, xv)));
               Array q = lax::sub(lv, lax::mul(sv, lax::log(sp::xlogy(kcm(-1, xv), xv))));
@@ -114,7 +116,6 @@ JITX_GUMBEL(ppf, "gumbel_r.ppf", ([&] {
 // --- gumbel_l ---
 namespace gumbel_l {
 namespace {
-Array invalid_scale(const Array& scale) { return lax::bitwise_not(lax::gt(scale, kcm(0, scale))); }
 Array z_of(const Array& x, const Array& loc, const Array& scale) { return lax::div(lax::sub(x, loc), scale); }
 Array logpdf_impl(const Array& x, const Array& loc, const Array& scale) {
   Array z = z_of(x, loc, scale);

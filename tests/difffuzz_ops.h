@@ -108,7 +108,9 @@ inline void Gen::binary() {
         r = lax::mul(x, y);
         break;
       case 3:
-        r = lax::div(x, positive(*this, y));
+        // Inexact: the simplifier rewrites a division by a broadcast value as XLA's does, A * broadcast(1 / B)
+        // (one rounding more), and y may reach the divide as a broadcast (a scalar, or a broadcast_in_dim).
+        r = lax::div(x, positive(*this, y)), inexact = true;
         break;
       case 4:
         r = lax::pow(positive(*this, x), clampv(*this, y, -3, 3)), inexact = true;

@@ -19,6 +19,7 @@ LONG_LINE_DATA = {
     'tests/stats_refs.h': 'JAX-generated scipy.stats values (tools/gen_stats_refs.py), one case per line',
     'tests/scipy_linalg_refs.h': 'JAX-generated scipy.linalg results (tools/gen_scipy_linalg_refs.py), one array per line',
     'tests/special_refs.h': 'JAX-generated special-function values (tools/gen_special_refs.py), one case per line',
+    'tests/optax_refs.h': 'optax-generated trajectories and schedules (tools/gen_optax_refs.py), one case per line',
 }
 HEAD = re.compile(r'\b(namespace|extern\s+"C")\b[^;{]*$')
 

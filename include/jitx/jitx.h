@@ -33,6 +33,7 @@
 #include "jitx/numpy_more.h"
 #include "jitx/numpy_set.h"
 #include "jitx/numpy_stats.h"
+#include "jitx/optax.h"
 #include "jitx/optim.h"
 #include "jitx/pytree.h"
 #include "jitx/random.h"

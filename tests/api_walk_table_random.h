@@ -197,6 +197,37 @@ const std::vector<Case> kRandom2 = {
        w.err("d -1", {key}, [](A a) { return random::ball(a[0], -1); });
        w.err("dtype int32", {key}, [](A a) { return random::ball(a[0], 3, 2.0, {4}, DType::int32); });
      }},
+    {"random::choice",
+     [](Walk& w) {
+       Array key = random::PRNGKey(0);
+       Array pop = zeros({2, 5}, DType::float32);
+       w.ok("n 10, shape (4,)", {key}, [](A a) { return random::choice(a[0], 10, {4}); }, {4});
+       w.ok("a (2, 5), axis 1, shape (3,), no replacement", {key, pop},
+            [](A a) { return random::choice(a[0], a[1], {3}, false, std::nullopt, 1); }, {2, 3});
+       w.ok("weights", {key, pop, ones({5}, DType::float32)},
+            [](A a) { return random::choice(a[0], a[1], {3}, true, a[2], 1); }, {2, 3});
+       w.ok("shape (0,)", {key}, [](A a) { return random::choice(a[0], 10, {0}); }, {0});
+       w.err("6 draws of 5 without replacement", {key, pop},
+             [](A a) { return random::choice(a[0], a[1], {6}, false, std::nullopt, 1); });
+       w.err("n 0", {key}, [](A a) { return random::choice(a[0], 0, {2}); });
+       w.err("a float scalar", {key}, [](A a) { return random::choice(a[0], 2.5, {2}); });
+       w.err("axis 2 of a rank-2 a", {key, pop}, [](A a) { return random::choice(a[0], a[1], {2}, true, {}, 2); });
+       w.err("weights of the wrong length", {key, pop, ones({4}, DType::float32)},
+             [](A a) { return random::choice(a[0], a[1], {3}, true, a[2], 1); });
+       w.err("a key of shape (3,)", {zeros({3}, DType::uint32)}, [](A a) { return random::choice(a[0], 10, {2}); });
+     }},
+    {"random::multinomial",
+     [](Walk& w) {
+       Array key = random::PRNGKey(0);
+       Array p = full({4}, 0.25, DType::float32);
+       w.ok("n 10, p (4,)", {key, p}, [](A a) { return random::multinomial(a[0], 10.0, a[1]); }, {4});
+       w.ok("shape (3, 4)", {key, p}, [](A a) { return random::multinomial(a[0], 10.0, a[1], Shape{3, 4}); }, {3, 4});
+       w.err("shape (3, 5) for p (4,)", {key, p},
+             [](A a) { return random::multinomial(a[0], 10.0, a[1], Shape{3, 5}); });
+       w.err("a 0-d p", {key}, [](A a) { return random::multinomial(a[0], 10.0, 0.5); });
+       w.err("a key of shape (3,)", {zeros({3}, DType::uint32), p},
+             [](A a) { return random::multinomial(a[0], 10.0, a[1]); });
+     }},
 };
 
 }  // namespace

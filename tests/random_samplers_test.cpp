@@ -26,6 +26,10 @@ std::vector<double> linspace(double a, double b, int64_t n) {
   return v;
 }
 
+// choice's population arange(10) * 1.5 - 3 and its weights linspace(0.1, 1, 10) (as tools/gen_sampler_refs.py).
+Array a10(DType d) { return lax::iota(d, 10) * 1.5 - 3; }
+Array p10() { return make(linspace(0.1, 1.0, 10), DType::float64); }
+
 using Sampler = std::function<Array(const Array&, DType)>;
 const std::map<std::string, Sampler>& samplers() {
   static const std::map<std::string, Sampler> m = {
@@ -91,6 +95,31 @@ const std::map<std::string, Sampler>& samplers() {
          return lax::reshape(random::multivariate_normal(k, mean, cov, Shape{N / 4}, d), {N / 4 * 3});
        }},
       {"orthogonal", [](const Array& k, DType d) { return lax::reshape(random::orthogonal(k, 3, {2}, d), {18}); }},
+      {"choice_replace", [](const Array& k, DType d) { return random::choice(k, a10(d), {N}); }},
+      {"choice_noreplace",
+       [](const Array& k, DType d) {
+         return random::choice(k, lax::convert_element_type(lax::iota(d, 40), d) * 0.5, {N}, false);
+       }},
+      {"choice_p", [](const Array& k, DType d) { return random::choice(k, a10(d), {N}, true, p10()); }},
+      {"choice_p_f32",
+       [](const Array& k, DType d) { return random::choice(k, a10(d), {N}, true, p10().astype(DType::float32)); }},
+      {"choice_p_noreplace",
+       [](const Array& k, DType d) {
+         std::vector<double> p = linspace(1.0, 4.0, 40);
+         for (auto& x : p) x *= x;
+         return random::choice(k, lax::iota(d, 40), {N}, false, make(p, DType::float64));
+       }},
+      {"choice_axis",
+       [](const Array& k, DType d) {
+         return lax::reshape(random::choice(k, lax::reshape(lax::iota(d, 32), {4, 8}), {8}, false, std::nullopt, 1),
+                             {N});
+       }},
+      {"multinomial",
+       [](const Array& k, DType d) {
+         Array n = make({5.0, 20.0, 100.0, 7.0}, DType::float64);
+         Array p = make({0.05, 0.1, 0.2, 0.0, 0.25, 0.15, 0.05, 0.2}, DType::float64);
+         return lax::reshape(random::multinomial(k, n, p, Shape{4, 8}, d), {N});
+       }},
   };
   return m;
 }
@@ -200,6 +229,8 @@ const std::vector<std::set<std::string>> kGroups = {
     {"poisson"},
     {"binomial_f32p", "binomial_f64p", "binomial_edge", "binomial_big"},
     {"multivariate_normal", "orthogonal"},
+    {"choice_replace", "choice_noreplace", "choice_p", "choice_p_f32", "choice_p_noreplace", "choice_axis"},
+    {"multinomial"},
 };
 }  // namespace
 
@@ -232,6 +263,12 @@ TEST_CASE("random samplers: binomial matches jax.random (inversion, BTRS, edges,
 TEST_CASE("random samplers: multivariate_normal, orthogonal match jax.random", "[random_samplers]") {
   check_samplers(kGroups[8]);
 }
+
+TEST_CASE("random samplers: choice (with and without replacement, weights, an axis) matches jax.random",
+          "[random_samplers]") {
+  check_samplers(kGroups[9]);
+}
+TEST_CASE("random samplers: multinomial matches jax.random", "[random_samplers]") { check_samplers(kGroups[10]); }
 
 TEST_CASE("random samplers: binomial's edges (n = inf, p = 0 or 1, n = 0) and its errors",
           "[random_samplers][binomial]") {

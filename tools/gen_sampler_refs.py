@@ -22,6 +22,20 @@ BN_BIG = np.array([[5.0], [20.0], [100.0], [1000.0]])
 BP_BIG = np.array([0.01, 0.2, 0.5, 0.6, 0.95, 0.3, 0.999, 0.45], np.float32)
 COV = np.array([[2.0, 0.5, 0.1], [0.5, 1.0, 0.3], [0.1, 0.3, 1.5]])
 MEAN = np.array([1.0, -2.0, 0.5])
+P10 = np.linspace(0.1, 1.0, 10)          # choice weights (unnormalised)
+P40 = np.linspace(1.0, 4.0, 40) ** 2
+MN_N = np.array([5.0, 20.0, 100.0, 7.0])  # multinomial trials per row
+MN_P = np.array([0.05, 0.1, 0.2, 0.0, 0.25, 0.15, 0.05, 0.2])
+
+
+def A10(d):
+    return jnp.arange(10, dtype=d) * 1.5 - 3
+
+
+def no_x64(f):
+    with jax.enable_x64(False):
+        return f()
+
 
 # name -> (dtypes, f(key, dtype))
 CASES = {
@@ -53,6 +67,15 @@ CASES = {
     "binomial_big": (FL[:2], lambda k, d: r.binomial(k, BN_BIG, BP_BIG, None, d).reshape(-1)),
     "multivariate_normal": (FL[:2], lambda k, d: r.multivariate_normal(k, MEAN.astype(d), COV.astype(d), (N // 4,), d).reshape(-1)),
     "orthogonal": (FL[:2], lambda k, d: r.orthogonal(k, 3, (2,), d).reshape(-1)),
+    # choice with replacement and no p draws randint's default int: int32 without x64, as jitx's default.
+    "choice_replace": (["float32"], lambda k, d: no_x64(lambda: r.choice(k, A10(d), (N,)))),
+    "choice_noreplace": (FL[:2], lambda k, d: r.choice(k, jnp.arange(40, dtype=d) * 0.5, (N,), replace=False)),
+    "choice_p": (FL[:2], lambda k, d: r.choice(k, A10(d), (N,), p=P10)),
+    "choice_p_f32": (["float32"], lambda k, d: r.choice(k, A10(d), (N,), p=P10.astype(np.float32))),
+    "choice_p_noreplace": (FL[:2], lambda k, d: r.choice(k, jnp.arange(40, dtype=d), (N,), replace=False, p=P40)),
+    "choice_axis": (FL[:2], lambda k, d: r.choice(k, jnp.arange(32, dtype=d).reshape(4, 8), (8,), replace=False,
+                                                  axis=1).reshape(-1)),
+    "multinomial": (FL[:2], lambda k, d: r.multinomial(k, MN_N, MN_P, shape=(4, 8), dtype=d).reshape(-1)),
 }
 UV = {"float32": np.uint32, "float64": np.uint64, "bfloat16": np.uint16, "float16": np.uint16,
       "int32": np.uint32, "int64": np.uint64}

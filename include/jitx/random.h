@@ -64,6 +64,18 @@ Array permutation(const Array& key, int64_t n, Loc loc = Loc::current());
 /// shuffled on its own. An integer 0-d concrete x means arange(x).
 Array permutation(const Array& key, const Array& x, int64_t axis = 0, bool independent = false,
                   Loc loc = Loc::current());
+/// jax.random.choice: n_draws = prod(shape) draws from a (a concrete integer n means arange(n); an array, its slices
+/// along axis), with or without replacement, uniformly or with probabilities p (a vector of a.shape[axis] weights,
+/// normalised by their sum). The result has shape `shape` for an integer a, else a.shape with axis replaced by
+/// shape. Drawn as JAX draws: randint (int32, JAX's default without x64) and take; a permutation's first slices; the
+/// inverse CDF (searchsorted of the cumulative p); Gumbel top-k without replacement.
+Array choice(const Array& key, const Array& a, const Shape& shape = {}, bool replace = true,
+             const std::optional<Array>& p = std::nullopt, int64_t axis = 0, Loc loc = Loc::current());
+/// jax.random.multinomial: counts of n trials over the categories of p (its last axis), as a scan of binomials over
+/// the categories (each key from split(key, categories)); shape defaults to p's shape, n broadcasts to its batch
+/// shape. Counts as floats of dtype (float32 by default, JAX's default without x64).
+Array multinomial(const Array& key, const Array& n, const Array& p, std::optional<Shape> shape = std::nullopt,
+                  DType dtype = DType::float32, Loc loc = Loc::current());
 /// Integers in [minval, maxval) of an integer dtype (modulus-based, as JAX: slightly biased unless
 /// the range is a power of two). maxval <= minval gives minval.
 Array randint(const Array& key, const Shape& shape, const Array& minval, const Array& maxval,

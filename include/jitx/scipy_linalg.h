@@ -2,8 +2,9 @@
 // solve_triangular, solve (assume_a "gen", "sym", "her" or "pos"), expm (Pade approximants with scaling and
 // squaring, as JAX's), block_diag, toeplitz and hilbert. JAX's defaults (scipy's: cholesky is upper unless lower),
 // promotion and shapes; composed from jitx's lax.linalg primitives, so jit, grad and vmap apply.
-// Not built: the complex-only functions (schur, rsf2csf, sqrtm, funm, polar), eigh_tridiagonal, expm_frechet,
-// hessenberg, and expm's upper_triangular fast path beyond solving with the triangle.
+// Also det, inv, eigh, qr, svd, polar, expm_frechet and the special matrices (hankel, circulant, companion, ...).
+// Not built: the complex-only functions (schur, rsf2csf, sqrtm, funm, dft), eigh_tridiagonal, hessenberg,
+// qr_multiply, solve_sylvester, qr's pivoting, and expm's upper_triangular fast path beyond solving with the triangle.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -56,9 +57,70 @@ Array expm(const Array& a, bool upper_triangular = false, int64_t max_squarings 
 /// The matrices (at most 2-d; 0-d and 1-d are rows) on the diagonal of one matrix, zeros elsewhere, in their
 /// promoted dtype. No matrices: an empty (1, 0) matrix.
 Array block_diag(const std::vector<Array>& arrs, Loc loc = Loc::current());
-/// The Toeplitz matrix with first column c and first row r (r = c when absent; r[0] is ignored), both flattened.
+/// The Toeplitz matrix with first column c and first row r (r = c when absent; r[0] is ignored); leading axes batch.
 Array toeplitz(const Array& c, const std::optional<Array>& r = std::nullopt, Loc loc = Loc::current());
 /// The n x n Hilbert matrix 1 / (i + j + 1), float64 (the default float).
 Array hilbert(int64_t n, Loc loc = Loc::current());
+
+// --- decompositions and inverses (src/api/scipy_linalg_more.cpp), as jax.scipy.linalg wraps jnp.linalg/lax.linalg
+Array det(const Array& a, Loc loc = Loc::current());
+Array inv(const Array& a, Loc loc = Loc::current());
+/// Eigenvalues w (ascending) and eigenvectors v (columns) of symmetric matrices, reading the lower triangle unless
+/// lower is false; with eigvals_only, v is an empty Array (JAX returns w alone).
+struct Eigh {
+  Array w, v;
+};
+Eigh eigh(const Array& a, bool lower = true, bool eigvals_only = false, Loc loc = Loc::current());
+/// mode "full" (q m x m), "economic" (q m x k) or "r" (q empty); pivoting is not built (a TypeError says so).
+struct QR {
+  Array q, r;
+};
+QR qr(const Array& a, std::string_view mode = "full", bool pivoting = false, Loc loc = Loc::current());
+/// a = u diag(s) vh; with compute_uv false, u and vh are empty Arrays.
+struct SVD {
+  Array u, s, vh;
+};
+SVD svd(const Array& a, bool full_matrices = true, bool compute_uv = true, Loc loc = Loc::current());
+/// a = u p (side "right") or p u ("left"), u with orthonormal columns (rows), p symmetric positive semi-definite.
+/// Computed from the SVD for both of JAX's methods ("qdwh", its default, and "svd"): the factors agree with JAX's
+/// qdwh to rounding, not bit for bit (see the README).
+struct Polar {
+  Array u, p;
+};
+Polar polar(const Array& a, std::string_view side = "right", std::string_view method = "qdwh",
+            Loc loc = Loc::current());
+/// (expm(A), the Frechet derivative of expm at A in direction E), as JAX computes it: jvp of expm.
+struct ExpmFrechet {
+  Array expm, frechet;
+};
+ExpmFrechet expm_frechet(const Array& A, const Array& E, Loc loc = Loc::current());
+
+// --- special matrices (src/api/scipy_linalg_more.cpp); batched over leading axes where JAX's are
+/// The Hankel matrix with first column c and last row r (r = zeros when absent; r[0] is ignored): h[i, j] =
+/// concat(c, r[1:])[i + j]. Leading axes of c and r broadcast.
+Array hankel(const Array& c, const std::optional<Array>& r = std::nullopt, Loc loc = Loc::current());
+/// The circulant matrix of c (..., n): m[i, j] = c[(i - j) mod n].
+Array circulant(const Array& c, Loc loc = Loc::current());
+/// The companion matrix of the polynomial coefficients a (..., n >= 2), first row -a[1:] / a[0].
+Array companion(const Array& a, Loc loc = Loc::current());
+/// The matrix of convolution with a (..., m) on inputs of length n: mode "full" (m + n - 1 rows), "same" or "valid".
+Array convolution_matrix(const Array& a, int64_t n, std::string_view mode = "full", Loc loc = Loc::current());
+/// |a[i] - a[j]| for a (..., n).
+Array fiedler(const Array& a, Loc loc = Loc::current());
+/// Fiedler's pentadiagonal companion matrix of the coefficients a (..., n >= 1).
+Array fiedler_companion(const Array& a, Loc loc = Loc::current());
+/// The n x n Hadamard matrix (n a power of 2), int64 unless dtype.
+Array hadamard(int64_t n, DType dtype = DType::int64, Loc loc = Loc::current());
+/// The (n - 1) x n Helmert matrix (n x n with full), float64.
+Array helmert(int64_t n, bool full = false, Loc loc = Loc::current());
+/// The inverse of the n x n Hilbert matrix, float64 (JAX's formula through comb).
+Array invhilbert(int64_t n, Loc loc = Loc::current());
+/// The Leslie matrix of fecundities f (..., n >= 2) and survival rates s (..., n - 1).
+Array leslie(const Array& f, const Array& s, Loc loc = Loc::current());
+/// The n x n Pascal matrix, kind "symmetric", "lower" or "upper": float32 binomials exp(lgamma(...)) as JAX's (so
+/// not exact integers: JAX's pascal(4) has 0.99999905 for 1).
+Array pascal(int64_t n, std::string_view kind = "symmetric", Loc loc = Loc::current());
+/// The inverse of pascal(n, kind), float64 by the same formula.
+Array invpascal(int64_t n, std::string_view kind = "symmetric", Loc loc = Loc::current());
 
 }  // namespace jitx::scipy::linalg

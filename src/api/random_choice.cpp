@@ -84,8 +84,7 @@ Array choice(const Array& key, const Array& a, const Shape& shape, bool replace,
   return lax::reshape(result, out);
 }
 
-Array multinomial(const Array& key, const Array& n, const Array& p, std::optional<Shape> shape, DType dtype,
-                  Loc loc) {
+Array multinomial(const Array& key, const Array& n, const Array& p, std::optional<Shape> shape, DType dtype, Loc loc) {
   ApiScope s(loc);
   key_words(key, "multinomial");
   check_dtype_value(dtype, "multinomial");
@@ -106,8 +105,8 @@ Array multinomial(const Array& key, const Array& n, const Array& p, std::optiona
   Array keys = split(key, ratios.dim(0));
   auto [rest, counts] = lax::scan(
       [](const Array& remainder, const std::pair<Array, Array>& rk) {
-        Array count = binomial(rk.second, remainder, jnp::clip(rk.first, Array(0), Array(1)), std::nullopt,
-                               remainder.dtype());
+        Array count =
+            binomial(rk.second, remainder, jnp::clip(rk.first, Array(0), Array(1)), std::nullopt, remainder.dtype());
         return std::pair{remainder - count, count};
       },
       nn, std::pair{ratios, keys});

@@ -160,6 +160,42 @@ const std::vector<Case> kStats = {
        w.err("cov (4,4)", {f23()}, [](A a) { return multivariate_normal::pdf(a[0], jnp::zeros({3}), jnp::eye(4)); });
        w.invalid([](A a) { return multivariate_normal::pdf(a[0], jnp::zeros({3}), jnp::eye(3)); });
      }},
+    JITX_ST(truncnorm, logpdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(truncnorm, pdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(truncnorm, cdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(truncnorm, logcdf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(truncnorm, sf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(truncnorm, logsf, 5, (a[0], a[1], a[2], a[3], a[4])),
+    JITX_ST(wrapcauchy, logpdf, 2, (a[0], a[1])),
+    JITX_ST(wrapcauchy, pdf, 2, (a[0], a[1])),
+    {"scipy::stats::mode",
+     [](Walk& w) {
+       w.ok("f32[2,3] axis 0", {f23()}, [](A a) { return mode(a[0]).mode; }, {3});
+       w.ok("f32[2,3] axis 1 keepdims", {f23()}, [](A a) { return mode(a[0], 1, "propagate", true).count; }, {2, 1});
+       w.ok("f32[2,3] flattened", {f23()}, [](A a) { return mode(a[0], std::nullopt).mode; }, {});
+       w.ok("f32[0,3]", {z03()}, [](A a) { return mode(a[0]).mode; }, {3});
+       w.err("axis 2", {f23()}, [](A a) { return mode(a[0], 2).mode; });
+       w.err("nan_policy 'omit'", {f23()}, [](A a) { return mode(a[0], 0, "omit").mode; });
+       w.err("nan_policy 'skip'", {f23()}, [](A a) { return mode(a[0], 0, "skip").mode; });
+       w.invalid([](A a) { return mode(a[0]).mode; });
+     }},
+    {"scipy::stats::rankdata",
+     [](Walk& w) {
+       w.ok("f32[2,3]", {f23()}, [](A a) { return rankdata(a[0]); }, {6});
+       w.ok("f32[2,3] axis 1, dense", {f23()}, [](A a) { return rankdata(a[0], "dense", 1); }, {2, 3});
+       w.ok("f32[0,3] axis 0", {z03()}, [](A a) { return rankdata(a[0], "average", 0); }, {0, 3});
+       w.err("method 'median'", {f23()}, [](A a) { return rankdata(a[0], "median"); });
+       w.err("axis -3", {f23()}, [](A a) { return rankdata(a[0], "average", -3); });
+       w.invalid([](A a) { return rankdata(a[0]); });
+     }},
+    {"scipy::stats::sem",
+     [](Walk& w) {
+       w.ok("f32[2,3]", {f23()}, [](A a) { return sem(a[0]); }, {3});
+       w.ok("f32[2,3] omit, keepdims", {f23()}, [](A a) { return sem(a[0], 1, 1, "omit", true); }, {2, 1});
+       w.err("axis 3", {f23()}, [](A a) { return sem(a[0], 3); });
+       w.err("nan_policy 'raise'", {f23()}, [](A a) { return sem(a[0], 0, 1, "raise"); });
+       w.invalid([](A a) { return sem(a[0]); });
+     }},
 };
 
 #undef JITX_ST

@@ -45,7 +45,7 @@ using StatFn = std::function<Array(Args)>;
   }
 
 const std::map<std::string, StatFn>& stats_table() {
-  static const std::map<std::string, StatFn> t = {
+  static std::map<std::string, StatFn> t = {
       JITX_LS(norm, logpdf),
       JITX_LS(norm, pdf),
       JITX_LS(norm, cdf),
@@ -137,7 +137,23 @@ const std::map<std::string, StatFn>& stats_table() {
       {"betabinom.pmf", [](Args a) { return st::betabinom::pmf(a[0], a[1], a[2], a[3]); }},
       {"binom.logpmf", [](Args a) { return st::binom::logpmf(a[0], a[1], a[2]); }},
       {"binom.pmf", [](Args a) { return st::binom::pmf(a[0], a[1], a[2]); }},
+      {"wrapcauchy.logpdf", [](Args a) { return st::wrapcauchy::logpdf(a[0], a[1]); }},
+      {"wrapcauchy.pdf", [](Args a) { return st::wrapcauchy::pdf(a[0], a[1]); }},
   };
+#define JITX_TRUNCNORM(fn)                                                                                  \
+  t["truncnorm." #fn] = [](Args a) { return st::truncnorm::fn(a[0], a[1], a[2], a[3], a[4]); };            \
+  t["truncnorm." #fn "_std"] = [](Args a) { return st::truncnorm::fn(a[0], a[1], a[2]); };
+  static const bool added = [] {
+    JITX_TRUNCNORM(logpdf)
+    JITX_TRUNCNORM(pdf)
+    JITX_TRUNCNORM(cdf)
+    JITX_TRUNCNORM(logcdf)
+    JITX_TRUNCNORM(sf)
+    JITX_TRUNCNORM(logsf)
+    return true;
+  }();
+#undef JITX_TRUNCNORM
+  (void)added;
   return t;
 }
 #undef JITX_LS
@@ -336,4 +352,67 @@ TEST_CASE("scipy.stats: dirichlet and multinomial against their closed forms", "
   check_values(st::multinomial::logpmf(counts, Array(5), p), {lp}, f64, 1e-13, 0, "multinomial.logpmf");
   check_values(st::multinomial::pmf(counts, Array(6), p), {0.0}, f64, 0, 0, "counts that do not add up to n");
   CHECK_THROWS_AS(st::multinomial::logpmf(make({2, 0, 3}, f64), Array(5), p), TypeError);  // integer counts only
+}
+
+TEST_CASE("scipy.stats: mode, rankdata and sem as JAX's", "[scipy_stats]") {
+  // JAX 0.10.2's results (x64) on this matrix, written out; the rank methods also by hand for the ties 1, 1 (ranks
+  // 2-3 of 11 sorted: average 1.5), 3, 3, 5, 5, 5.
+  Array x = make({3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4}, {4, 6}, DType::float64);
+  auto vec = [](const Array& a) { return a.astype(DType::float64).to_vector<double>(); };
+  for (bool jitted : {false, true}) {
+    INFO((jitted ? "jit" : "eager"));
+    auto m0 = jitted ? jit([](const Array& a) { return st::mode(a).mode; })(x) : st::mode(x).mode;
+    CHECK(vec(m0) == std::vector<double>{2, 1, 4, 3, 5, 3});
+    auto m1 = st::mode(x, 1);
+    CHECK(vec(m1.mode) == std::vector<double>{1, 5, 3, 4});
+    CHECK(m1.count.dtype() == DType::int64);
+    CHECK(vec(m1.count) == std::vector<double>{2, 2, 2, 2});
+    auto mn = st::mode(x, std::nullopt);
+    CHECK(mn.mode.item<double>() == 3);
+    CHECK(mn.count.item<int64_t>() == 4);
+  }
+  CHECK(st::mode(x, 1, "propagate", true).mode.shape() == Shape{4, 1});
+  auto mnan = st::mode(make({NAN, 1, NAN, 2}, {4}, DType::float64), 0);
+  CHECK(std::isnan(mnan.mode.item<double>()));  // the NaNs count as one value, as jnp.unique's equal_nan
+  CHECK(mnan.count.item<int64_t>() == 2);
+  auto mi = st::mode(make_int({1, 2, 2, 3, 3, 1}, {2, 3}, DType::int32), 1);
+  CHECK(mi.mode.dtype() == DType::int32);
+  CHECK(mi.mode.to_vector<int32_t>() == std::vector<int32_t>{2, 3});
+  auto me = st::mode(jnp::zeros({0, 3}, DType::float64), 0);
+  CHECK(me.count.dtype() == DType::float64);
+  CHECK(std::isnan(vec(me.mode)[0]));
+
+  Array v = make({3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5}, {11}, DType::float64);
+  std::map<std::string, std::vector<double>> want = {
+      {"average", {4.5, 1.5, 6, 1.5, 8, 11, 3, 10, 8, 4.5, 8}}, {"min", {4, 1, 6, 1, 7, 11, 3, 10, 7, 4, 7}},
+      {"max", {5, 2, 6, 2, 9, 11, 3, 10, 9, 5, 9}},           {"dense", {3, 1, 4, 1, 5, 7, 2, 6, 5, 3, 5}},
+      {"ordinal", {4, 1, 6, 2, 7, 11, 3, 10, 8, 5, 9}}};
+  for (auto& [method, w] : want) {
+    INFO(method);
+    Array r = st::rankdata(v, method);
+    CHECK(r.dtype() == DType::float64);
+    CHECK(vec(r) == w);
+    std::string m = method;
+    CHECK(vec(jit([m](const Array& a) { return st::rankdata(a, m); })(v)) == w);
+    CHECK(vec(st::rankdata(v.astype(DType::int32), method)) == w);
+  }
+  CHECK(vec(st::rankdata(x, "average", 1)) == std::vector<double>{3, 1.5, 4, 1.5, 5,   6,   1, 5, 3.5, 2, 3.5, 6,
+                                                                   5.5, 4, 5.5, 2.5, 1, 2.5, 6, 2.5, 4.5, 1, 4.5, 2.5});
+  for (double r : vec(st::rankdata(make({1, NAN, 2}, {3}, DType::float64)))) CHECK(std::isnan(r));
+
+  auto near = [](const std::vector<double>& g, const std::vector<double>& w) {
+    REQUIRE(g.size() == w.size());
+    for (size_t i = 0; i < g.size(); ++i) CHECK(std::fabs(g[i] - w[i]) <= 1e-14 * std::fabs(w[i]));
+  };
+  near(vec(st::sem(x)), {1.755942292142123, 1.3228756555322954, 1.0801234497346432, 0.47871355387816905,
+                         0.8660254037844386, 1.4719601443879744});
+  near(vec(st::sem(x, std::nullopt)), {0.5212136292759383});
+  near(vec(st::sem(x, 1, 0)), {1.1159616348111483, 0.7964039548239696, 1.1960583412006105, 0.7817359599705717});
+  near(vec(st::sem(make({1, NAN, 4, 6}, {4}, DType::float64), 0, 1, "omit")), {1.452966314513558});
+  CHECK(st::sem(make_int({1, 2, 3, 4}, {4}, DType::int32)).dtype() == DType::float32);  // JAX's promotion
+
+  CHECK_THROWS_WITH(st::mode(x, 0, "omit"), Catch::Contains("nan_policy='omit' is not implemented"));
+  CHECK_THROWS_WITH(st::rankdata(x, "median"), Catch::Contains("unknown method 'median'"));
+  CHECK_THROWS_WITH(st::mode(x, 2), Catch::Contains("mode"));
+  CHECK_THROWS_WITH(st::sem(x, 0, 1, "skip"), Catch::Contains("nan_policy 'skip' is not supported"));
 }

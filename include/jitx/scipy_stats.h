@@ -5,10 +5,13 @@
 // deferring to arrays), broadcasting and edge values (-inf log density outside the support, NaN for invalid parameters
 // where JAX gives it); each is composed from jitx::scipy::special and lax ops as JAX composes it
 // (src/api/scipy_stats.cpp), so jit, grad and vmap apply. norm.ppf and norm.isf return the default float dtype
-// (float64), as JAX's do. Not built: the other distributions of jax.scipy.stats (truncnorm, wrapcauchy, gaussian_kde),
-// poisson.entropy, the *.rvs samplers (use
-// jitx::random), multivariate_normal's allow_singular, and the mode/rankdata/sem/... helpers.
+// (float64), as JAX's do. Also truncnorm, wrapcauchy and the sample statistics mode, rankdata and sem
+// (src/api/scipy_stats_extra.cpp). Not built: gaussian_kde, poisson.entropy, the *.rvs samplers (use jitx::random),
+// multivariate_normal's allow_singular, and nan_policy "omit"/"raise" of mode and rankdata (as in JAX).
 #pragma once
+#include <optional>
+#include <string_view>
+
 #include "jitx/array.h"
 
 namespace jitx::scipy::stats {
@@ -139,7 +142,6 @@ Array logsf(const Array& x, JITX_STATS_LS);
 Array ppf(const Array& q, JITX_STATS_LS);
 }  // namespace gumbel_l
 
-#undef JITX_STATS_LS
 
 namespace gennorm {
 /// The generalised normal distribution of shape beta (no loc/scale, as JAX's).
@@ -216,5 +218,39 @@ namespace multivariate_normal {
 Array logpdf(const Array& x, const Array& mean, const Array& cov, Loc at = Loc::current());
 Array pdf(const Array& x, const Array& mean, const Array& cov, Loc at = Loc::current());
 }  // namespace multivariate_normal
+
+// --- src/api/scipy_stats_extra.cpp ---
+namespace truncnorm {
+/// The normal (loc, scale) truncated to [a, b] in standard units; NaN where a >= b.
+Array logpdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array pdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array logcdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array cdf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array logsf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+Array sf(const Array& x, const Array& a, const Array& b, JITX_STATS_LS);
+}  // namespace truncnorm
+
+namespace wrapcauchy {
+/// On [0, 2 pi] with shape 0 < c < 1 (NaN outside it).
+Array logpdf(const Array& x, const Array& c, Loc at = Loc::current());
+Array pdf(const Array& x, const Array& c, Loc at = Loc::current());
+}  // namespace wrapcauchy
+
+/// scipy.stats.mode's result: the most common value along the axis (the smallest among ties; NaNs count as one
+/// value) and its count (int64).
+struct ModeResult {
+  Array mode, count;
+};
+/// axis nullopt: over the flattened array. nan_policy "omit" and "raise" are not implemented (as in JAX).
+ModeResult mode(const Array& a, std::optional<int64_t> axis = 0, std::string_view nan_policy = "propagate",
+                bool keepdims = false, Loc at = Loc::current());
+/// Ranks from 1 (float64), ties by method "average", "min", "max", "dense" or "ordinal"; of the flattened array, or
+/// of each 1-D slice along axis. A slice with a NaN ranks as all NaN.
+Array rankdata(const Array& a, std::string_view method = "average", std::optional<int64_t> axis = std::nullopt,
+               std::string_view nan_policy = "propagate", Loc at = Loc::current());
+/// The standard error of the mean, std(a, ddof) / sqrt(n), along axis (nullopt: all); nan_policy "omit" skips NaNs.
+Array sem(const Array& a, std::optional<int64_t> axis = 0, int64_t ddof = 1, std::string_view nan_policy = "propagate",
+          bool keepdims = false, Loc at = Loc::current());
+#undef JITX_STATS_LS
 
 }  // namespace jitx::scipy::stats

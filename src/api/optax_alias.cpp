@@ -14,11 +14,13 @@ namespace jitx::optax {
 using detail::throw_error;
 
 namespace {
-Array w(double v) { return Array(v); }
-Array wi(int64_t v) { return Array(v); }  // a Python int: a weak integer
+/// A Python float (a weak float64) and a Python int (a weak integer). Named apart from optax.cpp's helpers, as a
+/// unity build compiles both files as one.
+Array pyf(double v) { return Array(v); }
+Array pyi(int64_t v) { return Array(v); }
 
 /// Weight decay through a mask, as optax's masked(add_decayed_weights(...), mask).
-GradientTransformation decay(const ScalarOrSchedule& wd, const std::vector<bool>& mask) {
+GradientTransformation masked_decay(const ScalarOrSchedule& wd, const std::vector<bool>& mask) {
   return add_decayed_weights(wd, mask);
 }
 }  // namespace
@@ -35,7 +37,8 @@ GradientTransformation nadam(ScalarOrSchedule lr, double b1, double b2, double e
 }
 GradientTransformation adamw(ScalarOrSchedule lr, double b1, double b2, double eps, double eps_root,
                              ScalarOrSchedule weight_decay, std::vector<bool> mask, bool nesterov) {
-  return chain({scale_by_adam(b1, b2, eps, eps_root, nesterov), decay(weight_decay, mask), scale_by_learning_rate(lr)});
+  return chain(
+      {scale_by_adam(b1, b2, eps, eps_root, nesterov), masked_decay(weight_decay, mask), scale_by_learning_rate(lr)});
 }
 GradientTransformation nadamw(ScalarOrSchedule lr, double b1, double b2, double eps, double eps_root,
                               ScalarOrSchedule weight_decay, std::vector<bool> mask) {
@@ -49,7 +52,7 @@ GradientTransformation adamax(ScalarOrSchedule lr, double b1, double b2, double 
 }
 GradientTransformation adamaxw(ScalarOrSchedule lr, double b1, double b2, double eps, ScalarOrSchedule weight_decay,
                                std::vector<bool> mask) {
-  return chain({scale_by_adamax(b1, b2, eps), decay(weight_decay, mask), scale_by_learning_rate(lr)});
+  return chain({scale_by_adamax(b1, b2, eps), masked_decay(weight_decay, mask), scale_by_learning_rate(lr)});
 }
 GradientTransformation adabelief(ScalarOrSchedule lr, double b1, double b2, double eps, double eps_root,
                                  bool nesterov) {
@@ -67,11 +70,11 @@ GradientTransformation rmsprop(ScalarOrSchedule lr, double decay_rate, double ep
 }
 GradientTransformation lion(ScalarOrSchedule lr, double b1, double b2, ScalarOrSchedule weight_decay,
                             std::vector<bool> mask) {
-  return chain({scale_by_lion(b1, b2), decay(weight_decay, mask), scale_by_learning_rate(lr)});
+  return chain({scale_by_lion(b1, b2), masked_decay(weight_decay, mask), scale_by_learning_rate(lr)});
 }
 GradientTransformation lamb(ScalarOrSchedule lr, double b1, double b2, double eps, double eps_root,
                             ScalarOrSchedule weight_decay, std::vector<bool> mask) {
-  return chain({scale_by_adam(b1, b2, eps, eps_root), decay(weight_decay, mask), scale_by_trust_ratio(),
+  return chain({scale_by_adam(b1, b2, eps, eps_root), masked_decay(weight_decay, mask), scale_by_trust_ratio(),
                 scale_by_learning_rate(lr)});
 }
 GradientTransformation yogi(ScalarOrSchedule lr, double b1, double b2, double eps) {
@@ -81,7 +84,7 @@ GradientTransformation sign_sgd(ScalarOrSchedule lr) { return chain({scale_by_si
 
 // --- schedules ---
 Schedule constant_schedule(double value) {
-  return [value](const Array&) { return w(value); };
+  return [value](const Array&) { return pyf(value); };
 }
 
 Schedule polynomial_schedule(double init_value, double end_value, double power, int64_t transition_steps,
@@ -91,10 +94,10 @@ Schedule polynomial_schedule(double init_value, double end_value, double power, 
   // An integral power is a Python int there (linear_schedule passes 1): jnp.power takes lax.integer_pow.
   bool integral = power == std::floor(power) && std::fabs(power) < 2147483648.0;
   return [=](const Array& count) {
-    Array c = jnp::clip(count - wi(transition_begin), wi(0), wi(transition_steps));
-    Array frac = wi(1) - c / wi(transition_steps);
-    Array fp = integral ? jnp::power(frac, wi(static_cast<int64_t>(power))) : jnp::power(frac, w(power));
-    return w(init_value - end_value) * fp + w(end_value);
+    Array c = jnp::clip(count - pyi(transition_begin), pyi(0), pyi(transition_steps));
+    Array frac = pyi(1) - c / pyi(transition_steps);
+    Array fp = integral ? jnp::power(frac, pyi(static_cast<int64_t>(power))) : jnp::power(frac, pyf(power));
+    return pyf(init_value - end_value) * fp + pyf(end_value);
   };
 }
 
@@ -108,10 +111,10 @@ Schedule piecewise_constant_schedule(double init_value, std::map<int64_t, double
       throw_error<TypeError>("optax.piecewise_constant_schedule", "expects non-negative scale factors, got {} at {}", s,
                              b);
   return [=](const Array& count) {
-    Array v = w(init_value);
+    Array v = pyf(init_value);
     for (auto& [threshold, s] : boundaries_and_scales) {
-      Array indicator = jnp::maximum(w(0.0), jnp::sign(wi(threshold) - count));
-      v = v * indicator + (wi(1) - indicator) * w(s) * v;
+      Array indicator = jnp::maximum(pyf(0.0), jnp::sign(pyi(threshold) - count));
+      v = v * indicator + (pyi(1) - indicator) * pyf(s) * v;
     }
     return v;
   };
@@ -122,11 +125,11 @@ Schedule exponential_decay(double init_value, int64_t transition_steps, double d
   if (transition_steps <= 0 || decay_rate == 0) return constant_schedule(init_value);  // as optax
   if (transition_begin < 0) transition_begin = 0;
   return [=](const Array& count) {
-    Array dc = count - wi(transition_begin);
-    Array p = dc / wi(transition_steps);
+    Array dc = count - pyi(transition_begin);
+    Array p = dc / pyi(transition_steps);
     if (staircase) p = jnp::floor(p);
-    Array v = jnp::where(dc <= wi(0), w(init_value), w(init_value) * jnp::power(w(decay_rate), p));
-    if (end_value) v = decay_rate < 1.0 ? jnp::maximum(v, w(*end_value)) : jnp::minimum(v, w(*end_value));
+    Array v = jnp::where(dc <= pyi(0), pyf(init_value), pyf(init_value) * jnp::power(pyf(decay_rate), p));
+    if (end_value) v = decay_rate < 1.0 ? jnp::maximum(v, pyf(*end_value)) : jnp::minimum(v, pyf(*end_value));
     return v;
   };
 }
@@ -138,10 +141,10 @@ Schedule cosine_decay_schedule(double init_value, int64_t decay_steps, double al
   // optax turns the int decay_steps into a Python float.
   double steps = static_cast<double>(decay_steps);
   return [=](const Array& count) {
-    Array c = jnp::minimum(count, w(steps));
-    Array cosine = w(0.5) * (wi(1) + jnp::cos(w(std::numbers::pi) * c / w(steps)));
-    Array decayed = w(1 - alpha) * jnp::power(cosine, w(exponent)) + w(alpha);
-    return w(init_value) * decayed;
+    Array c = jnp::minimum(count, pyf(steps));
+    Array cosine = pyf(0.5) * (pyi(1) + jnp::cos(pyf(std::numbers::pi) * c / pyf(steps)));
+    Array decayed = pyf(1 - alpha) * jnp::power(cosine, pyf(exponent)) + pyf(alpha);
+    return pyf(init_value) * decayed;
   };
 }
 
@@ -177,7 +180,7 @@ Schedule join_schedules(std::vector<Schedule> schedules, std::vector<int64_t> bo
   return [=](const Array& step) {
     Array out = schedules[0](step);
     for (size_t i = 0; i < boundaries.size(); ++i)
-      out = jnp::where(step < wi(boundaries[i]), out, schedules[i + 1](step - wi(boundaries[i])));
+      out = jnp::where(step < pyi(boundaries[i]), out, schedules[i + 1](step - pyi(boundaries[i])));
     return out;
   };
 }

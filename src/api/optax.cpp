@@ -120,6 +120,21 @@ Array mu_hat(const Array& m, const Array& g, double b1, const Array& count, bool
   return w(b1) * bias_correction(m, b1, safe_increment(count)) + w(1 - b1) * bias_correction(g, b1, count);
 }
 
+/// The (count, mu, nu) transformations (Adam, Adamax, AdaBelief, Yogi): state [count, mu..., nu...], both moments
+/// starting at `initial`; step updates a leaf's moments and returns its update, given the incremented count.
+using MomentStep = std::function<Array(const Array& g, Array& mu, Array& nu, const Array& count)>;
+GradientTransformation moments_transform(std::string name, double initial, MomentStep step) {
+  return make(
+      std::move(name), [](size_t n) { return 1 + 2 * n; },
+      [initial](const Leaves& p) { return state_of(i32(0), full_of(p, initial), full_of(p, initial)); },
+      [step](Leaves& u, const OptState& s, const Leaves*) {
+        auto [count, mu, nu] = moments_of(s, u.size());
+        Array c = safe_increment(count);
+        for (size_t i = 0; i < u.size(); ++i) u[i] = step(u[i], mu[i], nu[i], c);
+        return state_of(c, mu, nu);
+      });
+}
+
 Array as_dtype_of(const Array& v, const Array& like) { return lax::convert_element_type(v, like.dtype()); }
 
 }  // namespace
@@ -225,21 +240,11 @@ GradientTransformation scale_by_learning_rate(ScalarOrSchedule lr, bool flip_sig
 }
 
 GradientTransformation scale_by_adam(double b1, double b2, double eps, double eps_root, bool nesterov) {
-  return make(
-      "scale_by_adam", [](size_t n) { return 1 + 2 * n; },
-      [](const Leaves& p) { return state_of(i32(0), zeros_of(p), zeros_of(p)); },
-      [=](Leaves& u, const OptState& s, const Leaves*) {
-        auto [count, mu, nu] = moments_of(s, u.size());
-        Array c = safe_increment(count);
-        for (size_t i = 0; i < u.size(); ++i) {
-          mu[i] = moment(u[i], mu[i], b1, 1);
-          nu[i] = moment(u[i], nu[i], b2, 2);
-          Array m = mu_hat(mu[i], u[i], b1, c, nesterov);
-          Array v = bias_correction(nu[i], b2, c);
-          u[i] = m / (jnp::sqrt(v + w(eps_root)) + w(eps));
-        }
-        return state_of(c, mu, nu);
-      });
+  return moments_transform("scale_by_adam", 0.0, [=](const Array& g, Array& mu, Array& nu, const Array& c) {
+    mu = moment(g, mu, b1, 1);
+    nu = moment(g, nu, b2, 2);
+    return mu_hat(mu, g, b1, c, nesterov) / (jnp::sqrt(bias_correction(nu, b2, c) + w(eps_root)) + w(eps));
+  });
 }
 
 GradientTransformation scale_by_amsgrad(double b1, double b2, double eps, double eps_root, bool bc_mu, bool bc_nu) {
@@ -267,36 +272,19 @@ GradientTransformation scale_by_amsgrad(double b1, double b2, double eps, double
 }
 
 GradientTransformation scale_by_adamax(double b1, double b2, double eps) {
-  return make(
-      "scale_by_adamax", [](size_t n) { return 1 + 2 * n; },
-      [](const Leaves& p) { return state_of(i32(0), zeros_of(p), zeros_of(p)); },
-      [=](Leaves& u, const OptState& s, const Leaves*) {
-        auto [count, mu, nu] = moments_of(s, u.size());
-        Array c = safe_increment(count);
-        for (size_t i = 0; i < u.size(); ++i) {
-          mu[i] = moment(u[i], mu[i], b1, 1);
-          nu[i] = jnp::maximum(jnp::abs(u[i]) + w(eps), w(b2) * nu[i]);  // optax.tree.update_infinity_moment
-          u[i] = bias_correction(mu[i], b1, c) / nu[i];
-        }
-        return state_of(c, mu, nu);
-      });
+  return moments_transform("scale_by_adamax", 0.0, [=](const Array& g, Array& mu, Array& nu, const Array& c) {
+    mu = moment(g, mu, b1, 1);
+    nu = jnp::maximum(jnp::abs(g) + w(eps), w(b2) * nu);  // optax.tree.update_infinity_moment
+    return bias_correction(mu, b1, c) / nu;
+  });
 }
 
 GradientTransformation scale_by_belief(double b1, double b2, double eps, double eps_root, bool nesterov) {
-  return make(
-      "scale_by_belief", [](size_t n) { return 1 + 2 * n; },
-      [](const Leaves& p) { return state_of(i32(0), zeros_of(p), zeros_of(p)); },
-      [=](Leaves& u, const OptState& s, const Leaves*) {
-        auto [count, mu, nu] = moments_of(s, u.size());
-        Array c = safe_increment(count);
-        for (size_t i = 0; i < u.size(); ++i) {
-          mu[i] = moment(u[i], mu[i], b1, 1);
-          nu[i] = moment(u[i] - mu[i], nu[i], b2, 2) + w(eps_root);
-          Array m = mu_hat(mu[i], u[i], b1, c, nesterov);
-          u[i] = m / (jnp::sqrt(bias_correction(nu[i], b2, c)) + w(eps));
-        }
-        return state_of(c, mu, nu);
-      });
+  return moments_transform("scale_by_belief", 0.0, [=](const Array& g, Array& mu, Array& nu, const Array& c) {
+    mu = moment(g, mu, b1, 1);
+    nu = moment(g - mu, nu, b2, 2) + w(eps_root);
+    return mu_hat(mu, g, b1, c, nesterov) / (jnp::sqrt(bias_correction(nu, b2, c)) + w(eps));
+  });
 }
 
 GradientTransformation scale_by_lion(double b1, double b2, const std::string& mode, double smooth_beta) {
@@ -381,21 +369,12 @@ GradientTransformation scale_by_stddev(double decay, double eps, double initial_
 }
 
 GradientTransformation scale_by_yogi(double b1, double b2, double eps, double eps_root, double initial) {
-  return make(
-      "scale_by_yogi", [](size_t n) { return 1 + 2 * n; },
-      [=](const Leaves& p) { return state_of(i32(0), full_of(p, initial), full_of(p, initial)); },
-      [=](Leaves& u, const OptState& s, const Leaves*) {
-        auto [count, mu, nu] = moments_of(s, u.size());
-        Array c = safe_increment(count);
-        for (size_t i = 0; i < u.size(); ++i) {
-          mu[i] = moment(u[i], mu[i], b1, 1);
-          Array g2 = u[i] * u[i];
-          nu[i] = nu[i] - w(1 - b2) * jnp::sign(nu[i] - g2) * g2;
-          Array m = bias_correction(mu[i], b1, c), v = bias_correction(nu[i], b2, c);
-          u[i] = m / (jnp::sqrt(v + w(eps_root)) + w(eps));
-        }
-        return state_of(c, mu, nu);
-      });
+  return moments_transform("scale_by_yogi", initial, [=](const Array& g, Array& mu, Array& nu, const Array& c) {
+    mu = moment(g, mu, b1, 1);
+    Array g2 = g * g;
+    nu = nu - w(1 - b2) * jnp::sign(nu - g2) * g2;
+    return bias_correction(mu, b1, c) / (jnp::sqrt(bias_correction(nu, b2, c) + w(eps_root)) + w(eps));
+  });
 }
 
 GradientTransformation scale_by_trust_ratio(double min_norm, double trust_coefficient, double eps) {

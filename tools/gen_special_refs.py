@@ -65,6 +65,13 @@ for n in ["ndtri", "logit", "erfinv"]:
 for n in ["betaln", "beta", "poch", "xlogy", "xlog1py", "rel_entr", "kl_div", "boxcox", "boxcox1p"]:
     VALUES[n] = (getattr(sp, n), [PA, PB])
 VALUES["comb"] = (sp.comb, [PB, PA])
+EI_X = [-50, -5, -1, -0.5, -0.02, 0, 1e-3, 0.5, 1, 2, 2.5, 4, 7, 8, 15, 16, 30, 40, 64, 70, 100, inf, -inf, nan]
+E1_X = [0, 0.01, 0.5, 1, 1.5, 5, 20, 100, 800, inf, -1, nan]
+EN_N = [0, 1, 2, 3, 5, 0, 2, 10, 5000, 6000, -1, 1, 3, 2, 50, 1, 4.5, 1]
+EN_X = [0.5, 0.5, 0.25, 1, 2, 0, 0, 3, 0.5, 2, 1, -1, 0.05, 30, 0.9, nan, 0.7, 0.01]
+VALUES["expi"] = (sp.expi, [EI_X])
+VALUES["exp1"] = (sp.exp1, [E1_X])
+VALUES["expn"] = (sp.expn, [EN_N, EN_X])
 for n in ["xlogy", "rel_entr", "kl_div"]:
     VALUES[n + "_edge"] = (getattr(sp, n), [EP, EQ])
 VALUES["gammainc"] = (sp.gammainc, [GAMMA_A, GAMMA_X])
@@ -75,6 +82,8 @@ VALUES["polygamma"] = (lambda n, x: sp.polygamma(n.astype(np.int64), x), [[0, 1,
 
 GRADS = {  # name -> (function, arguments, which arguments to differentiate)
     "gammainc": (sp.gammainc, [GA, GX], [0, 1]),
+    "expi": (sp.expi, [[-3.0, -0.5, 0.25, 1.5, 3, 9, 20, 0.01]], [0]),
+    "expn": (sp.expn, [[1.0, 2, 3, 1, 5, 2, 1, 4], [0.3, 1, 3, 4, 20, 0.01, 3, 0.9]], [1]),
     "gammaincc": (sp.gammaincc, [GA, GX], [0, 1]),
     "betainc": (sp.betainc, [GA, GX, GU], [2]),
     "polygamma": (lambda n, x: sp.polygamma(n.astype(np.int64), x), [GN, GX], [1]),

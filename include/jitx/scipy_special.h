@@ -2,11 +2,11 @@
 // betaln, beta, betainc, gammainc, gammaincc, factorial, comb, poch, multigammaln), the error function family
 // (erf, erfc, erfinv, ndtr, ndtri, log_ndtr), logit/expit, entropies (xlogy, xlog1py, entr, rel_entr, kl_div),
 // Box-Cox, the Hurwitz zeta function, the modified Bessel functions i0/i0e/i1/i1e and the reductions logsumexp,
-// softmax and log_softmax. JAX's names, defaults, dtypes (integer arguments promote to an inexact dtype: int64 to
+// softmax and log_softmax, the exponential integrals expi, exp1 and expn. JAX's names, defaults, dtypes (integer arguments promote to an inexact dtype: int64 to
 // float64, other integers and bool to float32), edge values and derivative rules; each is composed from lax ops
 // (see src/api/scipy_special.cpp), so jit, grad and vmap apply.
-// Not built: the complex-argument forms, erfcx, dawsn, wofz, expi, exp1, expn, sici, spence, hyp1f1, hyp2f1,
-// owens_t, bernoulli, bessel_jn, lpmn, sph_harm, fresnel, and logsumexp's `where`.
+// Not built: the complex-argument forms, erfcx, dawsn, wofz, sici, spence, hyp1f1, hyp2f1, owens_t, bernoulli,
+// bessel_jn, lpmn, sph_harm, fresnel, and logsumexp's `where`.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -60,6 +60,15 @@ Array ndtri(const Array& p, Loc loc = Loc::current());
 /// log(ndtr(x)), with an asymptotic series of series_order terms (0 to 30) far in the lower tail.
 Array log_ndtr(const Array& x, int series_order = 3, Loc loc = Loc::current());
 
+/// The exponential integral Ei(x) (Cephes' rational approximations, as JAX; Ei(x) = -E1(-x) for x < 0); its
+/// derivative is e^x / x.
+Array expi(const Array& x, Loc loc = Loc::current());
+/// The generalised exponential integral E_n(x) for real n, x (NaN for n < 0 or x < 0, as JAX): the power series
+/// for x <= 1, the continued fraction for x > 1, the asymptotic expansion for n >= 5000; d/dx = -E_{n-1}(x), n not
+/// differentiated.
+Array expn(const Array& n, const Array& x, Loc loc = Loc::current());
+/// E_1(x) = expn(1, x).
+Array exp1(const Array& x, Loc loc = Loc::current());
 // --- logistic ---
 /// log(x / (1 - x)).
 Array logit(const Array& x, Loc loc = Loc::current());

@@ -18,6 +18,7 @@
 #include "jitx/numpy_extra.h"
 #include "jitx/numpy_shape.h"
 #include "jitx/vmap.h"
+#include "api/scipy_linalg_internal.h"
 #include "ops/numpy_stats_util.h"
 
 namespace jitx::scipy::linalg {
@@ -25,14 +26,10 @@ using detail::ApiScope;
 using detail::shape_str;
 using detail::throw_error;
 namespace lx = jitx::lax::linalg;
+using internal::inexact_of;
 
 namespace {
 
-/// x promoted to an inexact dtype (JAX's promote_dtypes_inexact on one array).
-Array inexact_of(std::string_view op, const Array& x) {
-  if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
-  return jnp::stats_util::stats_strong(jnp::stats_util::stats_inexact(x));
-}
 /// a and b in one inexact dtype.
 std::pair<Array, Array> inexact_pair(std::string_view op, const Array& a, const Array& b) {
   Array x = inexact_of(op, a), y = inexact_of(op, b);

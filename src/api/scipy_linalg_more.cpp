@@ -3,6 +3,7 @@
 // and values agree.
 #include <cmath>
 
+#include "api/scipy_linalg_internal.h"
 #include "core/errors.h"
 #include "core/shape_util.h"
 #include "jitx/autodiff.h"
@@ -23,14 +24,8 @@ using detail::throw_error;
 namespace lx = jitx::lax::linalg;
 
 namespace {
-Array valid(std::string_view op, const Array& x) {
-  if (!x.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
-  return x;
-}
-/// JAX's promote_dtypes_inexact on one array.
-Array inexact(std::string_view op, const Array& x) {
-  return jnp::stats_util::stats_strong(jnp::stats_util::stats_inexact(valid(op, x)));
-}
+Array valid(std::string_view op, const Array& x) { return internal::valid_arg(op, x); }
+Array inexact(std::string_view op, const Array& x) { return internal::inexact_of(op, x); }
 Shape batch_of(const Array& x) { return Shape(x.shape().begin(), x.shape().end() - 1); }
 Shape with(Shape s, std::initializer_list<int64_t> tail) {
   s.insert(s.end(), tail);

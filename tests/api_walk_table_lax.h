@@ -725,6 +725,7 @@ const std::vector<Case> kDebug = {
 #include "api_walk_table_lax_extra.h"
 #include "api_walk_table_numpy_shape.h"
 #include "api_walk_table_numpy_more.h"
+#include "api_walk_table_numpy_functional.h"
 #include "api_walk_table_numpy_stats.h"
 #include "api_walk_table_random.h"
 #include "api_walk_table_special.h"
@@ -735,7 +736,7 @@ namespace {
 std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra,
-                  &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats,
+                  &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats, &kNumpyFunctional,
                   &kNumpyMore, &kNumpyMore2, &kSpecial, &kStats, &kScipyLinalg})
     v.insert(v.end(), t->begin(), t->end());
   return v;

@@ -20,6 +20,7 @@ LONG_LINE_DATA = {
     'tests/scipy_linalg_refs.h': 'JAX-generated scipy.linalg results (tools/gen_scipy_linalg_refs.py), one array per line',
     'tests/special_refs.h': 'JAX-generated special-function values (tools/gen_special_refs.py), one case per line',
     'tests/optax_refs.h': 'optax-generated trajectories and schedules (tools/gen_optax_refs.py), one case per line',
+    'tests/functional_refs.h': 'JAX-generated linspace/histogram/polyfit values (tools/gen_functional_refs.py), one case per line',
 }
 HEAD = re.compile(r'\b(namespace|extern\s+"C")\b[^;{]*$')
 

@@ -30,6 +30,7 @@
 #include "jitx/numpy_extra.h"
 #include "jitx/numpy_shape.h"
 #include "jitx/numpy_special.h"
+#include "jitx/numpy_functional.h"
 #include "jitx/numpy_more.h"
 #include "jitx/numpy_set.h"
 #include "jitx/numpy_stats.h"

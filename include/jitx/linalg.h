@@ -66,8 +66,8 @@ struct LstsqResult {
   Array x, residuals, rank, s;
 };
 /// jnp.linalg.lstsq for a 2-d a (m x n) and b (m,) or (m, k), through the SVD: the minimum-norm least-squares x,
-/// the residuals' squared norms (empty unless rank == n < m), the rank (int64) and a's singular values. rcond
-/// (nullopt: eps * max(m, n)) is relative to the largest singular value.
+/// the residuals' squared norms (one per column of b, whatever the rank: JAX's numpy_resid=False), the rank (int64)
+/// and a's singular values. rcond (nullopt: eps * max(m, n)) is relative to the largest singular value.
 LstsqResult lstsq(const Array& a, const Array& b, std::optional<double> rcond = std::nullopt,
                   Loc loc = Loc::current());
 /// jnp.linalg.pinv: the pseudo-inverse through the SVD; singular values at most rtol * the largest are dropped

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -115,6 +116,25 @@ Array degrees(const Array& x, Loc loc = Loc::current());
 /// p[0] x^(n-1) + ... + p[n-1] by Horner's rule (a scan over p's first axis; p's other axes broadcast with x).
 /// p and x are promoted together without going to float (integers stay integers).
 Array polyval(const Array& p, const Array& x, Loc loc = Loc::current());
+/// jnp.polyfit: the coefficients (highest power first; (deg + 1,) or (deg + 1, K) for a 2-D y) of the degree-deg
+/// polynomial fitting (x, y) in the least-squares sense, weighted by w (applied to the unsquared residuals). As
+/// JAX: a Vandermonde matrix with unit-norm columns solved by linalg::lstsq; rcond defaults to len(x) * eps of x's
+/// dtype (so an integer x needs an rcond, as in JAX).
+Array polyfit(const Array& x, const Array& y, int64_t deg, std::optional<double> rcond = std::nullopt,
+              const std::optional<Array>& w = std::nullopt, Loc loc = Loc::current());
+/// jnp.polyfit(full=True): the coefficients, the squared residuals (lstsq's), the scaled Vandermonde matrix's rank
+/// and singular values, and rcond (a weak float64 scalar).
+struct PolyfitFull {
+  Array c, residuals, rank, s, rcond;
+};
+PolyfitFull polyfit_full(const Array& x, const Array& y, int64_t deg, std::optional<double> rcond = std::nullopt,
+                         const std::optional<Array>& w = std::nullopt, Loc loc = Loc::current());
+/// jnp.polyfit(cov=True): (coefficients, covariance) with the covariance scaled by residuals / (len(x) - deg - 1)
+/// ((deg + 1, deg + 1), or (deg + 1, deg + 1, K) for a 2-D y); unscaled = true is JAX's cov="unscaled".
+std::pair<Array, Array> polyfit_cov(const Array& x, const Array& y, int64_t deg,
+                                    std::optional<double> rcond = std::nullopt,
+                                    const std::optional<Array>& w = std::nullopt, bool unscaled = false,
+                                    Loc loc = Loc::current());
 /// A bound of interp: {} for fp's end value, a value, or "extrapolate" (the end segment's line).
 using InterpBound = std::variant<std::monostate, Array, std::string>;
 /// Linear interpolation of the points (xp, fp) (xp increasing, both 1-D of one size) at x. Outside xp: left /
@@ -149,6 +169,35 @@ std::pair<Array, Array> histogram(const Array& a, int64_t bins = 10,
                                   Loc loc = Loc::current());
 std::pair<Array, Array> histogram(const Array& a, const Array& bins, const std::optional<Array>& weights = std::nullopt,
                                   bool density = false, Loc loc = Loc::current());
+/// One dimension's bins for histogramdd/histogram2d: a count (evenly spaced over the range) or 1-D edges.
+using HistogramBins = std::variant<int64_t, Array>;
+/// (hist, edges per dimension) of the N points of sample (N x D): as histogram per dimension, the point counted in
+/// the bin of every coordinate; range gives each dimension's (min, max) (empty: the data's). Without weights the
+/// counts are integers (int64, JAX's bincount); with weights (N,) the weights' sums; density divides by the total
+/// and the bins' volumes.
+std::pair<Array, std::vector<Array>> histogramdd(const Array& sample, int64_t bins = 10,
+                                                 const std::vector<std::pair<double, double>>& range = {},
+                                                 const std::optional<Array>& weights = std::nullopt,
+                                                 bool density = false, Loc loc = Loc::current());
+std::pair<Array, std::vector<Array>> histogramdd(const Array& sample, const std::vector<HistogramBins>& bins,
+                                                 const std::vector<std::pair<double, double>>& range = {},
+                                                 const std::optional<Array>& weights = std::nullopt,
+                                                 bool density = false, Loc loc = Loc::current());
+/// (hist, x_edges, y_edges) of the points (x[i], y[i]): histogramdd of the stacked columns. bins: one count, a
+/// count or edges per dimension ({10, edges}), or one array of edges for both (as JAX: a 0-d, 1- or 2-element
+/// array is read as counts).
+std::tuple<Array, Array, Array> histogram2d(const Array& x, const Array& y, int64_t bins = 10,
+                                            const std::vector<std::pair<double, double>>& range = {},
+                                            const std::optional<Array>& weights = std::nullopt, bool density = false,
+                                            Loc loc = Loc::current());
+std::tuple<Array, Array, Array> histogram2d(const Array& x, const Array& y, const Array& bins,
+                                            const std::vector<std::pair<double, double>>& range = {},
+                                            const std::optional<Array>& weights = std::nullopt, bool density = false,
+                                            Loc loc = Loc::current());
+std::tuple<Array, Array, Array> histogram2d(const Array& x, const Array& y, const std::vector<HistogramBins>& bins,
+                                            const std::vector<std::pair<double, double>>& range = {},
+                                            const std::optional<Array>& weights = std::nullopt, bool density = false,
+                                            Loc loc = Loc::current());
 /// Whether each element of element occurs in test_elements (element's shape; invert negates). assume_unique is
 /// accepted for JAX's signature and changes nothing.
 Array isin(const Array& element, const Array& test_elements, bool assume_unique = false, bool invert = false,

@@ -54,7 +54,10 @@ jitx::detail::Flattener flatten(const T& tree) {
 /// The structure string without the static values' printed forms, plus them: two trees match when both agree.
 inline std::string structure_key(const jitx::detail::Flattener& f) {
   std::string s = f.structure;
-  for (auto& v : f.statics) s += "|" + v->str();
+  for (auto& v : f.statics) {
+    s += '|';
+    s += v->str();
+  }
   return s;
 }
 }  // namespace detail

@@ -1,5 +1,5 @@
 // jitx::numpy math: hypot, copysign, ldexp, gcd/lcm, sinc and the other elementwise functions, polyval, interp,
-// trapezoid, convolve/correlate, bincount, digitize, histogram, isin, logspace and geomspace, composed from
+// trapezoid, convolve/correlate, bincount, digitize and isin, composed from
 // existing jnp/lax functions (as JAX composes them) so that grad, vmap and jit apply unchanged.
 #include <algorithm>
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "jitx/numpy_extra.h"
 #include "jitx/numpy_stats.h"
 #include "ops/convert.h"
+#include "api/numpy_stats_internal.h"
 #include "ops/numpy_stats_util.h"
 
 namespace jitx::numpy {
@@ -28,64 +29,8 @@ using stats_util::stats_inexact;
 using stats_util::stats_inexact_of;
 using stats_util::stats_lit;
 
-namespace {
-/// A constant of x's dtype (JAX's _lax_const): weak only for a weak 0-d x (JAX's weak scalar), so that a weak
-/// array of another shape (an int64 array promoted with a C++ double) turns strong through it, as in JAX.
-Array like(double v, const Array& x) {
-  return detail::convert_weak(Array(v), x.dtype(), x.weak_type() && x.ndim() == 0);
-}
+using namespace stats_internal;
 
-
-
-/// JAX's promoted dtype and weak type of two operands (lattice_result_type: an integer array next to a weak float
-/// gives a weak float), read from promote_and_broadcast on 0-d stand-ins.
-std::pair<DType, bool> promoted(const Array& x, const Array& y, std::string_view op) {
-  Array a = detail::convert_weak(Array(0), x.dtype(), x.weak_type());
-  Array b = detail::convert_weak(Array(0), y.dtype(), y.weak_type());
-  Array r = promote_and_broadcast(a, b, op).first;
-  return {r.dtype(), r.weak_type()};
-}
-
-/// JAX's promote_dtypes_inexact for two operands: one float dtype, weak as JAX's lattice makes it; with
-/// check_shapes (promote_args_inexact) the shapes must broadcast together.
-std::pair<Array, Array> promote_inexact(const Array& x, const Array& y, std::string_view op, bool check_shapes = true) {
-  stats_check_valid(op, x);
-  stats_check_valid(op, y);
-  if (check_shapes) broadcast_shapes({x.shape(), y.shape()}, op);
-  auto [pd, weak] = promoted(x, y, op);
-  DType d = stats_inexact_of(pd);
-  return {detail::convert_weak(x, d, weak), detail::convert_weak(y, d, weak)};
-}
-
-/// x[start:stop] along axis (static bounds already in range).
-Array slice_along(const Array& x, int64_t axis, int64_t start, int64_t stop) {
-  return lax::slice_in_dim(x, start, stop, 1, axis);
-}
-/// x[..., i, ...] along axis, that axis removed.
-Array index_along(const Array& x, int64_t axis, int64_t i) {
-  Shape s = x.shape();
-  s.erase(s.begin() + axis);
-  return lax::reshape(slice_along(x, axis, i, i + 1), s);
-}
-/// x[1:] - x[:-1] along axis.
-Array diff_along(const Array& x, int64_t axis) {
-  int64_t n = x.shape()[axis];
-  if (n == 0) return x;
-  return subtract(slice_along(x, axis, 1, n), slice_along(x, axis, 0, n - 1));
-}
-/// x with axis `from` moved to the last position.
-Array axis_to_last(const Array& x, int64_t from, std::string_view op) {
-  int64_t a = detail::canonical_axis(from, x.ndim(), op);
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < x.ndim(); ++i)
-    if (i != a) perm.push_back(i);
-  perm.push_back(a);
-  return lax::transpose(x, perm);
-}
-
-/// The element i of a 1-D x, negative i counting from the end.
-Array elem(const Array& x, int64_t i) { return index_along(x, 0, i < 0 ? i + x.shape()[0] : i); }
-}  // namespace
 
 // --- elementwise ---------------------------------------------------------------------------------------------
 
@@ -540,99 +485,6 @@ Array digitize(const Array& x, const Array& bins, bool right, Loc loc) {
                subtract(Array(static_cast<int32_t>(n)), searchsorted(flip(bins), x, side)));
 }
 
-namespace {
-/// JAX's linspace with traced 0-d start and stop of dtype d: start * (1 - step) + stop * step, step = i / div.
-Array linspace_traced(const Array& start, const Array& stop, int64_t num, bool endpoint, DType d) {
-  if (num == 0) return zeros({0}, d);
-  if (num == 1) return lax::reshape(start, {1});
-  int64_t div = endpoint ? num - 1 : num;
-  // i / div as XLA computes it in JAX's jitted linspace: a multiply by the reciprocal rounded to d.
-  Array step = multiply(lax::iota(d, div), stats_lit(1.0 / static_cast<double>(div), d));
-  Array out = add(multiply(start, subtract(stats_lit(1, d), step)), multiply(stop, step));
-  return endpoint ? concatenate({out, lax::reshape(stop, {1})}) : out;
-}
-
-Array bin_edges_count(const Array& a, int64_t bins, std::optional<std::pair<double, double>> range,
-                      std::string_view op) {
-  // bins = -1 gives no edges, as JAX's linspace of 0 points (histogram refuses that, as JAX's indexing does).
-  if (bins < -1) throw_error<ShapeError>(op, "bins must be >= 0, got {}", bins);
-  if (bins == INT64_MAX) throw_error<ShapeError>(op, "bins {} leaves no room for the last edge", bins);
-  DType d = stats_inexact_of(a.dtype());
-  Array lo, hi;
-  if (range) {
-    lo = stats_lit(range->first, d);
-    hi = stats_lit(range->second, d);
-  } else {
-    if (a.size() == 0) throw_error<ShapeError>(op, "an empty a has no range: pass range (JAX's min has no identity)");
-    lo = astype(min(a), d);
-    hi = astype(max(a), d);
-  }
-  // An empty range is widened by 0.5 each way (JAX's where(ptp(range) == 0, ...)).
-  Array flat = equal(subtract(maximum(lo, hi), minimum(lo, hi)), stats_lit(0, d));
-  lo = where(flat, subtract(lo, stats_lit(0.5, d)), lo);
-  hi = where(flat, add(hi, stats_lit(0.5, d)), hi);
-  return linspace_traced(lo, hi, bins + 1, true, d);
-}
-
-Array bin_edges_given(const Array& a, const Array& bins, std::string_view op) {
-  stats_check_valid(op, bins, "bins that are an");
-  if (bins.ndim() != 1)
-    throw_error<ShapeError>(op, "bins must be a count or 1-D bin edges, got shape {}", shape_str(bins.shape()));
-  return astype(bins, stats_inexact_of(a.dtype()));
-}
-
-std::pair<Array, Array> histogram_impl(const Array& a, const std::function<Array(const Array&)>& edges_of,
-                                       const std::optional<Array>& weights, bool density) {
-  stats_check_valid("histogram", a);
-  Array x, w;
-  if (!weights) {
-    x = stats_inexact(a);
-    w = ones(x.shape(), x.dtype());
-  } else {
-    stats_check_valid("histogram", *weights, "weights that are an");
-    if (weights->shape() != a.shape())
-      throw_error<ShapeError>("histogram", "weights must have a's shape {}, got {}", shape_str(a.shape()),
-                              shape_str(weights->shape()));
-    std::tie(x, w) = promote_inexact(a, *weights, "histogram", false);
-  }
-  Array edges = edges_of(x);
-  int64_t n = edges.shape()[0];
-  if (n == 0) throw_error<ShapeError>("histogram", "bins must be >= 0, got -1 (no bin edges)");
-  x = ravel(x);
-  w = ravel(w);
-  // Bin i + 1 holds edges[i] <= x < edges[i + 1]; x equal to the last edge goes to the last bin; bin 0 (below the
-  // first edge) is dropped, and positions past the end (above the last edge, NaN) are dropped by the update.
-  Array idx = searchsorted(edges, x, "right");
-  idx = where(equal(x, elem(edges, -1)), Array(static_cast<int32_t>(n - 1)), idx);
-  Array counts = slice_along(at(zeros({n}, w.dtype()), idx).add(w), 0, 1, n);
-  if (density) counts = divide(divide(counts, diff_along(edges, 0)), sum(counts));
-  return {counts, edges};
-}
-}  // namespace
-
-Array histogram_bin_edges(const Array& a, int64_t bins, std::optional<std::pair<double, double>> range, Loc loc) {
-  ApiScope s(loc);
-  stats_check_valid("histogram_bin_edges", a);
-  return bin_edges_count(a, bins, range, "histogram_bin_edges");
-}
-Array histogram_bin_edges(const Array& a, const Array& bins, Loc loc) {
-  ApiScope s(loc);
-  stats_check_valid("histogram_bin_edges", a);
-  return bin_edges_given(a, bins, "histogram_bin_edges");
-}
-std::pair<Array, Array> histogram(const Array& a, int64_t bins, std::optional<std::pair<double, double>> range,
-                                  const std::optional<Array>& weights, bool density, Loc loc) {
-  ApiScope s(loc);
-  return histogram_impl(
-      a, [&](const Array& x) { return bin_edges_count(x, bins, range, "histogram"); }, weights, density);
-}
-std::pair<Array, Array> histogram(const Array& a, const Array& bins, const std::optional<Array>& weights, bool density,
-                                  Loc loc) {
-  ApiScope s(loc);
-  return histogram_impl(
-      a, [&](const Array& x) { return bin_edges_given(x, bins, "histogram"); }, weights, density);
-}
-
 Array isin(const Array& element, const Array& test_elements, bool /*assume_unique*/, bool invert, Loc loc) {
   ApiScope s(loc);
   stats_check_valid("isin", element);
@@ -644,35 +496,6 @@ Array isin(const Array& element, const Array& test_elements, bool /*assume_uniqu
   Array eq = equal(expand_dims(a, {1}), expand_dims(b, {0}));
   Array r = invert ? logical_not(any(eq, {1})) : any(eq, {1});
   return reshape(r, element.shape());
-}
-
-namespace {
-Array logspace_impl(const Array& start, const Array& stop, int64_t num, bool endpoint, double base, DType comp) {
-  return power(Array(base), linspace_traced(start, stop, num, endpoint, comp));
-}
-
-DType check_space_args(int64_t num, DType dtype, int64_t axis, std::string_view op) {
-  if (num < 0) throw_error<ShapeError>(op, "num must be >= 0, got {}", num);
-  if (!is_valid_dtype(dtype)) throw_error<TypeError>(op, "got DType({}), which is not a jitx dtype", int(dtype));
-  detail::canonical_axis(axis, 1, op);  // start and stop are scalars: the result is 1-D
-  return stats_inexact_of(dtype);
-}
-}  // namespace
-
-Array logspace(double start, double stop, int64_t num, bool endpoint, double base, DType dtype, int64_t axis, Loc loc) {
-  ApiScope s(loc);
-  DType comp = check_space_args(num, dtype, axis, "logspace");
-  return astype(logspace_impl(stats_lit(start, comp), stats_lit(stop, comp), num, endpoint, base, comp), dtype);
-}
-
-Array geomspace(double start, double stop, int64_t num, bool endpoint, DType dtype, int64_t axis, Loc loc) {
-  ApiScope s(loc);
-  DType comp = check_space_args(num, dtype, axis, "geomspace");
-  Array a = stats_lit(start, comp), b = stats_lit(stop, comp);
-  // sign * 10 ** linspace(log10(start / sign), log10(stop / sign)): NaN when the signs differ or start is 0.
-  Array sign_a = sign(a);
-  Array r = logspace_impl(log10(divide(a, sign_a)), log10(divide(b, sign_a)), num, endpoint, 10.0, comp);
-  return astype(multiply(sign_a, r), dtype);
 }
 
 }  // namespace jitx::numpy

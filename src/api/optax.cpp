@@ -46,7 +46,7 @@ Array bias_correction(const Array& t, double decay, const Array& count) {
         Array bc = w(1) - lax::pow(d, lax::convert_element_type(n, DType::float64));
         return moment / lax::convert_element_type(bc, moment.dtype());
       },
-      {.name = "optax_bias_correction"});
+      JitOptions{}.set_name("optax_bias_correction"));
   return corrected(t, w(decay), count);
 }
 

@@ -726,18 +726,20 @@ const std::vector<Case> kDebug = {
 #include "api_walk_table_numpy_shape.h"
 #include "api_walk_table_numpy_more.h"
 #include "api_walk_table_numpy_functional.h"
+#include "api_walk_table_numpy_misc.h"
 #include "api_walk_table_numpy_stats.h"
 #include "api_walk_table_random.h"
 #include "api_walk_table_special.h"
 #include "api_walk_table_stats.h"
 #include "api_walk_table_scipy_linalg.h"
+#include "api_walk_table_scipy_signal.h"
 namespace {
 
 std::vector<Case> all_cases() {
   std::vector<Case> v;
   for (auto* t : {&kNumpy, &kNumpy2, &kLax, &kLax2, &kNn, &kRandom, &kRandom2, &kDebug, &kHost, &kLaxExtra,
-                  &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats, &kNumpyFunctional,
-                  &kNumpyMore, &kNumpyMore2, &kSpecial, &kStats, &kScipyLinalg})
+                  &kLinalgMore, &kNumpyShape, &kNumpyShape2, &kNumpyStats, &kNumpyFunctional, &kNumpyMisc,
+                  &kNumpyMore, &kNumpyMore2, &kSpecial, &kStats, &kScipyLinalg, &kScipySignal})
     v.insert(v.end(), t->begin(), t->end());
   return v;
 }

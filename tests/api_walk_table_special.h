@@ -72,6 +72,17 @@ const std::vector<Case> kSpecial = {
     JITX_SP_U(i0e),
     JITX_SP_U(i1),
     JITX_SP_U(i1e),
+    JITX_SP_U(erfcx),
+    JITX_SP_U(dawsn),
+    JITX_SP_U(spence),
+    JITX_SP_B(owens_t),
+    {"scipy::special::sici", [](Walk& w) { unary(w, [](const Array& x) { return scipy::special::sici(x).second; }); }},
+    {"scipy::special::bernoulli",
+     [](Walk& w) {
+       w.ok("n 5", {s0()}, [](A) { return scipy::special::bernoulli(5); }, {6});
+       w.ok("n 1", {s0()}, [](A) { return scipy::special::bernoulli(1); }, {2});
+       w.err("n -1", {s0()}, [](A) { return scipy::special::bernoulli(-1); });
+     }},
     JITX_SP_U(expi),
     JITX_SP_U(exp1),
     JITX_SP_B(expn),

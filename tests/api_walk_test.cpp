@@ -201,6 +201,8 @@ std::set<std::string> declared_functions() {
       return n;
     };
     auto record = [&](const std::string& st) {
+      static const std::regex alias(R"(^\s*using\b)");  // using F = std::function<Array(const Array&)>;
+      if (std::regex_search(st, alias)) return;
       // debug.h's pure_callback and host.h's functions live in namespace jitx itself.
       std::string n = ns(), pre;
       if (auto it = prefix.find(n); it != prefix.end()) pre = it->second;

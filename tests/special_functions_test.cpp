@@ -60,6 +60,13 @@ const std::map<std::string, SpecialFn>& special_table() {
       {"i1", [](Args a) { return sps::i1(a[0]); }},
       {"i0e", [](Args a) { return sps::i0e(a[0]); }},
       {"i1e", [](Args a) { return sps::i1e(a[0]); }},
+      {"erfcx", [](Args a) { return sps::erfcx(a[0]); }},
+      {"dawsn", [](Args a) { return sps::dawsn(a[0]); }},
+      {"spence", [](Args a) { return sps::spence(a[0]); }},
+      {"sici_si", [](Args a) { return sps::sici(a[0]).first; }},
+      {"sici_ci", [](Args a) { return sps::sici(a[0]).second; }},
+      // owens_t is float64 whatever its inputs (JAX's float64 quadrature constants; checked below).
+      {"owens_t", [](Args a) { return sps::owens_t(a[0], a[1]).astype(a[0].dtype()); }},
       {"expi", [](Args a) { return sps::expi(a[0]); }},
       {"exp1", [](Args a) { return sps::exp1(a[0]); }},
       {"expn", [](Args a) { return sps::expn(a[0], a[1]); }},
@@ -349,4 +356,52 @@ TEST_CASE("jnp::i0 and jnp::kaiser: JAX's values, dtypes and derivative", "[spec
     want.push_back(double(sum));
   }
   check_values(jnp::i0(make(xs, DType::float64)), want, DType::float64, 1e-13, 0, "i0 against its series");
+}
+
+TEST_CASE("scipy::special extras: bernoulli, sici and owens_t identities, dtypes, erfcx without flushing",
+          "[special]") {
+  // JAX's bernoulli(8): its Chowla-Hartung sums stop at k = 49, so B_4 is -0.03333325 (not -1/30).
+  auto b = sps::bernoulli(8);
+  CHECK(b.dtype() == DType::float64);
+  auto bv = b.to_vector<double>();
+  REQUIRE(bv.size() == 9);
+  CHECK(bv[0] == 1);
+  CHECK(bv[1] == -0.5);
+  CHECK(bv[2] == Approx(1.0 / 6).epsilon(1e-15));
+  CHECK(bv[3] == 0);
+  CHECK(bv[4] == Approx(-0.03333325).epsilon(1e-6));  // JAX 0.10.2's value
+  CHECK(bv[6] == Approx(1.0 / 42).epsilon(1e-6));
+  CHECK(bv[8] == Approx(-1.0 / 30).epsilon(1e-7));
+  CHECK(sps::bernoulli(1).to_vector<double>() == std::vector<double>{1, -0.5});
+  CHECK_THROWS_AS(sps::bernoulli(-1), ShapeError);
+  // Si and Ci against their integrals by Simpson's rule in long double (|x| <= 4, where the series is used).
+  for (double x : uniform(8, 0.2, 4)) {
+    const int n = 4000;
+    long double h = x / n, si = 0, ci = 0;
+    for (int i = 0; i <= n; ++i) {
+      long double t = i * h, w = (i == 0 || i == n) ? 1 : (i % 2 ? 4 : 2);
+      si += w * (t == 0 ? 1.0L : std::sin(t) / t);
+      ci += w * (t == 0 ? 0.0L : (std::cos(t) - 1) / t);
+    }
+    si *= h / 3, ci = ci * h / 3 + 0.57721566490153286061L + std::log(static_cast<long double>(x));
+    auto [s, c] = sps::sici(Array(x));
+    CHECK(s.item<double>() == Approx(static_cast<double>(si)).epsilon(1e-12));
+    CHECK(c.item<double>() == Approx(static_cast<double>(ci)).epsilon(1e-12));
+  }
+  // Owen's T: T(h, 1) = Phi(h) (1 - Phi(h)) / 2 and T(0, a) = atan(a) / (2 pi); float64 even for float32 inputs.
+  for (double h : uniform(6, -3, 3)) {
+    double phi = 0.5 * std::erfc(-h / std::sqrt(2.0));
+    CHECK(sps::owens_t(Array(h), Array(1.0)).item<double>() == Approx(phi * (1 - phi) / 2).epsilon(1e-12));
+  }
+  CHECK(sps::owens_t(Array(0.0), Array(2.5)).item<double>() == Approx(std::atan(2.5) / (2 * M_PI)).epsilon(1e-14));
+  CHECK(sps::owens_t(Array(0.5f), Array(0.3f)).dtype() == DType::float64);
+  // erfcx in float32 just below sqrt(log(max)): exp(x^2) erfc(x) with erfc's subnormal result kept (JAX's XLA
+  // flushes it to 0 and returns 0 there; jitx returns the value, 1 / (x sqrt(pi)) to first order).
+  double x = 9.4;
+  CHECK(sps::erfcx(Array(static_cast<float>(x))).item<double>() ==
+        Approx(1 / (x * std::sqrt(M_PI)) * (1 - 1 / (2 * x * x))).epsilon(2e-3));
+  // bfloat16 and float16 compute in float32 and round (as JAX); spence refuses integer and half dtypes.
+  CHECK(sps::dawsn(Array(1.0f).astype(DType::bfloat16)).dtype() == DType::bfloat16);
+  CHECK_THROWS_AS(sps::spence(jitx::numpy::array({1, 2})), TypeError);
+  CHECK_THROWS_AS(sps::spence(Array(1.0f).astype(DType::float16)), TypeError);
 }

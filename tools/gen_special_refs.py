@@ -77,6 +77,18 @@ for n in ["xlogy", "rel_entr", "kl_div"]:
 VALUES["gammainc"] = (sp.gammainc, [GAMMA_A, GAMMA_X])
 VALUES["gammaincc"] = (sp.gammaincc, [GAMMA_A, GAMMA_X])
 VALUES["betainc"] = (sp.betainc, [BETA_A, BETA_B, BETA_X])
+# (not x in (9.1, 9.42) for float32: XLA flushes erfc's subnormal result there to 0, so JAX's erfcx is 0)
+ERFCX_X = REAL + [5, 9.5, 10, 26, 27, 1e3, -10, -26.7]
+SPENCE_X = [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 10, 1e6, -1, nan, inf]
+SICI_X = [0, 0.5, -0.5, 1, 3.9, 4, 4.1, 7.9, 8, 8.1, 20, -20, 1e3, 1e9, 2e9, inf, -inf, nan]
+OWENS_H = [0.5, 0, 1, 2, 0.3, 5, -1, 0.2, 1.5, 0, nan, 0.67, 3, 0.1, -2, 10]
+OWENS_A = [0.3, 0.7, 1, 1, 2, 0.5, -0.4, 3, 10, 5, 1, 1.0001, -1.5, 100, 0, 0.9]
+VALUES["erfcx"] = (sp.erfcx, [ERFCX_X])
+VALUES["dawsn"] = (sp.dawsn, [REAL + [3.2, 3.3, 6.2, 6.3, 100, -4]])
+VALUES["spence"] = (sp.spence, [SPENCE_X])
+VALUES["sici_si"] = (lambda x: sp.sici(x)[0], [SICI_X])
+VALUES["sici_ci"] = (lambda x: sp.sici(x)[1], [SICI_X])
+VALUES["owens_t"] = (sp.owens_t, [OWENS_H, OWENS_A])
 # jax.scipy.special.polygamma takes an integer n (the test passes argument 0 as int64)
 VALUES["polygamma"] = (lambda n, x: sp.polygamma(n.astype(np.int64), x), [[0, 1, 2, 1, -1, 3, 1, 2, 3, 4, 5, 1], POLY_X])
 
@@ -92,7 +104,11 @@ GRADS = {  # name -> (function, arguments, which arguments to differentiate)
     "boxcox": (sp.boxcox, [GA, [x - 3 for x in GX]], [0, 1]),
     "multigammaln4": (lambda t: sp.multigammaln(t, 4), [[a + 2 for a in GA]], [0]),
 }
-for n in ["i0e", "i1e", "i0", "i1", "gammaln", "digamma", "gamma", "ndtr", "expit"]:
+GRADS["owens_t"] = (sp.owens_t, [[g - 2 for g in GX], [u * 3 - 1 for u in GU]], [0, 1])
+GRADS["sici_si"] = (lambda x: sp.sici(x)[0], [GS], [0])
+GRADS["sici_ci"] = (lambda x: sp.sici(x)[1], [GS], [0])
+GRADS["spence"] = (sp.spence, [GX], [0])
+for n in ["i0e", "i1e", "i0", "i1", "gammaln", "digamma", "gamma", "ndtr", "expit", "erfcx", "dawsn"]:
     GRADS[n] = (getattr(sp, n), [GS], [0])
 for n in ["entr", "logit", "ndtri", "erfinv"]:
     GRADS[n] = (getattr(sp, n), [GU], [0])

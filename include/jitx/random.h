@@ -35,6 +35,15 @@ Array fold_in(const Array& key, const Array& data, Loc loc = Loc::current());
 Array bits(const Array& key, const Shape& shape = {}, DType dtype = DType::uint32,
            Loc loc = Loc::current());
 
+/// jax.random.key_data: the raw uint32 words of keys (..., 2). jitx keys are raw words already (the legacy
+/// PRNGKey layout), so this checks them and returns them.
+Array key_data(const Array& keys, Loc loc = Loc::current());
+/// jax.random.wrap_key_data: raw uint32 words (..., 2) as keys (impl "threefry2x32" only): checked, returned.
+Array wrap_key_data(const Array& key_bits, std::string_view impl = "threefry2x32", Loc loc = Loc::current());
+/// jax.random.clone: a key to reuse (keys are values in jitx: the key itself).
+Array clone(const Array& key, Loc loc = Loc::current());
+
+
 /// Uniform floats in [minval, maxval); minval/maxval broadcast to shape.
 Array uniform(const Array& key, const Shape& shape = {}, DType dtype = DType::float32,
               const Array& minval = 0.0, const Array& maxval = 1.0, Loc loc = Loc::current());

@@ -69,6 +69,26 @@ Array expi(const Array& x, Loc loc = Loc::current());
 Array expn(const Array& n, const Array& x, Loc loc = Loc::current());
 /// E_1(x) = expn(1, x).
 Array exp1(const Array& x, Loc loc = Loc::current());
+/// exp(x^2) erfc(x) (JAX's: exp(x^2) erfc(x) below sqrt(log(max)), an asymptotic series above; float16 and
+/// bfloat16 computed in float32); derivative 2 x erfcx(x) - 2 / sqrt(pi).
+Array erfcx(const Array& x, Loc loc = Loc::current());
+/// Dawson's integral exp(-x^2) int_0^x exp(t^2) dt (Cephes' rational approximations, as JAX); derivative
+/// 1 - 2 x dawsn(x).
+Array dawsn(const Array& x, Loc loc = Loc::current());
+/// Spence's function int_1^x log(t) / (1 - t) dt for x >= 0 (NaN below; as JAX, float32 and float64 only: other
+/// dtypes are a TypeError).
+Array spence(const Array& x, Loc loc = Loc::current());
+/// The Bernoulli numbers B_0 .. B_n (B_1 = -1/2) as float64, by JAX's Chowla-Hartung sums (with its 48 terms,
+/// so B_4 is -0.03333325, as JAX's).
+Array bernoulli(int64_t n, Loc loc = Loc::current());
+/// (Si(x), Ci(x)), the sine and cosine integrals (Cephes' series for |x| <= 4, its auxiliary functions up to 1e9,
+/// the leading asymptotics beyond; Si odd, Ci(-inf) NaN, Ci of a negative x as of |x|, as JAX); derivatives
+/// sin(x)/x and cos(x)/x.
+std::pair<Array, Array> sici(const Array& x, Loc loc = Loc::current());
+/// Owen's T function T(h, a) (JAX's 13-point quadrature with the exact cases h = 0 and a = 1 and the reciprocal
+/// correction for |a| > 1). As JAX's, the result is float64 whatever the inputs' float dtype (its quadrature
+/// constants are float64 arrays); the derivatives are JAX's closed forms.
+Array owens_t(const Array& h, const Array& a, Loc loc = Loc::current());
 // --- logistic ---
 /// log(x / (1 - x)).
 Array logit(const Array& x, Loc loc = Loc::current());

@@ -114,4 +114,33 @@ Array multinomial(const Array& key, const Array& n, const Array& p, std::optiona
   return lax::convert_element_type(jnp::moveaxis(counts, 0, -1), dtype);
 }
 
+namespace {
+/// Raw threefry2x32 key words: uint32 with a last axis of 2 (JAX's invalid-key errors otherwise).
+Array checked_key_words(const Array& k, std::string_view op) {
+  if (!k.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array");
+  if (k.dtype() != DType::uint32)
+    throw_error<TypeError>(op, "invalid PRNG key data: expected key_data.dtype = uint32; got dtype={}",
+                           dtype_name(k.dtype()));
+  if (k.ndim() == 0 || k.shape().back() != 2)
+    throw_error<TypeError>(op, "invalid PRNG key data: expected key_data.shape to end with (2,); got shape={}",
+                           shape_str(k.shape()));
+  return k;
+}
+}  // namespace
+
+Array key_data(const Array& keys, Loc loc) {
+  ApiScope s(loc);
+  return checked_key_words(keys, "key_data");
+}
+Array wrap_key_data(const Array& key_bits, std::string_view impl, Loc loc) {
+  ApiScope s(loc);
+  if (impl != "threefry2x32")
+    throw_error<TypeError>("wrap_key_data", "impl '{}' is not built: jitx keys are threefry2x32's", impl);
+  return checked_key_words(key_bits, "wrap_key_data");
+}
+Array clone(const Array& key, Loc loc) {
+  ApiScope s(loc);
+  return checked_key_words(key, "clone");
+}
+
 }  // namespace jitx::random

@@ -18,6 +18,7 @@
 namespace jitx::scipy::special {
 using detail::ApiScope;
 using scipy_util::scipy_finish;
+using scipy_util::horner;
 using scipy_util::scipy_promote;
 
 namespace {
@@ -28,12 +29,6 @@ double machep_of(DType d) {
   return std::ldexp(1.0, d == DType::float64 ? -52 : d == DType::float16 ? -10 : d == DType::bfloat16 ? -7 : -23);
 }
 
-/// jnp.polyval: Horner's rule from 0 (0 * x + p[0], ...), the coefficients rounded to x's dtype.
-Array horner(const std::vector<double>& p, const Array& x) {
-  Array y = jnp::zeros_like(x);
-  for (double c : p) y = y * x + ek(c, x);
-  return y;
-}
 
 /// Each element's own while loop (as jax.vmap of a scalar lax.while_loop): the body runs where cond holds, until it
 /// fails everywhere.

@@ -44,4 +44,18 @@ inline Array scipy_finish(const ScipyPromoted& p, const Array& r) {
 /// A strong scalar of dtype d.
 inline Array scipy_cst(double v, DType d) { return Array::scalar(v, d); }
 
+/// The one inexact dtype JAX's promote_dtypes_inexact gives two arrays of any shapes (0-d stand-ins promoted).
+inline DType inexact_common(const Array& a, const Array& b, std::string_view op) {
+  Array za = numpy::zeros({}, a.dtype()), zb = numpy::zeros({}, b.dtype());
+  return scipy_promote(op, {za, zb}).v[0].dtype();
+}
+
+/// jnp.polyval as JAX's special functions use it: Horner's rule from 0 (0 * x + p[0], ...), the coefficients
+/// rounded to x's dtype (numpy arrays of x's dtype in JAX).
+inline Array horner(const std::vector<double>& p, const Array& x) {
+  Array y = jitx::zeros_like(x);
+  for (double c : p) y = y * x + Array::scalar(c, x.dtype());
+  return y;
+}
+
 }  // namespace jitx::scipy_util

@@ -182,6 +182,9 @@ std::vector<Case> cases() {
   c.push_back(Case{"clamp", {F({}, -1, 0), f34, F({}, 0, 1)}, [](const Arrays& a) {
                      return Arrays{lax::clamp(a[0], a[1], a[2])};
                    }});
+  // A scalar operand between bounds batched without it: the operand is broadcast (found by the differential fuzzer).
+  c.push_back(Case{"clamp, scalar operand", {F({}, -1, 0), F({}, -2, 2), F({}, 0, 1)},
+                   [](const Arrays& a) { return Arrays{lax::clamp(a[0], a[1], a[2])}; }});
   // shapes
   c.push_back(unary("broadcast_in_dim", [](const Array& x) { return lax::broadcast_in_dim(x, {2, 3, 5, 4}, {1, 3}); }));
   c.push_back(unary("reshape", [](const Array& x) { return lax::reshape(x, {2, 6}); }));

@@ -278,14 +278,16 @@ BatchFn elementwise_batch(std::string prim) {
   return [prim](std::span<const Array> args, std::span<const int64_t> dims, const Params& ps) -> BatchResult {
     // Fast path: every batched operand has its batch axis at the same place and the same rank, and the unbatched
     // ones are scalars, which lax ops accept next to arrays: the primitive applies as it is. select_n takes a
-    // scalar predicate but not scalar cases next to an array predicate: its unbatched cases are broadcast.
-    bool cases_full = prim == "select_n";
+    // scalar predicate but not scalar cases next to an array predicate: its unbatched cases are broadcast. clamp takes
+    // scalar bounds but not a scalar operand next to array bounds: an unbatched operand is broadcast.
+    bool cases_full = prim == "select_n", operand_full = prim == "clamp";
+    auto must_be_full = [&](size_t i) { return (cases_full && i > 0) || (operand_full && i == 1); };
     int64_t common = not_mapped, rank = -1;
     bool fast = true;
     Shape example;  // the per-example shape of the non-scalar operands (equal, by lax's rule)
     for (size_t i = 0; i < args.size(); ++i) {
       if (dims[i] == not_mapped) {
-        fast = fast && args[i].ndim() == 0 && !(cases_full && i > 0);
+        fast = fast && args[i].ndim() == 0 && !must_be_full(i);
         if (args[i].ndim() > 0) example = args[i].shape();
         continue;
       }
@@ -309,7 +311,7 @@ BatchFn elementwise_batch(std::string prim) {
     for (size_t i = 0; i < args.size(); ++i) {
       int64_t r = args[i].ndim() - (dims[i] == not_mapped ? 0 : 1);
       if (dims[i] == not_mapped) {
-        if (r == 0 && !(cases_full && i > 0)) xs.push_back(args[i]);
+        if (r == 0 && !must_be_full(i)) xs.push_back(args[i]);
         else {
           std::vector<int64_t> bd(static_cast<size_t>(r));
           std::iota(bd.begin(), bd.end(), 1);

@@ -31,14 +31,24 @@ struct Solve {
   Array x0;
   double tol, atol;
   int64_t maxiter;
+  std::string_view op;
 };
+
+/// A(x0), the matvec the solve needs first anyway, checked to keep x0's shape (so a bad A fails naming the solver).
+Array first_matvec(const Solve& s) {
+  Array ax = s.A(s.x0);
+  if (!ax.valid() || ax.shape() != s.x0.shape())
+    throw_error<ShapeError>(s.op, "A must map b's shape {} to itself, got {}", shape_str(s.x0.shape()),
+                            ax.valid() ? shape_str(ax.shape()) : std::string("an empty Array"));
+  return ax;
+}
 
 Array precond(const Solve& s, const Array& r) { return s.M ? s.M(r) : r; }
 
 Array cg_solve(const Solve& s, const Array& b) {
   Array bs = vdot_real(b, b);
   Array atol2 = jnp::maximum(jnp::multiply(Array(s.tol * s.tol), bs), Array(s.atol * s.atol));
-  Array r0 = jnp::subtract(b, s.A(s.x0));
+  Array r0 = jnp::subtract(b, first_matvec(s));
   Array p0 = precond(s, r0);
   DType dtype = p0.dtype();
   Array gamma0 = jnp::astype(vdot_real(r0, p0), dtype);
@@ -68,7 +78,7 @@ Array cg_solve(const Solve& s, const Array& b) {
 Array bicgstab_solve(const Solve& s, const Array& b) {
   Array bs = vdot_real(b, b);
   Array atol2 = jnp::maximum(jnp::multiply(Array(s.tol * s.tol), bs), Array(s.atol * s.atol));
-  Array r0 = jnp::subtract(b, s.A(s.x0));
+  Array r0 = jnp::subtract(b, first_matvec(s));
   Array one = jitx::detail::convert_weak(Array(1), b.dtype(), b.weak_type());
   // x, r, rhat, alpha, omega, rho, p, q, k
   using Carry = std::tuple<Array, Array, Array, Array, Array, Array, Array, Array, Array>;
@@ -112,15 +122,11 @@ Solve make_solve(const LinearOperator& A, const Array& b, const std::optional<Ar
   if (!b.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array for b");
   if (!is_floating(b.dtype()))
     throw_error<TypeError>(op, "b must be a float array (the solution has b's dtype), got {}", dtype_name(b.dtype()));
-  Solve s{A, M, x0 ? *x0 : jnp::zeros_like(b), tol, atol, maxiter ? *maxiter : 10 * b.size()};
+  Solve s{A, M, x0 ? *x0 : jnp::zeros_like(b), tol, atol, maxiter ? *maxiter : 10 * b.size(), op};
   if (!s.x0.valid()) throw_error<TypeError>(op, "got an empty (default-constructed) Array for x0");
   if (s.x0.shape() != b.shape())
     throw_error<ShapeError>(op, "arrays in x0 and b must have matching shapes: {} vs {}", shape_str(s.x0.shape()),
                             shape_str(b.shape()));
-  Array ab = A(b);
-  if (!ab.valid() || ab.shape() != b.shape())
-    throw_error<ShapeError>(op, "A must map b's shape {} to itself, got {}", shape_str(b.shape()),
-                            ab.valid() ? shape_str(ab.shape()) : std::string("an empty Array"));
   return s;
 }
 
